@@ -1,0 +1,129 @@
+# heapsift: one non-recursive Makefile.
+#
+#   make              build ./heapsift (objects under build/)
+#   make test         unit, golden and CLI tests; last line "N passed, N failed"
+#   make check        the same suite under ASan+UBSan, built in build-check/
+#   make install      PREFIX=/usr/local, DESTDIR supported; make uninstall
+#   make format-check clang-format dry run over the sources
+#   make golden-update rewrite tests/golden/*.expected from the current binary
+#
+# The first build runs build-aux/deps.sh, which installs missing Debian
+# packages (as root, or through sudo) and does nothing when all are there.
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+BUILD ?= build
+BIN ?= heapsift
+CC ?= cc
+SAN ?=
+
+PKGS := ncursesw libarchive libpcre2-8
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
+	-Wmissing-prototypes -Wstrict-prototypes -Wimplicit-fallthrough
+CFLAGS ?= -O2 -g
+HS_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-Isrc -I. -MMD -MP $(PKG_CFLAGS) $(SAN) \
+	-DHS_VERSION='"$(VERSION)"' -DHS_LIBDIR='"$(LIBDIR)"'
+HS_LDFLAGS = $(SAN) $(LDFLAGS)
+HS_LIBS = $(PKG_LIBS) -lpthread
+
+# pkg-config is asked once, after the dependencies are installed; make
+# re-reads itself once config.mk exists.
+include $(BUILD)/config.mk
+$(BUILD)/config.mk: build-aux/deps.sh
+	@mkdir -p $(@D)
+	@build-aux/deps.sh build
+	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; } > $@.tmp
+	@mv $@.tmp $@
+
+# Everything but the CLI's main() goes into a static library that the
+# binary, the unit tests and (later) the fuzz harnesses link.
+LIB_SRC := $(wildcard src/util/*.c src/input/*.c formats/*/*.c importers/*.c) \
+	$(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
+MAIN_SRC := src/cli/main.c
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
+LIBHS := $(BUILD)/libheapsift.a
+UNIT_BIN := $(BUILD)/unit-tests
+
+.PHONY: all test check unit golden-update install uninstall clean \
+	format format-check layering deps-test
+.DEFAULT_GOAL := all
+all: $(BIN)
+
+$(BUILD)/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(HS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBHS): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIBHS)
+	@mkdir -p $(@D)
+	$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
+
+# The unit-test table is generated from the TEST() markers.
+$(BUILD)/tests/unit/unit_cases.h: $(UNIT_SRC)
+	@mkdir -p $(@D)
+	@sed -n 's/^TEST(\([A-Za-z0-9_]*\)).*/X(\1)/p' $(UNIT_SRC) > $@.tmp
+	@mv $@.tmp $@
+$(BUILD)/tests/unit/main.o: $(BUILD)/tests/unit/unit_cases.h
+$(BUILD)/tests/unit/%.o: HS_CFLAGS += -I$(BUILD)/tests/unit -Itests/unit
+
+$(UNIT_BIN): $(UNIT_OBJ) $(LIBHS)
+	$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
+
+unit: $(UNIT_BIN)
+
+deps-test:
+	@build-aux/deps.sh test
+
+test: deps-test $(BIN) $(UNIT_BIN) layering
+	@HEAPSIFT=$(abspath $(BIN)) UNIT=$(abspath $(UNIT_BIN)) tests/run
+
+# The whole suite again, under the sanitizers, in its own build folder.
+check:
+	@$(MAKE) --no-print-directory BUILD=build-check BIN=build-check/heapsift \
+		CFLAGS='-O1 -g -fno-omit-frame-pointer' \
+		SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' test
+
+golden-update: $(BIN)
+	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
+
+# Layering (STYLE.md): codecs stand alone, the TUI sees only the query API.
+layering:
+	@bad=$$(grep -lE '#include "(src/)?(store|tui|query|importers|input)/' \
+		$$(find formats -name '*.[ch]') /dev/null); \
+	 bad="$$bad$$(grep -lE '#include "(src/)?(importers|input|store/.*_int)' \
+		$$(find tui -name '*.[ch]') /dev/null)"; \
+	 if [ -n "$$bad" ]; then echo "layering violated in: $$bad"; exit 1; fi
+
+FORMAT_SRC = $(shell find src formats importers tui tests -name '*.[ch]')
+format:
+	clang-format -i $(FORMAT_SRC)
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_SRC)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/heapsift
+	install -m 644 docs/heapsift.1 $(DESTDIR)$(MANDIR)/man1/heapsift.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/heapsift $(DESTDIR)$(MANDIR)/man1/heapsift.1
+
+clean:
+	rm -rf build build-check heapsift
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

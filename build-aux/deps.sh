@@ -1,0 +1,47 @@
+#!/bin/sh
+# Install the Debian packages heapsift needs to build and test, but only the
+# ones that are missing, so that a machine that has everything is not touched
+# and a fresh one needs no manual step.  Called by make before the first
+# build (and by `make test` for the test tools).
+#
+#   build-aux/deps.sh build   libraries and tools to compile heapsift
+#   build-aux/deps.sh test    the above plus what the test suite packs with
+#
+# It never downloads anything but Debian packages, and does nothing at all
+# when every package is present.
+set -eu
+
+what=${1:-build}
+pkgs="gcc make pkg-config libncurses-dev libarchive-dev libpcre2-dev"
+if [ "$what" = test ]; then
+	# tmux drives the TUI tests; bsdtar and the compressors pack the
+	# nested bundles the input-layer tests read; util-linux has setpriv.
+	pkgs="$pkgs tmux libarchive-tools gzip bzip2 xz-utils zstd lz4 util-linux"
+fi
+
+missing=
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps: missing packages:$missing (no apt-get here; install them by hand)" >&2
+	exit 1
+fi
+sudo=
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		sudo=sudo
+	else
+		echo "deps: missing packages:$missing; run as root: apt-get install -y$missing" >&2
+		exit 1
+	fi
+fi
+echo "deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >&2
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing >&2

@@ -1,0 +1,207 @@
+/*
+ * The growable buffer declared in buf.h.  Growth is geometric so that
+ * appending n bytes one at a time costs O(n).
+ */
+#include "util/buf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/size.h"
+#include "util/xalloc.h"
+
+char buf_empty[1];
+
+void buf_init(struct buf *b)
+{
+	b->data = buf_empty;
+	b->len = 0;
+	b->alloc = 0;
+}
+
+void buf_release(struct buf *b)
+{
+	if (b->alloc)
+		free(b->data);
+	buf_init(b);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	b->data[0] = '\0';
+}
+
+char *buf_detach(struct buf *b, size_t *len)
+{
+	char *p;
+
+	if (!b->alloc)
+		buf_grow(b, 0);
+	p = b->data;
+	if (len)
+		*len = b->len;
+	buf_init(b);
+	return p;
+}
+
+void buf_grow(struct buf *b, size_t extra)
+{
+	size_t need, alloc;
+	bool fresh = !b->alloc;
+
+	if (!size_add(b->len, extra, &need) || !size_add(need, 1, &need))
+		die("buffer size overflows adding %zu bytes", extra);
+	if (need <= b->alloc)
+		return;
+	alloc = b->alloc < 64 ? 64 : b->alloc;
+	while (alloc < need) {
+		if (!size_mul(alloc, 2, &alloc)) {
+			alloc = need;
+			break;
+		}
+	}
+	if (fresh) {
+		b->data = xmalloc(alloc);
+		b->data[0] = '\0';
+	} else {
+		b->data = xrealloc(b->data, alloc);
+	}
+	b->alloc = alloc;
+}
+
+void buf_setlen(struct buf *b, size_t len)
+{
+	if (b->alloc ? len >= b->alloc : len != 0)
+		BUG("buf_setlen(%zu) beyond allocation %zu", len, b->alloc);
+	b->len = len;
+	b->data[len] = '\0';
+}
+
+void buf_add(struct buf *b, const void *data, size_t len)
+{
+	if (!len)
+		return;
+	buf_grow(b, len);
+	memcpy(b->data + b->len, data, len);
+	buf_setlen(b, b->len + len);
+}
+
+void buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_addch(struct buf *b, int c)
+{
+	buf_grow(b, 1);
+	b->data[b->len] = (char)c;
+	buf_setlen(b, b->len + 1);
+}
+
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	buf_grow(b, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(b->data + b->len, b->alloc - b->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		BUG("vsnprintf failed for format '%s'", fmt);
+	if ((size_t)n >= b->alloc - b->len) {
+		buf_grow(b, (size_t)n);
+		n = vsnprintf(b->data + b->len, b->alloc - b->len, fmt, ap);
+		if (n < 0 || (size_t)n >= b->alloc - b->len)
+			BUG("vsnprintf changed its mind for format '%s'", fmt);
+	}
+	buf_setlen(b, b->len + (size_t)n);
+}
+
+void buf_addf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF, C1 controls */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+	    (cp >= 0x80 && cp < 0xa0))
+		return 0;
+	return len;
+}
+
+void buf_add_printable(struct buf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (p[i] == '\\') {
+			buf_add(b, "\\\\", 2);
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			buf_addf(b, "\\x%02x", p[i]);
+			i++;
+		} else if ((n = utf8_seq_len(p + i, len - i)) != 0) {
+			buf_add(b, p + i, n);
+			i += n;
+		} else {
+			buf_addf(b, "\\x%02x", p[i]);
+			i++;
+		}
+	}
+}
+
+void buf_add_csv(struct buf *b, const char *s, size_t len)
+{
+	size_t i;
+
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) &&
+	    !memchr(s, '\r', len) && !memchr(s, '\n', len)) {
+		buf_add(b, s, len);
+		return;
+	}
+	buf_addch(b, '"');
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"')
+			buf_addch(b, '"');
+		buf_addch(b, s[i]);
+	}
+	buf_addch(b, '"');
+}

@@ -1,0 +1,54 @@
+/*
+ * A growable byte buffer, after git's strbuf.
+ *
+ * Invariants, true after buf_init() and after every call below:
+ *   - data is never NULL; it points at a shared empty string until the
+ *     first byte is added, so an untouched buf costs no allocation;
+ *   - data[len] == '\0', so data is always a valid C string (the content
+ *     itself may contain NUL bytes);
+ *   - len < alloc whenever alloc != 0.
+ * The buffer owns data; buf_detach() hands it over to the caller.
+ */
+#ifndef HS_BUF_H
+#define HS_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct buf {
+	char *data;
+	size_t len;
+	size_t alloc;
+};
+
+extern char buf_empty[];
+#define BUF_INIT { buf_empty, 0, 0 }
+
+void buf_init(struct buf *b);
+void buf_release(struct buf *b);   /* frees, then re-inits */
+void buf_reset(struct buf *b);     /* len = 0, keeps the allocation */
+char *buf_detach(struct buf *b, size_t *len); /* owned by the caller */
+
+/* Make room for extra more bytes (plus the NUL). */
+void buf_grow(struct buf *b, size_t extra);
+void buf_setlen(struct buf *b, size_t len); /* len <= alloc - 1 */
+
+void buf_add(struct buf *b, const void *data, size_t len);
+void buf_adds(struct buf *b, const char *s);
+void buf_addch(struct buf *b, int c);
+void buf_addf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+/*
+ * Append s (len bytes) with every byte that could disturb a terminal or a
+ * one-line listing (controls, DEL, bytes that are not valid UTF-8) written
+ * as \xNN, and backslash as \\.  Member names come from hostile archives.
+ */
+void buf_add_printable(struct buf *b, const char *s, size_t len);
+
+/* Append s as one RFC 4180 CSV field: quoted when it holds , " CR or LF. */
+void buf_add_csv(struct buf *b, const char *s, size_t len);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * The hash map declared in hash.h.  The hash is a simple 64-bit multiply-
+ * and-mix over 8-byte words (in the spirit of wyhash), good enough for
+ * names and not meant to resist chosen collisions: the maps are bounded
+ * by what an importer accepts, and a probe sequence costs at worst a
+ * linear scan.
+ */
+#include "util/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/size.h"
+#include "util/xalloc.h"
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+uint64_t hash_bytes(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0x243f6a8885a308d3ull ^ len;
+	uint64_t tail = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8)
+		h = mix(h ^ load64(p + i), 0x9e3779b97f4a7c15ull);
+	if (i < len) {
+		memcpy(&tail, p + i, len - i);
+		h = mix(h ^ tail, 0xbf58476d1ce4e5b9ull);
+	}
+	return mix(h, 0x94d049bb133111ebull);
+}
+
+void hmap_init(struct hmap *m)
+{
+	m->slots = NULL;
+	m->n_slots = 0;
+	m->n_items = 0;
+}
+
+void hmap_release(struct hmap *m)
+{
+	free(m->slots);
+	hmap_init(m);
+}
+
+static struct hmap_slot *find_slot(struct hmap_slot *slots, size_t n_slots,
+				   const void *key, size_t len, uint64_t hash)
+{
+	size_t mask = n_slots - 1, i = (size_t)hash & mask;
+
+	for (;;) {
+		struct hmap_slot *s = &slots[i];
+
+		if (!s->key)
+			return s;
+		if (s->hash == hash && s->key_len == len &&
+		    (len == 0 || memcmp(s->key, key, len) == 0))
+			return s;
+		i = (i + 1) & mask;
+	}
+}
+
+static void grow(struct hmap *m)
+{
+	size_t n = m->n_slots ? m->n_slots : 8, i;
+	struct hmap_slot *slots;
+
+	if (!size_mul(n, 2, &n))
+		die("hash map too large");
+	slots = xcalloc(n, sizeof(*slots));
+	for (i = 0; i < m->n_slots; i++) {
+		struct hmap_slot *s = &m->slots[i];
+
+		if (s->key)
+			*find_slot(slots, n, s->key, s->key_len, s->hash) = *s;
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->n_slots = n;
+}
+
+bool hmap_get(const struct hmap *m, const void *key, size_t len,
+	      uint64_t *value)
+{
+	struct hmap_slot *s;
+
+	if (!m->n_items)
+		return false;
+	s = find_slot(m->slots, m->n_slots, key, len, hash_bytes(key, len));
+	if (!s->key)
+		return false;
+	*value = s->value;
+	return true;
+}
+
+uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
+		   bool *added)
+{
+	uint64_t h = hash_bytes(key, len);
+	struct hmap_slot *s;
+
+	/* Keep the load factor at or below 1/2. */
+	if ((m->n_items + 1) * 2 > m->n_slots)
+		grow(m);
+	s = find_slot(m->slots, m->n_slots, key, len, h);
+	if (s->key) {
+		if (added)
+			*added = false;
+		return &s->value;
+	}
+	/* A zero-length key still needs a non-NULL marker. */
+	s->key = len ? key : (const void *)"";
+	s->key_len = len;
+	s->hash = h;
+	s->value = value;
+	m->n_items++;
+	if (added)
+		*added = true;
+	return &s->value;
+}

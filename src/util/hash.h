@@ -1,0 +1,50 @@
+/*
+ * An open-addressing hash map from byte strings to 64-bit values.
+ *
+ * Used to intern names (class, method, thread, member) and to cache
+ * lookups while importing.  Keys are borrowed: the map stores the pointer
+ * and length, so the caller keeps the bytes alive (typically in an arena)
+ * for as long as the map is used.  Values are plain uint64_t; store an
+ * index or a pointer cast through uintptr_t.
+ *
+ * Linear probing with the full 64-bit hash kept per slot, so a probe
+ * compares bytes only when hashes agree.  No deletion: importers only add.
+ */
+#ifndef HS_HASH_H
+#define HS_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hmap_slot {
+	const void *key; /* NULL: empty slot */
+	size_t key_len;
+	uint64_t hash;
+	uint64_t value;
+};
+
+struct hmap {
+	struct hmap_slot *slots;
+	size_t n_slots; /* 0 or a power of two */
+	size_t n_items;
+};
+
+uint64_t hash_bytes(const void *p, size_t len);
+
+void hmap_init(struct hmap *m);
+void hmap_release(struct hmap *m);
+
+/* True and *value set when key is present. */
+bool hmap_get(const struct hmap *m, const void *key, size_t len,
+	      uint64_t *value);
+
+/*
+ * Find key, adding it with value when absent.  Returns a pointer to the
+ * stored value (valid until the next hmap_put), and sets *added to say
+ * which happened.  The key bytes are borrowed, not copied.
+ */
+uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
+		   bool *added);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * The unit-test runner.  The table of cases is generated from the TEST()
+ * markers (see test.h and the Makefile).  Arguments select cases by
+ * substring.  Output is one line per case, "ok NAME" or "FAIL NAME", then
+ * "N passed, N failed"; the exit status is 1 when anything failed or when
+ * no case ran at all.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+int test_failures;
+
+#define X(name) void test_##name(void);
+#include "unit_cases.h"
+#undef X
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+#define X(name) { #name, test_##name },
+#include "unit_cases.h"
+#undef X
+};
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "  %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	test_failures++;
+}
+
+const char *test_fixture(const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("HS_FIXTURES");
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "fixtures", name);
+	return path;
+}
+
+static int selected(const char *name, int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2)
+		return 1;
+	for (i = 1; i < argc; i++)
+		if (strstr(name, argv[i]))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int passed = 0, failed = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!selected(cases[i].name, argc, argv))
+			continue;
+		test_failures = 0;
+		cases[i].fn();
+		fflush(stdout);
+		if (test_failures) {
+			printf("FAIL %s\n", cases[i].name);
+			failed++;
+		} else {
+			printf("ok %s\n", cases[i].name);
+			passed++;
+		}
+		fflush(stdout);
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed || passed == 0 ? 1 : 0;
+}

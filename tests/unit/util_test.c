@@ -1,0 +1,305 @@
+/*
+ * Unit tests for src/util: buf, arena, hash map, err, size arithmetic,
+ * CRC32C.  Expected values come from the definitions (RFC 3720 for the
+ * checksum, RFC 4180 for CSV quoting), not from the code under test.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/crc32c.h"
+#include "util/err.h"
+#include "util/hash.h"
+#include "util/size.h"
+
+TEST(buf_starts_empty_and_terminated)
+{
+	struct buf b = BUF_INIT;
+
+	CHECK(b.data != NULL);
+	CHECK_UINT(b.len, ==, 0);
+	CHECK_STR(b.data, "");
+	buf_reset(&b); /* must not write into the shared empty string badly */
+	CHECK_STR(b.data, "");
+	buf_release(&b);
+	CHECK(b.data == buf_empty);
+}
+
+TEST(buf_appends_and_grows)
+{
+	struct buf b;
+	int i;
+
+	buf_init(&b);
+	buf_adds(&b, "abc");
+	buf_addch(&b, 'd');
+	buf_addf(&b, "-%d-%s", 42, "x");
+	CHECK_STR(b.data, "abcd-42-x");
+	CHECK_UINT(b.len, ==, 9);
+	for (i = 0; i < 10000; i++)
+		buf_addch(&b, 'z');
+	CHECK_UINT(b.len, ==, 10009);
+	CHECK(b.data[b.len] == '\0');
+	CHECK(b.alloc > b.len);
+	/* a long formatted string forces the second vsnprintf */
+	buf_reset(&b);
+	buf_addf(&b, "%0300d", 7);
+	CHECK_UINT(b.len, ==, 300);
+	CHECK(b.data[299] == '7' && b.data[0] == '0');
+	buf_release(&b);
+}
+
+TEST(buf_holds_nul_bytes_and_detaches)
+{
+	struct buf b = BUF_INIT;
+	size_t len;
+	char *p;
+
+	buf_add(&b, "a\0b", 3);
+	CHECK_UINT(b.len, ==, 3);
+	CHECK(memcmp(b.data, "a\0b", 4) == 0);
+	p = buf_detach(&b, &len);
+	CHECK_UINT(len, ==, 3);
+	CHECK(b.data == buf_empty && b.len == 0);
+	free(p);
+	/* detaching an empty buffer still gives an owned string */
+	p = buf_detach(&b, &len);
+	CHECK_UINT(len, ==, 0);
+	CHECK_STR(p, "");
+	free(p);
+}
+
+TEST(buf_escapes_unprintable_names)
+{
+	struct buf b = BUF_INIT;
+
+	buf_add_printable(&b, "a\x1b[2Jb\\c\n", 9);
+	CHECK_STR(b.data, "a\\x1b[2Jb\\\\c\\x0a");
+	buf_reset(&b);
+	/* valid UTF-8 stays, a lone continuation byte and C1 controls don't */
+	buf_add_printable(&b, "\xc3\xa9\x80\xc2\x9b", 5);
+	CHECK_STR(b.data, "\xc3\xa9\\x80\\xc2\\x9b");
+	buf_reset(&b);
+	/* an overlong encoding of '/' is not let through */
+	buf_add_printable(&b, "\xc0\xaf", 2);
+	CHECK_STR(b.data, "\\xc0\\xaf");
+	buf_release(&b);
+}
+
+TEST(buf_quotes_csv_per_rfc4180)
+{
+	struct buf b = BUF_INIT;
+
+	buf_add_csv(&b, "plain", 5);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "a,b", 3);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "say \"hi\"", 8);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "two\nlines", 9);
+	CHECK_STR(b.data, "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\"");
+	buf_release(&b);
+}
+
+TEST(arena_aligns_and_keeps_contents)
+{
+	struct arena a;
+	char *s[1000];
+	int i;
+
+	arena_init(&a, 256);
+	for (i = 0; i < 1000; i++) {
+		char tmp[16];
+
+		snprintf(tmp, sizeof(tmp), "s%d", i);
+		s[i] = arena_strdup(&a, tmp);
+		CHECK_UINT((uintptr_t)s[i] % _Alignof(max_align_t), ==, 0);
+	}
+	for (i = 0; i < 1000; i++) {
+		char tmp[16];
+
+		snprintf(tmp, sizeof(tmp), "s%d", i);
+		CHECK_STR(s[i], tmp);
+	}
+	/* bigger than the block: gets a block of its own */
+	{
+		unsigned char *big = arena_alloc(&a, 10000);
+
+		memset(big, 0xab, 10000);
+		CHECK(big[9999] == 0xab);
+		CHECK_STR(s[999], "s999");
+	}
+	CHECK(arena_calloc(&a, 4, 8) != NULL);
+	CHECK(((int *)arena_calloc(&a, 4, sizeof(int)))[3] == 0);
+	arena_reset(&a);
+	CHECK_UINT(a.used, ==, 0);
+	CHECK_STR(arena_strdup(&a, "again"), "again");
+	arena_release(&a);
+	CHECK(a.head == NULL);
+}
+
+TEST(hmap_put_get_and_grow)
+{
+	struct hmap m;
+	static char keys[5000][12];
+	uint64_t v;
+	bool added;
+	int i;
+
+	hmap_init(&m);
+	CHECK(!hmap_get(&m, "x", 1, &v));
+	for (i = 0; i < 5000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		hmap_put(&m, keys[i], strlen(keys[i]), (uint64_t)i * 3, &added);
+		CHECK(added);
+	}
+	CHECK_UINT(m.n_items, ==, 5000);
+	for (i = 0; i < 5000; i++) {
+		char k[12];
+
+		snprintf(k, sizeof(k), "k%d", i); /* a different pointer */
+		CHECK(hmap_get(&m, k, strlen(k), &v));
+		CHECK_UINT(v, ==, (uint64_t)i * 3);
+	}
+	/* an existing key is found, not replaced */
+	*hmap_put(&m, "k7", 2, 999, &added) += 1;
+	CHECK(!added);
+	CHECK(hmap_get(&m, "k7", 2, &v));
+	CHECK_UINT(v, ==, 22);
+	/* the empty key and keys differing only in length */
+	hmap_put(&m, "", 0, 5, &added);
+	CHECK(added);
+	CHECK(hmap_get(&m, "", 0, &v) && v == 5);
+	CHECK(!hmap_get(&m, "k1\0", 3, &v));
+	hmap_release(&m);
+}
+
+TEST(hash_spreads_similar_keys)
+{
+	/* 4096 keys that differ in one byte must not share low bits much */
+	static unsigned char seen[1024];
+	int i, collisions = 0;
+
+	for (i = 0; i < 4096; i++) {
+		char k[32];
+		size_t n = (size_t)snprintf(k, sizeof(k), "java.lang.Obj%d", i);
+		unsigned b = (unsigned)(hash_bytes(k, n) & 1023);
+
+		collisions += seen[b]++ != 0;
+	}
+	/* 4096 into 1024 buckets: about 3072 land on a used one anyway; a
+	 * bad hash piles them into few buckets and leaves most empty */
+	for (i = 0; i < 1024; i++)
+		CHECK(seen[i] < 16);
+	CHECK(collisions < 4096);
+}
+
+TEST(size_arithmetic_detects_overflow)
+{
+	size_t s;
+	uint64_t u;
+
+	CHECK(size_add(1, 2, &s) && s == 3);
+	CHECK(!size_add(SIZE_MAX, 1, &s));
+	CHECK(s == 3); /* untouched on overflow */
+	CHECK(size_mul(SIZE_MAX / 2, 2, &s));
+	CHECK(!size_mul(SIZE_MAX / 2 + 1, 2, &s));
+	CHECK(!u64_add(UINT64_MAX, 1, &u));
+	CHECK(!u64_mul(1ull << 32, 1ull << 32, &u));
+	CHECK(u64_mul(1ull << 31, 1ull << 32, &u) && u == 1ull << 63);
+	CHECK(range_ok(0, 10, 10));
+	CHECK(range_ok(10, 0, 10));
+	CHECK(!range_ok(11, 0, 10));
+	CHECK(!range_ok(5, 6, 10));
+	CHECK(!range_ok(1, UINT64_MAX, 10)); /* off + len would wrap */
+	CHECK(!range_ok(UINT64_MAX, 2, UINT64_MAX));
+	CHECK(size_align(13, 8, &s) && s == 16);
+	CHECK(size_align(16, 8, &s) && s == 16);
+	CHECK(!size_align(SIZE_MAX - 2, 8, &s));
+}
+
+TEST(crc32c_matches_rfc3720_vectors)
+{
+	unsigned char b[32];
+	int i;
+
+	/* RFC 3720, appendix B.4 */
+	memset(b, 0, 32);
+	CHECK_UINT(crc32c_update(0, b, 32), ==, 0x8a9136aa);
+	memset(b, 0xff, 32);
+	CHECK_UINT(crc32c_update(0, b, 32), ==, 0x62a8ab43);
+	for (i = 0; i < 32; i++)
+		b[i] = (unsigned char)i;
+	CHECK_UINT(crc32c_update(0, b, 32), ==, 0x46dd794e);
+	for (i = 0; i < 32; i++)
+		b[i] = (unsigned char)(31 - i);
+	CHECK_UINT(crc32c_update(0, b, 32), ==, 0x113fdb5c);
+	/* the common check value */
+	CHECK_UINT(crc32c_update(0, "123456789", 9), ==, 0xe3069283);
+	CHECK_UINT(crc32c_update(0, "", 0), ==, 0);
+}
+
+TEST(crc32c_incremental_and_unaligned)
+{
+	static unsigned char data[4099];
+	uint32_t whole, parts;
+	size_t i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 7 + 3);
+	whole = crc32c_update(0, data + 1, sizeof(data) - 1);
+	parts = crc32c_update(0, data + 1, 5);
+	parts = crc32c_update(parts, data + 6, 1000);
+	parts = crc32c_update(parts, data + 1006, sizeof(data) - 1006);
+	CHECK_UINT(whole, ==, parts);
+}
+
+TEST(err_formats_source_offset_and_line)
+{
+	struct err e;
+	struct buf b = BUF_INIT;
+
+	err_init(&e);
+	CHECK(!err_isset(&e));
+	CHECK_INT(err_set_at(&e, ERR_FORMAT, 81234,
+			     "constant pool count %u exceeds chunk", 4294967295u),
+		  ==, ERR_FAIL);
+	err_source(&e, "case.tar.gz!rec.jfr");
+	err_format(&e, &b);
+	CHECK_STR(b.data, "case.tar.gz!rec.jfr: constant pool count 4294967295 "
+			  "exceeds chunk at offset 81234");
+	buf_reset(&b);
+	err_set_line(&e, ERR_FORMAT, 12, 3, "bad granule");
+	err_format(&e, &b);
+	CHECK_STR(b.data, "case.tar.gz!rec.jfr:12:3: bad granule");
+	buf_reset(&b);
+	err_prefix(&e, "reading %s", "map");
+	err_format(&e, &b);
+	CHECK_STR(b.data, "case.tar.gz!rec.jfr:12:3: reading map: bad granule");
+	CHECK_STR(err_code_name(e.code), "format");
+	buf_release(&b);
+}
+
+TEST(err_cuts_long_text_and_escapes)
+{
+	struct err e;
+	struct buf b = BUF_INIT;
+	char longname[3000];
+
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	err_init(&e);
+	err_set(&e, ERR_IO, "%s", longname);
+	CHECK_UINT(strlen(e.msg), ==, ERR_MSG_MAX - 1);
+	CHECK_STR(e.msg + ERR_MSG_MAX - 4, "...");
+	err_source(&e, longname);
+	CHECK_UINT(strlen(e.source), ==, ERR_SOURCE_MAX - 1);
+	err_source(&e, "evil\x1b]0;x\a");
+	err_set(&e, ERR_IO, "gone");
+	err_format(&e, &b);
+	CHECK_STR(b.data, "evil\\x1b]0;x\\x07: gone");
+	buf_release(&b);
+}
