@@ -27,7 +27,7 @@ PKGS := ncursesw libarchive libpcre2-8
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
 	-Wmissing-prototypes -Wstrict-prototypes -Wimplicit-fallthrough
 CFLAGS ?= -O2 -g
-HS_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 \
+HS_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-Isrc -I. -MMD -MP $(PKG_CFLAGS) $(SAN) \
 	-DHS_VERSION='"$(VERSION)"' -DHS_LIBDIR='"$(LIBDIR)"'
 HS_LDFLAGS = $(SAN) $(LDFLAGS)
@@ -61,17 +61,21 @@ UNIT_BIN := $(BUILD)/unit-tests
 .DEFAULT_GOAL := all
 all: $(BIN)
 
+# V=1 shows the full command lines.
+Q = $(if $(V),,@)
 $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
-	$(CC) $(HS_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(if $(V),,@echo "  CC      $<")
+	$(Q)$(CC) $(HS_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIBHS): $(LIB_OBJ)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(BIN): $(MAIN_OBJ) $(LIBHS)
 	@mkdir -p $(@D)
-	$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
+	$(if $(V),,@echo "  LINK    $@")
+	$(Q)$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
 
 # The unit-test table is generated from the TEST() markers.
 $(BUILD)/tests/unit/unit_cases.h: $(UNIT_SRC)
@@ -82,7 +86,8 @@ $(BUILD)/tests/unit/main.o: $(BUILD)/tests/unit/unit_cases.h
 $(BUILD)/tests/unit/%.o: HS_CFLAGS += -I$(BUILD)/tests/unit -Itests/unit
 
 $(UNIT_BIN): $(UNIT_OBJ) $(LIBHS)
-	$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
+	$(if $(V),,@echo "  LINK    $@")
+	$(Q)$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
 
 unit: $(UNIT_BIN)
 

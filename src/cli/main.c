@@ -1,2 +1,90 @@
+/*
+ * heapsift's entry point: one binary, git-style subcommands from a table.
+ * main() only finds the command; each command parses its own options.
+ */
 #include <stdio.h>
-int main(void) { puts("stub"); return 0; }
+#include <string.h>
+
+#include "cli/cli.h"
+
+const struct command command_table[] = {
+	{ "scan", cmd_scan, "[--csv] [LIMITS] INPUT...",
+	  "list every member of the inputs and what kind of file each is" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static void main_help(FILE *out)
+{
+	const struct command *c;
+
+	fputs("usage: heapsift [--version] [--help] COMMAND [ARGS]\n\n"
+	      "heapsift reads JVM heap samples (JFR recordings, heapsift agent\n"
+	      "recordings) and JIT code-heap reports (HotSpot, OpenJ9\n"
+	      "javacores), compressed or bundled in archives, without\n"
+	      "extracting anything to disk.\n\nCommands:\n",
+	      out);
+	for (c = command_table; c->name; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fputs("\n'heapsift COMMAND --help' describes a command; "
+	      "man heapsift has it all.\n"
+	      "Exit status: 0 ok, 1 error, 2 usage, 3 done with warnings.\n",
+	      out);
+}
+
+static const struct command *find_command(const char *name)
+{
+	const struct command *c;
+
+	for (c = command_table; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		main_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("heapsift %s\n", HS_VERSION);
+		return cli_finish_output(EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_help(stdout);
+		return cli_finish_output(EXIT_OK);
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			main_help(stdout);
+			return cli_finish_output(EXIT_OK);
+		}
+		c = find_command(argv[2]);
+		if (!c) {
+			fprintf(stderr, "heapsift: '%s' is not a command; see "
+					"'heapsift --help'\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		{
+			char *args[] = { argv[2], (char *)"--help", NULL };
+
+			return c->fn(2, args);
+		}
+	}
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "heapsift: unknown option '%s'; see "
+				"'heapsift --help'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr,
+			"heapsift: '%s' is not a command; see 'heapsift --help'\n",
+			argv[1]);
+		return EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,59 @@
+/*
+ * The importer interface (libarchive's model).
+ *
+ * Every importer is one const struct importer_ops, listed in registry.c.
+ * The registry offers each stream's first bytes to every probe; the probe
+ * scores them (0 = not mine, 100 = an exact signature) without consuming
+ * anything, and the highest bid wins.  Exact-signature probes are asked
+ * first and a score of 100 ends the auction, so the heuristic text probes
+ * only ever see what no binary format claimed.
+ *
+ * open/next/close drive the actual import into a record sink; they are
+ * filled in as each importer lands (issues 3, 5, 6) and are NULL until
+ * then, which the registry reports as "recognised but not importable yet"
+ * rather than pretending.
+ */
+#ifndef HS_IMPORTER_H
+#define HS_IMPORTER_H
+
+#include <stddef.h>
+
+struct input;
+struct sink;
+struct err;
+
+/* What a stream is; the stable names are what `scan` prints. */
+enum import_kind {
+	KIND_UNKNOWN = 0,
+	KIND_JFR,
+	KIND_AGENT,
+	KIND_CODEHEAP,
+	KIND_JAVACORE,
+	KIND__COUNT
+};
+
+const char *import_kind_name(enum import_kind kind);
+
+/* How far into a stream the probes may look. */
+#define PROBE_PREFIX (64 * 1024)
+
+enum probe_class {
+	PROBE_SIGNATURE, /* exact magic bytes: asked first */
+	PROBE_TEXT,      /* heuristics over text: asked last */
+};
+
+struct importer_ops {
+	const char *name;
+	enum import_kind kind;
+	enum probe_class probe_class;
+	/*
+	 * Score prefix (len bytes, at most PROBE_PREFIX; complete says the
+	 * whole stream fits in it).  0..100.  Must not read past len and
+	 * must accept any bytes at all.
+	 */
+	int (*probe)(const unsigned char *prefix, size_t len, int complete);
+	/* Import one stream into sink; NULL until the importer exists. */
+	int (*import)(struct input *in, struct sink *sink, struct err *e);
+};
+
+#endif

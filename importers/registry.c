@@ -1,0 +1,55 @@
+/*
+ * The one place every importer is listed.  Order matters only between
+ * classes: signature probes run first and a perfect score stops the
+ * auction; the table is checked for that order by a unit test.
+ */
+#include "importers/registry.h"
+
+#include "importers/list.h"
+
+const struct importer_ops *const importer_table[] = {
+	&importer_jfr,
+	&importer_agent,
+	&importer_codeheap,
+	&importer_javacore,
+	NULL,
+};
+
+const char *import_kind_name(enum import_kind kind)
+{
+	switch (kind) {
+	case KIND_JFR:
+		return "jfr";
+	case KIND_AGENT:
+		return "agent";
+	case KIND_CODEHEAP:
+		return "codeheap";
+	case KIND_JAVACORE:
+		return "javacore";
+	case KIND_UNKNOWN:
+	case KIND__COUNT:
+		break;
+	}
+	return "unknown";
+}
+
+struct probe_result importer_probe(const unsigned char *prefix, size_t len,
+				   int complete)
+{
+	struct probe_result best = { NULL, KIND_UNKNOWN, 0 };
+	size_t i;
+
+	for (i = 0; importer_table[i]; i++) {
+		const struct importer_ops *ops = importer_table[i];
+		int score = ops->probe(prefix, len, complete);
+
+		if (score > best.score) {
+			best.ops = ops;
+			best.kind = ops->kind;
+			best.score = score > 100 ? 100 : score;
+		}
+		if (best.score == 100)
+			break;
+	}
+	return best;
+}

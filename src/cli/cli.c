@@ -1,0 +1,185 @@
+/*
+ * Helpers the subcommands share (cli.h): usage errors, the input-limit
+ * options, number parsing, output flushing, and the progress line.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "input/walk.h"
+#include "util/size.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "heapsift %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nsee 'heapsift %s --help'\n", cmd);
+	return EXIT_USAGE;
+}
+
+bool cli_parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool cli_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long whole;
+	uint64_t mult = 1, v, frac = 0, frac_div = 1;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	whole = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	if (*end == '.') {
+		end++;
+		while (*end >= '0' && *end <= '9') {
+			if (frac_div < 1000000) {
+				frac = frac * 10 + (uint64_t)(*end - '0');
+				frac_div *= 10;
+			}
+			end++;
+		}
+	}
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K': mult = 1ull << 10; end++; break;
+	case 'm': case 'M': mult = 1ull << 20; end++; break;
+	case 'g': case 'G': mult = 1ull << 30; end++; break;
+	case 't': case 'T': mult = 1ull << 40; end++; break;
+	default:
+		return false;
+	}
+	if (*end == 'i' && mult > 1)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return false;
+	if (!u64_mul(whole, mult, &v))
+		return false;
+	if (frac && !u64_add(v, frac * mult / frac_div, &v))
+		return false;
+	*out = v;
+	return true;
+}
+
+int cli_limit_option(const char *cmd, int opt, const char *arg,
+		     struct input_limits *lim)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_MAX_MEMBER_SIZE:
+		if (!cli_parse_size(arg, &v) || !v)
+			return cli_usage_error(cmd, "--max-member-size: '%s' is "
+					       "not a size like 512M or 4G", arg);
+		lim->max_member_bytes = v;
+		return 0;
+	case OPT_MAX_INPUT_SIZE:
+		if (!cli_parse_size(arg, &v) || !v)
+			return cli_usage_error(cmd, "--max-input-size: '%s' is "
+					       "not a size like 512M or 16G", arg);
+		lim->max_input_bytes = v;
+		return 0;
+	case OPT_MAX_RATIO:
+		if (!cli_parse_count(arg, &v) || !v)
+			return cli_usage_error(cmd, "--max-ratio: '%s' is not a "
+					       "positive whole number", arg);
+		lim->max_ratio = v;
+		return 0;
+	case OPT_MAX_DEPTH:
+		if (!cli_parse_count(arg, &v) || v > 64)
+			return cli_usage_error(cmd, "--max-depth: '%s' is not a "
+					       "number from 0 to 64", arg);
+		lim->max_depth = (unsigned)v;
+		return 0;
+	case OPT_MAX_MEMBERS:
+		if (!cli_parse_count(arg, &v) || !v)
+			return cli_usage_error(cmd, "--max-members: '%s' is not a "
+					       "positive whole number", arg);
+		lim->max_members = v;
+		return 0;
+	}
+	return cli_usage_error(cmd, "unhandled option");
+}
+
+int cli_finish_output(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "heapsift: error writing output: %s\n",
+			strerror(errno));
+		return EXIT_ERROR;
+	}
+	return status;
+}
+
+/* --- the progress line -------------------------------------------------- */
+
+static int progress_state = -1; /* -1 unknown, 0 off, 1 on */
+static struct timespec progress_last;
+static bool progress_shown;
+
+bool cli_progress_enabled(void)
+{
+	if (progress_state < 0) {
+		const char *term = getenv("TERM");
+
+		progress_state = isatty(2) && !(term && !strcmp(term, "dumb"));
+	}
+	return progress_state == 1;
+}
+
+void cli_progress(const char *fmt, ...)
+{
+	struct timespec now;
+	va_list ap;
+	long ms;
+
+	if (!cli_progress_enabled())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - progress_last.tv_sec) * 1000 +
+	     (now.tv_nsec - progress_last.tv_nsec) / 1000000;
+	if (progress_shown && ms < 200)
+		return;
+	progress_last = now;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	progress_shown = true;
+}
+
+void cli_progress_done(void)
+{
+	if (progress_shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		progress_shown = false;
+	}
+}

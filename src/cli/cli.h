@@ -1,0 +1,86 @@
+/*
+ * What the subcommands share: the command table entry, the documented
+ * exit codes, option parsing for the input limits, and output helpers.
+ * Each subcommand is one cmd_*.c file with one cmd_NAME() entry point.
+ */
+#ifndef HS_CLI_H
+#define HS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct input_limits;
+
+/* Exit codes (documented in heapsift(1)). */
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,   /* something asked for could not be done */
+	EXIT_USAGE = 2,   /* bad command line */
+	EXIT_WARNED = 3,  /* done, but damaged input was skipped or a limit hit */
+};
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;   /* one line: arguments after the name */
+	const char *summary; /* one line for `heapsift --help` */
+};
+
+extern const struct command command_table[];
+
+/* Print "heapsift NAME: usage..." and return EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The options every command that reads inputs takes, for getopt_long:
+ * CLI_LIMIT_OPTIONS goes into the option array, and cli_limit_option()
+ * handles the values (returns 0, or EXIT_USAGE after a message).
+ */
+enum {
+	OPT_MAX_MEMBER_SIZE = 0x1000,
+	OPT_MAX_INPUT_SIZE,
+	OPT_MAX_RATIO,
+	OPT_MAX_DEPTH,
+	OPT_MAX_MEMBERS,
+	OPT__CLI_NEXT, /* commands number their own long options from here */
+};
+#define CLI_LIMIT_OPTIONS                                                  \
+	{ "max-member-size", required_argument, NULL, OPT_MAX_MEMBER_SIZE }, \
+	{ "max-input-size", required_argument, NULL, OPT_MAX_INPUT_SIZE },   \
+	{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },             \
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },             \
+	{ "max-members", required_argument, NULL, OPT_MAX_MEMBERS }
+#define CLI_LIMIT_HELP                                                     \
+	"Limits against hostile input:\n"                                  \
+	"      --max-member-size=SIZE  decompressed bytes per member "     \
+	"(default 4G)\n"                                                   \
+	"      --max-input-size=SIZE   decompressed bytes per input, all " \
+	"levels (default 16G)\n"                                           \
+	"      --max-ratio=N           decompressed:compressed bytes per " \
+	"level (default 200)\n"                                            \
+	"      --max-depth=N           archive/compression nesting "       \
+	"(default 8)\n"                                                    \
+	"      --max-members=N         archive members per input "         \
+	"(default 100000)\n"                                               \
+	"  SIZE takes K, M, G, T suffixes (powers of 1024).\n"
+
+int cli_limit_option(const char *cmd, int opt, const char *arg,
+		     struct input_limits *lim);
+
+/* "12", "4K", "1.5G"...; false on anything else or on overflow. */
+bool cli_parse_size(const char *s, uint64_t *out);
+bool cli_parse_count(const char *s, uint64_t *out);
+
+/* Flush stdout; on a write error say so and return EXIT_ERROR. */
+int cli_finish_output(int status);
+
+/* Is stderr a terminal we may draw a progress line on? */
+bool cli_progress_enabled(void);
+void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_progress_done(void);
+
+int cmd_scan(int argc, char **argv);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * heapsift scan: a support engineer's first look at a bundle.  Walks every
+ * input down to its members, asks the importer registry what each one is,
+ * and reads it to the end to count its bytes (which also finds damaged
+ * compressed data).  Imports nothing and writes nothing but the listing.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "importers/registry.h"
+#include "input/input.h"
+#include "input/walk.h"
+#include "util/buf.h"
+
+static const char scan_help[] =
+	"usage: heapsift scan [--csv] [LIMITS] INPUT...\n"
+	"\n"
+	"List every member found in the inputs (files, '-' for standard\n"
+	"input, compressed streams, tar/zip/7z archives, nested to any depth)\n"
+	"with its size after decompression and the kind of data it holds:\n"
+	"jfr, agent, codeheap, javacore or unknown, with the probe's\n"
+	"confidence (0-100).  Nothing is extracted to disk.\n"
+	"\n"
+	"      --csv       RFC 4180 CSV: input,member,kind,bytes,confidence,\n"
+	"                  compression,status\n"
+	"  -h, --help      this text\n"
+	"\n" CLI_LIMIT_HELP
+	"\n"
+	"Exit status: 0 all read; 1 an input could not be read; 2 usage;\n"
+	"3 listed, but damaged data was skipped or a limit was hit.\n";
+
+struct scan {
+	bool csv;
+	uint64_t n_members;
+	uint64_t bytes;
+	uint64_t by_kind[KIND__COUNT];
+	struct buf line;
+};
+
+static const char *status_name(const struct err *e)
+{
+	if (!e)
+		return "ok";
+	switch (e->code) {
+	case ERR_TRUNC:
+		return "truncated";
+	case ERR_LIMIT:
+		return "limit";
+	case ERR_UNSUPPORTED:
+		return "unsupported";
+	case ERR_IO:
+		return "error";
+	default:
+		return "damaged";
+	}
+}
+
+static int scan_member(void *ctx, const struct member *m)
+{
+	struct scan *s = ctx;
+	struct probe_result pr;
+	const unsigned char *p;
+	size_t avail;
+	uint64_t skipped;
+	const struct err *e;
+
+	input_peek(m->in, PROBE_PREFIX, &p, &avail);
+	pr = importer_probe(p, avail, m->in->eof && !m->in->failed);
+	/* read to the end: the size, and any damage, are only known then */
+	while (!m->in->failed) {
+		if (input_skip(m->in, 16 << 20, &skipped) < 0 || !skipped)
+			break;
+		cli_progress("scanning %s: %llu MiB", m->display,
+			     (unsigned long long)(input_offset(m->in) >> 20));
+	}
+	cli_progress_done();
+	e = input_error(m->in);
+
+	s->n_members++;
+	s->bytes += input_offset(m->in);
+	s->by_kind[pr.kind]++;
+	buf_reset(&s->line);
+	if (s->csv) {
+		struct buf f = BUF_INIT;
+
+		buf_add_printable(&f, m->input, strlen(m->input));
+		buf_add_csv(&s->line, f.data, f.len);
+		buf_addch(&s->line, ',');
+		buf_reset(&f);
+		buf_add_printable(&f, m->path, strlen(m->path));
+		buf_add_csv(&s->line, f.data, f.len);
+		buf_release(&f);
+		buf_addf(&s->line, ",%s,%llu,%d,%s,%s\r\n",
+			 import_kind_name(pr.kind),
+			 (unsigned long long)input_offset(m->in), pr.score,
+			 m->compression, status_name(e));
+	} else {
+		buf_addf(&s->line, "%-9s %4d %12llu  %-11s %-9s ",
+			 import_kind_name(pr.kind), pr.score,
+			 (unsigned long long)input_offset(m->in),
+			 m->compression[0] ? m->compression : "-",
+			 status_name(e));
+		buf_add_printable(&s->line, m->display, strlen(m->display));
+		buf_addch(&s->line, '\n');
+	}
+	fwrite(s->line.data, 1, s->line.len, stdout);
+	return ferror(stdout) ? -1 : 0;
+}
+
+static void scan_problem(void *ctx, enum problem_severity sev,
+			 const struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	(void)ctx;
+	cli_progress_done();
+	fflush(stdout);
+	buf_addf(&b, "heapsift scan: %s: ",
+		 sev == PROBLEM_ERROR ? "error" : "warning");
+	err_format(e, &b);
+	buf_addch(&b, '\n');
+	fputs(b.data, stderr);
+	buf_release(&b);
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	enum { OPT_CSV = OPT__CLI_NEXT };
+	static const struct option opts[] = {
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "help", no_argument, NULL, 'h' },
+		CLI_LIMIT_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct walk_ops ops = { scan_member, scan_problem };
+	struct input_limits lim;
+	struct walk_stats stats = { 0, 0, 0, 0 };
+	struct scan s;
+	int c, i, status, failed_inputs = 0;
+
+	memset(&s, 0, sizeof(s));
+	buf_init(&s.line);
+	input_limits_default(&lim);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(scan_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_CSV:
+			s.csv = true;
+			break;
+		case '?':
+			return cli_usage_error("scan", "unknown option '%s'",
+					       argv[optind - 1]);
+		case ':':
+			return cli_usage_error("scan", "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			if (cli_limit_option("scan", c, optarg, &lim))
+				return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("scan", "no input given");
+
+	if (s.csv)
+		fputs("input,member,kind,bytes,confidence,compression,status\r\n",
+		      stdout);
+	else
+		printf("%-9s %4s %12s  %-11s %-9s %s\n", "KIND", "CONF", "BYTES",
+		       "COMPRESSION", "STATUS", "MEMBER");
+	for (i = optind; i < argc; i++) {
+		int rc = walk_input(argv[i], &lim, &ops, &s, &stats);
+
+		if (rc < 0 && ferror(stdout))
+			break;
+		if (rc < 0)
+			failed_inputs++;
+	}
+	if (!s.csv) {
+		enum import_kind k;
+		const char *sep = ": ";
+
+		printf("%llu member%s in %d input%s",
+		       (unsigned long long)s.n_members,
+		       s.n_members == 1 ? "" : "s", argc - optind,
+		       argc - optind == 1 ? "" : "s");
+		for (k = KIND_JFR; k < KIND__COUNT; k++) {
+			if (!s.by_kind[k])
+				continue;
+			printf("%s%llu %s", sep, (unsigned long long)s.by_kind[k],
+			       import_kind_name(k));
+			sep = ", ";
+		}
+		if (s.by_kind[KIND_UNKNOWN])
+			printf("%s%llu unknown", sep,
+			       (unsigned long long)s.by_kind[KIND_UNKNOWN]);
+		printf("; %llu bytes", (unsigned long long)s.bytes);
+		if (stats.warnings || stats.errors)
+			printf("; %llu warning%s, %llu error%s",
+			       (unsigned long long)stats.warnings,
+			       stats.warnings == 1 ? "" : "s",
+			       (unsigned long long)stats.errors,
+			       stats.errors == 1 ? "" : "s");
+		putchar('\n');
+	}
+	buf_release(&s.line);
+	if (failed_inputs || stats.errors)
+		status = EXIT_ERROR;
+	else if (stats.warnings)
+		status = EXIT_WARNED;
+	else
+		status = EXIT_OK;
+	return cli_finish_output(status);
+}

@@ -1,0 +1,98 @@
+/*
+ * One readable byte stream: a file, standard input, or a member of an
+ * archive, already decompressed.  Importers and probes read through it
+ * and never do I/O themselves (libarchive's read-ahead model).
+ *
+ * A stream is either a borrowed memory buffer (tests, fuzzing, slurped
+ * archive members) or pulled block by block from a callback (the
+ * libarchive walker).  Either way it offers peek (look ahead without
+ * consuming), consume, read and line iteration, and it tracks the byte
+ * offset and, when asked, the line number, so that every error can say
+ * where it happened.
+ *
+ * Errors are sticky: once the callback fails, every later call fails with
+ * the same struct err, which names the stream (its display name).
+ */
+#ifndef HS_INPUT_H
+#define HS_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+struct input;
+
+/*
+ * Pull up to room bytes into dst.  Store the count in *got; 0 with a
+ * zero return means end of stream.  On failure fill e and return <0.
+ */
+typedef int (*input_pull_fn)(void *ctx, unsigned char *dst, size_t room,
+			     size_t *got, struct err *e);
+
+struct input {
+	const char *name;          /* display name, borrowed */
+	const unsigned char *data; /* the window: data[pos..end) is buffered */
+	size_t pos, end;
+	unsigned char *own;        /* owned buffer for pulled streams */
+	size_t own_size;
+	input_pull_fn pull;        /* NULL for memory streams */
+	void *pull_ctx;
+	uint64_t offset;           /* stream offset of data[pos] */
+	bool eof;                  /* the pull said end of stream */
+	bool failed;               /* sticky; see err */
+	bool track_lines;
+	unsigned line;             /* 1-based line of data[pos], if tracked */
+	size_t max_line;           /* input_line() refuses longer lines */
+	struct err err;
+};
+
+#define INPUT_BLOCK (64 * 1024)
+#define INPUT_MAX_LINE (1024 * 1024)
+
+/* A stream over len borrowed bytes, which must outlive the input. */
+void input_init_memory(struct input *in, const char *name, const void *data,
+		       size_t len);
+/* A stream pulled from fn, with a buffer of block bytes (0: default). */
+void input_init_pull(struct input *in, const char *name, input_pull_fn fn,
+		     void *ctx, size_t block);
+void input_release(struct input *in);
+
+/* Count lines from here on (text importers); costs a memchr per consume. */
+void input_track_lines(struct input *in);
+
+/*
+ * Make up to want bytes visible without consuming them.  *p and *avail
+ * describe what is buffered (borrowed, valid until the next call on in);
+ * *avail < want only at end of stream.  Returns 0, or <0 on failure (see
+ * input_error()).  Bytes already buffered are returned even when a later
+ * pull failed; the failure shows on the call that needs more.
+ */
+int input_peek(struct input *in, size_t want, const unsigned char **p,
+	       size_t *avail);
+/* Drop n bytes that input_peek() made visible (n <= *avail). */
+void input_consume(struct input *in, size_t n);
+
+/* Copy up to len bytes; *got < len only at end of stream.  0 or <0. */
+int input_read(struct input *in, void *dst, size_t len, size_t *got);
+/* Skip up to n bytes; *skipped < n only at end of stream.  0 or <0. */
+int input_skip(struct input *in, uint64_t n, uint64_t *skipped);
+
+/*
+ * Next line without its "\n" (and without a "\r" before it); *line is
+ * borrowed until the next call.  Returns 0, 1 at end of stream, <0 on
+ * failure or when a line exceeds max_line bytes.  Turns line tracking on.
+ */
+int input_line(struct input *in, const char **line, size_t *len);
+
+static inline uint64_t input_offset(const struct input *in)
+{
+	return in->offset;
+}
+static inline const struct err *input_error(const struct input *in)
+{
+	return in->failed ? &in->err : NULL;
+}
+
+#endif

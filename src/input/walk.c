@@ -1,0 +1,702 @@
+/*
+ * The input walker declared in walk.h.
+ *
+ * Each container is one "layer": a libarchive reader fed by a source,
+ * which is a file descriptor (the input itself), a memory buffer (a zip
+ * or 7z member, which libarchive can only read seekably, slurped within
+ * the limits), or the stream of the member that holds it.  Each member is
+ * an input whose pull function calls archive_read_data() on its layer and
+ * counts bytes against the limits.
+ *
+ * Problems are reported by the level they belong to, once: a layer whose
+ * own source failed stays quiet, because that failure is the level
+ * below's to report (a truncated .tar.gz shows up as one message about
+ * the gzip data, not one per level).
+ */
+#include "input/walk.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input/input.h"
+#include "util/buf.h"
+#include "util/size.h"
+#include "util/xalloc.h"
+
+void input_limits_default(struct input_limits *lim)
+{
+	lim->max_member_bytes = LIMIT_MEMBER_BYTES;
+	lim->max_input_bytes = LIMIT_INPUT_BYTES;
+	lim->max_ratio = LIMIT_RATIO;
+	lim->ratio_grace = LIMIT_RATIO_GRACE;
+	lim->max_depth = LIMIT_DEPTH;
+	lim->max_members = LIMIT_MEMBERS;
+}
+
+enum container walk_sniff(const unsigned char *p, size_t len)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		enum container kind;
+	} sigs[] = {
+		{ "\x1f\x8b", 2, CONTAINER_COMPRESSED },          /* gzip */
+		{ "\xfd" "7zXZ\0", 6, CONTAINER_COMPRESSED },     /* xz */
+		{ "\x28\xb5\x2f\xfd", 4, CONTAINER_COMPRESSED },  /* zstd */
+		{ "\x04\x22\x4d\x18", 4, CONTAINER_COMPRESSED },  /* lz4 */
+		{ "\x02\x21\x4c\x18", 4, CONTAINER_COMPRESSED },  /* lz4 legacy */
+		{ "PK\x03\x04", 4, CONTAINER_ZIP },
+		{ "PK\x05\x06", 4, CONTAINER_ZIP },               /* empty zip */
+		{ "PK\x07\x08", 4, CONTAINER_ZIP },               /* spanned */
+		{ "7z\xbc\xaf\x27\x1c", 6, CONTAINER_7Z },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (len >= sigs[i].len && !memcmp(p, sigs[i].magic, sigs[i].len))
+			return sigs[i].kind;
+	/* bzip2: "BZh" and a block size digit */
+	if (len >= 4 && !memcmp(p, "BZh", 3) && p[3] >= '1' && p[3] <= '9')
+		return CONTAINER_COMPRESSED;
+	/* legacy .lzma: properties byte 0x5d and a 64 KiB..1 GiB dictionary */
+	if (len >= 13 && p[0] == 0x5d && p[1] == 0 && p[2] == 0 &&
+	    (p[3] | p[4]) != 0 && p[12] <= 1 && (p[12] == 0 || p[5] == 0xff))
+		return CONTAINER_COMPRESSED;
+	/* POSIX and GNU tar: "ustar" at 257 */
+	if (len >= 262 && !memcmp(p + 257, "ustar", 5))
+		return CONTAINER_TAR;
+	return CONTAINER_NONE;
+}
+
+/* One input being walked. */
+struct walk {
+	const struct input_limits *lim;
+	const struct walk_ops *ops;
+	void *ctx;
+	struct walk_stats *stats;
+	const char *input_name;
+	uint64_t input_bytes; /* decompressed at every level */
+	bool stop;            /* stop the whole input */
+	int abort_rc;         /* the member callback's stop value */
+};
+
+enum source_kind { SRC_FD, SRC_MEM, SRC_INPUT };
+
+struct layer {
+	struct walk *w;
+	struct archive *a;
+	const char *display; /* the container's display name */
+	const char *path;
+	unsigned depth;      /* of the container stream */
+	enum source_kind src;
+	int fd;              /* SRC_FD: read with pread() */
+	unsigned char *mem;  /* SRC_MEM (owned) or the SRC_FD buffer */
+	size_t mem_len;
+	uint64_t pos;        /* SRC_FD and SRC_MEM position */
+	struct input *in;    /* SRC_INPUT */
+	size_t pending;      /* SRC_INPUT bytes handed out, to consume */
+	bool src_failed;     /* the source failed: reported below */
+	bool src_eof;
+	bool fatal;          /* libarchive said the layer is unusable */
+	uint64_t in_bytes;   /* fed to libarchive */
+	uint64_t out_bytes;  /* read out of it */
+};
+
+/* The state behind one member's input. */
+struct entry {
+	struct layer *L;
+	uint64_t bytes;
+	bool upstream; /* the failure is the layer's source's */
+	bool stop_layer;
+};
+
+static void report(struct walk *w, enum problem_severity sev,
+		   const struct err *e)
+{
+	if (sev == PROBLEM_ERROR)
+		w->stats->errors++;
+	else
+		w->stats->warnings++;
+	w->ops->problem(w->ctx, sev, e);
+}
+
+static void reportf(struct walk *w, enum problem_severity sev,
+		    enum err_code code, const char *source, uint64_t offset,
+		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void reportf(struct walk *w, enum problem_severity sev,
+		    enum err_code code, const char *source, uint64_t offset,
+		    const char *fmt, ...)
+{
+	struct buf msg = BUF_INIT;
+	struct err e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	err_init(&e);
+	err_set_at(&e, code, offset, "%s", msg.data);
+	err_source(&e, source);
+	report(w, sev, &e);
+	buf_release(&msg);
+}
+
+static enum problem_severity severity_of(enum err_code code)
+{
+	return code == ERR_IO ? PROBLEM_ERROR : PROBLEM_WARNING;
+}
+
+/* "4 GiB" for a limit message. */
+static const char *human(uint64_t n, char *out, size_t size)
+{
+	static const char *unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	while (u < 4 && n >= 1024 && n % 1024 == 0) {
+		n /= 1024;
+		u++;
+	}
+	snprintf(out, size, "%llu %s", (unsigned long long)n, unit[u]);
+	return out;
+}
+
+/* --- sources: what a layer's libarchive reader reads from ------------ */
+
+static la_ssize_t source_read(struct archive *a, void *ctx,
+			      const void **buffer)
+{
+	struct layer *L = ctx;
+	const unsigned char *p;
+	size_t avail;
+	ssize_t n;
+
+	switch (L->src) {
+	case SRC_FD:
+		do
+			n = pread(L->fd, L->mem, INPUT_BLOCK, (off_t)L->pos);
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			archive_set_error(a, errno, "read failed: %s",
+					  strerror(errno));
+			return -1;
+		}
+		L->pos += (uint64_t)n;
+		L->in_bytes += (uint64_t)n;
+		L->src_eof = n == 0;
+		*buffer = L->mem;
+		return n;
+	case SRC_MEM:
+		avail = L->mem_len - (size_t)L->pos;
+		if (avail > INPUT_BLOCK)
+			avail = INPUT_BLOCK;
+		*buffer = L->mem + L->pos;
+		L->pos += avail;
+		L->in_bytes += avail;
+		L->src_eof = avail == 0;
+		return (la_ssize_t)avail;
+	case SRC_INPUT:
+		input_consume(L->in, L->pending);
+		L->pending = 0;
+		if (input_peek(L->in, 1, &p, &avail) < 0) {
+			L->src_failed = true;
+			archive_set_error(a, EIO, "%s", L->in->err.msg);
+			return -1;
+		}
+		L->pending = avail;
+		L->in_bytes += avail;
+		L->src_eof = avail == 0;
+		*buffer = p;
+		return (la_ssize_t)avail;
+	}
+	return -1;
+}
+
+static la_int64_t source_seek(struct archive *a, void *ctx, la_int64_t off,
+			      int whence)
+{
+	struct layer *L = ctx;
+	uint64_t size, to;
+	struct stat st;
+
+	(void)a;
+	if (L->src == SRC_MEM) {
+		size = L->mem_len;
+	} else {
+		if (fstat(L->fd, &st) < 0)
+			return ARCHIVE_FATAL;
+		size = (uint64_t)st.st_size;
+	}
+	switch (whence) {
+	case SEEK_SET:
+		to = (uint64_t)off;
+		break;
+	case SEEK_CUR:
+		to = L->pos + (uint64_t)off;
+		break;
+	case SEEK_END:
+		to = size + (uint64_t)off;
+		break;
+	default:
+		return ARCHIVE_FATAL;
+	}
+	if (off < 0 && whence == SEEK_SET)
+		return ARCHIVE_FATAL;
+	if (to > size)
+		to = size;
+	L->pos = to;
+	return (la_int64_t)to;
+}
+
+/* --- members ----------------------------------------------------------- */
+
+static bool ratio_exceeded(const struct layer *L, const struct input_limits *lim)
+{
+	uint64_t in = L->in_bytes ? L->in_bytes : 1, bound;
+
+	if (L->out_bytes <= lim->ratio_grace)
+		return false;
+	if (!u64_mul(in, lim->max_ratio, &bound))
+		return false;
+	return L->out_bytes > bound;
+}
+
+static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
+		      struct err *e)
+{
+	struct entry *en = ctx;
+	struct layer *L = en->L;
+	struct walk *w = L->w;
+	const struct input_limits *lim = w->lim;
+	la_ssize_t n;
+	char h[32];
+
+	*got = 0;
+	n = archive_read_data(L->a, dst, room);
+	if (n < 0) {
+		if (L->src_failed) {
+			en->upstream = true;
+			return err_set(e, ERR_IO, "%s", archive_error_string(L->a));
+		}
+		if (n <= ARCHIVE_FATAL)
+			L->fatal = true;
+		return err_set_at(e, L->src_eof ? ERR_TRUNC : ERR_FORMAT,
+				  en->bytes, "damaged: %s",
+				  archive_error_string(L->a) ?
+					  archive_error_string(L->a) :
+					  "unreadable data");
+	}
+	if ((uint64_t)n > lim->max_member_bytes - en->bytes) {
+		en->stop_layer = true;
+		return err_set_at(e, ERR_LIMIT, lim->max_member_bytes,
+				  "member decompresses to more than %s "
+				  "(--max-member-size)",
+				  human(lim->max_member_bytes, h, sizeof(h)));
+	}
+	en->bytes += (uint64_t)n;
+	L->out_bytes += (uint64_t)n;
+	if ((uint64_t)n > lim->max_input_bytes - w->input_bytes) {
+		en->stop_layer = true;
+		w->stop = true;
+		return err_set_at(e, ERR_LIMIT, en->bytes,
+				  "input decompresses to more than %s "
+				  "(--max-input-size)",
+				  human(lim->max_input_bytes, h, sizeof(h)));
+	}
+	w->input_bytes += (uint64_t)n;
+	if (ratio_exceeded(L, lim)) {
+		en->stop_layer = true;
+		return err_set_at(e, ERR_LIMIT, en->bytes,
+				  "compression ratio above %llu:1 (--max-ratio): "
+				  "%llu bytes out of %llu",
+				  (unsigned long long)lim->max_ratio,
+				  (unsigned long long)L->out_bytes,
+				  (unsigned long long)L->in_bytes);
+	}
+	*got = (size_t)n;
+	return 0;
+}
+
+/* Absolute, drive-lettered or climbing out with "..": would escape a
+ * directory if anyone extracted it (heapsift never does). */
+static bool unsafe_path(const char *name)
+{
+	const char *p = name;
+
+	if (name[0] == '/' || name[0] == '\\' ||
+	    (name[0] && name[1] == ':'))
+		return true;
+	while (*p) {
+		size_t n = strcspn(p, "/\\");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+/* "gzip" or "zstd+gzip": the filters, outermost first. */
+static void filter_names(struct archive *a, struct buf *out)
+{
+	int i, n = archive_filter_count(a);
+
+	/* index 0 is nearest the reader; the last one is "none" */
+	for (i = n - 1; i >= 0; i--) {
+		const char *name = archive_filter_name(a, i);
+
+		if (archive_filter_code(a, i) == ARCHIVE_FILTER_NONE || !name)
+			continue;
+		if (out->len)
+			buf_addch(out, '+');
+		buf_adds(out, name);
+	}
+}
+
+static void walk_stream(struct walk *w, struct input *in, const char *display,
+			const char *path, const char *compression,
+			unsigned depth, int seek_fd);
+
+/* Read all of in into memory, for the readers that must seek. */
+static int slurp(struct walk *w, struct input *in, const char *display,
+		 unsigned char **data, size_t *len)
+{
+	struct buf b = BUF_INIT;
+	char h[32];
+
+	for (;;) {
+		const unsigned char *p;
+		size_t avail;
+
+		if (input_peek(in, 1, &p, &avail) < 0) {
+			buf_release(&b);
+			return ERR_FAIL;
+		}
+		if (!avail)
+			break;
+		if (b.len + avail > w->lim->max_member_bytes) {
+			/* only a top-level stream can get here: members are
+			 * bounded by their own pull */
+			reportf(w, PROBLEM_WARNING, ERR_LIMIT, display,
+				w->lim->max_member_bytes,
+				"archive to be read in memory is larger than %s "
+				"(--max-member-size)",
+				human(w->lim->max_member_bytes, h, sizeof(h)));
+			buf_release(&b);
+			return 1;
+		}
+		buf_add(&b, p, avail);
+		input_consume(in, avail);
+	}
+	*data = (unsigned char *)buf_detach(&b, len);
+	return 0;
+}
+
+static void walk_layer(struct walk *w, struct input *in, const char *display,
+		       const char *path, enum container kind, unsigned depth,
+		       int seek_fd)
+{
+	struct layer L;
+	struct archive_entry *ent;
+	struct buf child_display = BUF_INIT, child_path = BUF_INIT;
+	struct buf filters = BUF_INIT;
+	int r;
+
+	memset(&L, 0, sizeof(L));
+	L.w = w;
+	L.display = display;
+	L.path = path;
+	L.depth = depth;
+	L.fd = -1;
+
+	if (kind == CONTAINER_ZIP || kind == CONTAINER_7Z) {
+		if (seek_fd >= 0) {
+			L.src = SRC_FD;
+			L.fd = seek_fd;
+			L.mem = xmalloc(INPUT_BLOCK);
+		} else {
+			L.src = SRC_MEM;
+			if (slurp(w, in, display, &L.mem, &L.mem_len) != 0)
+				return; /* a failure of in: the caller reports */
+		}
+	} else {
+		L.src = SRC_INPUT;
+		L.in = in;
+	}
+
+	L.a = archive_read_new();
+	if (!L.a)
+		die("out of memory creating an archive reader");
+	switch (kind) {
+	case CONTAINER_ZIP:
+		archive_read_support_format_zip_seekable(L.a);
+		break;
+	case CONTAINER_7Z:
+		archive_read_support_format_7zip(L.a);
+		break;
+	default:
+		archive_read_support_filter_gzip(L.a);
+		archive_read_support_filter_bzip2(L.a);
+		archive_read_support_filter_xz(L.a);
+		archive_read_support_filter_lzma(L.a);
+		archive_read_support_filter_zstd(L.a);
+		archive_read_support_filter_lz4(L.a);
+		archive_read_support_format_tar(L.a);
+		archive_read_support_format_gnutar(L.a);
+		archive_read_support_format_zip_streamable(L.a);
+		if (kind == CONTAINER_COMPRESSED)
+			archive_read_support_format_raw(L.a);
+		break;
+	}
+	archive_read_set_callback_data(L.a, &L);
+	archive_read_set_read_callback(L.a, source_read);
+	if (L.src != SRC_INPUT)
+		archive_read_set_seek_callback(L.a, source_seek);
+	if (archive_read_open1(L.a) != ARCHIVE_OK) {
+		if (!L.src_failed)
+			reportf(w, PROBLEM_WARNING,
+				L.src_eof ? ERR_TRUNC : ERR_FORMAT, display,
+				L.in_bytes, "damaged archive, skipped: %s",
+				archive_error_string(L.a));
+		goto out;
+	}
+
+	for (;;) {
+		struct entry en = { &L, 0, false, false };
+		struct input child;
+		const char *name;
+		bool raw;
+
+		r = archive_read_next_header(L.a, &ent);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r == ARCHIVE_WARN) {
+			reportf(w, PROBLEM_WARNING, ERR_FORMAT, display,
+				L.in_bytes, "%s", archive_error_string(L.a));
+		} else if (r != ARCHIVE_OK) {
+			if (!L.src_failed)
+				reportf(w, PROBLEM_WARNING,
+					L.src_eof ? ERR_TRUNC : ERR_FORMAT,
+					display, L.in_bytes,
+					"damaged archive, rest skipped: %s",
+					archive_error_string(L.a));
+			break;
+		}
+		raw = archive_format(L.a) == ARCHIVE_FORMAT_RAW;
+		if (!raw && ++w->stats->entries > w->lim->max_members) {
+			reportf(w, PROBLEM_WARNING, ERR_LIMIT, display,
+				ERR_NO_OFFSET,
+				"more than %llu archive members (--max-members), "
+				"rest skipped",
+				(unsigned long long)w->lim->max_members);
+			w->stop = true;
+			break;
+		}
+		if (archive_entry_filetype(ent) != AE_IFREG)
+			continue;
+		name = archive_entry_pathname(ent);
+		if (!name)
+			name = "(unnamed)";
+		buf_reset(&child_display);
+		buf_reset(&child_path);
+		buf_reset(&filters);
+		buf_adds(&child_display, display);
+		buf_adds(&child_path, path);
+		if (raw) {
+			filter_names(L.a, &filters);
+		} else {
+			buf_addch(&child_display, '!');
+			buf_adds(&child_display, name);
+			if (child_path.len)
+				buf_addch(&child_path, '!');
+			buf_adds(&child_path, name);
+		}
+		if (!raw && archive_entry_is_encrypted(ent)) {
+			reportf(w, PROBLEM_WARNING, ERR_UNSUPPORTED,
+				child_display.data, ERR_NO_OFFSET,
+				"encrypted member skipped");
+			continue;
+		}
+		if (!raw && unsafe_path(name))
+			reportf(w, PROBLEM_WARNING, ERR_FORMAT,
+				child_display.data, ERR_NO_OFFSET,
+				"member path is absolute or leaves the archive "
+				"(read in place, never extracted)");
+
+		input_init_pull(&child, child_display.data, entry_pull, &en, 0);
+		walk_stream(w, &child, child_display.data, child_path.data,
+			    filters.data, depth + 1, -1);
+		if (child.failed && !en.upstream)
+			report(w, severity_of(child.err.code), &child.err);
+		input_release(&child);
+		if (en.upstream || en.stop_layer || L.fatal || w->stop)
+			break;
+	}
+out:
+	archive_read_free(L.a);
+	free(L.mem);
+	if (L.src == SRC_INPUT && L.pending)
+		input_consume(L.in, L.pending);
+	buf_release(&child_display);
+	buf_release(&child_path);
+	buf_release(&filters);
+}
+
+static void walk_stream(struct walk *w, struct input *in, const char *display,
+			const char *path, const char *compression,
+			unsigned depth, int seek_fd)
+{
+	const unsigned char *p;
+	size_t avail;
+	enum container kind;
+
+	if (input_peek(in, SNIFF_LEN, &p, &avail) < 0)
+		return; /* reported by whoever owns in */
+	kind = walk_sniff(p, avail);
+	if (kind != CONTAINER_NONE) {
+		if (depth < w->lim->max_depth) {
+			walk_layer(w, in, display, path, kind, depth, seek_fd);
+			return;
+		}
+		reportf(w, PROBLEM_WARNING, ERR_LIMIT, display, ERR_NO_OFFSET,
+			"archives nested deeper than %u levels (--max-depth); "
+			"listed unopened",
+			w->lim->max_depth);
+	}
+	{
+		struct member m = { display, w->input_name, path, compression,
+				    depth, in };
+		int rc = w->ops->member(w->ctx, &m);
+
+		w->stats->members++;
+		if (rc < 0) {
+			w->stop = true;
+			w->abort_rc = rc;
+		}
+	}
+}
+
+/* --- top level ----------------------------------------------------------- */
+
+struct fd_pull {
+	int fd;
+};
+
+static int fd_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
+		   struct err *e)
+{
+	struct fd_pull *f = ctx;
+	ssize_t n;
+
+	do
+		n = read(f->fd, dst, room);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		*got = 0;
+		return err_set(e, ERR_IO, "read failed: %s", strerror(errno));
+	}
+	*got = (size_t)n;
+	return 0;
+}
+
+static int walk_top(struct walk *w, struct input *in, const char *display,
+		    int seek_fd)
+{
+	const unsigned char *p;
+	size_t avail;
+
+	if (input_peek(in, 1, &p, &avail) == 0 && avail == 0)
+		reportf(w, PROBLEM_WARNING, ERR_FORMAT, display, ERR_NO_OFFSET,
+			"file is empty");
+	walk_stream(w, in, display, "", "", 0, seek_fd);
+	if (in->failed && in->err.code == ERR_IO) {
+		struct err e = in->err;
+
+		err_set_at(&e, ERR_IO, input_offset(in), "%s", in->err.msg);
+		err_source(&e, display);
+		report(w, PROBLEM_ERROR, &e);
+	}
+	return w->abort_rc;
+}
+
+static void walk_setup(struct walk *w, const char *name,
+		       const struct input_limits *lim,
+		       const struct walk_ops *ops, void *ctx,
+		       struct walk_stats *stats)
+{
+	memset(w, 0, sizeof(*w));
+	w->lim = lim;
+	w->ops = ops;
+	w->ctx = ctx;
+	w->stats = stats;
+	w->input_name = name;
+}
+
+int walk_input(const char *path, const struct input_limits *lim,
+	       const struct walk_ops *ops, void *ctx, struct walk_stats *stats)
+{
+	struct walk w;
+	struct fd_pull fp;
+	struct input in;
+	struct stat st;
+	int fd, rc;
+	bool is_stdin = strcmp(path, "-") == 0;
+
+	walk_setup(&w, path, lim, ops, ctx, stats);
+	if (is_stdin) {
+		fd = 0;
+	} else {
+		do
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		while (fd < 0 && errno == EINTR);
+		if (fd < 0) {
+			reportf(&w, PROBLEM_ERROR, ERR_IO, path, ERR_NO_OFFSET,
+				"cannot open: %s", strerror(errno));
+			return ERR_FAIL;
+		}
+	}
+	if (fstat(fd, &st) < 0) {
+		reportf(&w, PROBLEM_ERROR, ERR_IO, path, ERR_NO_OFFSET,
+			"cannot stat: %s", strerror(errno));
+		if (!is_stdin)
+			close(fd);
+		return ERR_FAIL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		reportf(&w, PROBLEM_ERROR, ERR_IO, path, ERR_NO_OFFSET,
+			"is a directory; give the files in it, or an archive");
+		if (!is_stdin)
+			close(fd);
+		return ERR_FAIL;
+	}
+	fp.fd = fd;
+	input_init_pull(&in, path, fd_pull, &fp, 0);
+	rc = walk_top(&w, &in, path, S_ISREG(st.st_mode) ? fd : -1);
+	input_release(&in);
+	if (!is_stdin)
+		close(fd);
+	return rc;
+}
+
+int walk_memory(const char *name, const void *data, size_t len,
+		const struct input_limits *lim, const struct walk_ops *ops,
+		void *ctx, struct walk_stats *stats)
+{
+	struct walk w;
+	struct input in;
+	int rc;
+
+	walk_setup(&w, name, lim, ops, ctx, stats);
+	input_init_memory(&in, name, data, len);
+	rc = walk_top(&w, &in, name, -1);
+	input_release(&in);
+	return rc;
+}
