@@ -1,0 +1,72 @@
+# Shared helpers for the tests/cli/*.sh suites (POSIX sh).
+#
+#   t_begin NAME            start a test case
+#   t_check DESC CONDITION  (use "t_ok"/"t_fail" inside)
+#   t_end                   print "ok NAME" or "FAIL NAME"
+#   t_summary               print "N passed, N failed" and exit 0/1
+#   run ARGS...             run $HEAPSIFT with ARGS: sets $out, $err, $rc
+#
+# Every case runs heapsift in an empty working directory with TMPDIR set
+# to another empty directory, and t_end checks that both are still empty:
+# heapsift must never write to disk while reading inputs.
+set -u
+: "${HEAPSIFT:?HEAPSIFT must name the heapsift binary}"
+: "${HS_FIXTURES:=$(cd "$(dirname "$0")/../../fixtures" && pwd)}"
+T=$(mktemp -d) || exit 1
+trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+mkdir -p "$T/work" "$T/cwd" "$T/tmp"
+t_passed=0 t_failed=0 t_name= t_bad=0
+
+t_begin() { t_name=$1; t_bad=0; }
+t_fail() {
+	echo "  $t_name: $*"
+	t_bad=1
+}
+t_end() {
+	if [ -n "$(ls -A "$T/cwd")$(ls -A "$T/tmp")" ]; then
+		t_fail "heapsift wrote files: $(ls -A "$T/cwd" "$T/tmp")"
+		rm -rf "$T/cwd"/* "$T/tmp"/*
+	fi
+	if [ $t_bad = 0 ]; then
+		echo "ok $t_name"
+		t_passed=$((t_passed + 1))
+	else
+		echo "FAIL $t_name"
+		t_failed=$((t_failed + 1))
+	fi
+}
+t_summary() {
+	echo "$t_passed passed, $t_failed failed"
+	[ $t_failed = 0 ]
+	exit $?
+}
+
+# run ARGS...: heapsift in $T/cwd; stdout in $out, stderr in $err.
+run() {
+	(cd "$T/cwd" && TMPDIR="$T/tmp" LC_ALL=C "$HEAPSIFT" "$@" \
+		>"$T/out" 2>"$T/err" </dev/null)
+	rc=$?
+	out=$(cat "$T/out")
+	err=$(cat "$T/err")
+}
+
+# expect_rc N: the last run exited with N.
+expect_rc() {
+	[ "$rc" = "$1" ] || t_fail "exit status $rc, expected $1; stderr: $err"
+}
+# expect_out_line LINE: stdout has exactly this line.
+expect_out_line() {
+	printf '%s\n' "$out" | grep -qxF -- "$1" ||
+		t_fail "stdout lacks line '$1'; stdout was: $out"
+}
+# expect_err TEXT: stderr contains TEXT.
+expect_err() {
+	printf '%s\n' "$err" | grep -qF -- "$1" ||
+		t_fail "stderr lacks '$1'; stderr was: $err"
+}
+# expect_no_err: stderr is empty.
+expect_no_err() {
+	[ -z "$err" ] || t_fail "unexpected stderr: $err"
+}
+# size FILE: bytes in FILE (the independent truth for "bytes" columns).
+size() { wc -c <"$1" | tr -d ' '; }
