@@ -97,7 +97,8 @@ struct layer {
 	unsigned depth;      /* of the container stream */
 	enum source_kind src;
 	int fd;              /* SRC_FD: read with pread() */
-	unsigned char *mem;  /* SRC_MEM (owned) or the SRC_FD buffer */
+	unsigned char *mem;  /* SRC_MEM data or the SRC_FD buffer */
+	bool mem_owned;
 	size_t mem_len;
 	uint64_t pos;        /* SRC_FD and SRC_MEM position */
 	struct input *in;    /* SRC_INPUT */
@@ -418,14 +419,19 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	L.fd = -1;
 
 	if (kind == CONTAINER_ZIP || kind == CONTAINER_7Z) {
+		L.src = SRC_MEM;
+		L.mem_owned = true;
 		if (seek_fd >= 0) {
 			L.src = SRC_FD;
 			L.fd = seek_fd;
 			L.mem = xmalloc(INPUT_BLOCK);
-		} else {
-			L.src = SRC_MEM;
-			if (slurp(w, in, display, &L.mem, &L.mem_len) != 0)
-				return; /* a failure of in: the caller reports */
+		} else if (!in->pull && in->offset == 0) {
+			/* already in memory, whole: read it in place */
+			L.mem = (unsigned char *)in->data;
+			L.mem_len = in->end;
+			L.mem_owned = false;
+		} else if (slurp(w, in, display, &L.mem, &L.mem_len) != 0) {
+			return; /* a failure of in: the caller reports */
 		}
 	} else {
 		L.src = SRC_INPUT;
@@ -464,7 +470,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 		if (!L.src_failed)
 			reportf(w, PROBLEM_WARNING,
 				L.src_eof ? ERR_TRUNC : ERR_FORMAT, display,
-				L.in_bytes, "damaged archive, skipped: %s",
+				L.in_bytes, "damaged, skipped: %s",
 				archive_error_string(L.a));
 		goto out;
 	}
@@ -486,7 +492,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 				reportf(w, PROBLEM_WARNING,
 					L.src_eof ? ERR_TRUNC : ERR_FORMAT,
 					display, L.in_bytes,
-					"damaged archive, rest skipped: %s",
+					"damaged, rest skipped: %s",
 					archive_error_string(L.a));
 			break;
 		}
@@ -542,7 +548,8 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	}
 out:
 	archive_read_free(L.a);
-	free(L.mem);
+	if (L.mem_owned)
+		free(L.mem);
 	if (L.src == SRC_INPUT && L.pending)
 		input_consume(L.in, L.pending);
 	buf_release(&child_display);

@@ -1,0 +1,1 @@
+scan --max-ratio=lots $FIXTURES/jfr/jdk17-leak-gcroots.jfr

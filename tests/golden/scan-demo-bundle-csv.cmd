@@ -1,0 +1,1 @@
+scan --csv $FIXTURES/bundles/case-demo.tar.gz

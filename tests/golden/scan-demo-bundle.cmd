@@ -1,0 +1,1 @@
+scan $FIXTURES/bundles/case-demo.tar.gz

@@ -1,0 +1,54 @@
+/*
+ * Unit tests for the CLI's shared parsing (src/cli/cli.c).
+ */
+#include "cli/cli.h"
+#include "input/walk.h"
+#include "test.h"
+
+TEST(cli_parse_size_suffixes)
+{
+	uint64_t v = 0;
+
+	CHECK(cli_parse_size("0", &v) && v == 0);
+	CHECK(cli_parse_size("123", &v) && v == 123);
+	CHECK(cli_parse_size("4K", &v) && v == 4096);
+	CHECK(cli_parse_size("4k", &v) && v == 4096);
+	CHECK(cli_parse_size("512M", &v) && v == 512ull << 20);
+	CHECK(cli_parse_size("4G", &v) && v == 4ull << 30);
+	CHECK(cli_parse_size("4GiB", &v) && v == 4ull << 30);
+	CHECK(cli_parse_size("2T", &v) && v == 2ull << 40);
+	CHECK(cli_parse_size("1.5G", &v) && v == 3ull << 29);
+	CHECK(!cli_parse_size("", &v));
+	CHECK(!cli_parse_size("-1", &v));
+	CHECK(!cli_parse_size("12X", &v));
+	CHECK(!cli_parse_size("G", &v));
+	CHECK(!cli_parse_size("99999999999T", &v)); /* overflows 64 bits */
+	CHECK(!cli_parse_size("18446744073709551616", &v));
+}
+
+TEST(cli_parse_count_rejects_junk)
+{
+	uint64_t v = 0;
+
+	CHECK(cli_parse_count("10000", &v) && v == 10000);
+	CHECK(!cli_parse_count("10k", &v));
+	CHECK(!cli_parse_count(" 1", &v));
+	CHECK(!cli_parse_count("-3", &v));
+	CHECK(!cli_parse_count("", &v));
+}
+
+TEST(cli_limit_options_set_limits)
+{
+	struct input_limits lim;
+
+	input_limits_default(&lim);
+	CHECK_INT(cli_limit_option("t", OPT_MAX_MEMBER_SIZE, "1M", &lim), ==, 0);
+	CHECK_UINT(lim.max_member_bytes, ==, 1 << 20);
+	CHECK_INT(cli_limit_option("t", OPT_MAX_DEPTH, "3", &lim), ==, 0);
+	CHECK_UINT(lim.max_depth, ==, 3);
+	CHECK_INT(cli_limit_option("t", OPT_MAX_RATIO, "0", &lim), ==,
+		  EXIT_USAGE);
+	CHECK_INT(cli_limit_option("t", OPT_MAX_DEPTH, "65", &lim), ==,
+		  EXIT_USAGE);
+	CHECK_UINT(lim.max_ratio, ==, LIMIT_RATIO);
+}
