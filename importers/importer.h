@@ -39,7 +39,7 @@ const char *import_kind_name(enum import_kind kind);
 
 enum probe_class {
 	PROBE_SIGNATURE, /* exact magic bytes: asked first */
-	PROBE_TEXT,      /* heuristics over text: asked last */
+	PROBE_TEXT,	 /* heuristics over text: asked last */
 };
 
 struct importer_ops {

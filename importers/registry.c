@@ -8,10 +8,7 @@
 #include "importers/list.h"
 
 const struct importer_ops *const importer_table[] = {
-	&importer_jfr,
-	&importer_agent,
-	&importer_codeheap,
-	&importer_javacore,
+	&importer_jfr, &importer_agent, &importer_codeheap, &importer_javacore,
 	NULL,
 };
 
@@ -36,7 +33,7 @@ const char *import_kind_name(enum import_kind kind)
 struct probe_result importer_probe(const unsigned char *prefix, size_t len,
 				   int complete)
 {
-	struct probe_result best = { NULL, KIND_UNKNOWN, 0 };
+	struct probe_result best = {NULL, KIND_UNKNOWN, 0};
 	size_t i;
 
 	for (i = 0; importer_table[i]; i++) {

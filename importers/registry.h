@@ -14,8 +14,8 @@ extern const struct importer_ops *const importer_table[];
 
 struct probe_result {
 	const struct importer_ops *ops; /* NULL: nobody bid */
-	enum import_kind kind;          /* KIND_UNKNOWN when ops is NULL */
-	int score;                      /* 0..100 */
+	enum import_kind kind;		/* KIND_UNKNOWN when ops is NULL */
+	int score;			/* 0..100 */
 };
 
 struct probe_result importer_probe(const unsigned char *prefix, size_t len,

@@ -7,7 +7,7 @@
 #ifndef HS_AGENTREC_MAGIC_H
 #define HS_AGENTREC_MAGIC_H
 
-#define AGENTREC_MAGIC "\x89HSA\r\n\x1a\n"
+#define AGENTREC_MAGIC	   "\x89HSA\r\n\x1a\n"
 #define AGENTREC_MAGIC_LEN 8
 
 #endif

@@ -7,8 +7,8 @@
 #ifndef HS_JFR_MAGIC_H
 #define HS_JFR_MAGIC_H
 
-#define JFR_MAGIC "FLR\0"
-#define JFR_MAGIC_LEN 4
+#define JFR_MAGIC	    "FLR\0"
+#define JFR_MAGIC_LEN	    4
 #define JFR_MAJOR_SUPPORTED 2
 
 #endif

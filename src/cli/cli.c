@@ -66,10 +66,26 @@ bool cli_parse_size(const char *s, uint64_t *out)
 	switch (*end) {
 	case '\0':
 		break;
-	case 'k': case 'K': mult = 1ull << 10; end++; break;
-	case 'm': case 'M': mult = 1ull << 20; end++; break;
-	case 'g': case 'G': mult = 1ull << 30; end++; break;
-	case 't': case 'T': mult = 1ull << 40; end++; break;
+	case 'k':
+	case 'K':
+		mult = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ull << 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mult = 1ull << 40;
+		end++;
+		break;
 	default:
 		return false;
 	}
@@ -95,32 +111,42 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
 	switch (opt) {
 	case OPT_MAX_MEMBER_SIZE:
 		if (!cli_parse_size(arg, &v) || !v)
-			return cli_usage_error(cmd, "--max-member-size: '%s' is "
-					       "not a size like 512M or 4G", arg);
+			return cli_usage_error(cmd,
+					       "--max-member-size: '%s' is "
+					       "not a size like 512M or 4G",
+					       arg);
 		lim->max_member_bytes = v;
 		return 0;
 	case OPT_MAX_INPUT_SIZE:
 		if (!cli_parse_size(arg, &v) || !v)
-			return cli_usage_error(cmd, "--max-input-size: '%s' is "
-					       "not a size like 512M or 16G", arg);
+			return cli_usage_error(cmd,
+					       "--max-input-size: '%s' is "
+					       "not a size like 512M or 16G",
+					       arg);
 		lim->max_input_bytes = v;
 		return 0;
 	case OPT_MAX_RATIO:
 		if (!cli_parse_count(arg, &v) || !v)
-			return cli_usage_error(cmd, "--max-ratio: '%s' is not a "
-					       "positive whole number", arg);
+			return cli_usage_error(cmd,
+					       "--max-ratio: '%s' is not a "
+					       "positive whole number",
+					       arg);
 		lim->max_ratio = v;
 		return 0;
 	case OPT_MAX_DEPTH:
 		if (!cli_parse_count(arg, &v) || v > 64)
-			return cli_usage_error(cmd, "--max-depth: '%s' is not a "
-					       "number from 0 to 64", arg);
+			return cli_usage_error(cmd,
+					       "--max-depth: '%s' is not a "
+					       "number from 0 to 64",
+					       arg);
 		lim->max_depth = (unsigned)v;
 		return 0;
 	case OPT_MAX_MEMBERS:
 		if (!cli_parse_count(arg, &v) || !v)
-			return cli_usage_error(cmd, "--max-members: '%s' is not a "
-					       "positive whole number", arg);
+			return cli_usage_error(cmd,
+					       "--max-members: '%s' is not a "
+					       "positive whole number",
+					       arg);
 		lim->max_members = v;
 		return 0;
 	}

@@ -15,9 +15,10 @@ struct input_limits;
 /* Exit codes (documented in heapsift(1)). */
 enum exit_code {
 	EXIT_OK = 0,
-	EXIT_ERROR = 1,   /* something asked for could not be done */
-	EXIT_USAGE = 2,   /* bad command line */
-	EXIT_WARNED = 3,  /* done, but damaged input was skipped or a limit hit */
+	EXIT_ERROR = 1, /* something asked for could not be done */
+	EXIT_USAGE = 2, /* bad command line */
+	EXIT_WARNED =
+		3, /* done, but damaged input was skipped or a limit hit */
 };
 
 struct command {
@@ -47,11 +48,14 @@ enum {
 	OPT__CLI_NEXT, /* commands number their own long options from here */
 };
 #define CLI_LIMIT_OPTIONS                                                  \
-	{ "max-member-size", required_argument, NULL, OPT_MAX_MEMBER_SIZE }, \
-	{ "max-input-size", required_argument, NULL, OPT_MAX_INPUT_SIZE },   \
-	{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },             \
-	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },             \
-	{ "max-members", required_argument, NULL, OPT_MAX_MEMBERS }
+	{"max-member-size", required_argument, NULL, OPT_MAX_MEMBER_SIZE}, \
+		{"max-input-size", required_argument, NULL,                \
+		 OPT_MAX_INPUT_SIZE},                                      \
+		{"max-ratio", required_argument, NULL, OPT_MAX_RATIO},     \
+		{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},     \
+	{                                                                  \
+		"max-members", required_argument, NULL, OPT_MAX_MEMBERS    \
+	}
 #define CLI_LIMIT_HELP                                                     \
 	"Limits against hostile input:\n"                                  \
 	"      --max-member-size=SIZE  decompressed bytes per member "     \

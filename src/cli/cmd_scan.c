@@ -26,8 +26,7 @@ static const char scan_help[] =
 	"      --csv       RFC 4180 CSV: input,member,kind,bytes,confidence,\n"
 	"                  compression,status\n"
 	"  -h, --help      this text\n"
-	"\n" CLI_LIMIT_HELP
-	"\n"
+	"\n" CLI_LIMIT_HELP "\n"
 	"Exit status: 0 all read; 1 an input could not be read; 2 usage;\n"
 	"3 listed, but damaged data was skipped or a limit was hit.\n";
 
@@ -129,14 +128,14 @@ int cmd_scan(int argc, char **argv)
 {
 	enum { OPT_CSV = OPT__CLI_NEXT };
 	static const struct option opts[] = {
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "help", no_argument, NULL, 'h' },
+		{"csv", no_argument, NULL, OPT_CSV},
+		{"help", no_argument, NULL, 'h'},
 		CLI_LIMIT_OPTIONS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
-	static const struct walk_ops ops = { scan_member, scan_problem };
+	static const struct walk_ops ops = {scan_member, scan_problem};
 	struct input_limits lim;
-	struct walk_stats stats = { 0, 0, 0, 0 };
+	struct walk_stats stats = {0, 0, 0, 0};
 	struct scan s;
 	int c, i, status, failed_inputs = 0;
 
@@ -157,7 +156,8 @@ int cmd_scan(int argc, char **argv)
 			return cli_usage_error("scan", "unknown option '%s'",
 					       argv[optind - 1]);
 		case ':':
-			return cli_usage_error("scan", "option '%s' needs a value",
+			return cli_usage_error("scan",
+					       "option '%s' needs a value",
 					       argv[optind - 1]);
 		default:
 			if (cli_limit_option("scan", c, optarg, &lim))
@@ -168,11 +168,12 @@ int cmd_scan(int argc, char **argv)
 		return cli_usage_error("scan", "no input given");
 
 	if (s.csv)
-		fputs("input,member,kind,bytes,confidence,compression,status\r\n",
+		fputs("input,member,kind,bytes,confidence,compression,"
+		      "status\r\n",
 		      stdout);
 	else
-		printf("%-9s %4s %12s  %-11s %-9s %s\n", "KIND", "CONF", "BYTES",
-		       "COMPRESSION", "STATUS", "MEMBER");
+		printf("%-9s %4s %12s  %-11s %-9s %s\n", "KIND", "CONF",
+		       "BYTES", "COMPRESSION", "STATUS", "MEMBER");
 	for (i = optind; i < argc; i++) {
 		int rc = walk_input(argv[i], &lim, &ops, &s, &stats);
 
@@ -192,7 +193,8 @@ int cmd_scan(int argc, char **argv)
 		for (k = KIND_JFR; k < KIND__COUNT; k++) {
 			if (!s.by_kind[k])
 				continue;
-			printf("%s%llu %s", sep, (unsigned long long)s.by_kind[k],
+			printf("%s%llu %s", sep,
+			       (unsigned long long)s.by_kind[k],
 			       import_kind_name(k));
 			sep = ", ";
 		}

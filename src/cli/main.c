@@ -8,9 +8,9 @@
 #include "cli/cli.h"
 
 const struct command command_table[] = {
-	{ "scan", cmd_scan, "[--csv] [LIMITS] INPUT...",
-	  "list every member of the inputs and what kind of file each is" },
-	{ NULL, NULL, NULL, NULL },
+	{"scan", cmd_scan, "[--csv] [LIMITS] INPUT...",
+	 "list every member of the inputs and what kind of file each is"},
+	{NULL, NULL, NULL, NULL},
 };
 
 static void main_help(FILE *out)
@@ -18,7 +18,8 @@ static void main_help(FILE *out)
 	const struct command *c;
 
 	fputs("usage: heapsift [--version] [--help] COMMAND [ARGS]\n\n"
-	      "heapsift reads JVM heap samples (JFR recordings, heapsift agent\n"
+	      "heapsift reads JVM heap samples (JFR recordings, heapsift "
+	      "agent\n"
 	      "recordings) and JIT code-heap reports (HotSpot, OpenJ9\n"
 	      "javacores), compressed or bundled in archives, without\n"
 	      "extracting anything to disk.\n\nCommands:\n",
@@ -64,25 +65,30 @@ int main(int argc, char **argv)
 		}
 		c = find_command(argv[2]);
 		if (!c) {
-			fprintf(stderr, "heapsift: '%s' is not a command; see "
-					"'heapsift --help'\n", argv[2]);
+			fprintf(stderr,
+				"heapsift: '%s' is not a command; see "
+				"'heapsift --help'\n",
+				argv[2]);
 			return EXIT_USAGE;
 		}
 		{
-			char *args[] = { argv[2], (char *)"--help", NULL };
+			char *args[] = {argv[2], (char *)"--help", NULL};
 
 			return c->fn(2, args);
 		}
 	}
 	if (argv[1][0] == '-') {
-		fprintf(stderr, "heapsift: unknown option '%s'; see "
-				"'heapsift --help'\n", argv[1]);
+		fprintf(stderr,
+			"heapsift: unknown option '%s'; see "
+			"'heapsift --help'\n",
+			argv[1]);
 		return EXIT_USAGE;
 	}
 	c = find_command(argv[1]);
 	if (!c) {
 		fprintf(stderr,
-			"heapsift: '%s' is not a command; see 'heapsift --help'\n",
+			"heapsift: '%s' is not a command; see 'heapsift "
+			"--help'\n",
 			argv[1]);
 		return EXIT_USAGE;
 	}

@@ -80,7 +80,8 @@ int input_peek(struct input *in, size_t want, const unsigned char **p,
 			size_t size = in->own_size > want ? in->own_size : want;
 
 			if (!size_add(size, INPUT_BLOCK, &size))
-				die("input buffer of %zu bytes overflows", want);
+				die("input buffer of %zu bytes overflows",
+				    want);
 			in->own = xrealloc(in->own, size);
 			in->own_size = size;
 			in->data = in->own;
@@ -195,7 +196,8 @@ int input_line(struct input *in, const char **line, size_t *len)
 		scanned = avail;
 		if (scanned > in->max_line) {
 			err_set_line(&in->err, ERR_FORMAT, in->line, 0,
-				     "line longer than %zu bytes", in->max_line);
+				     "line longer than %zu bytes",
+				     in->max_line);
 			return fail(in);
 		}
 	}

@@ -32,23 +32,23 @@ typedef int (*input_pull_fn)(void *ctx, unsigned char *dst, size_t room,
 			     size_t *got, struct err *e);
 
 struct input {
-	const char *name;          /* display name, borrowed */
+	const char *name;	   /* display name, borrowed */
 	const unsigned char *data; /* the window: data[pos..end) is buffered */
 	size_t pos, end;
-	unsigned char *own;        /* owned buffer for pulled streams */
+	unsigned char *own; /* owned buffer for pulled streams */
 	size_t own_size;
-	input_pull_fn pull;        /* NULL for memory streams */
+	input_pull_fn pull; /* NULL for memory streams */
 	void *pull_ctx;
-	uint64_t offset;           /* stream offset of data[pos] */
-	bool eof;                  /* the pull said end of stream */
-	bool failed;               /* sticky; see err */
+	uint64_t offset; /* stream offset of data[pos] */
+	bool eof;	 /* the pull said end of stream */
+	bool failed;	 /* sticky; see err */
 	bool track_lines;
-	unsigned line;             /* 1-based line of data[pos], if tracked */
-	size_t max_line;           /* input_line() refuses longer lines */
+	unsigned line;	 /* 1-based line of data[pos], if tracked */
+	size_t max_line; /* input_line() refuses longer lines */
 	struct err err;
 };
 
-#define INPUT_BLOCK (64 * 1024)
+#define INPUT_BLOCK    (64 * 1024)
 #define INPUT_MAX_LINE (1024 * 1024)
 
 /* A stream over len borrowed bytes, which must outlive the input. */

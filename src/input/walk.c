@@ -47,20 +47,21 @@ enum container walk_sniff(const unsigned char *p, size_t len)
 		size_t len;
 		enum container kind;
 	} sigs[] = {
-		{ "\x1f\x8b", 2, CONTAINER_COMPRESSED },          /* gzip */
-		{ "\xfd" "7zXZ\0", 6, CONTAINER_COMPRESSED },     /* xz */
-		{ "\x28\xb5\x2f\xfd", 4, CONTAINER_COMPRESSED },  /* zstd */
-		{ "\x04\x22\x4d\x18", 4, CONTAINER_COMPRESSED },  /* lz4 */
-		{ "\x02\x21\x4c\x18", 4, CONTAINER_COMPRESSED },  /* lz4 legacy */
-		{ "PK\x03\x04", 4, CONTAINER_ZIP },
-		{ "PK\x05\x06", 4, CONTAINER_ZIP },               /* empty zip */
-		{ "PK\x07\x08", 4, CONTAINER_ZIP },               /* spanned */
-		{ "7z\xbc\xaf\x27\x1c", 6, CONTAINER_7Z },
+		{"\x1f\x8b", 2, CONTAINER_COMPRESSED}, /* gzip */
+		{"\xfd\x37\x7a\x58\x5a\x00", 6, CONTAINER_COMPRESSED}, /* xz */
+		{"\x28\xb5\x2f\xfd", 4, CONTAINER_COMPRESSED}, /* zstd */
+		{"\x04\x22\x4d\x18", 4, CONTAINER_COMPRESSED}, /* lz4 */
+		{"\x02\x21\x4c\x18", 4, CONTAINER_COMPRESSED}, /* lz4 legacy */
+		{"PK\x03\x04", 4, CONTAINER_ZIP},
+		{"PK\x05\x06", 4, CONTAINER_ZIP}, /* empty zip */
+		{"PK\x07\x08", 4, CONTAINER_ZIP}, /* spanned */
+		{"7z\xbc\xaf\x27\x1c", 6, CONTAINER_7Z},
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (len >= sigs[i].len && !memcmp(p, sigs[i].magic, sigs[i].len))
+		if (len >= sigs[i].len &&
+		    !memcmp(p, sigs[i].magic, sigs[i].len))
 			return sigs[i].kind;
 	/* bzip2: "BZh" and a block size digit */
 	if (len >= 4 && !memcmp(p, "BZh", 3) && p[3] >= '1' && p[3] <= '9')
@@ -83,8 +84,8 @@ struct walk {
 	struct walk_stats *stats;
 	const char *input_name;
 	uint64_t input_bytes; /* decompressed at every level */
-	bool stop;            /* stop the whole input */
-	int abort_rc;         /* the member callback's stop value */
+	bool stop;	      /* stop the whole input */
+	int abort_rc;	      /* the member callback's stop value */
 };
 
 enum source_kind { SRC_FD, SRC_MEM, SRC_INPUT };
@@ -94,20 +95,20 @@ struct layer {
 	struct archive *a;
 	const char *display; /* the container's display name */
 	const char *path;
-	unsigned depth;      /* of the container stream */
+	unsigned depth; /* of the container stream */
 	enum source_kind src;
-	int fd;              /* SRC_FD: read with pread() */
-	unsigned char *mem;  /* SRC_MEM data or the SRC_FD buffer */
+	int fd;		    /* SRC_FD: read with pread() */
+	unsigned char *mem; /* SRC_MEM data or the SRC_FD buffer */
 	bool mem_owned;
 	size_t mem_len;
-	uint64_t pos;        /* SRC_FD and SRC_MEM position */
-	struct input *in;    /* SRC_INPUT */
-	size_t pending;      /* SRC_INPUT bytes handed out, to consume */
-	bool src_failed;     /* the source failed: reported below */
+	uint64_t pos;	  /* SRC_FD and SRC_MEM position */
+	struct input *in; /* SRC_INPUT */
+	size_t pending;	  /* SRC_INPUT bytes handed out, to consume */
+	bool src_failed;  /* the source failed: reported below */
 	bool src_eof;
-	bool fatal;          /* libarchive said the layer is unusable */
-	uint64_t in_bytes;   /* fed to libarchive */
-	uint64_t out_bytes;  /* read out of it */
+	bool fatal;	    /* libarchive said the layer is unusable */
+	uint64_t in_bytes;  /* fed to libarchive */
+	uint64_t out_bytes; /* read out of it */
 };
 
 /* The state behind one member's input. */
@@ -157,7 +158,7 @@ static enum problem_severity severity_of(enum err_code code)
 /* "4 GiB" for a limit message. */
 static const char *human(uint64_t n, char *out, size_t size)
 {
-	static const char *unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	static const char *unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
 	unsigned u = 0;
 
 	while (u < 4 && n >= 1024 && n % 1024 == 0) {
@@ -170,8 +171,7 @@ static const char *human(uint64_t n, char *out, size_t size)
 
 /* --- sources: what a layer's libarchive reader reads from ------------ */
 
-static la_ssize_t source_read(struct archive *a, void *ctx,
-			      const void **buffer)
+static la_ssize_t source_read(struct archive *a, void *ctx, const void **buffer)
 {
 	struct layer *L = ctx;
 	const unsigned char *p;
@@ -257,7 +257,8 @@ static la_int64_t source_seek(struct archive *a, void *ctx, la_int64_t off,
 
 /* --- members ----------------------------------------------------------- */
 
-static bool ratio_exceeded(const struct layer *L, const struct input_limits *lim)
+static bool ratio_exceeded(const struct layer *L,
+			   const struct input_limits *lim)
 {
 	uint64_t in = L->in_bytes ? L->in_bytes : 1, bound;
 
@@ -283,15 +284,16 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 	if (n < 0) {
 		if (L->src_failed) {
 			en->upstream = true;
-			return err_set(e, ERR_IO, "%s", archive_error_string(L->a));
+			return err_set(e, ERR_IO, "%s",
+				       archive_error_string(L->a));
 		}
 		if (n <= ARCHIVE_FATAL)
 			L->fatal = true;
 		return err_set_at(e, L->src_eof ? ERR_TRUNC : ERR_FORMAT,
 				  en->bytes, "damaged: %s",
-				  archive_error_string(L->a) ?
-					  archive_error_string(L->a) :
-					  "unreadable data");
+				  archive_error_string(L->a)
+					  ? archive_error_string(L->a)
+					  : "unreadable data");
 	}
 	if ((uint64_t)n > lim->max_member_bytes - en->bytes) {
 		en->stop_layer = true;
@@ -313,12 +315,13 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 	w->input_bytes += (uint64_t)n;
 	if (ratio_exceeded(L, lim)) {
 		en->stop_layer = true;
-		return err_set_at(e, ERR_LIMIT, en->bytes,
-				  "compression ratio above %llu:1 (--max-ratio): "
-				  "%llu bytes out of %llu",
-				  (unsigned long long)lim->max_ratio,
-				  (unsigned long long)L->out_bytes,
-				  (unsigned long long)L->in_bytes);
+		return err_set_at(
+			e, ERR_LIMIT, en->bytes,
+			"compression ratio above %llu:1 (--max-ratio): "
+			"%llu bytes out of %llu",
+			(unsigned long long)lim->max_ratio,
+			(unsigned long long)L->out_bytes,
+			(unsigned long long)L->in_bytes);
 	}
 	*got = (size_t)n;
 	return 0;
@@ -330,8 +333,7 @@ static bool unsafe_path(const char *name)
 {
 	const char *p = name;
 
-	if (name[0] == '/' || name[0] == '\\' ||
-	    (name[0] && name[1] == ':'))
+	if (name[0] == '/' || name[0] == '\\' || (name[0] && name[1] == ':'))
 		return true;
 	while (*p) {
 		size_t n = strcspn(p, "/\\");
@@ -388,7 +390,8 @@ static int slurp(struct walk *w, struct input *in, const char *display,
 			 * bounded by their own pull */
 			reportf(w, PROBLEM_WARNING, ERR_LIMIT, display,
 				w->lim->max_member_bytes,
-				"archive to be read in memory is larger than %s "
+				"archive to be read in memory is larger than "
+				"%s "
 				"(--max-member-size)",
 				human(w->lim->max_member_bytes, h, sizeof(h)));
 			buf_release(&b);
@@ -476,7 +479,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	}
 
 	for (;;) {
-		struct entry en = { &L, 0, false, false };
+		struct entry en = {&L, 0, false, false};
 		struct input child;
 		const char *name;
 		bool raw;
@@ -500,7 +503,8 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 		if (!raw && ++w->stats->entries > w->lim->max_members) {
 			reportf(w, PROBLEM_WARNING, ERR_LIMIT, display,
 				ERR_NO_OFFSET,
-				"more than %llu archive members (--max-members), "
+				"more than %llu archive members "
+				"(--max-members), "
 				"rest skipped",
 				(unsigned long long)w->lim->max_members);
 			w->stop = true;
@@ -579,8 +583,8 @@ static void walk_stream(struct walk *w, struct input *in, const char *display,
 			w->lim->max_depth);
 	}
 	{
-		struct member m = { display, w->input_name, path, compression,
-				    depth, in };
+		struct member m = {display,	w->input_name, path,
+				   compression, depth,	       in};
 		int rc = w->ops->member(w->ctx, &m);
 
 		w->stats->members++;

@@ -31,37 +31,37 @@ struct input;
 
 struct input_limits {
 	uint64_t max_member_bytes; /* decompressed bytes of one member */
-	uint64_t max_input_bytes;  /* decompressed bytes, all levels, one input */
-	uint64_t max_ratio;        /* decompressed : compressed, per level */
-	uint64_t ratio_grace;      /* bytes out before the ratio is checked */
-	unsigned max_depth;        /* archive and compression levels */
-	uint64_t max_members;      /* archive entries in one input */
+	uint64_t max_input_bytes; /* decompressed bytes, all levels, one input */
+	uint64_t max_ratio;	  /* decompressed : compressed, per level */
+	uint64_t ratio_grace;	  /* bytes out before the ratio is checked */
+	unsigned max_depth;	  /* archive and compression levels */
+	uint64_t max_members;	  /* archive entries in one input */
 };
 
 #define LIMIT_MEMBER_BYTES (4ull << 30)
-#define LIMIT_INPUT_BYTES (16ull << 30)
-#define LIMIT_RATIO 200u
-#define LIMIT_RATIO_GRACE (8ull << 20)
-#define LIMIT_DEPTH 8u
-#define LIMIT_MEMBERS 100000u
+#define LIMIT_INPUT_BYTES  (16ull << 30)
+#define LIMIT_RATIO	   200u
+#define LIMIT_RATIO_GRACE  (8ull << 20)
+#define LIMIT_DEPTH	   8u
+#define LIMIT_MEMBERS	   100000u
 
 void input_limits_default(struct input_limits *lim);
 
 /* One plain stream found by the walk.  Every pointer is borrowed and
  * valid only during the member callback. */
 struct member {
-	const char *display;     /* full display name */
-	const char *input;       /* the input as given on the command line */
-	const char *path;        /* the part after "input!", "" for the input */
+	const char *display;	 /* full display name */
+	const char *input;	 /* the input as given on the command line */
+	const char *path;	 /* the part after "input!", "" for the input */
 	const char *compression; /* filters removed from this member, e.g.
 				    "zstd" or "gzip+xz"; "" when none */
-	unsigned depth;          /* container levels above it */
-	struct input *in;        /* its bytes, decompressed */
+	unsigned depth;		 /* container levels above it */
+	struct input *in;	 /* its bytes, decompressed */
 };
 
 enum problem_severity {
 	PROBLEM_WARNING, /* damaged input skipped, a limit hit, suspicious */
-	PROBLEM_ERROR,   /* could not read what was asked for */
+	PROBLEM_ERROR,	 /* could not read what was asked for */
 };
 
 struct walk_ops {
@@ -75,8 +75,8 @@ struct walk_ops {
 };
 
 struct walk_stats {
-	uint64_t members;   /* member callbacks made */
-	uint64_t entries;   /* archive entries seen, of any type */
+	uint64_t members; /* member callbacks made */
+	uint64_t entries; /* archive entries seen, of any type */
 	uint64_t warnings;
 	uint64_t errors;
 };

@@ -16,8 +16,8 @@ struct arena_block;
 
 struct arena {
 	struct arena_block *head; /* current block, newest first */
-	size_t block_size;        /* size of ordinary blocks */
-	size_t used;              /* bytes handed out, for statistics */
+	size_t block_size;	  /* size of ordinary blocks */
+	size_t used;		  /* bytes handed out, for statistics */
 };
 
 /* block_size 0 picks a default (64 KiB). */

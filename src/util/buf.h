@@ -22,11 +22,14 @@ struct buf {
 };
 
 extern char buf_empty[];
-#define BUF_INIT { buf_empty, 0, 0 }
+#define BUF_INIT                \
+	{                       \
+		buf_empty, 0, 0 \
+	}
 
 void buf_init(struct buf *b);
-void buf_release(struct buf *b);   /* frees, then re-inits */
-void buf_reset(struct buf *b);     /* len = 0, keeps the allocation */
+void buf_release(struct buf *b); /* frees, then re-inits */
+void buf_reset(struct buf *b);	 /* len = 0, keeps the allocation */
 char *buf_detach(struct buf *b, size_t *len); /* owned by the caller */
 
 /* Make room for extra more bytes (plus the NUL). */

@@ -32,8 +32,7 @@ static void copy_cut(char *dst, size_t size, const char *src)
 	memcpy(dst + size - 4, "...", 4);
 }
 
-static void vset(struct err *e, enum err_code code, const char *fmt,
-		 va_list ap)
+static void vset(struct err *e, enum err_code code, const char *fmt, va_list ap)
 {
 	int n;
 

@@ -21,26 +21,26 @@ struct buf;
 
 enum err_code {
 	ERR_NONE = 0,
-	ERR_IO,      /* the operating system said no: open, read, stat */
-	ERR_FORMAT,  /* the bytes are not what the format says: damaged input */
-	ERR_TRUNC,   /* the input ends early: cut short, unfinished */
-	ERR_LIMIT,   /* a safety limit was hit (size, ratio, depth, count) */
-	ERR_USAGE,   /* the user asked for something impossible */
+	ERR_IO,	    /* the operating system said no: open, read, stat */
+	ERR_FORMAT, /* the bytes are not what the format says: damaged input */
+	ERR_TRUNC,  /* the input ends early: cut short, unfinished */
+	ERR_LIMIT,  /* a safety limit was hit (size, ratio, depth, count) */
+	ERR_USAGE,  /* the user asked for something impossible */
 	ERR_UNSUPPORTED, /* valid, but not something heapsift reads */
 };
 
 /* Negative status values returned alongside an err. */
 #define ERR_FAIL (-1)
 
-#define ERR_MSG_MAX 512
+#define ERR_MSG_MAX    512
 #define ERR_SOURCE_MAX 1024
-#define ERR_NO_OFFSET UINT64_MAX
+#define ERR_NO_OFFSET  UINT64_MAX
 
 struct err {
 	enum err_code code;
-	uint64_t offset;      /* ERR_NO_OFFSET when not known */
-	unsigned line;        /* 0 when not known; 1-based */
-	unsigned column;      /* 0 when not known; 1-based */
+	uint64_t offset; /* ERR_NO_OFFSET when not known */
+	unsigned line;	 /* 0 when not known; 1-based */
+	unsigned column; /* 0 when not known; 1-based */
 	char source[ERR_SOURCE_MAX];
 	char msg[ERR_MSG_MAX];
 };

@@ -42,7 +42,8 @@ TEST(cli_limit_options_set_limits)
 	struct input_limits lim;
 
 	input_limits_default(&lim);
-	CHECK_INT(cli_limit_option("t", OPT_MAX_MEMBER_SIZE, "1M", &lim), ==, 0);
+	CHECK_INT(cli_limit_option("t", OPT_MAX_MEMBER_SIZE, "1M", &lim), ==,
+		  0);
 	CHECK_UINT(lim.max_member_bytes, ==, 1 << 20);
 	CHECK_INT(cli_limit_option("t", OPT_MAX_DEPTH, "3", &lim), ==, 0);
 	CHECK_UINT(lim.max_depth, ==, 3);

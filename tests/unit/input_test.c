@@ -45,8 +45,8 @@ struct pattern {
 	size_t total, piece, done, fail_at;
 };
 
-static int pattern_pull(void *ctx, unsigned char *dst, size_t room,
-			size_t *got, struct err *e)
+static int pattern_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
+			struct err *e)
 {
 	struct pattern *s = ctx;
 	size_t n = s->total - s->done, i;
@@ -68,7 +68,7 @@ static int pattern_pull(void *ctx, unsigned char *dst, size_t room,
 
 TEST(input_pull_peeks_across_pieces_and_grows)
 {
-	struct pattern s = { 300000, 777, 0, 0 };
+	struct pattern s = {300000, 777, 0, 0};
 	struct input in;
 	const unsigned char *p;
 	size_t avail, i;
@@ -90,7 +90,7 @@ TEST(input_pull_peeks_across_pieces_and_grows)
 
 TEST(input_pull_error_is_sticky_and_named)
 {
-	struct pattern s = { 100000, 4096, 0, 8192 };
+	struct pattern s = {100000, 4096, 0, 8192};
 	struct input in;
 	const unsigned char *p;
 	size_t avail;
@@ -147,8 +147,8 @@ TEST(input_lines_across_pulls_and_too_long)
 			char want[16];
 
 			sprintf(want, "line %04zu", i);
-			ok &= input_line(&mem, &line, &len) == 0 &&
-			      len == 9 && !memcmp(line, want, 9);
+			ok &= input_line(&mem, &line, &len) == 0 && len == 9 &&
+			      !memcmp(line, want, 9);
 		}
 		CHECK(ok);
 		CHECK_INT(input_line(&mem, &line, &len), ==, 1);
@@ -196,7 +196,8 @@ static void pack(struct buf *out, const char *format, const char *filter,
 
 	CHECK(archive_write_set_format_by_name(a, format) == ARCHIVE_OK);
 	if (filter)
-		CHECK(archive_write_add_filter_by_name(a, filter) == ARCHIVE_OK);
+		CHECK(archive_write_add_filter_by_name(a, filter) ==
+		      ARCHIVE_OK);
 	archive_write_set_bytes_in_last_block(a, 1);
 	CHECK(archive_write_open(a, out, write_cb_open, write_cb, NULL) ==
 	      ARCHIVE_OK);
@@ -229,8 +230,8 @@ static int seen_member(void *ctx, const struct member *m)
 	input_skip(m->in, UINT64_MAX, &skipped);
 	buf_addf(&s->rows, "%s|%s|%s|%llu|%s\n", m->display, m->path,
 		 m->compression, (unsigned long long)input_offset(m->in),
-		 input_error(m->in) ? err_code_name(input_error(m->in)->code) :
-				      "ok");
+		 input_error(m->in) ? err_code_name(input_error(m->in)->code)
+				    : "ok");
 	return 0;
 }
 
@@ -245,13 +246,13 @@ static void seen_problem(void *ctx, enum problem_severity sev,
 	buf_addch(&s->problems, '\n');
 }
 
-static const struct walk_ops seen_ops = { seen_member, seen_problem };
+static const struct walk_ops seen_ops = {seen_member, seen_problem};
 
 static void walk_buf(struct seen *s, const char *name, const struct buf *b,
 		     const struct input_limits *lim_in)
 {
 	struct input_limits lim;
-	struct walk_stats st = { 0, 0, 0, 0 };
+	struct walk_stats st = {0, 0, 0, 0};
 
 	if (lim_in)
 		lim = *lim_in;
@@ -285,17 +286,17 @@ TEST(walk_plain_stream_is_one_member)
 
 TEST(walk_nested_tar_gz_zip_zstd)
 {
-	struct wfile jfr = { "rec.jfr", jfr_head, sizeof(jfr_head) - 1 };
+	struct wfile jfr = {"rec.jfr", jfr_head, sizeof(jfr_head) - 1};
 	struct buf zst = BUF_INIT, zip = BUF_INIT, tgz = BUF_INIT;
 	struct wfile in_zip[2], in_tar[2];
 	struct seen s;
 
 	pack(&zst, "raw", "zstd", &jfr, 1);
-	in_zip[0] = (struct wfile){ "rec.jfr.zst", zst.data, zst.len };
-	in_zip[1] = (struct wfile){ "readme.txt", "hi\n", 3 };
+	in_zip[0] = (struct wfile){"rec.jfr.zst", zst.data, zst.len};
+	in_zip[1] = (struct wfile){"readme.txt", "hi\n", 3};
 	pack(&zip, "zip", NULL, in_zip, 2);
-	in_tar[0] = (struct wfile){ "logs/app.zip", zip.data, zip.len };
-	in_tar[1] = (struct wfile){ "logs/gc.log", "gc\n", 3 };
+	in_tar[0] = (struct wfile){"logs/app.zip", zip.data, zip.len};
+	in_tar[1] = (struct wfile){"logs/gc.log", "gc\n", 3};
 	pack(&tgz, "pax", "gzip", in_tar, 2);
 
 	walk_buf(&s, "case-1234.tar.gz", &tgz, NULL);
@@ -314,8 +315,8 @@ TEST(walk_nested_tar_gz_zip_zstd)
 
 TEST(walk_7z_and_every_filter)
 {
-	static const char *filters[] = { "gzip", "bzip2", "xz", "zstd", "lz4" };
-	struct wfile f = { "a.jfr", jfr_head, sizeof(jfr_head) - 1 };
+	static const char *filters[] = {"gzip", "bzip2", "xz", "zstd", "lz4"};
+	struct wfile f = {"a.jfr", jfr_head, sizeof(jfr_head) - 1};
 	struct buf b = BUF_INIT;
 	struct seen s;
 	size_t i;
@@ -342,7 +343,7 @@ TEST(walk_7z_and_every_filter)
 TEST(walk_truncated_gzip_reports_once)
 {
 	static char big[200000];
-	struct wfile f = { "big.bin", big, sizeof(big) };
+	struct wfile f = {"big.bin", big, sizeof(big)};
 	struct buf b = BUF_INIT;
 	struct seen s;
 	size_t i;
@@ -373,7 +374,7 @@ TEST(walk_truncated_gzip_reports_once)
 TEST(walk_limits_ratio_member_depth_count)
 {
 	static char zeros[4 << 20];
-	struct wfile f = { "zeros", zeros, sizeof(zeros) };
+	struct wfile f = {"zeros", zeros, sizeof(zeros)};
 	struct wfile many[20];
 	struct buf b = BUF_INIT, inner = BUF_INIT;
 	struct input_limits lim;
@@ -401,11 +402,11 @@ TEST(walk_limits_ratio_member_depth_count)
 	lim.max_depth = 1;
 	buf_reset(&inner);
 	{
-		struct wfile t = { "t.txt", "x", 1 };
+		struct wfile t = {"t.txt", "x", 1};
 		struct wfile z;
 
 		pack(&inner, "zip", NULL, &t, 1);
-		z = (struct wfile){ "inner.zip", inner.data, inner.len };
+		z = (struct wfile){"inner.zip", inner.data, inner.len};
 		buf_reset(&b);
 		pack(&b, "zip", NULL, &z, 1);
 	}
@@ -416,7 +417,7 @@ TEST(walk_limits_ratio_member_depth_count)
 
 	/* member count */
 	for (i = 0; i < 20; i++)
-		many[i] = (struct wfile){ "m", "1", 1 };
+		many[i] = (struct wfile){"m", "1", 1};
 	buf_reset(&b);
 	pack(&b, "ustar", NULL, many, 20);
 	input_limits_default(&lim);
@@ -440,9 +441,9 @@ TEST(walk_limits_ratio_member_depth_count)
 
 TEST(walk_flags_unsafe_member_paths)
 {
-	struct wfile f[3] = { { "../../etc/passwd", "x", 1 },
-			      { "/abs/path", "y", 1 },
-			      { "ok/..hidden", "z", 1 } };
+	struct wfile f[3] = {{"../../etc/passwd", "x", 1},
+			     {"/abs/path", "y", 1},
+			     {"ok/..hidden", "z", 1}};
 	struct buf b = BUF_INIT;
 	struct seen s;
 

@@ -22,7 +22,7 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-#define X(name) { #name, test_##name },
+#define X(name) {#name, test_##name},
 #include "unit_cases.h"
 #undef X
 };

@@ -14,7 +14,7 @@
 static struct probe_result probe_file(const char *name)
 {
 	static unsigned char buf[PROBE_PREFIX];
-	struct probe_result none = { NULL, KIND_UNKNOWN, -1 };
+	struct probe_result none = {NULL, KIND_UNKNOWN, -1};
 	FILE *f = fopen(test_fixture(name), "rb");
 	size_t n;
 	int complete;

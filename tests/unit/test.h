@@ -18,7 +18,9 @@
 
 extern int test_failures; /* failed checks in the current case */
 
-#define TEST(name) void test_##name(void); void test_##name(void)
+#define TEST(name)              \
+	void test_##name(void); \
+	void test_##name(void)
 
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -26,45 +28,48 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 /* Path of a file under fixtures/ (HS_FIXTURES, default "fixtures"). */
 const char *test_fixture(const char *name);
 
-#define CHECK(cond)                                                     \
-	do {                                                            \
-		if (!(cond))                                            \
+#define CHECK(cond)                                                        \
+	do {                                                               \
+		if (!(cond))                                               \
 			test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond); \
 	} while (0)
 
-#define CHECK_INT(a, op, b)                                              \
-	do {                                                             \
-		intmax_t a_ = (intmax_t)(a), b_ = (intmax_t)(b);         \
-		if (!(a_ op b_))                                         \
-			test_fail(__FILE__, __LINE__,                    \
-				  "%s %s %s: %jd vs %jd", #a, #op, #b, a_, b_); \
+#define CHECK_INT(a, op, b)                                                   \
+	do {                                                                  \
+		intmax_t a_ = (intmax_t)(a), b_ = (intmax_t)(b);              \
+		if (!(a_ op b_))                                              \
+			test_fail(__FILE__, __LINE__, "%s %s %s: %jd vs %jd", \
+				  #a, #op, #b, a_, b_);                       \
 	} while (0)
 
-#define CHECK_UINT(a, op, b)                                             \
-	do {                                                             \
-		uintmax_t a_ = (uintmax_t)(a), b_ = (uintmax_t)(b);      \
-		if (!(a_ op b_))                                         \
-			test_fail(__FILE__, __LINE__,                    \
-				  "%s %s %s: %ju (0x%jx) vs %ju (0x%jx)", #a, #op, \
-				  #b, a_, a_, b_, b_);                   \
+#define CHECK_UINT(a, op, b)                                                  \
+	do {                                                                  \
+		uintmax_t a_ = (uintmax_t)(a), b_ = (uintmax_t)(b);           \
+		if (!(a_ op b_))                                              \
+			test_fail(__FILE__, __LINE__,                         \
+				  "%s %s %s: %ju (0x%jx) vs %ju (0x%jx)", #a, \
+				  #op, #b, a_, a_, b_, b_);                   \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                  \
-	do {                                                             \
-		const char *a_ = (a), *b_ = (b);                         \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0)                   \
-			test_fail(__FILE__, __LINE__,                    \
-				  "%s == %s:\n  actual:   \"%s\"\n  expected: \"%s\"", \
-				  #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+#define CHECK_STR(a, b)                                               \
+	do {                                                          \
+		const char *a_ = (a), *b_ = (b);                      \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0)                \
+			test_fail(__FILE__, __LINE__,                 \
+				  "%s == %s:\n  actual:   \"%s\"\n  " \
+				  "expected: \"%s\"",                 \
+				  #a, #b, a_ ? a_ : "(null)",         \
+				  b_ ? b_ : "(null)");                \
 	} while (0)
 
 /* Like CHECK_STR, for a string that must contain a fragment. */
-#define CHECK_CONTAINS(hay, needle)                                      \
-	do {                                                             \
-		const char *h_ = (hay), *n_ = (needle);                  \
-		if (!h_ || !strstr(h_, n_))                              \
-			test_fail(__FILE__, __LINE__,                    \
-				  "%s contains %s:\n  actual: \"%s\"\n  missing: \"%s\"", \
+#define CHECK_CONTAINS(hay, needle)                                       \
+	do {                                                              \
+		const char *h_ = (hay), *n_ = (needle);                   \
+		if (!h_ || !strstr(h_, n_))                               \
+			test_fail(__FILE__, __LINE__,                     \
+				  "%s contains %s:\n  actual: \"%s\"\n  " \
+				  "missing: \"%s\"",                      \
 				  #hay, #needle, h_ ? h_ : "(null)", n_); \
 	} while (0)
 

@@ -144,7 +144,7 @@ TEST(arena_aligns_and_keeps_contents)
 TEST(hmap_put_get_and_grow)
 {
 	struct hmap m;
-	static char keys[5000][12];
+	static char keys[5000][16];
 	uint64_t v;
 	bool added;
 	int i;
@@ -158,7 +158,7 @@ TEST(hmap_put_get_and_grow)
 	}
 	CHECK_UINT(m.n_items, ==, 5000);
 	for (i = 0; i < 5000; i++) {
-		char k[12];
+		char k[16];
 
 		snprintf(k, sizeof(k), "k%d", i); /* a different pointer */
 		CHECK(hmap_get(&m, k, strlen(k), &v));
@@ -265,7 +265,8 @@ TEST(err_formats_source_offset_and_line)
 	err_init(&e);
 	CHECK(!err_isset(&e));
 	CHECK_INT(err_set_at(&e, ERR_FORMAT, 81234,
-			     "constant pool count %u exceeds chunk", 4294967295u),
+			     "constant pool count %u exceeds chunk",
+			     4294967295u),
 		  ==, ERR_FAIL);
 	err_source(&e, "case.tar.gz!rec.jfr");
 	err_format(&e, &b);
