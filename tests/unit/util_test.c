@@ -13,6 +13,7 @@
 #include "util/crc32c.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/paths.h"
 #include "util/size.h"
 
 TEST(buf_starts_empty_and_terminated)
@@ -303,4 +304,21 @@ TEST(err_cuts_long_text_and_escapes)
 	err_format(&e, &b);
 	CHECK_STR(b.data, "evil\\x1b]0;x\\x07: gone");
 	buf_release(&b);
+}
+
+TEST(paths_find_runtime_beside_the_binary)
+{
+	struct buf dir = BUF_INIT, found = BUF_INIT, want = BUF_INIT;
+
+	/* the unit-test binary is built next to the static library */
+	CHECK(paths_exe_dir(&dir));
+	CHECK(paths_find_runtime("libheapsift.a", &found));
+	buf_addf(&want, "%s/libheapsift.a", dir.data);
+	CHECK_STR(found.data, want.data);
+	/* a missing file: false, and the installed path for the message */
+	CHECK(!paths_find_runtime("no-such-runtime-file.so", &found));
+	CHECK_CONTAINS(found.data, "/heapsift/no-such-runtime-file.so");
+	buf_release(&dir);
+	buf_release(&found);
+	buf_release(&want);
 }
