@@ -6,6 +6,7 @@
 #
 #   build-aux/deps.sh build   libraries and tools to compile heapsift
 #   build-aux/deps.sh test    the above plus what the test suite packs with
+#   build-aux/deps.sh clang   the above plus clang (CI builds with both)
 #
 # It never downloads anything but Debian packages, and does nothing at all
 # when every package is present.
@@ -13,6 +14,9 @@ set -eu
 
 what=${1:-build}
 pkgs="gcc make pkg-config libncurses-dev libarchive-dev libpcre2-dev"
+if [ "$what" = clang ]; then
+	pkgs="$pkgs clang"
+fi
 if [ "$what" = test ]; then
 	# tmux drives the TUI tests; bsdtar and the compressors pack the
 	# nested bundles the input-layer tests read; util-linux has setpriv.

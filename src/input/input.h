@@ -42,6 +42,7 @@ struct input {
 	uint64_t offset; /* stream offset of data[pos] */
 	bool eof;	 /* the pull said end of stream */
 	bool failed;	 /* sticky; see err */
+	bool reported;	 /* the walker has reported the failure */
 	bool track_lines;
 	unsigned line;	 /* 1-based line of data[pos], if tracked */
 	size_t max_line; /* input_line() refuses longer lines */

@@ -66,10 +66,21 @@ enum container walk_sniff(const unsigned char *p, size_t len)
 	/* bzip2: "BZh" and a block size digit */
 	if (len >= 4 && !memcmp(p, "BZh", 3) && p[3] >= '1' && p[3] <= '9')
 		return CONTAINER_COMPRESSED;
-	/* legacy .lzma: properties byte 0x5d and a 64 KiB..1 GiB dictionary */
-	if (len >= 13 && p[0] == 0x5d && p[1] == 0 && p[2] == 0 &&
-	    (p[3] | p[4]) != 0 && p[12] <= 1 && (p[12] == 0 || p[5] == 0xff))
-		return CONTAINER_COMPRESSED;
+	/* legacy .lzma: the usual properties byte (lc=3 lp=0 pb=2), a
+	 * dictionary of 4 KiB to 1.5 GiB, and an uncompressed size that is
+	 * either unknown (all ones, what xz writes) or below 2^48 */
+	if (len >= 13 && p[0] == 0x5d) {
+		uint32_t dict = (uint32_t)p[1] | (uint32_t)p[2] << 8 |
+				(uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+		bool unknown = true;
+		size_t i2;
+
+		for (i2 = 5; i2 < 13; i2++)
+			unknown &= p[i2] == 0xff;
+		if (dict >= 4096 && dict <= 0x60000000u &&
+		    (unknown || (p[11] == 0 && p[12] == 0)))
+			return CONTAINER_COMPRESSED;
+	}
 	/* POSIX and GNU tar: "ustar" at 257 */
 	if (len >= 262 && !memcmp(p + 257, "ustar", 5))
 		return CONTAINER_TAR;
@@ -96,6 +107,7 @@ struct layer {
 	const char *display; /* the container's display name */
 	const char *path;
 	unsigned depth; /* of the container stream */
+	enum container kind;
 	enum source_kind src;
 	int fd;		    /* SRC_FD: read with pread() */
 	unsigned char *mem; /* SRC_MEM data or the SRC_FD buffer */
@@ -117,6 +129,7 @@ struct entry {
 	uint64_t bytes;
 	bool upstream; /* the failure is the layer's source's */
 	bool stop_layer;
+	bool container; /* the member turned out to be an archive itself */
 };
 
 static void report(struct walk *w, enum problem_severity sev,
@@ -189,7 +202,8 @@ static la_ssize_t source_read(struct archive *a, void *ctx, const void **buffer)
 			return -1;
 		}
 		L->pos += (uint64_t)n;
-		L->in_bytes += (uint64_t)n;
+		if (L->pos > L->in_bytes)
+			L->in_bytes = L->pos;
 		L->src_eof = n == 0;
 		*buffer = L->mem;
 		return n;
@@ -199,7 +213,8 @@ static la_ssize_t source_read(struct archive *a, void *ctx, const void **buffer)
 			avail = INPUT_BLOCK;
 		*buffer = L->mem + L->pos;
 		L->pos += avail;
-		L->in_bytes += avail;
+		if (L->pos > L->in_bytes)
+			L->in_bytes = L->pos;
 		L->src_eof = avail == 0;
 		return (la_ssize_t)avail;
 	case SRC_INPUT:
@@ -257,16 +272,17 @@ static la_int64_t source_seek(struct archive *a, void *ctx, la_int64_t off,
 
 /* --- members ----------------------------------------------------------- */
 
-static bool ratio_exceeded(const struct layer *L,
+/* Would taking n more bytes out of L break the ratio limit? */
+static bool ratio_exceeded(const struct layer *L, uint64_t n,
 			   const struct input_limits *lim)
 {
-	uint64_t in = L->in_bytes ? L->in_bytes : 1, bound;
+	uint64_t in = L->in_bytes ? L->in_bytes : 1, bound, out;
 
-	if (L->out_bytes <= lim->ratio_grace)
+	if (!u64_add(L->out_bytes, n, &out))
+		return true;
+	if (out <= lim->ratio_grace || !u64_mul(in, lim->max_ratio, &bound))
 		return false;
-	if (!u64_mul(in, lim->max_ratio, &bound))
-		return false;
-	return L->out_bytes > bound;
+	return out > bound;
 }
 
 static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
@@ -283,9 +299,11 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 	n = archive_read_data(L->a, dst, room);
 	if (n < 0) {
 		if (L->src_failed) {
+			/* the stream this archive is read from failed: the
+			 * member inherits that failure, at its own offset */
 			en->upstream = true;
-			return err_set(e, ERR_IO, "%s",
-				       archive_error_string(L->a));
+			return err_set_at(e, L->in->err.code, en->bytes, "%s",
+					  L->in->err.msg);
 		}
 		if (n <= ARCHIVE_FATAL)
 			L->fatal = true;
@@ -295,34 +313,46 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 					  ? archive_error_string(L->a)
 					  : "unreadable data");
 	}
-	if ((uint64_t)n > lim->max_member_bytes - en->bytes) {
-		en->stop_layer = true;
-		return err_set_at(e, ERR_LIMIT, lim->max_member_bytes,
-				  "member decompresses to more than %s "
-				  "(--max-member-size)",
+	/* Limits are checked before the bytes are taken, so that the offset
+	 * in a message is the size the member's listing shows.  The member
+	 * limit is for what gets listed or held in memory; a stream that is
+	 * itself an archive is bounded by its members' limits, the ratio
+	 * and the input limit. */
+	if (!en->container && en->bytes == lim->max_member_bytes) {
+		/* the rest of a compressed stream costs its decompression to
+		 * skip, so that level ends here; an archive moves on to the
+		 * next member */
+		en->stop_layer = L->kind == CONTAINER_COMPRESSED;
+		return err_set_at(e, ERR_LIMIT, en->bytes,
+				  "member larger than %s (--max-member-size): "
+				  "rest skipped",
 				  human(lim->max_member_bytes, h, sizeof(h)));
 	}
-	en->bytes += (uint64_t)n;
-	L->out_bytes += (uint64_t)n;
+	/* up to the limit is kept, for the importer to use */
+	if (!en->container && (uint64_t)n > lim->max_member_bytes - en->bytes)
+		n = (la_ssize_t)(lim->max_member_bytes - en->bytes);
 	if ((uint64_t)n > lim->max_input_bytes - w->input_bytes) {
 		en->stop_layer = true;
 		w->stop = true;
 		return err_set_at(e, ERR_LIMIT, en->bytes,
-				  "input decompresses to more than %s "
-				  "(--max-input-size)",
+				  "input larger than %s decompressed "
+				  "(--max-input-size): rest skipped",
 				  human(lim->max_input_bytes, h, sizeof(h)));
 	}
-	w->input_bytes += (uint64_t)n;
-	if (ratio_exceeded(L, lim)) {
+	if (ratio_exceeded(L, (uint64_t)n, lim)) {
 		en->stop_layer = true;
 		return err_set_at(
 			e, ERR_LIMIT, en->bytes,
-			"compression ratio above %llu:1 (--max-ratio): "
-			"%llu bytes out of %llu",
+			"compression ratio above %llu:1 (--max-ratio; %llu "
+			"bytes out of %llu): rest of %s skipped",
 			(unsigned long long)lim->max_ratio,
-			(unsigned long long)L->out_bytes,
-			(unsigned long long)L->in_bytes);
+			(unsigned long long)(L->out_bytes + (uint64_t)n),
+			(unsigned long long)L->in_bytes, L->display);
 	}
+	en->bytes += (uint64_t)n;
+	L->out_bytes += (uint64_t)n;
+	if (!en->container)
+		w->input_bytes += (uint64_t)n;
 	*got = (size_t)n;
 	return 0;
 }
@@ -364,9 +394,26 @@ static void filter_names(struct archive *a, struct buf *out)
 	}
 }
 
-static void walk_stream(struct walk *w, struct input *in, const char *display,
-			const char *path, const char *compression,
-			unsigned depth, int seek_fd);
+static void walk_stream(struct walk *w, struct input *in, struct entry *en,
+			const char *display, const char *path,
+			const char *compression, unsigned depth, int seek_fd);
+
+/*
+ * The layer's source failed while libarchive read headers: report that
+ * failure here, under the container's name, unless a deeper level has.
+ */
+static void report_source_failure(struct walk *w, struct layer *L)
+{
+	struct err e;
+
+	if (L->src != SRC_INPUT || L->in->reported)
+		return;
+	e = L->in->err;
+	err_source(&e, L->display);
+	e.offset = input_offset(L->in);
+	report(w, severity_of(e.code), &e);
+	L->in->reported = true;
+}
 
 /* Read all of in into memory, for the readers that must seek. */
 static int slurp(struct walk *w, struct input *in, const char *display,
@@ -419,6 +466,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	L.display = display;
 	L.path = path;
 	L.depth = depth;
+	L.kind = kind;
 	L.fd = -1;
 
 	if (kind == CONTAINER_ZIP || kind == CONTAINER_7Z) {
@@ -451,26 +499,34 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	case CONTAINER_7Z:
 		archive_read_support_format_7zip(L.a);
 		break;
-	default:
+	case CONTAINER_TAR:
+		archive_read_support_format_tar(L.a);
+		archive_read_support_format_gnutar(L.a);
+		break;
+	case CONTAINER_COMPRESSED:
+		/* Only decompress: what comes out is sniffed again as a
+		 * stream of its own.  Letting libarchive choose between tar
+		 * and raw here would let tar claim any stream that starts
+		 * with 512 zero bytes (its end marker) and list nothing. */
 		archive_read_support_filter_gzip(L.a);
 		archive_read_support_filter_bzip2(L.a);
 		archive_read_support_filter_xz(L.a);
 		archive_read_support_filter_lzma(L.a);
 		archive_read_support_filter_zstd(L.a);
 		archive_read_support_filter_lz4(L.a);
-		archive_read_support_format_tar(L.a);
-		archive_read_support_format_gnutar(L.a);
-		archive_read_support_format_zip_streamable(L.a);
-		if (kind == CONTAINER_COMPRESSED)
-			archive_read_support_format_raw(L.a);
+		archive_read_support_format_raw(L.a);
 		break;
+	case CONTAINER_NONE:
+		BUG("walk_layer on a plain stream");
 	}
 	archive_read_set_callback_data(L.a, &L);
 	archive_read_set_read_callback(L.a, source_read);
 	if (L.src != SRC_INPUT)
 		archive_read_set_seek_callback(L.a, source_seek);
 	if (archive_read_open1(L.a) != ARCHIVE_OK) {
-		if (!L.src_failed)
+		if (L.src_failed)
+			report_source_failure(w, &L);
+		else
 			reportf(w, PROBLEM_WARNING,
 				L.src_eof ? ERR_TRUNC : ERR_FORMAT, display,
 				L.in_bytes, "damaged, skipped: %s",
@@ -479,7 +535,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	}
 
 	for (;;) {
-		struct entry en = {&L, 0, false, false};
+		struct entry en = {&L, 0, false, false, false};
 		struct input child;
 		const char *name;
 		bool raw;
@@ -491,7 +547,9 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 			reportf(w, PROBLEM_WARNING, ERR_FORMAT, display,
 				L.in_bytes, "%s", archive_error_string(L.a));
 		} else if (r != ARCHIVE_OK) {
-			if (!L.src_failed)
+			if (L.src_failed)
+				report_source_failure(w, &L);
+			else
 				reportf(w, PROBLEM_WARNING,
 					L.src_eof ? ERR_TRUNC : ERR_FORMAT,
 					display, L.in_bytes,
@@ -542,10 +600,19 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 				"(read in place, never extracted)");
 
 		input_init_pull(&child, child_display.data, entry_pull, &en, 0);
-		walk_stream(w, &child, child_display.data, child_path.data,
-			    filters.data, depth + 1, -1);
-		if (child.failed && !en.upstream)
+		/* a compressed stream's content is no new archive level */
+		walk_stream(w, &child, &en, child_display.data, child_path.data,
+			    filters.data,
+			    kind == CONTAINER_COMPRESSED ? depth : depth + 1,
+			    -1);
+		/* The deepest level that sees a failure reports it, under the
+		 * member's name; the levels above it stay quiet. */
+		if (child.failed && !child.reported) {
 			report(w, severity_of(child.err.code), &child.err);
+			child.reported = true;
+		}
+		if (en.upstream)
+			L.in->reported = true;
 		input_release(&child);
 		if (en.upstream || en.stop_layer || L.fatal || w->stop)
 			break;
@@ -561,26 +628,41 @@ out:
 	buf_release(&filters);
 }
 
-static void walk_stream(struct walk *w, struct input *in, const char *display,
-			const char *path, const char *compression,
-			unsigned depth, int seek_fd)
+static void walk_stream(struct walk *w, struct input *in, struct entry *en,
+			const char *display, const char *path,
+			const char *compression, unsigned depth, int seek_fd)
 {
 	const unsigned char *p;
 	size_t avail;
 	enum container kind;
 
+	/* A stream that fails this early (a limit, damage) is still listed,
+	 * as a member, so that the listing shows it with its status; the
+	 * failure itself is reported by whoever owns in. */
 	if (input_peek(in, SNIFF_LEN, &p, &avail) < 0)
-		return; /* reported by whoever owns in */
-	kind = walk_sniff(p, avail);
+		kind = CONTAINER_NONE;
+	else
+		kind = walk_sniff(p, avail);
 	if (kind != CONTAINER_NONE) {
+		/* compression inside compression that libarchive did not
+		 * strip in one go does count as a level */
+		if (kind == CONTAINER_COMPRESSED && en &&
+		    en->L->kind == CONTAINER_COMPRESSED)
+			depth++;
 		if (depth < w->lim->max_depth) {
+			if (en) {
+				/* its bytes so far were counted as a member's */
+				en->container = true;
+				w->input_bytes -= en->bytes;
+			}
 			walk_layer(w, in, display, path, kind, depth, seek_fd);
 			return;
 		}
 		reportf(w, PROBLEM_WARNING, ERR_LIMIT, display, ERR_NO_OFFSET,
-			"archives nested deeper than %u levels (--max-depth); "
+			"more than %u nested archive or compression level%s "
+			"(--max-depth); "
 			"listed unopened",
-			w->lim->max_depth);
+			w->lim->max_depth, w->lim->max_depth == 1 ? "" : "s");
 	}
 	{
 		struct member m = {display,	w->input_name, path,
@@ -627,8 +709,8 @@ static int walk_top(struct walk *w, struct input *in, const char *display,
 	if (input_peek(in, 1, &p, &avail) == 0 && avail == 0)
 		reportf(w, PROBLEM_WARNING, ERR_FORMAT, display, ERR_NO_OFFSET,
 			"file is empty");
-	walk_stream(w, in, display, "", "", 0, seek_fd);
-	if (in->failed && in->err.code == ERR_IO) {
+	walk_stream(w, in, NULL, display, "", "", 0, seek_fd);
+	if (in->failed && !in->reported) {
 		struct err e = in->err;
 
 		err_set_at(&e, ERR_IO, input_offset(in), "%s", in->err.msg);

@@ -33,6 +33,8 @@ static void copy_cut(char *dst, size_t size, const char *src)
 }
 
 static void vset(struct err *e, enum err_code code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void vset(struct err *e, enum err_code code, const char *fmt, va_list ap)
 {
 	int n;
 

@@ -18,9 +18,24 @@ FK=$HS_FIXTURES/jfr/jdk17-killed-unfinished.jfr
 FC=$HS_FIXTURES/codeheap/jdk17-seg-jcmd-codecache.txt
 FJC=$HS_FIXTURES/javacore/javacore.20230830.134339.30220.0001.txt
 FU=$HS_FIXTURES/codeheap/jdk17-seg-stderr.txt # plain text: kind unknown
+
+# Without the packing tools every case would fail for the wrong reason:
+# say so once instead.
+t_begin 0_prerequisites
 for f in "$FJ" "$FK" "$FC" "$FJC" "$FU"; do
-	[ -f "$f" ] || { echo "missing fixture $f"; exit 1; }
+	[ -f "$f" ] || t_fail "missing fixture $f"
 done
+for tool in bsdtar gzip bzip2 xz zstd lz4 head dd awk; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		t_fail "missing tool $tool (build-aux/deps.sh test installs it)"
+done
+[ -x "$HEAPSIFT" ] || t_fail "HEAPSIFT=$HEAPSIFT is not executable"
+if [ $t_bad = 1 ]; then
+	t_end
+	t_summary
+fi
+t_end
+
 J_SIZE=$(size "$FJ")
 K_SIZE=$(size "$FK")
 C_SIZE=$(size "$FC")
@@ -45,7 +60,8 @@ run_stdin() {
 		>"$T/out" 2>"$T/err" <"$_f")
 	finish_run $?
 }
-# run_pipe FILE ARGS...: like run, with FILE fed through a pipe (unseekable)
+# run_pipe FILE ARGS...: like run, with FILE fed through a pipe (unseekable:
+# the cat is the point)
 run_pipe() {
 	_f=$1
 	shift
@@ -138,7 +154,7 @@ expect_err_lines() {
 # expect_no_raw BYTE: neither stdout nor stderr contains BYTE
 expect_no_raw() {
 	case $out$err in
-	*"$1"*) t_fail "raw control byte in the output: $(printf '%s\n%s' "$out" "$err" | od -c | head -20)" ;;
+	*"$1"*) t_fail "raw control byte in the output: $(printf '%s\n%s' "$out" "$err" | od -c | head -8)" ;;
 	esac
 }
 # build DESC COMMAND...: a packing step that must work (else the case fails)
@@ -433,10 +449,17 @@ expect_rows 0
 t_end
 
 unreadable_skip=
-if ! setpriv --reuid=65534 --regid=65534 --clear-groups true 2>"$T/sp.err"; then
+if ! command -v setpriv >/dev/null 2>&1; then
+	t_begin 8d_unreadable_file
+	t_fail "setpriv (util-linux) is missing: build-aux/deps.sh test installs it"
+	t_end
+	unreadable_skip=done
+elif ! setpriv --reuid=65534 --regid=65534 --clear-groups true 2>"$T/sp.err"; then
 	unreadable_skip="setpriv cannot switch to uid 65534: $(cat "$T/sp.err")"
 fi
-if [ -z "$unreadable_skip" ]; then
+if [ "$unreadable_skip" = done ]; then
+	:
+elif [ -z "$unreadable_skip" ]; then
 	t_begin 8d_unreadable_file
 	# nobody must reach the file and the binary; $T is mode 0700
 	chmod 711 "$T" "$W"
