@@ -38,10 +38,10 @@ struct scan {
 	struct buf line;
 };
 
-static const char *status_name(const struct err *e)
+static const char *status_name(const struct err *e, uint64_t bytes)
 {
 	if (!e)
-		return "ok";
+		return bytes ? "ok" : "empty";
 	switch (e->code) {
 	case ERR_TRUNC:
 		return "truncated";
@@ -94,13 +94,13 @@ static int scan_member(void *ctx, const struct member *m)
 		buf_addf(&s->line, ",%s,%llu,%d,%s,%s\r\n",
 			 import_kind_name(pr.kind),
 			 (unsigned long long)input_offset(m->in), pr.score,
-			 m->compression, status_name(e));
+			 m->compression, status_name(e, input_offset(m->in)));
 	} else {
 		buf_addf(&s->line, "%-9s %4d %12llu  %-11s %-9s ",
 			 import_kind_name(pr.kind), pr.score,
 			 (unsigned long long)input_offset(m->in),
 			 m->compression[0] ? m->compression : "-",
-			 status_name(e));
+			 status_name(e, input_offset(m->in)));
 		buf_add_printable(&s->line, m->display, strlen(m->display));
 		buf_addch(&s->line, '\n');
 	}
@@ -144,7 +144,7 @@ int cmd_scan(int argc, char **argv)
 	input_limits_default(&lim);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(scan_help, stdout);

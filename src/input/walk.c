@@ -182,6 +182,23 @@ static const char *human(uint64_t n, char *out, size_t size)
 	return out;
 }
 
+static const char *container_name(enum container kind)
+{
+	switch (kind) {
+	case CONTAINER_COMPRESSED:
+		return "compressed data";
+	case CONTAINER_TAR:
+		return "tar archive";
+	case CONTAINER_ZIP:
+		return "zip archive (cut short, or not a zip)";
+	case CONTAINER_7Z:
+		return "7z archive (cut short, or not a 7z)";
+	case CONTAINER_NONE:
+		break;
+	}
+	return "stream";
+}
+
 /* --- sources: what a layer's libarchive reader reads from ------------ */
 
 static la_ssize_t source_read(struct archive *a, void *ctx, const void **buffer)
@@ -529,7 +546,8 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 		else
 			reportf(w, PROBLEM_WARNING,
 				L.src_eof ? ERR_TRUNC : ERR_FORMAT, display,
-				L.in_bytes, "damaged, skipped: %s",
+				L.in_bytes, "damaged %s, skipped: %s",
+				container_name(kind),
 				archive_error_string(L.a));
 		goto out;
 	}
