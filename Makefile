@@ -57,7 +57,7 @@ LIBHS := $(BUILD)/libheapsift.a
 UNIT_BIN := $(BUILD)/unit-tests
 
 .PHONY: all test check unit golden-update install uninstall clean \
-	format format-check layering deps-test
+	format format-check layering deps-test fuzz
 .DEFAULT_GOAL := all
 all: $(BIN)
 
@@ -103,6 +103,31 @@ check:
 		CFLAGS='-O1 -g -fno-omit-frame-pointer' \
 		SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' test
 
+# libFuzzer harnesses (clang), one per codec; `make fuzz FUZZ_TIME=60`
+# builds them in build-fuzz/, makes seed corpora from fixtures/ and runs
+# each for FUZZ_TIME seconds.  Crashes land in build-fuzz/; make each one
+# a fixture and a regression test.
+FUZZ_TIME ?= 60
+FUZZERS := walk probe
+fuzz:
+	@build-aux/deps.sh clang
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
+		CFLAGS='-O1 -g -fno-omit-frame-pointer' \
+		SAN='-fsanitize=fuzzer-no-link,address,undefined' build-fuzz/libheapsift.a
+	@for f in $(FUZZERS); do \
+		clang -std=c11 -g -O1 -Isrc -I. -fsanitize=fuzzer,address,undefined \
+			-o build-fuzz/fuzz-$$f tests/fuzz/fuzz_$$f.c build-fuzz/libheapsift.a \
+			$$(pkg-config --libs $(PKGS)) -lpthread || exit 1; \
+	done
+	@tests/fuzz/make-seeds.sh
+	@for f in $(FUZZERS); do \
+		echo "== fuzz-$$f for $(FUZZ_TIME) s"; \
+		mkdir -p build-fuzz/found-$$f; \
+		build-fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/walk.dict \
+			-artifact_prefix=build-fuzz/ -print_final_stats=1 \
+			build-fuzz/found-$$f build-fuzz/corpus/$$f || exit 1; \
+	done
+
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
 
@@ -129,6 +154,6 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/heapsift $(DESTDIR)$(MANDIR)/man1/heapsift.1
 
 clean:
-	rm -rf build build-check heapsift
+	rm -rf build build-check build-clang build-fuzz heapsift
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Make the fuzzers' seed corpora from the fixtures: small containers of
+# every kind the walker opens, nested, and the first bytes of each real
+# input for the probes.  Written to build-fuzz/corpus/ (not committed:
+# they are derived from fixtures/ and cheap to make).
+set -eu
+cd "$(dirname "$0")/../.."
+out=build-fuzz/corpus
+rm -rf "$out"
+mkdir -p "$out/walk" "$out/probe"
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+head -c 3000 fixtures/jfr/jdk17-leak-gcroots.jfr >"$w/rec.jfr"
+head -c 2000 fixtures/javacore/javacore.20230830.134339.30220.0001.txt >"$w/jc.txt"
+cp fixtures/codeheap/jdk17-seg-jcmd-codecache.txt "$w/cc.txt"
+for f in rec.jfr jc.txt cc.txt; do cp "$w/$f" "$out/walk/plain-$f"; done
+gzip -c "$w/rec.jfr" >"$out/walk/rec.jfr.gz"
+bzip2 -c "$w/rec.jfr" >"$out/walk/rec.jfr.bz2"
+xz -c "$w/rec.jfr" >"$out/walk/rec.jfr.xz"
+xz --format=lzma -c "$w/rec.jfr" >"$out/walk/rec.jfr.lzma"
+zstd -q -c "$w/rec.jfr" >"$out/walk/rec.jfr.zst"
+lz4 -q -c "$w/rec.jfr" >"$out/walk/rec.jfr.lz4"
+(cd "$w" && bsdtar -cf "$OLDPWD/$out/walk/a.tar" rec.jfr cc.txt)
+(cd "$w" && bsdtar --format zip -cf "$OLDPWD/$out/walk/a.zip" rec.jfr jc.txt)
+(cd "$w" && bsdtar --format 7zip -cf "$OLDPWD/$out/walk/a.7z" rec.jfr cc.txt)
+(cd "$w" && bsdtar --format zip -cf inner.zip rec.jfr &&
+	bsdtar -czf "$OLDPWD/$out/walk/nested.tar.gz" inner.zip cc.txt)
+for f in fixtures/jfr/*.jfr fixtures/codeheap/*.txt fixtures/javacore/*.txt; do
+	head -c 4096 "$f" >"$out/probe/$(basename "$f")"
+done
