@@ -255,7 +255,7 @@ static la_int64_t source_seek(struct archive *a, void *ctx, la_int64_t off,
 			      int whence)
 {
 	struct layer *L = ctx;
-	uint64_t size, to;
+	uint64_t size, base;
 	struct stat st;
 
 	(void)a;
@@ -268,23 +268,33 @@ static la_int64_t source_seek(struct archive *a, void *ctx, la_int64_t off,
 	}
 	switch (whence) {
 	case SEEK_SET:
-		to = (uint64_t)off;
+		base = 0;
 		break;
 	case SEEK_CUR:
-		to = L->pos + (uint64_t)off;
+		base = L->pos;
 		break;
 	case SEEK_END:
-		to = size + (uint64_t)off;
+		base = size;
 		break;
 	default:
 		return ARCHIVE_FATAL;
 	}
-	if (off < 0 && whence == SEEK_SET)
-		return ARCHIVE_FATAL;
-	if (to > size)
-		to = size;
-	L->pos = to;
-	return (la_int64_t)to;
+	/* before the start is an error; past the end reads as end of data
+	 * (base <= size always: pos never passes the end) */
+	if (off < 0) {
+		uint64_t back =
+			(uint64_t) - (off + 1) + 1; /* |off|, even INT64_MIN */
+
+		if (back > base)
+			return ARCHIVE_FATAL;
+		base -= back;
+	} else if ((uint64_t)off > size - base) {
+		base = size;
+	} else {
+		base += (uint64_t)off;
+	}
+	L->pos = base;
+	return (la_int64_t)base;
 }
 
 /* --- members ----------------------------------------------------------- */
@@ -450,8 +460,8 @@ static int slurp(struct walk *w, struct input *in, const char *display,
 		if (!avail)
 			break;
 		if (b.len + avail > w->lim->max_member_bytes) {
-			/* only a top-level stream can get here: members are
-			 * bounded by their own pull */
+			/* the one size limit an archive stream has: the
+			 * memory it would take */
 			reportf(w, PROBLEM_WARNING, ERR_LIMIT, display,
 				w->lim->max_member_bytes,
 				"archive to be read in memory is larger than "
