@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 struct input;
 struct sink;
 struct err;
@@ -42,6 +44,15 @@ enum probe_class {
 	PROBE_TEXT,	 /* heuristics over text: asked last */
 };
 
+/* What the caller gives an import besides the bytes and the sink. */
+struct import_env {
+	const char *source; /* display name of the member */
+	/* a problem the import read past: damaged or unfinished data */
+	void (*warn)(void *ctx, const struct err *e);
+	void *ctx;
+	uint64_t max_chunk_bytes; /* JFR: refuse larger chunks (0: 1 GiB) */
+};
+
 struct importer_ops {
 	const char *name;
 	enum import_kind kind;
@@ -52,8 +63,14 @@ struct importer_ops {
 	 * must accept any bytes at all.
 	 */
 	int (*probe)(const unsigned char *prefix, size_t len, int complete);
-	/* Import one stream into sink; NULL until the importer exists. */
-	int (*import)(struct input *in, struct sink *sink, struct err *e);
+	/*
+	 * Import one stream into sink; NULL until the importer exists.
+	 * Damage it can read past goes to env->warn and the import goes on;
+	 * a negative return (e filled) means nothing more could be read, or
+	 * the sink asked to stop.
+	 */
+	int (*import)(struct input *in, const struct sink *sink,
+		      const struct import_env *env, struct err *e);
 };
 
 #endif

@@ -86,5 +86,6 @@ void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_done(void);
 
 int cmd_scan(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 
 #endif

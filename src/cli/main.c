@@ -10,6 +10,9 @@
 const struct command command_table[] = {
 	{"scan", cmd_scan, "[--csv] [LIMITS] INPUT...",
 	 "list every member of the inputs and what kind of file each is"},
+	{"dump", cmd_dump,
+	 "[--format=text|tsv] [--raw-names] [--events=LIST] [--stats] INPUT...",
+	 "print the heap events of the recordings, one per line"},
 	{NULL, NULL, NULL, NULL},
 };
 

@@ -132,3 +132,102 @@ uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
 		*added = true;
 	return &s->value;
 }
+
+/* --- u64map ------------------------------------------------------------ */
+
+static size_t u64_slot(uint64_t key, size_t mask)
+{
+	return (size_t)mix(key ^ 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull) &
+	       mask;
+}
+
+void u64map_init(struct u64map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void u64map_release(struct u64map *m)
+{
+	free(m->keys);
+	free(m->values);
+	free(m->used);
+	u64map_init(m);
+}
+
+void u64map_clear(struct u64map *m)
+{
+	if (m->n_slots)
+		memset(m->used, 0, m->n_slots);
+	m->n_items = 0;
+}
+
+static size_t u64_find(const struct u64map *m, uint64_t key)
+{
+	size_t mask = m->n_slots - 1, i = u64_slot(key, mask);
+
+	while (m->used[i] && m->keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void u64_grow(struct u64map *m)
+{
+	struct u64map n;
+	size_t i, size = m->n_slots ? m->n_slots : 8;
+
+	if (!size_mul(size, 2, &size))
+		die("u64 map too large");
+	n.n_slots = size;
+	n.n_items = m->n_items;
+	n.keys = xreallocarray(NULL, size, sizeof(uint64_t));
+	n.values = xreallocarray(NULL, size, sizeof(uint64_t));
+	n.used = xcalloc(size, 1);
+	for (i = 0; i < m->n_slots; i++) {
+		if (m->used[i]) {
+			size_t j = u64_find(&n, m->keys[i]);
+
+			n.used[j] = 1;
+			n.keys[j] = m->keys[i];
+			n.values[j] = m->values[i];
+		}
+	}
+	free(m->keys);
+	free(m->values);
+	free(m->used);
+	*m = n;
+}
+
+bool u64map_get(const struct u64map *m, uint64_t key, uint64_t *value)
+{
+	size_t i;
+
+	if (!m->n_items)
+		return false;
+	i = u64_find(m, key);
+	if (!m->used[i])
+		return false;
+	*value = m->values[i];
+	return true;
+}
+
+uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t value,
+		     bool *added)
+{
+	size_t i;
+
+	if ((m->n_items + 1) * 2 > m->n_slots)
+		u64_grow(m);
+	i = u64_find(m, key);
+	if (m->used[i]) {
+		if (added)
+			*added = false;
+		return &m->values[i];
+	}
+	m->used[i] = 1;
+	m->keys[i] = key;
+	m->values[i] = value;
+	m->n_items++;
+	if (added)
+		*added = true;
+	return &m->values[i];
+}

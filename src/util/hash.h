@@ -48,3 +48,25 @@ uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
 		   bool *added);
 
 #endif
+
+/*
+ * An open-addressing map from uint64_t keys to uint64_t values, for the
+ * sparse 64-bit keys binary formats use (JFR constant-pool keys, type
+ * ids).  Same rules as hmap: no deletion, values by pointer.
+ */
+struct u64map {
+	uint64_t *keys;
+	uint64_t *values;
+	unsigned char *used;
+	size_t n_slots; /* 0 or a power of two */
+	size_t n_items;
+};
+
+void u64map_init(struct u64map *m);
+void u64map_release(struct u64map *m);
+/* Forget every item, keep the allocation (for per-chunk reuse). */
+void u64map_clear(struct u64map *m);
+bool u64map_get(const struct u64map *m, uint64_t key, uint64_t *value);
+/* Find or add; see hmap_put. */
+uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t value,
+		     bool *added);

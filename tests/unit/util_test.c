@@ -322,3 +322,33 @@ TEST(paths_find_runtime_beside_the_binary)
 	buf_release(&found);
 	buf_release(&want);
 }
+
+TEST(u64map_sparse_keys_and_clear)
+{
+	struct u64map m;
+	uint64_t v, i;
+	bool added;
+
+	u64map_init(&m);
+	CHECK(!u64map_get(&m, 0, &v));
+	for (i = 0; i < 3000; i++) {
+		/* sparse keys like JFR's, 0 and all-ones included */
+		u64map_put(&m, i * 0x100000001ull, i, &added);
+		CHECK(added);
+	}
+	u64map_put(&m, UINT64_MAX, 7, &added);
+	CHECK(added);
+	for (i = 0; i < 3000; i++)
+		CHECK(u64map_get(&m, i * 0x100000001ull, &v) && v == i);
+	CHECK(u64map_get(&m, UINT64_MAX, &v) && v == 7);
+	CHECK(!u64map_get(&m, 5, &v));
+	*u64map_put(&m, 0, 99, &added) += 1;
+	CHECK(!added);
+	CHECK(u64map_get(&m, 0, &v) && v == 1);
+	u64map_clear(&m);
+	CHECK_UINT(m.n_items, ==, 0);
+	CHECK(!u64map_get(&m, 0, &v));
+	u64map_put(&m, 42, 1, &added);
+	CHECK(added && u64map_get(&m, 42, &v) && v == 1);
+	u64map_release(&m);
+}

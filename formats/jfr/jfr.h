@@ -1,0 +1,204 @@
+/*
+ * A JFR chunk decoder (docs/formats/jfr.md; the byte layout is in
+ * ../shared/reference/jfr-format.md).
+ *
+ * It works on one chunk held in memory (the importer reads chunk by
+ * chunk, so memory is bounded by the largest chunk, not by the
+ * recording).  Decoding is driven entirely by the chunk's own metadata:
+ * type ids are looked up by name, unknown events are skipped by size and
+ * unknown fields by their type.  Constant pools are indexed on open
+ * (key -> offset, for the pool types heap analysis needs) and decoded
+ * lazily on first use, because events refer forward to constants written
+ * later in the chunk.
+ *
+ * It depends on nothing but src/util, so it can be fuzzed alone.  It
+ * does not know about sinks, stores or inputs.
+ *
+ * Every pointer it returns is owned by the struct jfr_chunk and valid
+ * until the next jfr_chunk_open() or jfr_chunk_free().
+ */
+#ifndef HS_JFR_H
+#define HS_JFR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/jfr/jfr_magic.h"
+#include "util/err.h"
+
+#define JFR_HEADER_LEN 68
+
+struct jfr_header {
+	uint16_t major, minor;
+	uint64_t size;	      /* bytes, header included */
+	uint64_t cp_offset;   /* chunk offset of the last checkpoint */
+	uint64_t meta_offset; /* chunk offset of the last metadata event */
+	int64_t start_ns;
+	int64_t duration_ns;
+	int64_t start_ticks;
+	int64_t ticks_per_sec;
+	uint8_t state;	/* 0 finished; 1..254 still being written; 255 busy */
+	uint16_t flags; /* bit 0 compressed ints, bit 1 final chunk */
+};
+
+/*
+ * Parse and check the 68-byte header at p (len bytes available).
+ * Checks magic, version, integer compression and that the offsets lie
+ * inside size; it does not know the file size.
+ */
+int jfr_header_parse(const unsigned char *p, size_t len, struct jfr_header *h,
+		     struct err *e);
+
+/* The events heapsift imports, and the two it reads for facts. */
+enum jfr_kind {
+	JFR_OTHER = 0,
+	JFR_ALLOC_SAMPLE,   /* jdk.ObjectAllocationSample */
+	JFR_TLAB_NEW,	    /* jdk.ObjectAllocationInNewTLAB */
+	JFR_TLAB_OUTSIDE,   /* jdk.ObjectAllocationOutsideTLAB */
+	JFR_OLD_OBJECT,	    /* jdk.OldObjectSample */
+	JFR_HEAP_SUMMARY,   /* jdk.GCHeapSummary */
+	JFR_ACTIVE_SETTING, /* jdk.ActiveSetting */
+	JFR_JVM_INFO,	    /* jdk.JVMInformation */
+	JFR_METADATA,	    /* type 0 */
+	JFR_CHECKPOINT,	    /* type 1 */
+	JFR_KIND__COUNT
+};
+
+/* The fields an event of a known kind may carry (by field name). */
+enum jfr_slot {
+	JS_START,	/* startTime, ticks */
+	JS_DURATION,	/* duration, ticks */
+	JS_THREAD,	/* eventThread, pool key */
+	JS_STACK,	/* stackTrace, pool key */
+	JS_CLASS,	/* objectClass, pool key */
+	JS_WEIGHT,	/* weight */
+	JS_ALLOC_SIZE,	/* allocationSize */
+	JS_TLAB_SIZE,	/* tlabSize */
+	JS_ALLOC_TIME,	/* allocationTime, ticks */
+	JS_OBJECT_AGE,	/* objectAge, ticks */
+	JS_OBJECT_SIZE, /* objectSize */
+	JS_HEAP_USAGE,	/* lastKnownHeapUsage */
+	JS_OBJECT,	/* object, OldObject pool key */
+	JS_ARRAY_ELEMS, /* arrayElements */
+	JS_ROOT,	/* root, OldObjectGcRoot pool key */
+	JS_GC_ID,	/* gcId */
+	JS_WHEN,	/* when, GCWhen pool key */
+	JS_COMMITTED,	/* heapSpace.committedSize */
+	JS_RESERVED,	/* heapSpace.reservedSize */
+	JS_HEAP_USED,	/* heapUsed */
+	JS_SETTING_ID,	/* ActiveSetting.id: an event type id */
+	JS_NAME,	/* ActiveSetting.name (string) */
+	JS_VALUE,	/* ActiveSetting.value (string) */
+	JS_JVM_NAME,	/* JVMInformation.jvmName (string) */
+	JS_JVM_VERSION, /* JVMInformation.jvmVersion (string) */
+	JS__COUNT
+};
+
+struct jfr_event {
+	enum jfr_kind kind;
+	uint64_t type_id;
+	const char *type_name; /* from the metadata; "jdk.CheckPoint" etc. */
+	uint64_t offset;       /* chunk offset of the event */
+	uint64_t size;
+	uint32_t have;		  /* bit (1 << slot) for each slot present */
+	uint64_t v[JS__COUNT];	  /* raw values: ticks, keys, numbers */
+	const char *s[JS__COUNT]; /* string slots, decoded (NULL: null) */
+};
+
+static inline bool jfr_has(const struct jfr_event *ev, enum jfr_slot s)
+{
+	return (ev->have >> s) & 1;
+}
+
+/* Resolved constants. */
+struct jfr_class {
+	const char *raw; /* java/util/HashMap$Node, [B, hidden names as is */
+	const char *display; /* java.util.HashMap$Node, byte[] */
+	bool hidden;
+};
+
+struct jfr_frame {
+	const struct jfr_class *cls; /* never NULL: "unknown" placeholder */
+	const char *method;
+	const char *descriptor;
+	int32_t line;
+	int32_t bci;
+	const char *type;
+	bool hidden;
+};
+
+struct jfr_stack {
+	uint64_t key;
+	bool truncated;
+	uint32_t n_frames;
+	struct jfr_frame *frames;
+};
+
+struct jfr_thread {
+	uint64_t key;
+	const char *name;
+	int64_t java_id;
+	int64_t os_id;
+	bool is_virtual;
+};
+
+struct jfr_chunk;
+
+struct jfr_chunk *jfr_chunk_new(void);
+void jfr_chunk_free(struct jfr_chunk *c);
+
+/*
+ * Open the chunk at data: avail bytes are present (fewer than the
+ * header's size when the file was cut short).  Parses the header, the
+ * metadata and every checkpoint.  chunk_no and file_offset only go into
+ * messages.  Returns 0 when events can be read (possibly only up to
+ * jfr_chunk_consistent_end()); 1 when they can, but a damaged
+ * checkpoint lost some constants (e says which); <0 when nothing in the
+ * chunk is usable.
+ */
+int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
+		   unsigned chunk_no, uint64_t file_offset, struct err *e);
+
+const struct jfr_header *jfr_chunk_header(const struct jfr_chunk *c);
+
+/*
+ * The chunk offset up to which the event framing held: the header's
+ * size for a sound chunk, less for a damaged or cut-short one.  Events
+ * past it are lost; jfr_chunk_lost_reason() says why (NULL: none lost).
+ */
+uint64_t jfr_chunk_consistent_end(const struct jfr_chunk *c);
+const char *jfr_chunk_lost_reason(const struct jfr_chunk *c);
+
+/*
+ * The next event in file order (not time order).  Events of kinds heapsift
+ * reads are decoded into ev; others carry only their type.  Returns 0,
+ * 1 at the end of the consistent part, or <0 when this event is corrupt
+ * (e says where; the next call goes on after it).
+ */
+int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e);
+
+/* Tick values of this chunk to nanoseconds, as the JDK converts them. */
+int64_t jfr_ticks_to_epoch_ns(const struct jfr_chunk *c, uint64_t ticks);
+int64_t jfr_ticks_to_ns(const struct jfr_chunk *c, uint64_t ticks);
+
+/* Constants by pool key; NULL when the key is not in the pool (null),
+ * or when its entry is damaged. */
+const struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key);
+const struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key);
+const struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key);
+/* A simple-type pool value as text: GCWhen, FrameType... by type name. */
+const char *jfr_gc_when(struct jfr_chunk *c, uint64_t key);
+/* "description (system, type)" of an OldObjectGcRoot; NULL if none. */
+const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key);
+/* The class of an OldObject (the sampled object); NULL if unknown. */
+const struct jfr_class *jfr_old_object_class(struct jfr_chunk *c, uint64_t key);
+/* Name of an event type id in this chunk's metadata, NULL if none. */
+const char *jfr_type_name(const struct jfr_chunk *c, uint64_t type_id);
+
+/* Internal JVM class name to the form `jfr print` shows (arena copy
+ * into out, which must hold 2 * len + 16 bytes).  Exposed for tests. */
+void jfr_display_class_name(const char *raw, size_t len, bool hidden,
+			    char *out);
+
+#endif

@@ -1,0 +1,492 @@
+/*
+ * heapsift dump: the decoded heap events of every recording in the
+ * inputs, one line each with the full stack, in file order.  For golden
+ * tests, for comparing with `jfr print`, and for looking at what an
+ * importer made of a file.  --stats decodes everything (every stack
+ * resolved) but prints only the per-type event counts, and the decoding
+ * speed on stderr.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "importers/registry.h"
+#include "importers/sink.h"
+#include "input/input.h"
+#include "input/walk.h"
+#include "util/buf.h"
+
+static const char dump_help[] =
+	"usage: heapsift dump [--format=text|tsv] [--raw-names] "
+	"[--events=LIST] [--stats] [LIMITS] INPUT...\n"
+	"\n"
+	"Print the heap events of every JFR recording found in the inputs,\n"
+	"one per line, in file order (not time order), with full stacks.\n"
+	"\n"
+	"      --format=text  (default) readable lines\n"
+	"      --format=tsv   tab-separated: kind, startTime, javaThreadId,\n"
+	"                     threadName, class, value, truncated, frames\n"
+	"      --raw-names    class names as the JVM writes them ([B,\n"
+	"                     java/lang/String) instead of byte[],\n"
+	"                     java.lang.String\n"
+	"      --events=LIST  comma-separated: alloc "
+	"(ObjectAllocationSample),\n"
+	"                     tlab (InNewTLAB), outside (OutsideTLAB), old\n"
+	"                     (OldObjectSample), gc (GCHeapSummary); default "
+	"all\n"
+	"      --stats        print only the count of every event type per\n"
+	"                     recording (as `jfr summary` counts them) and\n"
+	"                     the decoding speed on stderr\n"
+	"  -h, --help         this text\n"
+	"\n" CLI_LIMIT_HELP "\n"
+	"Exit status: 0 all read; 1 an input could not be read or held no\n"
+	"recording; 2 usage; 3 done, but damaged or unfinished data was\n"
+	"skipped.\n";
+
+enum { EV_ALLOC = 1, EV_TLAB = 2, EV_OUTSIDE = 4, EV_OLD = 8, EV_GC = 16 };
+
+struct dump {
+	bool tsv, raw, stats;
+	unsigned events;
+	struct buf line;
+	uint64_t n_recordings;
+	uint64_t n_events;
+	uint64_t bytes;
+	bool failed;
+	const struct walk_stats *stats_ref;
+	uint64_t warnings;
+};
+
+static void put_time(struct buf *b, int64_t ns)
+{
+	int64_t secs = ns / 1000000000, frac = ns % 1000000000;
+	time_t t;
+	struct tm tm;
+
+	if (frac < 0) {
+		frac += 1000000000;
+		secs--;
+	}
+	t = (time_t)secs;
+	gmtime_r(&t, &tm);
+	buf_addf(b, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (long long)frac);
+}
+
+/* Names come from the file: never let a raw control byte out. */
+static void put_name(struct buf *b, const char *s)
+{
+	buf_add_printable(b, s, strlen(s));
+}
+
+static void put_frames(struct dump *d, const struct rec_stack *st,
+		       const char *sep)
+{
+	uint32_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->n_frames; i++) {
+		const struct rec_frame *f = &st->frames[i];
+
+		if (i)
+			buf_adds(&d->line, sep);
+		put_name(&d->line, d->raw ? f->class_raw : f->class_name);
+		buf_addch(&d->line, '.');
+		put_name(&d->line, f->method);
+		put_name(&d->line, f->descriptor);
+		buf_addf(&d->line, ":%d@%d:", f->line, f->bci);
+		put_name(&d->line, f->type);
+	}
+}
+
+static bool wanted(const struct dump *d, enum sample_kind k)
+{
+	switch (k) {
+	case SAMPLE_ALLOC:
+		return d->events & EV_ALLOC;
+	case SAMPLE_TLAB_NEW:
+		return d->events & EV_TLAB;
+	case SAMPLE_TLAB_OUTSIDE:
+		return d->events & EV_OUTSIDE;
+	case SAMPLE_OLD_OBJECT:
+		return d->events & EV_OLD;
+	default:
+		return false;
+	}
+}
+
+static const char *kind_word(enum sample_kind k)
+{
+	static const char *const words[] = {"alloc", "tlab", "outside", "old",
+					    "agent"};
+
+	return k < SAMPLE__COUNT ? words[k] : "?";
+}
+
+static void put_opt(struct buf *b, const char *name, int64_t v)
+{
+	if (v != REC_NONE)
+		buf_addf(b, " %s=%lld", name, (long long)v);
+}
+
+static int dump_sample(void *ctx, const struct rec_sample *s)
+{
+	struct dump *d = ctx;
+	const char *cls = d->raw ? s->class_raw : s->class_name;
+	int64_t value;
+
+	d->n_events++;
+	if (d->stats || !wanted(d, s->kind))
+		return 0;
+	buf_reset(&d->line);
+	if (d->tsv) {
+		value = s->kind == SAMPLE_ALLOC		 ? s->weight
+			: s->kind == SAMPLE_TLAB_NEW	 ? s->tlab_size
+			: s->kind == SAMPLE_TLAB_OUTSIDE ? s->alloc_size
+							 : s->object_size;
+		buf_addf(&d->line, "%s\t", kind_word(s->kind));
+		put_time(&d->line, s->time_ns);
+		if (s->thread) {
+			buf_addf(&d->line, "\t%lld\t",
+				 (long long)s->thread->java_id);
+			put_name(&d->line, s->thread->name);
+		} else {
+			buf_adds(&d->line, "\t\t");
+		}
+		buf_addch(&d->line, '\t');
+		put_name(&d->line, cls ? cls : "");
+		buf_addch(&d->line, '\t');
+		if (value != REC_NONE)
+			buf_addf(&d->line, "%lld", (long long)value);
+		/* no stack recorded: neither truncated nor whole */
+		buf_addf(&d->line, "\t%s\t",
+			 !s->stack	       ? ""
+			 : s->stack->truncated ? "true"
+					       : "false");
+		put_frames(d, s->stack, ";");
+	} else {
+		put_time(&d->line, s->time_ns);
+		buf_addf(&d->line, " %s", kind_word(s->kind));
+		if (s->thread) {
+			buf_adds(&d->line, " thread=");
+			put_name(&d->line, s->thread->name);
+			buf_addf(&d->line, "(%lld)",
+				 (long long)s->thread->java_id);
+		}
+		buf_adds(&d->line, " class=");
+		put_name(&d->line, cls ? cls : "unknown");
+		put_opt(&d->line, "weight", s->weight);
+		put_opt(&d->line, "tlab", s->tlab_size);
+		put_opt(&d->line, "size", s->alloc_size);
+		put_opt(&d->line, "objectSize", s->object_size);
+		if (s->alloc_time_ns != REC_NONE) {
+			buf_adds(&d->line, " allocated=");
+			put_time(&d->line, s->alloc_time_ns);
+		}
+		put_opt(&d->line, "ageNs", s->object_age_ns);
+		put_opt(&d->line, "heapUsed", s->last_heap_used);
+		put_opt(&d->line, "arrayElements", s->array_elements);
+		if (s->gc_root) {
+			buf_adds(&d->line, " root=\"");
+			put_name(&d->line, s->gc_root);
+			buf_addch(&d->line, '"');
+		}
+		if (s->stack && s->stack->truncated)
+			buf_adds(&d->line, " truncated");
+		if (s->stack) {
+			buf_adds(&d->line, " stack: ");
+			put_frames(d, s->stack, "; ");
+		}
+	}
+	buf_addch(&d->line, '\n');
+	fwrite(d->line.data, 1, d->line.len, stdout);
+	return ferror(stdout) ? -1 : 0;
+}
+
+static int dump_heap_summary(void *ctx, const struct rec_heap_summary *h)
+{
+	struct dump *d = ctx;
+
+	d->n_events++;
+	if (d->stats || !(d->events & EV_GC))
+		return 0;
+	buf_reset(&d->line);
+	if (d->tsv) {
+		buf_adds(&d->line, "gc\t");
+		put_time(&d->line, h->time_ns);
+		buf_adds(&d->line, "\t\t\t");
+		put_name(&d->line, h->when);
+		buf_addf(&d->line, "\t%lld\t\t", (long long)h->heap_used);
+	} else {
+		put_time(&d->line, h->time_ns);
+		buf_adds(&d->line, " gc \"");
+		put_name(&d->line, h->when);
+		buf_addch(&d->line, '"');
+		put_opt(&d->line, "gcId", h->gc_id);
+		put_opt(&d->line, "heapUsed", h->heap_used);
+		put_opt(&d->line, "committed", h->committed);
+		put_opt(&d->line, "reserved", h->reserved);
+	}
+	buf_addch(&d->line, '\n');
+	fwrite(d->line.data, 1, d->line.len, stdout);
+	return ferror(stdout) ? -1 : 0;
+}
+
+static int dump_recording(void *ctx, const struct rec_recording *r)
+{
+	struct dump *d = ctx;
+	struct buf b = BUF_INIT;
+	uint32_t i;
+
+	d->n_recordings++;
+	if (d->tsv)
+		return 0;
+	buf_adds(&b, "# ");
+	put_name(&b, r->source);
+	buf_addf(&b, ": %s, %u chunk%s, ", r->format, r->n_chunks,
+		 r->n_chunks == 1 ? "" : "s");
+	put_time(&b, r->start_ns);
+	buf_adds(&b, " .. ");
+	put_time(&b, r->end_ns);
+	if (r->jvm_name) {
+		buf_adds(&b, ", ");
+		put_name(&b, r->jvm_name);
+		buf_addch(&b, ' ');
+		put_name(&b, r->jvm_version ? r->jvm_version : "");
+	}
+	buf_addch(&b, '\n');
+	if (d->stats) {
+		for (i = 0; i < r->n_event_types; i++) {
+			size_t at = b.len;
+
+			put_name(&b, r->event_types[i].name);
+			while (b.len - at < 45)
+				buf_addch(&b, ' ');
+			buf_addf(&b, " %12llu\n",
+				 (unsigned long long)r->event_types[i].n);
+		}
+	} else {
+		buf_addf(&b,
+			 "# samples: alloc %llu, tlab %llu, outside %llu, old "
+			 "%llu; gc heap summaries %llu\n",
+			 (unsigned long long)r->n_samples[SAMPLE_ALLOC],
+			 (unsigned long long)r->n_samples[SAMPLE_TLAB_NEW],
+			 (unsigned long long)r->n_samples[SAMPLE_TLAB_OUTSIDE],
+			 (unsigned long long)r->n_samples[SAMPLE_OLD_OBJECT],
+			 (unsigned long long)r->n_heap_summaries);
+		for (i = 0; i < r->n_settings; i++) {
+			buf_adds(&b, "# setting ");
+			put_name(&b, r->settings[i].name);
+			buf_addch(&b, '=');
+			put_name(&b, r->settings[i].value);
+			buf_addch(&b, '\n');
+		}
+	}
+	fwrite(b.data, 1, b.len, stdout);
+	buf_release(&b);
+	return ferror(stdout) ? -1 : 0;
+}
+
+static const struct sink_ops dump_sink_ops = {dump_sample, dump_heap_summary,
+					      dump_recording};
+
+static void print_problem(enum problem_severity sev, const struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	cli_progress_done();
+	fflush(stdout);
+	buf_addf(&b, "heapsift dump: %s: ",
+		 sev == PROBLEM_ERROR ? "error" : "warning");
+	err_format(e, &b);
+	buf_addch(&b, '\n');
+	fputs(b.data, stderr);
+	buf_release(&b);
+}
+
+static void dump_warn(void *ctx, const struct err *e)
+{
+	struct dump *d = ctx;
+
+	d->warnings++;
+	print_problem(PROBLEM_WARNING, e);
+}
+
+static void dump_problem(void *ctx, enum problem_severity sev,
+			 const struct err *e)
+{
+	(void)ctx;
+	print_problem(sev, e);
+}
+
+static int dump_member(void *ctx, const struct member *m)
+{
+	struct dump *d = ctx;
+	const unsigned char *p;
+	size_t avail;
+	struct probe_result pr;
+	struct sink sink = {&dump_sink_ops, d};
+	struct import_env env = {m->display, dump_warn, d, 0};
+	struct err e;
+	uint64_t before = input_offset(m->in);
+
+	input_peek(m->in, PROBE_PREFIX, &p, &avail);
+	pr = importer_probe(p, avail, m->in->eof && !m->in->failed);
+	if (pr.kind != KIND_JFR)
+		return 0;
+	err_init(&e);
+	if (pr.ops->import(m->in, &sink, &env, &e) < 0) {
+		if (ferror(stdout))
+			return -1;
+		err_source(&e, m->display);
+		d->warnings++;
+		print_problem(PROBLEM_WARNING, &e);
+	}
+	d->bytes += input_offset(m->in) - before;
+	return 0;
+}
+
+static bool parse_events(const char *list, unsigned *out)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {{"alloc", EV_ALLOC},
+		     {"tlab", EV_TLAB},
+		     {"outside", EV_OUTSIDE},
+		     {"old", EV_OLD},
+		     {"gc", EV_GC}};
+	const char *p = list;
+
+	*out = 0;
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+		bool found = false;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n &&
+			    !strncmp(p, names[i].name, n)) {
+				*out |= names[i].bit;
+				found = true;
+			}
+		if (!found)
+			return false;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return *out != 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	enum { OPT_FORMAT = OPT__CLI_NEXT, OPT_RAW, OPT_EVENTS, OPT_STATS };
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"raw-names", no_argument, NULL, OPT_RAW},
+		{"events", required_argument, NULL, OPT_EVENTS},
+		{"stats", no_argument, NULL, OPT_STATS},
+		{"help", no_argument, NULL, 'h'},
+		CLI_LIMIT_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	static const struct walk_ops ops = {dump_member, dump_problem};
+	struct input_limits lim;
+	struct walk_stats stats = {0, 0, 0, 0};
+	struct dump d;
+	struct timespec t0, t1;
+	int c, i, failed_inputs = 0, status;
+
+	memset(&d, 0, sizeof(d));
+	buf_init(&d.line);
+	d.events = EV_ALLOC | EV_TLAB | EV_OUTSIDE | EV_OLD | EV_GC;
+	input_limits_default(&lim);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(dump_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "tsv"))
+				d.tsv = true;
+			else if (strcmp(optarg, "text"))
+				return cli_usage_error("dump",
+						       "--format: '%s' is not "
+						       "text or tsv",
+						       optarg);
+			break;
+		case OPT_RAW:
+			d.raw = true;
+			break;
+		case OPT_EVENTS:
+			if (!parse_events(optarg, &d.events))
+				return cli_usage_error(
+					"dump",
+					"--events: '%s' is not a list of "
+					"alloc, tlab, outside, old, gc",
+					optarg);
+			break;
+		case OPT_STATS:
+			d.stats = true;
+			break;
+		case '?':
+			return cli_usage_error("dump", "unknown option '%s'",
+					       argv[optind - 1]);
+		case ':':
+			return cli_usage_error("dump",
+					       "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			if (cli_limit_option("dump", c, optarg, &lim))
+				return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("dump", "no input given");
+	if (d.tsv && !d.stats)
+		fputs("kind\tstartTime\tjavaThreadId\tthreadName\tclass\tvalue"
+		      "\ttruncated\tframes\n",
+		      stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = optind; i < argc; i++) {
+		int rc = walk_input(argv[i], &lim, &ops, &d, &stats);
+
+		if (rc < 0 && ferror(stdout))
+			break;
+		if (rc < 0)
+			failed_inputs++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (d.stats) {
+		double s = (double)(t1.tv_sec - t0.tv_sec) +
+			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+		fprintf(stderr,
+			"heapsift dump: decoded %llu bytes, %llu heap events "
+			"in %.3f s: %.0f MB/s, %.0f events/s\n",
+			(unsigned long long)d.bytes,
+			(unsigned long long)d.n_events, s,
+			s > 0 ? (double)d.bytes / 1e6 / s : 0.0,
+			s > 0 ? (double)d.n_events / s : 0.0);
+	}
+	buf_release(&d.line);
+	if (!d.n_recordings && !failed_inputs && !ferror(stdout)) {
+		fprintf(stderr, "heapsift dump: no JFR recording in the "
+				"inputs\n");
+		failed_inputs++;
+	}
+	if (failed_inputs || stats.errors)
+		status = EXIT_ERROR;
+	else if (stats.warnings || d.warnings)
+		status = EXIT_WARNED;
+	else
+		status = EXIT_OK;
+	return cli_finish_output(status);
+}
