@@ -72,7 +72,7 @@ struct rec_sample {
 	int64_t object_size;
 	int64_t last_heap_used;
 	int64_t array_elements; /* REC_NONE: not an array */
-	const char *gc_root;	/* "description (system, type)", NULL: none */
+	const char *gc_root;	/* "system / type (description)"; NULL: none */
 };
 
 struct rec_heap_summary {

@@ -1135,6 +1135,13 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 	/* pass 2: the metadata the header names, else the last one seen */
 	if (!meta)
 		meta = last_meta;
+	if (!meta && avail < c->h.size)
+		return err_set_at(e, ERR_TRUNC, file_offset,
+				  "jfr: chunk %u is cut short (%zu of %llu "
+				  "bytes) before its metadata is complete: "
+				  "nothing in it can be decoded",
+				  chunk_no, avail,
+				  (unsigned long long)c->h.size);
 	if (!meta)
 		return err_set_at(e, ERR_TRUNC, file_offset,
 				  "jfr: chunk %u has no readable metadata "
@@ -1618,11 +1625,10 @@ const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key)
 	if (hf->gr_type >= 0)
 		type = simple_string(c, POOL_ROOTTYPE, hf->rt_type,
 				     cap.v[hf->gr_type], 0);
-	buf_addf(&b, "%s", sys ? sys : "unknown");
-	if (type)
-		buf_addf(&b, "/%s", type);
+	/* "system / type", as `jfr print` groups roots, then the detail */
+	buf_addf(&b, "%s / %s", sys ? sys : "unknown", type ? type : "unknown");
 	if (desc && *desc)
-		buf_addf(&b, ": %s", desc);
+		buf_addf(&b, " (%s)", desc);
 	out = arena_memdup(&c->consts, b.data, b.len);
 	buf_release(&b);
 	cache(c, POOL_GCROOT, key, out);

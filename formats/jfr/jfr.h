@@ -189,7 +189,7 @@ const struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key);
 const struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key);
 /* A simple-type pool value as text: GCWhen, FrameType... by type name. */
 const char *jfr_gc_when(struct jfr_chunk *c, uint64_t key);
-/* "description (system, type)" of an OldObjectGcRoot; NULL if none. */
+/* "system / type (description)" of an OldObjectGcRoot; NULL if none. */
 const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key);
 /* The class of an OldObject (the sampled object); NULL if unknown. */
 const struct jfr_class *jfr_old_object_class(struct jfr_chunk *c, uint64_t key);

@@ -28,7 +28,9 @@ static const char dump_help[] =
 	"\n"
 	"      --format=text  (default) readable lines\n"
 	"      --format=tsv   tab-separated: kind, startTime, javaThreadId,\n"
-	"                     threadName, class, value, truncated, frames\n"
+	"                     threadName, class, value (weight, tlabSize,\n"
+	"                     allocationSize, objectSize; heapUsed for gc),\n"
+	"                     truncated, frames, allocationSize, root\n"
 	"      --raw-names    class names as the JVM writes them ([B,\n"
 	"                     java/lang/String) instead of byte[],\n"
 	"                     java.lang.String\n"
@@ -53,6 +55,7 @@ struct dump {
 	unsigned events;
 	struct buf line;
 	uint64_t n_recordings;
+	uint64_t n_jfr_members; /* recognised as JFR, readable or not */
 	uint64_t n_events;
 	uint64_t bytes;
 	bool failed;
@@ -169,6 +172,12 @@ static int dump_sample(void *ctx, const struct rec_sample *s)
 			 : s->stack->truncated ? "true"
 					       : "false");
 		put_frames(d, s->stack, ";");
+		buf_addch(&d->line, '\t');
+		if (s->alloc_size != REC_NONE)
+			buf_addf(&d->line, "%lld", (long long)s->alloc_size);
+		buf_addch(&d->line, '\t');
+		if (s->gc_root)
+			put_name(&d->line, s->gc_root);
 	} else {
 		put_time(&d->line, s->time_ns);
 		buf_addf(&d->line, " %s", kind_word(s->kind));
@@ -221,7 +230,7 @@ static int dump_heap_summary(void *ctx, const struct rec_heap_summary *h)
 		put_time(&d->line, h->time_ns);
 		buf_adds(&d->line, "\t\t\t");
 		put_name(&d->line, h->when);
-		buf_addf(&d->line, "\t%lld\t\t", (long long)h->heap_used);
+		buf_addf(&d->line, "\t%lld\t\t\t\t", (long long)h->heap_used);
 	} else {
 		put_time(&d->line, h->time_ns);
 		buf_adds(&d->line, " gc \"");
@@ -339,6 +348,7 @@ static int dump_member(void *ctx, const struct member *m)
 	pr = importer_probe(p, avail, m->in->eof && !m->in->failed);
 	if (pr.kind != KIND_JFR)
 		return 0;
+	d->n_jfr_members++;
 	err_init(&e);
 	if (pr.ops->import(m->in, &sink, &env, &e) < 0) {
 		if (ferror(stdout))
@@ -452,7 +462,7 @@ int cmd_dump(int argc, char **argv)
 		return cli_usage_error("dump", "no input given");
 	if (d.tsv && !d.stats)
 		fputs("kind\tstartTime\tjavaThreadId\tthreadName\tclass\tvalue"
-		      "\ttruncated\tframes\n",
+		      "\ttruncated\tframes\tallocationSize\troot\n",
 		      stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = optind; i < argc; i++) {
@@ -477,7 +487,7 @@ int cmd_dump(int argc, char **argv)
 			s > 0 ? (double)d.n_events / s : 0.0);
 	}
 	buf_release(&d.line);
-	if (!d.n_recordings && !failed_inputs && !ferror(stdout)) {
+	if (!d.n_jfr_members && !failed_inputs && !ferror(stdout)) {
 		fprintf(stderr, "heapsift dump: no JFR recording in the "
 				"inputs\n");
 		failed_inputs++;

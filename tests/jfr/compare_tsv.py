@@ -49,7 +49,8 @@ def main():
             cols = line.rstrip("\n").split("\t")
             if cols[0] != "alloc":
                 continue
-            rows.append("\t".join(cols[1:]) + "\n")
+            # the reference's columns; heapsift adds more after them
+            rows.append("\t".join(cols[1:8]) + "\n")
     got, n_got = load(rows)
     problems = []
     if n_ref != n_got:
