@@ -474,9 +474,6 @@ static int jfr_import(struct input *in, const struct sink *sink,
 			im.rec.n_chunks++;
 			if (h.start_ns < im.rec.start_ns)
 				im.rec.start_ns = h.start_ns;
-			if (h.state == 0 &&
-			    h.start_ns + h.duration_ns > im.rec.end_ns)
-				im.rec.end_ns = h.start_ns + h.duration_ns;
 			rc = read_chunk_events(&im);
 			fold_counts(&im);
 			if (im.suppressed)
@@ -487,6 +484,11 @@ static int jfr_import(struct input *in, const struct sink *sink,
 				      im.chunk_no);
 			end = jfr_chunk_consistent_end(im.c);
 			why = jfr_chunk_lost_reason(im.c);
+			/* the header's duration holds only for a whole,
+			 * finished chunk; otherwise the events say */
+			if (h.state == 0 && !why &&
+			    h.start_ns + h.duration_ns > im.rec.end_ns)
+				im.rec.end_ns = h.start_ns + h.duration_ns;
 			if (why) {
 				warnf(&im,
 				      avail < h.size ? ERR_TRUNC : ERR_FORMAT,
@@ -524,7 +526,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 			im.rec.start_ns = 0;
 		if (im.last_event_ns > im.rec.end_ns)
 			im.rec.end_ns = im.last_event_ns;
-		if (im.chunk_no && sink->ops->recording &&
+		if (im.rec.n_chunks && sink->ops->recording &&
 		    sink->ops->recording(sink->ctx, &im.rec) < 0)
 			rc = err_set(e, ERR_IO, "output failed");
 	}
