@@ -108,14 +108,16 @@ check:
 # each for FUZZ_TIME seconds.  Crashes land in build-fuzz/; make each one
 # a fixture and a regression test.
 FUZZ_TIME ?= 60
-FUZZERS := walk probe
+FUZZERS := walk probe jfr
 fuzz:
 	@build-aux/deps.sh clang
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
 		CFLAGS='-O1 -g -fno-omit-frame-pointer' \
-		SAN='-fsanitize=fuzzer-no-link,address,undefined' build-fuzz/libheapsift.a
+		SAN='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined' \
+		build-fuzz/libheapsift.a
 	@for f in $(FUZZERS); do \
 		clang -std=c11 -g -O1 -Isrc -I. -fsanitize=fuzzer,address,undefined \
+			-fno-sanitize-recover=undefined \
 			-o build-fuzz/fuzz-$$f tests/fuzz/fuzz_$$f.c build-fuzz/libheapsift.a \
 			$$(pkg-config --libs $(PKGS)) -lpthread || exit 1; \
 	done
@@ -124,6 +126,7 @@ fuzz:
 		echo "== fuzz-$$f for $(FUZZ_TIME) s"; \
 		mkdir -p build-fuzz/found-$$f; \
 		build-fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/walk.dict \
+			-max_len=300000 -rss_limit_mb=4096 \
 			-artifact_prefix=build-fuzz/ -print_final_stats=1 \
 			build-fuzz/found-$$f build-fuzz/corpus/$$f || exit 1; \
 	done

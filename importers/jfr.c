@@ -517,7 +517,9 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	}
 
 	if (rc >= 0) {
-		qsort(im.counts, im.n_counts, sizeof(*im.counts), count_cmp);
+		if (im.n_counts)
+			qsort(im.counts, im.n_counts, sizeof(*im.counts),
+			      count_cmp);
 		im.rec.settings = im.settings;
 		im.rec.n_settings = (uint32_t)im.n_settings;
 		im.rec.event_types = im.counts;

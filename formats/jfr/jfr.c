@@ -672,7 +672,10 @@ static int parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 			if (s.enc == 2)
 				m.r.bad = true; /* no pools in metadata */
 			m.strings[i] =
-				m.r.bad ? "" : decode_jstr(c, &c->meta, &s, 0);
+				m.r.bad ? NULL
+					: decode_jstr(c, &c->meta, &s, 0);
+			if (!m.strings[i])
+				m.strings[i] = ""; /* a null string */
 		}
 	}
 	if (!m.r.bad)

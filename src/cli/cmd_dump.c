@@ -3,8 +3,8 @@
  * inputs, one line each with the full stack, in file order.  For golden
  * tests, for comparing with `jfr print`, and for looking at what an
  * importer made of a file.  --stats decodes everything (every stack
- * resolved) but prints only the per-type event counts, and the decoding
- * speed on stderr.
+ * resolved) but prints only the per-type event counts; --bench adds the
+ * decoding speed on stderr.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 
 static const char dump_help[] =
 	"usage: heapsift dump [--format=text|tsv] [--raw-names] "
-	"[--events=LIST] [--stats] [LIMITS] INPUT...\n"
+	"[--events=LIST] [--stats|--bench] [LIMITS] INPUT...\n"
 	"\n"
 	"Print the heap events of every JFR recording found in the inputs,\n"
 	"one per line, in file order (not time order), with full stacks.\n"
@@ -40,8 +40,8 @@ static const char dump_help[] =
 	"                     (OldObjectSample), gc (GCHeapSummary); default "
 	"all\n"
 	"      --stats        print only the count of every event type per\n"
-	"                     recording (as `jfr summary` counts them) and\n"
-	"                     the decoding speed on stderr\n"
+	"                     recording (as `jfr summary` counts them)\n"
+	"      --bench        --stats, and the decoding speed on stderr\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"
 	"Exit status: 0 all read; 1 an input could not be read or held no\n"
@@ -51,7 +51,7 @@ static const char dump_help[] =
 enum { EV_ALLOC = 1, EV_TLAB = 2, EV_OUTSIDE = 4, EV_OLD = 8, EV_GC = 16 };
 
 struct dump {
-	bool tsv, raw, stats;
+	bool tsv, raw, stats, bench;
 	unsigned events;
 	struct buf line;
 	uint64_t n_recordings;
@@ -395,12 +395,19 @@ static bool parse_events(const char *list, unsigned *out)
 
 int cmd_dump(int argc, char **argv)
 {
-	enum { OPT_FORMAT = OPT__CLI_NEXT, OPT_RAW, OPT_EVENTS, OPT_STATS };
+	enum {
+		OPT_FORMAT = OPT__CLI_NEXT,
+		OPT_RAW,
+		OPT_EVENTS,
+		OPT_STATS,
+		OPT_BENCH
+	};
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"raw-names", no_argument, NULL, OPT_RAW},
 		{"events", required_argument, NULL, OPT_EVENTS},
 		{"stats", no_argument, NULL, OPT_STATS},
+		{"bench", no_argument, NULL, OPT_BENCH},
 		{"help", no_argument, NULL, 'h'},
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -446,6 +453,9 @@ int cmd_dump(int argc, char **argv)
 		case OPT_STATS:
 			d.stats = true;
 			break;
+		case OPT_BENCH:
+			d.stats = d.bench = true;
+			break;
 		case '?':
 			return cli_usage_error("dump", "unknown option '%s'",
 					       argv[optind - 1]);
@@ -474,7 +484,7 @@ int cmd_dump(int argc, char **argv)
 			failed_inputs++;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (d.stats) {
+	if (d.bench) {
 		double s = (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 

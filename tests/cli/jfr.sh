@@ -124,6 +124,18 @@ for at in 100 9000 50000 150000 250000; do
 done
 t_end
 
+t_begin jfr_inputs_the_fuzzer_broke_stay_fixed
+# each once crashed or tripped a sanitizer (make check runs this under
+# ASan and UBSan); now each is read or refused with a message
+for f in "$F"/fuzz/*.jfr; do
+	run dump --stats "$f"
+	case "$rc" in
+	0 | 3) ;;
+	*) t_fail "$(basename "$f"): exit $rc; $err" ;;
+	esac
+done
+t_end
+
 t_begin jfr_refuses_jdk8_format_clearly
 printf 'FLR\000\000\001\000\000' >"$W/old.jfr"
 head -c 200 /dev/zero >>"$W/old.jfr"

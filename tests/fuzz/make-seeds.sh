@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=build-fuzz/corpus
 rm -rf "$out"
-mkdir -p "$out/walk" "$out/probe"
+mkdir -p "$out/walk" "$out/probe" "$out/jfr"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 head -c 3000 fixtures/jfr/jdk17-leak-gcroots.jfr >"$w/rec.jfr"
@@ -27,4 +27,12 @@ lz4 -q -c "$w/rec.jfr" >"$out/walk/rec.jfr.lz4"
 	bsdtar -czf "$OLDPWD/$out/walk/nested.tar.gz" inner.zip cc.txt)
 for f in fixtures/jfr/*.jfr fixtures/codeheap/*.txt fixtures/javacore/*.txt; do
 	head -c 4096 "$f" >"$out/probe/$(basename "$f")"
+done
+# whole recordings, and cuts that end inside the metadata, a checkpoint
+# and the event stream
+for f in leak-gcroots killed-unfinished; do
+	cp "fixtures/jfr/jdk17-$f.jfr" "$out/jfr/$f.jfr"
+	for n in 9000 120000 200000; do
+		head -c "$n" "fixtures/jfr/jdk17-$f.jfr" >"$out/jfr/$f-$n.jfr"
+	done
 done

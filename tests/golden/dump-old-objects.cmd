@@ -1,0 +1,1 @@
+dump --events=old $FIXTURES/jfr/jdk17-leak-gcroots.jfr

@@ -1,0 +1,1 @@
+dump --stats $FIXTURES/jfr/jdk17-leak-gcroots.jfr
