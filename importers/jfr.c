@@ -40,6 +40,7 @@ static int jfr_probe(const unsigned char *p, size_t len, int complete)
 
 #define DEFAULT_MAX_CHUNK  (1ull << 30)
 #define WARNINGS_PER_CHUNK 5
+#define SMALL_IDS	   4096
 
 struct jfr_import {
 	struct jfr_chunk *c;
@@ -55,6 +56,7 @@ struct jfr_import {
 	struct rec_count *counts;
 	size_t n_counts, alloc_counts;
 	struct u64map chunk_counts; /* type id -> events, this chunk */
+	uint64_t *small_counts;	    /* the same for ids below SMALL_IDS */
 	struct u64map stacks;	    /* jfr_stack * -> rec_stack * */
 	uint64_t next_stack_id;
 	unsigned chunk_no;
@@ -299,6 +301,13 @@ static void fold_counts(struct jfr_import *im)
 {
 	size_t i;
 
+	for (i = 0; i < SMALL_IDS; i++)
+		if (im->small_counts[i]) {
+			*u64map_put(&im->chunk_counts, i, 0, NULL) +=
+				im->small_counts[i];
+			im->small_counts[i] = 0;
+		}
+
 	for (i = 0; i < im->chunk_counts.n_slots; i++) {
 		const char *name;
 		uint64_t idx;
@@ -350,7 +359,10 @@ static int read_chunk_events(struct jfr_import *im)
 		rc = jfr_chunk_next(im->c, &ev, &e);
 		if (rc > 0)
 			return 0;
-		(*u64map_put(&im->chunk_counts, ev.type_id, 0, NULL))++;
+		if (ev.type_id < SMALL_IDS)
+			im->small_counts[ev.type_id]++;
+		else
+			(*u64map_put(&im->chunk_counts, ev.type_id, 0, NULL))++;
 		if (rc < 0) {
 			warn_damage(im, &e);
 			continue;
@@ -411,6 +423,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	hmap_init(&im.setting_index);
 	hmap_init(&im.count_index);
 	u64map_init(&im.chunk_counts);
+	im.small_counts = xcalloc(SMALL_IDS, sizeof(uint64_t));
 	u64map_init(&im.stacks);
 	im.rec.source = env->source;
 	im.rec.format = "jfr";
@@ -541,6 +554,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	u64map_release(&im.stacks);
 	free(im.settings);
 	free(im.counts);
+	free(im.small_counts);
 	return rc < 0 ? rc : 0;
 }
 

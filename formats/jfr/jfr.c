@@ -314,6 +314,13 @@ struct jfr_chunk {
 	struct type *types;
 	uint32_t n_types, alloc_types;
 	struct u64map type_by_id;
+	uint32_t *small_ids; /* id -> type index for ids below n_small */
+	uint32_t n_small;
+	/* the metadata event the type table was built from: a chunk whose
+	 * metadata is byte for byte the same reuses the table */
+	unsigned char *meta_bytes;
+	size_t meta_len;
+	bool meta_valid;
 	uint32_t pool_type[POOL__COUNT];
 	struct hot_fields hf;
 
@@ -361,6 +368,8 @@ void jfr_chunk_free(struct jfr_chunk *c)
 	}
 	free(c->types);
 	free(c->checkpoints);
+	free(c->small_ids);
+	free(c->meta_bytes);
 	free(c);
 }
 
@@ -434,10 +443,25 @@ int jfr_header_parse(const unsigned char *p, size_t len, struct jfr_header *h,
 
 /* --- metadata ------------------------------------------------------------ */
 
+/* What a metadata string means as an element name or attribute key,
+ * worked out once per string instead of once per use. */
+enum meta_word {
+	MW_OTHER = 0,
+	MW_CLASS,
+	MW_FIELD,
+	MW_NAME,
+	MW_ID,
+	MW_SUPER,
+	MW_TYPE, /* the "class" attribute of a field */
+	MW_DIM,
+	MW_CP,
+};
+
 struct meta_parse {
 	struct jfr_chunk *c;
 	struct rd r;
 	const char **strings;
+	unsigned char *words; /* enum meta_word per string */
 	uint64_t n_strings;
 	struct field *fields; /* fields of the class being read */
 	size_t n_fields, alloc_fields;
@@ -480,37 +504,52 @@ static void parse_element(struct meta_parse *m, int depth, int in_class,
 	const char *name, *attr_name = NULL, *attr_id = NULL,
 			  *attr_super = NULL, *attr_class = NULL,
 			  *attr_dim = NULL, *attr_cp = NULL;
-	uint64_t n_attrs, n_children, i;
+	uint64_t n_attrs, n_children, i, idx;
 	bool is_class, is_field;
 
 	if (depth > MAX_DEPTH) {
 		r->bad = true;
 		return;
 	}
-	name = meta_string(m, rd_varint(r));
-	is_class = !strcmp(name, "class");
-	is_field = in_class && !strcmp(name, "field");
+	idx = rd_varint(r);
+	name = meta_string(m, idx);
+	is_class = !r->bad && m->words[idx] == MW_CLASS;
+	is_field = in_class && !r->bad && m->words[idx] == MW_FIELD;
+	(void)name;
 	n_attrs = rd_varint(r);
 	if (n_attrs > rd_left(r)) {
 		r->bad = true;
 		return;
 	}
 	for (i = 0; i < n_attrs && !r->bad; i++) {
-		const char *k = meta_string(m, rd_varint(r));
+		uint64_t k = rd_varint(r);
 		const char *v = meta_string(m, rd_varint(r));
 
-		if (!strcmp(k, "name"))
+		if (r->bad || k >= m->n_strings)
+			break;
+		switch (m->words[k]) {
+		case MW_NAME:
 			attr_name = v;
-		else if (!strcmp(k, "id"))
+			break;
+		case MW_ID:
 			attr_id = v;
-		else if (!strcmp(k, "superType"))
+			break;
+		case MW_SUPER:
 			attr_super = v;
-		else if (!strcmp(k, "class"))
+			break;
+		case MW_CLASS: /* as an attribute key: the field's type */
+		case MW_TYPE:
 			attr_class = v;
-		else if (!strcmp(k, "dimension"))
+			break;
+		case MW_DIM:
 			attr_dim = v;
-		else if (!strcmp(k, "constantPool"))
+			break;
+		case MW_CP:
 			attr_cp = v;
+			break;
+		default:
+			break;
+		}
 	}
 	if (r->bad)
 		return;
@@ -678,8 +717,26 @@ static int parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 				m.strings[i] = ""; /* a null string */
 		}
 	}
-	if (!m.r.bad)
+	if (!m.r.bad) {
+		static const struct {
+			const char *s;
+			enum meta_word w;
+		} words[] = {
+			{"class", MW_CLASS},	 {"field", MW_FIELD},
+			{"name", MW_NAME},	 {"id", MW_ID},
+			{"superType", MW_SUPER}, {"dimension", MW_DIM},
+			{"constantPool", MW_CP},
+		};
+		size_t j;
+
+		m.words = xcalloc(m.n_strings ? m.n_strings : 1, 1);
+		for (i = 0; i < m.n_strings; i++)
+			for (j = 0; j < sizeof(words) / sizeof(words[0]); j++)
+				if (!strcmp(m.strings[i], words[j].s))
+					m.words[i] = (unsigned char)words[j].w;
 		parse_element(&m, 0, 0, NO_TYPE);
+	}
+	free(m.words);
 	free(m.strings);
 	free(m.fields);
 	if (m.r.bad)
@@ -964,6 +1021,21 @@ static char *decode_jstr(struct jfr_chunk *c, struct arena *a,
 		break;
 	case 4:
 		rd_init(&r, s->p, s->p + s->nbytes);
+		/* class and method names are ASCII: one byte per unit,
+		 * written straight out; anything else takes the long way */
+		out = arena_alloc(a, (size_t)s->len * 4 + 1);
+		for (i = 0; i < s->len; i++) {
+			uint64_t u = rd_varint(&r);
+
+			if (u - 1 >= 0x7f)
+				break;
+			out[i] = (char)u;
+		}
+		if (i == s->len) {
+			out[i] = '\0';
+			return out;
+		}
+		rd_init(&r, s->p, s->p + s->nbytes);
 		for (i = 0; i < s->len; i++) {
 			uint32_t u = (uint16_t)rd_varint(&r), lo;
 
@@ -1049,6 +1121,71 @@ static int parse_checkpoint(struct jfr_chunk *c, uint64_t off, struct err *e)
 
 /* --- opening a chunk ------------------------------------------------------ */
 
+static void reset_types(struct jfr_chunk *c)
+{
+	int i;
+
+	arena_reset(&c->meta);
+	u64map_clear(&c->type_by_id);
+	for (i = 0; i < POOL__COUNT; i++)
+		c->pool_type[i] = NO_TYPE;
+	c->n_types = 0;
+	c->n_small = 0;
+	c->meta_valid = false;
+}
+
+/* The bytes of the metadata event at off (framing already checked). */
+static size_t meta_event_len(const struct jfr_chunk *c, uint64_t off)
+{
+	struct rd r;
+
+	rd_init(&r, c->data + off, c->data + c->limit);
+	return (size_t)rd_varint(&r);
+}
+
+/* Consecutive chunks usually carry identical metadata: compare bytes. */
+static bool same_metadata(const struct jfr_chunk *c, uint64_t off)
+{
+	size_t len = meta_event_len(c, off);
+
+	return c->meta_valid && len == c->meta_len &&
+	       !memcmp(c->meta_bytes, c->data + off, len);
+}
+
+static void keep_metadata(struct jfr_chunk *c, uint64_t off)
+{
+	size_t len = meta_event_len(c, off);
+	uint64_t max_id = 0;
+	uint32_t i;
+
+	c->meta_bytes = xrealloc(c->meta_bytes, len ? len : 1);
+	memcpy(c->meta_bytes, c->data + off, len);
+	c->meta_len = len;
+	c->meta_valid = true;
+	/* event type ids are small in practice: a table beats hashing */
+	for (i = 0; i < c->n_types; i++)
+		if (c->types[i].id < (1u << 16) && c->types[i].id > max_id)
+			max_id = c->types[i].id;
+	c->n_small = (uint32_t)max_id + 1;
+	c->small_ids =
+		xreallocarray(c->small_ids, c->n_small, sizeof(uint32_t));
+	for (i = 0; i < c->n_small; i++)
+		c->small_ids[i] = NO_TYPE;
+	for (i = 0; i < c->n_types; i++)
+		if (c->types[i].id < c->n_small &&
+		    c->small_ids[c->types[i].id] == NO_TYPE)
+			c->small_ids[c->types[i].id] = i;
+}
+
+static bool type_index(const struct jfr_chunk *c, uint64_t id, uint64_t *idx)
+{
+	if (id < c->n_small) {
+		*idx = c->small_ids[id];
+		return *idx != NO_TYPE;
+	}
+	return u64map_get(&c->type_by_id, id, idx);
+}
+
 static void lost(struct jfr_chunk *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void lost(struct jfr_chunk *c, const char *fmt, ...)
@@ -1069,15 +1206,11 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 	uint64_t pos, meta = 0, last_meta = 0;
 	int i, rc = 0;
 
-	arena_reset(&c->meta);
 	arena_reset(&c->consts);
-	u64map_clear(&c->type_by_id);
 	for (i = 0; i < POOL__COUNT; i++) {
 		u64map_clear(&c->pools[i]);
 		u64map_clear(&c->cache[i]);
-		c->pool_type[i] = NO_TYPE;
 	}
-	c->n_types = 0;
 	c->n_checkpoints = 0;
 	c->has_lost = false;
 	c->lost[0] = '\0';
@@ -1151,8 +1284,12 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 				  "(nothing was flushed into it before it "
 				  "ended)",
 				  chunk_no);
-	if (parse_metadata(c, meta, e) < 0)
-		return ERR_FAIL;
+	if (!same_metadata(c, meta)) {
+		reset_types(c);
+		if (parse_metadata(c, meta, e) < 0)
+			return ERR_FAIL;
+		keep_metadata(c, meta);
+	}
 
 	/* pass 3: index the pools; a damaged checkpoint loses only itself */
 	for (i = 0; (size_t)i < c->n_checkpoints; i++)
@@ -1228,7 +1365,7 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 		ev->type_name = "jdk.CheckPoint";
 		return 0;
 	}
-	if (!u64map_get(&c->type_by_id, ev->type_id, &idx))
+	if (!type_index(c, ev->type_id, &idx))
 		return 0; /* not in the metadata: skipped by size, as the JDK does */
 	t = &c->types[idx];
 	ev->type_name = t->name;

@@ -9,7 +9,8 @@
 #     by tests/jfr/compare_tsv.py: thread, class, weight, truncated flag,
 #     every frame, time within 1 us);
 #   - `heapsift dump --stats` lists exactly the event types `jfr summary`
-#     counts (count > 0), with the same counts;
+#     counts (count > 0), with the same counts (and `--bench` the same,
+#     plus the file's byte count on its speed line);
 #   - the tlab rows of `heapsift dump` add up to the tlabSize of the
 #     jdk.ObjectAllocationInNewTLAB events `jfr print --json` shows.
 # So heapsift is checked against JDK versions and JVM behaviour the
@@ -123,7 +124,13 @@ d=$(LC_ALL=C join -a 1 -a 2 -e MISSING -o 0,1.2,2.2 \
 	"$W/summary.counts" "$W/stats.counts" | awk '$2 != $3')
 [ -z "$d" ] || t_fail "TYPE jfr-summary heapsift differ:
 $d"
-# the decoding line on stderr reports the bytes of the (plain) file
+expect_no_err
+stats_out=$out
+# --bench: the same counts, and a speed line on stderr that reports the
+# bytes of the (plain) file
+run dump --bench "$REC"
+expect_rc 0
+[ "$out" = "$stats_out" ] || t_fail "dump --bench prints other counts than dump --stats"
 expect_err "heapsift dump: decoded $(size "$REC") bytes, "
 t_end
 
