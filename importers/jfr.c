@@ -443,7 +443,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 			break; /* the input's own failure: the walker reports */
 		if (!avail)
 			break;
-		if (jfr_header_parse(p, avail, &h, &ce) < 0) {
+		if (jfr_header_parse_frame(p, avail, &h, &ce) < 0) {
 			if (!im.chunk_no) {
 				rc = err_set_at(e, ce.code, at, "%s", ce.msg);
 				break;

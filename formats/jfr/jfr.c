@@ -390,8 +390,8 @@ const char *jfr_chunk_lost_reason(const struct jfr_chunk *c)
 
 /* --- the header -------------------------------------------------------- */
 
-int jfr_header_parse(const unsigned char *p, size_t len, struct jfr_header *h,
-		     struct err *e)
+int jfr_header_parse_frame(const unsigned char *p, size_t len,
+			   struct jfr_header *h, struct err *e)
 {
 	if (len < JFR_HEADER_LEN)
 		return err_set_at(
@@ -439,6 +439,36 @@ int jfr_header_parse(const unsigned char *p, size_t len, struct jfr_header *h,
 				  "0x%x), which heapsift does not read",
 				  h->flags);
 	return 0;
+}
+
+static int check_offsets(const struct jfr_header *h, struct err *e)
+{
+	if (!h->cp_offset || !h->meta_offset)
+		return err_set_at(e, ERR_TRUNC, 16,
+				  "jfr: nothing was flushed into this chunk "
+				  "(its checkpoint or metadata offset is 0)");
+	if (h->cp_offset < JFR_HEADER_LEN || h->cp_offset >= h->size)
+		return err_set_at(
+			e, ERR_FORMAT, 16,
+			"jfr: checkpoint offset %llu lies outside the "
+			"chunk (68..%llu)",
+			(unsigned long long)h->cp_offset,
+			(unsigned long long)h->size - 1);
+	if (h->meta_offset < JFR_HEADER_LEN || h->meta_offset >= h->size)
+		return err_set_at(e, ERR_FORMAT, 24,
+				  "jfr: metadata offset %llu lies outside the "
+				  "chunk (68..%llu)",
+				  (unsigned long long)h->meta_offset,
+				  (unsigned long long)h->size - 1);
+	return 0;
+}
+
+int jfr_header_parse(const unsigned char *p, size_t len, struct jfr_header *h,
+		     struct err *e)
+{
+	if (jfr_header_parse_frame(p, len, h, e) < 0)
+		return ERR_FAIL;
+	return check_offsets(h, e);
 }
 
 /* --- metadata ------------------------------------------------------------ */
@@ -1220,7 +1250,7 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 	c->file_offset = file_offset;
 	c->pos = c->end = JFR_HEADER_LEN;
 
-	if (jfr_header_parse(data, avail, &c->h, e) < 0) {
+	if (jfr_header_parse_frame(data, avail, &c->h, e) < 0) {
 		e->offset = file_offset +
 			    (e->offset == ERR_NO_OFFSET ? 0 : e->offset);
 		return ERR_FAIL;
@@ -1289,6 +1319,11 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 		if (parse_metadata(c, meta, e) < 0)
 			return ERR_FAIL;
 		keep_metadata(c, meta);
+	}
+
+	if (check_offsets(&c->h, e) < 0) {
+		err_prefix(e, "jfr: chunk %u header", chunk_no);
+		rc = 1;
 	}
 
 	/* pass 3: index the pools; a damaged checkpoint loses only itself */

@@ -43,12 +43,17 @@ struct jfr_header {
 };
 
 /*
- * Parse and check the 68-byte header at p (len bytes available).
- * Checks magic, version, integer compression and that the offsets lie
- * inside size; it does not know the file size.
+ * Parse and check the 68-byte header at p (len bytes available): magic,
+ * version, integer compression, and that the checkpoint and metadata
+ * offsets lie inside size (reference 3.1).  It does not know the file
+ * size.  jfr_header_parse_frame() makes every check but the offsets:
+ * enough to find where the chunk ends, which is all a reader needs when
+ * it finds the metadata and checkpoints by walking the events.
  */
 int jfr_header_parse(const unsigned char *p, size_t len, struct jfr_header *h,
 		     struct err *e);
+int jfr_header_parse_frame(const unsigned char *p, size_t len,
+			   struct jfr_header *h, struct err *e);
 
 /* The events heapsift imports, and the two it reads for facts. */
 enum jfr_kind {
