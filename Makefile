@@ -121,6 +121,7 @@ fuzz:
 			-o build-fuzz/fuzz-$$f tests/fuzz/fuzz_$$f.c build-fuzz/libheapsift.a \
 			$$(pkg-config --libs $(PKGS)) -lpthread || exit 1; \
 	done
+	@$(MAKE) --no-print-directory unit
 	@tests/fuzz/make-seeds.sh
 	@for f in $(FUZZERS); do \
 		echo "== fuzz-$$f for $(FUZZ_TIME) s"; \

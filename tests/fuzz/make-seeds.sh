@@ -36,3 +36,6 @@ for f in leak-gcroots killed-unfinished; do
 		head -c "$n" "fixtures/jfr/jdk17-$f.jfr" >"$out/jfr/$f-$n.jfr"
 	done
 done
+# small synthetic chunks written by the JFR unit tests' chunk writer
+HS_FUZZ_SEEDS="$out/jfr" HS_FIXTURES=fixtures build/unit-tests \
+	jfr_synthetic_chunk_through_the_importer >/dev/null

@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "formats/jfr/jfr.h"
+#include "importers/list.h"
+#include "importers/sink.h"
+#include "input/input.h"
 #include "test.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -1975,4 +1978,84 @@ TEST(jfr_display_class_names)
 	/* only len bytes count */
 	check_display("[Jxyz", 2, false, "long[]");
 	check_display("java/lang/Object;tail", 16, false, "java.lang.Object");
+}
+
+/* --- the importer on a synthetic chunk, and fuzz seeds ---------------------- */
+
+struct seen_samples {
+	int n;
+	int64_t weight_sum;
+	int bytes_arrays;
+	int main_frames;
+};
+
+static int seen_sample(void *ctx, const struct rec_sample *s)
+{
+	struct seen_samples *x = ctx;
+
+	x->n++;
+	x->weight_sum += s->weight;
+	x->bytes_arrays += s->class_name && !strcmp(s->class_name, "byte[]");
+	x->main_frames += s->stack && s->stack->n_frames == 1 &&
+			  !strcmp(s->stack->frames[0].method, "main") &&
+			  !strcmp(s->stack->frames[0].class_name, "Main");
+	return 0;
+}
+
+static void no_warning(void *ctx, const struct err *e)
+{
+	(void)ctx;
+	test_fail(__FILE__, __LINE__, "unexpected warning: %s", e->msg);
+}
+
+/* Write a chunk where the fuzzer's seed corpus wants it (make fuzz sets
+ * HS_FUZZ_SEEDS): small valid chunks let it reach deep code fast. */
+static void maybe_seed(const char *name, const struct buf *b)
+{
+	const char *dir = getenv("HS_FUZZ_SEEDS");
+	char path[4096];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fwrite(b->data, 1, b->len, f) == b->len);
+		fclose(f);
+	}
+}
+
+TEST(jfr_synthetic_chunk_through_the_importer)
+{
+	static const struct sink_ops ops = {seen_sample, NULL, NULL};
+	struct seen_samples x = {0, 0, 0, 0};
+	struct sink sink = {&ops, &x};
+	struct import_env env = {"synthetic.jfr", no_warning, NULL, 0};
+	struct input in;
+	struct err e;
+	struct w w;
+	struct rich r;
+	uint64_t n;
+
+	small_begin(&w);
+	for (n = 1; n <= 5; n++)
+		small_sample(&w, n);
+	w_finish(&w, &hv_1e9);
+	maybe_seed("synthetic-small.jfr", &w.b);
+	input_init_memory(&in, "synthetic.jfr", w.b.data, w.b.len);
+	err_init(&e);
+	CHECK_INT(importer_jfr.import(&in, &sink, &env, &e), ==, 0);
+	/* five samples of [B from Main.main, weights 8, 16 .. 40 */
+	CHECK_INT(x.n, ==, 5);
+	CHECK_INT(x.weight_sum, ==, 8 * (1 + 2 + 3 + 4 + 5));
+	CHECK_INT(x.bytes_arrays, ==, 5);
+	CHECK_INT(x.main_frames, ==, 5);
+	input_release(&in);
+	w_release(&w);
+
+	build_rich(&w, &hv_1e9, &r);
+	maybe_seed("synthetic-rich.jfr", &w.b);
+	w_release(&w);
 }
