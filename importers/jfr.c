@@ -57,7 +57,7 @@ struct jfr_import {
 	size_t n_counts, alloc_counts;
 	struct u64map chunk_counts; /* type id -> events, this chunk */
 	uint64_t *small_counts;	    /* the same for ids below SMALL_IDS */
-	struct u64map stacks;	    /* jfr_stack * -> rec_stack * */
+
 	uint64_t next_stack_id;
 	unsigned chunk_no;
 	unsigned warned;     /* in this chunk */
@@ -102,17 +102,16 @@ static void warn_damage(struct jfr_import *im, const struct err *e)
 }
 
 static const struct rec_stack *convert_stack(struct jfr_import *im,
-					     const struct jfr_stack *st)
+					     struct jfr_stack *st)
 {
 	struct rec_stack *rs;
 	struct rec_frame *fr;
-	uint64_t v;
 	uint32_t i;
 
 	if (!st)
 		return NULL;
-	if (u64map_get(&im->stacks, (uint64_t)(uintptr_t)st, &v))
-		return (const struct rec_stack *)(uintptr_t)v;
+	if (st->user)
+		return st->user;
 	rs = arena_calloc(&im->chunk, 1, sizeof(*rs));
 	fr = arena_calloc(&im->chunk, st->n_frames ? st->n_frames : 1,
 			  sizeof(*fr));
@@ -132,8 +131,7 @@ static const struct rec_stack *convert_stack(struct jfr_import *im,
 	rs->frames = fr;
 	rs->n_frames = st->n_frames;
 	rs->truncated = st->truncated;
-	u64map_put(&im->stacks, (uint64_t)(uintptr_t)st,
-		   (uint64_t)(uintptr_t)rs, NULL);
+	st->user = rs;
 	return rs;
 }
 
@@ -424,7 +422,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	hmap_init(&im.count_index);
 	u64map_init(&im.chunk_counts);
 	im.small_counts = xcalloc(SMALL_IDS, sizeof(uint64_t));
-	u64map_init(&im.stacks);
+
 	im.rec.source = env->source;
 	im.rec.format = "jfr";
 	im.rec.start_ns = INT64_MAX;
@@ -472,7 +470,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 		im.warned = 0;
 		im.suppressed = 0;
 		arena_reset(&im.chunk);
-		u64map_clear(&im.stacks);
+
 		orc = jfr_chunk_open(im.c, p, (size_t)take, im.chunk_no, at,
 				     &ce);
 		if (orc < 0) {
@@ -551,7 +549,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	hmap_release(&im.setting_index);
 	hmap_release(&im.count_index);
 	u64map_release(&im.chunk_counts);
-	u64map_release(&im.stacks);
+
 	free(im.settings);
 	free(im.counts);
 	free(im.small_counts);

@@ -51,26 +51,50 @@ static inline size_t rd_left(const struct rd *r)
 	return (size_t)(r->end - r->p);
 }
 
-/* LEB128-like, little-endian groups of 7 bits; the ninth byte carries 8
- * bits.  Padded (non-minimal) forms are legal. */
+/*
+ * A varint with no bounds check: the caller made sure 9 bytes remain.
+ * Little-endian groups of 7 bits, the ninth byte carrying 8; padded
+ * (non-minimal) forms are legal.  Unrolled: most values take one to
+ * three bytes, and a loop with a variable shift costs twice as much.
+ */
+static inline uint64_t varint_unchecked(const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	uint64_t v = p[0], b;
+
+	if (v < 0x80) {
+		*pp = p + 1;
+		return v;
+	}
+	v &= 0x7f;
+#define VARINT_BYTE(n)                \
+	b = p[n];                     \
+	v |= (b & 0x7f) << (7 * (n)); \
+	if (b < 0x80) {               \
+		*pp = p + (n) + 1;    \
+		return v;             \
+	}
+	VARINT_BYTE(1)
+	VARINT_BYTE(2)
+	VARINT_BYTE(3)
+	VARINT_BYTE(4)
+	VARINT_BYTE(5)
+	VARINT_BYTE(6)
+	VARINT_BYTE(7)
+#undef VARINT_BYTE
+	*pp = p + 9;
+	return v | (uint64_t)p[8] << 56;
+}
+
+/* The same, bounded by the reader's end. */
 static inline uint64_t rd_varint(struct rd *r)
 {
 	const unsigned char *p = r->p;
 	uint64_t v = 0, b;
 	unsigned i;
 
-	if (rd_left(r) >= 9) {
-		for (i = 0; i < 8; i++) {
-			b = p[i];
-			v |= (b & 0x7f) << (7 * i);
-			if (b < 0x80) {
-				r->p = p + i + 1;
-				return v;
-			}
-		}
-		r->p = p + 9;
-		return v | (uint64_t)p[8] << 56;
-	}
+	if (rd_left(r) >= 9)
+		return varint_unchecked(&r->p);
 	for (i = 0; i < 8; i++) {
 		if (p >= r->end)
 			goto bad;
@@ -191,6 +215,25 @@ struct field {
 	int8_t slot; /* enum jfr_slot for event fields, -1 otherwise */
 };
 
+/* An event type's fields compiled for the hot loop of jfr_chunk_next. */
+enum opcode {
+	OP_VARINT,
+	OP_U1,
+	OP_F4,
+	OP_F8,
+	OP_STRING,
+	OP_HEAPSPACE,
+	OP_SKIP
+};
+
+struct op {
+	uint8_t code;
+	int8_t slot;   /* enum jfr_slot, -1: read and drop */
+	int8_t ci, ri; /* OP_HEAPSPACE: committedSize, reservedSize */
+	bool array, cp;
+	uint32_t type;
+};
+
 struct type {
 	uint64_t id;
 	const char *name;
@@ -201,7 +244,10 @@ struct type {
 	enum jfr_kind kind;
 	int pool;	/* enum pool_id, -1 when not indexed */
 	bool readable;	/* every field's type is known, recursively */
-	bool zero_size; /* a struct whose values take no bytes */
+	struct op *ops; /* kinds heapsift reads: the fields, compiled */
+	uint32_t n_ops;
+	bool all_varint; /* every op is OP_VARINT: the fast loop */
+	bool zero_size;	 /* a struct whose values take no bytes */
 };
 
 enum pool_id {
@@ -329,6 +375,9 @@ struct jfr_chunk {
 
 	struct u64map pools[POOL__COUNT]; /* key -> chunk offset of value */
 	struct u64map cache[POOL__COUNT]; /* key -> resolved pointer */
+	uint64_t last_key[POOL__COUNT];	  /* the last hit, checked first: */
+	void *last_val[POOL__COUNT];	  /* events repeat threads, stacks */
+	bool ticks_are_ns;
 
 	uint64_t pos, end;
 	char lost[256];
@@ -704,6 +753,57 @@ static bool check_readable(struct jfr_chunk *c, uint32_t t,
 	return ok;
 }
 
+static void compile_ops(struct jfr_chunk *c, struct type *t)
+{
+	uint32_t k;
+
+	t->ops = arena_calloc(&c->meta, t->n_fields ? t->n_fields : 1,
+			      sizeof(struct op));
+	t->n_ops = t->n_fields;
+	for (k = 0; k < t->n_fields; k++) {
+		const struct field *f = &t->fields[k];
+		struct op *o = &t->ops[k];
+		enum prim p = c->types[f->type].prim;
+
+		o->slot = f->array ? -1 : f->slot;
+		o->type = f->type;
+		o->array = f->array;
+		o->cp = f->cp;
+		if (f->array) {
+			o->code = OP_SKIP;
+		} else if (f->cp) {
+			o->code = OP_VARINT;
+		} else if (p == P_STRING) {
+			o->code = OP_STRING;
+			if (!slot_is_string(o->slot))
+				o->slot = -1;
+		} else if (slot_is_string(o->slot)) {
+			/* a number where a string goes: read, drop */
+			o->code = OP_SKIP;
+			o->slot = -1;
+		} else if (p == P_NONE) {
+			o->code = o->slot == JS_COMMITTED ? OP_HEAPSPACE
+							  : OP_SKIP;
+			o->ci = (int8_t)field_index(c, f->type,
+						    "committedSize");
+			o->ri = (int8_t)field_index(c, f->type, "reservedSize");
+			if (o->code == OP_SKIP)
+				o->slot = -1;
+		} else if (p == P_BOOLEAN || p == P_BYTE) {
+			o->code = OP_U1;
+		} else if (p == P_FLOAT) {
+			o->code = OP_F4;
+		} else if (p == P_DOUBLE) {
+			o->code = OP_F8;
+		} else {
+			o->code = OP_VARINT;
+		}
+	}
+	t->all_varint = true;
+	for (k = 0; k < t->n_ops; k++)
+		t->all_varint &= t->ops[k].code == OP_VARINT;
+}
+
 static int parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 {
 	struct meta_parse m;
@@ -821,6 +921,8 @@ static int parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 					    slot_names[j].name))
 					t->fields[k].slot =
 						(int8_t)slot_names[j].slot;
+		if (t->readable)
+			compile_ops(c, t);
 	}
 
 	hf->st_truncated =
@@ -1240,6 +1342,7 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 	for (i = 0; i < POOL__COUNT; i++) {
 		u64map_clear(&c->pools[i]);
 		u64map_clear(&c->cache[i]);
+		c->last_val[i] = NULL;
 	}
 	c->n_checkpoints = 0;
 	c->has_lost = false;
@@ -1257,6 +1360,7 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 	}
 	c->limit = c->h.size < avail ? c->h.size : avail;
 	c->ticks_div = (double)c->h.ticks_per_sec / 1e9;
+	c->ticks_are_ns = c->h.ticks_per_sec == 1000000000;
 	if (avail < c->h.size)
 		lost(c, "chunk cut short: %llu of its %llu bytes present",
 		     (unsigned long long)avail, (unsigned long long)c->h.size);
@@ -1411,49 +1515,81 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 				  "jfr: event type %s has fields of unknown "
 				  "types in chunk %u's metadata",
 				  t->name, c->chunk_no);
-	for (i = 0; i < t->n_fields && !r.bad; i++) {
-		const struct field *f = &t->fields[i];
+	/* The heap events are all varints: when the chunk (not the event)
+	 * has 9 bytes for each, read them without bounds checks, and check
+	 * the event's end once afterwards.  Reading past an event but
+	 * inside the chunk is harmless; the overrun is still reported. */
+	if (t->all_varint && (size_t)(c->data + c->end - r.p) >= 9 * t->n_ops) {
+		const unsigned char *p = r.p;
 
-		if (f->slot < 0 || f->array) {
-			skip_value(c, &r, f->type, f->array, f->cp, 0);
-			continue;
+		for (i = 0; i < t->n_ops; i++) {
+			const struct op *o = &t->ops[i];
+			uint64_t v = varint_unchecked(&p);
+
+			if (o->slot >= 0) {
+				ev->v[o->slot] = v;
+				ev->have |= 1u << o->slot;
+			}
 		}
-		if (slot_is_string(f->slot) && !f->cp &&
-		    c->types[f->type].prim == P_STRING) {
+		if (p > r.end)
+			r.bad = true;
+		i = t->n_ops; /* the general loop below has nothing left */
+	} else {
+		i = 0;
+	}
+	for (; i < t->n_ops; i++) {
+		const struct op *o = &t->ops[i];
+		uint64_t v;
+
+		switch (o->code) {
+		case OP_VARINT:
+			v = rd_varint(&r);
+			break;
+		case OP_U1:
+			v = rd_u1(&r);
+			break;
+		case OP_F4:
+			v = r.p + 4 <= r.end ? be(r.p, 4) : 0;
+			rd_skip(&r, 4);
+			break;
+		case OP_F8:
+			v = r.p + 8 <= r.end ? be(r.p, 8) : 0;
+			rd_skip(&r, 8);
+			break;
+		case OP_STRING: {
 			struct jstr s;
 
 			rd_string(&r, &s);
-			if (!r.bad)
-				ev->s[f->slot] =
+			if (o->slot >= 0 && !r.bad) {
+				ev->s[o->slot] =
 					decode_jstr(c, &c->consts, &s, 0);
-		} else if (f->slot == JS_COMMITTED && !f->cp) {
+				ev->have |= 1u << o->slot;
+			}
+			continue;
+		}
+		case OP_HEAPSPACE: {
 			/* heapSpace: an inline VirtualSpace */
 			struct capture cap;
-			int ci = field_index(c, f->type, "committedSize");
-			int ri = field_index(c, f->type, "reservedSize");
 
-			capture_struct(c, &r, f->type, &cap);
-			if (ci >= 0) {
-				ev->v[JS_COMMITTED] = cap.v[ci];
+			capture_struct(c, &r, o->type, &cap);
+			if (o->ci >= 0) {
+				ev->v[JS_COMMITTED] = cap.v[o->ci];
 				ev->have |= 1u << JS_COMMITTED;
 			}
-			if (ri >= 0) {
-				ev->v[JS_RESERVED] = cap.v[ri];
+			if (o->ri >= 0) {
+				ev->v[JS_RESERVED] = cap.v[o->ri];
 				ev->have |= 1u << JS_RESERVED;
 			}
 			continue;
-		} else if (c->types[f->type].prim == P_NONE && !f->cp) {
-			skip_value(c, &r, f->type, false, false, 0);
-			continue;
-		} else if (c->types[f->type].prim == P_STRING && !f->cp) {
-			struct jstr s;
-
-			rd_string(&r, &s); /* a string where a number goes */
-			continue;
-		} else {
-			ev->v[f->slot] = read_scalar(c, &r, f);
 		}
-		ev->have |= 1u << f->slot;
+		default:
+			skip_value(c, &r, o->type, o->array, o->cp, 0);
+			continue;
+		}
+		if (o->slot >= 0) {
+			ev->v[o->slot] = v;
+			ev->have |= 1u << o->slot;
+		}
 	}
 	ev->kind = t->kind;
 	if (r.bad) {
@@ -1473,6 +1609,10 @@ int64_t jfr_ticks_to_epoch_ns(const struct jfr_chunk *c, uint64_t ticks)
 {
 	/* as the JDK's TimeConverter: a double division, truncated */
 	int64_t d = (int64_t)(ticks - (uint64_t)c->h.start_ticks);
+
+	/* dividing by 1.0 changes nothing below 2^53 */
+	if (c->ticks_are_ns && d < (1ll << 53) && d > -(1ll << 53))
+		return c->h.start_ns + d;
 
 	return c->h.start_ns + (int64_t)((double)d / c->ticks_div);
 }
@@ -1501,13 +1641,20 @@ static void *cached(struct jfr_chunk *c, int pool, uint64_t key)
 {
 	uint64_t v;
 
-	return u64map_get(&c->cache[pool], key, &v) ? (void *)(uintptr_t)v
-						    : NULL;
+	if (c->last_val[pool] && c->last_key[pool] == key)
+		return c->last_val[pool];
+	if (!u64map_get(&c->cache[pool], key, &v))
+		return NULL;
+	c->last_key[pool] = key;
+	c->last_val[pool] = (void *)(uintptr_t)v;
+	return c->last_val[pool];
 }
 
 static void cache(struct jfr_chunk *c, int pool, uint64_t key, const void *p)
 {
 	u64map_put(&c->cache[pool], key, (uint64_t)(uintptr_t)p, NULL);
+	c->last_key[pool] = key;
+	c->last_val[pool] = (void *)(uintptr_t)p;
 }
 
 /* The decoded text of a simple-type pool (one string field). */
@@ -1671,7 +1818,7 @@ static const struct method *method(struct jfr_chunk *c, uint64_t key)
 	return m;
 }
 
-const struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key)
+struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key)
 {
 	const struct hot_fields *hf = &c->hf;
 	struct jfr_stack *st;

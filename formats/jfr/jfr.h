@@ -135,6 +135,7 @@ struct jfr_frame {
 
 struct jfr_stack {
 	uint64_t key;
+	void *user; /* the caller's, NULL at first; lives with the chunk */
 	bool truncated;
 	uint32_t n_frames;
 	struct jfr_frame *frames;
@@ -189,7 +190,7 @@ int64_t jfr_ticks_to_ns(const struct jfr_chunk *c, uint64_t ticks);
 
 /* Constants by pool key; NULL when the key is not in the pool (null),
  * or when its entry is damaged. */
-const struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key);
+struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key);
 const struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key);
 const struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key);
 /* A simple-type pool value as text: GCWhen, FrameType... by type name. */
