@@ -6,6 +6,8 @@
 #   make install      PREFIX=/usr/local, DESTDIR supported; make uninstall
 #   make format-check clang-format dry run over the sources
 #   make golden-update rewrite tests/golden/*.expected from the current binary
+#   make bench        heapsift against the JDK's jfr on a large recording
+#   make fuzz         the libFuzzer harnesses (clang), FUZZ_TIME seconds each
 #
 # The first build runs build-aux/deps.sh, which installs missing Debian
 # packages (as root, or through sudo) and does nothing when all are there.
@@ -57,7 +59,7 @@ LIBHS := $(BUILD)/libheapsift.a
 UNIT_BIN := $(BUILD)/unit-tests
 
 .PHONY: all test check unit golden-update install uninstall clean \
-	format format-check layering deps-test fuzz
+	format format-check layering deps-test fuzz bench
 .DEFAULT_GOAL := all
 all: $(BIN)
 
@@ -131,6 +133,12 @@ fuzz:
 			-artifact_prefix=build-fuzz/ -print_final_stats=1 \
 			build-fuzz/found-$$f build-fuzz/corpus/$$f || exit 1; \
 	done
+
+# Speed and memory against the JDK's own tools on a large recording made
+# with the fixture workload (build/bench/, not committed).  Prints a
+# table; asserts nothing: machines here are shared and noisy.
+bench: $(BIN)
+	@tests/bench/jfr_bench.sh
 
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
