@@ -152,7 +152,9 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	const struct jfr_thread *jt = NULL;
 	const struct jfr_class *k = NULL;
 
-	memset(&s, 0, sizeof(s));
+	s.thread = NULL;
+	s.stack = NULL;
+	s.class_name = s.class_raw = s.gc_root = NULL;
 	s.weight = s.alloc_size = s.tlab_size = REC_NONE;
 	s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
 	s.last_heap_used = s.array_elements = REC_NONE;

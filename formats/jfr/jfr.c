@@ -246,8 +246,10 @@ struct type {
 	bool readable;	/* every field's type is known, recursively */
 	struct op *ops; /* kinds heapsift reads: the fields, compiled */
 	uint32_t n_ops;
-	bool all_varint; /* every op is OP_VARINT: the fast loop */
-	bool zero_size;	 /* a struct whose values take no bytes */
+	bool all_varint;   /* every op is OP_VARINT: the fast loop */
+	uint32_t have_all; /* the slots the ops fill */
+	uint8_t *dest;	   /* per op: the slot, or JS__COUNT to drop */
+	bool zero_size;	   /* a struct whose values take no bytes */
 };
 
 enum pool_id {
@@ -800,8 +802,15 @@ static void compile_ops(struct jfr_chunk *c, struct type *t)
 		}
 	}
 	t->all_varint = true;
-	for (k = 0; k < t->n_ops; k++)
+	t->have_all = 0;
+	t->dest = arena_alloc(&c->meta, t->n_ops ? t->n_ops : 1);
+	for (k = 0; k < t->n_ops; k++) {
 		t->all_varint &= t->ops[k].code == OP_VARINT;
+		t->dest[k] = t->ops[k].slot >= 0 ? (uint8_t)t->ops[k].slot
+						 : JS__COUNT;
+		if (t->ops[k].slot >= 0)
+			t->have_all |= 1u << t->ops[k].slot;
+	}
 }
 
 static int parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
@@ -1332,10 +1341,111 @@ static void lost(struct jfr_chunk *c, const char *fmt, ...)
 	c->has_lost = true;
 }
 
+static void add_checkpoint(struct jfr_chunk *c, uint64_t pos)
+{
+	if (c->n_checkpoints == c->alloc_checkpoints) {
+		c->alloc_checkpoints =
+			c->alloc_checkpoints ? c->alloc_checkpoints * 2 : 64;
+		c->checkpoints = xreallocarray(
+			c->checkpoints, c->alloc_checkpoints, sizeof(uint64_t));
+	}
+	c->checkpoints[c->n_checkpoints++] = pos;
+}
+
+/* Walk every event header: the framing, the metadata, the checkpoints. */
+static void walk_events(struct jfr_chunk *c, uint64_t *meta,
+			uint64_t *last_meta)
+{
+	const unsigned char *data = c->data;
+	uint64_t pos = JFR_HEADER_LEN;
+
+	while (pos < c->limit) {
+		struct rd r;
+		uint64_t size, type;
+
+		rd_init(&r, data + pos, data + c->limit);
+		size = rd_varint(&r);
+		type = rd_varint(&r);
+		if (r.bad || size == 0 || size > c->limit - pos ||
+		    (uint64_t)(r.p - (data + pos)) > size) {
+			lost(c,
+			     "event at chunk offset %llu has size "
+			     "%llu, past the chunk's end or zero",
+			     (unsigned long long)pos, (unsigned long long)size);
+			break;
+		}
+		if (type == 0) {
+			*last_meta = pos;
+			if (pos == c->h.meta_offset)
+				*meta = pos;
+		} else if (type == 1) {
+			add_checkpoint(c, pos);
+		}
+		pos += size;
+	}
+	c->end = pos;
+}
+
+/* The event at pos: its size and type, if its header fits the chunk. */
+static bool event_at(const struct jfr_chunk *c, uint64_t pos, uint64_t *size,
+		     uint64_t *type)
+{
+	struct rd r;
+
+	if (pos < JFR_HEADER_LEN || pos >= c->limit)
+		return false;
+	rd_init(&r, c->data + pos, c->data + c->limit);
+	*size = rd_varint(&r);
+	*type = rd_varint(&r);
+	return !r.bad && *size != 0 && *size <= c->limit - pos &&
+	       (uint64_t)(r.p - (c->data + pos)) <= *size;
+}
+
+/*
+ * Find the checkpoints through the chain of deltas that starts at the
+ * header's checkpoint offset, and check the metadata offset.  False,
+ * with nothing decided, when anything is off.
+ */
+static bool walk_chain(struct jfr_chunk *c, uint64_t *meta)
+{
+	uint64_t pos = c->h.cp_offset, size, type, steps = 0;
+
+	if (!event_at(c, c->h.meta_offset, &size, &type) || type != 0)
+		return false;
+	c->n_checkpoints = 0;
+	for (;;) {
+		struct rd r;
+		int64_t delta;
+
+		if (!event_at(c, pos, &size, &type) || type != 1 ||
+		    ++steps > c->limit / 8)
+			return false;
+		add_checkpoint(c, pos);
+		rd_init(&r, c->data + pos, c->data + pos + size);
+		rd_varint(&r); /* size */
+		rd_varint(&r); /* type */
+		rd_varint(&r); /* startTime */
+		rd_varint(&r); /* duration */
+		delta = (int64_t)rd_varint(&r);
+		if (r.bad)
+			return false;
+		if (delta == 0)
+			break;
+		/* backwards, and never before the first event */
+		if (delta > 0 ||
+		    (uint64_t) - (delta + 1) + 1 > pos - JFR_HEADER_LEN)
+			return false;
+		pos -= (uint64_t) - (delta + 1) + 1;
+	}
+	*meta = c->h.meta_offset;
+	c->end = c->limit;
+	return true;
+}
+
 int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 		   unsigned chunk_no, uint64_t file_offset, struct err *e)
 {
-	uint64_t pos, meta = 0, last_meta = 0;
+	uint64_t meta = 0, last_meta = 0;
 	int i, rc = 0;
 
 	arena_reset(&c->consts);
@@ -1365,42 +1475,16 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 		lost(c, "chunk cut short: %llu of its %llu bytes present",
 		     (unsigned long long)avail, (unsigned long long)c->h.size);
 
-	/* pass 1: framing; where are the metadata and the checkpoints? */
-	pos = JFR_HEADER_LEN;
-	while (pos < c->limit) {
-		struct rd r;
-		uint64_t size, type;
-
-		rd_init(&r, data + pos, data + c->limit);
-		size = rd_varint(&r);
-		type = rd_varint(&r);
-		if (r.bad || size == 0 || size > c->limit - pos ||
-		    (uint64_t)(r.p - (data + pos)) > size) {
-			lost(c,
-			     "event at chunk offset %llu has size "
-			     "%llu, past the chunk's end or zero",
-			     (unsigned long long)pos, (unsigned long long)size);
-			break;
-		}
-		if (type == 0) {
-			last_meta = pos;
-			if (pos == c->h.meta_offset)
-				meta = pos;
-		} else if (type == 1) {
-			if (c->n_checkpoints == c->alloc_checkpoints) {
-				c->alloc_checkpoints =
-					c->alloc_checkpoints
-						? c->alloc_checkpoints * 2
-						: 64;
-				c->checkpoints = xreallocarray(
-					c->checkpoints, c->alloc_checkpoints,
-					sizeof(uint64_t));
-			}
-			c->checkpoints[c->n_checkpoints++] = pos;
-		}
-		pos += size;
+	/* pass 1: where are the metadata and the checkpoints?  A whole chunk
+	 * whose header offsets hold names them: the metadata offset, and
+	 * the checkpoints chained backwards from the last by their deltas.
+	 * Its event framing is then checked as the events are read.  Any
+	 * doubt, and the events are walked one by one instead. */
+	if (!(avail >= c->h.size && walk_chain(c, &meta))) {
+		c->n_checkpoints = 0;
+		meta = 0;
+		walk_events(c, &meta, &last_meta);
 	}
-	c->end = pos;
 
 	/* pass 2: the metadata the header names, else the last one seen */
 	if (!meta)
@@ -1492,7 +1576,17 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 	ev->have = 0;
 	ev->kind = JFR_OTHER;
 	ev->type_name = NULL;
-	c->pos += size; /* the framing pass checked size */
+	if (r.bad || size == 0 || size > c->end - c->pos ||
+	    (uint64_t)(r.p - (c->data + c->pos)) > size) {
+		/* framing that was not walked on open ends here */
+		lost(c,
+		     "event at chunk offset %llu has size %llu, past the "
+		     "chunk's end or zero",
+		     (unsigned long long)c->pos, (unsigned long long)size);
+		c->end = c->pos;
+		return 1;
+	}
+	c->pos += size;
 	r.end = c->data + ev->offset + size;
 	if (ev->type_id == 0) {
 		ev->kind = JFR_METADATA;
@@ -1521,16 +1615,12 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 	 * inside the chunk is harmless; the overrun is still reported. */
 	if (t->all_varint && (size_t)(c->data + c->end - r.p) >= 9 * t->n_ops) {
 		const unsigned char *p = r.p;
+		const uint8_t *dest = t->dest;
+		uint32_t n = t->n_ops;
 
-		for (i = 0; i < t->n_ops; i++) {
-			const struct op *o = &t->ops[i];
-			uint64_t v = varint_unchecked(&p);
-
-			if (o->slot >= 0) {
-				ev->v[o->slot] = v;
-				ev->have |= 1u << o->slot;
-			}
-		}
+		for (i = 0; i < n; i++)
+			ev->v[dest[i]] = varint_unchecked(&p);
+		ev->have = t->have_all;
 		if (p > r.end)
 			r.bad = true;
 		i = t->n_ops; /* the general loop below has nothing left */

@@ -106,9 +106,10 @@ struct jfr_event {
 	const char *type_name; /* from the metadata; "jdk.CheckPoint" etc. */
 	uint64_t offset;       /* chunk offset of the event */
 	uint64_t size;
-	uint32_t have;		  /* bit (1 << slot) for each slot present */
-	uint64_t v[JS__COUNT];	  /* raw values: ticks, keys, numbers */
-	const char *s[JS__COUNT]; /* string slots, decoded (NULL: null) */
+	uint32_t have;		   /* bit (1 << slot) for each slot present */
+	uint64_t v[JS__COUNT + 1]; /* raw values: ticks, keys, numbers
+				      (the last is scratch) */
+	const char *s[JS__COUNT];  /* string slots, decoded (NULL: null) */
 };
 
 static inline bool jfr_has(const struct jfr_event *ev, enum jfr_slot s)
@@ -172,6 +173,8 @@ const struct jfr_header *jfr_chunk_header(const struct jfr_chunk *c);
  * The chunk offset up to which the event framing held: the header's
  * size for a sound chunk, less for a damaged or cut-short one.  Events
  * past it are lost; jfr_chunk_lost_reason() says why (NULL: none lost).
+ * Final once jfr_chunk_next() has returned 1: a whole chunk whose
+ * header's offsets hold is framed as its events are read, not on open.
  */
 uint64_t jfr_chunk_consistent_end(const struct jfr_chunk *c);
 const char *jfr_chunk_lost_reason(const struct jfr_chunk *c);

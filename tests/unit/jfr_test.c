@@ -1584,9 +1584,10 @@ TEST(jfr_event_size_past_chunk_end)
 	CHECK_INT(jfr_chunk_open(c, w_data(&w, w.b.len), w.b.len, 0, 0, &e), ==,
 		  0);
 	CHECK_UINT(jfr_chunk_header(c)->size, ==, w.b.len);
+	check_small_events(c, 2);
+	/* known once the events are read: they frame themselves */
 	CHECK_UINT(jfr_chunk_consistent_end(c), ==, bad);
 	CHECK(jfr_chunk_lost_reason(c) != NULL);
-	check_small_events(c, 2);
 	CHECK(jfr_class(c, 10) != NULL);
 	jfr_chunk_free(c);
 	w_release(&w);
@@ -1656,9 +1657,10 @@ TEST(jfr_event_size_zero_or_too_small)
 	err_init(&e);
 	CHECK_INT(jfr_chunk_open(c, w_data(&w, w.b.len), w.b.len, 0, 0, &e), ==,
 		  0);
+	check_small_events(c, 1);
+	/* known once the events are read: they frame themselves */
 	CHECK_UINT(jfr_chunk_consistent_end(c), ==, bad);
 	CHECK(jfr_chunk_lost_reason(c) != NULL);
-	check_small_events(c, 1);
 	w_release(&w);
 
 	/* a padded size of 1 (81 80 80 00): smaller than its own varint */
@@ -1672,9 +1674,10 @@ TEST(jfr_event_size_zero_or_too_small)
 	err_init(&e);
 	CHECK_INT(jfr_chunk_open(c, w_data(&w, w.b.len), w.b.len, 0, 0, &e), ==,
 		  0);
+	check_small_events(c, 1);
+	/* known once the events are read: they frame themselves */
 	CHECK_UINT(jfr_chunk_consistent_end(c), ==, bad);
 	CHECK(jfr_chunk_lost_reason(c) != NULL);
-	check_small_events(c, 1);
 	jfr_chunk_free(c);
 	w_release(&w);
 }
