@@ -33,7 +33,7 @@ HS_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-Isrc -I. -MMD -MP $(PKG_CFLAGS) $(SAN) \
 	-DHS_VERSION='"$(VERSION)"' -DHS_LIBDIR='"$(LIBDIR)"'
 HS_LDFLAGS = $(SAN) $(LDFLAGS)
-HS_LIBS = $(PKG_LIBS) -lpthread
+HS_LIBS = $(PKG_LIBS) -lpthread -lm
 
 # pkg-config is asked once, after the dependencies are installed; make
 # re-reads itself once config.mk exists.
@@ -47,7 +47,8 @@ $(BUILD)/config.mk: build-aux/deps.sh
 
 # Everything but the CLI's main() goes into a static library that the
 # binary, the unit tests and (later) the fuzz harnesses link.
-LIB_SRC := $(wildcard src/util/*.c src/input/*.c formats/*/*.c importers/*.c) \
+LIB_SRC := $(wildcard src/util/*.c src/input/*.c src/store/*.c src/query/*.c \
+	formats/*/*.c importers/*.c) \
 	$(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
 MAIN_SRC := src/cli/main.c
 UNIT_SRC := $(wildcard tests/unit/*.c)

@@ -87,5 +87,8 @@ void cli_progress_done(void);
 
 int cmd_scan(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

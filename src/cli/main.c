@@ -13,6 +13,12 @@ const struct command command_table[] = {
 	{"dump", cmd_dump,
 	 "[--format=text|tsv] [--raw-names] [--events=LIST] [--stats] INPUT...",
 	 "print the heap events of the recordings, one per line"},
+	{"import", cmd_import, "-o CASE.hsdb [--append] INPUT...",
+	 "import recordings into a store"},
+	{"info", cmd_info, "[--check] CASE.hsdb",
+	 "describe the recordings in a store"},
+	{"top", cmd_top, "CASE.hsdb [--by=GROUP] [--limit=N] [--csv] [FILTERS]",
+	 "the heaviest classes, sites, threads or recordings"},
 	{NULL, NULL, NULL, NULL},
 };
 

@@ -1,0 +1,167 @@
+/*
+ * The on-disk layout of a heapsift store (.hsdb), version 1.0.
+ * docs/formats/store.md is the normative description; this header is its
+ * mirror in C and must agree with it.
+ *
+ * Little-endian, every section 8-byte aligned, fixed-size records so that
+ * a reader can map the file and index it in place.  Only layout lives
+ * here: no I/O, no validation (src/store does both).
+ */
+#ifndef HS_STORE_FORMAT_H
+#define HS_STORE_FORMAT_H
+
+#include <stdint.h>
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the store is read in place: a little-endian host is required"
+#endif
+
+#define STORE_MAGIC	    "\x89HSDB\r\n\x1a"
+#define STORE_MAGIC_LEN	    8
+#define STORE_MAJOR	    1
+#define STORE_MINOR	    0
+#define STORE_HEADER_LEN    64
+#define STORE_TOC_ENTRY_LEN 32
+#define STORE_ALIGN	    8
+#define STORE_NONE	    UINT32_MAX /* a reference to nothing */
+
+/* Header, at offset 0. */
+struct store_header {
+	char magic[8];
+	uint16_t major;
+	uint16_t minor;
+	uint32_t header_len; /* 64 */
+	uint64_t file_len;   /* the whole file */
+	uint64_t toc_offset; /* the table of sections */
+	uint32_t n_sections;
+	uint32_t toc_crc;    /* CRC32C of the table */
+	uint32_t header_crc; /* CRC32C of these 64 bytes, this field 0 */
+	uint8_t reserved[20];
+};
+
+/* One entry of the table of sections. */
+struct store_toc_entry {
+	uint32_t id;	  /* STORE_ID('S','T','R','S') ... */
+	uint32_t rec_len; /* record size; 1 for byte sections */
+	uint64_t offset;  /* from the start of the file, 8-aligned */
+	uint64_t length;  /* bytes, a multiple of rec_len */
+	uint32_t crc;	  /* CRC32C of the section's bytes */
+	uint32_t reserved;
+};
+
+#define STORE_ID(a, b, c, d)                                        \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | \
+	 (uint32_t)(d) << 24)
+
+enum store_section {
+	SEC_STRINGS = STORE_ID('S', 'T', 'R', 'S'), /* NUL-terminated UTF-8 */
+	SEC_RECORDINGS = STORE_ID('R', 'E', 'C', 'S'),	 /* store_recording */
+	SEC_SETTINGS = STORE_ID('S', 'E', 'T', 'S'),	 /* store_setting */
+	SEC_EVENT_COUNTS = STORE_ID('E', 'C', 'N', 'T'), /* store_count */
+	SEC_THREADS = STORE_ID('T', 'H', 'R', 'D'),	 /* store_thread */
+	SEC_CLASSES = STORE_ID('C', 'L', 'S', 'S'),	 /* store_class */
+	SEC_METHODS = STORE_ID('M', 'T', 'H', 'D'),	 /* store_method */
+	SEC_FRAMES = STORE_ID('F', 'R', 'A', 'M'),	 /* store_frame */
+	SEC_NODES = STORE_ID('T', 'R', 'I', 'E'),	 /* store_node */
+	SEC_S_TIME = STORE_ID('S', 'T', 'I', 'M'),	 /* int64 per sample */
+	SEC_S_RECORDING = STORE_ID('S', 'R', 'E', 'C'),	 /* uint32 */
+	SEC_S_KIND = STORE_ID('S', 'K', 'N', 'D'),	 /* uint8 */
+	SEC_S_FLAGS = STORE_ID('S', 'F', 'L', 'G'),	 /* uint8 */
+	SEC_S_THREAD = STORE_ID('S', 'T', 'H', 'R'),	 /* uint32 */
+	SEC_S_CLASS = STORE_ID('S', 'C', 'L', 'S'),	 /* uint32 */
+	SEC_S_NODE = STORE_ID('S', 'N', 'O', 'D'),	 /* uint32 */
+	SEC_S_BYTES = STORE_ID('S', 'B', 'Y', 'T'),	 /* int64: est. bytes */
+	SEC_S_SIZE = STORE_ID('S', 'S', 'I', 'Z'),	/* int64: object size */
+	SEC_OLD_OBJECTS = STORE_ID('O', 'L', 'D', 'O'), /* store_old_object */
+	SEC_HEAP = STORE_ID('H', 'E', 'A', 'P'),	/* store_heap */
+};
+
+/* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
+
+struct store_recording {
+	uint32_t source, format, jvm_name, jvm_version; /* strings */
+	int64_t start_ns, end_ns;
+	uint32_t n_chunks;
+	uint32_t first_setting, n_settings; /* into SEC_SETTINGS */
+	uint32_t first_count, n_counts;	    /* into SEC_EVENT_COUNTS */
+	uint32_t reserved;
+	uint64_t bytes_skipped;
+};
+
+struct store_setting {
+	uint32_t name, value; /* strings */
+};
+
+struct store_count {
+	uint32_t name; /* string: an event type */
+	uint32_t reserved;
+	uint64_t n;
+};
+
+#define STORE_THREAD_VIRTUAL 1u
+
+struct store_thread {
+	uint32_t name;
+	uint32_t flags;
+	int64_t java_id, os_id;
+};
+
+struct store_class {
+	uint32_t display, raw; /* strings */
+};
+
+#define STORE_METHOD_HIDDEN 1u
+
+struct store_method {
+	uint32_t cls;		   /* into SEC_CLASSES */
+	uint32_t name, descriptor; /* strings */
+	uint32_t flags;
+};
+
+struct store_frame {
+	uint32_t method; /* into SEC_METHODS */
+	int32_t line, bci;
+	uint32_t type; /* string: "Interpreted", "JIT compiled" ... */
+};
+
+/*
+ * The stack trie.  Node 0 is the root: no frame, "no stack recorded".
+ * A node's frame is called by its parent's: the path from the root to a
+ * node is a stack, outermost caller first, and the node's own frame is
+ * the allocation site.  Nodes are numbered depth first, so the subtree
+ * of node i is exactly [i, end).  parent < i for every node but the root.
+ */
+struct store_node {
+	uint32_t parent; /* STORE_NONE for the root */
+	uint32_t frame;	 /* into SEC_FRAMES; STORE_NONE for the root */
+	uint32_t depth;	 /* 0 for the root */
+	uint32_t end;	 /* one past the last node of the subtree */
+};
+
+/* Per-sample flags. */
+#define STORE_SAMPLE_TRUNCATED 1u /* the stack's root end is missing */
+
+struct store_old_object {
+	uint32_t sample; /* index into the sample columns */
+	uint32_t root;	 /* string: the GC root, 0: none known */
+	int64_t alloc_time_ns, age_ns, object_size, last_heap_used;
+	int64_t array_elements;
+};
+
+struct store_heap {
+	uint32_t recording;
+	uint32_t when; /* string */
+	int64_t time_ns, gc_id, used, committed, reserved;
+};
+
+_Static_assert(sizeof(struct store_header) == STORE_HEADER_LEN, "header");
+_Static_assert(sizeof(struct store_toc_entry) == STORE_TOC_ENTRY_LEN, "toc");
+_Static_assert(sizeof(struct store_recording) == 64, "recording");
+_Static_assert(sizeof(struct store_thread) == 24, "thread");
+_Static_assert(sizeof(struct store_method) == 16, "method");
+_Static_assert(sizeof(struct store_frame) == 16, "frame");
+_Static_assert(sizeof(struct store_node) == 16, "node");
+_Static_assert(sizeof(struct store_old_object) == 48, "old object");
+_Static_assert(sizeof(struct store_heap) == 48, "heap");
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * heapsift info: what a store holds: per recording its source, JVM,
+ * time span, samples per kind, settings and event counts.  --check
+ * verifies every section's checksum and references.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/view.h"
+#include "importers/sink.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+static const char info_help[] =
+	"usage: heapsift info [--check] CASE.hsdb\n"
+	"\n"
+	"Describe the recordings in a store: source, JVM, time span, samples\n"
+	"of each kind, the allocation settings in force, event counts.\n"
+	"\n"
+	"      --check   verify every section of the store (checksums and\n"
+	"                references) first\n"
+	"  -h, --help    this text\n";
+
+static void put_time(int64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	char buf[64];
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	printf("%s.%03dZ", buf, (int)(ns % 1000000000 / 1000000));
+}
+
+static void put_str(const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	buf_add_printable(&b, s, strlen(s));
+	fputs(b.data, stdout);
+	buf_release(&b);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"check", no_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const struct store_recording *recs;
+	const struct store_setting *sets;
+	const struct store_count *counts;
+	const struct store_heap *heap;
+	struct store_samples sm;
+	uint32_t n_recs, n_sets, n_counts, n_heap, r, k;
+	struct store *s;
+	struct err e;
+	bool check = false;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(info_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case 'c':
+			check = true;
+			break;
+		default:
+			return cli_usage_error("info", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("info", "give exactly one store");
+	err_init(&e);
+	if (store_open(argv[optind], &s, &e) < 0) {
+		view_error("info", &e);
+		return EXIT_ERROR;
+	}
+	if ((check && store_verify(s, &e) < 0) ||
+	    store_recordings(s, &recs, &n_recs, &e) < 0 ||
+	    store_settings(s, &sets, &n_sets, &e) < 0 ||
+	    store_counts(s, &counts, &n_counts, &e) < 0 ||
+	    store_heap(s, &heap, &n_heap, &e) < 0 ||
+	    store_samples(s, &sm, &e) < 0) {
+		view_error("info", &e);
+		store_close(s);
+		return EXIT_ERROR;
+	}
+	printf("store %s: %u recording%s, %llu samples%s\n", argv[optind],
+	       n_recs, n_recs == 1 ? "" : "s", (unsigned long long)sm.n,
+	       check ? ", every section verified" : "");
+	for (r = 0; r < n_recs; r++) {
+		const struct store_recording *rec = &recs[r];
+		uint64_t per_kind[SAMPLE__COUNT] = {0}, i, heaps = 0;
+		int64_t dur = rec->end_ns - rec->start_ns;
+
+		for (i = 0; i < sm.n; i++)
+			if (sm.recording[i] == r)
+				per_kind[sm.kind[i]]++;
+		for (k = 0; k < n_heap; k++)
+			heaps += heap[k].recording == r;
+		printf("\nrecording %u: ", r);
+		put_str(store_str(s, rec->source));
+		printf("\n  format      %s, %u chunk%s\n",
+		       store_str(s, rec->format), rec->n_chunks,
+		       rec->n_chunks == 1 ? "" : "s");
+		printf("  jvm         ");
+		if (rec->jvm_name) {
+			put_str(store_str(s, rec->jvm_name));
+			putchar(' ');
+			put_str(store_str(s, rec->jvm_version));
+		} else {
+			fputs("(not recorded)", stdout);
+		}
+		printf("\n  time        ");
+		put_time(rec->start_ns);
+		fputs(" .. ", stdout);
+		put_time(rec->end_ns);
+		printf(" (%.3f s)\n", (double)dur / 1e9);
+		printf("  samples    ");
+		for (k = 0; k < SAMPLE__COUNT; k++)
+			if (per_kind[k])
+				printf(" %s %llu", sample_kind_name(k),
+				       (unsigned long long)per_kind[k]);
+		printf("\n  gc heap     %llu summaries\n",
+		       (unsigned long long)heaps);
+		if (rec->bytes_skipped)
+			printf("  damaged     %llu bytes could not be read\n",
+			       (unsigned long long)rec->bytes_skipped);
+		for (k = 0; k < rec->n_settings; k++) {
+			const struct store_setting *st =
+				&sets[rec->first_setting + k];
+
+			printf("  setting     ");
+			put_str(store_str(s, st->name));
+			putchar('=');
+			put_str(store_str(s, st->value));
+			putchar('\n');
+		}
+		if (rec->n_counts)
+			printf("  events      %u types:", rec->n_counts);
+		for (k = 0; k < rec->n_counts && k < 8; k++) {
+			const struct store_count *ct =
+				&counts[rec->first_count + k];
+
+			printf("%s ", k ? "," : "");
+			put_str(store_str(s, ct->name));
+			printf(" %llu", (unsigned long long)ct->n);
+		}
+		if (rec->n_counts > 8)
+			printf(", ...");
+		if (rec->n_counts)
+			putchar('\n');
+	}
+	store_close(s);
+	return cli_finish_output(EXIT_OK);
+}

@@ -1,0 +1,184 @@
+/*
+ * heapsift top: the heaviest classes, allocation sites, application
+ * sites, threads or recordings of a store, by estimated bytes, each
+ * beside the number of samples it rests on.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/view.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+static const char top_help[] =
+	"usage: heapsift top CASE.hsdb [--by=GROUP] [--limit=N] [--csv] "
+	"[FILTERS]\n"
+	"\n"
+	"The groups that allocated the most, by estimated bytes.  GROUP is\n"
+	"class, site (the allocating frame, class.method:line), app-site\n"
+	"(the first frame, from the site outwards, that is not a library\n"
+	"frame), thread or recording.  One sample kind is shown at a time:\n"
+	"jdk.ObjectAllocationSample unless --kind says otherwise.\n"
+	"\n"
+	"      --by=GROUP   class (default), site, app-site, thread, "
+	"recording\n"
+	"      --limit=N    at most N rows (default 20; all with --csv)\n"
+	"      --csv        RFC 4180 CSV: "
+	"GROUP,samples,est_bytes,est_objects,\n"
+	"                   share,rel_err\n"
+	"  -h, --help       this text\n"
+	"\n" VIEW_FILTER_HELP "\n"
+	"est_bytes is the sum of the samples' estimates: the weight of\n"
+	"jdk.ObjectAllocationSample, the TLAB size of InNewTLAB, the object\n"
+	"size of OutsideTLAB and OldObjectSample.  est_objects is empty where\n"
+	"the samples carry bytes only.  rel_err, 1/sqrt(samples), is a rough\n"
+	"relative error of an estimate resting on that many samples.\n";
+
+static void put_csv_str(struct buf *b, const char *s)
+{
+	struct buf t = BUF_INIT;
+
+	buf_add_printable(&t, s, strlen(s));
+	buf_add_csv(b, t.data, t.len);
+	buf_release(&t);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	enum { OPT_BY = OPT__VIEW_NEXT, OPT_LIMIT, OPT_CSV };
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, OPT_BY},
+		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"csv", no_argument, NULL, OPT_CSV},
+		{"help", no_argument, NULL, 'h'},
+		VIEW_FILTER_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct view_filters f;
+	enum query_group by = GROUP_CLASS;
+	uint64_t limit = 0;
+	bool csv = false, have_limit = false;
+	const struct query_row *rows;
+	struct query_total total;
+	struct store *s;
+	struct query *q;
+	struct buf line = BUF_INIT;
+	const char *path = NULL;
+	size_t n, i;
+	struct err e;
+	int c, rc;
+
+	view_filters_init(&f);
+	optind = 1;
+	opterr = 0;
+	/* options may come before or after the store (GNU getopt moves
+	 * the operands to the end) */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(top_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_BY:
+			if (!query_group_parse(optarg, &by))
+				return cli_usage_error(
+					"top",
+					"--by: '%s' is not class, site, "
+					"app-site, thread or recording",
+					optarg);
+			break;
+		case OPT_LIMIT:
+			if (!cli_parse_count(optarg, &limit))
+				return cli_usage_error("top",
+						       "--limit: '%s' is "
+						       "not a number",
+						       optarg);
+			have_limit = true;
+			break;
+		case OPT_CSV:
+			csv = true;
+			break;
+		case '?':
+			return cli_usage_error("top", "unknown option '%s'",
+					       argv[optind - 1]);
+		case ':':
+			return cli_usage_error("top",
+					       "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			rc = view_filter_option("top", c, optarg, &f);
+			if (rc)
+				return EXIT_USAGE;
+		}
+	}
+	if (optind == argc - 1)
+		path = argv[optind];
+	else
+		return cli_usage_error("top", optind < argc
+						      ? "give exactly one store"
+						      : "no store given");
+	if (!have_limit)
+		limit = csv ? 0 : 20;
+	rc = view_open("top", path, &f, &s, &q);
+	if (rc)
+		return rc;
+	err_init(&e);
+	if (query_top(q, by, &rows, &n, &total, &e) < 0) {
+		view_error("top", &e);
+		query_free(q);
+		store_close(s);
+		return EXIT_ERROR;
+	}
+	if (limit && n > limit)
+		n = (size_t)limit;
+	if (csv) {
+		buf_addf(&line,
+			 "%s,samples,est_bytes,est_objects,share,rel_err\r\n",
+			 query_group_name(by));
+		fwrite(line.data, 1, line.len, stdout);
+	} else {
+		char tb[32];
+
+		printf("%s (%s): %llu samples, %s estimated; by %s\n",
+		       sample_kind_name(query_kind(q)),
+		       query_kind(q) == SAMPLE_ALLOC	  ? "weights"
+		       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
+							  : "object sizes",
+		       (unsigned long long)total.samples,
+		       view_bytes(total.est_bytes, tb, sizeof(tb)),
+		       query_group_name(by));
+		printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE",
+		       "SAMPLES", "±", query_group_name(by));
+	}
+	for (i = 0; i < n; i++) {
+		const struct query_row *r = &rows[i];
+		double rel = 1.0 / sqrt((double)r->samples);
+
+		buf_reset(&line);
+		if (csv) {
+			put_csv_str(&line, r->key);
+			buf_addf(&line, ",%llu,%lld,",
+				 (unsigned long long)r->samples,
+				 (long long)r->est_bytes);
+			if (!isnan(r->est_objects))
+				buf_addf(&line, "%.0f", r->est_objects);
+			buf_addf(&line, ",%.6f,%.4f\r\n", r->share, rel);
+		} else {
+			char tb[32];
+
+			buf_addf(&line, "%12s %6.2f%% %9llu %6.1f%%  ",
+				 view_bytes(r->est_bytes, tb, sizeof(tb)),
+				 r->share * 100.0,
+				 (unsigned long long)r->samples, rel * 100.0);
+			buf_add_printable(&line, r->key, strlen(r->key));
+			buf_addch(&line, '\n');
+		}
+		fwrite(line.data, 1, line.len, stdout);
+	}
+	buf_release(&line);
+	query_free(q);
+	store_close(s);
+	return cli_finish_output(EXIT_OK);
+}

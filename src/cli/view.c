@@ -1,0 +1,250 @@
+/*
+ * Shared parts of the store views (view.h).
+ */
+#include "cli/view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+void view_filters_init(struct view_filters *f)
+{
+	query_options_init(&f->q);
+	f->from = f->to = NULL;
+}
+
+static bool parse_kind(const char *s, int *kind)
+{
+	static const char *const names[] = {"alloc", "tlab", "outside", "old",
+					    "agent"};
+	int i;
+
+	for (i = 0; i < SAMPLE__COUNT; i++)
+		if (!strcmp(s, names[i]) || !strcmp(s, sample_kind_name(i))) {
+			*kind = i;
+			return true;
+		}
+	return false;
+}
+
+int view_filter_option(const char *cmd, int opt, const char *arg,
+		       struct view_filters *f)
+{
+	uint64_t n;
+
+	switch (opt) {
+	case OPT_FROM:
+		f->from = arg;
+		return 0;
+	case OPT_TO:
+		f->to = arg;
+		return 0;
+	case OPT_RECORDING:
+		if (!cli_parse_count(arg, &n) || n > UINT32_MAX)
+			return cli_usage_error(cmd,
+					       "--recording: '%s' is not a "
+					       "recording number",
+					       arg);
+		f->q.recording = (int64_t)n;
+		return 0;
+	case OPT_THREAD:
+		f->q.thread_re = arg;
+		return 0;
+	case OPT_KIND:
+		if (!parse_kind(arg, &f->q.kind))
+			return cli_usage_error(cmd,
+					       "--kind: '%s' is not alloc, "
+					       "tlab, outside, old or agent",
+					       arg);
+		return 0;
+	case OPT_CLASS:
+		f->q.class_re = arg;
+		return 0;
+	case OPT_INCLUDE:
+		f->q.include_re = arg;
+		return 0;
+	case OPT_EXCLUDE:
+		f->q.exclude_re = arg;
+		return 0;
+	case OPT_LIBRARY:
+		f->q.library_re = arg;
+		return 0;
+	}
+	return 1;
+}
+
+bool view_parse_duration(const char *s, int64_t *ns)
+{
+	int64_t total = 0;
+	bool any = false;
+
+	while (*s) {
+		char *end;
+		double v = strtod(s, &end);
+		int64_t unit;
+
+		if (end == s || v < 0)
+			return false;
+		s = end;
+		if (!strncmp(s, "ms", 2)) {
+			unit = 1000000;
+			s += 2;
+		} else if (!strncmp(s, "us", 2)) {
+			unit = 1000;
+			s += 2;
+		} else if (!strncmp(s, "ns", 2)) {
+			unit = 1;
+			s += 2;
+		} else if (*s == 's') {
+			unit = 1000000000;
+			s++;
+		} else if (*s == 'm') {
+			unit = 60000000000;
+			s++;
+		} else if (*s == 'h') {
+			unit = 3600000000000;
+			s++;
+		} else if (!*s) {
+			unit = 1000000000; /* plain seconds */
+		} else {
+			return false;
+		}
+		total += (int64_t)(v * (double)unit);
+		any = true;
+	}
+	*ns = total;
+	return any;
+}
+
+/* 2026-11-21T23:17:12[.123]Z (UTC); false if s is not of that form. */
+static bool parse_iso(const char *s, int64_t *ns)
+{
+	struct tm tm;
+	const char *p;
+	int64_t frac = 0, scale = 100000000;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		return false;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			frac += (*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p)
+		return false;
+	t = timegm(&tm);
+	*ns = (int64_t)t * 1000000000 + frac;
+	return true;
+}
+
+static int parse_time(const char *cmd, const char *what, const char *s,
+		      int64_t start, int64_t *out)
+{
+	int64_t off;
+
+	if (parse_iso(s, out))
+		return 0;
+	if (*s == '+')
+		s++;
+	if (view_parse_duration(s, &off)) {
+		*out = start + off;
+		return 0;
+	}
+	return cli_usage_error(cmd,
+			       "%s: '%s' is neither a time like "
+			       "2026-11-21T23:17:12Z nor an offset like 30s",
+			       what, s);
+}
+
+void view_error(const char *cmd, const struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "heapsift %s: error: ", cmd);
+	err_format(e, &b);
+	buf_addch(&b, '\n');
+	fputs(b.data, stderr);
+	buf_release(&b);
+}
+
+int view_open(const char *cmd, const char *path, struct view_filters *f,
+	      struct store **s, struct query **q)
+{
+	const struct store_recording *recs;
+	uint32_t n, i;
+	int64_t start = INT64_MAX;
+	struct err e;
+
+	err_init(&e);
+	*q = NULL;
+	if (store_open(path, s, &e) < 0) {
+		view_error(cmd, &e);
+		return EXIT_ERROR;
+	}
+	if (store_recordings(*s, &recs, &n, &e) < 0) {
+		view_error(cmd, &e);
+		goto fail;
+	}
+	if (f->q.recording >= (int64_t)n) {
+		store_close(*s);
+		return cli_usage_error(cmd,
+				       "--recording %lld: the store holds "
+				       "%u recording%s (0 to %u)",
+				       (long long)f->q.recording, n,
+				       n == 1 ? "" : "s", n ? n - 1 : 0);
+	}
+	for (i = 0; i < n; i++)
+		if ((f->q.recording < 0 || f->q.recording == i) &&
+		    recs[i].start_ns < start)
+			start = recs[i].start_ns;
+	if (start == INT64_MAX)
+		start = 0;
+	if ((f->from &&
+	     parse_time(cmd, "--from", f->from, start, &f->q.from_ns)) ||
+	    (f->to && parse_time(cmd, "--to", f->to, start, &f->q.to_ns))) {
+		store_close(*s);
+		return EXIT_USAGE;
+	}
+	if (query_open(*s, &f->q, q, &e) < 0) {
+		int rc = e.code == ERR_USAGE ? EXIT_USAGE : EXIT_ERROR;
+
+		if (rc == EXIT_USAGE)
+			cli_usage_error(cmd, "%s", e.msg);
+		else
+			view_error(cmd, &e);
+		store_close(*s);
+		return rc;
+	}
+	return 0;
+fail:
+	store_close(*s);
+	return EXIT_ERROR;
+}
+
+const char *view_bytes(int64_t n, char *out, size_t size)
+{
+	static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	double v = (double)n;
+	int u = 0;
+
+	while ((v >= 1000 || v <= -1000) && u < 5) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, size, "%lld B", (long long)n);
+	else
+		snprintf(out, size, "%.2f %s", v, unit[u]);
+	return out;
+}

@@ -1,0 +1,88 @@
+/*
+ * What the store views (top, and later tree, timeline, survivors) share:
+ * opening the store, the filter options every view takes, and turning
+ * times given on the command line into nanoseconds.
+ */
+#ifndef HS_VIEW_H
+#define HS_VIEW_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "query/query.h"
+
+struct store;
+
+enum {
+	OPT_FROM = 0x2000,
+	OPT_TO,
+	OPT_RECORDING,
+	OPT_THREAD,
+	OPT_KIND,
+	OPT_CLASS,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_LIBRARY,
+	OPT__VIEW_NEXT,
+};
+
+#define VIEW_FILTER_OPTIONS                                            \
+	{"from", required_argument, NULL, OPT_FROM},                   \
+		{"to", required_argument, NULL, OPT_TO},               \
+		{"recording", required_argument, NULL, OPT_RECORDING}, \
+		{"thread", required_argument, NULL, OPT_THREAD},       \
+		{"kind", required_argument, NULL, OPT_KIND},           \
+		{"class", required_argument, NULL, OPT_CLASS},         \
+		{"include", required_argument, NULL, OPT_INCLUDE},     \
+		{"exclude", required_argument, NULL, OPT_EXCLUDE},     \
+	{                                                              \
+		"library", required_argument, NULL, OPT_LIBRARY        \
+	}
+
+#define VIEW_FILTER_HELP                                                       \
+	"Filters:\n"                                                           \
+	"      --from=TIME, --to=TIME  a time window: absolute\n"              \
+	"                              (2026-11-21T23:17:12Z) or from the\n"   \
+	"                              recording's start (30s, 1m30s, "        \
+	"500ms)\n"                                                             \
+	"      --recording=N           only recording N (see heapsift info)\n" \
+	"      --thread=REGEX          threads whose name matches\n"           \
+	"      --kind=KIND             alloc (jdk.ObjectAllocationSample, "    \
+	"the\n"                                                                \
+	"                              default), tlab, outside, old, agent\n"  \
+	"      --class=REGEX           classes whose name matches (byte[],\n"  \
+	"                              java.util.HashMap$Node)\n"              \
+	"      --include=REGEX         stacks with a frame whose "             \
+	"class.method\n"                                                       \
+	"                              matches\n"                              \
+	"      --exclude=REGEX         stacks with no frame that matches\n"    \
+	"      --library=REGEX         frames app-site passes over (default\n" \
+	"                              java., javax., jdk., sun., com.sun.)\n" \
+	"  Regexes are PCRE2.\n"
+
+/* Times are parsed after the store is open (offsets need its start). */
+struct view_filters {
+	struct query_options q;
+	const char *from, *to;
+};
+
+void view_filters_init(struct view_filters *f);
+/* 0 handled, 1 not a filter option, EXIT_USAGE after a message. */
+int view_filter_option(const char *cmd, int opt, const char *arg,
+		       struct view_filters *f);
+
+/* Open the store and the query; print the error and return EXIT_ERROR
+ * or EXIT_USAGE on failure, 0 on success. */
+int view_open(const char *cmd, const char *path, struct view_filters *f,
+	      struct store **s, struct query **q);
+
+/* Print a problem "heapsift CMD: error: ..." */
+void view_error(const char *cmd, const struct err *e);
+
+/* "1.23 GB" (powers of 1000, as rates and sizes are read) */
+const char *view_bytes(int64_t n, char *out, size_t size);
+
+bool view_parse_duration(const char *s, int64_t *ns);
+
+#endif

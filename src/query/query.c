@@ -1,0 +1,549 @@
+/*
+ * The query engine declared in query.h.
+ *
+ * query_open() turns every filter into a verdict per distinct thing: per
+ * class, per thread, per method (a regex run once on its "class.method"
+ * text), per stack node (method verdicts propagated from the root down,
+ * parents before children, which the depth-first numbering makes a
+ * single forward pass), and a sample index range for the time window.
+ * query_top() is then one pass over the samples in that range that reads
+ * those arrays and adds into per-group accumulators sized by the number
+ * of groups, allocated once per query.
+ */
+#include "query/query.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <math.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+#define MATCH_LIMIT 1000000
+#define DEPTH_LIMIT 10000
+
+struct re {
+	pcre2_code *code;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+};
+
+static int re_compile(struct re *r, const char *pattern, const char *what,
+		      struct err *e)
+{
+	int code;
+	PCRE2_SIZE off;
+
+	memset(r, 0, sizeof(*r));
+	/* names come from files: match invalid UTF-8 safely rather than
+	 * refuse it */
+	r->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+				PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code,
+				&off, NULL);
+	if (!r->code) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(code, msg, sizeof(msg));
+		return err_set(
+			e, ERR_USAGE,
+			"%s: '%s' is not a valid regex: %s at offset %zu", what,
+			pattern, (const char *)msg, (size_t)off);
+	}
+	pcre2_jit_compile(r->code, PCRE2_JIT_COMPLETE); /* else interpreted */
+	r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
+	r->mc = pcre2_match_context_create(NULL);
+	if (!r->md || !r->mc)
+		die("out of memory for a regex");
+	pcre2_set_match_limit(r->mc, MATCH_LIMIT);
+	pcre2_set_depth_limit(r->mc, DEPTH_LIMIT);
+	return 0;
+}
+
+/* 1 match, 0 no match (a pattern that hits its limits does not match). */
+static int re_match(struct re *r, const char *s, size_t len)
+{
+	return pcre2_match(r->code, (PCRE2_SPTR)s, len, 0, 0, r->md, r->mc) >=
+	       0;
+}
+
+static void re_free(struct re *r)
+{
+	pcre2_match_data_free(r->md);
+	pcre2_match_context_free(r->mc);
+	pcre2_code_free(r->code);
+	memset(r, 0, sizeof(*r));
+}
+
+struct query {
+	struct store *s;
+	struct query_options o;
+	struct store_samples sm;
+	const struct store_recording *recs;
+	const struct store_thread *threads;
+	const struct store_class *classes;
+	const struct store_method *methods;
+	const struct store_frame *frames;
+	const struct store_node *nodes;
+	uint32_t n_recs, n_threads, n_classes, n_methods, n_frames, n_nodes;
+	enum sample_kind kind;
+	uint64_t kind_counts[SAMPLE__COUNT];
+	uint64_t lo, hi; /* samples in the time window */
+	unsigned char *class_ok, *thread_ok, *node_ok;
+	/* sites: (method, line) pairs, named once */
+	uint32_t *frame_site, *node_site, *node_app, n_sites;
+	const char **site_names;
+	struct arena names;
+	/* group scratch */
+	struct query_row *rows;
+	uint64_t *g_samples;
+	int64_t *g_bytes;
+	size_t g_alloc;
+};
+
+void query_options_init(struct query_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->kind = -1;
+	o->from_ns = INT64_MIN;
+	o->to_ns = INT64_MAX;
+	o->recording = -1;
+}
+
+const char *query_group_name(enum query_group g)
+{
+	switch (g) {
+	case GROUP_CLASS:
+		return "class";
+	case GROUP_SITE:
+		return "site";
+	case GROUP_APP_SITE:
+		return "app-site";
+	case GROUP_THREAD:
+		return "thread";
+	case GROUP_RECORDING:
+		return "recording";
+	}
+	return "?";
+}
+
+bool query_group_parse(const char *s, enum query_group *g)
+{
+	static const enum query_group all[] = {GROUP_CLASS, GROUP_SITE,
+					       GROUP_APP_SITE, GROUP_THREAD,
+					       GROUP_RECORDING};
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(s, query_group_name(all[i]))) {
+			*g = all[i];
+			return true;
+		}
+	return false;
+}
+
+/* "class.method" of a method, into b. */
+static void method_text(const struct query *q, uint32_t m, struct buf *b)
+{
+	const struct store_method *mm = &q->methods[m];
+
+	buf_reset(b);
+	buf_adds(b, store_str(q->s, q->classes[mm->cls].display));
+	buf_addch(b, '.');
+	buf_adds(b, store_str(q->s, mm->name));
+}
+
+static int load(struct query *q, struct err *e)
+{
+	struct store *s = q->s;
+
+	if (store_recordings(s, &q->recs, &q->n_recs, e) < 0 ||
+	    store_threads(s, &q->threads, &q->n_threads, e) < 0 ||
+	    store_classes(s, &q->classes, &q->n_classes, e) < 0 ||
+	    store_methods(s, &q->methods, &q->n_methods, e) < 0 ||
+	    store_frames(s, &q->frames, &q->n_frames, e) < 0 ||
+	    store_nodes(s, &q->nodes, &q->n_nodes, e) < 0 ||
+	    store_samples(s, &q->sm, e) < 0)
+		return ERR_FAIL;
+	return 0;
+}
+
+/* Per-method verdicts of one regex, 1 byte each; NULL pattern: NULL. */
+static int method_verdicts(struct query *q, const char *pattern,
+			   const char *what, unsigned char **out, struct err *e)
+{
+	struct re re;
+	struct buf b = BUF_INIT;
+	uint32_t m;
+
+	*out = NULL;
+	if (!pattern)
+		return 0;
+	if (re_compile(&re, pattern, what, e) < 0)
+		return ERR_FAIL;
+	*out = xcalloc(q->n_methods ? q->n_methods : 1, 1);
+	for (m = 0; m < q->n_methods; m++) {
+		method_text(q, m, &b);
+		(*out)[m] = (unsigned char)re_match(&re, b.data, b.len);
+	}
+	buf_release(&b);
+	re_free(&re);
+	return 0;
+}
+
+static uint32_t site_of(struct query *q, struct hmap *idx, uint32_t frame,
+			struct buf *b)
+{
+	const struct store_frame *f = &q->frames[frame];
+	uint32_t key[2] = {f->method, (uint32_t)f->line};
+	uint64_t v;
+
+	if (hmap_get(idx, key, sizeof(key), &v))
+		return (uint32_t)v;
+	method_text(q, f->method, b);
+	if (f->line >= 0)
+		buf_addf(b, ":%d", f->line);
+	q->site_names =
+		xreallocarray(q->site_names, q->n_sites + 1, sizeof(char *));
+	q->site_names[q->n_sites] = arena_memdup(&q->names, b->data, b->len);
+	hmap_put(idx, arena_memdup(&q->names, key, sizeof(key)), sizeof(key),
+		 q->n_sites, NULL);
+	return q->n_sites++;
+}
+
+static int build_sites(struct query *q, struct err *e)
+{
+	const char *lib =
+		q->o.library_re ? q->o.library_re : QUERY_LIBRARY_DEFAULT;
+	unsigned char *is_lib;
+	struct hmap idx;
+	struct buf b = BUF_INIT;
+	uint32_t i;
+
+	if (method_verdicts(q, lib, "--library", &is_lib, e) < 0)
+		return ERR_FAIL;
+	hmap_init(&idx);
+	q->frame_site = xmalloc((q->n_frames ? q->n_frames : 1) * 4);
+	for (i = 0; i < q->n_frames; i++)
+		q->frame_site[i] = site_of(q, &idx, i, &b);
+	/* a sample without a stack gets a site of its own */
+	q->site_names =
+		xreallocarray(q->site_names, q->n_sites + 1, sizeof(char *));
+	q->site_names[q->n_sites] = "(no stack)";
+	q->node_site = xmalloc(q->n_nodes * 4);
+	q->node_app = xmalloc(q->n_nodes * 4);
+	/* node_app first holds the innermost application frame's site on
+	 * the path (STORE_NONE: none yet); parents come before children */
+	q->node_site[0] = q->n_sites;
+	q->node_app[0] = STORE_NONE;
+	for (i = 1; i < q->n_nodes; i++) {
+		uint32_t f = q->nodes[i].frame;
+
+		q->node_site[i] = q->frame_site[f];
+		q->node_app[i] = is_lib[q->frames[f].method]
+					 ? q->node_app[q->nodes[i].parent]
+					 : q->frame_site[f];
+	}
+	/* a stack of library frames only: its own site stands in */
+	for (i = 0; i < q->n_nodes; i++)
+		if (q->node_app[i] == STORE_NONE)
+			q->node_app[i] = q->node_site[i];
+	q->n_sites++;
+	hmap_release(&idx);
+	buf_release(&b);
+	free(is_lib);
+	return 0;
+}
+
+int query_open(struct store *s, const struct query_options *o,
+	       struct query **out, struct err *e)
+{
+	struct query *q = xcalloc(1, sizeof(*q));
+	unsigned char *inc = NULL, *exc = NULL;
+	uint64_t i;
+	int k;
+
+	*out = NULL;
+	q->s = s;
+	q->o = *o;
+	arena_init(&q->names, 0);
+	if (load(q, e) < 0)
+		goto fail;
+
+	for (i = 0; i < q->sm.n; i++)
+		q->kind_counts[q->sm.kind[i]]++;
+	if (o->kind >= 0 && o->kind < SAMPLE__COUNT) {
+		q->kind = (enum sample_kind)o->kind;
+	} else {
+		q->kind = SAMPLE_ALLOC;
+		for (k = 0; !q->kind_counts[q->kind] && k < SAMPLE__COUNT; k++)
+			if (q->kind_counts[k])
+				q->kind = (enum sample_kind)k;
+	}
+
+	/* the time window, by binary search on the sorted times */
+	{
+		uint64_t a = 0, b = q->sm.n;
+
+		while (a < b) {
+			uint64_t m = a + (b - a) / 2;
+
+			if (q->sm.time_ns[m] < o->from_ns)
+				a = m + 1;
+			else
+				b = m;
+		}
+		q->lo = a;
+		b = q->sm.n;
+		while (a < b) {
+			uint64_t m = a + (b - a) / 2;
+
+			if (q->sm.time_ns[m] < o->to_ns)
+				a = m + 1;
+			else
+				b = m;
+		}
+		q->hi = a;
+	}
+
+	q->class_ok = xmalloc(q->n_classes ? q->n_classes : 1);
+	memset(q->class_ok, 1, q->n_classes ? q->n_classes : 1);
+	if (o->class_re) {
+		struct re re;
+		uint32_t c;
+
+		if (re_compile(&re, o->class_re, "--class", e) < 0)
+			goto fail;
+		for (c = 0; c < q->n_classes; c++) {
+			const char *n = store_str(s, q->classes[c].display);
+
+			q->class_ok[c] =
+				(unsigned char)re_match(&re, n, strlen(n));
+		}
+		re_free(&re);
+	}
+	q->thread_ok = xmalloc(q->n_threads ? q->n_threads : 1);
+	memset(q->thread_ok, 1, q->n_threads ? q->n_threads : 1);
+	if (o->thread_re) {
+		struct re re;
+		uint32_t t;
+
+		if (re_compile(&re, o->thread_re, "--thread", e) < 0)
+			goto fail;
+		for (t = 0; t < q->n_threads; t++) {
+			const char *n = store_str(s, q->threads[t].name);
+
+			q->thread_ok[t] =
+				(unsigned char)re_match(&re, n, strlen(n));
+		}
+		re_free(&re);
+	}
+
+	/* frame filters: per method once, then down the trie */
+	if (method_verdicts(q, o->include_re, "--include", &inc, e) < 0 ||
+	    method_verdicts(q, o->exclude_re, "--exclude", &exc, e) < 0)
+		goto fail;
+	q->node_ok = xmalloc(q->n_nodes);
+	{
+		/* bit 0: some frame on the path matches --include; bit 1:
+		 * some frame matches --exclude */
+		unsigned char *path = xcalloc(q->n_nodes, 1);
+		uint32_t n;
+
+		for (n = 1; n < q->n_nodes; n++) {
+			uint32_t m = q->frames[q->nodes[n].frame].method;
+
+			path[n] = path[q->nodes[n].parent];
+			if (inc && inc[m])
+				path[n] |= 1;
+			if (exc && exc[m])
+				path[n] |= 2;
+		}
+		for (n = 0; n < q->n_nodes; n++)
+			q->node_ok[n] =
+				(!inc || (path[n] & 1)) && !(path[n] & 2);
+		free(path);
+	}
+	free(inc);
+	free(exc);
+	inc = exc = NULL;
+	if (build_sites(q, e) < 0)
+		goto fail;
+	*out = q;
+	return 0;
+fail:
+	free(inc);
+	free(exc);
+	query_free(q);
+	return ERR_FAIL;
+}
+
+void query_free(struct query *q)
+{
+	if (!q)
+		return;
+	free(q->class_ok);
+	free(q->thread_ok);
+	free(q->node_ok);
+	free(q->frame_site);
+	free(q->node_site);
+	free(q->node_app);
+	free(q->site_names);
+	free(q->rows);
+	free(q->g_samples);
+	free(q->g_bytes);
+	arena_release(&q->names);
+	free(q);
+}
+
+enum sample_kind query_kind(const struct query *q)
+{
+	return q->kind;
+}
+
+void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT])
+{
+	memcpy(counts, q->kind_counts, sizeof(q->kind_counts));
+}
+
+/* How many objects a sample of this kind stands for (NaN: unknown). */
+static double objects_per_sample(enum sample_kind k)
+{
+	switch (k) {
+	case SAMPLE_TLAB_OUTSIDE: /* every outside allocation is an event */
+	case SAMPLE_OLD_OBJECT:	  /* each is one sampled object */
+		return 1.0;
+	default:
+		return NAN; /* bytes only: no honest object count */
+	}
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct query_row *x = a, *y = b;
+
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes < y->est_bytes ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+int query_top(struct query *q, enum query_group by,
+	      const struct query_row **rows_out, size_t *n_rows,
+	      struct query_total *total, struct err *e)
+{
+	const struct store_samples *sm = &q->sm;
+	size_t n_groups, n = 0, g;
+	uint64_t i;
+	double per = objects_per_sample(q->kind);
+
+	(void)e;
+	switch (by) {
+	case GROUP_CLASS:
+		n_groups = (size_t)q->n_classes + 1; /* + "unknown" */
+		break;
+	case GROUP_SITE:
+	case GROUP_APP_SITE:
+		n_groups = q->n_sites;
+		break;
+	case GROUP_THREAD:
+		n_groups = (size_t)q->n_threads + 1;
+		break;
+	default:
+		n_groups = q->n_recs;
+	}
+	if (n_groups > q->g_alloc) {
+		q->g_samples = xreallocarray(q->g_samples, n_groups, 8);
+		q->g_bytes = xreallocarray(q->g_bytes, n_groups, 8);
+		q->rows = xreallocarray(q->rows, n_groups, sizeof(*q->rows));
+		q->g_alloc = n_groups;
+	}
+	memset(q->g_samples, 0, n_groups * 8);
+	memset(q->g_bytes, 0, n_groups * 8);
+	memset(total, 0, sizeof(*total));
+	total->first_ns = INT64_MAX;
+	total->last_ns = INT64_MIN;
+
+	for (i = q->lo; i < q->hi; i++) {
+		uint32_t cls = sm->cls[i], th = sm->thread[i],
+			 node = sm->node[i];
+		int64_t bytes = sm->bytes[i];
+
+		if (sm->kind[i] != q->kind || !q->node_ok[node] ||
+		    (cls != STORE_NONE && !q->class_ok[cls]) ||
+		    (cls == STORE_NONE && q->o.class_re) ||
+		    (th != STORE_NONE && !q->thread_ok[th]) ||
+		    (th == STORE_NONE && q->o.thread_re) ||
+		    (q->o.recording >= 0 &&
+		     sm->recording[i] != (uint64_t)q->o.recording))
+			continue;
+		switch (by) {
+		case GROUP_CLASS:
+			g = cls == STORE_NONE ? q->n_classes : cls;
+			break;
+		case GROUP_SITE:
+			g = q->node_site[node];
+			break;
+		case GROUP_APP_SITE:
+			g = q->node_app[node];
+			break;
+		case GROUP_THREAD:
+			g = th == STORE_NONE ? q->n_threads : th;
+			break;
+		default:
+			g = sm->recording[i];
+		}
+		if (bytes == REC_NONE)
+			bytes = 0;
+		q->g_samples[g]++;
+		q->g_bytes[g] += bytes;
+		total->samples++;
+		total->est_bytes += bytes;
+		if (sm->time_ns[i] < total->first_ns)
+			total->first_ns = sm->time_ns[i];
+		if (sm->time_ns[i] > total->last_ns)
+			total->last_ns = sm->time_ns[i];
+	}
+	total->est_objects = per * (double)total->samples;
+	for (g = 0; g < n_groups; g++) {
+		struct query_row *r;
+
+		if (!q->g_samples[g])
+			continue;
+		r = &q->rows[n++];
+		r->samples = q->g_samples[g];
+		r->est_bytes = q->g_bytes[g];
+		r->est_objects = per * (double)r->samples;
+		r->share = total->est_bytes ? (double)r->est_bytes /
+						      (double)total->est_bytes
+					    : 0.0;
+		switch (by) {
+		case GROUP_CLASS:
+			r->key = g == q->n_classes
+					 ? "(unknown class)"
+					 : store_str(q->s,
+						     q->classes[g].display);
+			break;
+		case GROUP_SITE:
+		case GROUP_APP_SITE:
+			r->key = q->site_names[g];
+			break;
+		case GROUP_THREAD:
+			r->key = g == q->n_threads
+					 ? "(no thread)"
+					 : store_str(q->s, q->threads[g].name);
+			break;
+		default:
+			r->key = store_str(q->s, q->recs[g].source);
+		}
+	}
+	qsort(q->rows, n, sizeof(*q->rows), row_cmp);
+	*rows_out = q->rows;
+	*n_rows = n;
+	return 0;
+}

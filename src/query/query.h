@@ -1,0 +1,93 @@
+/*
+ * The query engine: filters and group-bys over a store.  Every front end
+ * (CLI views, exports, the browser) asks through this and nothing else.
+ *
+ * Filters are evaluated where they are cheap: a regex once per distinct
+ * string (class name, method, thread name), a frame regex propagated
+ * down the stack trie once per node, a time range as a binary search on
+ * the time-sorted samples.  The pass over the samples then only reads
+ * precomputed per-node, per-class and per-thread verdicts: no query
+ * allocates per sample.
+ *
+ * Sample kinds are never mixed: a query shows one kind (by default
+ * jdk.ObjectAllocationSample's, else the first kind the store holds),
+ * and says which.
+ */
+#ifndef HS_QUERY_H
+#define HS_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "importers/sink.h"
+#include "util/err.h"
+
+struct store;
+
+#define QUERY_LIBRARY_DEFAULT "^(java|javax|jdk|sun|com\\.sun)\\."
+
+struct query_options {
+	int kind;		/* enum sample_kind, or -1 for the default */
+	int64_t from_ns;	/* INT64_MIN: from the start */
+	int64_t to_ns;		/* INT64_MAX: to the end (exclusive) */
+	int64_t recording;	/* index, -1: all */
+	const char *class_re;	/* on class names (display form) */
+	const char *thread_re;	/* on thread names */
+	const char *include_re; /* some frame's class.method must match */
+	const char *exclude_re; /* no frame's class.method may match */
+	const char *library_re; /* frames skipped when looking for app-site;
+				   NULL: QUERY_LIBRARY_DEFAULT */
+};
+
+void query_options_init(struct query_options *o);
+
+enum query_group {
+	GROUP_CLASS,
+	GROUP_SITE,	/* the allocating frame: class.method:line */
+	GROUP_APP_SITE, /* the first frame, from the site, not in library */
+	GROUP_THREAD,
+	GROUP_RECORDING,
+};
+
+/* One row of a group-by.  est_objects is NaN when the kind has no object
+ * count (jdk.ObjectAllocationSample carries bytes only). */
+struct query_row {
+	const char *key; /* borrowed from the store or the query */
+	uint64_t samples;
+	int64_t est_bytes;
+	double est_objects;
+	double share; /* of est_bytes over all rows */
+};
+
+struct query_total {
+	uint64_t samples;
+	int64_t est_bytes;
+	double est_objects;
+	int64_t first_ns, last_ns; /* of the samples counted */
+};
+
+struct query;
+
+/* Compile the filters; an invalid regex is an ERR_USAGE error saying
+ * where in the pattern. */
+int query_open(struct store *s, const struct query_options *o,
+	       struct query **out, struct err *e);
+void query_free(struct query *q);
+
+enum sample_kind query_kind(const struct query *q);
+/* Samples of each kind in the store, whatever the filters. */
+void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT]);
+
+/*
+ * Group the filtered samples.  *rows (owned by q, valid until the next
+ * call or query_free) is sorted by est_bytes, then samples, descending.
+ */
+int query_top(struct query *q, enum query_group by,
+	      const struct query_row **rows, size_t *n_rows,
+	      struct query_total *total, struct err *e);
+
+const char *query_group_name(enum query_group g);
+bool query_group_parse(const char *s, enum query_group *g);
+
+#endif

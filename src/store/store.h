@@ -1,0 +1,103 @@
+/*
+ * The store: one file per case (.hsdb) holding any number of
+ * recordings, laid out in docs/formats/store.md.
+ *
+ * Writing: a store_writer collects what importers emit through its sink
+ * (interning names, threads, classes, methods and frames, building the
+ * stack trie) and store_writer_commit() writes the file atomically: a
+ * temporary file in the same directory, fsync, rename, fsync of the
+ * directory.  A crash at any moment leaves the previous file intact.
+ *
+ * Reading: store_open() maps the file read-only and checks the header and
+ * the table of sections (O(1) in the number of samples).  Each section's
+ * checksum and every reference in it are checked the first time it is
+ * asked for, before anything is handed out; a bad checksum is an error
+ * naming the section.  Every pointer returned is borrowed from the
+ * mapping and valid until store_close().
+ */
+#ifndef HS_STORE_H
+#define HS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/store/store_format.h"
+#include "util/err.h"
+
+struct sink;
+struct store;
+
+/* --- writing --------------------------------------------------------------- */
+
+struct store_writer;
+
+struct store_writer *store_writer_new(void);
+void store_writer_free(struct store_writer *w);
+
+/* The sink importers write into; borrowed, valid while w lives. */
+const struct sink *store_writer_sink(struct store_writer *w);
+
+/* Copy every recording of an open store into w (for --append). */
+int store_writer_add_store(struct store_writer *w, struct store *s,
+			   struct err *e);
+
+uint64_t store_writer_n_samples(const struct store_writer *w);
+uint32_t store_writer_n_recordings(const struct store_writer *w);
+
+/* Write everything to path, atomically.  w can be freed afterwards. */
+int store_writer_commit(struct store_writer *w, const char *path,
+			struct err *e);
+
+/* --- reading --------------------------------------------------------------- */
+
+struct store;
+
+int store_open(const char *path, struct store **out, struct err *e);
+void store_close(struct store *s);
+
+/* A string by offset; "" for an offset outside the pool (never NULL). */
+const char *store_str(const struct store *s, uint32_t off);
+
+/* The tables, checked on first use.  <0 with e set when damaged. */
+int store_recordings(struct store *s, const struct store_recording **out,
+		     uint32_t *n, struct err *e);
+int store_settings(struct store *s, const struct store_setting **out,
+		   uint32_t *n, struct err *e);
+int store_counts(struct store *s, const struct store_count **out, uint32_t *n,
+		 struct err *e);
+int store_threads(struct store *s, const struct store_thread **out, uint32_t *n,
+		  struct err *e);
+int store_classes(struct store *s, const struct store_class **out, uint32_t *n,
+		  struct err *e);
+int store_methods(struct store *s, const struct store_method **out, uint32_t *n,
+		  struct err *e);
+int store_frames(struct store *s, const struct store_frame **out, uint32_t *n,
+		 struct err *e);
+int store_nodes(struct store *s, const struct store_node **out, uint32_t *n,
+		struct err *e);
+int store_heap(struct store *s, const struct store_heap **out, uint32_t *n,
+	       struct err *e);
+int store_old_objects(struct store *s, const struct store_old_object **out,
+		      uint32_t *n, struct err *e);
+
+/* The sample columns, sorted by time; all n long. */
+struct store_samples {
+	uint64_t n;
+	const int64_t *time_ns;
+	const uint32_t *recording;
+	const uint8_t *kind;	/* enum sample_kind */
+	const uint8_t *flags;	/* STORE_SAMPLE_* */
+	const uint32_t *thread; /* STORE_NONE: none */
+	const uint32_t *cls;	/* STORE_NONE: none */
+	const uint32_t *node;	/* 0: no stack */
+	const int64_t *bytes;	/* the estimate's basis: weight, tlabSize.. */
+	const int64_t *size;	/* object size when known, else REC_NONE */
+};
+
+int store_samples(struct store *s, struct store_samples *out, struct err *e);
+
+/* Check every section now (heapsift info --check, tests). */
+int store_verify(struct store *s, struct err *e);
+
+#endif

@@ -1,0 +1,749 @@
+/*
+ * The store reader (store.h).  store_open() maps the file and checks the
+ * header and the table of sections with overflow-safe arithmetic: every
+ * section lies inside the file, is aligned, and is a whole number of
+ * records.  That is O(1) in the number of samples.  The first time a
+ * section is asked for, its checksum is computed and every reference in
+ * it is checked against the table it points into; only then is a
+ * pointer handed out, so no query can index out of bounds, whatever
+ * bytes the file holds.  Copying a store into a writer (for --append)
+ * is here too, since it reads every table.
+ */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "importers/sink.h"
+#include "util/buf.h"
+#include "util/crc32c.h"
+#include "util/size.h"
+#include "util/xalloc.h"
+
+enum sec_index {
+	I_STRINGS,
+	I_RECORDINGS,
+	I_SETTINGS,
+	I_COUNTS,
+	I_THREADS,
+	I_CLASSES,
+	I_METHODS,
+	I_FRAMES,
+	I_NODES,
+	I_S_TIME,
+	I_S_RECORDING,
+	I_S_KIND,
+	I_S_FLAGS,
+	I_S_THREAD,
+	I_S_CLASS,
+	I_S_NODE,
+	I_S_BYTES,
+	I_S_SIZE,
+	I_OLD,
+	I_HEAP,
+	I__COUNT
+};
+
+static const struct {
+	uint32_t id;
+	uint32_t rec_len;
+	const char *name;
+} known[I__COUNT] = {
+	{SEC_STRINGS, 1, "strings"},
+	{SEC_RECORDINGS, sizeof(struct store_recording), "recordings"},
+	{SEC_SETTINGS, sizeof(struct store_setting), "settings"},
+	{SEC_EVENT_COUNTS, sizeof(struct store_count), "event counts"},
+	{SEC_THREADS, sizeof(struct store_thread), "threads"},
+	{SEC_CLASSES, sizeof(struct store_class), "classes"},
+	{SEC_METHODS, sizeof(struct store_method), "methods"},
+	{SEC_FRAMES, sizeof(struct store_frame), "frames"},
+	{SEC_NODES, sizeof(struct store_node), "stack nodes"},
+	{SEC_S_TIME, 8, "sample times"},
+	{SEC_S_RECORDING, 4, "sample recordings"},
+	{SEC_S_KIND, 1, "sample kinds"},
+	{SEC_S_FLAGS, 1, "sample flags"},
+	{SEC_S_THREAD, 4, "sample threads"},
+	{SEC_S_CLASS, 4, "sample classes"},
+	{SEC_S_NODE, 4, "sample stacks"},
+	{SEC_S_BYTES, 8, "sample bytes"},
+	{SEC_S_SIZE, 8, "sample sizes"},
+	{SEC_OLD_OBJECTS, sizeof(struct store_old_object), "old objects"},
+	{SEC_HEAP, sizeof(struct store_heap), "heap summaries"},
+};
+
+struct section {
+	const unsigned char *p;
+	uint64_t len;
+	uint64_t n; /* records */
+	uint32_t crc;
+	bool present;
+	int state; /* 0 unchecked, 1 good, -1 bad (err kept) */
+};
+
+struct store {
+	char *path;
+	const unsigned char *map;
+	size_t map_len;
+	struct section sec[I__COUNT];
+	struct err bad[I__COUNT];
+};
+
+static int bad_file(struct err *e, const char *path, uint64_t off,
+		    const char *msg)
+{
+	err_set_at(e, ERR_FORMAT, off, "store: %s", msg);
+	err_source(e, path);
+	return ERR_FAIL;
+}
+
+int store_open(const char *path, struct store **out, struct err *e)
+{
+	struct store *s;
+	struct store_header h;
+	struct stat st;
+	const struct store_toc_entry *toc;
+	uint64_t toc_len;
+	uint32_t i, crc;
+	int fd;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_set(e, ERR_IO, "cannot open: %s", strerror(errno));
+		err_source(e, path);
+		return ERR_FAIL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err_set(e, ERR_IO, "not a regular file");
+		err_source(e, path);
+		close(fd);
+		return ERR_FAIL;
+	}
+	if ((uint64_t)st.st_size < STORE_HEADER_LEN) {
+		close(fd);
+		return bad_file(e, path, 0,
+				"too short for a store header: not a heapsift "
+				"store, or cut short");
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	s->map_len = (size_t)st.st_size;
+	s->map = mmap(NULL, s->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (s->map == MAP_FAILED) {
+		err_set(e, ERR_IO, "cannot map: %s", strerror(errno));
+		err_source(e, path);
+		free(s->path);
+		free(s);
+		return ERR_FAIL;
+	}
+	memcpy(&h, s->map, sizeof(h));
+	if (memcmp(h.magic, STORE_MAGIC, STORE_MAGIC_LEN) != 0) {
+		store_close(s);
+		return bad_file(e, path, 0, "not a heapsift store (bad magic)");
+	}
+	if (h.major != STORE_MAJOR) {
+		store_close(s);
+		err_set_at(e, ERR_UNSUPPORTED, 8,
+			   "store: format version %u.%u; this heapsift reads "
+			   "%u.x",
+			   h.major, h.minor, STORE_MAJOR);
+		err_source(e, path);
+		return ERR_FAIL;
+	}
+	crc = h.header_crc;
+	h.header_crc = 0;
+	if (crc32c_update(0, &h, sizeof(h)) != crc) {
+		store_close(s);
+		return bad_file(e, path, 40, "header checksum mismatch");
+	}
+	if (h.file_len != s->map_len) {
+		bool shorter = h.file_len > s->map_len;
+
+		store_close(s);
+		return bad_file(
+			e, path, 16,
+			shorter ? "file is shorter than its header says "
+				  "(cut short)"
+				: "file is longer than its header says");
+	}
+	if (!u64_mul(h.n_sections, STORE_TOC_ENTRY_LEN, &toc_len) ||
+	    !range_ok(h.toc_offset, toc_len, s->map_len) ||
+	    h.toc_offset % STORE_ALIGN) {
+		store_close(s);
+		return bad_file(e, path, 24,
+				"table of sections lies outside the file");
+	}
+	toc = (const struct store_toc_entry *)(s->map + h.toc_offset);
+	if (crc32c_update(0, toc, (size_t)toc_len) != h.toc_crc) {
+		store_close(s);
+		return bad_file(e, path, h.toc_offset,
+				"table of sections checksum mismatch");
+	}
+	for (i = 0; i < h.n_sections; i++) {
+		const struct store_toc_entry *t = &toc[i];
+		int k;
+
+		for (k = 0; k < I__COUNT; k++)
+			if (known[k].id == t->id)
+				break;
+		if (k == I__COUNT)
+			continue; /* a newer writer's section: skipped */
+		if (s->sec[k].present || t->rec_len != known[k].rec_len ||
+		    !range_ok(t->offset, t->length, s->map_len) ||
+		    t->offset % STORE_ALIGN || t->length % t->rec_len) {
+			struct buf m = BUF_INIT;
+
+			buf_addf(&m,
+				 "section '%s' is malformed (offset %llu, "
+				 "length %llu)",
+				 known[k].name, (unsigned long long)t->offset,
+				 (unsigned long long)t->length);
+			bad_file(e, path,
+				 h.toc_offset + i * STORE_TOC_ENTRY_LEN,
+				 m.data);
+			buf_release(&m);
+			store_close(s);
+			return ERR_FAIL;
+		}
+		s->sec[k].p = s->map + t->offset;
+		s->sec[k].len = t->length;
+		s->sec[k].n = t->length / t->rec_len;
+		s->sec[k].crc = t->crc;
+		s->sec[k].present = true;
+	}
+	/* every sample column has one value per sample */
+	for (i = I_S_TIME; i <= I_S_SIZE; i++)
+		if (s->sec[i].n != s->sec[I_S_TIME].n) {
+			bad_file(e, path, 0, "sample columns differ in length");
+			store_close(s);
+			return ERR_FAIL;
+		}
+	if (!s->sec[I_STRINGS].present || !s->sec[I_NODES].present ||
+	    !s->sec[I_STRINGS].len || !s->sec[I_NODES].n) {
+		store_close(s);
+		return bad_file(e, path, 0,
+				"the strings or stack sections are missing");
+	}
+	*out = s;
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->map && s->map != MAP_FAILED)
+		munmap((void *)s->map, s->map_len);
+	free(s->path);
+	free(s);
+}
+
+const char *store_str(const struct store *s, uint32_t off)
+{
+	const struct section *st = &s->sec[I_STRINGS];
+
+	/* the pool ends in NUL (checked when it is), so any offset inside
+	 * it starts a terminated string */
+	if (st->state != 1 || off >= st->len)
+		return "";
+	return (const char *)st->p + off;
+}
+
+/* --- checking a section on first use ------------------------------------- */
+
+struct check {
+	struct store *s;
+	int idx;
+	bool ok;
+	uint64_t at; /* record that failed */
+	const char *why;
+};
+
+static bool ref_ok(const struct store *s, int idx, uint32_t v, bool none_ok)
+{
+	return (none_ok && v == STORE_NONE) || v < s->sec[idx].n;
+}
+
+static bool str_ok(const struct store *s, uint32_t off)
+{
+	return off < s->sec[I_STRINGS].len;
+}
+
+#define FAIL(i, msg)            \
+	do {                    \
+		c->at = (i);    \
+		c->why = (msg); \
+		return false;   \
+	} while (0)
+
+static bool check_refs(struct check *c)
+{
+	const struct store *s = c->s;
+	const struct section *sec = &s->sec[c->idx];
+	uint64_t i;
+
+	switch (c->idx) {
+	case I_STRINGS:
+		if (!sec->len || sec->p[sec->len - 1] != '\0' || sec->p[0])
+			FAIL(0, "does not start and end with NUL");
+		return true;
+	case I_RECORDINGS: {
+		const struct store_recording *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!str_ok(s, r[i].source) ||
+			    !str_ok(s, r[i].format) ||
+			    !str_ok(s, r[i].jvm_name) ||
+			    !str_ok(s, r[i].jvm_version) ||
+			    !range_ok(r[i].first_setting, r[i].n_settings,
+				      s->sec[I_SETTINGS].n) ||
+			    !range_ok(r[i].first_count, r[i].n_counts,
+				      s->sec[I_COUNTS].n))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_SETTINGS: {
+		const struct store_setting *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!str_ok(s, r[i].name) || !str_ok(s, r[i].value))
+				FAIL(i, "refers outside the strings");
+		return true;
+	}
+	case I_COUNTS: {
+		const struct store_count *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!str_ok(s, r[i].name))
+				FAIL(i, "refers outside the strings");
+		return true;
+	}
+	case I_THREADS: {
+		const struct store_thread *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!str_ok(s, r[i].name))
+				FAIL(i, "refers outside the strings");
+		return true;
+	}
+	case I_CLASSES: {
+		const struct store_class *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!str_ok(s, r[i].display) || !str_ok(s, r[i].raw))
+				FAIL(i, "refers outside the strings");
+		return true;
+	}
+	case I_METHODS: {
+		const struct store_method *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_CLASSES, r[i].cls, false) ||
+			    !str_ok(s, r[i].name) ||
+			    !str_ok(s, r[i].descriptor))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_FRAMES: {
+		const struct store_frame *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_METHODS, r[i].method, false) ||
+			    !str_ok(s, r[i].type))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_NODES: {
+		const struct store_node *r = (const void *)sec->p;
+
+		if (r[0].parent != STORE_NONE || r[0].depth ||
+		    r[0].end != sec->n)
+			FAIL(0, "root node is malformed");
+		for (i = 1; i < sec->n; i++)
+			if (r[i].parent >= i ||
+			    !ref_ok(s, I_FRAMES, r[i].frame, false) ||
+			    r[i].depth != r[r[i].parent].depth + 1 ||
+			    r[i].end <= i || r[i].end > r[r[i].parent].end)
+				FAIL(i, "is not a depth-first trie");
+		return true;
+	}
+	case I_S_TIME: {
+		const int64_t *t = (const void *)sec->p;
+
+		for (i = 1; i < sec->n; i++)
+			if (t[i] < t[i - 1])
+				FAIL(i, "is not in time order");
+		return true;
+	}
+	case I_S_RECORDING: {
+		const uint32_t *v = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_RECORDINGS, v[i], false))
+				FAIL(i, "refers to no recording");
+		return true;
+	}
+	case I_S_KIND: {
+		for (i = 0; i < sec->n; i++)
+			if (sec->p[i] >= SAMPLE__COUNT)
+				FAIL(i, "holds an unknown sample kind");
+		return true;
+	}
+	case I_S_THREAD: {
+		const uint32_t *v = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_THREADS, v[i], true))
+				FAIL(i, "refers to no thread");
+		return true;
+	}
+	case I_S_CLASS: {
+		const uint32_t *v = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_CLASSES, v[i], true))
+				FAIL(i, "refers to no class");
+		return true;
+	}
+	case I_S_NODE: {
+		const uint32_t *v = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_NODES, v[i], false))
+				FAIL(i, "refers to no stack");
+		return true;
+	}
+	case I_OLD: {
+		const struct store_old_object *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (r[i].sample >= s->sec[I_S_TIME].n ||
+			    !str_ok(s, r[i].root))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_HEAP: {
+		const struct store_heap *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_RECORDINGS, r[i].recording, false) ||
+			    !str_ok(s, r[i].when))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
+#undef FAIL
+
+/* The tables a section's references point into, checked first: index
+ * plus one, 0 ends a list. */
+#define D(x) ((x) + 1)
+static const int deps[I__COUNT][4] = {
+	[I_RECORDINGS] = {D(I_STRINGS), D(I_SETTINGS), D(I_COUNTS)},
+	[I_SETTINGS] = {D(I_STRINGS)},
+	[I_COUNTS] = {D(I_STRINGS)},
+	[I_THREADS] = {D(I_STRINGS)},
+	[I_CLASSES] = {D(I_STRINGS)},
+	[I_METHODS] = {D(I_STRINGS), D(I_CLASSES)},
+	[I_FRAMES] = {D(I_STRINGS), D(I_METHODS)},
+	[I_NODES] = {D(I_FRAMES)},
+	[I_S_RECORDING] = {D(I_RECORDINGS)},
+	[I_S_THREAD] = {D(I_THREADS)},
+	[I_S_CLASS] = {D(I_CLASSES)},
+	[I_S_NODE] = {D(I_NODES)},
+	[I_OLD] = {D(I_STRINGS), D(I_S_TIME)},
+	[I_HEAP] = {D(I_STRINGS), D(I_RECORDINGS)},
+};
+#undef D
+
+static int section(struct store *s, int idx, struct err *e)
+{
+	struct section *sec = &s->sec[idx];
+	struct check c = {s, idx, true, 0, NULL};
+	int k;
+
+	if (sec->state == 1)
+		return 0;
+	if (sec->state == -1) {
+		*e = s->bad[idx];
+		return ERR_FAIL;
+	}
+	for (k = 0; k < 4 && deps[idx][k]; k++)
+		if (section(s, deps[idx][k] - 1, e) < 0)
+			return ERR_FAIL;
+	err_init(&s->bad[idx]);
+	if (sec->present &&
+	    crc32c_update(0, sec->p, (size_t)sec->len) != sec->crc) {
+		err_set_at(&s->bad[idx], ERR_FORMAT,
+			   (uint64_t)(sec->p - s->map),
+			   "store: section '%s' checksum mismatch: the file "
+			   "is damaged",
+			   known[idx].name);
+	} else if (sec->present && !check_refs(&c)) {
+		err_set_at(&s->bad[idx], ERR_FORMAT,
+			   (uint64_t)(sec->p - s->map) +
+				   c.at * known[idx].rec_len,
+			   "store: section '%s', record %llu %s",
+			   known[idx].name, (unsigned long long)c.at, c.why);
+	}
+	if (err_isset(&s->bad[idx])) {
+		err_source(&s->bad[idx], s->path);
+		sec->state = -1;
+		*e = s->bad[idx];
+		return ERR_FAIL;
+	}
+	sec->state = 1;
+	return 0;
+}
+
+#define TABLE(fn, idx, type)                                                  \
+	int fn(struct store *s, const type **out, uint32_t *n, struct err *e) \
+	{                                                                     \
+		if (section(s, idx, e) < 0)                                   \
+			return ERR_FAIL;                                      \
+		*out = (const type *)s->sec[idx].p;                           \
+		*n = (uint32_t)(s->sec[idx].n > UINT32_MAX ? UINT32_MAX       \
+							   : s->sec[idx].n);  \
+		return 0;                                                     \
+	}
+
+TABLE(store_recordings, I_RECORDINGS, struct store_recording)
+TABLE(store_settings, I_SETTINGS, struct store_setting)
+TABLE(store_counts, I_COUNTS, struct store_count)
+TABLE(store_threads, I_THREADS, struct store_thread)
+TABLE(store_classes, I_CLASSES, struct store_class)
+TABLE(store_methods, I_METHODS, struct store_method)
+TABLE(store_frames, I_FRAMES, struct store_frame)
+TABLE(store_nodes, I_NODES, struct store_node)
+TABLE(store_heap, I_HEAP, struct store_heap)
+TABLE(store_old_objects, I_OLD, struct store_old_object)
+
+#undef TABLE
+
+int store_samples(struct store *s, struct store_samples *out, struct err *e)
+{
+	int i;
+
+	for (i = I_S_TIME; i <= I_S_SIZE; i++)
+		if (section(s, i, e) < 0)
+			return ERR_FAIL;
+	out->n = s->sec[I_S_TIME].n;
+	out->time_ns = (const int64_t *)s->sec[I_S_TIME].p;
+	out->recording = (const uint32_t *)s->sec[I_S_RECORDING].p;
+	out->kind = s->sec[I_S_KIND].p;
+	out->flags = s->sec[I_S_FLAGS].p;
+	out->thread = (const uint32_t *)s->sec[I_S_THREAD].p;
+	out->cls = (const uint32_t *)s->sec[I_S_CLASS].p;
+	out->node = (const uint32_t *)s->sec[I_S_NODE].p;
+	out->bytes = (const int64_t *)s->sec[I_S_BYTES].p;
+	out->size = (const int64_t *)s->sec[I_S_SIZE].p;
+	return 0;
+}
+
+int store_verify(struct store *s, struct err *e)
+{
+	int i;
+
+	for (i = 0; i < I__COUNT; i++)
+		if (section(s, i, e) < 0)
+			return ERR_FAIL;
+	return 0;
+}
+
+/* --- copying into a writer (for --append) ------------------------------- */
+
+int store_writer_add_store(struct store_writer *w, struct store *s,
+			   struct err *e)
+{
+	const struct sink *sink = store_writer_sink(w);
+	const struct store_recording *recs;
+	const struct store_setting *sets;
+	const struct store_count *counts;
+	const struct store_thread *threads;
+	const struct store_class *classes;
+	const struct store_method *methods;
+	const struct store_frame *frames;
+	const struct store_node *nodes;
+	const struct store_heap *heap;
+	const struct store_old_object *old;
+	struct store_samples sm;
+	uint32_t n_recs, n_sets, n_counts, n_threads, n_classes, n_methods,
+		n_frames, n_nodes, n_heap, n_old, r;
+	struct rec_frame *fbuf;
+	struct rec_setting *sbuf;
+	struct rec_count *cbuf;
+	uint64_t i, oi;
+	int rc = 0;
+
+	if (store_verify(s, e) < 0 ||
+	    store_recordings(s, &recs, &n_recs, e) < 0 ||
+	    store_settings(s, &sets, &n_sets, e) < 0 ||
+	    store_counts(s, &counts, &n_counts, e) < 0 ||
+	    store_threads(s, &threads, &n_threads, e) < 0 ||
+	    store_classes(s, &classes, &n_classes, e) < 0 ||
+	    store_methods(s, &methods, &n_methods, e) < 0 ||
+	    store_frames(s, &frames, &n_frames, e) < 0 ||
+	    store_nodes(s, &nodes, &n_nodes, e) < 0 ||
+	    store_heap(s, &heap, &n_heap, e) < 0 ||
+	    store_old_objects(s, &old, &n_old, e) < 0 ||
+	    store_samples(s, &sm, e) < 0)
+		return ERR_FAIL;
+	(void)n_threads;
+	(void)n_classes;
+	(void)n_methods;
+	(void)n_frames;
+	fbuf = xmalloc(sizeof(*fbuf) * (n_nodes ? n_nodes : 1));
+	sbuf = xmalloc(sizeof(*sbuf) * (n_sets ? n_sets : 1));
+	cbuf = xmalloc(sizeof(*cbuf) * (n_counts ? n_counts : 1));
+	for (r = 0; r < n_recs && rc >= 0; r++) {
+		struct rec_recording rr;
+		uint32_t k;
+
+		for (i = 0, oi = 0; i < sm.n && rc >= 0; i++) {
+			struct rec_sample x;
+			struct rec_thread th;
+			struct rec_stack st;
+			uint32_t node = sm.node[i], depth = 0;
+
+			if (sm.recording[i] != r)
+				continue;
+			memset(&x, 0, sizeof(x));
+			x.kind = (enum sample_kind)sm.kind[i];
+			x.time_ns = sm.time_ns[i];
+			x.weight = x.alloc_size = x.tlab_size = REC_NONE;
+			x.alloc_time_ns = x.object_age_ns = REC_NONE;
+			x.object_size = x.last_heap_used = REC_NONE;
+			x.array_elements = REC_NONE;
+			switch (x.kind) {
+			case SAMPLE_TLAB_NEW:
+				x.tlab_size = sm.bytes[i];
+				x.alloc_size = sm.size[i];
+				break;
+			case SAMPLE_TLAB_OUTSIDE:
+				x.alloc_size = sm.bytes[i];
+				break;
+			case SAMPLE_OLD_OBJECT:
+				x.object_size = sm.size[i];
+				break;
+			default:
+				x.weight = sm.bytes[i];
+				x.alloc_size = sm.size[i];
+			}
+			if (sm.thread[i] != STORE_NONE) {
+				const struct store_thread *t =
+					&threads[sm.thread[i]];
+
+				th.id = sm.thread[i];
+				th.name = store_str(s, t->name);
+				th.java_id = t->java_id;
+				th.os_id = t->os_id;
+				th.is_virtual = t->flags & STORE_THREAD_VIRTUAL;
+				x.thread = &th;
+			}
+			if (sm.cls[i] != STORE_NONE) {
+				x.class_name = store_str(
+					s, classes[sm.cls[i]].display);
+				x.class_raw =
+					store_str(s, classes[sm.cls[i]].raw);
+			}
+			/* a node's path, site first */
+			for (; node; node = nodes[node].parent) {
+				const struct store_frame *f =
+					&frames[nodes[node].frame];
+				const struct store_method *m =
+					&methods[f->method];
+				struct rec_frame *rf = &fbuf[depth++];
+
+				rf->class_name =
+					store_str(s, classes[m->cls].display);
+				rf->class_raw =
+					store_str(s, classes[m->cls].raw);
+				rf->method = store_str(s, m->name);
+				rf->descriptor = store_str(s, m->descriptor);
+				rf->hidden = m->flags & STORE_METHOD_HIDDEN;
+				rf->line = f->line;
+				rf->bci = f->bci;
+				rf->type = store_str(s, f->type);
+			}
+			if (sm.node[i]) {
+				st.id = sm.node[i];
+				st.frames = fbuf;
+				st.n_frames = depth;
+				st.truncated =
+					sm.flags[i] & STORE_SAMPLE_TRUNCATED;
+				x.stack = &st;
+			}
+			/* old-object extras are sorted by sample too */
+			while (oi < n_old && old[oi].sample < i)
+				oi++;
+			if (oi < n_old && old[oi].sample == i) {
+				x.alloc_time_ns = old[oi].alloc_time_ns;
+				x.object_age_ns = old[oi].age_ns;
+				x.object_size = old[oi].object_size;
+				x.last_heap_used = old[oi].last_heap_used;
+				x.array_elements = old[oi].array_elements;
+				x.gc_root = old[oi].root
+						    ? store_str(s, old[oi].root)
+						    : NULL;
+			}
+			rc = sink->ops->sample(sink->ctx, &x);
+		}
+		for (k = 0; k < n_heap && rc >= 0; k++) {
+			struct rec_heap_summary hs;
+
+			if (heap[k].recording != r)
+				continue;
+			hs.time_ns = heap[k].time_ns;
+			hs.gc_id = heap[k].gc_id;
+			hs.when = store_str(s, heap[k].when);
+			hs.heap_used = heap[k].used;
+			hs.committed = heap[k].committed;
+			hs.reserved = heap[k].reserved;
+			rc = sink->ops->heap_summary(sink->ctx, &hs);
+		}
+		memset(&rr, 0, sizeof(rr));
+		rr.source = store_str(s, recs[r].source);
+		rr.format = store_str(s, recs[r].format);
+		rr.jvm_name = recs[r].jvm_name ? store_str(s, recs[r].jvm_name)
+					       : NULL;
+		rr.jvm_version = recs[r].jvm_version
+					 ? store_str(s, recs[r].jvm_version)
+					 : NULL;
+		rr.start_ns = recs[r].start_ns;
+		rr.end_ns = recs[r].end_ns;
+		rr.n_chunks = recs[r].n_chunks;
+		rr.bytes_skipped = recs[r].bytes_skipped;
+		for (k = 0; k < recs[r].n_settings; k++) {
+			sbuf[k].name = store_str(
+				s, sets[recs[r].first_setting + k].name);
+			sbuf[k].value = store_str(
+				s, sets[recs[r].first_setting + k].value);
+		}
+		rr.settings = sbuf;
+		rr.n_settings = recs[r].n_settings;
+		for (k = 0; k < recs[r].n_counts; k++) {
+			cbuf[k].name = store_str(
+				s, counts[recs[r].first_count + k].name);
+			cbuf[k].n = counts[recs[r].first_count + k].n;
+		}
+		rr.event_types = cbuf;
+		rr.n_event_types = recs[r].n_counts;
+		if (rc >= 0)
+			rc = sink->ops->recording(sink->ctx, &rr);
+	}
+	free(fbuf);
+	free(sbuf);
+	free(cbuf);
+	if (rc < 0)
+		return err_set(e, ERR_IO, "store: copying failed");
+	return 0;
+}

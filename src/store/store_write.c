@@ -1,0 +1,714 @@
+/*
+ * The store writer (store.h): a sink that interns what importers emit,
+ * and a commit that lays it out as docs/formats/store.md describes and
+ * writes it atomically.
+ *
+ * Everything is kept in growable arrays until commit; the stack trie is
+ * built as stacks arrive (a hash map from (parent, frame) to node) and
+ * renumbered depth first at commit, when the samples are also sorted by
+ * time.  A stack seen again is found through the importer's stack id
+ * without walking its frames.
+ */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "importers/sink.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/crc32c.h"
+#include "util/hash.h"
+#include "util/size.h"
+#include "util/xalloc.h"
+
+/* A growable array of fixed-size records. */
+struct vec {
+	unsigned char *data;
+	size_t n, alloc, size;
+};
+
+static void vec_init(struct vec *v, size_t size)
+{
+	v->data = NULL;
+	v->n = v->alloc = 0;
+	v->size = size;
+}
+
+static void *vec_push(struct vec *v)
+{
+	if (v->n == v->alloc) {
+		v->alloc = v->alloc ? v->alloc * 2 : 256;
+		v->data = xreallocarray(v->data, v->alloc, v->size);
+	}
+	return v->data + v->size * v->n++;
+}
+
+static void *vec_at(const struct vec *v, size_t i)
+{
+	return v->data + v->size * i;
+}
+
+static void vec_release(struct vec *v)
+{
+	free(v->data);
+	vec_init(v, v->size);
+}
+
+struct store_writer {
+	struct sink sink;
+	struct arena keys; /* bytes the interning maps point at */
+	struct buf strings;
+	struct hmap string_index;
+	struct hmap thread_index, class_index, method_index, frame_index;
+	struct hmap node_index;	   /* (parent, frame) -> node */
+	struct u64map stack_cache; /* importer stack id -> node, per recording */
+	struct vec recordings, settings, counts, threads, classes, methods,
+		frames;
+	struct vec node_parent, node_frame; /* uint32 each, insertion order */
+	struct vec s_time, s_rec, s_kind, s_flags, s_thread, s_class, s_node,
+		s_bytes, s_size;
+	struct vec old_objects, heap;
+};
+
+/* --- interning ------------------------------------------------------------- */
+
+static uint32_t str_id(struct store_writer *w, const char *s)
+{
+	size_t len;
+	uint64_t off;
+	char *k;
+
+	if (!s || !*s)
+		return 0;
+	len = strlen(s);
+	if (hmap_get(&w->string_index, s, len, &off))
+		return (uint32_t)off;
+	off = w->strings.len;
+	if (off > UINT32_MAX - len - 1)
+		die("store: string pool exceeds 4 GiB");
+	/* the map keeps its own copy of the key, not the caller's */
+	k = arena_memdup(&w->keys, s, len);
+	hmap_put(&w->string_index, k, len, off, NULL);
+	buf_add(&w->strings, s, len + 1);
+	return (uint32_t)off;
+}
+
+/* Intern a fixed-size key: the index of its record in v, added by
+ * filling rec when new. */
+static uint32_t intern(struct store_writer *w, struct hmap *m, struct vec *v,
+		       const void *key, size_t key_len, const void *rec,
+		       bool *added_out)
+{
+	uint64_t idx;
+	bool added;
+
+	if (hmap_get(m, key, key_len, &idx)) {
+		if (added_out)
+			*added_out = false;
+		return (uint32_t)idx;
+	}
+	if (v->n >= STORE_NONE)
+		die("store: more than 4 billion entries in one table");
+	idx = v->n;
+	memcpy(vec_push(v), rec, v->size);
+	hmap_put(m, arena_memdup(&w->keys, key, key_len), key_len, idx, &added);
+	if (added_out)
+		*added_out = true;
+	return (uint32_t)idx;
+}
+
+static uint32_t thread_id(struct store_writer *w, const struct rec_thread *t)
+{
+	struct store_thread rec;
+
+	if (!t)
+		return STORE_NONE;
+	memset(&rec, 0, sizeof(rec));
+	rec.name = str_id(w, t->name);
+	rec.flags = t->is_virtual ? STORE_THREAD_VIRTUAL : 0;
+	rec.java_id = t->java_id;
+	rec.os_id = t->os_id;
+	return intern(w, &w->thread_index, &w->threads, &rec, sizeof(rec), &rec,
+		      NULL);
+}
+
+static uint32_t class_id(struct store_writer *w, const char *display,
+			 const char *raw)
+{
+	struct store_class rec;
+
+	if (!display)
+		return STORE_NONE;
+	rec.display = str_id(w, display);
+	rec.raw = str_id(w, raw ? raw : display);
+	return intern(w, &w->class_index, &w->classes, &rec, sizeof(rec), &rec,
+		      NULL);
+}
+
+static uint32_t frame_id(struct store_writer *w, const struct rec_frame *f)
+{
+	struct store_method m;
+	struct store_frame fr;
+
+	m.cls = class_id(w, f->class_name, f->class_raw);
+	m.name = str_id(w, f->method);
+	m.descriptor = str_id(w, f->descriptor);
+	m.flags = f->hidden ? STORE_METHOD_HIDDEN : 0;
+	fr.method = intern(w, &w->method_index, &w->methods, &m, sizeof(m), &m,
+			   NULL);
+	fr.line = f->line;
+	fr.bci = f->bci;
+	fr.type = str_id(w, f->type);
+	return intern(w, &w->frame_index, &w->frames, &fr, sizeof(fr), &fr,
+		      NULL);
+}
+
+static uint32_t child_node(struct store_writer *w, uint32_t parent,
+			   uint32_t frame)
+{
+	uint32_t key[2] = {parent, frame};
+	uint64_t idx;
+	bool added;
+	uint64_t *slot;
+
+	if (hmap_get(&w->node_index, key, sizeof(key), &idx))
+		return (uint32_t)idx;
+	/* the depth-first numbering marks nodes with the top bit */
+	if (w->node_parent.n >= 0x7fffffffu)
+		die("store: more than 2 billion stack nodes");
+	idx = w->node_parent.n;
+	*(uint32_t *)vec_push(&w->node_parent) = parent;
+	*(uint32_t *)vec_push(&w->node_frame) = frame;
+	slot = hmap_put(&w->node_index,
+			arena_memdup(&w->keys, key, sizeof(key)), sizeof(key),
+			idx, &added);
+	(void)slot;
+	return (uint32_t)idx;
+}
+
+static uint32_t stack_node(struct store_writer *w, const struct rec_stack *st)
+{
+	uint64_t cached;
+	uint32_t node = 0, i;
+
+	if (!st)
+		return 0;
+	if (u64map_get(&w->stack_cache, st->id, &cached))
+		return (uint32_t)cached;
+	/* outermost caller first: frames[n-1] down to the site */
+	for (i = st->n_frames; i-- > 0;)
+		node = child_node(w, node, frame_id(w, &st->frames[i]));
+	u64map_put(&w->stack_cache, st->id, node, NULL);
+	return node;
+}
+
+/* --- the sink -------------------------------------------------------------- */
+
+static int w_sample(void *ctx, const struct rec_sample *s)
+{
+	struct store_writer *w = ctx;
+	int64_t bytes, size;
+	size_t idx = w->s_time.n;
+
+	switch (s->kind) {
+	case SAMPLE_ALLOC:
+		bytes = s->weight;
+		size = REC_NONE;
+		break;
+	case SAMPLE_TLAB_NEW:
+		bytes = s->tlab_size;
+		size = s->alloc_size;
+		break;
+	case SAMPLE_TLAB_OUTSIDE:
+		bytes = s->alloc_size;
+		size = s->alloc_size;
+		break;
+	case SAMPLE_OLD_OBJECT:
+		bytes = s->object_size;
+		size = s->object_size;
+		break;
+	default:
+		bytes = s->weight;
+		size = s->alloc_size;
+	}
+	*(int64_t *)vec_push(&w->s_time) = s->time_ns;
+	*(uint32_t *)vec_push(&w->s_rec) = (uint32_t)w->recordings.n;
+	*(uint8_t *)vec_push(&w->s_kind) = (uint8_t)s->kind;
+	*(uint8_t *)vec_push(&w->s_flags) =
+		s->stack && s->stack->truncated ? STORE_SAMPLE_TRUNCATED : 0;
+	*(uint32_t *)vec_push(&w->s_thread) = thread_id(w, s->thread);
+	*(uint32_t *)vec_push(&w->s_class) =
+		class_id(w, s->class_name, s->class_raw);
+	*(uint32_t *)vec_push(&w->s_node) = stack_node(w, s->stack);
+	*(int64_t *)vec_push(&w->s_bytes) = bytes;
+	*(int64_t *)vec_push(&w->s_size) = size;
+	if (s->kind == SAMPLE_OLD_OBJECT) {
+		struct store_old_object *o = vec_push(&w->old_objects);
+
+		if (idx > UINT32_MAX)
+			die("store: more than 4 billion samples");
+		o->sample = (uint32_t)idx;
+		o->root = str_id(w, s->gc_root);
+		o->alloc_time_ns = s->alloc_time_ns;
+		o->age_ns = s->object_age_ns;
+		o->object_size = s->object_size;
+		o->last_heap_used = s->last_heap_used;
+		o->array_elements = s->array_elements;
+	}
+	return 0;
+}
+
+static int w_heap_summary(void *ctx, const struct rec_heap_summary *h)
+{
+	struct store_writer *w = ctx;
+	struct store_heap *r = vec_push(&w->heap);
+
+	r->recording = (uint32_t)w->recordings.n;
+	r->when = str_id(w, h->when);
+	r->time_ns = h->time_ns;
+	r->gc_id = h->gc_id;
+	r->used = h->heap_used;
+	r->committed = h->committed;
+	r->reserved = h->reserved;
+	return 0;
+}
+
+static int w_recording(void *ctx, const struct rec_recording *r)
+{
+	struct store_writer *w = ctx;
+	struct store_recording *rec;
+	uint32_t i;
+
+	if (w->recordings.n >= STORE_NONE)
+		die("store: too many recordings");
+	rec = vec_push(&w->recordings);
+	memset(rec, 0, sizeof(*rec));
+	rec->source = str_id(w, r->source);
+	rec->format = str_id(w, r->format);
+	rec->jvm_name = str_id(w, r->jvm_name);
+	rec->jvm_version = str_id(w, r->jvm_version);
+	rec->start_ns = r->start_ns;
+	rec->end_ns = r->end_ns;
+	rec->n_chunks = r->n_chunks;
+	rec->first_setting = (uint32_t)w->settings.n;
+	rec->n_settings = r->n_settings;
+	rec->first_count = (uint32_t)w->counts.n;
+	rec->n_counts = r->n_event_types;
+	rec->bytes_skipped = r->bytes_skipped;
+	for (i = 0; i < r->n_settings; i++) {
+		struct store_setting *s = vec_push(&w->settings);
+
+		s->name = str_id(w, r->settings[i].name);
+		s->value = str_id(w, r->settings[i].value);
+	}
+	for (i = 0; i < r->n_event_types; i++) {
+		struct store_count *c = vec_push(&w->counts);
+
+		c->name = str_id(w, r->event_types[i].name);
+		c->reserved = 0;
+		c->n = r->event_types[i].n;
+	}
+	/* importer stack ids start again with the next recording */
+	u64map_clear(&w->stack_cache);
+	return 0;
+}
+
+static const struct sink_ops writer_ops = {w_sample, w_heap_summary,
+					   w_recording};
+
+struct store_writer *store_writer_new(void)
+{
+	struct store_writer *w = xcalloc(1, sizeof(*w));
+
+	w->sink.ops = &writer_ops;
+	w->sink.ctx = w;
+	arena_init(&w->keys, 0);
+	buf_init(&w->strings);
+	buf_addch(&w->strings, '\0'); /* offset 0 is "" */
+	hmap_init(&w->string_index);
+	hmap_init(&w->thread_index);
+	hmap_init(&w->class_index);
+	hmap_init(&w->method_index);
+	hmap_init(&w->frame_index);
+	hmap_init(&w->node_index);
+	u64map_init(&w->stack_cache);
+	vec_init(&w->recordings, sizeof(struct store_recording));
+	vec_init(&w->settings, sizeof(struct store_setting));
+	vec_init(&w->counts, sizeof(struct store_count));
+	vec_init(&w->threads, sizeof(struct store_thread));
+	vec_init(&w->classes, sizeof(struct store_class));
+	vec_init(&w->methods, sizeof(struct store_method));
+	vec_init(&w->frames, sizeof(struct store_frame));
+	vec_init(&w->node_parent, sizeof(uint32_t));
+	vec_init(&w->node_frame, sizeof(uint32_t));
+	vec_init(&w->s_time, sizeof(int64_t));
+	vec_init(&w->s_rec, sizeof(uint32_t));
+	vec_init(&w->s_kind, 1);
+	vec_init(&w->s_flags, 1);
+	vec_init(&w->s_thread, sizeof(uint32_t));
+	vec_init(&w->s_class, sizeof(uint32_t));
+	vec_init(&w->s_node, sizeof(uint32_t));
+	vec_init(&w->s_bytes, sizeof(int64_t));
+	vec_init(&w->s_size, sizeof(int64_t));
+	vec_init(&w->old_objects, sizeof(struct store_old_object));
+	vec_init(&w->heap, sizeof(struct store_heap));
+	/* node 0: the root, "no stack" */
+	*(uint32_t *)vec_push(&w->node_parent) = STORE_NONE;
+	*(uint32_t *)vec_push(&w->node_frame) = STORE_NONE;
+	return w;
+}
+
+void store_writer_free(struct store_writer *w)
+{
+	if (!w)
+		return;
+	arena_release(&w->keys);
+	buf_release(&w->strings);
+	hmap_release(&w->string_index);
+	hmap_release(&w->thread_index);
+	hmap_release(&w->class_index);
+	hmap_release(&w->method_index);
+	hmap_release(&w->frame_index);
+	hmap_release(&w->node_index);
+	u64map_release(&w->stack_cache);
+	vec_release(&w->recordings);
+	vec_release(&w->settings);
+	vec_release(&w->counts);
+	vec_release(&w->threads);
+	vec_release(&w->classes);
+	vec_release(&w->methods);
+	vec_release(&w->frames);
+	vec_release(&w->node_parent);
+	vec_release(&w->node_frame);
+	vec_release(&w->s_time);
+	vec_release(&w->s_rec);
+	vec_release(&w->s_kind);
+	vec_release(&w->s_flags);
+	vec_release(&w->s_thread);
+	vec_release(&w->s_class);
+	vec_release(&w->s_node);
+	vec_release(&w->s_bytes);
+	vec_release(&w->s_size);
+	vec_release(&w->old_objects);
+	vec_release(&w->heap);
+	free(w);
+}
+
+const struct sink *store_writer_sink(struct store_writer *w)
+{
+	return &w->sink;
+}
+
+uint64_t store_writer_n_samples(const struct store_writer *w)
+{
+	return w->s_time.n;
+}
+
+uint32_t store_writer_n_recordings(const struct store_writer *w)
+{
+	return (uint32_t)w->recordings.n;
+}
+
+/* --- commit ---------------------------------------------------------------- */
+
+struct out {
+	int fd;
+	uint64_t pos;
+	struct store_toc_entry toc[32];
+	uint32_t n_toc;
+	const char *path;
+	struct err *e;
+	bool failed;
+};
+
+static void out_write(struct out *o, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len && !o->failed) {
+		ssize_t n = write(o->fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err_set(o->e, ERR_IO, "store: writing %s: %s", o->path,
+				n < 0 ? strerror(errno) : "short write");
+			o->failed = true;
+			return;
+		}
+		b += n;
+		len -= (size_t)n;
+		o->pos += (uint64_t)n;
+	}
+}
+
+static void out_pad(struct out *o)
+{
+	static const unsigned char zeros[STORE_ALIGN];
+
+	if (o->pos % STORE_ALIGN)
+		out_write(o, zeros, STORE_ALIGN - o->pos % STORE_ALIGN);
+}
+
+static void out_section(struct out *o, uint32_t id, const void *data,
+			size_t rec_len, size_t n)
+{
+	struct store_toc_entry *t;
+	size_t len;
+
+	if (!size_mul(rec_len, n, &len))
+		die("store: section too large");
+	out_pad(o);
+	if (o->n_toc == sizeof(o->toc) / sizeof(o->toc[0]))
+		BUG("store: too many sections");
+	t = &o->toc[o->n_toc++];
+	t->id = id;
+	t->rec_len = (uint32_t)rec_len;
+	t->offset = o->pos;
+	t->length = len;
+	t->crc = crc32c_update(0, data, len);
+	t->reserved = 0;
+	out_write(o, data, len);
+}
+
+/* Number the trie depth first; old -> new ids, and the new node table. */
+static struct store_node *number_nodes(const struct store_writer *w,
+				       uint32_t **renum_out)
+{
+	size_t n = w->node_parent.n, i;
+	const uint32_t *parent = (const uint32_t *)w->node_parent.data;
+	const uint32_t *frame = (const uint32_t *)w->node_frame.data;
+	uint32_t *first_child = xmalloc(n * sizeof(uint32_t));
+	uint32_t *next_sibling = xmalloc(n * sizeof(uint32_t));
+	uint32_t *renum = xmalloc(n * sizeof(uint32_t));
+	uint32_t *stack = xmalloc(n * sizeof(uint32_t));
+	struct store_node *nodes = xmalloc(n * sizeof(struct store_node));
+	uint32_t top = 0, next_id = 0;
+
+	for (i = 0; i < n; i++)
+		first_child[i] = next_sibling[i] = STORE_NONE;
+	/* children in reverse so that the walk meets them in order */
+	for (i = n; i-- > 1;) {
+		next_sibling[i] = first_child[parent[i]];
+		first_child[parent[i]] = (uint32_t)i;
+	}
+	/* pre-order walk; a node's end is known when its subtree is done */
+	stack[top++] = 0;
+	while (top) {
+		uint32_t v = stack[top - 1];
+
+		if (v & 0x80000000u) {
+			/* second visit: close the subtree */
+			v &= 0x7fffffffu;
+			nodes[renum[v]].end = next_id;
+			top--;
+			continue;
+		}
+		renum[v] = next_id++;
+		stack[top - 1] = v | 0x80000000u;
+		{
+			uint32_t c;
+
+			for (c = first_child[v]; c != STORE_NONE;
+			     c = next_sibling[c])
+				stack[top++] = c;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct store_node *nd = &nodes[renum[i]];
+
+		nd->parent = i ? renum[parent[i]] : STORE_NONE;
+		nd->frame = frame[i];
+	}
+	/* depth, parents first (parent < child after renumbering) */
+	nodes[0].depth = 0;
+	for (i = 1; i < n; i++)
+		nodes[i].depth = nodes[nodes[i].parent].depth + 1;
+	free(first_child);
+	free(next_sibling);
+	free(stack);
+	*renum_out = renum;
+	return nodes;
+}
+
+static const int64_t *sort_times;
+
+static int by_time(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (sort_times[x] != sort_times[y])
+		return sort_times[x] < sort_times[y] ? -1 : 1;
+	return x < y ? -1 : x > y; /* stable: file order among equals */
+}
+
+/* Write column col permuted by order into o. */
+static void out_column(struct out *o, uint32_t id, const struct vec *col,
+		       const uint32_t *order, const uint32_t *remap)
+{
+	size_t n = col->n, i;
+	unsigned char *tmp = xmalloc(n ? n * col->size : 1);
+
+	for (i = 0; i < n; i++) {
+		memcpy(tmp + i * col->size, vec_at(col, order[i]), col->size);
+		if (remap) {
+			uint32_t v;
+
+			memcpy(&v, tmp + i * col->size, 4);
+			v = remap[v];
+			memcpy(tmp + i * col->size, &v, 4);
+		}
+	}
+	out_section(o, id, tmp, col->size, n);
+	free(tmp);
+}
+
+static int fsync_dir(const char *path)
+{
+	char *copy = xstrdup(path);
+	int fd, rc = 0;
+
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		rc = fsync(fd);
+		close(fd);
+	}
+	free(copy);
+	return rc;
+}
+
+int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
+{
+	struct store_header h;
+	struct out o;
+	struct buf tmp = BUF_INIT;
+	uint32_t *order, *renum, *old_pos;
+	struct store_node *nodes;
+	size_t n = w->s_time.n, i;
+	char *dir_copy, *base_copy;
+
+	if (n > UINT32_MAX)
+		return err_set(e, ERR_LIMIT,
+			       "store: %zu samples, more than "
+			       "the 4 billion a store holds",
+			       n);
+	dir_copy = xstrdup(path);
+	base_copy = xstrdup(path);
+	buf_addf(&tmp, "%s/.%s.tmp%ld", dirname(dir_copy), basename(base_copy),
+		 (long)getpid());
+	free(dir_copy);
+	free(base_copy);
+
+	memset(&o, 0, sizeof(o));
+	o.path = tmp.data;
+	o.e = e;
+	o.fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o.fd < 0) {
+		err_set(e, ERR_IO, "store: cannot create %s: %s", tmp.data,
+			strerror(errno));
+		buf_release(&tmp);
+		return ERR_FAIL;
+	}
+
+	/* samples by time: a permutation, applied column by column */
+	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	sort_times = (const int64_t *)w->s_time.data;
+	if (n)
+		qsort(order, n, sizeof(uint32_t), by_time);
+	old_pos = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	for (i = 0; i < n; i++)
+		old_pos[order[i]] = (uint32_t)i;
+	nodes = number_nodes(w, &renum);
+
+	memset(&h, 0, sizeof(h));
+	out_write(&o, &h, sizeof(h)); /* filled in last */
+	out_section(&o, SEC_STRINGS, w->strings.data, 1, w->strings.len);
+	out_section(&o, SEC_RECORDINGS, w->recordings.data, w->recordings.size,
+		    w->recordings.n);
+	out_section(&o, SEC_SETTINGS, w->settings.data, w->settings.size,
+		    w->settings.n);
+	out_section(&o, SEC_EVENT_COUNTS, w->counts.data, w->counts.size,
+		    w->counts.n);
+	out_section(&o, SEC_THREADS, w->threads.data, w->threads.size,
+		    w->threads.n);
+	out_section(&o, SEC_CLASSES, w->classes.data, w->classes.size,
+		    w->classes.n);
+	out_section(&o, SEC_METHODS, w->methods.data, w->methods.size,
+		    w->methods.n);
+	out_section(&o, SEC_FRAMES, w->frames.data, w->frames.size,
+		    w->frames.n);
+	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
+		    w->node_parent.n);
+	out_column(&o, SEC_S_TIME, &w->s_time, order, NULL);
+	out_column(&o, SEC_S_RECORDING, &w->s_rec, order, NULL);
+	out_column(&o, SEC_S_KIND, &w->s_kind, order, NULL);
+	out_column(&o, SEC_S_FLAGS, &w->s_flags, order, NULL);
+	out_column(&o, SEC_S_THREAD, &w->s_thread, order, NULL);
+	out_column(&o, SEC_S_CLASS, &w->s_class, order, NULL);
+	out_column(&o, SEC_S_NODE, &w->s_node, order, renum);
+	out_column(&o, SEC_S_BYTES, &w->s_bytes, order, NULL);
+	out_column(&o, SEC_S_SIZE, &w->s_size, order, NULL);
+	for (i = 0; i < w->old_objects.n; i++) {
+		struct store_old_object *ob = vec_at(&w->old_objects, i);
+
+		ob->sample = old_pos[ob->sample];
+	}
+	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
+		    w->old_objects.size, w->old_objects.n);
+	out_section(&o, SEC_HEAP, w->heap.data, w->heap.size, w->heap.n);
+	free(order);
+	free(old_pos);
+	free(renum);
+	free(nodes);
+
+	out_pad(&o);
+	memcpy(h.magic, STORE_MAGIC, STORE_MAGIC_LEN);
+	h.major = STORE_MAJOR;
+	h.minor = STORE_MINOR;
+	h.header_len = STORE_HEADER_LEN;
+	h.toc_offset = o.pos;
+	h.n_sections = o.n_toc;
+	h.toc_crc = crc32c_update(0, o.toc, o.n_toc * sizeof(o.toc[0]));
+	out_write(&o, o.toc, o.n_toc * sizeof(o.toc[0]));
+	h.file_len = o.pos;
+	h.header_crc = 0;
+	h.header_crc = crc32c_update(0, &h, sizeof(h));
+	if (!o.failed && (lseek(o.fd, 0, SEEK_SET) != 0)) {
+		err_set(e, ERR_IO, "store: seeking in %s: %s", tmp.data,
+			strerror(errno));
+		o.failed = true;
+	}
+	out_write(&o, &h, sizeof(h));
+	if (!o.failed && fsync(o.fd) < 0) {
+		err_set(e, ERR_IO, "store: fsync of %s: %s", tmp.data,
+			strerror(errno));
+		o.failed = true;
+	}
+	if (close(o.fd) < 0 && !o.failed) {
+		err_set(e, ERR_IO, "store: closing %s: %s", tmp.data,
+			strerror(errno));
+		o.failed = true;
+	}
+	if (!o.failed && rename(tmp.data, path) < 0) {
+		err_set(e, ERR_IO, "store: cannot replace %s: %s", path,
+			strerror(errno));
+		o.failed = true;
+	}
+	if (o.failed) {
+		unlink(tmp.data);
+		buf_release(&tmp);
+		return ERR_FAIL;
+	}
+	fsync_dir(path);
+	buf_release(&tmp);
+	return 0;
+}
