@@ -90,5 +90,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 
 #endif

@@ -19,6 +19,11 @@ const struct command command_table[] = {
 	 "describe the recordings in a store"},
 	{"top", cmd_top, "CASE.hsdb [--by=GROUP] [--limit=N] [--csv] [FILTERS]",
 	 "the heaviest classes, sites, threads or recordings"},
+	{"tree", cmd_tree,
+	 "CASE.hsdb [--inverted] [--depth=N] [--min-share=P] [--csv]",
+	 "the call tree, or the inverted tree from the allocation sites"},
+	{"timeline", cmd_timeline, "CASE.hsdb [--bucket=DURATION] [--csv]",
+	 "allocation rate and sample rate over time"},
 	{NULL, NULL, NULL, NULL},
 };
 

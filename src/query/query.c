@@ -98,7 +98,9 @@ struct query {
 	uint32_t *frame_site, *node_site, *node_app, n_sites;
 	const char **site_names;
 	struct arena names;
-	/* group scratch */
+	/* results, owned until the next call */
+	struct query_tree_node *tree;
+	struct query_bucket *buckets;
 	struct query_row *rows;
 	uint64_t *g_samples;
 	int64_t *g_bytes;
@@ -394,6 +396,8 @@ void query_free(struct query *q)
 	free(q->node_app);
 	free(q->site_names);
 	free(q->rows);
+	free(q->tree);
+	free(q->buckets);
 	free(q->g_samples);
 	free(q->g_bytes);
 	arena_release(&q->names);
@@ -421,6 +425,8 @@ static double objects_per_sample(enum sample_kind k)
 		return NAN; /* bytes only: no honest object count */
 	}
 }
+
+static bool sample_ok(const struct query *q, uint64_t i);
 
 static int row_cmp(const void *a, const void *b)
 {
@@ -474,13 +480,7 @@ int query_top(struct query *q, enum query_group by,
 			 node = sm->node[i];
 		int64_t bytes = sm->bytes[i];
 
-		if (sm->kind[i] != q->kind || !q->node_ok[node] ||
-		    (cls != STORE_NONE && !q->class_ok[cls]) ||
-		    (cls == STORE_NONE && q->o.class_re) ||
-		    (th != STORE_NONE && !q->thread_ok[th]) ||
-		    (th == STORE_NONE && q->o.thread_re) ||
-		    (q->o.recording >= 0 &&
-		     sm->recording[i] != (uint64_t)q->o.recording))
+		if (!sample_ok(q, i))
 			continue;
 		switch (by) {
 		case GROUP_CLASS:
@@ -545,5 +545,248 @@ int query_top(struct query *q, enum query_group by,
 	qsort(q->rows, n, sizeof(*q->rows), row_cmp);
 	*rows_out = q->rows;
 	*n_rows = n;
+	return 0;
+}
+
+/* --- shared sample filter ---------------------------------------------- */
+
+static bool sample_ok(const struct query *q, uint64_t i)
+{
+	const struct store_samples *sm = &q->sm;
+	uint32_t cls = sm->cls[i], th = sm->thread[i];
+
+	return sm->kind[i] == q->kind && q->node_ok[sm->node[i]] &&
+	       (cls == STORE_NONE ? !q->o.class_re : q->class_ok[cls]) &&
+	       (th == STORE_NONE ? !q->o.thread_re : q->thread_ok[th]) &&
+	       (q->o.recording < 0 ||
+		sm->recording[i] == (uint64_t)q->o.recording);
+}
+
+static void total_add(struct query_total *t, int64_t time, int64_t bytes)
+{
+	t->samples++;
+	t->est_bytes += bytes;
+	if (time < t->first_ns)
+		t->first_ns = time;
+	if (time > t->last_ns)
+		t->last_ns = time;
+}
+
+static void total_init(struct query_total *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->first_ns = INT64_MAX;
+	t->last_ns = INT64_MIN;
+}
+
+/* --- trees ------------------------------------------------------------------ */
+
+struct tree_scratch {
+	struct query_tree_node *nodes;
+	size_t n, alloc;
+};
+
+static uint32_t tree_add(struct tree_scratch *t, uint32_t parent,
+			 const char *label, uint32_t depth)
+{
+	struct query_tree_node *nd;
+
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 1024;
+		t->nodes = xreallocarray(t->nodes, t->alloc, sizeof(*t->nodes));
+	}
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->label = label;
+	nd->parent = parent;
+	nd->first_child = nd->next_sibling = QUERY_TREE_NONE;
+	nd->depth = depth;
+	return (uint32_t)t->n++;
+}
+
+static struct query_tree_node *sort_nodes;
+
+static int child_cmp(const void *a, const void *b)
+{
+	const struct query_tree_node *x = &sort_nodes[*(const uint32_t *)a],
+				     *y = &sort_nodes[*(const uint32_t *)b];
+
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes < y->est_bytes ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->label, y->label);
+}
+
+/* Chain every node's children, heaviest first; drop empty ones. */
+static void link_children(struct query_tree_node *nodes, size_t n)
+{
+	uint32_t *order = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	size_t i, m = 0;
+
+	for (i = 1; i < n; i++)
+		if (nodes[i].samples)
+			order[m++] = (uint32_t)i;
+	sort_nodes = nodes;
+	qsort(order, m, sizeof(uint32_t), child_cmp);
+	/* in reverse, so that each parent's chain ends up heaviest first */
+	for (i = m; i-- > 0;) {
+		struct query_tree_node *c = &nodes[order[i]];
+
+		c->next_sibling = nodes[c->parent].first_child;
+		nodes[c->parent].first_child = order[i];
+	}
+	free(order);
+}
+
+int query_tree(struct query *q, bool inverted, uint32_t max_depth,
+	       const struct query_tree_node **out, size_t *n_out,
+	       struct query_total *total, struct err *e)
+{
+	struct tree_scratch t = {NULL, 0, 0};
+	uint64_t *self_samples = xcalloc(q->n_nodes, sizeof(uint64_t));
+	int64_t *self_bytes = xcalloc(q->n_nodes, sizeof(int64_t));
+	uint64_t i;
+	uint32_t n;
+
+	(void)e;
+	total_init(total);
+	for (i = q->lo; i < q->hi; i++) {
+		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+
+		if (!sample_ok(q, i))
+			continue;
+		self_samples[q->sm.node[i]]++;
+		self_bytes[q->sm.node[i]] += bytes;
+		total_add(total, q->sm.time_ns[i], bytes);
+	}
+	tree_add(&t, QUERY_TREE_NONE, "all", 0);
+	t.nodes[0].samples = total->samples;
+	t.nodes[0].est_bytes = total->est_bytes;
+	t.nodes[0].self_samples = self_samples[0];
+	t.nodes[0].self_bytes = self_bytes[0];
+	{
+		/* Each stack with samples adds its path, merging nodes of
+		 * the same site under the same parent: frames that differ
+		 * only in bytecode index or compilation are one node.  The
+		 * call tree walks the path from the root in, the inverted
+		 * tree from the site out. */
+		struct hmap idx;
+		uint32_t *path = xmalloc(q->n_nodes * sizeof(uint32_t));
+
+		hmap_init(&idx);
+		for (n = 1; n < q->n_nodes; n++) {
+			uint32_t at = 0, len = 0, node, k;
+
+			if (!self_samples[n])
+				continue;
+			for (node = n; node; node = q->nodes[node].parent)
+				path[len++] = node; /* site first */
+			for (k = 0; k < len; k++) {
+				uint32_t pn =
+					inverted ? path[k] : path[len - 1 - k];
+				uint32_t key[2] = {at, q->node_site[pn]};
+				uint64_t v;
+
+				if (inverted && max_depth && k >= max_depth)
+					break;
+				if (!hmap_get(&idx, key, sizeof(key), &v)) {
+					v = tree_add(&t, at,
+						     q->site_names[key[1]],
+						     k + 1);
+					hmap_put(&idx,
+						 arena_memdup(&q->names, key,
+							      sizeof(key)),
+						 sizeof(key), v, NULL);
+				}
+				at = (uint32_t)v;
+				t.nodes[at].samples += self_samples[n];
+				t.nodes[at].est_bytes += self_bytes[n];
+				if (k == (inverted ? 0 : len - 1)) {
+					t.nodes[at].self_samples +=
+						self_samples[n];
+					t.nodes[at].self_bytes += self_bytes[n];
+				}
+			}
+		}
+		hmap_release(&idx);
+		free(path);
+	}
+	free(self_samples);
+	free(self_bytes);
+	link_children(t.nodes, t.n);
+	free(q->tree);
+	q->tree = t.nodes;
+	*out = t.nodes;
+	*n_out = t.n;
+	return 0;
+}
+
+/* --- time --------------------------------------------------------------------- */
+
+static int64_t round_bucket(int64_t span)
+{
+	static const int64_t steps[] = {
+		1000000,	2000000,	5000000,       10000000,
+		20000000,	50000000,	100000000,     200000000,
+		500000000,	1000000000,	2000000000,    5000000000,
+		10000000000,	15000000000,	30000000000,   60000000000,
+		120000000000,	300000000000,	600000000000,  900000000000,
+		1800000000000,	3600000000000,	7200000000000, 21600000000000,
+		43200000000000, 86400000000000,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (span / steps[i] <= 60)
+			return steps[i];
+	return steps[sizeof(steps) / sizeof(steps[0]) - 1];
+}
+
+int query_timeline(struct query *q, int64_t *bucket_ns,
+		   const struct query_bucket **out, size_t *n_out,
+		   struct query_total *total, struct err *e)
+{
+	uint64_t i;
+	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
+	size_t n, b;
+
+	for (i = q->lo; i < q->hi; i++)
+		if (sample_ok(q, i)) {
+			if (q->sm.time_ns[i] < first)
+				first = q->sm.time_ns[i];
+			last = q->sm.time_ns[i];
+		}
+	total_init(total);
+	*out = NULL;
+	*n_out = 0;
+	if (first == INT64_MAX)
+		return 0;
+	w = *bucket_ns > 0 ? *bucket_ns : round_bucket(last - first);
+	*bucket_ns = w;
+	base = first - ((first % w) + w) % w;
+	if ((uint64_t)(last - base) / (uint64_t)w >= 10000000)
+		return err_set(e, ERR_USAGE,
+			       "--bucket: %lld ns makes more than 10 million "
+			       "buckets over %.3f s",
+			       (long long)w, (double)(last - first) / 1e9);
+	n = (size_t)((last - base) / w) + 1;
+	free(q->buckets);
+	q->buckets = xcalloc(n, sizeof(*q->buckets));
+	for (b = 0; b < n; b++)
+		q->buckets[b].start_ns = base + (int64_t)b * w;
+	for (i = q->lo; i < q->hi; i++) {
+		int64_t bytes;
+
+		if (!sample_ok(q, i))
+			continue;
+		bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+		b = (size_t)((q->sm.time_ns[i] - base) / w);
+		q->buckets[b].samples++;
+		q->buckets[b].est_bytes += bytes;
+		total_add(total, q->sm.time_ns[i], bytes);
+	}
+	*out = q->buckets;
+	*n_out = n;
 	return 0;
 }

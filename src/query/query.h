@@ -91,3 +91,47 @@ const char *query_group_name(enum query_group g);
 bool query_group_parse(const char *s, enum query_group *g);
 
 #endif
+
+/* --- trees ------------------------------------------------------------------ */
+
+/* A node of the call tree or of the inverted tree.  Index 0 is the root
+ * (all samples).  Children are chained heaviest first. */
+struct query_tree_node {
+	const char *label; /* class.method:line; "all" for the root */
+	uint32_t parent;   /* UINT32_MAX for the root */
+	uint32_t first_child, next_sibling; /* UINT32_MAX: none */
+	uint32_t depth;
+	uint64_t samples; /* in the subtree */
+	int64_t est_bytes;
+	uint64_t self_samples; /* whose stack ends here */
+	int64_t self_bytes;
+};
+
+#define QUERY_TREE_NONE UINT32_MAX
+
+/*
+ * The call tree (root = outermost callers, leaves = allocation sites),
+ * or with inverted the tree that starts at the allocating frame and
+ * goes out to its callers.  max_depth limits the inverted tree's depth
+ * (0: no limit).  *nodes is owned by q, valid until the next call.
+ */
+int query_tree(struct query *q, bool inverted, uint32_t max_depth,
+	       const struct query_tree_node **nodes, size_t *n_nodes,
+	       struct query_total *total, struct err *e);
+
+/* --- time --------------------------------------------------------------------- */
+
+struct query_bucket {
+	int64_t start_ns;
+	uint64_t samples;
+	int64_t est_bytes;
+};
+
+/*
+ * The filtered samples in buckets of bucket_ns from the first sample's
+ * time (rounded down to a multiple of bucket_ns); bucket_ns 0 picks a
+ * round width that gives about 60 buckets.  *buckets is owned by q.
+ */
+int query_timeline(struct query *q, int64_t *bucket_ns,
+		   const struct query_bucket **buckets, size_t *n,
+		   struct query_total *total, struct err *e);

@@ -1,0 +1,220 @@
+/*
+ * heapsift tree: the call tree of the estimated allocations, from the
+ * outermost callers in, or with --inverted from the allocating frames
+ * out to their callers.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/view.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+static const char tree_help[] =
+	"usage: heapsift tree CASE.hsdb [--inverted] [--depth=N] "
+	"[--min-share=P] [--csv] [FILTERS]\n"
+	"\n"
+	"The call tree of the estimated allocations: each node's total is\n"
+	"what was allocated in its subtree, with its share of the whole and\n"
+	"of its parent.  --inverted starts at the allocating frames and\n"
+	"goes out to their callers.\n"
+	"\n"
+	"      --inverted       start at the allocation sites\n"
+	"      --depth=N        show N levels (default 12; 0: all)\n"
+	"      --min-share=P    hide nodes under P percent of the total\n"
+	"                       (default 0.5)\n"
+	"      --csv            RFC 4180 CSV, one row per node shown:\n"
+	"                       path,depth,frame,samples,est_bytes,share,\n"
+	"                       parent_share,self_samples,self_bytes\n"
+	"                       (path: the frames from the root, "
+	"';'-separated)\n"
+	"  -h, --help           this text\n"
+	"\n" VIEW_FILTER_HELP;
+
+struct printer {
+	const struct query_tree_node *nodes;
+	int64_t total;
+	uint32_t max_depth;
+	double min_share;
+	bool csv;
+	struct buf path, line;
+};
+
+static void put_node(struct printer *p, uint32_t i, const char *indent)
+{
+	const struct query_tree_node *nd = &p->nodes[i];
+	double share = p->total ? (double)nd->est_bytes / (double)p->total : 0;
+	double pshare = 1.0;
+	size_t path_len = p->path.len;
+	uint32_t c;
+
+	if (nd->parent != QUERY_TREE_NONE && p->nodes[nd->parent].est_bytes)
+		pshare = (double)nd->est_bytes /
+			 (double)p->nodes[nd->parent].est_bytes;
+	if (i && share * 100.0 < p->min_share)
+		return;
+	if (i) {
+		if (p->path.len)
+			buf_addch(&p->path, ';');
+		buf_add_printable(&p->path, nd->label, strlen(nd->label));
+	}
+	buf_reset(&p->line);
+	if (p->csv) {
+		buf_add_csv(&p->line, p->path.data, p->path.len);
+		buf_addf(&p->line, ",%u,", nd->depth);
+		{
+			struct buf t = BUF_INIT;
+
+			buf_add_printable(&t, nd->label, strlen(nd->label));
+			buf_add_csv(&p->line, t.data, t.len);
+			buf_release(&t);
+		}
+		buf_addf(&p->line, ",%llu,%lld,%.6f,%.6f,%llu,%lld\r\n",
+			 (unsigned long long)nd->samples,
+			 (long long)nd->est_bytes, share, pshare,
+			 (unsigned long long)nd->self_samples,
+			 (long long)nd->self_bytes);
+	} else {
+		char tb[32];
+
+		buf_addf(&p->line, "%10s %6.2f%% %6.2f%% %8llu  %s",
+			 view_bytes(nd->est_bytes, tb, sizeof(tb)), share * 100,
+			 pshare * 100, (unsigned long long)nd->samples, indent);
+		buf_add_printable(&p->line, nd->label, strlen(nd->label));
+		buf_addch(&p->line, '\n');
+	}
+	fwrite(p->line.data, 1, p->line.len, stdout);
+	if (!p->max_depth || nd->depth < p->max_depth) {
+		struct buf deeper = BUF_INIT;
+
+		buf_adds(&deeper, indent);
+		buf_adds(&deeper, "  ");
+		for (c = nd->first_child; c != QUERY_TREE_NONE;
+		     c = p->nodes[c].next_sibling)
+			put_node(p, c, deeper.data);
+		buf_release(&deeper);
+	}
+	buf_setlen(&p->path, path_len);
+}
+
+int cmd_tree(int argc, char **argv)
+{
+	enum {
+		OPT_INVERTED = OPT__VIEW_NEXT,
+		OPT_DEPTH,
+		OPT_MIN_SHARE,
+		OPT_CSV
+	};
+	static const struct option opts[] = {
+		{"inverted", no_argument, NULL, OPT_INVERTED},
+		{"depth", required_argument, NULL, OPT_DEPTH},
+		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+		{"csv", no_argument, NULL, OPT_CSV},
+		{"help", no_argument, NULL, 'h'},
+		VIEW_FILTER_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct view_filters f;
+	struct printer p;
+	bool inverted = false;
+	uint64_t depth = 12;
+	const struct query_tree_node *nodes;
+	struct query_total total;
+	struct store *s;
+	struct query *q;
+	size_t n;
+	struct err e;
+	int c, rc;
+	char *end;
+
+	memset(&p, 0, sizeof(p));
+	p.min_share = 0.5;
+	view_filters_init(&f);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(tree_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_INVERTED:
+			inverted = true;
+			break;
+		case OPT_DEPTH:
+			if (!cli_parse_count(optarg, &depth) || depth > 100000)
+				return cli_usage_error("tree",
+						       "--depth: '%s' is "
+						       "not a number",
+						       optarg);
+			break;
+		case OPT_MIN_SHARE:
+			p.min_share = strtod(optarg, &end);
+			if (end == optarg || *end || p.min_share < 0 ||
+			    p.min_share > 100)
+				return cli_usage_error(
+					"tree",
+					"--min-share: "
+					"'%s' is not a percentage",
+					optarg);
+			break;
+		case OPT_CSV:
+			p.csv = true;
+			break;
+		case '?':
+			return cli_usage_error("tree", "unknown option '%s'",
+					       argv[optind - 1]);
+		case ':':
+			return cli_usage_error("tree",
+					       "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			if (view_filter_option("tree", c, optarg, &f))
+				return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("tree",
+				       optind < argc ? "give exactly one store"
+						     : "no store given");
+	rc = view_open("tree", argv[optind], &f, &s, &q);
+	if (rc)
+		return rc;
+	err_init(&e);
+	if (query_tree(q, inverted, inverted ? (uint32_t)depth : 0, &nodes, &n,
+		       &total, &e) < 0) {
+		view_error("tree", &e);
+		query_free(q);
+		store_close(s);
+		return EXIT_ERROR;
+	}
+	p.nodes = nodes;
+	p.total = total.est_bytes;
+	p.max_depth = (uint32_t)depth;
+	buf_init(&p.path);
+	buf_init(&p.line);
+	if (p.csv) {
+		fputs("path,depth,frame,samples,est_bytes,share,parent_share,"
+		      "self_samples,self_bytes\r\n",
+		      stdout);
+	} else {
+		char tb[32];
+
+		printf("%s tree of %s: %llu samples, %s estimated\n",
+		       inverted ? "inverted" : "call",
+		       sample_kind_name(query_kind(q)),
+		       (unsigned long long)total.samples,
+		       view_bytes(total.est_bytes, tb, sizeof(tb)));
+		printf("%10s %7s %7s %8s  %s\n", "EST_BYTES", "TOTAL", "PARENT",
+		       "SAMPLES", "FRAME");
+	}
+	put_node(&p, 0, "");
+	buf_release(&p.path);
+	buf_release(&p.line);
+	query_free(q);
+	store_close(s);
+	return cli_finish_output(EXIT_OK);
+}
