@@ -20,8 +20,9 @@ fi
 if [ "$what" = test ]; then
 	# tmux drives the TUI tests; bsdtar and the compressors pack the
 	# nested bundles the input-layer tests read; util-linux has setpriv;
-	# python3 compares the JFR import with the JDK's references.
-	pkgs="$pkgs tmux libarchive-tools gzip bzip2 xz-utils zstd lz4 util-linux python3"
+	# python3 compares the JFR import with the JDK's references; sqlite3
+	# loads the CSV export.
+	pkgs="$pkgs tmux libarchive-tools gzip bzip2 xz-utils zstd lz4 util-linux python3 sqlite3"
 fi
 
 missing=

@@ -24,6 +24,8 @@ const struct command command_table[] = {
 	 "the call tree, or the inverted tree from the allocation sites"},
 	{"timeline", cmd_timeline, "CASE.hsdb [--bucket=DURATION] [--csv]",
 	 "allocation rate and sample rate over time"},
+	{"export", cmd_export, "CASE.hsdb --format=csv -o DIR",
+	 "write a store as CSV tables for SQL"},
 	{NULL, NULL, NULL, NULL},
 };
 

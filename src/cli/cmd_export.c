@@ -1,0 +1,361 @@
+/*
+ * heapsift export: a store as a normalized set of CSV tables (RFC 4180,
+ * a header row, CRLF line ends) that load unchanged into sqlite3
+ * (.import --csv) or any SQL engine.  The tables and columns are a
+ * contract, documented in docs/export.md.  Each file is written to a
+ * temporary name and renamed, so a reader never sees half a table.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/view.h"
+#include "importers/sink.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+static const char export_help[] =
+	"usage: heapsift export CASE.hsdb --format=csv -o DIR\n"
+	"\n"
+	"Write the store as CSV tables into DIR (created if missing):\n"
+	"recordings, settings, threads, classes, methods, frames, stacks,\n"
+	"samples, old_objects, heap_summaries.  docs/export.md describes\n"
+	"every column; the tables join on their id columns.\n"
+	"\n"
+	"      --format=csv   the only format so far\n"
+	"  -o, --output=DIR   where to write\n"
+	"  -h, --help         this text\n";
+
+struct table {
+	FILE *f;
+	struct buf path, tmp, row;
+	bool failed;
+};
+
+static int table_open(struct table *t, const char *dir, const char *name,
+		      const char *header)
+{
+	buf_init(&t->path);
+	buf_init(&t->tmp);
+	buf_init(&t->row);
+	buf_addf(&t->path, "%s/%s.csv", dir, name);
+	buf_addf(&t->tmp, "%s/.%s.csv.tmp%ld", dir, name, (long)getpid());
+	t->failed = false;
+	t->f = fopen(t->tmp.data, "wb");
+	if (!t->f) {
+		fprintf(stderr,
+			"heapsift export: error: cannot create %s: %s\n",
+			t->tmp.data, strerror(errno));
+		return -1;
+	}
+	fprintf(t->f, "%s\r\n", header);
+	return 0;
+}
+
+static void field_str(struct table *t, const char *s, bool last)
+{
+	struct buf p = BUF_INIT;
+
+	buf_add_printable(&p, s, strlen(s));
+	buf_add_csv(&t->row, p.data, p.len);
+	buf_release(&p);
+	buf_adds(&t->row, last ? "\r\n" : ",");
+}
+
+static void field_int(struct table *t, int64_t v, bool last)
+{
+	if (v != REC_NONE)
+		buf_addf(&t->row, "%lld", (long long)v);
+	buf_adds(&t->row, last ? "\r\n" : ",");
+}
+
+static void field_ref(struct table *t, uint32_t v, bool last)
+{
+	if (v != STORE_NONE)
+		buf_addf(&t->row, "%u", v);
+	buf_adds(&t->row, last ? "\r\n" : ",");
+}
+
+static void row_end(struct table *t)
+{
+	if (fwrite(t->row.data, 1, t->row.len, t->f) != t->row.len)
+		t->failed = true;
+	buf_reset(&t->row);
+}
+
+static int table_close(struct table *t)
+{
+	int rc = 0;
+
+	if (ferror(t->f) || t->failed) {
+		fclose(t->f);
+		rc = -1;
+	} else if (fflush(t->f) || fsync(fileno(t->f)) || fclose(t->f)) {
+		rc = -1;
+	} else if (rename(t->tmp.data, t->path.data) < 0) {
+		rc = -1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "heapsift export: error: writing %s: %s\n",
+			t->path.data, strerror(errno));
+		unlink(t->tmp.data);
+	}
+	buf_release(&t->path);
+	buf_release(&t->tmp);
+	buf_release(&t->row);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	enum { OPT_FORMAT = OPT__CLI_NEXT };
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dir = NULL, *format = NULL;
+	const struct store_recording *recs;
+	const struct store_setting *sets;
+	const struct store_thread *threads;
+	const struct store_class *classes;
+	const struct store_method *methods;
+	const struct store_frame *frames;
+	const struct store_node *nodes;
+	const struct store_heap *heap;
+	const struct store_old_object *old;
+	uint32_t n_recs, n_sets, n_threads, n_classes, n_methods, n_frames,
+		n_nodes, n_heap, n_old, i, k;
+	struct store_samples sm;
+	struct store *s;
+	struct table t;
+	struct err e;
+	int c, bad = 0;
+	uint64_t j;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(export_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_FORMAT:
+			format = optarg;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case ':':
+			return cli_usage_error("export",
+					       "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			return cli_usage_error("export", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("export",
+				       optind < argc ? "give exactly one store"
+						     : "no store given");
+	if (!format || strcmp(format, "csv"))
+		return cli_usage_error("export", "--format: give --format=csv");
+	if (!dir)
+		return cli_usage_error("export", "no directory given (-o DIR)");
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr,
+			"heapsift export: error: cannot create %s: %s\n", dir,
+			strerror(errno));
+		return EXIT_ERROR;
+	}
+	err_init(&e);
+	if (store_open(argv[optind], &s, &e) < 0) {
+		view_error("export", &e);
+		return EXIT_ERROR;
+	}
+	if (store_verify(s, &e) < 0 ||
+	    store_recordings(s, &recs, &n_recs, &e) < 0 ||
+	    store_settings(s, &sets, &n_sets, &e) < 0 ||
+	    store_threads(s, &threads, &n_threads, &e) < 0 ||
+	    store_classes(s, &classes, &n_classes, &e) < 0 ||
+	    store_methods(s, &methods, &n_methods, &e) < 0 ||
+	    store_frames(s, &frames, &n_frames, &e) < 0 ||
+	    store_nodes(s, &nodes, &n_nodes, &e) < 0 ||
+	    store_heap(s, &heap, &n_heap, &e) < 0 ||
+	    store_old_objects(s, &old, &n_old, &e) < 0 ||
+	    store_samples(s, &sm, &e) < 0) {
+		view_error("export", &e);
+		store_close(s);
+		return EXIT_ERROR;
+	}
+
+	if (table_open(&t, dir, "recordings",
+		       "id,source,format,jvm_name,jvm_version,start_ns,end_ns,"
+		       "chunks,bytes_skipped") == 0) {
+		for (i = 0; i < n_recs; i++) {
+			field_int(&t, i, false);
+			field_str(&t, store_str(s, recs[i].source), false);
+			field_str(&t, store_str(s, recs[i].format), false);
+			field_str(&t, store_str(s, recs[i].jvm_name), false);
+			field_str(&t, store_str(s, recs[i].jvm_version), false);
+			field_int(&t, recs[i].start_ns, false);
+			field_int(&t, recs[i].end_ns, false);
+			field_int(&t, recs[i].n_chunks, false);
+			field_int(&t, (int64_t)recs[i].bytes_skipped, true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "settings", "recording,name,value") == 0) {
+		for (i = 0; i < n_recs; i++)
+			for (k = 0; k < recs[i].n_settings; k++) {
+				const struct store_setting *st =
+					&sets[recs[i].first_setting + k];
+
+				field_int(&t, i, false);
+				field_str(&t, store_str(s, st->name), false);
+				field_str(&t, store_str(s, st->value), true);
+				row_end(&t);
+			}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "threads", "id,name,java_id,os_id,virtual") ==
+	    0) {
+		for (i = 0; i < n_threads; i++) {
+			field_int(&t, i, false);
+			field_str(&t, store_str(s, threads[i].name), false);
+			field_int(&t, threads[i].java_id, false);
+			field_int(&t, threads[i].os_id, false);
+			field_int(&t, threads[i].flags & STORE_THREAD_VIRTUAL,
+				  true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "classes", "id,name,raw_name") == 0) {
+		for (i = 0; i < n_classes; i++) {
+			field_int(&t, i, false);
+			field_str(&t, store_str(s, classes[i].display), false);
+			field_str(&t, store_str(s, classes[i].raw), true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "methods", "id,class,name,descriptor,hidden") ==
+	    0) {
+		for (i = 0; i < n_methods; i++) {
+			field_int(&t, i, false);
+			field_int(&t, methods[i].cls, false);
+			field_str(&t, store_str(s, methods[i].name), false);
+			field_str(&t, store_str(s, methods[i].descriptor),
+				  false);
+			field_int(&t, methods[i].flags & STORE_METHOD_HIDDEN,
+				  true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "frames", "id,method,line,bci,type") == 0) {
+		for (i = 0; i < n_frames; i++) {
+			field_int(&t, i, false);
+			field_int(&t, frames[i].method, false);
+			field_int(&t, frames[i].line, false);
+			field_int(&t, frames[i].bci, false);
+			field_str(&t, store_str(s, frames[i].type), true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "stacks", "id,parent,frame,depth") == 0) {
+		for (i = 1; i < n_nodes; i++) {
+			field_int(&t, i, false);
+			field_ref(&t,
+				  nodes[i].parent ? nodes[i].parent
+						  : STORE_NONE,
+				  false);
+			field_int(&t, nodes[i].frame, false);
+			field_int(&t, nodes[i].depth, true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "samples",
+		       "id,time_ns,recording,kind,thread,class,stack,est_bytes,"
+		       "size,truncated") == 0) {
+		for (j = 0; j < sm.n; j++) {
+			field_int(&t, (int64_t)j, false);
+			field_int(&t, sm.time_ns[j], false);
+			field_int(&t, sm.recording[j], false);
+			field_str(&t, sample_kind_name(sm.kind[j]), false);
+			field_ref(&t, sm.thread[j], false);
+			field_ref(&t, sm.cls[j], false);
+			field_ref(&t, sm.node[j] ? sm.node[j] : STORE_NONE,
+				  false);
+			field_int(&t, sm.bytes[j], false);
+			field_int(&t, sm.size[j], false);
+			field_int(&t, sm.flags[j] & STORE_SAMPLE_TRUNCATED,
+				  true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "old_objects",
+		       "sample,alloc_time_ns,age_ns,object_size,last_heap_used,"
+		       "array_elements,gc_root") == 0) {
+		for (i = 0; i < n_old; i++) {
+			field_int(&t, old[i].sample, false);
+			field_int(&t, old[i].alloc_time_ns, false);
+			field_int(&t, old[i].age_ns, false);
+			field_int(&t, old[i].object_size, false);
+			field_int(&t, old[i].last_heap_used, false);
+			field_int(&t, old[i].array_elements, false);
+			field_str(&t, store_str(s, old[i].root), true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(
+		    &t, dir, "heap_summaries",
+		    "recording,time_ns,gc_id,when,used,committed,reserved") ==
+	    0) {
+		for (i = 0; i < n_heap; i++) {
+			field_int(&t, heap[i].recording, false);
+			field_int(&t, heap[i].time_ns, false);
+			field_int(&t, heap[i].gc_id, false);
+			field_str(&t, store_str(s, heap[i].when), false);
+			field_int(&t, heap[i].used, false);
+			field_int(&t, heap[i].committed, false);
+			field_int(&t, heap[i].reserved, true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	store_close(s);
+	return cli_finish_output(bad ? EXIT_ERROR : EXIT_OK);
+}
