@@ -111,7 +111,7 @@ check:
 # each for FUZZ_TIME seconds.  Crashes land in build-fuzz/; make each one
 # a fixture and a regression test.
 FUZZ_TIME ?= 60
-FUZZERS := walk probe jfr
+FUZZERS := walk probe jfr store
 fuzz:
 	@build-aux/deps.sh clang
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
@@ -124,7 +124,7 @@ fuzz:
 			-o build-fuzz/fuzz-$$f tests/fuzz/fuzz_$$f.c build-fuzz/libheapsift.a \
 			$$(pkg-config --libs $(PKGS)) -lpthread || exit 1; \
 	done
-	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory all unit
 	@tests/fuzz/make-seeds.sh
 	@for f in $(FUZZERS); do \
 		echo "== fuzz-$$f for $(FUZZ_TIME) s"; \

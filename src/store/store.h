@@ -54,6 +54,10 @@ int store_writer_commit(struct store_writer *w, const char *path,
 struct store;
 
 int store_open(const char *path, struct store **out, struct err *e);
+/* The same over bytes in memory (fuzzing, tests); data must stay valid
+ * and 8-byte aligned until store_close(). */
+int store_open_memory(const char *name, const void *data, size_t len,
+		      struct store **out, struct err *e);
 void store_close(struct store *s);
 
 /* A string by offset; "" for an offset outside the pool (never NULL). */

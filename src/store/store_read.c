@@ -89,6 +89,7 @@ struct store {
 	char *path;
 	const unsigned char *map;
 	size_t map_len;
+	bool mapped; /* else the caller's memory */
 	struct section sec[I__COUNT];
 	struct err bad[I__COUNT];
 };
@@ -101,14 +102,12 @@ static int bad_file(struct err *e, const char *path, uint64_t off,
 	return ERR_FAIL;
 }
 
+static int check_open(struct store *s, struct err *e);
+
 int store_open(const char *path, struct store **out, struct err *e)
 {
 	struct store *s;
-	struct store_header h;
 	struct stat st;
-	const struct store_toc_entry *toc;
-	uint64_t toc_len;
-	uint32_t i, crc;
 	int fd;
 
 	*out = NULL;
@@ -134,6 +133,7 @@ int store_open(const char *path, struct store **out, struct err *e)
 	s->path = xstrdup(path);
 	s->map_len = (size_t)st.st_size;
 	s->map = mmap(NULL, s->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	s->mapped = true;
 	close(fd);
 	if (s->map == MAP_FAILED) {
 		err_set(e, ERR_IO, "cannot map: %s", strerror(errno));
@@ -142,48 +142,87 @@ int store_open(const char *path, struct store **out, struct err *e)
 		free(s);
 		return ERR_FAIL;
 	}
+	if (check_open(s, e) < 0)
+		return ERR_FAIL;
+	*out = s;
+	return 0;
+}
+
+int store_open_memory(const char *name, const void *data, size_t len,
+		      struct store **out, struct err *e)
+{
+	struct store *s;
+
+	*out = NULL;
+	if (len < STORE_HEADER_LEN)
+		return bad_file(e, name, 0,
+				"too short for a store header: not a heapsift "
+				"store, or cut short");
+	s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(name);
+	s->map = data;
+	s->map_len = len;
+	if (check_open(s, e) < 0)
+		return ERR_FAIL;
+	*out = s;
+	return 0;
+}
+
+/* The checks of store_open() past the mapping; frees s on failure. */
+static int check_open(struct store *s, struct err *e)
+{
+	const char *path = s->path;
+	struct store_header h;
+	const struct store_toc_entry *toc;
+	uint64_t toc_len;
+	uint32_t i, crc;
+
 	memcpy(&h, s->map, sizeof(h));
 	if (memcmp(h.magic, STORE_MAGIC, STORE_MAGIC_LEN) != 0) {
+		bad_file(e, path, 0, "not a heapsift store (bad magic)");
 		store_close(s);
-		return bad_file(e, path, 0, "not a heapsift store (bad magic)");
+		return ERR_FAIL;
 	}
 	if (h.major != STORE_MAJOR) {
-		store_close(s);
 		err_set_at(e, ERR_UNSUPPORTED, 8,
 			   "store: format version %u.%u; this heapsift reads "
 			   "%u.x",
 			   h.major, h.minor, STORE_MAJOR);
 		err_source(e, path);
+		store_close(s);
 		return ERR_FAIL;
 	}
 	crc = h.header_crc;
 	h.header_crc = 0;
 	if (crc32c_update(0, &h, sizeof(h)) != crc) {
+		bad_file(e, path, 40, "header checksum mismatch");
 		store_close(s);
-		return bad_file(e, path, 40, "header checksum mismatch");
+		return ERR_FAIL;
 	}
 	if (h.file_len != s->map_len) {
 		bool shorter = h.file_len > s->map_len;
 
+		bad_file(e, path, 16,
+			 shorter ? "file is shorter than its header says "
+				   "(cut short)"
+				 : "file is longer than its header says");
 		store_close(s);
-		return bad_file(
-			e, path, 16,
-			shorter ? "file is shorter than its header says "
-				  "(cut short)"
-				: "file is longer than its header says");
+		return ERR_FAIL;
 	}
 	if (!u64_mul(h.n_sections, STORE_TOC_ENTRY_LEN, &toc_len) ||
 	    !range_ok(h.toc_offset, toc_len, s->map_len) ||
 	    h.toc_offset % STORE_ALIGN) {
+		bad_file(e, path, 24,
+			 "table of sections lies outside the file");
 		store_close(s);
-		return bad_file(e, path, 24,
-				"table of sections lies outside the file");
+		return ERR_FAIL;
 	}
 	toc = (const struct store_toc_entry *)(s->map + h.toc_offset);
 	if (crc32c_update(0, toc, (size_t)toc_len) != h.toc_crc) {
+		bad_file(e, path, h.toc_offset,
+			 "table of sections checksum mismatch");
 		store_close(s);
-		return bad_file(e, path, h.toc_offset,
-				"table of sections checksum mismatch");
+		return ERR_FAIL;
 	}
 	for (i = 0; i < h.n_sections; i++) {
 		const struct store_toc_entry *t = &toc[i];
@@ -226,11 +265,11 @@ int store_open(const char *path, struct store **out, struct err *e)
 		}
 	if (!s->sec[I_STRINGS].present || !s->sec[I_NODES].present ||
 	    !s->sec[I_STRINGS].len || !s->sec[I_NODES].n) {
+		bad_file(e, path, 0,
+			 "the strings or stack sections are missing");
 		store_close(s);
-		return bad_file(e, path, 0,
-				"the strings or stack sections are missing");
+		return ERR_FAIL;
 	}
-	*out = s;
 	return 0;
 }
 
@@ -238,7 +277,7 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
-	if (s->map && s->map != MAP_FAILED)
+	if (s->mapped && s->map && s->map != MAP_FAILED)
 		munmap((void *)s->map, s->map_len);
 	free(s->path);
 	free(s);

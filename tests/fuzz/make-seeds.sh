@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=build-fuzz/corpus
 rm -rf "$out"
-mkdir -p "$out/walk" "$out/probe" "$out/jfr"
+mkdir -p "$out/walk" "$out/probe" "$out/jfr" "$out/store"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 head -c 3000 fixtures/jfr/jdk17-leak-gcroots.jfr >"$w/rec.jfr"
@@ -39,3 +39,7 @@ done
 # small synthetic chunks written by the JFR unit tests' chunk writer
 HS_FUZZ_SEEDS="$out/jfr" HS_FIXTURES=fixtures build/unit-tests \
 	jfr_synthetic_chunk_through_the_importer >/dev/null
+# small stores made from the fixtures
+./heapsift import -o "$out/store/leak.hsdb" fixtures/jfr/jdk17-leak-gcroots.jfr >/dev/null
+head -c 110000 fixtures/jfr/jdk17-killed-unfinished.jfr >"$w/tiny.jfr"
+./heapsift import -o "$out/store/tiny.hsdb" "$w/tiny.jfr" >/dev/null 2>&1 || true

@@ -1,0 +1,22 @@
+# Inputs the fuzzers found (fixtures/*/fuzz/): each once crashed or
+# tripped a sanitizer.  Each must now be read or refused with a message;
+# make check runs this under ASan and UBSan.  JFR ones are in jfr.sh.
+. "$(dirname "$0")/lib.sh"
+
+t_begin stores_the_fuzzer_broke_are_refused_cleanly
+for f in "$HS_FIXTURES"/store/fuzz/*.hsdb; do
+	[ -e "$f" ] || continue
+	run info --check "$f"
+	case "$rc" in
+	0 | 1) ;;
+	*) t_fail "$(basename "$f"): exit $rc; $err" ;;
+	esac
+	run top "$f" --csv
+	case "$rc" in
+	0 | 1) ;;
+	*) t_fail "$(basename "$f"): top exit $rc; $err" ;;
+	esac
+done
+t_end
+
+t_summary
