@@ -138,8 +138,13 @@ fuzz:
 # Speed and memory against the JDK's own tools on a large recording made
 # with the fixture workload (build/bench/, not committed).  Prints a
 # table; asserts nothing: machines here are shared and noisy.
-bench: $(BIN)
+$(BUILD)/store-bench: $(BUILD)/tests/bench/store_bench.o $(LIBHS)
+	$(Q)$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
+$(BUILD)/tests/bench/%.o: HS_CFLAGS += -Wno-missing-prototypes
+
+bench: $(BIN) $(BUILD)/store-bench
 	@tests/bench/jfr_bench.sh
+	@STORE_BENCH=$(BUILD)/store-bench tests/bench/store_bench.sh
 
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update

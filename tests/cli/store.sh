@@ -1,0 +1,441 @@
+# The store and the commands on it (import, info, top) against the JDK's
+# own view of the fixtures: every top of every fixture against
+# X.expected.json and X.ObjectAllocationSample.tsv.gz (jfr print --json),
+# several recordings in one store, --append, the filters; then a store
+# damaged one byte at a time, imports killed at random moments, and the
+# errors.  tests/jfr/check_top.py does the comparing; no expected value
+# comes from heapsift's own output, except "the same as the undamaged
+# store" and "the old or the new store".
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")/.." && pwd)
+F="$HS_FIXTURES/jfr"
+W="$T/work"
+CHECK="$here/jfr/check_top.py"
+ALL="default leak-gcroots multichunk profile-tlab killed-unfinished"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "FAIL store: python3 is needed to compare with the references"
+	t_failed=1
+	t_summary
+fi
+
+# check ARGS...: check_top.py ARGS; its complaints fail the test
+check() {
+	r=$(python3 "$CHECK" "$@") || t_fail "$r"
+}
+# no_crash: the last run did not die of a signal or trip a sanitizer
+no_crash() {
+	[ "$rc" -lt 128 ] || t_fail "$*: killed by signal $((rc - 128))"
+	case "$err" in
+	*Sanitizer* | *"runtime error:"*) t_fail "$*: sanitizer: $err" ;;
+	esac
+}
+# top_csv NAME ARGS...: heapsift top ARGS --csv into $W/NAME.csv; exit 0
+top_csv() {
+	_csv=$1
+	shift
+	run top "$@" --csv
+	no_crash "top $*"
+	expect_rc 0
+	cp "$T/out" "$W/$_csv.csv"
+}
+exp() { echo "$F/jdk17-$1.expected.json"; }
+tsv() { echo "$F/jdk17-$1.ObjectAllocationSample.tsv.gz"; }
+has() { grep -q "\"$2\": {" "$(exp "$1")"; }
+
+# --- 1. every fixture on its own ---------------------------------------------
+
+for f in $ALL; do
+	S="$W/$f.hsdb"
+	t_begin "store_${f}_top_matches_jfr"
+	run import -o "$S" "$F/jdk17-$f.jfr"
+	no_crash import
+	if [ "$f" = killed-unfinished ]; then
+		expect_rc 3
+		expect_err "was still being written"
+	else
+		expect_rc 0
+		expect_no_err
+	fi
+	top_csv "$f.class" "$S" --by class
+	top_csv "$f.site" "$S" --by site
+	top_csv "$f.thread" "$S" --by=thread
+	check alloc "$(exp "$f")" "$W/$f.class.csv" "$W/$f.site.csv" \
+		"$W/$f.thread.csv"
+	if has "$f" jdk.ObjectAllocationOutsideTLAB; then
+		top_csv "$f.outside.class" "$S" --kind outside --by class
+		top_csv "$f.outside.site" "$S" --kind=outside --by site
+		check outside "$(exp "$f")" "$W/$f.outside.class.csv" \
+			"$W/$f.outside.site.csv"
+	fi
+	if has "$f" jdk.ObjectAllocationInNewTLAB; then
+		top_csv "$f.tlab.class" "$S" --kind tlab --by class
+		check tlab "$(exp "$f")" "$W/$f.tlab.class.csv"
+	fi
+	if has "$f" OldObjectSample; then
+		top_csv "$f.old.class" "$S" --kind old --by class
+		check old "$(exp "$f")" "$W/$f.old.class.csv"
+	fi
+	t_end
+
+	t_begin "store_${f}_rows_match_every_jfr_sample"
+	# every class, class.method:line and thread row, not only the top ten
+	check reference "$(tsv "$f")" "$W/$f.class.csv" "$W/$f.site.csv" \
+		"$W/$f.thread.csv"
+	t_end
+done
+
+# --- 2. five recordings in one store, and --append -----------------------------
+
+A="$W/all.hsdb"
+pairs() {
+	for f in $ALL; do
+		printf '%s\n' "jdk17-$f.jfr=$(exp "$f")"
+	done
+}
+
+t_begin store_five_recordings_in_one
+set --
+for f in $ALL; do set -- "$@" "$F/jdk17-$f.jfr"; done
+run import -o "$A" "$@"
+no_crash import
+expect_rc 3
+expect_err "was still being written"
+top_csv all.rec "$A" --by recording
+check recordings "$W/all.rec.csv" $(pairs)
+run info "$A"
+expect_rc 0
+n=$(printf '%s\n' "$out" | grep -c '^recording [0-9]*: ')
+[ "$n" = 5 ] || t_fail "info lists $n recordings, not 5: $out"
+printf '%s\n' "$out" | head -n 1 | grep -q ": 5 recordings, " ||
+	t_fail "info's first line: $(printf '%s\n' "$out" | head -n 1)"
+printf '%s\n' "$out" >"$W/all.info"
+t_end
+
+t_begin store_recording_filter_restricts
+for i in 0 1 2 3 4; do
+	src=$(sed -n "s/^recording $i: //p" "$W/all.info")
+	name=$(basename "$src" .jfr)
+	name=${name#jdk17-}
+	top_csv "rec$i" "$A" --by recording --recording "$i"
+	check recordings "$W/rec$i.csv" "jdk17-$name.jfr=$(exp "$name")"
+	[ "$(python3 "$CHECK" keys "$W/rec$i.csv")" = "$src" ] ||
+		t_fail "--recording $i: rows $(python3 "$CHECK" keys "$W/rec$i.csv"), info says $src"
+	# the other groups of one recording are that recording's alone
+	top_csv "rec$i.class" "$A" --recording="$i"
+	[ "$(sort "$W/rec$i.class.csv")" = "$(sort "$W/$name.class.csv")" ] ||
+		t_fail "--recording $i --by class differs from the store of $name alone"
+done
+run top "$A" --recording 5
+expect_rc 2
+expect_err "holds 5 recordings"
+t_end
+
+t_begin store_append_keeps_the_old_recordings
+cp "$F/jdk17-leak-gcroots.jfr" "$W/copy.jfr"
+run import -o "$A" --append "$W/copy.jfr"
+no_crash import
+expect_rc 0
+run info --check "$A"
+expect_rc 0
+n=$(printf '%s\n' "$out" | grep -c '^recording [0-9]*: ')
+[ "$n" = 6 ] || t_fail "info lists $n recordings after --append, not 6"
+for f in $ALL; do
+	printf '%s\n' "$out" | grep -qx "recording [0-9]*: $F/jdk17-$f.jfr" ||
+		t_fail "after --append, info lacks $f"
+done
+printf '%s\n' "$out" | grep -qx "recording [0-9]*: $W/copy.jfr" ||
+	t_fail "after --append, info lacks copy.jfr"
+top_csv all6.rec "$A" --by recording
+check recordings "$W/all6.rec.csv" $(pairs) "copy.jfr=$(exp leak-gcroots)"
+# totals add up: the five plus leak-gcroots once more (arithmetic on the
+# references)
+want=$(python3 -c '
+import json, sys
+t = [json.load(open(p))["ObjectAllocationSample"] for p in sys.argv[1:]]
+print(sum(a["count"] for a in t), sum(a["sum_weight"] for a in t))' \
+	$(for f in $ALL leak-gcroots; do exp "$f"; done))
+top_csv all6.class "$A"
+got=$(python3 "$CHECK" total "$W/all6.class.csv")
+[ "${got#* }" = "$want" ] || t_fail "after --append: totals $got, want $want"
+t_end
+
+# --- 3. filters -------------------------------------------------------------------
+
+set --
+for f in $ALL; do set -- "$@" "$(tsv "$f")"; done
+# (the copy appended above is leak-gcroots once more)
+set -- "$@" "$(tsv leak-gcroots)"
+
+t_begin store_filter_class
+top_csv cls "$A" --class 'byte\[\]'
+check expect_rows "$W/cls.csv" class "$@" --class '^byte\[\]$'
+[ "$(python3 "$CHECK" keys "$W/cls.csv")" = "byte[]" ] ||
+	t_fail "--class 'byte\\[\\]' rows: $(python3 "$CHECK" keys "$W/cls.csv")"
+t_end
+
+t_begin store_filter_thread
+top_csv thr "$A" --by thread --thread '^order-worker$'
+check expect_rows "$W/thr.csv" thread "$@" --thread '^order-worker$'
+t_end
+
+t_begin store_filter_include_exclude
+top_csv none "$A" --by site
+top_csv inc "$A" --by site --include 'HeapWorkload\.ioBuffers'
+check expect_rows "$W/inc.csv" site "$@" --include 'HeapWorkload\.ioBuffers'
+[ "$(python3 "$CHECK" keys "$W/inc.csv")" = "HeapWorkload.ioBuffers:73" ] ||
+	t_fail "--include rows: $(python3 "$CHECK" keys "$W/inc.csv")"
+top_csv exc "$A" --by site --exclude 'HeapWorkload\.ioBuffers'
+check expect_rows "$W/exc.csv" site "$@" --exclude 'HeapWorkload\.ioBuffers'
+python3 "$CHECK" keys "$W/exc.csv" | grep -q ioBuffers &&
+	t_fail "--exclude left an ioBuffers row"
+# arithmetic: everything = included + excluded
+set -- $(python3 "$CHECK" total "$W/none.csv") \
+	$(python3 "$CHECK" total "$W/inc.csv") \
+	$(python3 "$CHECK" total "$W/exc.csv")
+[ "$8" = $(($2 - $5)) ] && [ "$9" = $(($3 - $6)) ] ||
+	t_fail "unfiltered $2 samples $3 bytes, include $5 $6, exclude $8 $9"
+t_end
+
+t_begin store_filter_time
+P="$W/profile-tlab.hsdb"
+top_csv t.none "$P"
+top_csv t.to0 "$P" --to 0s
+[ "$(python3 "$CHECK" total "$W/t.to0.csv")" = "0 0 0" ] ||
+	t_fail "--to 0s: $(python3 "$CHECK" total "$W/t.to0.csv") rows/samples/bytes"
+top_csv t.from0 "$P" --from 0s
+cmp -s "$W/t.from0.csv" "$W/t.none.csv" ||
+	t_fail "--from 0s differs from no filter"
+# the recording starts where its first chunk's header says
+start=$(python3 "$CHECK" chunk_start "$F/jdk17-profile-tlab.jfr")
+mid=$((start + 3000000000))
+top_csv t.to3 "$P" --to 3s
+check expect_rows "$W/t.to3.csv" class "$(tsv profile-tlab)" --before "$mid"
+top_csv t.from3 "$P" --from +3s
+check expect_rows "$W/t.from3.csv" class "$(tsv profile-tlab)" --after "$mid"
+top_csv t.ms "$P" --from 1500ms --to 4s
+check expect_rows "$W/t.ms.csv" class "$(tsv profile-tlab)" \
+	--after $((start + 1500000000)) --before $((start + 4000000000))
+a=$(python3 "$CHECK" iso $((start + 2000000000)))
+b=$(python3 "$CHECK" iso $((start + 4500000000)))
+top_csv t.iso "$P" --from "$a" --to "$b"
+check expect_rows "$W/t.iso.csv" class "$(tsv profile-tlab)" \
+	--after $((start + 2000000000)) --before $((start + 4500000000))
+t_end
+
+t_begin store_filter_invalid_regex
+for o in --class --include --exclude --thread --library; do
+	run top "$A" "$o" '('
+	no_crash "top $o '('"
+	expect_rc 2
+	expect_err "is not a valid regex"
+	[ -z "$out" ] || t_fail "$o '(': stdout: $out"
+done
+t_end
+
+# --- 4. one byte damaged anywhere ----------------------------------------------
+
+t_begin store_damaged_byte_is_an_error_never_a_crash
+S="$W/flip.hsdb"
+cp "$W/leak-gcroots.hsdb" "$S"
+run info --check "$S"
+expect_rc 0
+cp "$T/out" "$W/flip.info"
+run top --csv "$S"
+expect_rc 0
+cp "$T/out" "$W/flip.top"
+python3 "$CHECK" layout "$S" >"$W/layout" || t_fail "$(cat "$W/layout")"
+bad=0 n=0 quiet_pad=0 quiet_top=0
+# bad_flip MSG: one problem (the first 15 are shown)
+bad_flip() {
+	bad=$((bad + 1))
+	[ $bad -le 15 ] && t_fail "$@"
+}
+while read -r off where; do
+	n=$((n + 1))
+	orig=$(od -An -tu1 -j "$off" -N1 "$S" | tr -d ' ')
+	printf "\\$(printf %o $((orig ^ 255)))" |
+		dd of="$S" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	for cmd in info top; do
+		if [ $cmd = info ]; then
+			run info --check "$S"
+			ref="$W/flip.info"
+		else
+			run top --csv "$S"
+			ref="$W/flip.top"
+		fi
+		what="byte $off ($where) ^0xff: $cmd"
+		if [ "$rc" -ge 128 ]; then
+			bad_flip "$what: killed by signal $((rc - 128)); $err"
+			continue
+		fi
+		case "$err" in
+		*Sanitizer* | *"runtime error:"*)
+			bad_flip "$what: sanitizer: $err"
+			continue
+			;;
+		esac
+		case "$rc" in
+		0)
+			if ! cmp -s "$T/out" "$ref"; then
+				bad_flip "$what: exit 0 with different output: $(diff "$ref" "$T/out" | head -n 6)"
+			elif [ "$where" = pad ]; then
+				quiet_pad=$((quiet_pad + 1))
+			elif [ $cmd = info ]; then
+				bad_flip "$what: --check found nothing wrong"
+			else
+				quiet_top=$((quiet_top + 1))
+			fi
+			;;
+		1)
+			[ -n "$out" ] && bad_flip "$what: exit 1 with output: $(printf '%s' "$out" | head -c 200)"
+			case "$where:$err" in
+			header:*"heapsift $cmd: error: "*header* | \
+				header:*"heapsift $cmd: error: "*magic* | \
+				header:*"heapsift $cmd: error: "*"format version"* | \
+				toc:*"heapsift $cmd: error: "*"table of sections"* | \
+				pad:*"heapsift $cmd: error: "*) ;;
+			*:*"heapsift $cmd: error: "*"section '"*"' checksum mismatch"*) ;;
+			*) bad_flip "$what: exit 1 without naming what is damaged: $err" ;;
+			esac
+			;;
+		*) bad_flip "$what: exit $rc; $err" ;;
+		esac
+	done
+	printf "\\$(printf %o "$orig")" |
+		dd of="$S" bs=1 seek="$off" conv=notrunc 2>/dev/null
+done <"$W/layout"
+[ $bad -gt 15 ] && t_fail "... $bad problems in all"
+[ $n -ge 700 ] || t_fail "only $n offsets damaged"
+cmp -s "$S" "$W/leak-gcroots.hsdb" || t_fail "the store was not restored"
+echo "  ($n offsets, 2 commands each; $quiet_pad runs unchanged by a padding byte, $quiet_top tops that never read the damaged section)"
+t_end
+
+# --- 5. import killed at random moments ------------------------------------
+
+t_begin store_import_killed_leaves_old_or_new
+C="$W/crash"
+mkdir -p "$C"
+S="$C/S.hsdb"
+# the old store: one recording; the new: the five fixtures, eight times
+# over; the kills are spread over 0 to 1.2 times the time a whole import
+# takes here, so that they land in every phase and some after the end
+run import -o "$C/old.hsdb" "$F/jdk17-leak-gcroots.jfr"
+expect_rc 0
+set --
+i=0
+while [ $i -lt 8 ]; do
+	for f in $ALL; do set -- "$@" "$F/jdk17-$f.jfr"; done
+	i=$((i + 1))
+done
+cp "$C/old.hsdb" "$S"
+run top --by recording --csv "$S"
+cp "$T/out" "$C/old.top"
+t0=$(date +%s%N)
+run import -o "$S" "$@"
+t1=$(date +%s%N)
+expect_rc 3
+case "$t0$t1" in
+*N*) took=200 ;; # no nanoseconds from date: 0 to 240 ms
+*) took=$(((t1 - t0) / 1000000)) ;;
+esac
+run top --by recording --csv "$S"
+cp "$T/out" "$C/new.top"
+cmp -s "$C/old.top" "$C/new.top" && t_fail "old and new stores look alike"
+seed=${HS_SEED:-$(date +%s)}
+delays=$(awk -v s="$seed" -v ms="$took" 'BEGIN { srand(s)
+	for (i = 0; i < 15; i++) printf "%.3f\n", rand() * ms * 1.2 / 1000 }')
+olds=0 news=0 killed=0 temps=0
+for d in $delays; do
+	cp "$C/old.hsdb" "$S"
+	(cd "$T/cwd" && TMPDIR="$T/tmp" exec "$HEAPSIFT" import -o "$S" "$@" \
+		>/dev/null 2>&1 </dev/null) &
+	pid=$!
+	sleep "$d"
+	kill -KILL "$pid" 2>/dev/null
+	{ wait "$pid"; } 2>/dev/null
+	[ $? = 137 ] && killed=$((killed + 1))
+	run info --check "$S"
+	no_crash "info after a kill at $d s"
+	[ "$rc" = 0 ] || t_fail "killed at $d s (seed $seed): info --check exit $rc; $err"
+	run top --by recording --csv "$S"
+	if cmp -s "$T/out" "$C/old.top"; then
+		olds=$((olds + 1))
+	elif cmp -s "$T/out" "$C/new.top"; then
+		news=$((news + 1))
+	else
+		t_fail "killed at $d s (seed $seed): neither old nor new: exit $rc; $(head -c 300 "$T/out") $err"
+	fi
+	for x in "$C"/* "$C"/.[!.]*; do
+		[ -e "$x" ] || continue
+		case "${x#"$C"/}" in
+		S.hsdb | old.hsdb | old.top | new.top) ;;
+		.S.hsdb.tmp"$pid")
+			temps=$((temps + 1))
+			rm -f "$x"
+			;;
+		*) t_fail "killed at $d s: unexpected file ${x#"$C"/}" ;;
+		esac
+	done
+done
+echo "  (seed $seed, a whole import $took ms: $killed of 15 imports killed; old store $olds times, new $news; $temps temporary files left)"
+t_end
+
+# --- 6. errors -------------------------------------------------------------------
+
+t_begin store_info_refuses_what_is_no_store
+run info "$F/jdk17-default.jfr"
+no_crash info
+expect_rc 1
+expect_err "not a heapsift store"
+run info "$W/no-such.hsdb"
+no_crash info
+expect_rc 1
+expect_err "no-such.hsdb"
+: >"$W/empty.hsdb"
+run info "$W/empty.hsdb"
+no_crash info
+expect_rc 1
+expect_err "not a heapsift store"
+head -c 100 "$W/leak-gcroots.hsdb" >"$W/cut.hsdb"
+run info "$W/cut.hsdb"
+no_crash info
+expect_rc 1
+expect_err "cut short"
+run info "$W"
+no_crash info
+expect_rc 1
+t_end
+
+t_begin store_usage_errors
+run top
+expect_rc 2
+expect_err "no store given"
+run top "$A" "$A"
+expect_rc 2
+run import
+expect_rc 2
+run import -o "$W/u.hsdb"
+expect_rc 2
+expect_err "no input given"
+[ -e "$W/u.hsdb" ] && t_fail "import with no input created the store"
+run info
+expect_rc 2
+t_end
+
+t_begin store_import_of_nothing_importable_writes_nothing
+printf 'just some text\n' >"$W/notes.txt"
+run import -o "$W/n.hsdb" "$W/notes.txt"
+no_crash import
+expect_rc 1
+expect_err "no recording could be imported"
+[ -e "$W/n.hsdb" ] && t_fail "the store was created"
+ls -A "$W" | grep -q '^\.n\.hsdb\.tmp' && t_fail "a temporary file was left"
+# an existing store is left as it was
+cp "$W/leak-gcroots.hsdb" "$W/n.hsdb"
+run import -o "$W/n.hsdb" "$W/notes.txt"
+expect_rc 1
+cmp -s "$W/n.hsdb" "$W/leak-gcroots.hsdb" || t_fail "the old store was changed"
+t_end
+
+t_summary
