@@ -299,7 +299,8 @@ static void note_setting(struct jfr_import *im, const struct jfr_event *ev)
 
 static void fold_counts(struct jfr_import *im)
 {
-	size_t i;
+	size_t i, pos;
+	uint64_t type_id, count;
 
 	for (i = 0; i < SMALL_IDS; i++)
 		if (im->small_counts[i]) {
@@ -308,13 +309,12 @@ static void fold_counts(struct jfr_import *im)
 			im->small_counts[i] = 0;
 		}
 
-	for (i = 0; i < im->chunk_counts.n_slots; i++) {
+	pos = 0;
+	while (u64map_next(&im->chunk_counts, &pos, &type_id, &count)) {
 		const char *name;
 		uint64_t idx;
 
-		if (!im->chunk_counts.used[i])
-			continue;
-		switch (im->chunk_counts.keys[i]) {
+		switch (type_id) {
 		case 0:
 			name = "jdk.Metadata";
 			break;
@@ -322,7 +322,7 @@ static void fold_counts(struct jfr_import *im)
 			name = "jdk.CheckPoint";
 			break;
 		default:
-			name = jfr_type_name(im->c, im->chunk_counts.keys[i]);
+			name = jfr_type_name(im->c, type_id);
 		}
 		if (!name)
 			name = "(unknown event type)";
@@ -343,7 +343,7 @@ static void fold_counts(struct jfr_import *im)
 			im->counts[idx].n = 0;
 			hmap_put(&im->count_index, k, strlen(k), idx, NULL);
 		}
-		im->counts[idx].n += im->chunk_counts.values[i];
+		im->counts[idx].n += count;
 	}
 	u64map_clear(&im->chunk_counts);
 }

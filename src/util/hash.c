@@ -135,6 +135,8 @@ uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
 
 /* --- u64map ------------------------------------------------------------ */
 
+#define EMPTY UINT64_MAX
+
 static size_t u64_slot(uint64_t key, size_t mask)
 {
 	return (size_t)mix(key ^ 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull) &
@@ -148,65 +150,68 @@ void u64map_init(struct u64map *m)
 
 void u64map_release(struct u64map *m)
 {
-	free(m->keys);
-	free(m->values);
-	free(m->used);
+	free(m->slots);
 	u64map_init(m);
+}
+
+static void fill_empty(struct u64map_slot *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s[i].key = EMPTY;
 }
 
 void u64map_clear(struct u64map *m)
 {
-	if (m->n_slots)
-		memset(m->used, 0, m->n_slots);
+	fill_empty(m->slots, m->n_slots);
 	m->n_items = 0;
+	m->has_max = false;
 }
 
-static size_t u64_find(const struct u64map *m, uint64_t key)
+static size_t u64_find(const struct u64map_slot *slots, size_t n_slots,
+		       uint64_t key)
 {
-	size_t mask = m->n_slots - 1, i = u64_slot(key, mask);
+	size_t mask = n_slots - 1, i = u64_slot(key, mask);
 
-	while (m->used[i] && m->keys[i] != key)
+	while (slots[i].key != EMPTY && slots[i].key != key)
 		i = (i + 1) & mask;
 	return i;
 }
 
 static void u64_grow(struct u64map *m)
 {
-	struct u64map n;
-	size_t i, size = m->n_slots ? m->n_slots : 8;
+	size_t size = m->n_slots ? m->n_slots : 8, i;
+	struct u64map_slot *slots;
 
 	if (!size_mul(size, 2, &size))
 		die("u64 map too large");
-	n.n_slots = size;
-	n.n_items = m->n_items;
-	n.keys = xreallocarray(NULL, size, sizeof(uint64_t));
-	n.values = xreallocarray(NULL, size, sizeof(uint64_t));
-	n.used = xcalloc(size, 1);
-	for (i = 0; i < m->n_slots; i++) {
-		if (m->used[i]) {
-			size_t j = u64_find(&n, m->keys[i]);
-
-			n.used[j] = 1;
-			n.keys[j] = m->keys[i];
-			n.values[j] = m->values[i];
-		}
-	}
-	free(m->keys);
-	free(m->values);
-	free(m->used);
-	*m = n;
+	slots = xreallocarray(NULL, size, sizeof(*slots));
+	fill_empty(slots, size);
+	for (i = 0; i < m->n_slots; i++)
+		if (m->slots[i].key != EMPTY)
+			slots[u64_find(slots, size, m->slots[i].key)] =
+				m->slots[i];
+	free(m->slots);
+	m->slots = slots;
+	m->n_slots = size;
 }
 
 bool u64map_get(const struct u64map *m, uint64_t key, uint64_t *value)
 {
 	size_t i;
 
-	if (!m->n_items)
+	if (key == EMPTY) {
+		if (m->has_max)
+			*value = m->max_value;
+		return m->has_max;
+	}
+	if (!m->n_slots)
 		return false;
-	i = u64_find(m, key);
-	if (!m->used[i])
+	i = u64_find(m->slots, m->n_slots, key);
+	if (m->slots[i].key == EMPTY)
 		return false;
-	*value = m->values[i];
+	*value = m->slots[i].value;
 	return true;
 }
 
@@ -215,19 +220,49 @@ uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t value,
 {
 	size_t i;
 
+	if (key == EMPTY) {
+		if (added)
+			*added = !m->has_max;
+		if (!m->has_max) {
+			m->has_max = true;
+			m->max_value = value;
+			m->n_items++;
+		}
+		return &m->max_value;
+	}
 	if ((m->n_items + 1) * 2 > m->n_slots)
 		u64_grow(m);
-	i = u64_find(m, key);
-	if (m->used[i]) {
+	i = u64_find(m->slots, m->n_slots, key);
+	if (m->slots[i].key != EMPTY) {
 		if (added)
 			*added = false;
-		return &m->values[i];
+		return &m->slots[i].value;
 	}
-	m->used[i] = 1;
-	m->keys[i] = key;
-	m->values[i] = value;
+	m->slots[i].key = key;
+	m->slots[i].value = value;
 	m->n_items++;
 	if (added)
 		*added = true;
-	return &m->values[i];
+	return &m->slots[i].value;
+}
+
+bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key,
+		 uint64_t *value)
+{
+	while (*pos < m->n_slots) {
+		const struct u64map_slot *s = &m->slots[(*pos)++];
+
+		if (s->key != EMPTY) {
+			*key = s->key;
+			*value = s->value;
+			return true;
+		}
+	}
+	if (*pos == m->n_slots && m->has_max) {
+		(*pos)++;
+		*key = EMPTY;
+		*value = m->max_value;
+		return true;
+	}
+	return false;
 }

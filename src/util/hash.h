@@ -47,19 +47,26 @@ bool hmap_get(const struct hmap *m, const void *key, size_t len,
 uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
 		   bool *added);
 
-#endif
 
 /*
  * An open-addressing map from uint64_t keys to uint64_t values, for the
  * sparse 64-bit keys binary formats use (JFR constant-pool keys, type
- * ids).  Same rules as hmap: no deletion, values by pointer.
+ * ids) and for the query engine's big tables.  Same rules as hmap: no
+ * deletion, values by pointer.  Key and value sit side by side, so a
+ * lookup in a table of millions costs one cache miss; the key
+ * UINT64_MAX marks empty slots and is itself kept apart.
  */
+struct u64map_slot {
+	uint64_t key;
+	uint64_t value;
+};
+
 struct u64map {
-	uint64_t *keys;
-	uint64_t *values;
-	unsigned char *used;
+	struct u64map_slot *slots;
 	size_t n_slots; /* 0 or a power of two */
-	size_t n_items;
+	size_t n_items; /* UINT64_MAX included */
+	bool has_max;
+	uint64_t max_value;
 };
 
 void u64map_init(struct u64map *m);
@@ -70,3 +77,11 @@ bool u64map_get(const struct u64map *m, uint64_t key, uint64_t *value);
 /* Find or add; see hmap_put. */
 uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t value,
 		     bool *added);
+/*
+ * Iterate: *pos starts at 0; each call yields one item until it returns
+ * false.  Adding items while iterating is not allowed.
+ */
+bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key,
+		 uint64_t *value);
+
+#endif

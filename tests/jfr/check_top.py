@@ -26,8 +26,14 @@ usage:
   check_top.py keys CSV           prints the keys, one a line
   check_top.py chunk_start X.jfr  the first chunk's start (ns, header)
   check_top.py iso NS             NS as 2026-11-21T23:16:50.123456789Z
-  check_top.py layout STORE       offsets to damage, "OFFSET WHERE", WHERE
-                                  header, toc, pad or a section id
+  check_top.py layout STORE       offsets to damage: "OFFSET WHERE FLIPPED
+                                  ORIGINAL", WHERE header, toc, pad or a
+                                  section id, the bytes in octal
+  check_top.py forge STORE DIR START COUNT
+                                  damaged copies of STORE with checksums
+                                  that agree (DIR/N.hsdb), "N SECTION
+                                  OFFSET BYTES" for each; COUNT 0 prints
+                                  how many there are
 Prints what differs and exits 1, or exits 0 silently.
 """
 import collections
@@ -386,7 +392,7 @@ def cmd_iso(v):
 
 def cmd_layout(path):
     """The offsets to damage, each with where it lies: the whole header,
-    the whole table, the first and last byte of every section, every
+    much of the table, the first and last byte of every section, every
     padding byte, and 60 spread evenly over the file."""
     d = open(path, "rb").read()
     size = len(d)
@@ -404,7 +410,12 @@ def cmd_layout(path):
         sid, rec_len, off, length, crc, res = struct.unpack(
             "<4sIQQII", d[toc_off + 32 * i:toc_off + 32 * i + 32])
         secs.append((off, off + length, sid.decode("ascii")))
-    picks = set(range(64)) | set(range(toc_off, toc_end))
+    # the table: its first and last entries whole, of the others the
+    # low and high bytes of every field
+    picks = set(range(64)) | set(range(toc_off, toc_off + 32)) | \
+        set(range(toc_end - 32, toc_end))
+    for e in range(toc_off, toc_end, 32):
+        picks |= {e + k for k in (0, 3, 4, 7, 8, 15, 16, 23, 24, 27, 28, 31)}
     for a, b, sid in secs:
         if b > a:
             picks |= {a, b - 1}
@@ -427,7 +438,81 @@ def cmd_layout(path):
             fail(f"padding byte at {o} is {d[o]}, the format says 0")
     picks |= set(pads)
     for o in sorted(picks):
-        print(o, at(o))
+        print(o, at(o), "%o" % (d[o] ^ 0xff), "%o" % d[o])
+
+
+# CRC32C (Castagnoli, reflected 0x82F63B78), as docs/formats/store.md says
+CRC_TABLE = []
+for _i in range(256):
+    _c = _i
+    for _ in range(8):
+        _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
+    CRC_TABLE.append(_c)
+
+
+def crc32c(b):
+    c = 0xFFFFFFFF
+    for x in b:
+        c = CRC_TABLE[(c ^ x) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def forgeries(d):
+    """(section id, offset, new bytes) for damage a checksum cannot see:
+    in the middle record of every section (and the trie's first two),
+    every 32-bit word set to 0xffffffff, 0x7fffffff and 0x80000000 (the
+    high half of an int64 too), every byte section's byte to 0xff, 0x80
+    and 0x05."""
+    toc_off, n_sec = struct.unpack("<QI", d[24:36])
+    out = []
+    for i in range(n_sec):
+        sid, rec_len, off, length, _, _ = struct.unpack(
+            "<4sIQQII", d[toc_off + 32 * i:toc_off + 32 * i + 32])
+        sid = sid.decode("ascii")
+        if not length:
+            continue
+        n = length // rec_len
+        recs = {n // 2} | ({0, 1} if sid == "TRIE" and n > 1 else set())
+        if sid == "STRS":
+            recs |= {0, n - 1}
+        for r in sorted(recs):
+            at = off + r * rec_len
+            if rec_len < 4:
+                out += [(sid, at, bytes([v])) for v in (0xFF, 0x80, 0x05)]
+                continue
+            for w in range(0, rec_len, 4):
+                out += [(sid, at + w, struct.pack("<I", v))
+                        for v in (0xFFFFFFFF, 0x7FFFFFFF, 0x80000000)]
+    return out
+
+
+def cmd_forge(src, outdir, start, count):
+    """Write damaged copies of the store src whose checksums all agree
+    (section, table, header): outdir/N.hsdb, and print "N SECTION OFFSET
+    BYTES" for each.  With count 0, print how many there are."""
+    d0 = open(src, "rb").read()
+    toc_off, n_sec = struct.unpack("<QI", d0[24:36])
+    all_ = forgeries(d0)
+    if int(count) == 0:
+        print(len(all_))
+        return
+    for k in range(int(start), min(int(start) + int(count), len(all_))):
+        sid, at, new = all_[k]
+        d = bytearray(d0)
+        d[at:at + len(new)] = new
+        for i in range(n_sec):
+            e = toc_off + 32 * i
+            _, _, off, length, _, _ = struct.unpack("<4sIQQII",
+                                                    d[e:e + 32])
+            if off <= at < off + length:
+                struct.pack_into("<I", d, e + 24,
+                                 crc32c(d[off:off + length]))
+        struct.pack_into("<I", d, 36,
+                         crc32c(d[toc_off:toc_off + 32 * n_sec]))
+        struct.pack_into("<I", d, 40, 0)
+        struct.pack_into("<I", d, 40, crc32c(d[:64]))
+        open(os.path.join(outdir, "%d.hsdb" % k), "wb").write(d)
+        print(k, sid, at, new.hex())
 
 
 def main():
@@ -436,7 +521,7 @@ def main():
             "recordings": cmd_recordings, "expect_rows": cmd_expect_rows,
             "total": cmd_total, "keys": cmd_keys,
             "chunk_start": cmd_chunk_start, "iso": cmd_iso,
-            "layout": cmd_layout}
+            "layout": cmd_layout, "forge": cmd_forge}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
