@@ -59,6 +59,7 @@ struct jfr_import {
 	uint64_t *small_counts;	    /* the same for ids below SMALL_IDS */
 
 	uint64_t next_stack_id;
+	uint64_t next_id; /* threads and classes, unique in the recording */
 	unsigned chunk_no;
 	unsigned warned;     /* in this chunk */
 	uint64_t suppressed; /* warnings not shown in this chunk */
@@ -135,9 +136,12 @@ static const struct rec_stack *convert_stack(struct jfr_import *im,
 	return rs;
 }
 
-static void convert_thread(const struct jfr_thread *t, struct rec_thread *out)
+static void convert_thread(struct jfr_import *im, struct jfr_thread *t,
+			   struct rec_thread *out)
 {
-	out->id = t->key;
+	if (!t->user)
+		t->user = ++im->next_id;
+	out->id = t->user;
 	out->name = t->name;
 	out->java_id = t->java_id;
 	out->os_id = t->os_id;
@@ -149,18 +153,19 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	struct jfr_chunk *c = im->c;
 	struct rec_sample s;
 	struct rec_thread th;
-	const struct jfr_thread *jt = NULL;
-	const struct jfr_class *k = NULL;
+	struct jfr_thread *jt = NULL;
+	struct jfr_class *k = NULL;
 
 	s.thread = NULL;
 	s.stack = NULL;
 	s.class_name = s.class_raw = s.gc_root = NULL;
+	s.class_id = 0;
 	s.weight = s.alloc_size = s.tlab_size = REC_NONE;
 	s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
 	s.last_heap_used = s.array_elements = REC_NONE;
 	s.time_ns = jfr_ticks_to_epoch_ns(c, ev->v[JS_START]);
 	if (jfr_has(ev, JS_THREAD) && (jt = jfr_thread(c, ev->v[JS_THREAD]))) {
-		convert_thread(jt, &th);
+		convert_thread(im, jt, &th);
 		s.thread = &th;
 	}
 	if (jfr_has(ev, JS_STACK))
@@ -211,6 +216,9 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 		return 0;
 	}
 	if (k) {
+		if (!k->user)
+			k->user = ++im->next_id;
+		s.class_id = k->user;
 		s.class_name = k->display;
 		s.class_raw = k->raw;
 	}

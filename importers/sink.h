@@ -62,6 +62,7 @@ struct rec_sample {
 	const struct rec_thread *thread; /* NULL: none recorded */
 	const struct rec_stack *stack;	 /* NULL: none recorded */
 	const char *class_name;		 /* display form; NULL if unknown */
+	uint64_t class_id; /* the importer's id for caching, 0: none */
 	const char *class_raw;
 	int64_t weight; /* SAMPLE_ALLOC: bytes since the thread's last sample */
 	int64_t alloc_size; /* TLAB events: the object's size */

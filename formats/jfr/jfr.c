@@ -1839,7 +1839,7 @@ void jfr_display_class_name(const char *raw, size_t len, bool hidden, char *out)
 	out[n] = '\0';
 }
 
-const struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key)
+struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key)
 {
 	struct jfr_class *k;
 	struct capture cap;
@@ -1978,7 +1978,7 @@ struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key)
 	return st;
 }
 
-const struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key)
+struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key)
 {
 	const struct hot_fields *hf = &c->hf;
 	struct jfr_thread *th;
@@ -2047,7 +2047,7 @@ const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key)
 	return out;
 }
 
-const struct jfr_class *jfr_old_object_class(struct jfr_chunk *c, uint64_t key)
+struct jfr_class *jfr_old_object_class(struct jfr_chunk *c, uint64_t key)
 {
 	struct capture cap;
 	struct rd r;

@@ -122,6 +122,7 @@ struct jfr_class {
 	const char *raw; /* java/util/HashMap$Node, [B, hidden names as is */
 	const char *display; /* java.util.HashMap$Node, byte[] */
 	bool hidden;
+	uint64_t user; /* the caller's, 0 at first; lives with the chunk */
 };
 
 struct jfr_frame {
@@ -144,6 +145,7 @@ struct jfr_stack {
 
 struct jfr_thread {
 	uint64_t key;
+	uint64_t user; /* the caller's, 0 at first; lives with the chunk */
 	const char *name;
 	int64_t java_id;
 	int64_t os_id;
@@ -194,14 +196,14 @@ int64_t jfr_ticks_to_ns(const struct jfr_chunk *c, uint64_t ticks);
 /* Constants by pool key; NULL when the key is not in the pool (null),
  * or when its entry is damaged. */
 struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key);
-const struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key);
-const struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key);
+struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key);
+struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key);
 /* A simple-type pool value as text: GCWhen, FrameType... by type name. */
 const char *jfr_gc_when(struct jfr_chunk *c, uint64_t key);
 /* "system / type (description)" of an OldObjectGcRoot; NULL if none. */
 const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key);
 /* The class of an OldObject (the sampled object); NULL if unknown. */
-const struct jfr_class *jfr_old_object_class(struct jfr_chunk *c, uint64_t key);
+struct jfr_class *jfr_old_object_class(struct jfr_chunk *c, uint64_t key);
 /* Name of an event type id in this chunk's metadata, NULL if none. */
 const char *jfr_type_name(const struct jfr_chunk *c, uint64_t type_id);
 

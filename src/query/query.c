@@ -93,7 +93,7 @@ struct query {
 	enum sample_kind kind;
 	uint64_t kind_counts[SAMPLE__COUNT];
 	uint64_t lo, hi; /* samples in the time window */
-	bool filtered;   /* anything but the kind and the window */
+	bool filtered;	 /* anything but the kind and the window */
 	unsigned char *class_ok, *thread_ok, *node_ok;
 	/* sites: (method, line) pairs, named once */
 	uint32_t *frame_site, *node_site, *node_app, n_sites;
@@ -485,21 +485,21 @@ int query_top(struct query *q, enum query_group by,
 	 * samples that make bench watches).  Samples are time-sorted, so
 	 * the first and last times are taken outside the loop.
 	 */
-#define GROUP_LOOP(KEY)                                                       \
-	for (i = q->lo; i < q->hi; i++) {                                     \
-		int64_t bytes;                                                \
-                                                                              \
-		if (sm->kind[i] != kind || (!plain && !sample_ok(q, i)))      \
-			continue;                                             \
-		g = (KEY);                                                    \
-		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];          \
-		q->g_samples[g]++;                                            \
-		q->g_bytes[g] += bytes;                                       \
-		n_samples++;                                                  \
-		sum_bytes += bytes;                                           \
-		if (first == UINT64_MAX)                                      \
-			first = i;                                            \
-		last = i;                                                     \
+#define GROUP_LOOP(KEY)                                                  \
+	for (i = q->lo; i < q->hi; i++) {                                \
+		int64_t bytes;                                           \
+                                                                         \
+		if (sm->kind[i] != kind || (!plain && !sample_ok(q, i))) \
+			continue;                                        \
+		g = (KEY);                                               \
+		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];     \
+		q->g_samples[g]++;                                       \
+		q->g_bytes[g] += bytes;                                  \
+		n_samples++;                                             \
+		sum_bytes += bytes;                                      \
+		if (first == UINT64_MAX)                                 \
+			first = i;                                       \
+		last = i;                                                \
 	}
 	{
 		const bool plain = !q->filtered;
@@ -509,8 +509,8 @@ int query_top(struct query *q, enum query_group by,
 
 		switch (by) {
 		case GROUP_CLASS:
-			GROUP_LOOP(sm->cls[i] == STORE_NONE ? q->n_classes :
-							      sm->cls[i])
+			GROUP_LOOP(sm->cls[i] == STORE_NONE ? q->n_classes
+							    : sm->cls[i])
 			break;
 		case GROUP_SITE:
 			GROUP_LOOP(q->node_site[sm->node[i]])
@@ -519,8 +519,8 @@ int query_top(struct query *q, enum query_group by,
 			GROUP_LOOP(q->node_app[sm->node[i]])
 			break;
 		case GROUP_THREAD:
-			GROUP_LOOP(sm->thread[i] == STORE_NONE ? q->n_threads :
-								 sm->thread[i])
+			GROUP_LOOP(sm->thread[i] == STORE_NONE ? q->n_threads
+							       : sm->thread[i])
 			break;
 		default:
 			GROUP_LOOP(sm->recording[i])
@@ -741,7 +741,8 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			t.nodes[k].est_bytes = t.nodes[k].self_bytes;
 		}
 		for (k = t.n; k-- > 1;) {
-			t.nodes[t.nodes[k].parent].samples += t.nodes[k].samples;
+			t.nodes[t.nodes[k].parent].samples +=
+				t.nodes[k].samples;
 			t.nodes[t.nodes[k].parent].est_bytes +=
 				t.nodes[k].est_bytes;
 		}
@@ -762,8 +763,8 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			if (!self_samples[n])
 				continue;
 			for (node = n; node; node = q->nodes[node].parent) {
-				uint64_t key = (uint64_t)at << 32 |
-					       q->node_site[node];
+				uint64_t key =
+					(uint64_t)at << 32 | q->node_site[node];
 				bool added;
 				uint64_t *v;
 
@@ -771,9 +772,10 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 					break;
 				v = u64map_put(&idx, key, t.n, &added);
 				if (added)
-					tree_add(&t, at,
-						 q->site_names[q->node_site[node]],
-						 depth + 1);
+					tree_add(
+						&t, at,
+						q->site_names[q->node_site[node]],
+						depth + 1);
 				at = (uint32_t)*v;
 				t.nodes[at].samples += self_samples[n];
 				t.nodes[at].est_bytes += self_bytes[n];

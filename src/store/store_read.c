@@ -681,7 +681,7 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 				const struct store_thread *t =
 					&threads[sm.thread[i]];
 
-				th.id = sm.thread[i];
+				th.id = (uint64_t)sm.thread[i] + 1;
 				th.name = store_str(s, t->name);
 				th.java_id = t->java_id;
 				th.os_id = t->os_id;
@@ -689,6 +689,7 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 				x.thread = &th;
 			}
 			if (sm.cls[i] != STORE_NONE) {
+				x.class_id = (uint64_t)sm.cls[i] + 1;
 				x.class_name = store_str(
 					s, classes[sm.cls[i]].display);
 				x.class_raw =
@@ -714,7 +715,7 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 				rf->type = store_str(s, f->type);
 			}
 			if (sm.node[i]) {
-				st.id = sm.node[i];
+				st.id = sm.node[i]; /* never 0 here */
 				st.frames = fbuf;
 				st.n_frames = depth;
 				st.truncated =

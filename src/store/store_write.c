@@ -69,6 +69,7 @@ struct store_writer {
 	struct hmap thread_index, class_index, method_index, frame_index;
 	struct hmap node_index;	   /* (parent, frame) -> node */
 	struct u64map stack_cache; /* importer stack id -> node, per recording */
+	struct u64map thread_cache, class_cache; /* importer ids, the same */
 	struct vec recordings, settings, counts, threads, classes, methods,
 		frames;
 	struct vec node_parent, node_frame; /* uint32 each, insertion order */
@@ -127,16 +128,23 @@ static uint32_t intern(struct store_writer *w, struct hmap *m, struct vec *v,
 static uint32_t thread_id(struct store_writer *w, const struct rec_thread *t)
 {
 	struct store_thread rec;
+	uint64_t cached;
+	uint32_t id;
 
 	if (!t)
 		return STORE_NONE;
+	if (t->id && u64map_get(&w->thread_cache, t->id, &cached))
+		return (uint32_t)cached;
 	memset(&rec, 0, sizeof(rec));
 	rec.name = str_id(w, t->name);
 	rec.flags = t->is_virtual ? STORE_THREAD_VIRTUAL : 0;
 	rec.java_id = t->java_id;
 	rec.os_id = t->os_id;
-	return intern(w, &w->thread_index, &w->threads, &rec, sizeof(rec), &rec,
-		      NULL);
+	id = intern(w, &w->thread_index, &w->threads, &rec, sizeof(rec), &rec,
+		    NULL);
+	if (t->id)
+		u64map_put(&w->thread_cache, t->id, id, NULL);
+	return id;
 }
 
 static uint32_t class_id(struct store_writer *w, const char *display,
@@ -200,12 +208,13 @@ static uint32_t stack_node(struct store_writer *w, const struct rec_stack *st)
 
 	if (!st)
 		return 0;
-	if (u64map_get(&w->stack_cache, st->id, &cached))
+	if (st->id && u64map_get(&w->stack_cache, st->id, &cached))
 		return (uint32_t)cached;
 	/* outermost caller first: frames[n-1] down to the site */
 	for (i = st->n_frames; i-- > 0;)
 		node = child_node(w, node, frame_id(w, &st->frames[i]));
-	u64map_put(&w->stack_cache, st->id, node, NULL);
+	if (st->id)
+		u64map_put(&w->stack_cache, st->id, node, NULL);
 	return node;
 }
 
@@ -244,8 +253,21 @@ static int w_sample(void *ctx, const struct rec_sample *s)
 	*(uint8_t *)vec_push(&w->s_flags) =
 		s->stack && s->stack->truncated ? STORE_SAMPLE_TRUNCATED : 0;
 	*(uint32_t *)vec_push(&w->s_thread) = thread_id(w, s->thread);
-	*(uint32_t *)vec_push(&w->s_class) =
-		class_id(w, s->class_name, s->class_raw);
+	{
+		uint64_t cached;
+		uint32_t cls;
+
+		if (s->class_id &&
+		    u64map_get(&w->class_cache, s->class_id, &cached)) {
+			cls = (uint32_t)cached;
+		} else {
+			cls = class_id(w, s->class_name, s->class_raw);
+			if (s->class_id)
+				u64map_put(&w->class_cache, s->class_id, cls,
+					   NULL);
+		}
+		*(uint32_t *)vec_push(&w->s_class) = cls;
+	}
 	*(uint32_t *)vec_push(&w->s_node) = stack_node(w, s->stack);
 	*(int64_t *)vec_push(&w->s_bytes) = bytes;
 	*(int64_t *)vec_push(&w->s_size) = size;
@@ -315,8 +337,10 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 		c->reserved = 0;
 		c->n = r->event_types[i].n;
 	}
-	/* importer stack ids start again with the next recording */
+	/* importer ids start again with the next recording */
 	u64map_clear(&w->stack_cache);
+	u64map_clear(&w->thread_cache);
+	u64map_clear(&w->class_cache);
 	return 0;
 }
 
@@ -339,6 +363,8 @@ struct store_writer *store_writer_new(void)
 	hmap_init(&w->frame_index);
 	hmap_init(&w->node_index);
 	u64map_init(&w->stack_cache);
+	u64map_init(&w->thread_cache);
+	u64map_init(&w->class_cache);
 	vec_init(&w->recordings, sizeof(struct store_recording));
 	vec_init(&w->settings, sizeof(struct store_setting));
 	vec_init(&w->counts, sizeof(struct store_count));
@@ -378,6 +404,8 @@ void store_writer_free(struct store_writer *w)
 	hmap_release(&w->frame_index);
 	hmap_release(&w->node_index);
 	u64map_release(&w->stack_cache);
+	u64map_release(&w->thread_cache);
+	u64map_release(&w->class_cache);
 	vec_release(&w->recordings);
 	vec_release(&w->settings);
 	vec_release(&w->counts);
@@ -538,15 +566,57 @@ static struct store_node *number_nodes(const struct store_writer *w,
 	return nodes;
 }
 
-static const int64_t *sort_times;
-
-static int by_time(const void *a, const void *b)
+/*
+ * order[] = the sample indices sorted by time, ties in import order.
+ * An LSD radix sort on 16-bit digits: stable, linear, and the digits
+ * every time shares (the high ones, within a recording) cost one
+ * counting pass each and no scatter.
+ */
+static void sort_by_time(const int64_t *time, uint32_t *order, size_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t *k1 = xmalloc((n ? n : 1) * 8), *k2 = xmalloc((n ? n : 1) * 8);
+	uint32_t *o1 = order, *o2 = xmalloc((n ? n : 1) * 4);
+	size_t *count = xmalloc(65536 * sizeof(size_t));
+	unsigned shift;
+	size_t i;
 
-	if (sort_times[x] != sort_times[y])
-		return sort_times[x] < sort_times[y] ? -1 : 1;
-	return x < y ? -1 : x > y; /* stable: file order among equals */
+	for (i = 0; i < n; i++) {
+		k1[i] = (uint64_t)time[i] ^ (1ull << 63); /* signed order */
+		o1[i] = (uint32_t)i;
+	}
+	for (shift = 0; shift < 64; shift += 16) {
+		size_t sum = 0, d;
+		uint64_t *kt;
+		uint32_t *ot;
+
+		memset(count, 0, 65536 * sizeof(size_t));
+		for (i = 0; i < n; i++)
+			count[(k1[i] >> shift) & 0xffff]++;
+		if (n && count[(k1[0] >> shift) & 0xffff] == n)
+			continue; /* one digit for all: nothing moves */
+		for (d = 0; d < 65536; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			size_t at = count[(k1[i] >> shift) & 0xffff]++;
+
+			k2[at] = k1[i];
+			o2[at] = o1[i];
+		}
+		kt = k1, k1 = k2, k2 = kt;
+		ot = o1, o1 = o2, o2 = ot;
+	}
+	if (o1 != order) {
+		memcpy(order, o1, n * 4);
+		o2 = o1;
+	}
+	free(o2);
+	free(k1);
+	free(k2);
+	free(count);
 }
 
 /* Write column col permuted by order into o. */
@@ -619,11 +689,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 
 	/* samples by time: a permutation, applied column by column */
 	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	sort_times = (const int64_t *)w->s_time.data;
-	if (n)
-		qsort(order, n, sizeof(uint32_t), by_time);
+	sort_by_time((const int64_t *)w->s_time.data, order, n);
 	old_pos = xmalloc((n ? n : 1) * sizeof(uint32_t));
 	for (i = 0; i < n; i++)
 		old_pos[order[i]] = (uint32_t)i;

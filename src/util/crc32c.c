@@ -28,7 +28,57 @@ static void table_init(void)
 				      table[0][table[j - 1][i] & 0xff];
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define HAVE_HW_CRC 1
+
+/* SSE 4.2's crc32 instruction computes exactly CRC32C, 8 bytes a step:
+ * about ten times the table's speed on the store's large sections. */
+__attribute__((target("sse4.2"))) static uint32_t
+crc32c_hw(uint32_t crc, const unsigned char *p, size_t len)
+{
+	uint64_t c = ~crc;
+
+	while (len && ((uintptr_t)p & 7)) {
+		c = _mm_crc32_u8((uint32_t)c, *p++);
+		len--;
+	}
+	while (len >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c = _mm_crc32_u64(c, v);
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		c = _mm_crc32_u8((uint32_t)c, *p++);
+	return ~(uint32_t)c;
+}
+#endif
+
+static uint32_t crc32c_sw(uint32_t crc, const void *data, size_t len);
+
 uint32_t crc32c_update(uint32_t crc, const void *data, size_t len)
+{
+#ifdef HAVE_HW_CRC
+	static int hw = -1;
+
+	if (hw < 0)
+		hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	if (hw)
+		return crc32c_hw(crc, data, len);
+#endif
+	return crc32c_sw(crc, data, len);
+}
+
+/* Also called directly by the unit tests, to check the two agree. */
+uint32_t crc32c_portable(uint32_t crc, const void *data, size_t len)
+{
+	return crc32c_sw(crc, data, len);
+}
+
+static uint32_t crc32c_sw(uint32_t crc, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	uint32_t c = ~crc;

@@ -47,7 +47,6 @@ bool hmap_get(const struct hmap *m, const void *key, size_t len,
 uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
 		   bool *added);
 
-
 /*
  * An open-addressing map from uint64_t keys to uint64_t values, for the
  * sparse 64-bit keys binary formats use (JFR constant-pool keys, type

@@ -14,12 +14,12 @@
 #include "query/query.h"
 #include "store/store.h"
 
-#define N_SAMPLES 10000000u
-#define N_STACKS 200000u
-#define N_THREADS 50u
-#define N_CLASSES 300u
+#define N_SAMPLES    10000000u
+#define N_STACKS     200000u
+#define N_THREADS    50u
+#define N_CLASSES    300u
 #define N_RECORDINGS 4u
-#define N_METHODS 5000u
+#define N_METHODS    5000u
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -52,11 +52,13 @@ static int gen(const char *path)
 
 	for (i = 0; i < N_CLASSES; i++)
 		snprintf(cls_names[i], sizeof(cls_names[i]),
-			 i % 3 ? "com.example.app.Type%u" : "java.util.Thing%u", i);
+			 i % 3 ? "com.example.app.Type%u" : "java.util.Thing%u",
+			 i);
 	for (i = 0; i < N_METHODS; i++)
 		snprintf(meth_names[i], sizeof(meth_names[i]), "method%u", i);
 	for (i = 0; i < N_THREADS; i++) {
-		snprintf(thread_names[i], sizeof(thread_names[i]), "worker-%u", i);
+		snprintf(thread_names[i], sizeof(thread_names[i]), "worker-%u",
+			 i);
 		threads[i] = (struct rec_thread){i + 1, thread_names[i], i + 1,
 						 1000 + i, false};
 	}
@@ -83,7 +85,8 @@ static int gen(const char *path)
 	}
 	for (r = 0; r < N_RECORDINGS; r++) {
 		struct rec_recording rec;
-		int64_t t0 = 1795300000000000000ll + (int64_t)r * 3600000000000ll;
+		int64_t t0 =
+			1795300000000000000ll + (int64_t)r * 3600000000000ll;
 
 		for (i = 0; i < per_rec; i++) {
 			struct rec_sample s;
@@ -91,14 +94,18 @@ static int gen(const char *path)
 
 			memset(&s, 0, sizeof(s));
 			s.kind = SAMPLE_ALLOC;
-			s.time_ns = t0 + (int64_t)i * 100000 + (int64_t)(x % 1000);
+			s.time_ns =
+				t0 + (int64_t)i * 100000 + (int64_t)(x % 1000);
 			s.thread = &threads[x % N_THREADS];
 			/* a skewed choice: some stacks are hot */
-			s.stack = &stacks[(x >> 8) % ((x >> 40) % 7 ? 2000 : N_STACKS)];
-			s.class_name = s.class_raw = cls_names[(x >> 20) % N_CLASSES];
+			s.stack = &stacks[(x >> 8) %
+					  ((x >> 40) % 7 ? 2000 : N_STACKS)];
+			s.class_name = s.class_raw =
+				cls_names[(x >> 20) % N_CLASSES];
 			s.weight = (int64_t)(512 + (x >> 32) % 1000000);
 			s.alloc_size = s.tlab_size = REC_NONE;
-			s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
+			s.alloc_time_ns = s.object_age_ns = s.object_size =
+				REC_NONE;
 			s.last_heap_used = s.array_elements = REC_NONE;
 			sink->ops->sample(sink->ctx, &s);
 		}
@@ -135,9 +142,13 @@ static double best(double *t, int n)
 
 static int time_it(const char *path)
 {
-	const char *names[] = {"group-by class", "group-by site",
-			       "group-by thread", "call tree", "inverted tree",
-			       "group-by site, --include regex", "open"};
+	const char *names[] = {"group-by class",
+			       "group-by site",
+			       "group-by thread",
+			       "call tree",
+			       "inverted tree",
+			       "group-by site, --include regex",
+			       "open"};
 	double t[7][5];
 	int run, k;
 
@@ -186,7 +197,8 @@ static int time_it(const char *path)
 		query_top(qf, GROUP_SITE, &rows, &n, &tot, &e);
 		t[5][run] = now() - a;
 		if (run == 0)
-			printf("  samples         %llu, %llu in the filtered query\n",
+			printf("  samples         %llu, %llu in the filtered "
+			       "query\n",
 			       (unsigned long long)N_SAMPLES,
 			       (unsigned long long)tot.samples);
 		query_free(qf);

@@ -352,3 +352,20 @@ TEST(u64map_sparse_keys_and_clear)
 	CHECK(added && u64map_get(&m, 42, &v) && v == 1);
 	u64map_release(&m);
 }
+
+TEST(crc32c_hardware_and_table_agree)
+{
+	static unsigned char data[10007];
+	size_t i, len;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 131 + (i >> 7));
+	/* every alignment and a range of lengths, both paths */
+	for (len = 0; len < 300; len += 7)
+		for (i = 0; i < 9; i++)
+			CHECK_UINT(crc32c_update(0, data + i, len), ==,
+				   crc32c_portable(0, data + i, len));
+	CHECK_UINT(crc32c_update(0x12345678, data, sizeof(data)), ==,
+		   crc32c_portable(0x12345678, data, sizeof(data)));
+	CHECK_UINT(crc32c_portable(0, "123456789", 9), ==, 0xe3069283);
+}
