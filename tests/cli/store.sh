@@ -79,9 +79,11 @@ for f in $ALL; do
 	t_end
 
 	t_begin "store_${f}_rows_match_every_jfr_sample"
-	# every class, class.method:line and thread row, not only the top ten
+	# every class, class.method:line, thread and app-site row, not only
+	# the top ten
+	top_csv "$f.app" "$S" --by app-site
 	check reference "$(tsv "$f")" "$W/$f.class.csv" "$W/$f.site.csv" \
-		"$W/$f.thread.csv"
+		"$W/$f.thread.csv" "$W/$f.app.csv"
 	t_end
 done
 
@@ -221,6 +223,51 @@ b=$(python3 "$CHECK" iso $((start + 4500000000)))
 top_csv t.iso "$P" --from "$a" --to "$b"
 check expect_rows "$W/t.iso.csv" class "$(tsv profile-tlab)" \
 	--after $((start + 2000000000)) --before $((start + 4500000000))
+t_end
+
+t_begin store_filter_time_far_out_is_refused_or_right
+# times beyond what int64 nanoseconds hold (after 2262, before 1677),
+# offsets as large, and strtod's nan and inf: a usage error, or the
+# right answer (everything before a time after the recording, nothing
+# after it; the reverse for a time before it); never a wrapped-around
+# window that gives the opposite
+P="$W/profile-tlab.hsdb"
+# far_out EXPECT OPTION TIME: EXPECT all (the unfiltered rows), none, or
+# refused (exit 2 only)
+far_out() {
+	run top "$P" --csv "$2" "$3"
+	no_crash "top $2 $3"
+	case "$1:$rc" in
+	*:2) return ;;
+	refused:*)
+		t_fail "$2 $3: exit $rc, not a usage error; $(python3 "$CHECK" total "$T/out" | cut -d ' ' -f 2) samples"
+		return
+		;;
+	*:0) ;;
+	*)
+		t_fail "$2 $3: exit $rc; $err"
+		return
+		;;
+	esac
+	if [ "$1" = all ]; then
+		cmp -s "$T/out" "$W/t.none.csv" ||
+			t_fail "$2 $3: $(python3 "$CHECK" total "$T/out" | cut -d ' ' -f 2) samples, not all $(python3 "$CHECK" total "$W/t.none.csv" | cut -d ' ' -f 2)"
+	else
+		[ "$(python3 "$CHECK" total "$T/out")" = "0 0 0" ] ||
+			t_fail "$2 $3: $(python3 "$CHECK" total "$T/out" | cut -d ' ' -f 2) samples, not none"
+	fi
+}
+for t in 9000000000s 2562048h 1e30s 99999999999999999999 \
+	2300-01-01T00:00:00Z 9999-12-31T23:59:59Z; do
+	far_out all --to "$t"
+	far_out none --from "$t"
+done
+far_out none --to 1000-01-01T00:00:00Z
+far_out all --from 1000-01-01T00:00:00Z
+far_out all --to inf
+far_out none --from inf
+far_out refused --to nan
+far_out refused --from nan
 t_end
 
 t_begin store_filter_invalid_regex

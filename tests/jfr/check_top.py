@@ -10,9 +10,9 @@ usage:
       per-class, per-method (site rows summed per class.method) and
       per-thread-name samples and weights against the top lists of
       jdk.ObjectAllocationSample; totals against count and sum_weight
-  check_top.py reference X.tsv.gz CLASS.csv SITE.csv THREAD.csv
-      every row (class, class.method:line, thread) against the full
-      per-sample reference
+  check_top.py reference X.tsv.gz CLASS.csv SITE.csv THREAD.csv APP.csv
+      every row (class, class.method:line, thread, app-site) against the
+      full per-sample reference
   check_top.py outside X.expected.json CLASS.csv SITE.csv
   check_top.py tlab X.expected.json CLASS.csv
   check_top.py old X.expected.json CLASS.csv
@@ -215,6 +215,19 @@ def site(frames):
     return f"{m}:{line}" if line >= 0 else m
 
 
+# app-site: the first frame from the site outwards that is not in the
+# library (heapsift top --help, query.h's default); None when there is
+# none, whatever heapsift then shows
+LIBRARY = re.compile(r"^(java|javax|jdk|sun|com\.sun)\.")
+
+
+def app_site(frames):
+    for i, (m, line) in enumerate(frames):
+        if not LIBRARY.search(m):
+            return site(frames[i:])
+    return None
+
+
 def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
                    before=None, after=None):
     n, w = collections.Counter(), collections.Counter()
@@ -233,7 +246,9 @@ def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
                 continue
             if after is not None and t < after:
                 continue
-            k = {"class": c, "site": site(frames), "thread": thread}[group]
+            k = {"class": c, "thread": thread} [group] \
+                if group in ("class", "thread") else \
+                site(frames) if group == "site" else app_site(frames)
             n[k] += 1
             w[k] += weight
     return n, w
@@ -241,12 +256,18 @@ def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
 
 def check_rows(what, rows, n, w, strip=False):
     """rows against the reference's exact keys; the reference's None key
-    (no stack) may be any one heapsift key the reference lacks."""
+    (no stack; for app-site also no frame outside the library) stands for
+    the heapsift keys the reference lacks, together."""
     gn, gw = by_key(rows, strip)
     if None in n:
         extra = [k for k in gn if k not in n]
-        if len(extra) == 1:
-            n[extra[0]], w[extra[0]] = n.pop(None), w.pop(None)
+        en = sum(gn.pop(k) for k in extra)
+        ew = sum(gw.pop(k) for k in extra)
+        if (en, ew) != (n[None], w[None]):
+            fail(f"{what}: heapsift rows {extra} hold {en} samples, {ew} "
+                 f"bytes; the reference's samples without a stack (or an "
+                 f"application frame) {n[None]} samples, {w[None]} bytes")
+        del n[None], w[None]
     compare(what, gn, gw, n, w)
 
 
@@ -278,9 +299,11 @@ def cmd_alloc(exp_path, class_csv, site_csv, thread_csv):
             {k: e["weight"] for k, e in want.items()}, want)
 
 
-def cmd_reference(tsv, class_csv, site_csv, thread_csv):
+def cmd_reference(tsv, class_csv, site_csv, thread_csv, app_csv=None):
     for group, path in (("class", class_csv), ("site", site_csv),
-                        ("thread", thread_csv)):
+                        ("thread", thread_csv), ("app-site", app_csv)):
+        if path is None:
+            continue
         n, w = reference_rows([tsv], group)
         check_rows(group, read_csv(path, group), n, w)
 
