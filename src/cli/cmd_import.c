@@ -4,8 +4,10 @@
  * store's recordings first and writes a new file the same way, so the
  * old one is intact until the new one is complete.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -159,15 +161,19 @@ int cmd_import(int argc, char **argv)
 	if (append) {
 		struct store *old;
 
-		if (store_open(out, &old, &e) < 0 ||
-		    store_writer_add_store(im.w, old, &e) < 0) {
+		/* appending to a store that is not there yet makes it */
+		if (access(out, F_OK) < 0 && errno == ENOENT) {
+			old = NULL;
+		} else if (store_open(out, &old, &e) < 0 ||
+			   store_writer_add_store(im.w, old, &e) < 0) {
 			print_problem("error", &e);
 			if (old)
 				store_close(old);
 			store_writer_free(im.w);
 			return EXIT_ERROR;
 		}
-		store_close(old);
+		if (old)
+			store_close(old);
 	}
 	for (i = optind; i < argc; i++)
 		if (walk_input(argv[i], &lim, &ops, &im, &stats) < 0)

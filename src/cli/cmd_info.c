@@ -100,7 +100,8 @@ int cmd_info(int argc, char **argv)
 	for (r = 0; r < n_recs; r++) {
 		const struct store_recording *rec = &recs[r];
 		uint64_t per_kind[SAMPLE__COUNT] = {0}, i, heaps = 0;
-		int64_t dur = rec->end_ns - rec->start_ns;
+		/* in double: a damaged store may hold any two times */
+		double dur = (double)rec->end_ns - (double)rec->start_ns;
 
 		for (i = 0; i < sm.n; i++)
 			if (sm.recording[i] == r)
@@ -124,7 +125,7 @@ int cmd_info(int argc, char **argv)
 		put_time(rec->start_ns);
 		fputs(" .. ", stdout);
 		put_time(rec->end_ns);
-		printf(" (%.3f s)\n", (double)dur / 1e9);
+		printf(" (%.3f s)\n", dur / 1e9);
 		printf("  samples    ");
 		for (k = 0; k < SAMPLE__COUNT; k++)
 			if (per_kind[k])

@@ -78,50 +78,71 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 	return 1;
 }
 
+/*
+ * "30s", "1m30s", "500ms", "1.5h", or plain seconds.  Digits and one
+ * point only (no signs, exponents, hex, inf or nan), and the result
+ * must fit in int64 nanoseconds (about 292 years).
+ */
 bool view_parse_duration(const char *s, int64_t *ns)
 {
 	int64_t total = 0;
 	bool any = false;
 
 	while (*s) {
-		char *end;
-		double v = strtod(s, &end);
-		int64_t unit;
+		const char *start = s;
+		double v = 0, scale = 1, unit;
+		bool point = false;
 
-		if (end == s || v < 0)
+		for (; (*s >= '0' && *s <= '9') || (*s == '.' && !point); s++) {
+			if (*s == '.') {
+				point = true;
+				continue;
+			}
+			if (point) {
+				scale /= 10;
+				v += (*s - '0') * scale;
+			} else {
+				v = v * 10 + (*s - '0');
+			}
+		}
+		if (s == start || (point && s == start + 1))
 			return false;
-		s = end;
 		if (!strncmp(s, "ms", 2)) {
-			unit = 1000000;
+			unit = 1e6;
 			s += 2;
 		} else if (!strncmp(s, "us", 2)) {
-			unit = 1000;
+			unit = 1e3;
 			s += 2;
 		} else if (!strncmp(s, "ns", 2)) {
 			unit = 1;
 			s += 2;
 		} else if (*s == 's') {
-			unit = 1000000000;
+			unit = 1e9;
 			s++;
 		} else if (*s == 'm') {
-			unit = 60000000000;
+			unit = 60e9;
 			s++;
 		} else if (*s == 'h') {
-			unit = 3600000000000;
+			unit = 3600e9;
 			s++;
 		} else if (!*s) {
-			unit = 1000000000; /* plain seconds */
+			unit = 1e9; /* plain seconds */
 		} else {
 			return false;
 		}
-		total += (int64_t)(v * (double)unit);
+		v *= unit;
+		/* below 9.2e18 the cast to int64 is defined */
+		if (!(v < 9.2e18) || (double)total + v >= 9.2e18)
+			return false;
+		total += (int64_t)v;
 		any = true;
 	}
 	*ns = total;
 	return any;
 }
 
-/* 2026-11-21T23:17:12[.123]Z (UTC); false if s is not of that form. */
+/* 2026-11-21T23:17:12[.123]Z (UTC), years 1970 to 2261 (what int64
+ * nanoseconds since 1970 can hold); false otherwise. */
 static bool parse_iso(const char *s, int64_t *ns)
 {
 	struct tm tm;
@@ -131,7 +152,7 @@ static bool parse_iso(const char *s, int64_t *ns)
 
 	memset(&tm, 0, sizeof(tm));
 	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!p)
+	if (!p || tm.tm_year < 70 || tm.tm_year > 2261 - 1900)
 		return false;
 	if (*p == '.') {
 		for (p++; *p >= '0' && *p <= '9'; p++) {
@@ -144,6 +165,8 @@ static bool parse_iso(const char *s, int64_t *ns)
 	if (*p)
 		return false;
 	t = timegm(&tm);
+	if (t < 0 || t > 9223372035)
+		return false;
 	*ns = (int64_t)t * 1000000000 + frac;
 	return true;
 }
@@ -158,12 +181,15 @@ static int parse_time(const char *cmd, const char *what, const char *s,
 	if (*s == '+')
 		s++;
 	if (view_parse_duration(s, &off)) {
-		*out = start + off;
+		/* past the largest time: as good as "the end" */
+		if (__builtin_add_overflow(start, off, out))
+			*out = INT64_MAX;
 		return 0;
 	}
 	return cli_usage_error(cmd,
 			       "%s: '%s' is neither a time like "
-			       "2026-11-21T23:17:12Z nor an offset like 30s",
+			       "2026-11-21T23:17:12Z (years 1970 to 2261) nor "
+			       "an offset like 30s",
 			       what, s);
 }
 

@@ -431,6 +431,13 @@ static double objects_per_sample(enum sample_kind k)
 
 static bool sample_ok(const struct query *q, uint64_t i);
 
+/* a + b, wrapping instead of overflowing: the values come from a file,
+ * and a damaged one must give a wrong sum, never undefined behaviour */
+static int64_t add_wrap(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct query_row *x = a, *y = b;
@@ -494,9 +501,9 @@ int query_top(struct query *q, enum query_group by,
 		g = (KEY);                                               \
 		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];     \
 		q->g_samples[g]++;                                       \
-		q->g_bytes[g] += bytes;                                  \
+		q->g_bytes[g] = add_wrap(q->g_bytes[g], bytes);          \
 		n_samples++;                                             \
-		sum_bytes += bytes;                                      \
+		sum_bytes = add_wrap(sum_bytes, bytes);                  \
 		if (first == UINT64_MAX)                                 \
 			first = i;                                       \
 		last = i;                                                \
@@ -562,8 +569,16 @@ int query_top(struct query *q, enum query_group by,
 					 ? "(no thread)"
 					 : store_str(q->s, q->threads[g].name);
 			break;
-		default:
-			r->key = store_str(q->s, q->recs[g].source);
+		default: {
+			/* the number too: the same file may be in twice, and
+			 * --recording takes the number */
+			struct buf b = BUF_INIT;
+
+			buf_addf(&b, "%zu: %s", g,
+				 store_str(q->s, q->recs[g].source));
+			r->key = arena_memdup(&q->names, b.data, b.len);
+			buf_release(&b);
+		}
 		}
 	}
 	qsort(q->rows, n, sizeof(*q->rows), row_cmp);
@@ -589,7 +604,7 @@ static bool sample_ok(const struct query *q, uint64_t i)
 static void total_add(struct query_total *t, int64_t time, int64_t bytes)
 {
 	t->samples++;
-	t->est_bytes += bytes;
+	t->est_bytes = add_wrap(t->est_bytes, bytes);
 	if (time < t->first_ns)
 		t->first_ns = time;
 	if (time > t->last_ns)
@@ -697,7 +712,8 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		if (!sample_ok(q, i))
 			continue;
 		self_samples[q->sm.node[i]]++;
-		self_bytes[q->sm.node[i]] += bytes;
+		self_bytes[q->sm.node[i]] =
+			add_wrap(self_bytes[q->sm.node[i]], bytes);
 		total_add(total, q->sm.time_ns[i], bytes);
 	}
 	tree_add(&t, QUERY_TREE_NONE, "all", 0);
@@ -733,7 +749,8 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 					 t.nodes[up].depth + 1);
 			merged[n] = (uint32_t)*v;
 			t.nodes[merged[n]].self_samples += self_samples[n];
-			t.nodes[merged[n]].self_bytes += self_bytes[n];
+			t.nodes[merged[n]].self_bytes = add_wrap(
+				t.nodes[merged[n]].self_bytes, self_bytes[n]);
 		}
 		/* totals flow up: a merged node comes after its parent */
 		for (k = 0; k < t.n; k++) {
@@ -743,8 +760,9 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		for (k = t.n; k-- > 1;) {
 			t.nodes[t.nodes[k].parent].samples +=
 				t.nodes[k].samples;
-			t.nodes[t.nodes[k].parent].est_bytes +=
-				t.nodes[k].est_bytes;
+			t.nodes[t.nodes[k].parent].est_bytes =
+				add_wrap(t.nodes[t.nodes[k].parent].est_bytes,
+					 t.nodes[k].est_bytes);
 		}
 		u64map_release(&idx);
 		free(sub);
@@ -778,11 +796,14 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 						depth + 1);
 				at = (uint32_t)*v;
 				t.nodes[at].samples += self_samples[n];
-				t.nodes[at].est_bytes += self_bytes[n];
+				t.nodes[at].est_bytes = add_wrap(
+					t.nodes[at].est_bytes, self_bytes[n]);
 				if (depth == 0) {
 					t.nodes[at].self_samples +=
 						self_samples[n];
-					t.nodes[at].self_bytes += self_bytes[n];
+					t.nodes[at].self_bytes =
+						add_wrap(t.nodes[at].self_bytes,
+							 self_bytes[n]);
 				}
 				depth++;
 			}
@@ -860,7 +881,8 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 		bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
 		b = (size_t)((q->sm.time_ns[i] - base) / w);
 		q->buckets[b].samples++;
-		q->buckets[b].est_bytes += bytes;
+		q->buckets[b].est_bytes =
+			add_wrap(q->buckets[b].est_bytes, bytes);
 		total_add(total, q->sm.time_ns[i], bytes);
 	}
 	*out = q->buckets;

@@ -183,19 +183,19 @@ static int check_open(struct store *s, struct err *e)
 		store_close(s);
 		return ERR_FAIL;
 	}
+	crc = h.header_crc;
+	h.header_crc = 0;
+	if (crc32c_update(0, &h, sizeof(h)) != crc) {
+		bad_file(e, path, 40, "header checksum mismatch");
+		store_close(s);
+		return ERR_FAIL;
+	}
 	if (h.major != STORE_MAJOR) {
 		err_set_at(e, ERR_UNSUPPORTED, 8,
 			   "store: format version %u.%u; this heapsift reads "
 			   "%u.x",
 			   h.major, h.minor, STORE_MAJOR);
 		err_source(e, path);
-		store_close(s);
-		return ERR_FAIL;
-	}
-	crc = h.header_crc;
-	h.header_crc = 0;
-	if (crc32c_update(0, &h, sizeof(h)) != crc) {
-		bad_file(e, path, 40, "header checksum mismatch");
 		store_close(s);
 		return ERR_FAIL;
 	}

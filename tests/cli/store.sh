@@ -121,7 +121,8 @@ for i in 0 1 2 3 4; do
 	name=${name#jdk17-}
 	top_csv "rec$i" "$A" --by recording --recording "$i"
 	check recordings "$W/rec$i.csv" "jdk17-$name.jfr=$(exp "$name")"
-	[ "$(python3 "$CHECK" keys "$W/rec$i.csv")" = "$src" ] ||
+	# rows are "N: source": the number is what --recording takes
+	[ "$(python3 "$CHECK" keys "$W/rec$i.csv")" = "$i: $src" ] ||
 		t_fail "--recording $i: rows $(python3 "$CHECK" keys "$W/rec$i.csv"), info says $src"
 	# the other groups of one recording are that recording's alone
 	top_csv "rec$i.class" "$A" --recording="$i"
