@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "input/walk.h"
+#include "util/buf.h"
+#include "util/err.h"
 #include "util/size.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -24,6 +27,27 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nsee 'heapsift %s --help'\n", cmd);
 	return EXIT_USAGE;
+}
+
+int cli_getopt_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value",
+				       argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+void cli_problem(const char *cmd, const char *severity, const struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	cli_progress_done();
+	fflush(stdout);
+	buf_addf(&b, "heapsift %s: %s: ", cmd, severity);
+	err_format(e, &b);
+	buf_addch(&b, '\n');
+	fputs(b.data, stderr);
+	buf_release(&b);
 }
 
 bool cli_parse_count(const char *s, uint64_t *out)

@@ -77,6 +77,15 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
 bool cli_parse_size(const char *s, uint64_t *out);
 bool cli_parse_count(const char *s, uint64_t *out);
 
+/* getopt_long's '?' (unknown option) and ':' (value missing) as a usage
+ * error; returns EXIT_USAGE. */
+int cli_getopt_error(const char *cmd, int c, char **argv);
+
+/* "heapsift CMD: SEVERITY: SOURCE: message at offset N" on stderr, after
+ * clearing the progress line and flushing stdout. */
+struct err;
+void cli_problem(const char *cmd, const char *severity, const struct err *e);
+
 /* Flush stdout; on a write error say so and return EXIT_ERROR. */
 int cli_finish_output(int status);
 

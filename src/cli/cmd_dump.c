@@ -306,16 +306,7 @@ static const struct sink_ops dump_sink_ops = {dump_sample, dump_heap_summary,
 
 static void print_problem(enum problem_severity sev, const struct err *e)
 {
-	struct buf b = BUF_INIT;
-
-	cli_progress_done();
-	fflush(stdout);
-	buf_addf(&b, "heapsift dump: %s: ",
-		 sev == PROBLEM_ERROR ? "error" : "warning");
-	err_format(e, &b);
-	buf_addch(&b, '\n');
-	fputs(b.data, stderr);
-	buf_release(&b);
+	cli_problem("dump", sev == PROBLEM_ERROR ? "error" : "warning", e);
 }
 
 static void dump_warn(void *ctx, const struct err *e)
@@ -457,12 +448,8 @@ int cmd_dump(int argc, char **argv)
 			d.stats = d.bench = true;
 			break;
 		case '?':
-			return cli_usage_error("dump", "unknown option '%s'",
-					       argv[optind - 1]);
 		case ':':
-			return cli_usage_error("dump",
-					       "option '%s' needs a value",
-					       argv[optind - 1]);
+			return cli_getopt_error("dump", c, argv);
 		default:
 			if (cli_limit_option("dump", c, optarg, &lim))
 				return EXIT_USAGE;

@@ -43,14 +43,7 @@ struct import {
 
 static void print_problem(const char *sev, const struct err *e)
 {
-	struct buf b = BUF_INIT;
-
-	cli_progress_done();
-	buf_addf(&b, "heapsift import: %s: ", sev);
-	err_format(e, &b);
-	buf_addch(&b, '\n');
-	fputs(b.data, stderr);
-	buf_release(&b);
+	cli_problem("import", sev, e);
 }
 
 static void import_warn(void *ctx, const struct err *e)
@@ -139,12 +132,8 @@ int cmd_import(int argc, char **argv)
 			append = true;
 			break;
 		case '?':
-			return cli_usage_error("import", "unknown option '%s'",
-					       argv[optind - 1]);
 		case ':':
-			return cli_usage_error("import",
-					       "option '%s' needs a value",
-					       argv[optind - 1]);
+			return cli_getopt_error("import", c, argv);
 		default:
 			if (cli_limit_option("import", c, optarg, &lim))
 				return EXIT_USAGE;

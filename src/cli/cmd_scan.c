@@ -111,17 +111,8 @@ static int scan_member(void *ctx, const struct member *m)
 static void scan_problem(void *ctx, enum problem_severity sev,
 			 const struct err *e)
 {
-	struct buf b = BUF_INIT;
-
 	(void)ctx;
-	cli_progress_done();
-	fflush(stdout);
-	buf_addf(&b, "heapsift scan: %s: ",
-		 sev == PROBLEM_ERROR ? "error" : "warning");
-	err_format(e, &b);
-	buf_addch(&b, '\n');
-	fputs(b.data, stderr);
-	buf_release(&b);
+	cli_problem("scan", sev == PROBLEM_ERROR ? "error" : "warning", e);
 }
 
 int cmd_scan(int argc, char **argv)
@@ -153,12 +144,8 @@ int cmd_scan(int argc, char **argv)
 			s.csv = true;
 			break;
 		case '?':
-			return cli_usage_error("scan", "unknown option '%s'",
-					       argv[optind - 1]);
 		case ':':
-			return cli_usage_error("scan",
-					       "option '%s' needs a value",
-					       argv[optind - 1]);
+			return cli_getopt_error("scan", c, argv);
 		default:
 			if (cli_limit_option("scan", c, optarg, &lim))
 				return EXIT_USAGE;

@@ -82,13 +82,8 @@ int cmd_timeline(int argc, char **argv)
 			csv = true;
 			break;
 		case '?':
-			return cli_usage_error("timeline",
-					       "unknown option '%s'",
-					       argv[optind - 1]);
 		case ':':
-			return cli_usage_error("timeline",
-					       "option '%s' needs a value",
-					       argv[optind - 1]);
+			return cli_getopt_error("timeline", c, argv);
 		default:
 			if (view_filter_option("timeline", c, optarg, &f))
 				return EXIT_USAGE;

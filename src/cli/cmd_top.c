@@ -102,12 +102,8 @@ int cmd_top(int argc, char **argv)
 			csv = true;
 			break;
 		case '?':
-			return cli_usage_error("top", "unknown option '%s'",
-					       argv[optind - 1]);
 		case ':':
-			return cli_usage_error("top",
-					       "option '%s' needs a value",
-					       argv[optind - 1]);
+			return cli_getopt_error("top", c, argv);
 		default:
 			rc = view_filter_option("top", c, optarg, &f);
 			if (rc)

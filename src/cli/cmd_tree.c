@@ -165,12 +165,8 @@ int cmd_tree(int argc, char **argv)
 			p.csv = true;
 			break;
 		case '?':
-			return cli_usage_error("tree", "unknown option '%s'",
-					       argv[optind - 1]);
 		case ':':
-			return cli_usage_error("tree",
-					       "option '%s' needs a value",
-					       argv[optind - 1]);
+			return cli_getopt_error("tree", c, argv);
 		default:
 			if (view_filter_option("tree", c, optarg, &f))
 				return EXIT_USAGE;

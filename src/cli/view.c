@@ -195,13 +195,7 @@ static int parse_time(const char *cmd, const char *what, const char *s,
 
 void view_error(const char *cmd, const struct err *e)
 {
-	struct buf b = BUF_INIT;
-
-	buf_addf(&b, "heapsift %s: error: ", cmd);
-	err_format(e, &b);
-	buf_addch(&b, '\n');
-	fputs(b.data, stderr);
-	buf_release(&b);
+	cli_problem(cmd, "error", e);
 }
 
 int view_open(const char *cmd, const char *path, struct view_filters *f,
