@@ -79,6 +79,11 @@ static void re_free(struct re *r)
 	memset(r, 0, sizeof(*r));
 }
 
+struct acc {
+	uint64_t samples;
+	int64_t bytes;
+};
+
 struct query {
 	struct store *s;
 	struct query_options o;
@@ -103,8 +108,7 @@ struct query {
 	struct query_tree_node *tree;
 	struct query_bucket *buckets;
 	struct query_row *rows;
-	uint64_t *g_samples;
-	int64_t *g_bytes;
+	struct acc *g; /* per group: together, one cache line an update */
 	size_t g_alloc;
 };
 
@@ -401,8 +405,7 @@ void query_free(struct query *q)
 	free(q->rows);
 	free(q->tree);
 	free(q->buckets);
-	free(q->g_samples);
-	free(q->g_bytes);
+	free(q->g);
 	arena_release(&q->names);
 	free(q);
 }
@@ -436,6 +439,12 @@ static bool sample_ok(const struct query *q, uint64_t i);
 static int64_t add_wrap(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* The sample to prefetch for while working on sample i. */
+static inline uint64_t ahead(const struct query *q, uint64_t i)
+{
+	return i + 16 < q->hi ? i + 16 : i;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -474,13 +483,11 @@ int query_top(struct query *q, enum query_group by,
 		n_groups = q->n_recs;
 	}
 	if (n_groups > q->g_alloc) {
-		q->g_samples = xreallocarray(q->g_samples, n_groups, 8);
-		q->g_bytes = xreallocarray(q->g_bytes, n_groups, 8);
+		q->g = xreallocarray(q->g, n_groups, sizeof(*q->g));
 		q->rows = xreallocarray(q->rows, n_groups, sizeof(*q->rows));
 		q->g_alloc = n_groups;
 	}
-	memset(q->g_samples, 0, n_groups * 8);
-	memset(q->g_bytes, 0, n_groups * 8);
+	memset(q->g, 0, n_groups * sizeof(*q->g));
 	memset(total, 0, sizeof(*total));
 	total->first_ns = INT64_MAX;
 	total->last_ns = INT64_MIN;
@@ -500,8 +507,8 @@ int query_top(struct query *q, enum query_group by,
 			continue;                                        \
 		g = (KEY);                                               \
 		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];     \
-		q->g_samples[g]++;                                       \
-		q->g_bytes[g] = add_wrap(q->g_bytes[g], bytes);          \
+		q->g[g].samples++;                                       \
+		q->g[g].bytes = add_wrap(q->g[g].bytes, bytes);          \
 		n_samples++;                                             \
 		sum_bytes = add_wrap(sum_bytes, bytes);                  \
 		if (first == UINT64_MAX)                                 \
@@ -520,10 +527,18 @@ int query_top(struct query *q, enum query_group by,
 							    : sm->cls[i])
 			break;
 		case GROUP_SITE:
-			GROUP_LOOP(q->node_site[sm->node[i]])
+			/* the per-node table is big and read at random:
+			 * fetch a few samples ahead */
+			GROUP_LOOP(
+				(__builtin_prefetch(
+					 &q->node_site[sm->node[ahead(q, i)]]),
+				 q->node_site[sm->node[i]]))
 			break;
 		case GROUP_APP_SITE:
-			GROUP_LOOP(q->node_app[sm->node[i]])
+			GROUP_LOOP(
+				(__builtin_prefetch(
+					 &q->node_app[sm->node[ahead(q, i)]]),
+				 q->node_app[sm->node[i]]))
 			break;
 		case GROUP_THREAD:
 			GROUP_LOOP(sm->thread[i] == STORE_NONE ? q->n_threads
@@ -544,11 +559,11 @@ int query_top(struct query *q, enum query_group by,
 	for (g = 0; g < n_groups; g++) {
 		struct query_row *r;
 
-		if (!q->g_samples[g])
+		if (!q->g[g].samples)
 			continue;
 		r = &q->rows[n++];
-		r->samples = q->g_samples[g];
-		r->est_bytes = q->g_bytes[g];
+		r->samples = q->g[g].samples;
+		r->est_bytes = q->g[g].bytes;
 		r->est_objects = per * (double)r->samples;
 		r->share = total->est_bytes ? (double)r->est_bytes /
 						      (double)total->est_bytes
