@@ -176,4 +176,27 @@ EOF
 	t_fail "rows and Σ tlabSize: jfr print '$exp', heapsift '$got'"
 t_end
 
+t_begin jvm_facts_match_jfr_print
+# default settings record jdk.JVMInformation; its name and version must
+# come through as `jfr print` shows them, and info must show them
+(cd "$T/work" && java -XX:StartFlightRecording:filename=jv.jfr,settings=default \
+	-version >/dev/null 2>&1)
+if [ ! -s "$T/work/jv.jfr" ]; then
+	t_fail "java -version recorded nothing"
+else
+	want_name=$(jfr print --events jdk.JVMInformation "$T/work/jv.jfr" |
+		sed -n 's/^ *jvmName = "\(.*\)"$/\1/p' | head -n 1)
+	run import -o "$T/work/jv.hsdb" "$T/work/jv.jfr"
+	run info "$T/work/jv.hsdb"
+	printf '%s\n' "$out" | grep -F "  jvm         $want_name " >/dev/null ||
+		t_fail "info does not show the JVM '$want_name': $out"
+	want_version=$(jfr print --events jdk.JVMInformation "$T/work/jv.jfr" |
+		sed -n 's/^ *jvmVersion = "\(.*\)"$/\1/p' | head -n 1)
+	printf '%s\n' "$out" | grep -F "$want_version" >/dev/null ||
+		t_fail "info does not show the version '$want_version'"
+	[ -n "$want_name" ] && [ -n "$want_version" ] ||
+		t_fail "jfr print shows no JVMInformation"
+fi
+t_end
+
 t_summary
