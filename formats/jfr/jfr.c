@@ -87,7 +87,7 @@ static inline uint64_t varint_unchecked(const unsigned char **pp)
 }
 
 /* The same, bounded by the reader's end. */
-static inline uint64_t rd_varint(struct rd *r)
+static inline __attribute__((always_inline)) uint64_t rd_varint(struct rd *r)
 {
 	const unsigned char *p = r->p;
 	uint64_t v = 0, b;
@@ -1569,8 +1569,14 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 	if (c->pos >= c->end)
 		return 1;
 	rd_init(&r, c->data + c->pos, c->data + c->end);
-	size = rd_varint(&r);
-	ev->type_id = rd_varint(&r);
+	if (c->end - c->pos >= 18) {
+		/* room for two full varints: no bounds checks needed */
+		size = varint_unchecked(&r.p);
+		ev->type_id = varint_unchecked(&r.p);
+	} else {
+		size = rd_varint(&r);
+		ev->type_id = rd_varint(&r);
+	}
 	ev->offset = c->pos;
 	ev->size = size;
 	ev->have = 0;
