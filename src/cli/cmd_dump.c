@@ -65,19 +65,7 @@ struct dump {
 
 static void put_time(struct buf *b, int64_t ns)
 {
-	int64_t secs = ns / 1000000000, frac = ns % 1000000000;
-	time_t t;
-	struct tm tm;
-
-	if (frac < 0) {
-		frac += 1000000000;
-		secs--;
-	}
-	t = (time_t)secs;
-	gmtime_r(&t, &tm);
-	buf_addf(b, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (long long)frac);
+	cli_put_time(b, ns, 9);
 }
 
 /* Names come from the file: never let a raw control byte out. */

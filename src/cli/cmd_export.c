@@ -91,14 +91,14 @@ static int table_close(struct table *t)
 {
 	int rc = 0;
 
-	if (ferror(t->f) || t->failed) {
-		fclose(t->f);
+	if (ferror(t->f) || t->failed)
 		rc = -1;
-	} else if (fflush(t->f) || fsync(fileno(t->f)) || fclose(t->f)) {
+	if (fflush(t->f) || fsync(fileno(t->f)))
 		rc = -1;
-	} else if (rename(t->tmp.data, t->path.data) < 0) {
+	if (fclose(t->f)) /* always, so the descriptor is never leaked */
 		rc = -1;
-	}
+	if (rc == 0 && rename(t->tmp.data, t->path.data) < 0)
+		rc = -1;
 	if (rc < 0) {
 		fprintf(stderr, "heapsift export: error: writing %s: %s\n",
 			t->path.data, strerror(errno));

@@ -26,13 +26,11 @@ static const char info_help[] =
 
 static void put_time(int64_t ns)
 {
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-	char buf[64];
+	struct buf b = BUF_INIT;
 
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	printf("%s.%03dZ", buf, (int)(ns % 1000000000 / 1000000));
+	cli_put_time(&b, ns, 3);
+	fputs(b.data, stdout);
+	buf_release(&b);
 }
 
 static void put_str(const char *s)

@@ -28,17 +28,6 @@ static const char timeline_help[] =
 	"  -h, --help             this text\n"
 	"\n" VIEW_FILTER_HELP;
 
-static void put_time(struct buf *b, int64_t ns)
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-	char s[64];
-
-	gmtime_r(&t, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	buf_addf(b, "%s.%03dZ", s, (int)(ns % 1000000000 / 1000000));
-}
-
 int cmd_timeline(int argc, char **argv)
 {
 	enum { OPT_BUCKET = OPT__VIEW_NEXT, OPT_CSV };
@@ -129,7 +118,7 @@ int cmd_timeline(int argc, char **argv)
 		double srate = (double)b[i].samples / secs;
 
 		buf_reset(&line);
-		put_time(&line, b[i].start_ns);
+		cli_put_time(&line, b[i].start_ns, 3);
 		if (csv) {
 			buf_addf(&line, ",%llu,%lld,%.0f,%.3f\r\n",
 				 (unsigned long long)b[i].samples,

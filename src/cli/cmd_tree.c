@@ -13,6 +13,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 static const char tree_help[] =
 	"usage: heapsift tree CASE.hsdb [--inverted] [--depth=N] "
@@ -44,35 +45,43 @@ struct printer {
 	struct buf path, line;
 };
 
-static void put_node(struct printer *p, uint32_t i, const char *indent)
+/* A node's share of the whole and of its parent: by estimated bytes, or
+ * by samples where the kind carries no sizes (OldObjectSample before
+ * JDK 21), so that the tree still shows where the samples are. */
+static void shares(const struct printer *p, uint32_t i, double *share,
+		   double *pshare)
+{
+	const struct query_tree_node *nd = &p->nodes[i], *up;
+	bool bytes = p->total != 0;
+	double me = bytes ? (double)nd->est_bytes : (double)nd->samples;
+	double all = bytes ? (double)p->total : (double)p->nodes[0].samples;
+
+	*share = all ? me / all : 0;
+	*pshare = 1.0;
+	if (nd->parent != QUERY_TREE_NONE) {
+		double them;
+
+		up = &p->nodes[nd->parent];
+		them = bytes ? (double)up->est_bytes : (double)up->samples;
+		*pshare = them ? me / them : 0;
+	}
+}
+
+static void put_row(struct printer *p, uint32_t i)
 {
 	const struct query_tree_node *nd = &p->nodes[i];
-	double share = p->total ? (double)nd->est_bytes / (double)p->total : 0;
-	double pshare = 1.0;
-	size_t path_len = p->path.len;
-	uint32_t c;
+	double share, pshare;
 
-	if (nd->parent != QUERY_TREE_NONE && p->nodes[nd->parent].est_bytes)
-		pshare = (double)nd->est_bytes /
-			 (double)p->nodes[nd->parent].est_bytes;
-	if (i && share * 100.0 < p->min_share)
-		return;
-	if (i) {
-		if (p->path.len)
-			buf_addch(&p->path, ';');
-		buf_add_printable(&p->path, nd->label, strlen(nd->label));
-	}
+	shares(p, i, &share, &pshare);
 	buf_reset(&p->line);
 	if (p->csv) {
+		struct buf t = BUF_INIT;
+
 		buf_add_csv(&p->line, p->path.data, p->path.len);
 		buf_addf(&p->line, ",%u,", nd->depth);
-		{
-			struct buf t = BUF_INIT;
-
-			buf_add_printable(&t, nd->label, strlen(nd->label));
-			buf_add_csv(&p->line, t.data, t.len);
-			buf_release(&t);
-		}
+		buf_add_printable(&t, nd->label, strlen(nd->label));
+		buf_add_csv(&p->line, t.data, t.len);
+		buf_release(&t);
 		buf_addf(&p->line, ",%llu,%lld,%.6f,%.6f,%llu,%lld\r\n",
 			 (unsigned long long)nd->samples,
 			 (long long)nd->est_bytes, share, pshare,
@@ -80,25 +89,70 @@ static void put_node(struct printer *p, uint32_t i, const char *indent)
 			 (long long)nd->self_bytes);
 	} else {
 		char tb[32];
+		uint32_t k;
 
-		buf_addf(&p->line, "%10s %6.2f%% %6.2f%% %8llu  %s",
+		buf_addf(&p->line, "%10s %6.2f%% %6.2f%% %8llu  ",
 			 view_bytes(nd->est_bytes, tb, sizeof(tb)), share * 100,
-			 pshare * 100, (unsigned long long)nd->samples, indent);
+			 pshare * 100, (unsigned long long)nd->samples);
+		for (k = 0; k < nd->depth && k < 200; k++)
+			buf_adds(&p->line, "  ");
 		buf_add_printable(&p->line, nd->label, strlen(nd->label));
 		buf_addch(&p->line, '\n');
 	}
 	fwrite(p->line.data, 1, p->line.len, stdout);
-	if (!p->max_depth || nd->depth < p->max_depth) {
-		struct buf deeper = BUF_INIT;
+}
 
-		buf_adds(&deeper, indent);
-		buf_adds(&deeper, "  ");
+/*
+ * Depth first, heaviest child first, with an explicit stack: stacks can
+ * be thousands of frames deep, and a damaged store deeper still.  The
+ * stack holds each node's path length so that the path can be cut back
+ * when the walk returns to a sibling.
+ */
+static void put_tree(struct printer *p)
+{
+	struct item {
+		uint32_t node;
+		size_t path_len;
+	} * stack;
+	size_t top = 0, cap = 1024;
+
+	stack = xmalloc(cap * sizeof(*stack));
+	stack[top++] = (struct item){0, 0};
+	while (top) {
+		struct item it = stack[--top];
+		const struct query_tree_node *nd = &p->nodes[it.node];
+		double share, pshare;
+		uint32_t c, n_kids = 0;
+		size_t k;
+
+		shares(p, it.node, &share, &pshare);
+		if (it.node && share * 100.0 < p->min_share)
+			continue;
+		buf_setlen(&p->path, it.path_len);
+		if (it.node) {
+			if (p->path.len)
+				buf_addch(&p->path, ';');
+			buf_add_printable(&p->path, nd->label,
+					  strlen(nd->label));
+		}
+		put_row(p, it.node);
+		if (p->max_depth && nd->depth >= p->max_depth)
+			continue;
+		/* push the children in reverse so the heaviest pops first */
 		for (c = nd->first_child; c != QUERY_TREE_NONE;
 		     c = p->nodes[c].next_sibling)
-			put_node(p, c, deeper.data);
-		buf_release(&deeper);
+			n_kids++;
+		while (top + n_kids > cap) {
+			cap *= 2;
+			stack = xreallocarray(stack, cap, sizeof(*stack));
+		}
+		k = top + n_kids;
+		for (c = nd->first_child; c != QUERY_TREE_NONE;
+		     c = p->nodes[c].next_sibling)
+			stack[--k] = (struct item){c, p->path.len};
+		top += n_kids;
 	}
-	buf_setlen(&p->path, path_len);
+	free(stack);
 }
 
 int cmd_tree(int argc, char **argv)
@@ -207,7 +261,7 @@ int cmd_tree(int argc, char **argv)
 		printf("%10s %7s %7s %8s  %s\n", "EST_BYTES", "TOTAL", "PARENT",
 		       "SAMPLES", "FRAME");
 	}
-	put_node(&p, 0, "");
+	put_tree(&p);
 	buf_release(&p.path);
 	buf_release(&p.line);
 	query_free(q);

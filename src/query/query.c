@@ -487,7 +487,8 @@ int query_top(struct query *q, enum query_group by,
 		q->rows = xreallocarray(q->rows, n_groups, sizeof(*q->rows));
 		q->g_alloc = n_groups;
 	}
-	memset(q->g, 0, n_groups * sizeof(*q->g));
+	if (n_groups)
+		memset(q->g, 0, n_groups * sizeof(*q->g));
 	memset(total, 0, sizeof(*total));
 	total->first_ns = INT64_MAX;
 	total->last_ns = INT64_MIN;
@@ -565,9 +566,13 @@ int query_top(struct query *q, enum query_group by,
 		r->samples = q->g[g].samples;
 		r->est_bytes = q->g[g].bytes;
 		r->est_objects = per * (double)r->samples;
+		/* of the bytes; of the samples where the kind has no sizes
+		 * (OldObjectSample before JDK 21) */
 		r->share = total->est_bytes ? (double)r->est_bytes /
 						      (double)total->est_bytes
-					    : 0.0;
+			   : total->samples
+				   ? (double)r->samples / (double)total->samples
+				   : 0.0;
 		switch (by) {
 		case GROUP_CLASS:
 			r->key = g == q->n_classes
@@ -875,26 +880,47 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	*n_out = 0;
 	if (first == INT64_MAX)
 		return 0;
-	w = *bucket_ns > 0 ? *bucket_ns : round_bucket(last - first);
-	*bucket_ns = w;
-	base = first - ((first % w) + w) % w;
-	if ((uint64_t)(last - base) / (uint64_t)w >= 10000000)
-		return err_set(e, ERR_USAGE,
-			       "--bucket: %lld ns makes more than 10 million "
-			       "buckets over %.3f s",
-			       (long long)w, (double)(last - first) / 1e9);
-	n = (size_t)((last - base) / w) + 1;
+	{
+		/* a damaged store may hold any times: no step may overflow */
+		uint64_t span = (uint64_t)last - (uint64_t)first, r;
+
+		if (span > (uint64_t)INT64_MAX)
+			return err_set(e, ERR_FORMAT,
+				       "samples span more than 292 years: "
+				       "the store's times are damaged");
+		w = *bucket_ns > 0 ? *bucket_ns : round_bucket((int64_t)span);
+		*bucket_ns = w;
+		{
+			int64_t m = first % w;
+
+			r = (uint64_t)(m < 0 ? m + w : m); /* first mod w */
+		}
+		if (__builtin_sub_overflow(first, (int64_t)r, &base))
+			base = first; /* only at the very bottom of int64 */
+		if (((uint64_t)last - (uint64_t)base) / (uint64_t)w >= 10000000)
+			return err_set(e, ERR_USAGE,
+				       "%lld ns buckets make more than 10 "
+				       "million over %.3f s; give a wider "
+				       "--bucket",
+				       (long long)w, (double)span / 1e9);
+		n = (size_t)(((uint64_t)last - (uint64_t)base) / (uint64_t)w) +
+		    1;
+	}
 	free(q->buckets);
 	q->buckets = xcalloc(n, sizeof(*q->buckets));
 	for (b = 0; b < n; b++)
-		q->buckets[b].start_ns = base + (int64_t)b * w;
+		q->buckets[b].start_ns =
+			(int64_t)((uint64_t)base + (uint64_t)b * (uint64_t)w);
 	for (i = q->lo; i < q->hi; i++) {
 		int64_t bytes;
 
 		if (!sample_ok(q, i))
 			continue;
 		bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-		b = (size_t)((q->sm.time_ns[i] - base) / w);
+		b = (size_t)(((uint64_t)q->sm.time_ns[i] - (uint64_t)base) /
+			     (uint64_t)w);
+		if (b >= n)
+			b = n - 1; /* base clamped at the bottom of int64 */
 		q->buckets[b].samples++;
 		q->buckets[b].est_bytes =
 			add_wrap(q->buckets[b].est_bytes, bytes);

@@ -90,8 +90,6 @@ int query_top(struct query *q, enum query_group by,
 const char *query_group_name(enum query_group g);
 bool query_group_parse(const char *s, enum query_group *g);
 
-#endif
-
 /* --- trees ------------------------------------------------------------------ */
 
 /* A node of the call tree or of the inverted tree.  Index 0 is the root
@@ -135,3 +133,5 @@ struct query_bucket {
 int query_timeline(struct query *q, int64_t *bucket_ns,
 		   const struct query_bucket **buckets, size_t *n,
 		   struct query_total *total, struct err *e);
+
+#endif

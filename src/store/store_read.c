@@ -410,6 +410,25 @@ static bool check_refs(struct check *c)
 			    r[i].depth != r[r[i].parent].depth + 1 ||
 			    r[i].end <= i || r[i].end > r[r[i].parent].end)
 				FAIL(i, "is not a depth-first trie");
+		/* depth first: walking the nodes in order with the stack of
+		 * open subtrees, each node's parent is the innermost subtree
+		 * still open at it */
+		{
+			uint32_t *open_ = xmalloc(sec->n * sizeof(uint32_t));
+			uint64_t top = 0;
+			bool ok = true;
+
+			open_[top++] = 0;
+			for (i = 1; i < sec->n && ok; i++) {
+				while (top && r[open_[top - 1]].end <= i)
+					top--;
+				ok = top && open_[top - 1] == r[i].parent;
+				open_[top++] = (uint32_t)i;
+			}
+			free(open_);
+			if (!ok)
+				FAIL(i - 1, "is not numbered depth first");
+		}
 		return true;
 	}
 	case I_S_TIME: {
@@ -460,11 +479,15 @@ static bool check_refs(struct check *c)
 	}
 	case I_OLD: {
 		const struct store_old_object *r = (const void *)sec->p;
+		const uint8_t *kind = s->sec[I_S_KIND].p;
 
 		for (i = 0; i < sec->n; i++)
 			if (r[i].sample >= s->sec[I_S_TIME].n ||
-			    !str_ok(s, r[i].root))
-				FAIL(i, "refers outside its tables");
+			    !str_ok(s, r[i].root) ||
+			    kind[r[i].sample] != SAMPLE_OLD_OBJECT ||
+			    (i && r[i].sample <= r[i - 1].sample))
+				FAIL(i, "is not one entry per old-object "
+					"sample, in sample order");
 		return true;
 	}
 	case I_HEAP: {
@@ -499,7 +522,7 @@ static const int deps[I__COUNT][4] = {
 	[I_S_THREAD] = {D(I_THREADS)},
 	[I_S_CLASS] = {D(I_CLASSES)},
 	[I_S_NODE] = {D(I_NODES)},
-	[I_OLD] = {D(I_STRINGS), D(I_S_TIME)},
+	[I_OLD] = {D(I_STRINGS), D(I_S_TIME), D(I_S_KIND)},
 	[I_HEAP] = {D(I_STRINGS), D(I_RECORDINGS)},
 };
 #undef D

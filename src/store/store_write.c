@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "importers/sink.h"
@@ -92,7 +93,7 @@ static uint32_t str_id(struct store_writer *w, const char *s)
 	if (hmap_get(&w->string_index, s, len, &off))
 		return (uint32_t)off;
 	off = w->strings.len;
-	if (off > UINT32_MAX - len - 1)
+	if ((uint64_t)off + len + 1 > UINT32_MAX)
 		die("store: string pool exceeds 4 GiB");
 	/* the map keeps its own copy of the key, not the caller's */
 	k = arena_memdup(&w->keys, s, len);
@@ -619,6 +620,13 @@ static void sort_by_time(const int64_t *time, uint32_t *order, size_t n)
 	free(count);
 }
 
+static int by_sample(const void *a, const void *b)
+{
+	const struct store_old_object *x = a, *y = b;
+
+	return x->sample < y->sample ? -1 : x->sample > y->sample;
+}
+
 /* Write column col permuted by order into o. */
 static void out_column(struct out *o, uint32_t id, const struct vec *col,
 		       const uint32_t *order, const uint32_t *remap)
@@ -646,7 +654,9 @@ static int fsync_dir(const char *path)
 	int fd, rc = 0;
 
 	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
+	if (fd < 0) {
+		rc = -1;
+	} else {
 		rc = fsync(fd);
 		close(fd);
 	}
@@ -662,28 +672,69 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	uint32_t *order, *renum, *old_pos;
 	struct store_node *nodes;
 	size_t n = w->s_time.n, i;
-	char *dir_copy, *base_copy;
+	char *dir_copy, *base_copy, *target;
+	mode_t mode;
+	unsigned attempt;
 
 	if (n > UINT32_MAX)
 		return err_set(e, ERR_LIMIT,
 			       "store: %zu samples, more than "
 			       "the 4 billion a store holds",
 			       n);
-	dir_copy = xstrdup(path);
-	base_copy = xstrdup(path);
-	buf_addf(&tmp, "%s/.%s.tmp%ld", dirname(dir_copy), basename(base_copy),
-		 (long)getpid());
-	free(dir_copy);
-	free(base_copy);
+	/* A symbolic link is followed: the store it points at is replaced,
+	 * in its own directory, and the link stays. */
+	{
+		char *real = realpath(path, NULL);
 
+		if (real)
+			target = real;
+		else
+			target = xstrdup(path); /* a new store */
+	}
+	/* the file being replaced keeps its permissions */
+	mode = 0644;
+	{
+		struct stat st;
+
+		if (stat(target, &st) == 0)
+			mode = st.st_mode & 07777;
+	}
 	memset(&o, 0, sizeof(o));
-	o.path = tmp.data;
 	o.e = e;
-	o.fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* a unique name: pid, time and a counter, retried if taken (a
+	 * crash can leave one behind, and pids are reused) */
+	for (attempt = 0; attempt < 100; attempt++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		dir_copy = xstrdup(target);
+		base_copy = xstrdup(target);
+		buf_reset(&tmp);
+		buf_addf(&tmp, "%s/.%s.tmp%ld.%lx.%u", dirname(dir_copy),
+			 basename(base_copy), (long)getpid(),
+			 (unsigned long)ts.tv_nsec, attempt);
+		free(dir_copy);
+		free(base_copy);
+		o.fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    0600);
+		if (o.fd >= 0 || errno != EEXIST)
+			break;
+	}
+	o.path = tmp.data;
 	if (o.fd < 0) {
 		err_set(e, ERR_IO, "store: cannot create %s: %s", tmp.data,
 			strerror(errno));
 		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
+	if (fchmod(o.fd, mode) < 0) {
+		err_set(e, ERR_IO, "store: cannot set the mode of %s: %s",
+			tmp.data, strerror(errno));
+		close(o.fd);
+		unlink(tmp.data);
+		buf_release(&tmp);
+		free(target);
 		return ERR_FAIL;
 	}
 
@@ -728,6 +779,10 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 
 		ob->sample = old_pos[ob->sample];
 	}
+	/* in sample order, as the format says and readers rely on */
+	if (w->old_objects.n > 1)
+		qsort(w->old_objects.data, w->old_objects.n,
+		      w->old_objects.size, by_sample);
 	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
 		    w->old_objects.size, w->old_objects.n);
 	out_section(&o, SEC_HEAP, w->heap.data, w->heap.size, w->heap.n);
@@ -764,17 +819,29 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 			strerror(errno));
 		o.failed = true;
 	}
-	if (!o.failed && rename(tmp.data, path) < 0) {
-		err_set(e, ERR_IO, "store: cannot replace %s: %s", path,
+	if (!o.failed && rename(tmp.data, target) < 0) {
+		err_set(e, ERR_IO, "store: cannot replace %s: %s", target,
 			strerror(errno));
 		o.failed = true;
 	}
 	if (o.failed) {
 		unlink(tmp.data);
 		buf_release(&tmp);
+		free(target);
 		return ERR_FAIL;
 	}
-	fsync_dir(path);
+	/* the rename is durable once the directory is: if this fails the
+	 * new store is in place, but a power cut could still undo it */
+	if (fsync_dir(target) < 0) {
+		err_set(e, ERR_IO,
+			"store: %s written, but syncing its "
+			"directory failed: %s",
+			target, strerror(errno));
+		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
 	buf_release(&tmp);
+	free(target);
 	return 0;
 }

@@ -470,7 +470,7 @@ for d in $delays; do
 		[ -e "$x" ] || continue
 		case "${x#"$C"/}" in
 		S.hsdb | old.hsdb | old.top | new.top) ;;
-		.S.hsdb.tmp"$pid")
+		.S.hsdb.tmp"$pid" | .S.hsdb.tmp"$pid".*)
 			temps=$((temps + 1))
 			rm -f "$x"
 			;;

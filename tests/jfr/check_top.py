@@ -130,10 +130,17 @@ def read_csv(path, group=None):
         except ValueError:
             fail(f"{name}: row {r!r} is not numbers")
     total = sum(r[2] for r in rows)
+    total_samples = sum(r[1] for r in rows)
     for r in rows:
-        want_share = r[2] / total if total else 0.0
+        # docs/export.md: the share of est_bytes; of samples where the
+        # rows carry no bytes at all (OldObjectSample before JDK 21)
+        if total:
+            want_share, basis = r[2] / total, "est_bytes/total"
+        else:
+            want_share = r[1] / total_samples if total_samples else 0.0
+            basis = "samples/total"
         if abs(r[4] - want_share) > 1.5e-6:
-            fail(f"{name}: {r[0]}: share {r[4]}, est_bytes/total "
+            fail(f"{name}: {r[0]}: share {r[4]}, {basis} "
                  f"{want_share:.6f}")
         if r[1] <= 0:
             fail(f"{name}: {r[0]}: {r[1]} samples")

@@ -1,0 +1,60 @@
+# Stores whose checksums are valid but whose values are not what heapsift
+# writes (tests/jfr/forge_store.py): extreme and pre-1970 times, huge and
+# negative byte counts, absurd recording times, no recordings at all, a
+# 100,000-frame stack, a trie that is not numbered depth first.  Every
+# view must answer or refuse with a message: never crash, never hit
+# undefined behaviour (make check runs this under UBSan), never print a
+# time that is not the one stored.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")/.." && pwd)
+W="$T/work"
+
+run import -o "$W/good.hsdb" "$HS_FIXTURES/jfr/jdk17-leak-gcroots.jfr"
+mkdir -p "$W/f"
+python3 "$here/jfr/forge_store.py" "$W/good.hsdb" "$W/f" || {
+	echo "FAIL store_forged: forge_store.py failed"
+	exit 1
+}
+
+t_begin forged_stores_never_crash
+for s in "$W"/f/*.hsdb; do
+	b=$(basename "$s" .hsdb)
+	for cmd in "info --check" "top --csv" "top --by site" "tree --depth 50" \
+		"tree --inverted --depth 50" "timeline --csv" "timeline" \
+		"export --format=csv -o $W/x-$b"; do
+		set -- $cmd
+		sub=$1
+		shift
+		run "$sub" "$s" "$@"
+		case "$rc" in
+		0 | 1 | 2) ;;
+		*) t_fail "$b: $sub $*: exit $rc; $(printf '%s' "$err" | head -c 300)" ;;
+		esac
+	done
+done
+t_end
+
+t_begin forged_trie_not_depth_first_is_refused
+run info --check "$W/f/notdfs.hsdb"
+expect_rc 1
+expect_err "numbered depth first"
+t_end
+
+t_begin forged_times_before_1970_print_right
+run timeline "$W/f/pre1970.hsdb" --csv --bucket 1s
+expect_rc 0
+# -0.5 s is half a second before midnight, 1970-01-01
+printf '%s\n' "$out" | grep -q '^1969-12-31T23:59:59.000Z,' ||
+	t_fail "bucket of -0.5 s: $out"
+t_end
+
+t_begin forged_deep_stack_tree_prints_every_level
+# the text view (its indentation is capped; the CSV path column of so
+# deep a tree is quadratic by nature), counted through a pipe
+n=$(cd "$T/cwd" && "$HEAPSIFT" tree "$W/f/deep.hsdb" --depth 0 \
+	--min-share 0 2>"$T/err" | wc -l)
+# two header lines, the root, 100,000 levels
+[ "$n" = 100003 ] || t_fail "$n lines, not 100003: $(cat "$T/err")"
+t_end
+
+t_summary
