@@ -51,6 +51,8 @@ struct jfr_import {
 	struct rec_recording rec;
 	struct hmap setting_index; /* "event#name" -> index */
 	struct rec_setting *settings;
+	const char **setting_src;  /* the chunk string a value came from */
+	unsigned *setting_chunk;   /* ... and its chunk */
 	size_t n_settings, alloc_settings;
 	struct hmap count_index; /* event type name -> index */
 	struct rec_count *counts;
@@ -163,7 +165,10 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	s.weight = s.alloc_size = s.tlab_size = REC_NONE;
 	s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
 	s.last_heap_used = s.array_elements = REC_NONE;
-	s.time_ns = jfr_ticks_to_epoch_ns(c, ev->v[JS_START]);
+	/* a type without startTime (damaged metadata): the chunk's start */
+	s.time_ns = jfr_has(ev, JS_START) ?
+			    jfr_ticks_to_epoch_ns(c, ev->v[JS_START]) :
+			    jfr_chunk_header(c)->start_ns;
 	if (jfr_has(ev, JS_THREAD) && (jt = jfr_thread(c, ev->v[JS_THREAD]))) {
 		convert_thread(im, jt, &th);
 		s.thread = &th;
@@ -235,7 +240,9 @@ static int emit_heap_summary(struct jfr_import *im, const struct jfr_event *ev)
 	struct rec_heap_summary h;
 	const char *when = NULL;
 
-	h.time_ns = jfr_ticks_to_epoch_ns(c, ev->v[JS_START]);
+	h.time_ns = jfr_has(ev, JS_START) ?
+			    jfr_ticks_to_epoch_ns(c, ev->v[JS_START]) :
+			    jfr_chunk_header(c)->start_ns;
 	h.gc_id = jfr_has(ev, JS_GC_ID) ? (int64_t)(uint32_t)ev->v[JS_GC_ID]
 					: REC_NONE;
 	if (jfr_has(ev, JS_WHEN))
@@ -267,8 +274,8 @@ static void note_setting(struct jfr_import *im, const struct jfr_event *ev)
 	};
 	const char *event, *name = ev->s[JS_NAME], *value = ev->s[JS_VALUE];
 	struct buf key = BUF_INIT;
-	uint64_t *slot;
-	bool added, heap = false;
+	uint64_t idx;
+	bool heap = false;
 	size_t i;
 
 	if (!jfr_has(ev, JS_SETTING_ID) || !jfr_has(ev, JS_NAME) ||
@@ -282,26 +289,40 @@ static void note_setting(struct jfr_import *im, const struct jfr_event *ev)
 	if (!heap)
 		return;
 	buf_addf(&key, "%s#%s", event, name);
-	{
+	/* copies only for a new name or a changed value: every event of a
+	 * hostile file may repeat the same long setting */
+	if (!hmap_get(&im->setting_index, key.data, key.len, &idx)) {
 		char *k = arena_memdup(&im->keep, key.data, key.len);
 
-		slot = hmap_put(&im->setting_index, k, key.len, im->n_settings,
-				&added);
-		if (added) {
-			if (im->n_settings == im->alloc_settings) {
-				im->alloc_settings =
-					im->alloc_settings
-						? im->alloc_settings * 2
-						: 16;
-				im->settings = xreallocarray(
-					im->settings, im->alloc_settings,
-					sizeof(*im->settings));
-			}
-			im->settings[im->n_settings].name = k;
-			im->n_settings++;
+		if (im->n_settings == im->alloc_settings) {
+			im->alloc_settings =
+				im->alloc_settings ? im->alloc_settings * 2 : 16;
+			im->settings = xreallocarray(im->settings,
+						     im->alloc_settings,
+						     sizeof(*im->settings));
+			im->setting_src = xreallocarray(im->setting_src,
+							im->alloc_settings,
+							sizeof(char *));
+			im->setting_chunk = xreallocarray(im->setting_chunk,
+							  im->alloc_settings,
+							  sizeof(unsigned));
 		}
-		im->settings[*slot].value = arena_strdup(&im->keep, value);
+		idx = im->n_settings++;
+		im->settings[idx].name = k;
+		im->settings[idx].value = NULL;
+		im->setting_src[idx] = NULL;
+		im->setting_chunk[idx] = 0;
+		hmap_put(&im->setting_index, k, key.len, idx, NULL);
 	}
+	/* the same pooled string of the same chunk: nothing to compare */
+	if (im->setting_src[idx] == value &&
+	    im->setting_chunk[idx] == im->chunk_no)
+		goto out;
+	im->setting_src[idx] = value;
+	im->setting_chunk[idx] = im->chunk_no;
+	if (!im->settings[idx].value || strcmp(im->settings[idx].value, value))
+		im->settings[idx].value = arena_strdup(&im->keep, value);
+out:
 	buf_release(&key);
 }
 
@@ -561,6 +582,8 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	u64map_release(&im.chunk_counts);
 
 	free(im.settings);
+	free(im.setting_src);
+	free(im.setting_chunk);
 	free(im.counts);
 	free(im.small_counts);
 	return rc < 0 ? rc : 0;

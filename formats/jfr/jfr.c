@@ -1022,6 +1022,10 @@ static void skip_one(const struct jfr_chunk *c, struct rd *r, uint32_t t,
 		r->p = r->end;
 		return;
 	}
+	/* nothing to read: walking nested empty structs would cost their
+	 * product of field counts (exponential in a hostile metadata) */
+	if (ty->zero_size)
+		return;
 	for (i = 0; i < ty->n_fields && !r->bad; i++)
 		skip_value(c, r, ty->fields[i].type, ty->fields[i].array,
 			   ty->fields[i].cp, depth + 1);
@@ -1146,16 +1150,48 @@ static char *decode_jstr(struct jfr_chunk *c, struct arena *a,
 		const char *p =
 			depth ? NULL : pool_string(c, s->key, depth + 1);
 
-		return p ? arena_strdup(a, p) : NULL;
+		/* the pool's copy lives as long as the chunk's constants:
+		 * no copy per reference (a hostile file refers to one big
+		 * string from every event) */
+		if (!p || a == &c->consts)
+			return (char *)p;
+		return arena_strdup(a, p);
 	}
 	case 3:
-		out = arena_memdup(a, s->p, (size_t)s->len);
-		/* modified UTF-8 has no NUL bytes; a stray one would cut
-		 * the C string */
-		for (i = 0; i < s->len; i++)
-			if (!out[i])
-				out[i] = '?';
-		return out;
+		if (!memchr(s->p, 0xed, (size_t)s->len) &&
+		    !memchr(s->p, 0xc0, (size_t)s->len)) {
+			out = arena_memdup(a, s->p, (size_t)s->len);
+			/* a stray NUL would cut the C string */
+			for (i = 0; i < s->len; i++)
+				if (!out[i])
+					out[i] = '?';
+			return out;
+		}
+		/* the JVM's modified UTF-8: a character outside the BMP is
+		 * a surrogate pair, 3 bytes each; NUL is C0 80 */
+		for (i = 0; i < s->len; i++) {
+			const unsigned char *q = s->p + i;
+			uint64_t left = s->len - i;
+
+			if (left >= 6 && q[0] == 0xed && (q[1] & 0xf0) == 0xa0 &&
+			    (q[2] & 0xc0) == 0x80 && q[3] == 0xed &&
+			    (q[4] & 0xf0) == 0xb0 && (q[5] & 0xc0) == 0x80) {
+				uint32_t hi = 0xd000u | (uint32_t)(q[1] & 0x3f) << 6 |
+					      (q[2] & 0x3f);
+				uint32_t lo = 0xd000u | (uint32_t)(q[4] & 0x3f) << 6 |
+					      (q[5] & 0x3f);
+
+				put_utf8(&b, 0x10000 + ((hi - 0xd800) << 10) +
+						     (lo - 0xdc00));
+				i += 5;
+			} else if (left >= 2 && q[0] == 0xc0 && q[1] == 0x80) {
+				buf_addch(&b, '?');
+				i++;
+			} else {
+				buf_addch(&b, q[0] ? q[0] : '?');
+			}
+		}
+		break;
 	case 5:
 		for (i = 0; i < s->len; i++)
 			put_utf8(&b, s->p[i] ? s->p[i] : '?');
@@ -1409,6 +1445,7 @@ static bool event_at(const struct jfr_chunk *c, uint64_t pos, uint64_t *size,
 static bool walk_chain(struct jfr_chunk *c, uint64_t *meta)
 {
 	uint64_t pos = c->h.cp_offset, size, type, steps = 0;
+	uint64_t next = c->limit; /* where the checkpoint after this starts */
 
 	if (!event_at(c, c->h.meta_offset, &size, &type) || type != 0)
 		return false;
@@ -1417,9 +1454,13 @@ static bool walk_chain(struct jfr_chunk *c, uint64_t *meta)
 		struct rd r;
 		int64_t delta;
 
+		/* each checkpoint ends before the one after it begins: else
+		 * a hostile chain makes every one span the rest of the chunk
+		 * and parsing them quadratic */
 		if (!event_at(c, pos, &size, &type) || type != 1 ||
-		    ++steps > c->limit / 8)
+		    size > next - pos || ++steps > c->limit / 8)
 			return false;
+		next = pos;
 		add_checkpoint(c, pos);
 		rd_init(&r, c->data + pos, c->data + pos + size);
 		rd_varint(&r); /* size */
@@ -1706,16 +1747,27 @@ int64_t jfr_ticks_to_epoch_ns(const struct jfr_chunk *c, uint64_t ticks)
 	/* as the JDK's TimeConverter: a double division, truncated */
 	int64_t d = (int64_t)(ticks - (uint64_t)c->h.start_ticks);
 
+	double ns;
+
 	/* dividing by 1.0 changes nothing below 2^53 */
 	if (c->ticks_are_ns && d < (1ll << 53) && d > -(1ll << 53))
-		return c->h.start_ns + d;
-
-	return c->h.start_ns + (int64_t)((double)d / c->ticks_div);
+		return (int64_t)((uint64_t)c->h.start_ns + (uint64_t)d);
+	ns = (double)d / c->ticks_div;
+	/* a damaged header can make any value: clamp, never overflow */
+	if (!(ns < 9.2e18))
+		ns = ns > 0 ? 9.2e18 : 0;
+	if (ns < -9.2e18)
+		ns = -9.2e18;
+	return (int64_t)((uint64_t)c->h.start_ns + (uint64_t)(int64_t)ns);
 }
 
 int64_t jfr_ticks_to_ns(const struct jfr_chunk *c, uint64_t ticks)
 {
-	return (int64_t)((double)(int64_t)ticks / c->ticks_div);
+	double ns = (double)(int64_t)ticks / c->ticks_div;
+
+	if (!(ns < 9.2e18 && ns > -9.2e18))
+		return ns > 0 ? INT64_MAX : INT64_MIN;
+	return (int64_t)ns;
 }
 
 /* --- constants ----------------------------------------------------------- */
@@ -1729,7 +1781,9 @@ static bool pool_value(struct jfr_chunk *c, int pool, uint64_t key,
 	if (c->pool_type[pool] == NO_TYPE ||
 	    !u64map_get(&c->pools[pool], key, &off))
 		return false;
-	rd_init(r, c->data + off, c->data + c->end);
+	/* constants live in checkpoints anywhere in the data, which c->end
+	 * (lowered when framing breaks) need not cover */
+	rd_init(r, c->data + off, c->data + c->limit);
 	return true;
 }
 

@@ -1,14 +1,16 @@
 /*
- * The hash map declared in hash.h.  The hash is a simple 64-bit multiply-
- * and-mix over 8-byte words (in the spirit of wyhash), good enough for
- * names and not meant to resist chosen collisions: the maps are bounded
- * by what an importer accepts, and a probe sequence costs at worst a
- * linear scan.
+ * The hash maps declared in hash.h.  The hash is a 64-bit multiply-and-
+ * mix over 8-byte words (in the spirit of wyhash) with a seed drawn per
+ * process, so that keys chosen in a file cannot be made to collide.
  */
 #include "util/hash.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/size.h"
 #include "util/xalloc.h"
@@ -28,10 +30,36 @@ static uint64_t load64(const unsigned char *p)
 	return v;
 }
 
+/*
+ * A seed drawn once per process: keys come from files, and with a fixed
+ * seed a hostile file could pick keys that all collide and make every
+ * lookup a linear scan.
+ */
+static uint64_t seed;
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+
+static void seed_init(void)
+{
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		seed = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^
+		       (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_sec;
+	}
+	seed |= 1;
+}
+
+static uint64_t hash_seed(void)
+{
+	pthread_once(&seed_once, seed_init);
+	return seed;
+}
+
 uint64_t hash_bytes(const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	uint64_t h = 0x243f6a8885a308d3ull ^ len;
+	uint64_t h = 0x243f6a8885a308d3ull ^ len ^ hash_seed();
 	uint64_t tail = 0;
 	size_t i = 0;
 
@@ -139,8 +167,7 @@ uint64_t *hmap_put(struct hmap *m, const void *key, size_t len, uint64_t value,
 
 static size_t u64_slot(uint64_t key, size_t mask)
 {
-	return (size_t)mix(key ^ 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull) &
-	       mask;
+	return (size_t)mix(key ^ hash_seed(), 0xbf58476d1ce4e5b9ull) & mask;
 }
 
 void u64map_init(struct u64map *m)
