@@ -51,8 +51,8 @@ struct jfr_import {
 	struct rec_recording rec;
 	struct hmap setting_index; /* "event#name" -> index */
 	struct rec_setting *settings;
-	const char **setting_src;  /* the chunk string a value came from */
-	unsigned *setting_chunk;   /* ... and its chunk */
+	const char **setting_src; /* the chunk string a value came from */
+	unsigned *setting_chunk;  /* ... and its chunk */
 	size_t n_settings, alloc_settings;
 	struct hmap count_index; /* event type name -> index */
 	struct rec_count *counts;
@@ -166,9 +166,9 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
 	s.last_heap_used = s.array_elements = REC_NONE;
 	/* a type without startTime (damaged metadata): the chunk's start */
-	s.time_ns = jfr_has(ev, JS_START) ?
-			    jfr_ticks_to_epoch_ns(c, ev->v[JS_START]) :
-			    jfr_chunk_header(c)->start_ns;
+	s.time_ns = jfr_has(ev, JS_START)
+			    ? jfr_ticks_to_epoch_ns(c, ev->v[JS_START])
+			    : jfr_chunk_header(c)->start_ns;
 	if (jfr_has(ev, JS_THREAD) && (jt = jfr_thread(c, ev->v[JS_THREAD]))) {
 		convert_thread(im, jt, &th);
 		s.thread = &th;
@@ -240,9 +240,9 @@ static int emit_heap_summary(struct jfr_import *im, const struct jfr_event *ev)
 	struct rec_heap_summary h;
 	const char *when = NULL;
 
-	h.time_ns = jfr_has(ev, JS_START) ?
-			    jfr_ticks_to_epoch_ns(c, ev->v[JS_START]) :
-			    jfr_chunk_header(c)->start_ns;
+	h.time_ns = jfr_has(ev, JS_START)
+			    ? jfr_ticks_to_epoch_ns(c, ev->v[JS_START])
+			    : jfr_chunk_header(c)->start_ns;
 	h.gc_id = jfr_has(ev, JS_GC_ID) ? (int64_t)(uint32_t)ev->v[JS_GC_ID]
 					: REC_NONE;
 	if (jfr_has(ev, JS_WHEN))
@@ -295,11 +295,12 @@ static void note_setting(struct jfr_import *im, const struct jfr_event *ev)
 		char *k = arena_memdup(&im->keep, key.data, key.len);
 
 		if (im->n_settings == im->alloc_settings) {
-			im->alloc_settings =
-				im->alloc_settings ? im->alloc_settings * 2 : 16;
-			im->settings = xreallocarray(im->settings,
-						     im->alloc_settings,
-						     sizeof(*im->settings));
+			im->alloc_settings = im->alloc_settings
+						     ? im->alloc_settings * 2
+						     : 16;
+			im->settings =
+				xreallocarray(im->settings, im->alloc_settings,
+					      sizeof(*im->settings));
 			im->setting_src = xreallocarray(im->setting_src,
 							im->alloc_settings,
 							sizeof(char *));

@@ -1173,12 +1173,15 @@ static char *decode_jstr(struct jfr_chunk *c, struct arena *a,
 			const unsigned char *q = s->p + i;
 			uint64_t left = s->len - i;
 
-			if (left >= 6 && q[0] == 0xed && (q[1] & 0xf0) == 0xa0 &&
-			    (q[2] & 0xc0) == 0x80 && q[3] == 0xed &&
-			    (q[4] & 0xf0) == 0xb0 && (q[5] & 0xc0) == 0x80) {
-				uint32_t hi = 0xd000u | (uint32_t)(q[1] & 0x3f) << 6 |
+			if (left >= 6 && q[0] == 0xed &&
+			    (q[1] & 0xf0) == 0xa0 && (q[2] & 0xc0) == 0x80 &&
+			    q[3] == 0xed && (q[4] & 0xf0) == 0xb0 &&
+			    (q[5] & 0xc0) == 0x80) {
+				uint32_t hi = 0xd000u |
+					      (uint32_t)(q[1] & 0x3f) << 6 |
 					      (q[2] & 0x3f);
-				uint32_t lo = 0xd000u | (uint32_t)(q[4] & 0x3f) << 6 |
+				uint32_t lo = 0xd000u |
+					      (uint32_t)(q[4] & 0x3f) << 6 |
 					      (q[5] & 0x3f);
 
 				put_utf8(&b, 0x10000 + ((hi - 0xd800) << 10) +

@@ -472,9 +472,13 @@ int cmd_dump(int argc, char **argv)
 			s > 0 ? (double)d.n_events / s : 0.0);
 	}
 	buf_release(&d.line);
-	if (!d.n_jfr_members && !failed_inputs && !ferror(stdout)) {
-		fprintf(stderr, "heapsift dump: no JFR recording in the "
-				"inputs\n");
+	if (!d.n_recordings && !failed_inputs && !ferror(stdout)) {
+		/* nothing to show is an error, whether no member looked like
+		 * JFR or none that did could be read */
+		fprintf(stderr,
+			"heapsift dump: no %sJFR recording in the "
+			"inputs\n",
+			d.n_jfr_members ? "readable " : "");
 		failed_inputs++;
 	}
 	if (failed_inputs || stats.errors)

@@ -68,8 +68,12 @@ static int scan_member(void *ctx, const struct member *m)
 	input_peek(m->in, PROBE_PREFIX, &p, &avail);
 	pr = importer_probe(p, avail, m->in->eof && !m->in->failed);
 	/* read to the end: the size, and any damage, are only known then */
-	while (!m->in->failed) {
-		if (input_skip(m->in, 16 << 20, &skipped) < 0 || !skipped)
+	/* what is buffered counts even when the stream then failed (a
+	 * limit keeps the first bytes) */
+	for (;;) {
+		int rc = input_skip(m->in, 16 << 20, &skipped);
+
+		if (rc < 0 || !skipped)
 			break;
 		cli_progress("scanning %s: %llu MiB", m->display,
 			     (unsigned long long)(input_offset(m->in) >> 20));

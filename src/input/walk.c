@@ -95,6 +95,7 @@ struct walk {
 	struct walk_stats *stats;
 	const char *input_name;
 	uint64_t input_bytes; /* decompressed at every level */
+	uint64_t entries;     /* archive entries of this input */
 	bool stop;	      /* stop the whole input */
 	int abort_rc;	      /* the member callback's stop value */
 };
@@ -130,6 +131,7 @@ struct entry {
 	bool upstream; /* the failure is the layer's source's */
 	bool stop_layer;
 	bool container; /* the member turned out to be an archive itself */
+	bool cut;	/* bytes past the member limit were dropped */
 };
 
 static void report(struct walk *w, enum problem_severity sev,
@@ -323,6 +325,15 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 	char h[32];
 
 	*got = 0;
+	if (en->cut) {
+		/* the last read was cut at the member limit: the rest is
+		 * over it */
+		en->stop_layer = L->kind == CONTAINER_COMPRESSED;
+		return err_set_at(e, ERR_LIMIT, en->bytes,
+				  "member larger than %s (--max-member-size): "
+				  "rest skipped",
+				  human(lim->max_member_bytes, h, sizeof(h)));
+	}
 	n = archive_read_data(L->a, dst, room);
 	if (n < 0) {
 		if (L->src_failed) {
@@ -345,6 +356,8 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 	 * limit is for what gets listed or held in memory; a stream that is
 	 * itself an archive is bounded by its members' limits, the ratio
 	 * and the input limit. */
+	if (n == 0)
+		return 0; /* the end: a member of exactly the limit is whole */
 	if (!en->container && en->bytes == lim->max_member_bytes) {
 		/* the rest of a compressed stream costs its decompression to
 		 * skip, so that level ends here; an archive moves on to the
@@ -356,9 +369,11 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 				  human(lim->max_member_bytes, h, sizeof(h)));
 	}
 	/* up to the limit is kept, for the importer to use */
-	if (!en->container && (uint64_t)n > lim->max_member_bytes - en->bytes)
+	if (!en->container && (uint64_t)n > lim->max_member_bytes - en->bytes) {
 		n = (la_ssize_t)(lim->max_member_bytes - en->bytes);
-	if ((uint64_t)n > lim->max_input_bytes - w->input_bytes) {
+		en->cut = true;
+	}
+	if (!en->container && w->input_bytes == lim->max_input_bytes) {
 		en->stop_layer = true;
 		w->stop = true;
 		return err_set_at(e, ERR_LIMIT, en->bytes,
@@ -366,6 +381,10 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 				  "(--max-input-size): rest skipped",
 				  human(lim->max_input_bytes, h, sizeof(h)));
 	}
+	/* up to the input's limit is kept too */
+	if (!en->container &&
+	    (uint64_t)n > lim->max_input_bytes - w->input_bytes)
+		n = (la_ssize_t)(lim->max_input_bytes - w->input_bytes);
 	if (ratio_exceeded(L, (uint64_t)n, lim)) {
 		en->stop_layer = true;
 		return err_set_at(
@@ -486,6 +505,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	struct archive_entry *ent;
 	struct buf child_display = BUF_INIT, child_path = BUF_INIT;
 	struct buf filters = BUF_INIT;
+	uint64_t n_members = 0;
 	int r;
 
 	memset(&L, 0, sizeof(L));
@@ -542,6 +562,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 		archive_read_support_filter_zstd(L.a);
 		archive_read_support_filter_lz4(L.a);
 		archive_read_support_format_raw(L.a);
+		archive_read_support_format_empty(L.a); /* gzip of nothing */
 		break;
 	case CONTAINER_NONE:
 		BUG("walk_layer on a plain stream");
@@ -563,7 +584,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	}
 
 	for (;;) {
-		struct entry en = {&L, 0, false, false, false};
+		struct entry en = {&L, 0, false, false, false, false};
 		struct input child;
 		const char *name;
 		bool raw;
@@ -586,7 +607,10 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 			break;
 		}
 		raw = archive_format(L.a) == ARCHIVE_FORMAT_RAW;
-		if (!raw && ++w->stats->entries > w->lim->max_members) {
+		if (!raw)
+			w->stats->entries++;
+		/* counted per input, as the option says */
+		if (!raw && ++w->entries > w->lim->max_members) {
 			reportf(w, PROBLEM_WARNING, ERR_LIMIT, display,
 				ERR_NO_OFFSET,
 				"more than %llu archive members "
@@ -633,6 +657,16 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 			    filters.data,
 			    kind == CONTAINER_COMPRESSED ? depth : depth + 1,
 			    -1);
+		/* What the member callback left unread, libarchive would
+		 * decompress unseen to reach the next member of a tar or a
+		 * solid 7z: read it here instead, so the limits count it. */
+		if (!child.failed && !en.container && !w->stop &&
+		    (kind == CONTAINER_TAR || kind == CONTAINER_7Z)) {
+			uint64_t skipped;
+
+			input_skip(&child, UINT64_MAX, &skipped);
+		}
+		n_members++;
 		/* The deepest level that sees a failure reports it, under the
 		 * member's name; the levels above it stay quiet. */
 		if (child.failed && !child.reported) {
@@ -644,6 +678,26 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 		input_release(&child);
 		if (en.upstream || en.stop_layer || L.fatal || w->stop)
 			break;
+	}
+	/* a compressed stream of nothing is still a member: an empty one */
+	if (kind == CONTAINER_COMPRESSED && !n_members && r == ARCHIVE_EOF &&
+	    !w->stop) {
+		struct input empty;
+
+		filter_names(L.a, &filters);
+		input_init_memory(&empty, display, "", 0);
+		{
+			struct member m = {display,	 w->input_name, path,
+					   filters.data, depth,		&empty};
+			int rc = w->ops->member(w->ctx, &m);
+
+			w->stats->members++;
+			if (rc < 0) {
+				w->stop = true;
+				w->abort_rc = rc;
+			}
+		}
+		input_release(&empty);
 	}
 out:
 	archive_read_free(L.a);
