@@ -2004,6 +2004,10 @@ struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key)
 			r.bad = true;
 			break;
 		}
+		/* a frame with no bytes carries no method: a hostile count
+		 * of them would cost memory for nothing */
+		if (c->types[f->type].zero_size)
+			n = 0;
 		st->frames = arena_calloc(&c->consts, n ? n : 1,
 					  sizeof(struct jfr_frame));
 		for (k = 0; k < n && !r.bad; k++) {
