@@ -98,7 +98,8 @@ deps-test:
 	@build-aux/deps.sh test
 
 test: deps-test $(BIN) $(UNIT_BIN) layering
-	@HEAPSIFT=$(abspath $(BIN)) UNIT=$(abspath $(UNIT_BIN)) tests/run
+	@HEAPSIFT=$(abspath $(BIN)) UNIT=$(abspath $(UNIT_BIN)) \
+		HS_SANITIZED=$(if $(SAN),1,) tests/run
 
 # The whole suite again, under the sanitizers, in its own build folder.
 check:
