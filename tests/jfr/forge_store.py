@@ -71,6 +71,7 @@ def set_time(i, v):
 
 def main():
     good, outdir = sys.argv[1], sys.argv[2]
+    os.makedirs(outdir, exist_ok=True)
     n = len(sec(read(good), "STIM")) // 8
 
     def times(first, last):
