@@ -164,9 +164,16 @@ static bool parse_iso(const char *s, int64_t *ns)
 		p++;
 	if (*p)
 		return false;
-	t = timegm(&tm);
-	if (t < 0 || t > 9223372035)
-		return false;
+	{
+		struct tm back;
+		int mday = tm.tm_mday, mon = tm.tm_mon;
+
+		t = timegm(&tm);
+		/* timegm moves Feb 31 to March: such a date is not a date */
+		if (t < 0 || t > 9223372035 || !gmtime_r(&t, &back) ||
+		    back.tm_mday != mday || back.tm_mon != mon)
+			return false;
+	}
 	*ns = (int64_t)t * 1000000000 + frac;
 	return true;
 }

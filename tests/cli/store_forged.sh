@@ -57,4 +57,17 @@ n=$(cd "$T/cwd" && "$HEAPSIFT" tree "$W/f/deep.hsdb" --depth 0 \
 [ "$n" = 100003 ] || t_fail "$n lines, not 100003: $(cat "$T/err")"
 t_end
 
+t_begin from_to_take_real_dates_only
+# Feb 31 is no date (timegm would quietly make it March 3)
+run top "$W/good.hsdb" --from 2026-02-31T00:00:00Z
+expect_rc 2
+# a real instant: the samples from it on, counted in the JDK's reference
+want=$(zcat "$HS_FIXTURES/jfr/jdk17-leak-gcroots.ObjectAllocationSample.tsv.gz" |
+	awk -F'\t' 'NR > 1 && $1 >= "2026-11-21T23:17:12"' | wc -l)
+run top "$W/good.hsdb" --from 2026-11-21T23:17:12Z --csv
+expect_rc 0
+got=$(printf '%s\n' "$out" | tr -d '\r' | awk -F, 'NR > 1 { n += $2 } END { print n }')
+[ "$got" = "$want" ] || t_fail "$got samples from 23:17:12, the reference has $want"
+t_end
+
 t_summary
