@@ -78,11 +78,7 @@ int cmd_timeline(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1)
-		return cli_usage_error("timeline",
-				       optind < argc ? "give exactly one store"
-						     : "no store given");
-	rc = view_open("timeline", argv[optind], &f, &s, &q);
+	rc = view_open("timeline", argc, argv, &f, &s, &q);
 	if (rc)
 		return rc;
 	err_init(&e);
@@ -91,8 +87,7 @@ int cmd_timeline(int argc, char **argv)
 			rc = cli_usage_error("timeline", "%s", e.msg);
 		else
 			view_error("timeline", &e);
-		query_free(q);
-		store_close(s);
+		view_close(s, q);
 		return rc ? rc : EXIT_ERROR;
 	}
 	for (i = 0; i < n; i++)
@@ -140,7 +135,6 @@ int cmd_timeline(int argc, char **argv)
 		fwrite(line.data, 1, line.len, stdout);
 	}
 	buf_release(&line);
-	query_free(q);
-	store_close(s);
+	view_close(s, q);
 	return cli_finish_output(EXIT_OK);
 }

@@ -67,7 +67,6 @@ int cmd_top(int argc, char **argv)
 	struct store *s;
 	struct query *q;
 	struct buf line = BUF_INIT;
-	const char *path = NULL;
 	size_t n, i;
 	struct err e;
 	int c, rc;
@@ -110,22 +109,15 @@ int cmd_top(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	if (optind == argc - 1)
-		path = argv[optind];
-	else
-		return cli_usage_error("top", optind < argc
-						      ? "give exactly one store"
-						      : "no store given");
 	if (!have_limit)
 		limit = csv ? 0 : 20;
-	rc = view_open("top", path, &f, &s, &q);
+	rc = view_open("top", argc, argv, &f, &s, &q);
 	if (rc)
 		return rc;
 	err_init(&e);
 	if (query_top(q, by, &rows, &n, &total, &e) < 0) {
 		view_error("top", &e);
-		query_free(q);
-		store_close(s);
+		view_close(s, q);
 		return EXIT_ERROR;
 	}
 	if (limit && n > limit)
@@ -175,7 +167,6 @@ int cmd_top(int argc, char **argv)
 		fwrite(line.data, 1, line.len, stdout);
 	}
 	buf_release(&line);
-	query_free(q);
-	store_close(s);
+	view_close(s, q);
 	return cli_finish_output(EXIT_OK);
 }

@@ -226,19 +226,14 @@ int cmd_tree(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1)
-		return cli_usage_error("tree",
-				       optind < argc ? "give exactly one store"
-						     : "no store given");
-	rc = view_open("tree", argv[optind], &f, &s, &q);
+	rc = view_open("tree", argc, argv, &f, &s, &q);
 	if (rc)
 		return rc;
 	err_init(&e);
 	if (query_tree(q, inverted, inverted ? (uint32_t)depth : 0, &nodes, &n,
 		       &total, &e) < 0) {
 		view_error("tree", &e);
-		query_free(q);
-		store_close(s);
+		view_close(s, q);
 		return EXIT_ERROR;
 	}
 	p.nodes = nodes;
@@ -264,7 +259,6 @@ int cmd_tree(int argc, char **argv)
 	put_tree(&p);
 	buf_release(&p.path);
 	buf_release(&p.line);
-	query_free(q);
-	store_close(s);
+	view_close(s, q);
 	return cli_finish_output(EXIT_OK);
 }

@@ -205,14 +205,27 @@ void view_error(const char *cmd, const struct err *e)
 	cli_problem(cmd, "error", e);
 }
 
-int view_open(const char *cmd, const char *path, struct view_filters *f,
+void view_close(struct store *s, struct query *q)
+{
+	query_free(q);
+	store_close(s);
+}
+
+int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q)
 {
 	const struct store_recording *recs;
 	uint32_t n, i;
 	int64_t start = INT64_MAX;
+	const char *path;
 	struct err e;
 
+	/* GNU getopt has moved the operands behind the options */
+	if (optind != argc - 1)
+		return cli_usage_error(cmd, optind < argc
+						    ? "give exactly one store"
+						    : "no store given");
+	path = argv[optind];
 	err_init(&e);
 	*q = NULL;
 	if (store_open(path, s, &e) < 0) {

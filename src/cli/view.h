@@ -72,10 +72,14 @@ void view_filters_init(struct view_filters *f);
 int view_filter_option(const char *cmd, int opt, const char *arg,
 		       struct view_filters *f);
 
-/* Open the store and the query; print the error and return EXIT_ERROR
- * or EXIT_USAGE on failure, 0 on success. */
-int view_open(const char *cmd, const char *path, struct view_filters *f,
+/*
+ * After getopt: the one store operand left in argv, opened with its query.
+ * Prints the problem and returns EXIT_USAGE (not exactly one store, a
+ * bad filter) or EXIT_ERROR (the store); 0 on success.
+ */
+int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q);
+void view_close(struct store *s, struct query *q);
 
 /* Print a problem "heapsift CMD: error: ..." */
 void view_error(const char *cmd, const struct err *e);
