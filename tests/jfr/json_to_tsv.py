@@ -22,7 +22,14 @@ the parsed document in memory.
 """
 import gzip
 import json
+import os
 import sys
+
+# The TSV must be the very form of the committed references, so the
+# frame, class and thread spellings come from the script that wrote them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "fixtures", "jfr", "src"))
+from gen_refs import cls_name, frame_str, thread_name  # noqa: E402
 
 HEADER = ("#startTime\tjavaThreadId\tthreadName\tobjectClass\tweight\ttruncated\t"
           "frames(top first; class.method+descriptor:line@bci:frameType, ';'-separated)\n")
@@ -60,25 +67,6 @@ def events(path, name=None):
         e, i = dec.raw_decode(text, i)
         if name is None or e.get("type") == name:
             yield e
-
-
-# The three helpers below are those of gen_refs.py, unchanged, so that the
-# TSV is the same form as the committed references.
-def frame_str(fr):
-    m = fr.get("method") or {}
-    t = m.get("type") or {}
-    return "%s.%s%s:%s@%s:%s" % (t.get("name"), m.get("name"), m.get("descriptor"),
-                                 fr.get("lineNumber"), fr.get("bytecodeIndex"), fr.get("type"))
-
-
-def cls_name(c):
-    return c["name"] if c else None
-
-
-def thread_name(t):
-    if not t:
-        return None
-    return t.get("javaName") or t.get("osName")
 
 
 def main(argv):
