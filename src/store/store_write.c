@@ -23,13 +23,14 @@
 
 #include "importers/sink.h"
 #include "util/arena.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/crc32c.h"
 #include "util/hash.h"
 #include "util/size.h"
 #include "util/xalloc.h"
 
-/* A growable array of fixed-size records. */
+/* A growable array of fixed-size records; big ones on huge pages. */
 struct vec {
 	unsigned char *data;
 	size_t n, alloc, size;
@@ -42,24 +43,82 @@ static void vec_init(struct vec *v, size_t size)
 	v->size = size;
 }
 
-static void *vec_push(struct vec *v)
+static void vec_reserve(struct vec *v, size_t alloc)
 {
-	if (v->n == v->alloc) {
-		v->alloc = v->alloc ? v->alloc * 2 : 256;
-		v->data = xreallocarray(v->data, v->alloc, v->size);
-	}
-	return v->data + v->size * v->n++;
+	size_t old_bytes, new_bytes;
+
+	if (alloc <= v->alloc)
+		return;
+	if (!size_mul(v->alloc, v->size, &old_bytes) ||
+	    !size_mul(alloc, v->size, &new_bytes))
+		die("store: table too large");
+	v->data = big_realloc(v->data, old_bytes, new_bytes);
+	v->alloc = alloc;
 }
 
-static void *vec_at(const struct vec *v, size_t i)
+static void vec_grow(struct vec *v)
 {
-	return v->data + v->size * i;
+	size_t alloc;
+
+	if (!size_mul(v->alloc ? v->alloc : 128, 2, &alloc))
+		die("store: table too large");
+	vec_reserve(v, alloc);
+}
+
+static inline void *vec_push(struct vec *v)
+{
+	if (v->n == v->alloc)
+		vec_grow(v);
+	return v->data + v->size * v->n++;
 }
 
 static void vec_release(struct vec *v)
 {
-	free(v->data);
+	big_free(v->data, v->alloc * v->size);
 	vec_init(v, v->size);
+}
+
+/*
+ * The importer's ids (per recording) -> ours: nearly every sample looks
+ * up three, so a direct-mapped cache sits in front of the map.
+ */
+struct idmap {
+	struct u64cache fast;
+	struct u64map all;
+};
+
+static void idmap_init(struct idmap *m, unsigned log2_fast)
+{
+	u64cache_init(&m->fast, log2_fast);
+	u64map_init(&m->all);
+}
+
+static void idmap_clear(struct idmap *m)
+{
+	u64cache_clear(&m->fast);
+	u64map_clear(&m->all);
+}
+
+static void idmap_release(struct idmap *m)
+{
+	u64cache_release(&m->fast);
+	u64map_release(&m->all);
+}
+
+static inline bool idmap_get(struct idmap *m, uint64_t id, uint64_t *v)
+{
+	if (u64cache_get(&m->fast, id, v))
+		return true;
+	if (!u64map_get(&m->all, id, v))
+		return false;
+	u64cache_put(&m->fast, id, *v);
+	return true;
+}
+
+static void idmap_put(struct idmap *m, uint64_t id, uint64_t v)
+{
+	u64map_put(&m->all, id, v, NULL);
+	u64cache_put(&m->fast, id, v);
 }
 
 struct store_writer {
@@ -68,9 +127,9 @@ struct store_writer {
 	struct buf strings;
 	struct hmap string_index;
 	struct hmap thread_index, class_index, method_index, frame_index;
-	struct hmap node_index;	   /* (parent, frame) -> node */
-	struct u64map stack_cache; /* importer stack id -> node, per recording */
-	struct u64map thread_cache, class_cache; /* importer ids, the same */
+	struct hmap node_index;	  /* (parent, frame) -> node */
+	struct idmap stack_cache; /* importer stack id -> node, per recording */
+	struct idmap thread_cache, class_cache; /* importer ids, the same */
 	struct vec recordings, settings, counts, threads, classes, methods,
 		frames;
 	struct vec node_parent, node_frame; /* uint32 each, insertion order */
@@ -134,7 +193,7 @@ static uint32_t thread_id(struct store_writer *w, const struct rec_thread *t)
 
 	if (!t)
 		return STORE_NONE;
-	if (t->id && u64map_get(&w->thread_cache, t->id, &cached))
+	if (t->id && idmap_get(&w->thread_cache, t->id, &cached))
 		return (uint32_t)cached;
 	memset(&rec, 0, sizeof(rec));
 	rec.name = str_id(w, t->name);
@@ -144,7 +203,7 @@ static uint32_t thread_id(struct store_writer *w, const struct rec_thread *t)
 	id = intern(w, &w->thread_index, &w->threads, &rec, sizeof(rec), &rec,
 		    NULL);
 	if (t->id)
-		u64map_put(&w->thread_cache, t->id, id, NULL);
+		idmap_put(&w->thread_cache, t->id, id);
 	return id;
 }
 
@@ -209,13 +268,13 @@ static uint32_t stack_node(struct store_writer *w, const struct rec_stack *st)
 
 	if (!st)
 		return 0;
-	if (st->id && u64map_get(&w->stack_cache, st->id, &cached))
+	if (st->id && idmap_get(&w->stack_cache, st->id, &cached))
 		return (uint32_t)cached;
 	/* outermost caller first: frames[n-1] down to the site */
 	for (i = st->n_frames; i-- > 0;)
 		node = child_node(w, node, frame_id(w, &st->frames[i]));
 	if (st->id)
-		u64map_put(&w->stack_cache, st->id, node, NULL);
+		idmap_put(&w->stack_cache, st->id, node);
 	return node;
 }
 
@@ -259,13 +318,12 @@ static int w_sample(void *ctx, const struct rec_sample *s)
 		uint32_t cls;
 
 		if (s->class_id &&
-		    u64map_get(&w->class_cache, s->class_id, &cached)) {
+		    idmap_get(&w->class_cache, s->class_id, &cached)) {
 			cls = (uint32_t)cached;
 		} else {
 			cls = class_id(w, s->class_name, s->class_raw);
 			if (s->class_id)
-				u64map_put(&w->class_cache, s->class_id, cls,
-					   NULL);
+				idmap_put(&w->class_cache, s->class_id, cls);
 		}
 		*(uint32_t *)vec_push(&w->s_class) = cls;
 	}
@@ -339,9 +397,9 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 		c->n = r->event_types[i].n;
 	}
 	/* importer ids start again with the next recording */
-	u64map_clear(&w->stack_cache);
-	u64map_clear(&w->thread_cache);
-	u64map_clear(&w->class_cache);
+	idmap_clear(&w->stack_cache);
+	idmap_clear(&w->thread_cache);
+	idmap_clear(&w->class_cache);
 	return 0;
 }
 
@@ -363,9 +421,9 @@ struct store_writer *store_writer_new(void)
 	hmap_init(&w->method_index);
 	hmap_init(&w->frame_index);
 	hmap_init(&w->node_index);
-	u64map_init(&w->stack_cache);
-	u64map_init(&w->thread_cache);
-	u64map_init(&w->class_cache);
+	idmap_init(&w->stack_cache, 12);
+	idmap_init(&w->thread_cache, 8);
+	idmap_init(&w->class_cache, 10);
 	vec_init(&w->recordings, sizeof(struct store_recording));
 	vec_init(&w->settings, sizeof(struct store_setting));
 	vec_init(&w->counts, sizeof(struct store_count));
@@ -404,9 +462,9 @@ void store_writer_free(struct store_writer *w)
 	hmap_release(&w->method_index);
 	hmap_release(&w->frame_index);
 	hmap_release(&w->node_index);
-	u64map_release(&w->stack_cache);
-	u64map_release(&w->thread_cache);
-	u64map_release(&w->class_cache);
+	idmap_release(&w->stack_cache);
+	idmap_release(&w->thread_cache);
+	idmap_release(&w->class_cache);
 	vec_release(&w->recordings);
 	vec_release(&w->settings);
 	vec_release(&w->counts);
@@ -455,7 +513,12 @@ struct out {
 	const char *path;
 	struct err *e;
 	bool failed;
+	unsigned char *block; /* OUT_BLOCK bytes: columns are gathered here */
 };
+
+/* Small enough to stay in the L2 cache while it is filled, checksummed
+ * and written; big enough that write() calls are few. */
+#define OUT_BLOCK ((size_t)256 << 10)
 
 static void out_write(struct out *o, const void *p, size_t len)
 {
@@ -486,6 +549,33 @@ static void out_pad(struct out *o)
 		out_write(o, zeros, STORE_ALIGN - o->pos % STORE_ALIGN);
 }
 
+/* A section is begun, fed its bytes (checksummed on the way), ended. */
+static struct store_toc_entry *section_begin(struct out *o, uint32_t id,
+					     size_t rec_len)
+{
+	struct store_toc_entry *t;
+
+	out_pad(o);
+	if (o->n_toc == sizeof(o->toc) / sizeof(o->toc[0]))
+		BUG("store: too many sections");
+	t = &o->toc[o->n_toc++];
+	t->id = id;
+	t->rec_len = (uint32_t)rec_len;
+	t->offset = o->pos;
+	t->length = 0;
+	t->crc = 0;
+	t->reserved = 0;
+	return t;
+}
+
+static void section_add(struct out *o, struct store_toc_entry *t,
+			const void *data, size_t len)
+{
+	t->crc = crc32c_update(t->crc, data, len);
+	t->length += len;
+	out_write(o, data, len);
+}
+
 static void out_section(struct out *o, uint32_t id, const void *data,
 			size_t rec_len, size_t n)
 {
@@ -494,17 +584,8 @@ static void out_section(struct out *o, uint32_t id, const void *data,
 
 	if (!size_mul(rec_len, n, &len))
 		die("store: section too large");
-	out_pad(o);
-	if (o->n_toc == sizeof(o->toc) / sizeof(o->toc[0]))
-		BUG("store: too many sections");
-	t = &o->toc[o->n_toc++];
-	t->id = id;
-	t->rec_len = (uint32_t)rec_len;
-	t->offset = o->pos;
-	t->length = len;
-	t->crc = crc32c_update(0, data, len);
-	t->reserved = 0;
-	out_write(o, data, len);
+	t = section_begin(o, id, rec_len);
+	section_add(o, t, data, len);
 }
 
 /* Number the trie depth first; old -> new ids, and the new node table. */
@@ -569,14 +650,95 @@ static struct store_node *number_nodes(const struct store_writer *w,
 
 /*
  * order[] = the sample indices sorted by time, ties in import order.
- * An LSD radix sort on 16-bit digits: stable, linear, and the digits
- * every time shares (the high ones, within a recording) cost one
- * counting pass each and no scatter.
+ *
+ * Already sorted (synthetic and agent data often are): one pass.
+ * Otherwise an LSD radix sort, which is stable and linear.  When the
+ * time span and the index fit in 64 bits together, as they do for any
+ * real import (2^40 ns is 18 minutes, and 2^24 samples leave 2^40 ns
+ * of span), each key is (time - min) << index bits | index: one array
+ * of 8 bytes per sample is sorted, only on the time bits, in 12-bit
+ * digits whose counts fit the L1 cache.  The general case sorts
+ * (time, index) pairs on all 64 bits.
  */
+#define DIGIT_BITS 12
+#define DIGITS	   (1u << DIGIT_BITS)
+
+static void radix_pass(const uint64_t *src, uint64_t *dst, size_t n,
+		       unsigned shift, size_t *count)
+{
+	size_t i, sum = 0, d;
+
+	memset(count, 0, DIGITS * sizeof(size_t));
+	for (i = 0; i < n; i++)
+		count[(src[i] >> shift) & (DIGITS - 1)]++;
+	for (d = 0; d < DIGITS; d++) {
+		size_t c = count[d];
+
+		count[d] = sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		dst[count[(src[i] >> shift) & (DIGITS - 1)]++] = src[i];
+}
+
+static void sort_wide(const int64_t *time, uint32_t *order, size_t n);
+
 static void sort_by_time(const int64_t *time, uint32_t *order, size_t n)
 {
-	uint64_t *k1 = xmalloc((n ? n : 1) * 8), *k2 = xmalloc((n ? n : 1) * 8);
-	uint32_t *o1 = order, *o2 = xmalloc((n ? n : 1) * 4);
+	int64_t lo, hi;
+	uint64_t span, *k1, *k2, *kt;
+	unsigned idx_bits = 0, time_bits = 0, shift;
+	size_t i, bytes, *count;
+	bool sorted = true;
+
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	if (n < 2)
+		return;
+	lo = hi = time[0];
+	for (i = 1; i < n; i++) {
+		if (time[i] < time[i - 1])
+			sorted = false;
+		if (time[i] < lo)
+			lo = time[i];
+		if (time[i] > hi)
+			hi = time[i];
+	}
+	if (sorted)
+		return;
+	span = (uint64_t)hi - (uint64_t)lo;
+	while (idx_bits < 64 && ((uint64_t)(n - 1) >> idx_bits))
+		idx_bits++;
+	while (time_bits < 64 && (span >> time_bits))
+		time_bits++;
+	if (idx_bits + time_bits > 64) {
+		sort_wide(time, order, n);
+		return;
+	}
+	bytes = n * sizeof(uint64_t); /* n < 2^32: cannot overflow */
+	k1 = big_realloc(NULL, 0, bytes);
+	k2 = big_realloc(NULL, 0, bytes);
+	count = xmalloc(DIGITS * sizeof(size_t));
+	for (i = 0; i < n; i++)
+		k1[i] = ((uint64_t)time[i] - (uint64_t)lo) << idx_bits | i;
+	for (shift = idx_bits; shift < idx_bits + time_bits;
+	     shift += DIGIT_BITS) {
+		radix_pass(k1, k2, n, shift, count);
+		kt = k1, k1 = k2, k2 = kt;
+	}
+	for (i = 0; i < n; i++) /* idx_bits <= 32: n <= 2^32 */
+		order[i] = (uint32_t)(k1[i] & ((1ull << idx_bits) - 1));
+	big_free(k1, bytes);
+	big_free(k2, bytes);
+	free(count);
+}
+
+/* Times spread over more than 2^(64 - index bits) ns: (time, index)
+ * pairs, 16-bit digits over all 64 bits. */
+static void sort_wide(const int64_t *time, uint32_t *order, size_t n)
+{
+	uint64_t *k1 = xmalloc(n * 8), *k2 = xmalloc(n * 8);
+	uint32_t *o1 = order, *o2 = xmalloc(n * 4);
 	size_t *count = xmalloc(65536 * sizeof(size_t));
 	unsigned shift;
 	size_t i;
@@ -593,7 +755,7 @@ static void sort_by_time(const int64_t *time, uint32_t *order, size_t n)
 		memset(count, 0, 65536 * sizeof(size_t));
 		for (i = 0; i < n; i++)
 			count[(k1[i] >> shift) & 0xffff]++;
-		if (n && count[(k1[0] >> shift) & 0xffff] == n)
+		if (count[(k1[0] >> shift) & 0xffff] == n)
 			continue; /* one digit for all: nothing moves */
 		for (d = 0; d < 65536; d++) {
 			size_t c = count[d];
@@ -627,25 +789,103 @@ static int by_sample(const void *a, const void *b)
 	return x->sample < y->sample ? -1 : x->sample > y->sample;
 }
 
-/* Write column col permuted by order into o. */
+/*
+ * Write column col permuted by order into o (and its values mapped
+ * through remap, for 4-byte columns), a block at a time: the gathered
+ * copy never exists whole, so it costs no fresh memory.
+ */
 static void out_column(struct out *o, uint32_t id, const struct vec *col,
 		       const uint32_t *order, const uint32_t *remap)
 {
-	size_t n = col->n, i;
-	unsigned char *tmp = xmalloc(n ? n * col->size : 1);
+	struct store_toc_entry *t = section_begin(o, id, col->size);
+	size_t n = col->n, per = OUT_BLOCK / col->size, i, j, m;
 
-	for (i = 0; i < n; i++) {
-		memcpy(tmp + i * col->size, vec_at(col, order[i]), col->size);
-		if (remap) {
-			uint32_t v;
+	if (remap && col->size != 4)
+		BUG("store: remapping a column of %zu-byte values", col->size);
+	for (i = 0; i < n && !o->failed; i += m) {
+		const uint32_t *ord = order + i;
 
-			memcpy(&v, tmp + i * col->size, 4);
-			v = remap[v];
-			memcpy(tmp + i * col->size, &v, 4);
+		m = n - i < per ? n - i : per;
+		switch (col->size) {
+		case 1: {
+			const uint8_t *src = (const uint8_t *)col->data;
+			uint8_t *dst = o->block;
+
+			for (j = 0; j < m; j++)
+				dst[j] = src[ord[j]];
+			break;
 		}
+		case 4: {
+			const uint32_t *src = (const uint32_t *)col->data;
+			uint32_t *dst = (uint32_t *)o->block;
+
+			if (remap)
+				for (j = 0; j < m; j++)
+					dst[j] = remap[src[ord[j]]];
+			else
+				for (j = 0; j < m; j++)
+					dst[j] = src[ord[j]];
+			break;
+		}
+		case 8: {
+			const uint64_t *src = (const uint64_t *)col->data;
+			uint64_t *dst = (uint64_t *)o->block;
+
+			for (j = 0; j < m; j++)
+				dst[j] = src[ord[j]];
+			break;
+		}
+		default:
+			BUG("store: a column of %zu-byte values", col->size);
+		}
+		section_add(o, t, o->block, m * col->size);
 	}
-	out_section(o, id, tmp, col->size, n);
-	free(tmp);
+}
+
+/*
+ * Old-object details point at their samples: by import index until now,
+ * by position in time order from here, and sorted that way, as the
+ * format says and readers rely on.  The details are few and in import
+ * order, so each old-object sample met in time order finds its record
+ * by binary search; no table of n positions is needed.
+ */
+static void renumber_old_objects(struct store_writer *w, const uint32_t *order)
+{
+	struct store_old_object *ob =
+		(struct store_old_object *)w->old_objects.data;
+	const uint8_t *kind = (const uint8_t *)w->s_kind.data;
+	size_t n_old = w->old_objects.n, n = w->s_time.n, i, found = 0;
+	uint32_t *pos;
+
+	if (!n_old)
+		return;
+	pos = xmalloc(n_old * sizeof(*pos));
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = n_old;
+
+		if (kind[order[i]] != SAMPLE_OLD_OBJECT)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ob[mid].sample < order[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n_old || ob[lo].sample != order[i])
+			BUG("store: old-object sample %u has no details",
+			    order[i]);
+		pos[lo] = (uint32_t)i;
+		found++;
+	}
+	if (found != n_old)
+		BUG("store: %zu old-object details, %zu samples", n_old, found);
+	for (i = 0; i < n_old; i++)
+		ob[i].sample = pos[i];
+	free(pos);
+	if (n_old > 1)
+		qsort(ob, n_old, sizeof(*ob), by_sample);
 }
 
 static int fsync_dir(const char *path)
@@ -669,9 +909,9 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	struct store_header h;
 	struct out o;
 	struct buf tmp = BUF_INIT;
-	uint32_t *order, *renum, *old_pos;
+	uint32_t *order, *renum;
 	struct store_node *nodes;
-	size_t n = w->s_time.n, i;
+	size_t n = w->s_time.n;
 	char *dir_copy, *base_copy, *target;
 	mode_t mode;
 	unsigned attempt;
@@ -739,11 +979,9 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	}
 
 	/* samples by time: a permutation, applied column by column */
+	o.block = xmalloc(OUT_BLOCK);
 	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
 	sort_by_time((const int64_t *)w->s_time.data, order, n);
-	old_pos = xmalloc((n ? n : 1) * sizeof(uint32_t));
-	for (i = 0; i < n; i++)
-		old_pos[order[i]] = (uint32_t)i;
 	nodes = number_nodes(w, &renum);
 
 	memset(&h, 0, sizeof(h));
@@ -774,20 +1012,12 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	out_column(&o, SEC_S_NODE, &w->s_node, order, renum);
 	out_column(&o, SEC_S_BYTES, &w->s_bytes, order, NULL);
 	out_column(&o, SEC_S_SIZE, &w->s_size, order, NULL);
-	for (i = 0; i < w->old_objects.n; i++) {
-		struct store_old_object *ob = vec_at(&w->old_objects, i);
-
-		ob->sample = old_pos[ob->sample];
-	}
-	/* in sample order, as the format says and readers rely on */
-	if (w->old_objects.n > 1)
-		qsort(w->old_objects.data, w->old_objects.n,
-		      w->old_objects.size, by_sample);
+	renumber_old_objects(w, order);
 	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
 		    w->old_objects.size, w->old_objects.n);
 	out_section(&o, SEC_HEAP, w->heap.data, w->heap.size, w->heap.n);
+	free(o.block);
 	free(order);
-	free(old_pos);
 	free(renum);
 	free(nodes);
 

@@ -6,6 +6,7 @@
 #include "util/hash.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -37,6 +38,9 @@ static uint64_t load64(const unsigned char *p)
  */
 static uint64_t seed;
 static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+/* seed once it is drawn: every lookup reads it, and pthread_once is a
+ * call into libc each time */
+static _Atomic uint64_t seed_ready;
 
 static void seed_init(void)
 {
@@ -48,10 +52,15 @@ static void seed_init(void)
 		       (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_sec;
 	}
 	seed |= 1;
+	atomic_store_explicit(&seed_ready, seed, memory_order_release);
 }
 
-static uint64_t hash_seed(void)
+static inline uint64_t hash_seed(void)
 {
+	uint64_t s = atomic_load_explicit(&seed_ready, memory_order_acquire);
+
+	if (s)
+		return s;
 	pthread_once(&seed_once, seed_init);
 	return seed;
 }
@@ -292,4 +301,28 @@ bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key,
 		return true;
 	}
 	return false;
+}
+
+/* --- u64cache ---------------------------------------------------------- */
+
+void u64cache_init(struct u64cache *c, unsigned log2_slots)
+{
+	size_t n = (size_t)1 << log2_slots;
+
+	if (log2_slots < 1 || log2_slots > 24)
+		BUG("u64cache of 2^%u slots", log2_slots);
+	c->e = xreallocarray(NULL, n, sizeof(*c->e));
+	fill_empty(c->e, n);
+	c->shift = 64 - log2_slots;
+}
+
+void u64cache_clear(struct u64cache *c)
+{
+	fill_empty(c->e, (size_t)1 << (64 - c->shift));
+}
+
+void u64cache_release(struct u64cache *c)
+{
+	free(c->e);
+	c->e = NULL;
 }

@@ -83,4 +83,48 @@ uint64_t *u64map_put(struct u64map *m, uint64_t key, uint64_t value,
 bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key,
 		 uint64_t *value);
 
+/*
+ * A direct-mapped cache of u64 keys, to put in front of a u64map on a
+ * hot path: a lookup is one multiply and one compare, inline, where the
+ * map costs a call, a seeded mix and a probe.  A newer key evicts an
+ * older one in the same slot; the key UINT64_MAX is never cached.
+ * Fibonacci hashing spreads the dense ids importers hand out, and also
+ * ids that are multiples of a power of two.  A hostile key set only
+ * makes misses, so it needs no seed.
+ */
+struct u64cache {
+	struct u64map_slot *e;
+	unsigned shift; /* 64 - log2(slots) */
+};
+
+void u64cache_init(struct u64cache *c, unsigned log2_slots);
+void u64cache_release(struct u64cache *c);
+void u64cache_clear(struct u64cache *c);
+
+static inline struct u64map_slot *u64cache_slot(const struct u64cache *c,
+						uint64_t key)
+{
+	return &c->e[(key * 0x9e3779b97f4a7c15ull) >> c->shift];
+}
+
+static inline bool u64cache_get(const struct u64cache *c, uint64_t key,
+				uint64_t *value)
+{
+	const struct u64map_slot *s = u64cache_slot(c, key);
+
+	if (s->key != key || key == UINT64_MAX)
+		return false;
+	*value = s->value;
+	return true;
+}
+
+static inline void u64cache_put(struct u64cache *c, uint64_t key,
+				uint64_t value)
+{
+	struct u64map_slot *s = u64cache_slot(c, key);
+
+	s->key = key;
+	s->value = value;
+}
+
 #endif
