@@ -10,6 +10,7 @@
  * without walking its frames.
  */
 #include "store/store.h"
+#include "store/time_sort.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -514,7 +515,10 @@ struct out {
 	struct err *e;
 	bool failed;
 	unsigned char *block; /* OUT_BLOCK bytes: columns are gathered here */
+	uint64_t synced;      /* writeback started up to here */
 };
+
+#define OUT_SYNC_STEP ((uint64_t)8 << 20)
 
 /* Small enough to stay in the L2 cache while it is filled, checksummed
  * and written; big enough that write() calls are few. */
@@ -574,6 +578,17 @@ static void section_add(struct out *o, struct store_toc_entry *t,
 	t->crc = crc32c_update(t->crc, data, len);
 	t->length += len;
 	out_write(o, data, len);
+#ifdef SYNC_FILE_RANGE_WRITE
+	/* Start writing back what is complete while the rest is gathered:
+	 * the fsync before the rename then waits for less.  Asynchronous,
+	 * and only a hint: errors surface in that fsync. */
+	if (o->pos - o->synced >= OUT_SYNC_STEP) {
+		(void)sync_file_range(o->fd, (off_t)o->synced,
+				      (off_t)(o->pos - o->synced),
+				      SYNC_FILE_RANGE_WRITE);
+		o->synced = o->pos;
+	}
+#endif
 }
 
 static void out_section(struct out *o, uint32_t id, const void *data,
@@ -646,140 +661,6 @@ static struct store_node *number_nodes(const struct store_writer *w,
 	free(stack);
 	*renum_out = renum;
 	return nodes;
-}
-
-/*
- * order[] = the sample indices sorted by time, ties in import order.
- *
- * Already sorted (synthetic and agent data often are): one pass.
- * Otherwise an LSD radix sort, which is stable and linear.  When the
- * time span and the index fit in 64 bits together, as they do for any
- * real import (2^40 ns is 18 minutes, and 2^24 samples leave 2^40 ns
- * of span), each key is (time - min) << index bits | index: one array
- * of 8 bytes per sample is sorted, only on the time bits, in 12-bit
- * digits whose counts fit the L1 cache.  The general case sorts
- * (time, index) pairs on all 64 bits.
- */
-#define DIGIT_BITS 12
-#define DIGITS	   (1u << DIGIT_BITS)
-
-static void radix_pass(const uint64_t *src, uint64_t *dst, size_t n,
-		       unsigned shift, size_t *count)
-{
-	size_t i, sum = 0, d;
-
-	memset(count, 0, DIGITS * sizeof(size_t));
-	for (i = 0; i < n; i++)
-		count[(src[i] >> shift) & (DIGITS - 1)]++;
-	for (d = 0; d < DIGITS; d++) {
-		size_t c = count[d];
-
-		count[d] = sum;
-		sum += c;
-	}
-	for (i = 0; i < n; i++)
-		dst[count[(src[i] >> shift) & (DIGITS - 1)]++] = src[i];
-}
-
-static void sort_wide(const int64_t *time, uint32_t *order, size_t n);
-
-static void sort_by_time(const int64_t *time, uint32_t *order, size_t n)
-{
-	int64_t lo, hi;
-	uint64_t span, *k1, *k2, *kt;
-	unsigned idx_bits = 0, time_bits = 0, shift;
-	size_t i, bytes, *count;
-	bool sorted = true;
-
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	if (n < 2)
-		return;
-	lo = hi = time[0];
-	for (i = 1; i < n; i++) {
-		if (time[i] < time[i - 1])
-			sorted = false;
-		if (time[i] < lo)
-			lo = time[i];
-		if (time[i] > hi)
-			hi = time[i];
-	}
-	if (sorted)
-		return;
-	span = (uint64_t)hi - (uint64_t)lo;
-	while (idx_bits < 64 && ((uint64_t)(n - 1) >> idx_bits))
-		idx_bits++;
-	while (time_bits < 64 && (span >> time_bits))
-		time_bits++;
-	if (idx_bits + time_bits > 64) {
-		sort_wide(time, order, n);
-		return;
-	}
-	bytes = n * sizeof(uint64_t); /* n < 2^32: cannot overflow */
-	k1 = big_realloc(NULL, 0, bytes);
-	k2 = big_realloc(NULL, 0, bytes);
-	count = xmalloc(DIGITS * sizeof(size_t));
-	for (i = 0; i < n; i++)
-		k1[i] = ((uint64_t)time[i] - (uint64_t)lo) << idx_bits | i;
-	for (shift = idx_bits; shift < idx_bits + time_bits;
-	     shift += DIGIT_BITS) {
-		radix_pass(k1, k2, n, shift, count);
-		kt = k1, k1 = k2, k2 = kt;
-	}
-	for (i = 0; i < n; i++) /* idx_bits <= 32: n <= 2^32 */
-		order[i] = (uint32_t)(k1[i] & ((1ull << idx_bits) - 1));
-	big_free(k1, bytes);
-	big_free(k2, bytes);
-	free(count);
-}
-
-/* Times spread over more than 2^(64 - index bits) ns: (time, index)
- * pairs, 16-bit digits over all 64 bits. */
-static void sort_wide(const int64_t *time, uint32_t *order, size_t n)
-{
-	uint64_t *k1 = xmalloc(n * 8), *k2 = xmalloc(n * 8);
-	uint32_t *o1 = order, *o2 = xmalloc(n * 4);
-	size_t *count = xmalloc(65536 * sizeof(size_t));
-	unsigned shift;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		k1[i] = (uint64_t)time[i] ^ (1ull << 63); /* signed order */
-		o1[i] = (uint32_t)i;
-	}
-	for (shift = 0; shift < 64; shift += 16) {
-		size_t sum = 0, d;
-		uint64_t *kt;
-		uint32_t *ot;
-
-		memset(count, 0, 65536 * sizeof(size_t));
-		for (i = 0; i < n; i++)
-			count[(k1[i] >> shift) & 0xffff]++;
-		if (count[(k1[0] >> shift) & 0xffff] == n)
-			continue; /* one digit for all: nothing moves */
-		for (d = 0; d < 65536; d++) {
-			size_t c = count[d];
-
-			count[d] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++) {
-			size_t at = count[(k1[i] >> shift) & 0xffff]++;
-
-			k2[at] = k1[i];
-			o2[at] = o1[i];
-		}
-		kt = k1, k1 = k2, k2 = kt;
-		ot = o1, o1 = o2, o2 = ot;
-	}
-	if (o1 != order) {
-		memcpy(order, o1, n * 4);
-		o2 = o1;
-	}
-	free(o2);
-	free(k1);
-	free(k2);
-	free(count);
 }
 
 static int by_sample(const void *a, const void *b)
@@ -981,7 +862,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	/* samples by time: a permutation, applied column by column */
 	o.block = xmalloc(OUT_BLOCK);
 	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
-	sort_by_time((const int64_t *)w->s_time.data, order, n);
+	time_sort((const int64_t *)w->s_time.data, order, n);
 	nodes = number_nodes(w, &renum);
 
 	memset(&h, 0, sizeof(h));

@@ -15,6 +15,8 @@
 #include "util/hash.h"
 #include "util/paths.h"
 #include "util/size.h"
+#include "util/xalloc.h"
+#include "store/time_sort.h"
 
 TEST(buf_starts_empty_and_terminated)
 {
@@ -368,4 +370,91 @@ TEST(crc32c_hardware_and_table_agree)
 	CHECK_UINT(crc32c_update(0x12345678, data, sizeof(data)), ==,
 		   crc32c_portable(0x12345678, data, sizeof(data)));
 	CHECK_UINT(crc32c_portable(0, "123456789", 9), ==, 0xe3069283);
+}
+
+/* --- store/time_sort: against a comparison sort ----------------------- */
+
+static const int64_t *ts_time;
+
+static int ts_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (ts_time[x] != ts_time[y])
+		return ts_time[x] < ts_time[y] ? -1 : 1;
+	return x < y ? -1 : x > y; /* ties in index order */
+}
+
+static uint64_t ts_rng = 88172645463325252ull;
+
+static uint64_t ts_next(void)
+{
+	ts_rng ^= ts_rng << 13;
+	ts_rng ^= ts_rng >> 7;
+	ts_rng ^= ts_rng << 17;
+	return ts_rng;
+}
+
+/* 0 when time_sort gives what qsort on (time, index) gives */
+static int ts_check(const int64_t *time, size_t n)
+{
+	uint32_t *got = xmalloc((n ? n : 1) * 4),
+		 *want = xmalloc((n ? n : 1) * 4);
+	size_t i;
+	int bad = 0;
+
+	time_sort(time, got, n);
+	for (i = 0; i < n; i++)
+		want[i] = (uint32_t)i;
+	ts_time = time;
+	qsort(want, n, 4, ts_cmp);
+	for (i = 0; i < n && !bad; i++)
+		bad = got[i] != want[i];
+	free(got);
+	free(want);
+	return bad;
+}
+
+TEST(time_sort_matches_a_comparison_sort)
+{
+	size_t n = 200000, i;
+	int64_t *t = xmalloc(n * sizeof(*t));
+
+	CHECK_INT(ts_check(t, 0), ==, 0);
+	t[0] = 5;
+	CHECK_INT(ts_check(t, 1), ==, 0);
+	/* sorted already, and all equal (stability is everything) */
+	for (i = 0; i < n; i++)
+		t[i] = 1000 + (int64_t)i / 3;
+	CHECK_INT(ts_check(t, n), ==, 0);
+	for (i = 0; i < n; i++)
+		t[i] = 42;
+	CHECK_INT(ts_check(t, n), ==, 0);
+	/* what JFR gives: sorted runs (thread buffers) that overlap */
+	for (i = 0; i < n; i++)
+		t[i] = (int64_t)(i % 2000) * 5000 + (int64_t)(i / 2000) * 7 +
+		       1700000000000000000ll;
+	CHECK_INT(ts_check(t, n), ==, 0);
+	/* random over 10 s, with many ties */
+	for (i = 0; i < n; i++)
+		t[i] = 1700000000000000000ll +
+		       (int64_t)(ts_next() % 10000000000ull) / 1000 * 1000;
+	CHECK_INT(ts_check(t, n), ==, 0);
+	/* skewed: two clusters days apart, most samples in one bucket */
+	for (i = 0; i < n; i++)
+		t[i] = (i & 1 ? 1700000000000000000ll : 1700300000000000000ll) +
+		       (int64_t)(ts_next() % 1000000);
+	CHECK_INT(ts_check(t, n), ==, 0);
+	/* the whole int64 range, negative times (before 1970) included */
+	for (i = 0; i < n; i++)
+		t[i] = (int64_t)ts_next();
+	t[1] = INT64_MIN;
+	t[2] = INT64_MAX;
+	t[3] = -1;
+	CHECK_INT(ts_check(t, n), ==, 0);
+	/* a small span: fewer bits than one bucket digit */
+	for (i = 0; i < n; i++)
+		t[i] = -5 + (int64_t)(ts_next() % 7);
+	CHECK_INT(ts_check(t, n), ==, 0);
+	free(t);
 }
