@@ -60,6 +60,12 @@ struct jfr_import {
 	struct u64map chunk_counts; /* type id -> events, this chunk */
 	uint64_t *small_counts;	    /* the same for ids below SMALL_IDS */
 
+	/* this chunk's pool keys -> converted records: nearly every event
+	 * resolves a thread, a stack and a class, and these inline lookups
+	 * spare most of them a call into formats/jfr */
+	struct u64cache fast_thread, fast_stack, fast_class;
+	const struct jfr_timebase *tb;
+
 	uint64_t next_stack_id;
 	uint64_t next_id; /* threads and classes, unique in the recording */
 	unsigned chunk_no;
@@ -138,24 +144,71 @@ static const struct rec_stack *convert_stack(struct jfr_import *im,
 	return rs;
 }
 
-static void convert_thread(struct jfr_import *im, struct jfr_thread *t,
-			   struct rec_thread *out)
+/* The chunk's thread as a record, built once per chunk. */
+static const struct rec_thread *convert_thread(struct jfr_import *im,
+					       struct jfr_thread *t)
 {
-	if (!t->user)
-		t->user = ++im->next_id;
-	out->id = t->user;
-	out->name = t->name;
-	out->java_id = t->java_id;
-	out->os_id = t->os_id;
-	out->is_virtual = t->is_virtual;
+	struct rec_thread *rt;
+
+	if (t->user)
+		return (const struct rec_thread *)(uintptr_t)t->user;
+	rt = arena_calloc(&im->chunk, 1, sizeof(*rt));
+	rt->id = ++im->next_id;
+	rt->name = t->name;
+	rt->java_id = t->java_id;
+	rt->os_id = t->os_id;
+	rt->is_virtual = t->is_virtual;
+	t->user = (uint64_t)(uintptr_t)rt;
+	return rt;
+}
+
+static inline const struct rec_thread *thread_of(struct jfr_import *im,
+						 uint64_t key)
+{
+	struct jfr_thread *t;
+	const struct rec_thread *rt;
+	uint64_t v;
+
+	if (u64cache_get(&im->fast_thread, key, &v))
+		return (const struct rec_thread *)(uintptr_t)v;
+	if (!(t = jfr_thread(im->c, key)))
+		return NULL;
+	rt = convert_thread(im, t);
+	u64cache_put(&im->fast_thread, key, (uint64_t)(uintptr_t)rt);
+	return rt;
+}
+
+static inline const struct rec_stack *stack_of(struct jfr_import *im,
+					       uint64_t key)
+{
+	const struct rec_stack *rs;
+	uint64_t v;
+
+	if (u64cache_get(&im->fast_stack, key, &v))
+		return (const struct rec_stack *)(uintptr_t)v;
+	if (!(rs = convert_stack(im, jfr_stack(im->c, key))))
+		return NULL;
+	u64cache_put(&im->fast_stack, key, (uint64_t)(uintptr_t)rs);
+	return rs;
+}
+
+static inline struct jfr_class *class_of(struct jfr_import *im, uint64_t key)
+{
+	struct jfr_class *k;
+	uint64_t v;
+
+	if (u64cache_get(&im->fast_class, key, &v))
+		return (struct jfr_class *)(uintptr_t)v;
+	if (!(k = jfr_class(im->c, key)))
+		return NULL;
+	u64cache_put(&im->fast_class, key, (uint64_t)(uintptr_t)k);
+	return k;
 }
 
 static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 {
 	struct jfr_chunk *c = im->c;
 	struct rec_sample s;
-	struct rec_thread th;
-	struct jfr_thread *jt = NULL;
 	struct jfr_class *k = NULL;
 
 	s.thread = NULL;
@@ -167,16 +220,14 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	s.last_heap_used = s.array_elements = REC_NONE;
 	/* a type without startTime (damaged metadata): the chunk's start */
 	s.time_ns = jfr_has(ev, JS_START)
-			    ? jfr_ticks_to_epoch_ns(c, ev->v[JS_START])
-			    : jfr_chunk_header(c)->start_ns;
-	if (jfr_has(ev, JS_THREAD) && (jt = jfr_thread(c, ev->v[JS_THREAD]))) {
-		convert_thread(im, jt, &th);
-		s.thread = &th;
-	}
+			    ? jfr_timebase_epoch_ns(im->tb, ev->v[JS_START])
+			    : im->tb->start_ns;
+	if (jfr_has(ev, JS_THREAD))
+		s.thread = thread_of(im, ev->v[JS_THREAD]);
 	if (jfr_has(ev, JS_STACK))
-		s.stack = convert_stack(im, jfr_stack(c, ev->v[JS_STACK]));
+		s.stack = stack_of(im, ev->v[JS_STACK]);
 	if (jfr_has(ev, JS_CLASS))
-		k = jfr_class(c, ev->v[JS_CLASS]);
+		k = class_of(im, ev->v[JS_CLASS]);
 	switch (ev->kind) {
 	case JFR_ALLOC_SAMPLE:
 		s.kind = SAMPLE_ALLOC;
@@ -453,6 +504,10 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	hmap_init(&im.setting_index);
 	hmap_init(&im.count_index);
 	u64map_init(&im.chunk_counts);
+	u64cache_init(&im.fast_thread, 8);
+	u64cache_init(&im.fast_stack, 12);
+	u64cache_init(&im.fast_class, 10);
+	im.tb = jfr_chunk_timebase(im.c);
 	im.small_counts = xcalloc(SMALL_IDS, sizeof(uint64_t));
 
 	im.rec.source = env->source;
@@ -502,6 +557,10 @@ static int jfr_import(struct input *in, const struct sink *sink,
 		im.warned = 0;
 		im.suppressed = 0;
 		arena_reset(&im.chunk);
+		/* keys are the chunk's: what they meant in the last is gone */
+		u64cache_clear(&im.fast_thread);
+		u64cache_clear(&im.fast_stack);
+		u64cache_clear(&im.fast_class);
 
 		orc = jfr_chunk_open(im.c, p, (size_t)take, im.chunk_no, at,
 				     &ce);
@@ -581,6 +640,9 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	hmap_release(&im.setting_index);
 	hmap_release(&im.count_index);
 	u64map_release(&im.chunk_counts);
+	u64cache_release(&im.fast_thread);
+	u64cache_release(&im.fast_stack);
+	u64cache_release(&im.fast_class);
 
 	free(im.settings);
 	free(im.setting_src);

@@ -357,7 +357,7 @@ struct jfr_chunk {
 	struct jfr_header h;
 	unsigned chunk_no;
 	uint64_t file_offset;
-	double ticks_div;
+	struct jfr_timebase tb; /* from the header */
 
 	struct type *types;
 	uint32_t n_types, alloc_types;
@@ -379,7 +379,6 @@ struct jfr_chunk {
 	struct u64map cache[POOL__COUNT]; /* key -> resolved pointer */
 	uint64_t last_key[POOL__COUNT];	  /* the last hit, checked first: */
 	void *last_val[POOL__COUNT];	  /* events repeat threads, stacks */
-	bool ticks_are_ns;
 
 	uint64_t pos, end;
 	char lost[256];
@@ -1513,8 +1512,10 @@ int jfr_chunk_open(struct jfr_chunk *c, const unsigned char *data, size_t avail,
 		return ERR_FAIL;
 	}
 	c->limit = c->h.size < avail ? c->h.size : avail;
-	c->ticks_div = (double)c->h.ticks_per_sec / 1e9;
-	c->ticks_are_ns = c->h.ticks_per_sec == 1000000000;
+	c->tb.start_ns = c->h.start_ns;
+	c->tb.start_ticks = c->h.start_ticks;
+	c->tb.ticks_div = (double)c->h.ticks_per_sec / 1e9;
+	c->tb.ticks_are_ns = c->h.ticks_per_sec == 1000000000;
 	if (avail < c->h.size)
 		lost(c, "chunk cut short: %llu of its %llu bytes present",
 		     (unsigned long long)avail, (unsigned long long)c->h.size);
@@ -1745,28 +1746,19 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 
 /* --- time ------------------------------------------------------------------ */
 
+const struct jfr_timebase *jfr_chunk_timebase(const struct jfr_chunk *c)
+{
+	return &c->tb;
+}
+
 int64_t jfr_ticks_to_epoch_ns(const struct jfr_chunk *c, uint64_t ticks)
 {
-	/* as the JDK's TimeConverter: a double division, truncated */
-	int64_t d = (int64_t)(ticks - (uint64_t)c->h.start_ticks);
-
-	double ns;
-
-	/* dividing by 1.0 changes nothing below 2^53 */
-	if (c->ticks_are_ns && d < (1ll << 53) && d > -(1ll << 53))
-		return (int64_t)((uint64_t)c->h.start_ns + (uint64_t)d);
-	ns = (double)d / c->ticks_div;
-	/* a damaged header can make any value: clamp, never overflow */
-	if (!(ns < 9.2e18))
-		ns = ns > 0 ? 9.2e18 : 0;
-	if (ns < -9.2e18)
-		ns = -9.2e18;
-	return (int64_t)((uint64_t)c->h.start_ns + (uint64_t)(int64_t)ns);
+	return jfr_timebase_epoch_ns(&c->tb, ticks);
 }
 
 int64_t jfr_ticks_to_ns(const struct jfr_chunk *c, uint64_t ticks)
 {
-	double ns = (double)(int64_t)ticks / c->ticks_div;
+	double ns = (double)(int64_t)ticks / c->tb.ticks_div;
 
 	if (!(ns < 9.2e18 && ns > -9.2e18))
 		return ns > 0 ? INT64_MAX : INT64_MIN;

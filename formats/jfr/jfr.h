@@ -189,6 +189,39 @@ const char *jfr_chunk_lost_reason(const struct jfr_chunk *c);
  */
 int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e);
 
+/*
+ * A chunk's time base, for converting ticks inline on a hot path (every
+ * heap event has a start time).  Valid from jfr_chunk_open() to the next.
+ */
+struct jfr_timebase {
+	int64_t start_ns;
+	int64_t start_ticks;
+	double ticks_div; /* ticks per nanosecond */
+	bool ticks_are_ns;
+};
+
+const struct jfr_timebase *jfr_chunk_timebase(const struct jfr_chunk *c);
+
+/* Ticks to ns since the epoch as the JDK's TimeConverter does it: a
+ * double division, truncated.  A damaged header can make any value:
+ * clamped, never an overflow. */
+static inline int64_t jfr_timebase_epoch_ns(const struct jfr_timebase *tb,
+					    uint64_t ticks)
+{
+	int64_t d = (int64_t)(ticks - (uint64_t)tb->start_ticks);
+	double ns;
+
+	/* dividing by 1.0 changes nothing below 2^53 */
+	if (tb->ticks_are_ns && d < (1ll << 53) && d > -(1ll << 53))
+		return (int64_t)((uint64_t)tb->start_ns + (uint64_t)d);
+	ns = (double)d / tb->ticks_div;
+	if (!(ns < 9.2e18))
+		ns = ns > 0 ? 9.2e18 : 0;
+	if (ns < -9.2e18)
+		ns = -9.2e18;
+	return (int64_t)((uint64_t)tb->start_ns + (uint64_t)(int64_t)ns);
+}
+
 /* Tick values of this chunk to nanoseconds, as the JDK converts them. */
 int64_t jfr_ticks_to_epoch_ns(const struct jfr_chunk *c, uint64_t ticks);
 int64_t jfr_ticks_to_ns(const struct jfr_chunk *c, uint64_t ticks);

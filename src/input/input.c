@@ -8,6 +8,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "util/size.h"
 #include "util/xalloc.h"
@@ -30,6 +32,37 @@ void input_init_memory(struct input *in, const char *name, const void *data,
 	in->eof = true;
 }
 
+void input_init_mapped(struct input *in, const char *name, void *map,
+		       size_t len)
+{
+	input_init_memory(in, name, map, len);
+	in->map = map;
+	in->map_len = len;
+}
+
+/* Consumed pages of a mapping are dropped in steps of this much. */
+#define DROP_STEP ((size_t)4 << 20)
+
+static void drop_consumed(struct input *in)
+{
+	static size_t page;
+	size_t upto;
+
+	if (!page) {
+		long ps = sysconf(_SC_PAGESIZE);
+
+		page = ps > 0 ? (size_t)ps : 4096;
+	}
+	upto = in->pos - in->pos % page;
+	if (upto > in->dropped) {
+		/* a private read-only mapping: the pages stay in the page
+		 * cache, and a later touch would just map them again */
+		(void)madvise((char *)in->map + in->dropped,
+			      upto - in->dropped, MADV_DONTNEED);
+		in->dropped = upto;
+	}
+}
+
 void input_init_pull(struct input *in, const char *name, input_pull_fn fn,
 		     void *ctx, size_t block)
 {
@@ -43,6 +76,9 @@ void input_init_pull(struct input *in, const char *name, input_pull_fn fn,
 
 void input_release(struct input *in)
 {
+	if (in->map)
+		munmap(in->map, in->map_len);
+	in->map = NULL;
 	free(in->own);
 	in->own = NULL;
 	in->data = NULL;
@@ -117,6 +153,8 @@ void input_consume(struct input *in, size_t n)
 	}
 	in->pos += n;
 	in->offset += n;
+	if (in->map && in->pos - in->dropped >= DROP_STEP)
+		drop_consumed(in);
 }
 
 int input_read(struct input *in, void *dst, size_t len, size_t *got)

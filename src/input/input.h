@@ -47,6 +47,9 @@ struct input {
 	unsigned line;	 /* 1-based line of data[pos], if tracked */
 	size_t max_line; /* input_line() refuses longer lines */
 	struct err err;
+	void *map;	/* input_init_mapped: the mapping, unmapped on release */
+	size_t map_len;
+	size_t dropped; /* pages before this offset have been let go */
 };
 
 #define INPUT_BLOCK    (64 * 1024)
@@ -54,6 +57,14 @@ struct input {
 
 /* A stream over len borrowed bytes, which must outlive the input. */
 void input_init_memory(struct input *in, const char *name, const void *data,
+		       size_t len);
+/*
+ * A whole regular file mapped read-only (the walker maps plain files:
+ * no copy through a buffer).  The input owns the mapping and unmaps it
+ * on release; pages behind what is consumed are let go as it goes, so
+ * resident memory follows the reader's window, not the file's size.
+ */
+void input_init_mapped(struct input *in, const char *name, void *map,
 		       size_t len);
 /* A stream pulled from fn, with a buffer of block bytes (0: default). */
 void input_init_pull(struct input *in, const char *name, input_pull_fn fn,

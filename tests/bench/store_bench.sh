@@ -29,16 +29,42 @@ for args in "top $S --by class" "top $S --by site" "tree $S --inverted --depth 4
 	set -- $(cat build/bench/t.out)
 	printf '%-40s %8s %9s kB\n' "heapsift $(echo "$args" | sed "s|$S|S|")" "$1" "$2"
 done
+# import against jfr summary: runs alternate, so that both see the same
+# load; best and median of IMPORT_RUNS (default 7).  "new store" removes
+# the output first (not timed), as a first import does; "replacing"
+# writes over the last one, which adds the unlinking of its 100 MB.
+RUNS=${IMPORT_RUNS:-7}
+stat_line() { # label file-of-times
+	sort -n "$2" | awk -v l="$1" '{ t[NR] = $1 } END {
+		printf "%-40s best %6.3f s   median %6.3f s   (%d runs)\n", l, t[1], t[int((NR + 1) / 2)], NR }'
+}
+best() { sort -n "$1" | head -n 1; }
 if [ -s "$J" ]; then
 	echo
-	/usr/bin/time -f "%e %M" -o build/bench/t.out $HS import -o build/bench/jfr.hsdb "$J" >/dev/null 2>&1
-	set -- $(cat build/bench/t.out)
-	imp=$1
-	printf '%-40s %8s %9s kB\n' "heapsift import (large JFR)" "$1" "$2"
-	if command -v jfr >/dev/null 2>&1; then
-		/usr/bin/time -f "%e %M" -o build/bench/t.out jfr summary "$J" >/dev/null 2>&1
-		set -- $(cat build/bench/t.out)
-		printf '%-40s %8s %9s kB\n' "jfr summary (same file)" "$1" "$2"
-		echo "ratio: jfr summary / heapsift import = $(echo "$1 $imp" | awk '{ printf "%.1f", $1 / $2 }')"
+	: >build/bench/imp.t
+	: >build/bench/rep.t
+	: >build/bench/sum.t
+	: >build/bench/rss.t
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		rm -f build/bench/jfr.hsdb
+		/usr/bin/time -f "%e %M" -o build/bench/t.out $HS import -o build/bench/jfr.hsdb "$J" >/dev/null 2>&1
+		cut -d' ' -f1 build/bench/t.out >>build/bench/imp.t
+		cut -d' ' -f2 build/bench/t.out >>build/bench/rss.t
+		/usr/bin/time -f "%e" -o build/bench/t.out $HS import -o build/bench/jfr.hsdb "$J" >/dev/null 2>&1
+		cat build/bench/t.out >>build/bench/rep.t
+		if command -v jfr >/dev/null 2>&1; then
+			/usr/bin/time -f "%e" -o build/bench/t.out jfr summary "$J" >/dev/null 2>&1
+			cat build/bench/t.out >>build/bench/sum.t
+		fi
+		i=$((i + 1))
+	done
+	echo "heapsift import of $J ($(wc -c <"$J" | tr -d ' ') bytes) beside jfr summary, runs alternating:"
+	stat_line "heapsift import (new store)" build/bench/imp.t
+	stat_line "heapsift import (replacing the store)" build/bench/rep.t
+	echo "  peak RSS of the import: $(sort -n build/bench/rss.t | tail -n 1) kB; store $(wc -c <build/bench/jfr.hsdb | tr -d ' ') bytes"
+	if [ -s build/bench/sum.t ]; then
+		stat_line "jfr summary (same file)" build/bench/sum.t
+		echo "ratio of best times: jfr summary / heapsift import = $(echo "$(best build/bench/sum.t) $(best build/bench/imp.t)" | awk '{ printf "%.2f", $1 / $2 }') (new store), $(echo "$(best build/bench/sum.t) $(best build/bench/rep.t)" | awk '{ printf "%.2f", $1 / $2 }') (replacing)"
 	fi
 fi

@@ -8,6 +8,8 @@
 #include <archive_entry.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "input/input.h"
 #include "input/walk.h"
@@ -64,6 +66,50 @@ static int pattern_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 	s->done += n;
 	*got = n;
 	return 0;
+}
+
+/* A mapped file read in uneven steps past several drop steps: every
+ * byte is what was written, and offsets count as for memory. */
+TEST(input_mapped_reads_every_byte_while_dropping_pages)
+{
+	char path[] = "/tmp/hs-input-map-XXXXXX";
+	size_t len = (size_t)13 << 20, i, off = 0;
+	unsigned char *data = malloc(len);
+	const unsigned char *p;
+	struct input in;
+	size_t avail;
+	void *m;
+	int fd, bad = 0;
+
+	CHECK(data != NULL);
+	for (i = 0; i < len; i++)
+		data[i] = (unsigned char)(i * 2654435761u >> 13);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, data, len) == (ssize_t)len);
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	input_init_mapped(&in, path, m, len);
+	while (off < len && !bad) {
+		size_t step = 1 + (off * 7919) % 300000;
+
+		CHECK_INT(input_peek(&in, step, &p, &avail), ==, 0);
+		if (step > avail)
+			step = avail;
+		bad = memcmp(p, data + off, step) != 0;
+		input_consume(&in, step);
+		off += step;
+		bad |= input_offset(&in) != off;
+	}
+	CHECK_INT(bad, ==, 0);
+	CHECK_UINT(off, ==, len);
+	CHECK(in.dropped > 0); /* pages were let go on the way */
+	CHECK_INT(input_peek(&in, 1, &p, &avail), ==, 0);
+	CHECK_UINT(avail, ==, 0);
+	input_release(&in); /* unmaps */
+	close(fd);
+	unlink(path);
+	free(data);
 }
 
 TEST(input_pull_peeks_across_pieces_and_grows)
