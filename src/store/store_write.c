@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,6 +521,8 @@ struct out {
 
 #define OUT_SYNC_STEP ((uint64_t)8 << 20)
 
+#define STORE_SAMPLE_COLUMNS 9
+
 /* Small enough to stay in the L2 cache while it is filled, checksummed
  * and written; big enough that write() calls are few. */
 #define OUT_BLOCK ((size_t)256 << 10)
@@ -529,7 +532,8 @@ static void out_write(struct out *o, const void *p, size_t len)
 	const unsigned char *b = p;
 
 	while (len && !o->failed) {
-		ssize_t n = write(o->fd, b, len);
+		/* positional: the column writers share the descriptor */
+		ssize_t n = pwrite(o->fd, b, len, (off_t)o->pos);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -671,18 +675,20 @@ static int by_sample(const void *a, const void *b)
 }
 
 /*
- * Write column col permuted by order into o (and its values mapped
- * through remap, for 4-byte columns), a block at a time: the gathered
- * copy never exists whole, so it costs no fresh memory.
+ * Write column col permuted by order (and its values mapped through
+ * remap, for 4-byte columns) as the section t, whose offset is set: a
+ * block at a time, so the gathered copy never exists whole and costs no
+ * fresh memory.
  */
-static void out_column(struct out *o, uint32_t id, const struct vec *col,
-		       const uint32_t *order, const uint32_t *remap)
+static void column_fill(struct out *o, struct store_toc_entry *t,
+			const struct vec *col, const uint32_t *order,
+			const uint32_t *remap)
 {
-	struct store_toc_entry *t = section_begin(o, id, col->size);
 	size_t n = col->n, per = OUT_BLOCK / col->size, i, j, m;
 
 	if (remap && col->size != 4)
 		BUG("store: remapping a column of %zu-byte values", col->size);
+	o->pos = o->synced = t->offset;
 	for (i = 0; i < n && !o->failed; i += m) {
 		const uint32_t *ord = order + i;
 
@@ -721,6 +727,100 @@ static void out_column(struct out *o, uint32_t id, const struct vec *col,
 		}
 		section_add(o, t, o->block, m * col->size);
 	}
+}
+
+/*
+ * The sample columns are most of a store (42 bytes a sample), and the
+ * gathering, checksumming and the kernel's copy of them dominate a
+ * commit; two threads write them, each its own columns at offsets laid
+ * out beforehand, with pwrite on the shared descriptor.  Padding between
+ * columns is left as a hole, which reads as the zeros it must be.
+ */
+struct column_job {
+	struct out o; /* fd shared, position and block its own */
+	struct err err;
+	const uint32_t *order;
+	struct {
+		struct store_toc_entry *t;
+		const struct vec *col;
+		const uint32_t *remap;
+	} c[STORE_SAMPLE_COLUMNS];
+	unsigned n;
+};
+
+static void *column_job_run(void *arg)
+{
+	struct column_job *j = arg;
+	unsigned k;
+
+	for (k = 0; k < j->n && !j->o.failed; k++)
+		column_fill(&j->o, j->c[k].t, j->c[k].col, j->order,
+			    j->c[k].remap);
+	return NULL;
+}
+
+static void out_columns(struct out *o, const struct store_writer *w,
+			const uint32_t *order, const uint32_t *renum)
+{
+	const struct {
+		uint32_t id;
+		const struct vec *col;
+		const uint32_t *remap;
+		unsigned job; /* balanced by bytes: 20 and 22 a sample */
+	} cols[STORE_SAMPLE_COLUMNS] = {
+		{SEC_S_TIME, &w->s_time, NULL, 0},
+		{SEC_S_RECORDING, &w->s_rec, NULL, 1},
+		{SEC_S_KIND, &w->s_kind, NULL, 1},
+		{SEC_S_FLAGS, &w->s_flags, NULL, 1},
+		{SEC_S_THREAD, &w->s_thread, NULL, 0},
+		{SEC_S_CLASS, &w->s_class, NULL, 0},
+		{SEC_S_NODE, &w->s_node, renum, 0},
+		{SEC_S_BYTES, &w->s_bytes, NULL, 1},
+		{SEC_S_SIZE, &w->s_size, NULL, 1},
+	};
+	struct column_job job[2];
+	pthread_t helper;
+	bool threaded;
+	unsigned k;
+
+	out_pad(o);
+	for (k = 0; k < 2; k++) {
+		job[k].o = *o;
+		job[k].o.block = k ? xmalloc(OUT_BLOCK) : o->block;
+		err_init(&job[k].err);
+		job[k].o.e = &job[k].err;
+		job[k].order = order;
+		job[k].n = 0;
+	}
+	for (k = 0; k < STORE_SAMPLE_COLUMNS; k++) {
+		struct store_toc_entry *t;
+		struct column_job *j = &job[cols[k].job];
+		size_t len;
+
+		if (!size_mul(cols[k].col->n, cols[k].col->size, &len))
+			die("store: section too large");
+		/* section_begin lays the section out at o->pos */
+		t = section_begin(o, cols[k].id, cols[k].col->size);
+		o->pos += len;
+		if (o->pos % STORE_ALIGN)
+			o->pos += STORE_ALIGN - o->pos % STORE_ALIGN;
+		j->c[j->n].t = t;
+		j->c[j->n].col = cols[k].col;
+		j->c[j->n].remap = cols[k].remap;
+		j->n++;
+	}
+	threaded = pthread_create(&helper, NULL, column_job_run, &job[1]) == 0;
+	column_job_run(&job[0]);
+	if (threaded)
+		pthread_join(helper, NULL);
+	else
+		column_job_run(&job[1]);
+	free(job[1].o.block);
+	for (k = 0; k < 2 && !o->failed; k++)
+		if (job[k].o.failed) {
+			*o->e = job[k].err;
+			o->failed = true;
+		}
 }
 
 /*
@@ -884,15 +984,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->frames.n);
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
-	out_column(&o, SEC_S_TIME, &w->s_time, order, NULL);
-	out_column(&o, SEC_S_RECORDING, &w->s_rec, order, NULL);
-	out_column(&o, SEC_S_KIND, &w->s_kind, order, NULL);
-	out_column(&o, SEC_S_FLAGS, &w->s_flags, order, NULL);
-	out_column(&o, SEC_S_THREAD, &w->s_thread, order, NULL);
-	out_column(&o, SEC_S_CLASS, &w->s_class, order, NULL);
-	out_column(&o, SEC_S_NODE, &w->s_node, order, renum);
-	out_column(&o, SEC_S_BYTES, &w->s_bytes, order, NULL);
-	out_column(&o, SEC_S_SIZE, &w->s_size, order, NULL);
+	out_columns(&o, w, order, renum);
 	renumber_old_objects(w, order);
 	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
 		    w->old_objects.size, w->old_objects.n);
@@ -914,11 +1006,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	h.file_len = o.pos;
 	h.header_crc = 0;
 	h.header_crc = crc32c_update(0, &h, sizeof(h));
-	if (!o.failed && (lseek(o.fd, 0, SEEK_SET) != 0)) {
-		err_set(e, ERR_IO, "store: seeking in %s: %s", tmp.data,
-			strerror(errno));
-		o.failed = true;
-	}
+	o.pos = 0; /* the header, over its placeholder */
 	out_write(&o, &h, sizeof(h));
 	if (!o.failed && fsync(o.fd) < 0) {
 		err_set(e, ERR_IO, "store: fsync of %s: %s", tmp.data,
