@@ -57,8 +57,8 @@ static void drop_consumed(struct input *in)
 	if (upto > in->dropped) {
 		/* a private read-only mapping: the pages stay in the page
 		 * cache, and a later touch would just map them again */
-		(void)madvise((char *)in->map + in->dropped,
-			      upto - in->dropped, MADV_DONTNEED);
+		(void)madvise((char *)in->map + in->dropped, upto - in->dropped,
+			      MADV_DONTNEED);
 		in->dropped = upto;
 	}
 }

@@ -47,7 +47,7 @@ struct input {
 	unsigned line;	 /* 1-based line of data[pos], if tracked */
 	size_t max_line; /* input_line() refuses longer lines */
 	struct err err;
-	void *map;	/* input_init_mapped: the mapping, unmapped on release */
+	void *map; /* input_init_mapped: the mapping, unmapped on release */
 	size_t map_len;
 	size_t dropped; /* pages before this offset have been let go */
 };
