@@ -218,6 +218,8 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	s.weight = s.alloc_size = s.tlab_size = REC_NONE;
 	s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
 	s.last_heap_used = s.array_elements = REC_NONE;
+	s.liveness = LIVE_UNKNOWN;
+	s.death_ns = s.alloc_gc = s.death_gc = REC_NONE;
 	/* a type without startTime (damaged metadata): the chunk's start */
 	s.time_ns = jfr_has(ev, JS_START)
 			    ? jfr_timebase_epoch_ns(im->tb, ev->v[JS_START])
@@ -248,6 +250,7 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 		break;
 	case JFR_OLD_OBJECT:
 		s.kind = SAMPLE_OLD_OBJECT;
+		s.liveness = LIVE_AT_END; /* what the event means */
 		if (jfr_has(ev, JS_OBJECT))
 			k = jfr_old_object_class(c, ev->v[JS_OBJECT]);
 		if (jfr_has(ev, JS_ALLOC_TIME))

@@ -3,6 +3,8 @@
  */
 #include "importers/sink.h"
 
+#include <string.h>
+
 const char *sample_kind_name(enum sample_kind kind)
 {
 	switch (kind) {
@@ -20,4 +22,15 @@ const char *sample_kind_name(enum sample_kind kind)
 		break;
 	}
 	return "unknown";
+}
+
+void rec_sample_init(struct rec_sample *s, enum sample_kind kind)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->weight = s->alloc_size = s->tlab_size = REC_NONE;
+	s->alloc_time_ns = s->object_age_ns = s->object_size = REC_NONE;
+	s->last_heap_used = s->array_elements = REC_NONE;
+	s->liveness = LIVE_UNKNOWN;
+	s->death_ns = s->alloc_gc = s->death_gc = REC_NONE;
 }

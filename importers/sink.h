@@ -56,6 +56,15 @@ struct rec_thread {
 
 #define REC_NONE INT64_MIN /* an integer field the event does not have */
 
+/* What is known of a sampled object's life (agent samples; an
+ * OldObjectSample is alive at the end by definition). */
+enum rec_liveness {
+	LIVE_UNKNOWN = 0, /* not tracked */
+	LIVE_DEAD,	  /* found gone: death_ns, death_gc */
+	LIVE_AT_END,	  /* alive when the recording ended */
+	LIVE_AT_CUT,	  /* alive at the last data of a recording cut short */
+};
+
 struct rec_sample {
 	enum sample_kind kind;
 	int64_t time_ns;		 /* since the Unix epoch, UTC */
@@ -74,6 +83,20 @@ struct rec_sample {
 	int64_t last_heap_used;
 	int64_t array_elements; /* REC_NONE: not an array */
 	const char *gc_root;	/* "system / type (description)"; NULL: none */
+	/* liveness; REC_NONE where unknown */
+	enum rec_liveness liveness;
+	int64_t death_ns; /* LIVE_DEAD: when the object was found gone */
+	int64_t alloc_gc; /* GCs finished before the allocation */
+	int64_t death_gc; /* LIVE_DEAD: the GC after which it was gone */
+};
+
+/* Every field "none": REC_NONE, NULL, LIVE_UNKNOWN. */
+void rec_sample_init(struct rec_sample *s, enum sample_kind kind);
+
+/* A garbage collection (numbered from 1 in finishing order). */
+struct rec_gc {
+	int64_t number;
+	int64_t start_ns, end_ns;
 };
 
 struct rec_heap_summary {
@@ -118,6 +141,7 @@ struct sink_ops {
 	int (*sample)(void *ctx, const struct rec_sample *s);
 	int (*heap_summary)(void *ctx, const struct rec_heap_summary *h);
 	int (*recording)(void *ctx, const struct rec_recording *r);
+	int (*gc)(void *ctx, const struct rec_gc *g); /* NULL: ignored */
 };
 
 struct sink {

@@ -19,8 +19,8 @@
 
 #define AGENTREC_MAJOR	     1
 #define AGENTREC_MINOR	     0
-#define AGENTREC_PREAMBLE    16		/* magic, major, minor, reserved */
-#define AGENTREC_FRAME	     12		/* u32 length, u32 type, u32 crc */
+#define AGENTREC_PREAMBLE    16		 /* magic, major, minor, reserved */
+#define AGENTREC_FRAME	     12		 /* u32 length, u32 type, u32 crc */
 #define AGENTREC_MAX_PAYLOAD (64u << 20) /* longer: damage */
 #define AGENTREC_MAX_STRING  (1u << 20)
 
@@ -51,14 +51,15 @@ enum agentrec_sampler {
 #define AR_SAMPLE_TABLE_FULL 2u
 
 /* Entry sizes of the batch records (little-endian, packed as listed). */
-#define AR_SAMPLE_LEN  48 /* u64 sample, i64 time, u64 size, u32 thread,
+#define AR_SAMPLE_LEN \
+	48		 /* u64 sample, i64 time, u64 size, u32 thread,
 			     u32 class, u32 stack, u32 gc, u32 flags,
 			     u32 reserved */
-#define AR_DEATH_LEN   24 /* u64 sample, i64 time, u32 gc, u32 survived */
-#define AR_GC_LEN      24 /* u32 gc, u32 reserved, i64 start, i64 end */
-#define AR_ALIVE_LEN   8  /* u64 sample */
-#define AR_FRAME_LEN   12 /* u32 method, i32 bci, i32 line */
-#define AR_N_COUNTERS  12
+#define AR_DEATH_LEN  24 /* u64 sample, i64 time, u32 gc, u32 survived */
+#define AR_GC_LEN     24 /* u32 gc, u32 reserved, i64 start, i64 end */
+#define AR_ALIVE_LEN  8	 /* u64 sample */
+#define AR_FRAME_LEN  12 /* u32 method, i32 bci, i32 line */
+#define AR_N_COUNTERS 12
 
 /* COUNTERS, in order */
 enum agentrec_counter {
@@ -112,7 +113,8 @@ struct agentrec_cursor {
 	int bad;
 };
 
-void agentrec_cursor(struct agentrec_cursor *c, const struct agentrec_record *rec);
+void agentrec_cursor(struct agentrec_cursor *c,
+		     const struct agentrec_record *rec);
 uint32_t agentrec_u32(struct agentrec_cursor *c);
 uint64_t agentrec_u64(struct agentrec_cursor *c);
 /* A string: *s points into the payload (not terminated), *n its length. */

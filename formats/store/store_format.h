@@ -1,5 +1,5 @@
 /*
- * The on-disk layout of a heapsift store (.hsdb), version 1.0.
+ * The on-disk layout of a heapsift store (.hsdb), version 1.1.
  * docs/formats/store.md is the normative description; this header is its
  * mirror in C and must agree with it.
  *
@@ -19,7 +19,7 @@
 #define STORE_MAGIC	    "\x89HSDB\r\n\x1a"
 #define STORE_MAGIC_LEN	    8
 #define STORE_MAJOR	    1
-#define STORE_MINOR	    0
+#define STORE_MINOR	    1 /* 1.1: liveness and GCs */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
 #define STORE_ALIGN	    8
@@ -74,6 +74,8 @@ enum store_section {
 	SEC_S_SIZE = STORE_ID('S', 'S', 'I', 'Z'),	/* int64: object size */
 	SEC_OLD_OBJECTS = STORE_ID('O', 'L', 'D', 'O'), /* store_old_object */
 	SEC_HEAP = STORE_ID('H', 'E', 'A', 'P'),	/* store_heap */
+	SEC_LIVENESS = STORE_ID('L', 'I', 'V', 'E'),	/* store_liveness */
+	SEC_GCS = STORE_ID('G', 'C', 'S', ' '),		/* store_gc */
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
@@ -154,6 +156,34 @@ struct store_heap {
 	int64_t time_ns, gc_id, used, committed, reserved;
 };
 
+/*
+ * What is known of a sampled object's life: one record per sample that
+ * has any (agent samples, old objects), in sample order.  Since 1.1.
+ */
+enum store_live_state {
+	STORE_LIVE_DEAD = 1,   /* found gone: death_ns, death_gc */
+	STORE_LIVE_AT_END = 2, /* alive when its recording ended */
+	STORE_LIVE_AT_CUT = 3, /* alive at the last data of a cut recording */
+};
+
+struct store_liveness {
+	uint32_t sample;  /* index into the sample columns */
+	uint32_t state;	  /* enum store_live_state */
+	int64_t death_ns; /* STORE_LIVE_DEAD; else INT64_MIN */
+	int64_t alloc_gc; /* GCs finished before the allocation; -1: unknown */
+	int64_t death_gc; /* STORE_LIVE_DEAD: the GC after which it was
+			     found gone; -1: unknown */
+};
+
+/* The garbage collections of each recording, by recording and number.
+ * Since 1.1. */
+struct store_gc {
+	uint32_t recording;
+	uint32_t reserved;
+	int64_t number; /* from 1, in finishing order */
+	int64_t start_ns, end_ns;
+};
+
 _Static_assert(sizeof(struct store_header) == STORE_HEADER_LEN, "header");
 _Static_assert(sizeof(struct store_toc_entry) == STORE_TOC_ENTRY_LEN, "toc");
 _Static_assert(sizeof(struct store_recording) == 64, "recording");
@@ -163,5 +193,7 @@ _Static_assert(sizeof(struct store_frame) == 16, "frame");
 _Static_assert(sizeof(struct store_node) == 16, "node");
 _Static_assert(sizeof(struct store_old_object) == 48, "old object");
 _Static_assert(sizeof(struct store_heap) == 48, "heap");
+_Static_assert(sizeof(struct store_liveness) == 32, "liveness");
+_Static_assert(sizeof(struct store_gc) == 32, "gc");
 
 #endif

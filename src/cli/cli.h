@@ -106,6 +106,7 @@ int cmd_info(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_survivors(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 #endif

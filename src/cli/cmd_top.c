@@ -134,7 +134,9 @@ int cmd_top(int argc, char **argv)
 		       sample_kind_name(query_kind(q)),
 		       query_kind(q) == SAMPLE_ALLOC	  ? "weights"
 		       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
-							  : "object sizes",
+		       : query_kind(q) == SAMPLE_AGENT
+			       ? "unbiased weights of sampled sizes"
+			       : "object sizes",
 		       (unsigned long long)total.samples,
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       query_group_name(by));

@@ -11,6 +11,7 @@
  * of groups, allocated once per query.
  */
 #include "query/query.h"
+#include "query/query_impl.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
@@ -78,39 +79,6 @@ static void re_free(struct re *r)
 	pcre2_code_free(r->code);
 	memset(r, 0, sizeof(*r));
 }
-
-struct acc {
-	uint64_t samples;
-	int64_t bytes;
-};
-
-struct query {
-	struct store *s;
-	struct query_options o;
-	struct store_samples sm;
-	const struct store_recording *recs;
-	const struct store_thread *threads;
-	const struct store_class *classes;
-	const struct store_method *methods;
-	const struct store_frame *frames;
-	const struct store_node *nodes;
-	uint32_t n_recs, n_threads, n_classes, n_methods, n_frames, n_nodes;
-	enum sample_kind kind;
-	uint64_t kind_counts[SAMPLE__COUNT];
-	uint64_t lo, hi; /* samples in the time window */
-	bool filtered;	 /* anything but the kind and the window */
-	unsigned char *class_ok, *thread_ok, *node_ok;
-	/* sites: (method, line) pairs, named once */
-	uint32_t *frame_site, *node_site, *node_app, n_sites;
-	const char **site_names;
-	struct arena names;
-	/* results, owned until the next call */
-	struct query_tree_node *tree;
-	struct query_bucket *buckets;
-	struct query_row *rows;
-	struct acc *g; /* per group: together, one cache line an update */
-	size_t g_alloc;
-};
 
 void query_options_init(struct query_options *o)
 {
@@ -406,6 +374,7 @@ void query_free(struct query *q)
 	free(q->tree);
 	free(q->buckets);
 	free(q->g);
+	query_survivors_free(q);
 	arena_release(&q->names);
 	free(q);
 }
@@ -430,15 +399,6 @@ static double objects_per_sample(enum sample_kind k)
 	default:
 		return NAN; /* bytes only: no honest object count */
 	}
-}
-
-static bool sample_ok(const struct query *q, uint64_t i);
-
-/* a + b, wrapping instead of overflowing: the values come from a file,
- * and a damaged one must give a wrong sum, never undefined behaviour */
-static int64_t add_wrap(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
 /* The sample to prefetch for while working on sample i. */
@@ -500,24 +460,28 @@ int query_top(struct query *q, enum query_group by,
 	 * samples that make bench watches).  Samples are time-sorted, so
 	 * the first and last times are taken outside the loop.
 	 */
-#define GROUP_LOOP(KEY)                                                  \
-	for (i = q->lo; i < q->hi; i++) {                                \
-		int64_t bytes;                                           \
-                                                                         \
-		if (sm->kind[i] != kind || (!plain && !sample_ok(q, i))) \
-			continue;                                        \
-		g = (KEY);                                               \
-		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];     \
-		q->g[g].samples++;                                       \
-		q->g[g].bytes = add_wrap(q->g[g].bytes, bytes);          \
-		n_samples++;                                             \
-		sum_bytes = add_wrap(sum_bytes, bytes);                  \
-		if (first == UINT64_MAX)                                 \
-			first = i;                                       \
-		last = i;                                                \
+#define GROUP_LOOP(KEY)                                                        \
+	for (i = q->lo; i < q->hi; i++) {                                      \
+		int64_t bytes;                                                 \
+                                                                               \
+		if (sm->kind[i] != kind || (!plain && !query_sample_ok(q, i))) \
+			continue;                                              \
+		g = (KEY);                                                     \
+		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];           \
+		q->g[g].samples++;                                             \
+		q->g[g].bytes = add_wrap(q->g[g].bytes, bytes);                \
+		if (agent && sm->size[i] > 0)                                  \
+			q->g[g].objects +=                                     \
+				(double)bytes / (double)sm->size[i];           \
+		n_samples++;                                                   \
+		sum_bytes = add_wrap(sum_bytes, bytes);                        \
+		if (first == UINT64_MAX)                                       \
+			first = i;                                             \
+		last = i;                                                      \
 	}
 	{
 		const bool plain = !q->filtered;
+		const bool agent = q->kind == SAMPLE_AGENT;
 		const uint8_t kind = (uint8_t)q->kind;
 		uint64_t first = UINT64_MAX, last = 0, n_samples = 0;
 		int64_t sum_bytes = 0;
@@ -557,6 +521,11 @@ int query_top(struct query *q, enum query_group by,
 	}
 #undef GROUP_LOOP
 	total->est_objects = per * (double)total->samples;
+	if (q->kind == SAMPLE_AGENT) {
+		total->est_objects = 0;
+		for (g = 0; g < n_groups; g++)
+			total->est_objects += q->g[g].objects;
+	}
 	for (g = 0; g < n_groups; g++) {
 		struct query_row *r;
 
@@ -565,7 +534,9 @@ int query_top(struct query *q, enum query_group by,
 		r = &q->rows[n++];
 		r->samples = q->g[g].samples;
 		r->est_bytes = q->g[g].bytes;
-		r->est_objects = per * (double)r->samples;
+		r->est_objects = q->kind == SAMPLE_AGENT
+					 ? q->g[g].objects
+					 : per * (double)r->samples;
 		/* of the bytes; of the samples where the kind has no sizes
 		 * (OldObjectSample before JDK 21) */
 		r->share = total->est_bytes ? (double)r->est_bytes /
@@ -609,7 +580,7 @@ int query_top(struct query *q, enum query_group by,
 
 /* --- shared sample filter ---------------------------------------------- */
 
-static bool sample_ok(const struct query *q, uint64_t i)
+bool query_sample_ok(const struct query *q, uint64_t i)
 {
 	const struct store_samples *sm = &q->sm;
 	uint32_t cls = sm->cls[i], th = sm->thread[i];
@@ -794,7 +765,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	for (i = q->lo; i < q->hi; i++) {
 		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
 
-		if (!sample_ok(q, i))
+		if (!query_sample_ok(q, i))
 			continue;
 		self[q->sm.node[i]].samples++;
 		self[q->sm.node[i]].bytes =
@@ -888,7 +859,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 
 /* --- time --------------------------------------------------------------------- */
 
-static int64_t round_bucket(int64_t span)
+int64_t query_round_bucket(int64_t span)
 {
 	static const int64_t steps[] = {
 		1000000,	2000000,	5000000,       10000000,
@@ -916,7 +887,7 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	size_t n, b;
 
 	for (i = q->lo; i < q->hi; i++)
-		if (sample_ok(q, i)) {
+		if (query_sample_ok(q, i)) {
 			if (q->sm.time_ns[i] < first)
 				first = q->sm.time_ns[i];
 			last = q->sm.time_ns[i];
@@ -934,7 +905,8 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 			return err_set(e, ERR_FORMAT,
 				       "samples span more than 292 years: "
 				       "the store's times are damaged");
-		w = *bucket_ns > 0 ? *bucket_ns : round_bucket((int64_t)span);
+		w = *bucket_ns > 0 ? *bucket_ns
+				   : query_round_bucket((int64_t)span);
 		*bucket_ns = w;
 		{
 			int64_t m = first % w;
@@ -960,7 +932,7 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	for (i = q->lo; i < q->hi; i++) {
 		int64_t bytes;
 
-		if (!sample_ok(q, i))
+		if (!query_sample_ok(q, i))
 			continue;
 		bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
 		b = (size_t)(((uint64_t)q->sm.time_ns[i] - (uint64_t)base) /

@@ -134,4 +134,66 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 		   const struct query_bucket **buckets, size_t *n,
 		   struct query_total *total, struct err *e);
 
+/* --- survivors ------------------------------------------------------------ */
+
+/* Cohorts: groups of live objects by how old they are at each time. */
+enum query_cohort {
+	COHORT_NONE,
+	COHORT_AGE, /* <1s, 1-10s, 10-60s, 1-10min, >=10min */
+	COHORT_GCS, /* GCs survived so far: 0, 1, 2-3, 4-7, 8+ */
+};
+
+struct query_survivor_options {
+	int64_t bucket_ns;	  /* 0: a round width giving about 60 buckets */
+	int64_t min_gcs;	  /* only objects that survived at least this
+				many GCs (by the end of their lives): 0 all */
+	bool before_last_gc;	  /* only objects allocated before the last GC
+				of their recording started */
+	enum query_cohort cohort; /* not COHORT_NONE: group by it */
+};
+
+/* One key's live set over time. */
+struct query_survivor_series {
+	const char *key;
+	uint64_t *live_samples; /* [n_buckets] */
+	int64_t *live_bytes;
+	double *live_objects;
+	int64_t peak_bytes, end_bytes;
+	uint64_t samples, dead, alive; /* samples that count, by fate */
+	int64_t median_life_ns;	       /* of the dead; -1 when none died */
+	double slope;	 /* least squares, live bytes per second */
+	uint32_t rising; /* buckets where live bytes grew */
+	bool suspect;	 /* grows steadily: a leak suspect */
+};
+
+/*
+ * Live objects at time t: allocated at or before t, and dead after t or
+ * alive when their recording ended (and only until then: what happened
+ * after is not known).  Point b is the end of bucket b; the last point is
+ * the end of the range.  Samples of the query's kind with liveness count
+ * (agent samples; OldObjectSample, alive at the end with its allocation
+ * time); untracked ones do not, and are counted in samples_unknown.
+ */
+struct query_survivors {
+	enum sample_kind kind;
+	int64_t start_ns, bucket_ns;
+	int64_t *time_ns; /* [n_buckets]: the time of each point */
+	size_t n_buckets;
+	struct query_survivor_series *series; /* by peak live bytes */
+	size_t n_series;
+	uint64_t samples_used, samples_unknown;
+};
+
+/* The survivors by key (by; ignored when o->cohort is set).  *out is
+ * owned by q.  A kind without liveness (TLAB, ObjectAllocationSample)
+ * is an ERR_USAGE error that says which kinds have it. */
+int query_survivors(struct query *q, enum query_group by,
+		    const struct query_survivor_options *o,
+		    const struct query_survivors **out, struct err *e);
+
+/* The series ranked as leak suspects (suspects first, by slope). *out
+ * (pointers into the survivors) is owned by q. */
+size_t query_leak_suspects(struct query *q,
+			   const struct query_survivor_series *const **out);
+
 #endif

@@ -84,6 +84,11 @@ int store_heap(struct store *s, const struct store_heap **out, uint32_t *n,
 	       struct err *e);
 int store_old_objects(struct store *s, const struct store_old_object **out,
 		      uint32_t *n, struct err *e);
+/* Since 1.1; empty in older stores. */
+int store_liveness(struct store *s, const struct store_liveness **out,
+		   uint32_t *n, struct err *e);
+int store_gcs(struct store *s, const struct store_gc **out, uint32_t *n,
+	      struct err *e);
 
 /* The sample columns, sorted by time; all n long. */
 struct store_samples {

@@ -46,6 +46,8 @@ enum sec_index {
 	I_S_SIZE,
 	I_OLD,
 	I_HEAP,
+	I_LIVE,
+	I_GCS,
 	I__COUNT
 };
 
@@ -74,6 +76,8 @@ static const struct {
 	{SEC_S_SIZE, 8, "sample sizes"},
 	{SEC_OLD_OBJECTS, sizeof(struct store_old_object), "old objects"},
 	{SEC_HEAP, sizeof(struct store_heap), "heap summaries"},
+	{SEC_LIVENESS, sizeof(struct store_liveness), "liveness"},
+	{SEC_GCS, sizeof(struct store_gc), "garbage collections"},
 };
 
 struct section {
@@ -490,6 +494,40 @@ static bool check_refs(struct check *c)
 					"sample, in sample order");
 		return true;
 	}
+	case I_LIVE: {
+		const struct store_liveness *r = (const void *)sec->p;
+		const uint8_t *kind = s->sec[I_S_KIND].p;
+
+		for (i = 0; i < sec->n; i++) {
+			if (r[i].sample >= s->sec[I_S_TIME].n ||
+			    (i && r[i].sample <= r[i - 1].sample))
+				FAIL(i,
+				     "is not one entry per sample, in sample "
+				     "order");
+			if (kind[r[i].sample] != SAMPLE_AGENT &&
+			    kind[r[i].sample] != SAMPLE_OLD_OBJECT)
+				FAIL(i, "is for a sample of a kind that has "
+					"no liveness");
+			if (r[i].state < STORE_LIVE_DEAD ||
+			    r[i].state > STORE_LIVE_AT_CUT)
+				FAIL(i, "has an unknown state");
+			if ((r[i].state == STORE_LIVE_DEAD) !=
+			    (r[i].death_ns != INT64_MIN))
+				FAIL(i, "has a death time if and only if it is "
+					"not dead");
+		}
+		return true;
+	}
+	case I_GCS: {
+		const struct store_gc *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_RECORDINGS, r[i].recording, false) ||
+			    (i && r[i].recording < r[i - 1].recording))
+				FAIL(i, "is not in recording order, or refers "
+					"to no recording");
+		return true;
+	}
 	case I_HEAP: {
 		const struct store_heap *r = (const void *)sec->p;
 
@@ -524,6 +562,8 @@ static const int deps[I__COUNT][4] = {
 	[I_S_NODE] = {D(I_NODES)},
 	[I_OLD] = {D(I_STRINGS), D(I_S_TIME), D(I_S_KIND)},
 	[I_HEAP] = {D(I_STRINGS), D(I_RECORDINGS)},
+	[I_LIVE] = {D(I_S_TIME), D(I_S_KIND)},
+	[I_GCS] = {D(I_RECORDINGS)},
 };
 #undef D
 
@@ -588,6 +628,8 @@ TABLE(store_frames, I_FRAMES, struct store_frame)
 TABLE(store_nodes, I_NODES, struct store_node)
 TABLE(store_heap, I_HEAP, struct store_heap)
 TABLE(store_old_objects, I_OLD, struct store_old_object)
+TABLE(store_liveness, I_LIVE, struct store_liveness)
+TABLE(store_gcs, I_GCS, struct store_gc)
 
 #undef TABLE
 
@@ -637,13 +679,15 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 	const struct store_node *nodes;
 	const struct store_heap *heap;
 	const struct store_old_object *old;
+	const struct store_liveness *live;
+	const struct store_gc *gcs;
 	struct store_samples sm;
 	uint32_t n_recs, n_sets, n_counts, n_threads, n_classes, n_methods,
-		n_frames, n_nodes, n_heap, n_old, r;
+		n_frames, n_nodes, n_heap, n_old, n_live, n_gcs, r;
 	struct rec_frame *fbuf;
 	struct rec_setting *sbuf;
 	struct rec_count *cbuf;
-	uint64_t i, oi;
+	uint64_t i, oi, li;
 	int rc = 0;
 
 	if (store_verify(s, e) < 0 ||
@@ -657,7 +701,8 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 	    store_nodes(s, &nodes, &n_nodes, e) < 0 ||
 	    store_heap(s, &heap, &n_heap, e) < 0 ||
 	    store_old_objects(s, &old, &n_old, e) < 0 ||
-	    store_samples(s, &sm, e) < 0)
+	    store_liveness(s, &live, &n_live, e) < 0 ||
+	    store_gcs(s, &gcs, &n_gcs, e) < 0 || store_samples(s, &sm, e) < 0)
 		return ERR_FAIL;
 	(void)n_threads;
 	(void)n_classes;
@@ -670,7 +715,7 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 		struct rec_recording rr;
 		uint32_t k;
 
-		for (i = 0, oi = 0; i < sm.n && rc >= 0; i++) {
+		for (i = 0, oi = 0, li = 0; i < sm.n && rc >= 0; i++) {
 			struct rec_sample x;
 			struct rec_thread th;
 			struct rec_stack st;
@@ -678,13 +723,8 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 
 			if (sm.recording[i] != r)
 				continue;
-			memset(&x, 0, sizeof(x));
-			x.kind = (enum sample_kind)sm.kind[i];
+			rec_sample_init(&x, (enum sample_kind)sm.kind[i]);
 			x.time_ns = sm.time_ns[i];
-			x.weight = x.alloc_size = x.tlab_size = REC_NONE;
-			x.alloc_time_ns = x.object_age_ns = REC_NONE;
-			x.object_size = x.last_heap_used = REC_NONE;
-			x.array_elements = REC_NONE;
 			switch (x.kind) {
 			case SAMPLE_TLAB_NEW:
 				x.tlab_size = sm.bytes[i];
@@ -758,7 +798,33 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 						    ? store_str(s, old[oi].root)
 						    : NULL;
 			}
+			while (li < n_live && live[li].sample < i)
+				li++;
+			if (li < n_live && live[li].sample == i) {
+				x.liveness =
+					live[li].state == STORE_LIVE_DEAD
+						? LIVE_DEAD
+					: live[li].state == STORE_LIVE_AT_END
+						? LIVE_AT_END
+						: LIVE_AT_CUT;
+				if (x.liveness == LIVE_DEAD)
+					x.death_ns = live[li].death_ns;
+				if (live[li].alloc_gc >= 0)
+					x.alloc_gc = live[li].alloc_gc;
+				if (live[li].death_gc >= 0)
+					x.death_gc = live[li].death_gc;
+			}
 			rc = sink->ops->sample(sink->ctx, &x);
+		}
+		for (k = 0; k < n_gcs && rc >= 0; k++) {
+			struct rec_gc g;
+
+			if (gcs[k].recording != r || !sink->ops->gc)
+				continue;
+			g.number = gcs[k].number;
+			g.start_ns = gcs[k].start_ns;
+			g.end_ns = gcs[k].end_ns;
+			rc = sink->ops->gc(sink->ctx, &g);
 		}
 		for (k = 0; k < n_heap && rc >= 0; k++) {
 			struct rec_heap_summary hs;

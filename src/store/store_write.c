@@ -32,6 +32,9 @@
 #include "util/size.h"
 #include "util/xalloc.h"
 
+/* the sample kinds that can have liveness records */
+#define LIVENESS_KINDS (1u << SAMPLE_AGENT | 1u << SAMPLE_OLD_OBJECT)
+
 /* A growable array of fixed-size records; big ones on huge pages. */
 struct vec {
 	unsigned char *data;
@@ -137,7 +140,7 @@ struct store_writer {
 	struct vec node_parent, node_frame; /* uint32 each, insertion order */
 	struct vec s_time, s_rec, s_kind, s_flags, s_thread, s_class, s_node,
 		s_bytes, s_size;
-	struct vec old_objects, heap;
+	struct vec old_objects, heap, liveness, gcs;
 };
 
 /* --- interning ------------------------------------------------------------- */
@@ -345,6 +348,37 @@ static int w_sample(void *ctx, const struct rec_sample *s)
 		o->last_heap_used = s->last_heap_used;
 		o->array_elements = s->array_elements;
 	}
+	if (s->liveness != LIVE_UNKNOWN) {
+		struct store_liveness *l;
+
+		if (!(LIVENESS_KINDS >> s->kind & 1))
+			return 0; /* the format keeps it for these only */
+		l = vec_push(&w->liveness);
+		l->sample = (uint32_t)idx;
+		l->state = s->liveness == LIVE_DEAD	? STORE_LIVE_DEAD
+			   : s->liveness == LIVE_AT_END ? STORE_LIVE_AT_END
+							: STORE_LIVE_AT_CUT;
+		l->death_ns =
+			s->liveness == LIVE_DEAD ? s->death_ns : INT64_MIN;
+		l->alloc_gc = s->alloc_gc == REC_NONE ? -1 : s->alloc_gc;
+		l->death_gc =
+			s->liveness == LIVE_DEAD && s->death_gc != REC_NONE
+				? s->death_gc
+				: -1;
+	}
+	return 0;
+}
+
+static int w_gc(void *ctx, const struct rec_gc *g)
+{
+	struct store_writer *w = ctx;
+	struct store_gc *r = vec_push(&w->gcs);
+
+	r->recording = (uint32_t)w->recordings.n;
+	r->reserved = 0;
+	r->number = g->number;
+	r->start_ns = g->start_ns;
+	r->end_ns = g->end_ns;
 	return 0;
 }
 
@@ -406,7 +440,7 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 }
 
 static const struct sink_ops writer_ops = {w_sample, w_heap_summary,
-					   w_recording};
+					   w_recording, w_gc};
 
 struct store_writer *store_writer_new(void)
 {
@@ -446,6 +480,8 @@ struct store_writer *store_writer_new(void)
 	vec_init(&w->s_size, sizeof(int64_t));
 	vec_init(&w->old_objects, sizeof(struct store_old_object));
 	vec_init(&w->heap, sizeof(struct store_heap));
+	vec_init(&w->liveness, sizeof(struct store_liveness));
+	vec_init(&w->gcs, sizeof(struct store_gc));
 	/* node 0: the root, "no stack" */
 	*(uint32_t *)vec_push(&w->node_parent) = STORE_NONE;
 	*(uint32_t *)vec_push(&w->node_frame) = STORE_NONE;
@@ -487,6 +523,8 @@ void store_writer_free(struct store_writer *w)
 	vec_release(&w->s_size);
 	vec_release(&w->old_objects);
 	vec_release(&w->heap);
+	vec_release(&w->liveness);
+	vec_release(&w->gcs);
 	free(w);
 }
 
@@ -667,11 +705,15 @@ static struct store_node *number_nodes(const struct store_writer *w,
 	return nodes;
 }
 
+/* Sparse per-sample records (old objects, liveness) start with a u32
+ * sample index. */
 static int by_sample(const void *a, const void *b)
 {
-	const struct store_old_object *x = a, *y = b;
+	uint32_t x, y;
 
-	return x->sample < y->sample ? -1 : x->sample > y->sample;
+	memcpy(&x, a, 4);
+	memcpy(&y, b, 4);
+	return x < y ? -1 : x > y;
 }
 
 /*
@@ -824,49 +866,53 @@ static void out_columns(struct out *o, const struct store_writer *w,
 }
 
 /*
- * Old-object details point at their samples: by import index until now,
- * by position in time order from here, and sorted that way, as the
- * format says and readers rely on.  The details are few and in import
- * order, so each old-object sample met in time order finds its record
- * by binary search; no table of n positions is needed.
+ * Sparse per-sample records (old-object details, liveness) point at
+ * their samples: by import index until now, by position in time order
+ * from here, and sorted that way, as the format says and readers rely
+ * on.  They are in import order, and only samples of the kinds in
+ * kinds (a bit mask) have them, so each such sample met in time order
+ * finds its record by binary search; no table of n positions is built
+ * for the JFR case of a few dozen old objects among millions.
  */
-static void renumber_old_objects(struct store_writer *w, const uint32_t *order)
+static void renumber_sparse(struct store_writer *w, struct vec *v,
+			    unsigned kinds, const uint32_t *order)
 {
-	struct store_old_object *ob =
-		(struct store_old_object *)w->old_objects.data;
 	const uint8_t *kind = (const uint8_t *)w->s_kind.data;
-	size_t n_old = w->old_objects.n, n = w->s_time.n, i, found = 0;
-	uint32_t *pos;
+	size_t n_sp = v->n, n = w->s_time.n, i, found = 0;
+	uint32_t *pos, at;
 
-	if (!n_old)
+	if (!n_sp)
 		return;
-	pos = xmalloc(n_old * sizeof(*pos));
+	pos = xmalloc(n_sp * sizeof(*pos));
 	for (i = 0; i < n; i++) {
-		size_t lo = 0, hi = n_old;
+		size_t lo = 0, hi = n_sp;
 
-		if (kind[order[i]] != SAMPLE_OLD_OBJECT)
+		if (!(kinds >> kind[order[i]] & 1))
 			continue;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (ob[mid].sample < order[i])
+			memcpy(&at, v->data + mid * v->size, 4);
+			if (at < order[i])
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo == n_old || ob[lo].sample != order[i])
-			BUG("store: old-object sample %u has no details",
-			    order[i]);
+		if (lo == n_sp)
+			continue;
+		memcpy(&at, v->data + lo * v->size, 4);
+		if (at != order[i])
+			continue; /* this sample has none */
 		pos[lo] = (uint32_t)i;
 		found++;
 	}
-	if (found != n_old)
-		BUG("store: %zu old-object details, %zu samples", n_old, found);
-	for (i = 0; i < n_old; i++)
-		ob[i].sample = pos[i];
+	if (found != n_sp)
+		BUG("store: %zu per-sample records, %zu found", n_sp, found);
+	for (i = 0; i < n_sp; i++)
+		memcpy(v->data + i * v->size, &pos[i], 4);
 	free(pos);
-	if (n_old > 1)
-		qsort(ob, n_old, sizeof(*ob), by_sample);
+	if (n_sp > 1)
+		qsort(v->data, n_sp, v->size, by_sample);
 }
 
 static int fsync_dir(const char *path)
@@ -985,10 +1031,14 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
 	out_columns(&o, w, order, renum);
-	renumber_old_objects(w, order);
+	renumber_sparse(w, &w->old_objects, 1u << SAMPLE_OLD_OBJECT, order);
+	renumber_sparse(w, &w->liveness, LIVENESS_KINDS, order);
 	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
 		    w->old_objects.size, w->old_objects.n);
 	out_section(&o, SEC_HEAP, w->heap.data, w->heap.size, w->heap.n);
+	out_section(&o, SEC_LIVENESS, w->liveness.data, w->liveness.size,
+		    w->liveness.n);
+	out_section(&o, SEC_GCS, w->gcs.data, w->gcs.size, w->gcs.n);
 	free(o.block);
 	free(order);
 	free(renum);

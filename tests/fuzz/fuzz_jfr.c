@@ -75,7 +75,8 @@ static void warn(void *ctx, const struct err *e)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct sink_ops ops = {sample, heap_summary, recording};
+	static const struct sink_ops ops = {sample, heap_summary, recording,
+					    NULL};
 	struct sink sink = {&ops, NULL};
 	struct import_env env = {"fuzz.jfr", warn, NULL, 16 << 20};
 	struct input in;

@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=build-fuzz/corpus
 rm -rf "$out"
-mkdir -p "$out/walk" "$out/probe" "$out/jfr" "$out/store"
+mkdir -p "$out/walk" "$out/probe" "$out/jfr" "$out/store" "$out/agentrec"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 head -c 3000 fixtures/jfr/jdk17-leak-gcroots.jfr >"$w/rec.jfr"
@@ -43,3 +43,7 @@ HS_FUZZ_SEEDS="$out/jfr" HS_FIXTURES=fixtures build/unit-tests \
 ./heapsift import -o "$out/store/leak.hsdb" fixtures/jfr/jdk17-leak-gcroots.jfr >/dev/null
 head -c 110000 fixtures/jfr/jdk17-killed-unfinished.jfr >"$w/tiny.jfr"
 ./heapsift import -o "$out/store/tiny.hsdb" "$w/tiny.jfr" >/dev/null 2>&1 || true
+# agent recordings written from the format's spec
+for sc in basic openj9 killed corrupt; do
+	python3 tests/agent/make_recording.py "$sc" "$out/agentrec/$sc.hsa" >/dev/null
+done

@@ -1,0 +1,354 @@
+/*
+ * heapsift survivors: which allocation sites' objects stay alive, and for
+ * how long, from the liveness the store keeps (heapsift agent recordings;
+ * jdk.OldObjectSample).  With --leaks, the keys whose live set keeps
+ * growing, with the evidence.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/view.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+static const char survivors_help[] =
+	"usage: heapsift survivors CASE.hsdb [--by=GROUP] [--bucket=DURATION]\n"
+	"                          [--limit=N] [--leaks] [--min-gcs=N]\n"
+	"                          [--before-last-gc] [--csv] [FILTERS]\n"
+	"\n"
+	"Estimated live objects and bytes over time: a sampled object is live\n"
+	"at time t when it was allocated at or before t and died after t, or\n"
+	"was alive when its recording ended (after that end nothing is known,\n"
+	"so it is not counted past it).  Samples come from heapsift agent\n"
+	"recordings (--kind=agent, the default when the store has them) or\n"
+	"jdk.OldObjectSample (--kind=old).\n"
+	"\n"
+	"      --by=GROUP          class, site (the default), app-site, "
+	"thread,\n"
+	"                          recording; or a cohort: age (how old the\n"
+	"                          live objects are at each time) or gcs (how\n"
+	"                          many GCs they have survived so far)\n"
+	"      --bucket=DURATION   time between points (default: about 60)\n"
+	"      --limit=N           the N keys with the largest live peaks\n"
+	"                          (default 10; 0 for all; CSV: all)\n"
+	"      --leaks             rank the keys as leak suspects: live set\n"
+	"                          growing over most of the range (slope in\n"
+	"                          bytes per second, rising points) and still\n"
+	"                          near its peak at the end\n"
+	"      --min-gcs=N         only objects that survived at least N GCs\n"
+	"      --before-last-gc    only objects allocated before the last GC "
+	"of\n"
+	"                          their recording\n"
+	"      --csv               RFC 4180 CSV: GROUP,time,live_samples,\n"
+	"                          est_live_bytes,est_live_objects, rows in "
+	"time\n"
+	"                          order for each key; with --leaks: GROUP,\n"
+	"                          slope_bytes_per_s,rising_points,points,\n"
+	"                          end_bytes,peak_bytes,suspect\n"
+	"  -h, --help              this text\n"
+	"\n" VIEW_FILTER_HELP;
+
+/* A trend in ten ASCII levels, at most width columns. */
+static void sparkline(struct buf *out, const int64_t *v, size_t n, int64_t max,
+		      size_t width)
+{
+	static const char levels[] = " .:-=+*#%@";
+	size_t col, cols = n < width ? n : width;
+
+	for (col = 0; col < cols; col++) {
+		size_t b = cols > 1 ? col * (n - 1) / (cols - 1) : 0;
+		int lv = max > 0 ? (int)(9.0 * (double)v[b] / (double)max + 0.5)
+				 : 0;
+
+		buf_addch(out, levels[lv < 0 ? 0 : lv > 9 ? 9 : lv]);
+	}
+}
+
+static void put_life(struct buf *out, int64_t ns)
+{
+	if (ns < 0)
+		buf_adds(out, "-");
+	else if (ns < 1000000000ll)
+		buf_addf(out, "%.0f ms", (double)ns / 1e6);
+	else
+		buf_addf(out, "%.1f s", (double)ns / 1e9);
+}
+
+static int print_leaks(struct query *q, const struct query_survivors *sv,
+		       bool csv, size_t limit, const char *keyname)
+{
+	const struct query_survivor_series *const *r;
+	size_t n = query_leak_suspects(q, &r), i, shown = 0;
+	struct buf line = BUF_INIT;
+
+	if (csv)
+		printf("%s,slope_bytes_per_s,rising_points,points,end_bytes,"
+		       "peak_bytes,suspect\r\n",
+		       keyname);
+	else
+		printf("leak suspects by %s: live set growing over most of "
+		       "%zu points and still near its peak at the end\n"
+		       "%4s %14s %9s %12s %12s  %s\n",
+		       keyname, sv->n_buckets, "RANK", "SLOPE", "RISING",
+		       "AT END", "PEAK", keyname);
+	for (i = 0; i < n; i++) {
+		const struct query_survivor_series *x = r[i];
+
+		buf_reset(&line);
+		if (csv) {
+			buf_add_csv(&line, x->key, strlen(x->key));
+			buf_addf(&line, ",%.1f,%u,%zu,%lld,%lld,%s\r\n",
+				 x->slope, x->rising, sv->n_buckets,
+				 (long long)x->end_bytes,
+				 (long long)x->peak_bytes,
+				 x->suspect ? "yes" : "no");
+		} else {
+			char a[32], b[32], c[32];
+
+			if (!x->suspect || (limit && shown >= limit))
+				break;
+			view_bytes((int64_t)x->slope, a, sizeof(a));
+			buf_addf(&line, "%4zu %12s/s %4u of %-2zu %12s %12s  ",
+				 shown + 1, a, x->rising,
+				 sv->n_buckets ? sv->n_buckets - 1 : 0,
+				 view_bytes(x->end_bytes, b, sizeof(b)),
+				 view_bytes(x->peak_bytes, c, sizeof(c)));
+			buf_add_printable(&line, x->key, strlen(x->key));
+			buf_addch(&line, '\n');
+		}
+		fwrite(line.data, 1, line.len, stdout);
+		shown++;
+	}
+	if (!csv && !shown)
+		printf("none: no %s's live set grows steadily\n", keyname);
+	buf_release(&line);
+	return 0;
+}
+
+int cmd_survivors(int argc, char **argv)
+{
+	enum {
+		OPT_BY = OPT__VIEW_NEXT,
+		OPT_BUCKET,
+		OPT_LIMIT,
+		OPT_LEAKS,
+		OPT_MIN_GCS,
+		OPT_BEFORE_LAST_GC,
+		OPT_CSV,
+	};
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, OPT_BY},
+		{"bucket", required_argument, NULL, OPT_BUCKET},
+		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"leaks", no_argument, NULL, OPT_LEAKS},
+		{"min-gcs", required_argument, NULL, OPT_MIN_GCS},
+		{"before-last-gc", no_argument, NULL, OPT_BEFORE_LAST_GC},
+		{"csv", no_argument, NULL, OPT_CSV},
+		{"help", no_argument, NULL, 'h'},
+		VIEW_FILTER_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct view_filters f;
+	struct query_survivor_options so;
+	const struct query_survivors *sv;
+	enum query_group by = GROUP_SITE;
+	const char *keyname = "site";
+	struct buf line = BUF_INIT;
+	struct store *s;
+	struct query *q;
+	uint64_t limit = 10, n;
+	bool csv = false, leaks = false, limit_given = false;
+	size_t i, b;
+	struct err e;
+	int c, rc;
+
+	view_filters_init(&f);
+	memset(&so, 0, sizeof(so));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(survivors_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_BY:
+			keyname = optarg;
+			so.cohort = COHORT_NONE;
+			if (!strcmp(optarg, "class"))
+				by = GROUP_CLASS;
+			else if (!strcmp(optarg, "site"))
+				by = GROUP_SITE;
+			else if (!strcmp(optarg, "app-site"))
+				by = GROUP_APP_SITE;
+			else if (!strcmp(optarg, "thread"))
+				by = GROUP_THREAD;
+			else if (!strcmp(optarg, "recording"))
+				by = GROUP_RECORDING;
+			else if (!strcmp(optarg, "age"))
+				so.cohort = COHORT_AGE;
+			else if (!strcmp(optarg, "gcs"))
+				so.cohort = COHORT_GCS;
+			else
+				return cli_usage_error(
+					"survivors",
+					"--by: '%s' is not one of class, site, "
+					"app-site, thread, recording, age, gcs",
+					optarg);
+			break;
+		case OPT_BUCKET:
+			if (!view_parse_duration(optarg, &so.bucket_ns) ||
+			    so.bucket_ns <= 0)
+				return cli_usage_error(
+					"survivors",
+					"--bucket: '%s' is not a "
+					"duration like 1s or "
+					"500ms",
+					optarg);
+			break;
+		case OPT_LIMIT:
+			if (!cli_parse_count(optarg, &limit))
+				return cli_usage_error("survivors",
+						       "--limit: '%s' is not a "
+						       "number",
+						       optarg);
+			limit_given = true;
+			break;
+		case OPT_MIN_GCS:
+			if (!cli_parse_count(optarg, &n))
+				return cli_usage_error("survivors",
+						       "--min-gcs: '%s' is not "
+						       "a number",
+						       optarg);
+			so.min_gcs = n > INT64_MAX ? INT64_MAX : (int64_t)n;
+			break;
+		case OPT_LEAKS:
+			leaks = true;
+			break;
+		case OPT_BEFORE_LAST_GC:
+			so.before_last_gc = true;
+			break;
+		case OPT_CSV:
+			csv = true;
+			break;
+		case '?':
+		case ':':
+			return cli_getopt_error("survivors", c, argv);
+		default:
+			if (view_filter_option("survivors", c, optarg, &f))
+				return EXIT_USAGE;
+		}
+	}
+	if (csv && !limit_given)
+		limit = 0;
+	rc = view_open("survivors", argc, argv, &f, &s, &q);
+	if (rc)
+		return rc;
+	if (f.q.kind < 0 && query_kind(q) != SAMPLE_AGENT &&
+	    query_kind(q) != SAMPLE_OLD_OBJECT) {
+		/* the default kind is the one with liveness */
+		uint64_t counts[SAMPLE__COUNT];
+
+		query_kind_counts(q, counts);
+		view_close(s, q);
+		f.q.kind =
+			counts[SAMPLE_AGENT] ? SAMPLE_AGENT : SAMPLE_OLD_OBJECT;
+		rc = view_open("survivors", argc, argv, &f, &s, &q);
+		if (rc)
+			return rc;
+	}
+	err_init(&e);
+	if (query_survivors(q, by, &so, &sv, &e) < 0) {
+		if (e.code == ERR_USAGE)
+			rc = cli_usage_error("survivors", "%s", e.msg);
+		else
+			view_error("survivors", &e);
+		view_close(s, q);
+		return rc ? rc : EXIT_ERROR;
+	}
+	if (so.cohort)
+		keyname = so.cohort == COHORT_AGE ? "age" : "gcs";
+	if (!sv->samples_used && !csv) {
+		printf("%s: no sample with a known fate%s (%llu untracked)\n",
+		       sample_kind_name(sv->kind),
+		       so.min_gcs || so.before_last_gc ? " passes the filters"
+						       : "",
+		       (unsigned long long)sv->samples_unknown);
+		view_close(s, q);
+		return cli_finish_output(EXIT_OK);
+	}
+	if (leaks) {
+		print_leaks(q, sv, csv, (size_t)limit, keyname);
+		view_close(s, q);
+		return cli_finish_output(EXIT_OK);
+	}
+	if (csv) {
+		printf("%s,time,live_samples,est_live_bytes,est_live_"
+		       "objects\r\n",
+		       keyname);
+	} else {
+		printf("%s: %llu samples with a known fate (%llu untracked, "
+		       "not counted); live set by %s, a point every %.3f s\n",
+		       sample_kind_name(sv->kind),
+		       (unsigned long long)sv->samples_used,
+		       (unsigned long long)sv->samples_unknown, keyname,
+		       (double)sv->bucket_ns / 1e9);
+		printf("%12s %12s %7s %7s %11s  %-32s  %s\n", "PEAK", "AT END",
+		       "DIED", "ALIVE", "MEDIAN LIFE", "TREND", keyname);
+	}
+	for (i = 0; i < sv->n_series && (!limit || i < limit); i++) {
+		const struct query_survivor_series *x = &sv->series[i];
+
+		if (csv) {
+			for (b = 0; b < sv->n_buckets; b++) {
+				buf_reset(&line);
+				buf_add_csv(&line, x->key, strlen(x->key));
+				buf_addch(&line, ',');
+				cli_put_time(&line, sv->time_ns[b], 3);
+				buf_addf(&line, ",%llu,%lld,%.0f\r\n",
+					 (unsigned long long)x->live_samples[b],
+					 (long long)x->live_bytes[b],
+					 x->live_objects[b]);
+				fwrite(line.data, 1, line.len, stdout);
+			}
+			continue;
+		}
+		{
+			char pb[32], eb[32];
+
+			buf_reset(&line);
+			buf_addf(&line, "%12s %12s %7llu %7llu %11s",
+				 view_bytes(x->peak_bytes, pb, sizeof(pb)),
+				 view_bytes(x->end_bytes, eb, sizeof(eb)),
+				 (unsigned long long)x->dead,
+				 (unsigned long long)x->alive, "");
+			/* the life column, right-aligned by hand */
+			{
+				struct buf life = BUF_INIT;
+
+				put_life(&life, x->median_life_ns);
+				line.len -= life.len < 11 ? life.len : 11;
+				line.data[line.len] = '\0';
+				buf_add(&line, life.data, life.len);
+				buf_release(&life);
+			}
+			buf_adds(&line, "  ");
+			sparkline(&line, x->live_bytes, sv->n_buckets,
+				  x->peak_bytes, 32);
+			for (b = sv->n_buckets; b < 32; b++)
+				buf_addch(&line, ' ');
+			buf_adds(&line, "  ");
+			buf_add_printable(&line, x->key, strlen(x->key));
+			buf_addch(&line, '\n');
+			fwrite(line.data, 1, line.len, stdout);
+		}
+	}
+	if (!csv && limit && sv->n_series > limit)
+		printf("(%zu more; --limit=0 shows all)\n",
+		       sv->n_series - (size_t)limit);
+	buf_release(&line);
+	view_close(s, q);
+	return cli_finish_output(EXIT_OK);
+}

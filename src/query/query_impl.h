@@ -1,0 +1,66 @@
+/*
+ * The query engine's insides, shared by its modules (query.c: filters,
+ * group-bys, trees, the timeline; survivors.c: liveness over time).
+ * Front ends include query.h only.
+ */
+#ifndef HS_QUERY_IMPL_H
+#define HS_QUERY_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "query/query.h"
+#include "store/store.h"
+#include "util/arena.h"
+
+struct acc {
+	uint64_t samples;
+	int64_t bytes;
+	double objects; /* agent samples: each weighs bytes / size objects */
+};
+
+struct query {
+	struct store *s;
+	struct query_options o;
+	struct store_samples sm;
+	const struct store_recording *recs;
+	const struct store_thread *threads;
+	const struct store_class *classes;
+	const struct store_method *methods;
+	const struct store_frame *frames;
+	const struct store_node *nodes;
+	uint32_t n_recs, n_threads, n_classes, n_methods, n_frames, n_nodes;
+	enum sample_kind kind;
+	uint64_t kind_counts[SAMPLE__COUNT];
+	uint64_t lo, hi; /* samples in the time window */
+	bool filtered;	 /* anything but the kind and the window */
+	unsigned char *class_ok, *thread_ok, *node_ok;
+	/* sites: (method, line) pairs, named once */
+	uint32_t *frame_site, *node_site, *node_app, n_sites;
+	const char **site_names;
+	struct arena names;
+	/* results, owned until the next call */
+	struct query_tree_node *tree;
+	struct query_bucket *buckets;
+	struct query_row *rows;
+	struct acc *g; /* per group: together, one cache line an update */
+	size_t g_alloc;
+	struct survivors_state *surv; /* survivors.c's results */
+};
+
+void query_survivors_free(struct query *q);
+
+/* The sample passes every filter but the time window. */
+bool query_sample_ok(const struct query *q, uint64_t i);
+
+/* a + b, wrapping instead of overflowing: the values come from a file,
+ * and a damaged one must give a wrong sum, never undefined behaviour */
+static inline int64_t add_wrap(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* A round bucket width giving about 60 buckets over span ns. */
+int64_t query_round_bucket(int64_t span);
+
+#endif

@@ -1,0 +1,593 @@
+/*
+ * Survivors over time (query.h): for each key, how many sampled objects
+ * are alive at each point, from the liveness the store keeps (agent
+ * samples: dead with a time, or alive at the end; OldObjectSample: alive
+ * at the end, with its allocation time).
+ *
+ * One pass over the samples puts each object's life, a range of points,
+ * into per-key difference arrays (+1 where it starts living, -1 where it
+ * stops), so the cost is samples + keys x points, not their product.
+ * Cohorts (by age, by GCs survived) change key along a life and are
+ * walked point by point; lives are short in points, so that stays cheap.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/query.h"
+#include "query/query_impl.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+/* The GCs of one recording: end times ascending, and when the last one
+ * started. */
+struct rec_gcs {
+	int64_t *end_ns;
+	size_t n;
+	int64_t last_start_ns;
+};
+
+struct survivors_state {
+	struct query_survivors out;
+	const struct query_survivor_series **ranked;
+	struct rec_gcs *gcs; /* [n_recs] */
+	uint32_t n_recs;
+};
+
+static const char *const age_names[] = {"age <1s", "age 1-10s", "age 10-60s",
+					"age 1-10min", "age >=10min"};
+static const char *const gcs_names[] = {"survived 0 GCs", "survived 1 GC",
+					"survived 2-3 GCs", "survived 4-7 GCs",
+					"survived 8+ GCs"};
+#define N_COHORTS 5
+
+static void state_free(struct survivors_state *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->out.n_series; i++) {
+		free(st->out.series[i].live_samples);
+		free(st->out.series[i].live_bytes);
+		free(st->out.series[i].live_objects);
+	}
+	free(st->out.series);
+	free(st->out.time_ns);
+	free(st->ranked);
+	for (i = 0; i < st->n_recs; i++)
+		free(st->gcs[i].end_ns);
+	free(st->gcs);
+	free(st);
+}
+
+void query_survivors_free(struct query *q)
+{
+	state_free(q->surv);
+	q->surv = NULL;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The GCs of each recording: the agent's GC records where the store has
+ * them, else the recording's "After GC" heap summaries (JFR), whose
+ * times mark the ends of GCs.
+ */
+static int load_gcs(struct query *q, struct survivors_state *st, struct err *e)
+{
+	const struct store_gc *g;
+	const struct store_heap *h;
+	uint32_t n_g, n_h, i;
+
+	if (store_gcs(q->s, &g, &n_g, e) < 0 ||
+	    store_heap(q->s, &h, &n_h, e) < 0)
+		return ERR_FAIL;
+	st->n_recs = q->n_recs;
+	st->gcs = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(*st->gcs));
+	for (i = 0; i < q->n_recs; i++)
+		st->gcs[i].last_start_ns = INT64_MIN;
+	for (i = 0; i < n_g; i++) {
+		struct rec_gcs *r = &st->gcs[g[i].recording];
+
+		r->end_ns = xreallocarray(r->end_ns, r->n + 1, sizeof(int64_t));
+		r->end_ns[r->n++] = g[i].end_ns;
+		if (g[i].start_ns > r->last_start_ns)
+			r->last_start_ns = g[i].start_ns;
+	}
+	for (i = 0; i < n_h; i++) {
+		struct rec_gcs *r = &st->gcs[h[i].recording];
+		const char *when = store_str(q->s, h[i].when);
+
+		if (n_g || strcmp(when, "After GC") != 0)
+			continue;
+		r->end_ns = xreallocarray(r->end_ns, r->n + 1, sizeof(int64_t));
+		r->end_ns[r->n++] = h[i].time_ns;
+	}
+	for (i = 0; i < q->n_recs; i++) {
+		struct rec_gcs *r = &st->gcs[i];
+
+		if (r->n > 1)
+			qsort(r->end_ns, r->n, sizeof(int64_t), cmp_i64);
+		/* heap summaries give no start: the end is the next best */
+		if (r->n && r->last_start_ns == INT64_MIN)
+			r->last_start_ns = r->end_ns[r->n - 1];
+	}
+	return 0;
+}
+
+/* GCs of r that ended in (a, b]. */
+static size_t gcs_between(const struct rec_gcs *r, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = r->n, x, y;
+
+	while (lo < hi) { /* first end > a */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->end_ns[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	x = lo;
+	hi = r->n;
+	while (lo < hi) { /* first end > b */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->end_ns[mid] <= b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	y = lo;
+	return y - x;
+}
+
+/* One object's life, as the passes see it. */
+struct life {
+	uint64_t i;	   /* sample */
+	int64_t born, end; /* end: death, or the recording's end */
+	bool dead;
+	int64_t bytes;
+	double objects;
+};
+
+static unsigned age_cohort(int64_t age)
+{
+	return age < 1000000000ll     ? 0
+	       : age < 10000000000ll  ? 1
+	       : age < 60000000000ll  ? 2
+	       : age < 600000000000ll ? 3
+				      : 4;
+}
+
+static unsigned gcs_cohort(size_t n)
+{
+	return n == 0 ? 0 : n == 1 ? 1 : n < 4 ? 2 : n < 8 ? 3 : 4;
+}
+
+/* The key of sample i for a plain grouping. */
+static size_t key_of(const struct query *q, enum query_group by, uint64_t i)
+{
+	const struct store_samples *sm = &q->sm;
+
+	switch (by) {
+	case GROUP_CLASS:
+		return sm->cls[i] == STORE_NONE ? q->n_classes : sm->cls[i];
+	case GROUP_SITE:
+		return q->node_site[sm->node[i]];
+	case GROUP_APP_SITE:
+		return q->node_app[sm->node[i]];
+	case GROUP_THREAD:
+		return sm->thread[i] == STORE_NONE ? q->n_threads
+						   : sm->thread[i];
+	default:
+		return sm->recording[i];
+	}
+}
+
+static const char *key_name(struct query *q, enum query_group by, size_t g)
+{
+	switch (by) {
+	case GROUP_CLASS:
+		return g == q->n_classes
+			       ? "(unknown class)"
+			       : store_str(q->s, q->classes[g].display);
+	case GROUP_SITE:
+	case GROUP_APP_SITE:
+		return q->site_names[g];
+	case GROUP_THREAD:
+		return g == q->n_threads ? "(no thread)"
+					 : store_str(q->s, q->threads[g].name);
+	default: {
+		struct buf b = BUF_INIT;
+		const char *k;
+
+		buf_addf(&b, "%zu: %s", g, store_str(q->s, q->recs[g].source));
+		k = arena_memdup(&q->names, b.data, b.len);
+		buf_release(&b);
+		return k;
+	}
+	}
+}
+
+/* First point whose time is >= t (n when none). */
+static size_t point_at_or_after(const int64_t *time, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (time[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Points [from, to) at which the object is alive. */
+static void life_points(const struct query_survivors *s, const struct life *l,
+			size_t *from, size_t *to)
+{
+	*from = point_at_or_after(s->time_ns, s->n_buckets, l->born);
+	/* dead: alive while t < death; else through its recording's end */
+	*to = point_at_or_after(s->time_ns, s->n_buckets,
+				l->dead ? l->end : l->end + 1);
+	if (*to < *from)
+		*to = *from;
+}
+
+static void series_stats(const struct query_survivors *s,
+			 struct query_survivor_series *x)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, n = (double)s->n_buckets;
+	size_t b;
+
+	x->peak_bytes = 0;
+	x->rising = 0;
+	for (b = 0; b < s->n_buckets; b++) {
+		double t = (double)(s->time_ns[b] - s->time_ns[0]) / 1e9,
+		       v = (double)x->live_bytes[b];
+
+		if (x->live_bytes[b] > x->peak_bytes)
+			x->peak_bytes = x->live_bytes[b];
+		if (b && x->live_bytes[b] > x->live_bytes[b - 1])
+			x->rising++;
+		sx += t;
+		sy += v;
+		sxx += t * t;
+		sxy += t * v;
+	}
+	x->end_bytes = s->n_buckets ? x->live_bytes[s->n_buckets - 1] : 0;
+	x->slope = s->n_buckets > 1 && n * sxx - sx * sx > 0
+			   ? (n * sxy - sx * sy) / (n * sxx - sx * sx)
+			   : 0;
+	/* grows over most of the range and still holds most of its peak:
+	 * not a cache that fills and stays, not a burst that died */
+	x->suspect = s->n_buckets >= 4 && x->slope > 0 &&
+		     x->rising * 2 >= s->n_buckets - 1 &&
+		     x->end_bytes * 2 >= x->peak_bytes && x->peak_bytes > 0;
+}
+
+static int by_peak(const void *a, const void *b)
+{
+	const struct query_survivor_series *x = a, *y = b;
+
+	if (x->peak_bytes != y->peak_bytes)
+		return x->peak_bytes < y->peak_bytes ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+int query_survivors(struct query *q, enum query_group by,
+		    const struct query_survivor_options *o,
+		    const struct query_survivors **out, struct err *e)
+{
+	struct survivors_state *st;
+	struct query_survivors *s;
+	const struct store_liveness *live;
+	const struct store_old_object *old;
+	uint32_t n_live, n_old;
+	struct life *lives = NULL;
+	size_t n_lives = 0, alloc_lives = 0, n_keys, k, b, li = 0, oi = 0;
+	size_t *slot;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, w;
+	uint64_t i;
+	int64_t **lifetimes;
+	size_t *n_lifetimes;
+
+	query_survivors_free(q);
+	*out = NULL;
+	if (q->kind != SAMPLE_AGENT && q->kind != SAMPLE_OLD_OBJECT)
+		return err_set(e, ERR_USAGE,
+			       "%s samples carry no liveness; survivors come "
+			       "from heapsift agent recordings "
+			       "(--kind agent) and jdk.OldObjectSample "
+			       "(--kind old)",
+			       sample_kind_name(q->kind));
+	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
+	    store_old_objects(q->s, &old, &n_old, e) < 0)
+		return ERR_FAIL;
+	st = xcalloc(1, sizeof(*st));
+	q->surv = st;
+	s = &st->out;
+	s->kind = q->kind;
+	if (load_gcs(q, st, e) < 0)
+		return ERR_FAIL;
+
+	/* the lives that count, and the range they span */
+	for (i = 0; i < q->sm.n && i < q->hi; i++) {
+		struct life l;
+		const struct rec_gcs *rg;
+		int64_t alloc_gc = -1, death_gc = -1;
+		uint32_t state = 0;
+
+		if (q->sm.kind[i] != q->kind)
+			continue;
+		while (li < n_live && live[li].sample < i)
+			li++;
+		if (li < n_live && live[li].sample == i) {
+			state = live[li].state;
+			alloc_gc = live[li].alloc_gc;
+			death_gc = live[li].death_gc;
+		}
+		if (!query_sample_ok(q, i))
+			continue;
+		if (!state) {
+			s->samples_unknown++;
+			continue;
+		}
+		l.i = i;
+		l.born = q->sm.time_ns[i];
+		if (q->kind == SAMPLE_OLD_OBJECT) {
+			while (oi < n_old && old[oi].sample < i)
+				oi++;
+			if (oi < n_old && old[oi].sample == i) {
+				if (old[oi].alloc_time_ns != REC_NONE)
+					l.born = old[oi].alloc_time_ns;
+				else if (old[oi].age_ns != REC_NONE)
+					l.born = q->sm.time_ns[i] -
+						 old[oi].age_ns;
+			}
+		}
+		l.dead = state == STORE_LIVE_DEAD;
+		l.end = l.dead ? live[li].death_ns
+			       : q->recs[q->sm.recording[i]].end_ns;
+		if (l.end < l.born)
+			l.end = l.born;
+		rg = &st->gcs[q->sm.recording[i]];
+		if (o->before_last_gc && !(rg->n && l.born < rg->last_start_ns))
+			continue;
+		if (o->min_gcs > 0) {
+			int64_t survived;
+
+			if (alloc_gc >= 0 && l.dead && death_gc >= 0)
+				survived = death_gc - alloc_gc - 1;
+			else if (alloc_gc >= 0 && !l.dead)
+				survived = (int64_t)rg->n - alloc_gc;
+			else /* from the GC times */
+				survived = (int64_t)gcs_between(rg, l.born,
+								l.end) -
+					   (l.dead ? 1 : 0);
+			if (survived < o->min_gcs)
+				continue;
+		}
+		l.bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+		l.objects = q->kind == SAMPLE_AGENT && q->sm.size[i] > 0
+				    ? (double)l.bytes / (double)q->sm.size[i]
+				    : 1.0;
+		if (n_lives == alloc_lives) {
+			alloc_lives = alloc_lives ? 2 * alloc_lives : 1024;
+			lives = xreallocarray(lives, alloc_lives,
+					      sizeof(*lives));
+		}
+		lives[n_lives++] = l;
+		if (l.born < lo)
+			lo = l.born;
+		if (l.end > hi)
+			hi = l.end;
+	}
+	s->samples_used = n_lives;
+	if (q->o.from_ns != INT64_MIN && q->o.from_ns > lo)
+		lo = q->o.from_ns;
+	if (q->o.to_ns != INT64_MAX && q->o.to_ns < hi)
+		hi = q->o.to_ns;
+	if (!n_lives || hi < lo) {
+		free(lives);
+		*out = s;
+		return 0;
+	}
+	{
+		uint64_t span = (uint64_t)hi - (uint64_t)lo;
+		int64_t m;
+
+		if (span > (uint64_t)INT64_MAX) {
+			free(lives);
+			return err_set(e, ERR_FORMAT,
+				       "lives span more than 292 years: the "
+				       "store's times are damaged");
+		}
+		w = o->bucket_ns > 0 ? o->bucket_ns
+				     : query_round_bucket((int64_t)span);
+		if (span / (uint64_t)w >= 100000) {
+			free(lives);
+			return err_set(e, ERR_USAGE,
+				       "%lld ns buckets make more than 100,000 "
+				       "points over %.3f s; give a wider "
+				       "--bucket",
+				       (long long)w, (double)span / 1e9);
+		}
+		m = lo % w;
+		s->start_ns = lo - (m < 0 ? m + w : m);
+		s->bucket_ns = w;
+		s->n_buckets = (size_t)(((uint64_t)hi - (uint64_t)s->start_ns) /
+					(uint64_t)w) +
+			       1;
+		s->time_ns = xmalloc(s->n_buckets * sizeof(int64_t));
+		for (b = 0; b < s->n_buckets; b++)
+			s->time_ns[b] = s->start_ns + (int64_t)(b + 1) * w;
+		/* the last point is the end of the range, not past it */
+		s->time_ns[s->n_buckets - 1] = hi;
+		if (s->n_buckets > 1 && s->time_ns[s->n_buckets - 2] >= hi)
+			s->n_buckets--, s->time_ns[s->n_buckets - 1] = hi;
+	}
+
+	/* keys in use get a series each */
+	n_keys = o->cohort		 ? N_COHORTS
+		 : by == GROUP_CLASS	 ? (size_t)q->n_classes + 1
+		 : by == GROUP_THREAD	 ? (size_t)q->n_threads + 1
+		 : by == GROUP_RECORDING ? q->n_recs
+					 : q->n_sites;
+	slot = xmalloc((n_keys ? n_keys : 1) * sizeof(size_t));
+	for (k = 0; k < n_keys; k++)
+		slot[k] = SIZE_MAX;
+	for (k = 0; k < n_lives; k++) {
+		size_t key = o->cohort ? 0 : key_of(q, by, lives[k].i);
+
+		if (o->cohort) {
+			for (key = 0; key < N_COHORTS; key++)
+				if (slot[key] == SIZE_MAX)
+					slot[key] = s->n_series++;
+			break;
+		}
+		if (slot[key] == SIZE_MAX)
+			slot[key] = s->n_series++;
+	}
+	s->series = xcalloc(s->n_series ? s->n_series : 1, sizeof(*s->series));
+	lifetimes = xcalloc(s->n_series ? s->n_series : 1, sizeof(int64_t *));
+	n_lifetimes = xcalloc(s->n_series ? s->n_series : 1, sizeof(size_t));
+	for (k = 0; k < n_keys; k++) {
+		struct query_survivor_series *x;
+
+		if (slot[k] == SIZE_MAX)
+			continue;
+		x = &s->series[slot[k]];
+		x->key = o->cohort == COHORT_AGE   ? age_names[k]
+			 : o->cohort == COHORT_GCS ? gcs_names[k]
+						   : key_name(q, by, k);
+		/* one extra slot: the difference arrays' far end */
+		x->live_samples = xcalloc(s->n_buckets + 1, sizeof(uint64_t));
+		x->live_bytes = xcalloc(s->n_buckets + 1, sizeof(int64_t));
+		x->live_objects = xcalloc(s->n_buckets + 1, sizeof(double));
+		x->median_life_ns = -1;
+	}
+
+	for (k = 0; k < n_lives; k++) {
+		const struct life *l = &lives[k];
+		size_t from, to;
+
+		life_points(s, l, &from, &to);
+		if (!o->cohort) {
+			struct query_survivor_series *x =
+				&s->series[slot[key_of(q, by, l->i)]];
+			size_t si = slot[key_of(q, by, l->i)];
+
+			x->samples++;
+			if (l->dead) {
+				x->dead++;
+				lifetimes[si] = xreallocarray(
+					lifetimes[si], n_lifetimes[si] + 1,
+					sizeof(int64_t));
+				lifetimes[si][n_lifetimes[si]++] =
+					l->end - l->born;
+			} else {
+				x->alive++;
+			}
+			/* differences: summed into levels below */
+			x->live_samples[from]++;
+			x->live_samples[to]--;
+			x->live_bytes[from] =
+				add_wrap(x->live_bytes[from], l->bytes);
+			x->live_bytes[to] =
+				add_wrap(x->live_bytes[to], -l->bytes);
+			x->live_objects[from] += l->objects;
+			x->live_objects[to] -= l->objects;
+			continue;
+		}
+		for (b = from; b < to; b++) {
+			size_t c;
+			struct query_survivor_series *x;
+
+			if (o->cohort == COHORT_AGE)
+				c = age_cohort(s->time_ns[b] - l->born);
+			else
+				c = gcs_cohort(gcs_between(
+					&st->gcs[q->sm.recording[l->i]],
+					l->born, s->time_ns[b]));
+			x = &s->series[slot[c]];
+			x->live_samples[b]++;
+			x->live_bytes[b] = add_wrap(x->live_bytes[b], l->bytes);
+			x->live_objects[b] += l->objects;
+		}
+	}
+	for (k = 0; k < s->n_series; k++) {
+		struct query_survivor_series *x = &s->series[k];
+
+		if (!o->cohort)
+			for (b = 1; b < s->n_buckets; b++) {
+				x->live_samples[b] += x->live_samples[b - 1];
+				x->live_bytes[b] = add_wrap(
+					x->live_bytes[b], x->live_bytes[b - 1]);
+				x->live_objects[b] += x->live_objects[b - 1];
+			}
+		for (b = 0; b < s->n_buckets; b++)
+			if (fabs(x->live_objects[b]) < 1e-6)
+				x->live_objects[b] = 0; /* float residue */
+		if (n_lifetimes[k]) {
+			qsort(lifetimes[k], n_lifetimes[k], sizeof(int64_t),
+			      cmp_i64);
+			x->median_life_ns = lifetimes[k][n_lifetimes[k] / 2];
+		}
+		free(lifetimes[k]);
+		series_stats(s, x);
+	}
+	free(lifetimes);
+	free(n_lifetimes);
+	free(slot);
+	free(lives);
+	if (s->n_series > 1 && !o->cohort)
+		qsort(s->series, s->n_series, sizeof(*s->series), by_peak);
+	*out = s;
+	return 0;
+}
+
+static int by_suspicion(const void *a, const void *b)
+{
+	const struct query_survivor_series *x =
+		*(const struct query_survivor_series *const *)a;
+	const struct query_survivor_series *y =
+		*(const struct query_survivor_series *const *)b;
+
+	if (x->suspect != y->suspect)
+		return x->suspect ? -1 : 1;
+	if (x->slope != y->slope)
+		return x->slope < y->slope ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+size_t query_leak_suspects(struct query *q,
+			   const struct query_survivor_series *const **out)
+{
+	struct survivors_state *st = q->surv;
+	size_t i;
+
+	*out = NULL;
+	if (!st)
+		return 0;
+	free(st->ranked);
+	st->ranked = xmalloc((st->out.n_series ? st->out.n_series : 1) *
+			     sizeof(*st->ranked));
+	for (i = 0; i < st->out.n_series; i++)
+		st->ranked[i] = &st->out.series[i];
+	if (st->out.n_series > 1)
+		qsort(st->ranked, st->out.n_series, sizeof(*st->ranked),
+		      by_suspicion);
+	*out = st->ranked;
+	return st->out.n_series;
+}
