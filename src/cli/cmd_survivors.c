@@ -13,6 +13,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 static const char survivors_help[] =
 	"usage: heapsift survivors CASE.hsdb [--by=GROUP] [--bucket=DURATION]\n"
@@ -34,10 +35,12 @@ static const char survivors_help[] =
 	"      --bucket=DURATION   time between points (default: about 60)\n"
 	"      --limit=N           the N keys with the largest live peaks\n"
 	"                          (default 10; 0 for all; CSV: all)\n"
-	"      --leaks             rank the keys as leak suspects: live set\n"
-	"                          growing over most of the range (slope in\n"
-	"                          bytes per second, rising points) and still\n"
-	"                          near its peak at the end\n"
+	"      --leaks             rank the keys as leak suspects: a live set\n"
+	"                          that rises at several points and seldom\n"
+	"                          falls, still grows after the first third\n"
+	"                          of the range, and ends near its peak\n"
+	"                          (evidence: slope per second, rising "
+	"points)\n"
 	"      --min-gcs=N         only objects that survived at least N GCs\n"
 	"      --before-last-gc    only objects allocated before the last GC "
 	"of\n"
@@ -67,6 +70,19 @@ static void sparkline(struct buf *out, const int64_t *v, size_t n, int64_t max,
 	}
 }
 
+static void sparkline_u(struct buf *out, const uint64_t *v, size_t n,
+			uint64_t max, size_t width)
+{
+	int64_t *tmp = xmalloc((n ? n : 1) * sizeof(int64_t));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		tmp[i] = v[i] > INT64_MAX ? INT64_MAX : (int64_t)v[i];
+	sparkline(out, tmp, n, max > INT64_MAX ? INT64_MAX : (int64_t)max,
+		  width);
+	free(tmp);
+}
+
 static void put_life(struct buf *out, int64_t ns)
 {
 	if (ns < 0)
@@ -89,8 +105,9 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 		       "peak_bytes,suspect\r\n",
 		       keyname);
 	else
-		printf("leak suspects by %s: live set growing over most of "
-		       "%zu points and still near its peak at the end\n"
+		printf("leak suspects by %s: a live set that rises at several "
+		       "of %zu points,\nseldom falls, still grows after the "
+		       "first third and ends near its peak\n"
 		       "%4s %14s %9s %12s %12s  %s\n",
 		       keyname, sv->n_buckets, "RANK", "SLOPE", "RISING",
 		       "AT END", "PEAK", keyname);
@@ -110,12 +127,20 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 
 			if (!x->suspect || (limit && shown >= limit))
 				break;
-			view_bytes((int64_t)x->slope, a, sizeof(a));
+			if (sv->by_samples) {
+				snprintf(a, sizeof(a), "%.2f smp", x->slope);
+				snprintf(b, sizeof(b), "%llu smp",
+					 (unsigned long long)x->end_samples);
+				snprintf(c, sizeof(c), "%llu smp",
+					 (unsigned long long)x->peak_samples);
+			} else {
+				view_bytes((int64_t)x->slope, a, sizeof(a));
+				view_bytes(x->end_bytes, b, sizeof(b));
+				view_bytes(x->peak_bytes, c, sizeof(c));
+			}
 			buf_addf(&line, "%4zu %12s/s %4u of %-2zu %12s %12s  ",
 				 shown + 1, a, x->rising,
-				 sv->n_buckets ? sv->n_buckets - 1 : 0,
-				 view_bytes(x->end_bytes, b, sizeof(b)),
-				 view_bytes(x->peak_bytes, c, sizeof(c)));
+				 sv->n_buckets ? sv->n_buckets - 1 : 0, b, c);
 			buf_add_printable(&line, x->key, strlen(x->key));
 			buf_addch(&line, '\n');
 		}
@@ -319,9 +344,16 @@ int cmd_survivors(int argc, char **argv)
 			char pb[32], eb[32];
 
 			buf_reset(&line);
-			buf_addf(&line, "%12s %12s %7llu %7llu %11s",
-				 view_bytes(x->peak_bytes, pb, sizeof(pb)),
-				 view_bytes(x->end_bytes, eb, sizeof(eb)),
+			if (sv->by_samples) {
+				snprintf(pb, sizeof(pb), "%llu smp",
+					 (unsigned long long)x->peak_samples);
+				snprintf(eb, sizeof(eb), "%llu smp",
+					 (unsigned long long)x->end_samples);
+			} else {
+				view_bytes(x->peak_bytes, pb, sizeof(pb));
+				view_bytes(x->end_bytes, eb, sizeof(eb));
+			}
+			buf_addf(&line, "%12s %12s %7llu %7llu %11s", pb, eb,
 				 (unsigned long long)x->dead,
 				 (unsigned long long)x->alive, "");
 			/* the life column, right-aligned by hand */
@@ -335,8 +367,12 @@ int cmd_survivors(int argc, char **argv)
 				buf_release(&life);
 			}
 			buf_adds(&line, "  ");
-			sparkline(&line, x->live_bytes, sv->n_buckets,
-				  x->peak_bytes, 32);
+			if (sv->by_samples)
+				sparkline_u(&line, x->live_samples,
+					    sv->n_buckets, x->peak_samples, 32);
+			else
+				sparkline(&line, x->live_bytes, sv->n_buckets,
+					  x->peak_bytes, 32);
 			for (b = sv->n_buckets; b < 32; b++)
 				buf_addch(&line, ' ');
 			buf_adds(&line, "  ");

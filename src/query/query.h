@@ -159,6 +159,7 @@ struct query_survivor_series {
 	int64_t *live_bytes;
 	double *live_objects;
 	int64_t peak_bytes, end_bytes;
+	uint64_t peak_samples, end_samples;
 	uint64_t samples, dead, alive; /* samples that count, by fate */
 	int64_t median_life_ns;	       /* of the dead; -1 when none died */
 	double slope;	 /* least squares, live bytes per second */
@@ -182,6 +183,8 @@ struct query_survivors {
 	struct query_survivor_series *series; /* by peak live bytes */
 	size_t n_series;
 	uint64_t samples_used, samples_unknown;
+	bool by_samples; /* the kind has no sizes here (OldObjectSample
+			    before JDK 21): trends and ranks are in samples */
 };
 
 /* The survivors by key (by; ignored when o->cohort is set).  *out is

@@ -250,36 +250,60 @@ static void series_stats(const struct query_survivors *s,
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, n = (double)s->n_buckets;
 	size_t b;
 
+	double peak = 0, prev = 0, third = 0, end = 0;
+	uint32_t falling = 0;
+
 	x->peak_bytes = 0;
+	x->peak_samples = 0;
 	x->rising = 0;
 	for (b = 0; b < s->n_buckets; b++) {
 		double t = (double)(s->time_ns[b] - s->time_ns[0]) / 1e9,
-		       v = (double)x->live_bytes[b];
+		       v = s->by_samples ? (double)x->live_samples[b]
+					 : (double)x->live_bytes[b];
 
 		if (x->live_bytes[b] > x->peak_bytes)
 			x->peak_bytes = x->live_bytes[b];
-		if (b && x->live_bytes[b] > x->live_bytes[b - 1])
+		if (x->live_samples[b] > x->peak_samples)
+			x->peak_samples = x->live_samples[b];
+		if (v > peak)
+			peak = v;
+		if (b && v > prev)
 			x->rising++;
+		if (b && v < prev)
+			falling++;
+		if (b == s->n_buckets / 3)
+			third = v;
+		prev = end = v;
 		sx += t;
 		sy += v;
 		sxx += t * t;
 		sxy += t * v;
 	}
 	x->end_bytes = s->n_buckets ? x->live_bytes[s->n_buckets - 1] : 0;
+	x->end_samples = s->n_buckets ? x->live_samples[s->n_buckets - 1] : 0;
 	x->slope = s->n_buckets > 1 && n * sxx - sx * sx > 0
 			   ? (n * sxy - sx * sy) / (n * sxx - sx * sx)
 			   : 0;
-	/* grows over most of the range and still holds most of its peak:
-	 * not a cache that fills and stays, not a burst that died */
-	x->suspect = s->n_buckets >= 4 && x->slope > 0 &&
-		     x->rising * 2 >= s->n_buckets - 1 &&
-		     x->end_bytes * 2 >= x->peak_bytes && x->peak_bytes > 0;
+	/*
+	 * A leak suspect: the live set rises at several points and seldom
+	 * falls (a working set that churns falls as often as it rises), it
+	 * is still growing after the first third of the range (a cache that
+	 * fills at start-up and stays is not), and it ends near its peak (a
+	 * burst that died is not).
+	 */
+	x->suspect = s->n_buckets >= 4 && x->slope > 0 && x->rising >= 3 &&
+		     falling * 4 <= x->rising && end > third * 1.2 &&
+		     2 * end >= peak && peak > 0;
 }
 
 static int by_peak(const void *a, const void *b)
 {
 	const struct query_survivor_series *x = a, *y = b;
 
+	if (x->peak_bytes != y->peak_bytes)
+		return x->peak_bytes < y->peak_bytes ? 1 : -1;
+	if (x->peak_samples != y->peak_samples)
+		return x->peak_samples < y->peak_samples ? 1 : -1;
 	if (x->peak_bytes != y->peak_bytes)
 		return x->peak_bytes < y->peak_bytes ? 1 : -1;
 	return strcmp(x->key, y->key);
@@ -394,6 +418,12 @@ int query_survivors(struct query *q, enum query_group by,
 			hi = l.end;
 	}
 	s->samples_used = n_lives;
+	s->by_samples = true;
+	for (k = 0; k < n_lives; k++)
+		if (lives[k].bytes) {
+			s->by_samples = false;
+			break;
+		}
 	if (q->o.from_ns != INT64_MIN && q->o.from_ns > lo)
 		lo = q->o.from_ns;
 	if (q->o.to_ns != INT64_MAX && q->o.to_ns < hi)
