@@ -37,8 +37,8 @@ static const char survivors_help[] =
 	"                          (default 10; 0 for all; CSV: all)\n"
 	"      --leaks             rank the keys as leak suspects: a live set\n"
 	"                          that rises at several points and seldom\n"
-	"                          falls, still grows after the first third\n"
-	"                          of the range, and ends near its peak\n"
+	"                          falls, still grows in the later half of\n"
+	"                          the range, and ends near its peak\n"
 	"                          (evidence: slope per second, rising "
 	"points)\n"
 	"      --min-gcs=N         only objects that survived at least N GCs\n"
@@ -106,8 +106,8 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 		       keyname);
 	else
 		printf("leak suspects by %s: a live set that rises at several "
-		       "of %zu points,\nseldom falls, still grows after the "
-		       "first third and ends near its peak\n"
+		       "of %zu points,\nseldom falls, still grows in the later "
+		       "half and ends near its peak\n"
 		       "%4s %14s %9s %12s %12s  %s\n",
 		       keyname, sv->n_buckets, "RANK", "SLOPE", "RISING",
 		       "AT END", "PEAK", keyname);
@@ -353,9 +353,13 @@ int cmd_survivors(int argc, char **argv)
 				view_bytes(x->peak_bytes, pb, sizeof(pb));
 				view_bytes(x->end_bytes, eb, sizeof(eb));
 			}
-			buf_addf(&line, "%12s %12s %7llu %7llu %11s", pb, eb,
-				 (unsigned long long)x->dead,
-				 (unsigned long long)x->alive, "");
+			if (so.cohort) /* a life crosses cohorts: no fates */
+				buf_addf(&line, "%12s %12s %7s %7s %11s", pb,
+					 eb, "-", "-", "");
+			else
+				buf_addf(&line, "%12s %12s %7llu %7llu %11s",
+					 pb, eb, (unsigned long long)x->dead,
+					 (unsigned long long)x->alive, "");
 			/* the life column, right-aligned by hand */
 			{
 				struct buf life = BUF_INIT;

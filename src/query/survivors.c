@@ -250,7 +250,8 @@ static void series_stats(const struct query_survivors *s,
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, n = (double)s->n_buckets;
 	size_t b;
 
-	double peak = 0, prev = 0, third = 0, end = 0;
+	double peak = 0, prev = 0, end = 0, late;
+	double hx = 0, hy = 0, hxx = 0, hxy = 0, hn = 0; /* the later half */
 	uint32_t falling = 0;
 
 	x->peak_bytes = 0;
@@ -271,8 +272,13 @@ static void series_stats(const struct query_survivors *s,
 			x->rising++;
 		if (b && v < prev)
 			falling++;
-		if (b == s->n_buckets / 3)
-			third = v;
+		if (b >= s->n_buckets / 2) {
+			hx += t;
+			hy += v;
+			hxx += t * t;
+			hxy += t * v;
+			hn++;
+		}
 		prev = end = v;
 		sx += t;
 		sy += v;
@@ -284,15 +290,19 @@ static void series_stats(const struct query_survivors *s,
 	x->slope = s->n_buckets > 1 && n * sxx - sx * sx > 0
 			   ? (n * sxy - sx * sy) / (n * sxx - sx * sx)
 			   : 0;
+	late = hn > 1 && hn * hxx - hx * hx > 0
+		       ? (hn * hxy - hx * hy) / (hn * hxx - hx * hx)
+		       : 0;
 	/*
 	 * A leak suspect: the live set rises at several points and seldom
 	 * falls (a working set that churns falls as often as it rises), it
-	 * is still growing after the first third of the range (a cache that
-	 * fills at start-up and stays is not), and it ends near its peak (a
+	 * still grows in the later half of the range at half its overall
+	 * rate or more (a cache or a pool of held objects that fills and
+	 * then stays level is not a leak), and it ends near its peak (a
 	 * burst that died is not).
 	 */
 	x->suspect = s->n_buckets >= 4 && x->slope > 0 && x->rising >= 3 &&
-		     falling * 4 <= x->rising && end > third * 1.2 &&
+		     falling * 4 <= x->rising && late >= 0.5 * x->slope &&
 		     2 * end >= peak && peak > 0;
 }
 

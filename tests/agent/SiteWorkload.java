@@ -7,6 +7,9 @@
 //
 //   java SiteWorkload SECONDS HOLD_SECONDS
 //
+// It calls System.gc() every 500 ms (see the loop) so that deaths are
+// seen promptly.
+//
 // Sites (each a method of its own, so that the allocating frame names it):
 //   retain  byte[1024..4095], kept in a static list to the end (a leak)
 //   drop    byte[2048..10239], dropped at once
@@ -63,7 +66,7 @@ public class SiteWorkload {
 		long holdNanos = (long) (holdSeconds * 1e9);
 		Random r = new Random(42);
 		long start = System.nanoTime(), end = start + (long) (seconds * 1e9);
-		long now;
+		long now, lastGc = start;
 		int i = 0;
 
 		while ((now = System.nanoTime()) < end) {
@@ -83,6 +86,15 @@ public class SiteWorkload {
 			// a steady pace: about 25 MB/s retained; -Xmx1g holds 8 s
 			Thread.sleep(4);
 			i++;
+			// Young GCs do not reclaim what was promoted: a held
+			// object that dies in the old generation is gone (and its
+			// weak reference cleared) only when the old generation is
+			// collected, which a roomy heap may never need.  A full GC
+			// every 500 ms makes deaths visible within 500 ms.
+			if (now - lastGc >= 500_000_000L) {
+				System.gc();
+				lastGc = now;
+			}
 		}
 		System.out.printf(
 			"{\"sites\": {\"SiteWorkload.retain\": %d, "

@@ -12,7 +12,8 @@ SRC="$(cd "$(dirname "$0")/../agent" && pwd)"
 SECS=${AGENT_TRUTH_SECONDS:-6}
 HOLD=2
 
-agent=$("$HEAPSIFT" agent-path 2>/dev/null) || agent=
+# HS_AGENT names a library to test instead of the one heapsift finds
+agent=${HS_AGENT:-$("$HEAPSIFT" agent-path 2>/dev/null)} || agent=
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
 	echo "SKIP agent_truth: no JDK (java, javac) on PATH"
 	t_begin agent_truth_skipped_no_jdk
