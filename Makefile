@@ -146,6 +146,7 @@ $(BUILD)/tests/bench/%.o: HS_CFLAGS += -Wno-missing-prototypes
 bench: $(BIN) $(BUILD)/store-bench
 	@tests/bench/jfr_bench.sh
 	@STORE_BENCH=$(BUILD)/store-bench tests/bench/store_bench.sh
+	@tests/bench/agent_bench.sh
 
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
