@@ -23,7 +23,8 @@ static const char export_help[] =
 	"\n"
 	"Write the store as CSV tables into DIR (created if missing):\n"
 	"recordings, settings, threads, classes, methods, frames, stacks,\n"
-	"samples, old_objects, heap_summaries.  docs/export.md describes\n"
+	"samples, old_objects, heap_summaries, liveness, gcs.\n"
+	"docs/export.md describes\n"
 	"every column; the tables join on their id columns.\n"
 	"\n"
 	"      --format=csv   the only format so far\n"
@@ -129,6 +130,9 @@ int cmd_export(int argc, char **argv)
 	const struct store_node *nodes;
 	const struct store_heap *heap;
 	const struct store_old_object *old;
+	const struct store_liveness *live;
+	const struct store_gc *gcs;
+	uint32_t n_live, n_gcs;
 	uint32_t n_recs, n_sets, n_threads, n_classes, n_methods, n_frames,
 		n_nodes, n_heap, n_old, i, k;
 	struct store_samples sm;
@@ -189,6 +193,8 @@ int cmd_export(int argc, char **argv)
 	    store_nodes(s, &nodes, &n_nodes, &e) < 0 ||
 	    store_heap(s, &heap, &n_heap, &e) < 0 ||
 	    store_old_objects(s, &old, &n_old, &e) < 0 ||
+	    store_liveness(s, &live, &n_live, &e) < 0 ||
+	    store_gcs(s, &gcs, &n_gcs, &e) < 0 ||
 	    store_samples(s, &sm, &e) < 0) {
 		view_error("export", &e);
 		store_close(s);
@@ -350,6 +356,39 @@ int cmd_export(int argc, char **argv)
 			field_int(&t, heap[i].used, false);
 			field_int(&t, heap[i].committed, false);
 			field_int(&t, heap[i].reserved, true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "liveness",
+		       "sample,state,death_ns,alloc_gc,death_gc") == 0) {
+		static const char *const states[] = {"", "dead", "alive_at_end",
+						     "alive_at_cut"};
+
+		for (i = 0; i < n_live; i++) {
+			field_int(&t, live[i].sample, false);
+			field_str(&t,
+				  live[i].state < 4 ? states[live[i].state]
+						    : "",
+				  false);
+			field_int(&t, live[i].death_ns, false);
+			field_int(&t, live[i].alloc_gc, false);
+			field_int(&t, live[i].death_gc, true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "gcs", "recording,number,start_ns,end_ns") ==
+	    0) {
+		for (i = 0; i < n_gcs; i++) {
+			field_int(&t, gcs[i].recording, false);
+			field_int(&t, gcs[i].number, false);
+			field_int(&t, gcs[i].start_ns, false);
+			field_int(&t, gcs[i].end_ns, true);
 			row_end(&t);
 		}
 		bad |= table_close(&t);

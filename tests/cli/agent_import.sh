@@ -123,6 +123,20 @@ expect_rc 2
 expect_err "carry no liveness"
 t_end
 
+t_begin agent_export_has_the_fates
+run export "$W/a.hsdb" --format=csv -o "$W/csv"
+expect_rc 0
+[ -s "$W/csv/liveness.csv" ] && [ -s "$W/csv/gcs.csv" ] || t_fail "no liveness.csv or gcs.csv"
+if command -v sqlite3 >/dev/null 2>&1; then
+	got=$(cd "$W/csv" && sqlite3 -csv :memory: ".import --csv liveness.csv l" \
+		"SELECT state, count(*) FROM l GROUP BY state ORDER BY state;" | tr -d '\r' | tr '\n' ' ')
+	want="alive_at_end,$(truth "$W/a.json" "t['alive']") dead,$(truth "$W/a.json" "t['deaths']") "
+	[ "$got" = "$want" ] || t_fail "liveness states: $got, want $want"
+	got=$(cd "$W/csv" && sqlite3 -csv :memory: ".import --csv gcs.csv g" "SELECT count(*) FROM g;" | tr -d '\r')
+	[ "$got" = "$(truth "$W/a.json" "t['gcs']")" ] || t_fail "gcs: $got"
+fi
+t_end
+
 t_begin agent_import_killed_jvm_keeps_what_was_flushed
 python3 "$MK" killed "$W/k.hsa" >"$W/k.json" || t_fail "generator failed"
 run import -o "$W/k.hsdb" "$W/k.hsa"
