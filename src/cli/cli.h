@@ -107,5 +107,6 @@ int cmd_top(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_agent_path(int argc, char **argv);
 
 #endif

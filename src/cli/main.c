@@ -26,6 +26,8 @@ const struct command command_table[] = {
 	 "allocation rate and sample rate over time"},
 	{"export", cmd_export, "CASE.hsdb --format=csv -o DIR",
 	 "write a store as CSV tables for SQL"},
+	{"agent-path", cmd_agent_path, "",
+	 "print the path of the JVMTI agent, for java -agentpath:"},
 	{NULL, NULL, NULL, NULL},
 };
 
