@@ -131,6 +131,13 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 			  "bytes waited to be written (option buffer=)",
 			  (unsigned long long)counter_get(ARC_DROPPED_BUFFER),
 			  (unsigned long long)agent.opt.buffer);
+	if (agent.out.failed) {
+		msg_error("%s is incomplete (writing failed); it holds %llu "
+			  "samples",
+			  agent.opt.file,
+			  (unsigned long long)counter_get(ARC_WRITTEN));
+		return;
+	}
 	msg_note("wrote %llu samples (%llu tracked: %llu died, %llu alive at "
 		 "the end), %llu GCs, %llu bytes to %s",
 		 (unsigned long long)counter_get(ARC_WRITTEN),
@@ -222,7 +229,12 @@ static int set_callbacks(jvmtiEnv *jvmti)
 	return 0;
 }
 
-/* The file, its header, the tables.  0, or -1 after a message. */
+/*
+ * The file, its header, the tables.  0; -1 after a message when the
+ * JVM should not start (the file cannot be created: as good as a bad
+ * file= option); 1 after a message when the header could not be written
+ * (a write error: the JVM runs, without the agent).
+ */
 static int open_recording(jvmtiEnv *jvmti)
 {
 	char *name = property(jvmti, "java.vm.name", NULL);
@@ -248,9 +260,7 @@ static int open_recording(jvmtiEnv *jvmti)
 			  strerror(errno));
 		goto out;
 	}
-	if (flusher_header(name, version, vendor) < 0)
-		goto out;
-	rc = 0;
+	rc = flusher_header(name, version, vendor) < 0 ? 1 : 0;
 out:
 	free(name);
 	free(version);
@@ -293,11 +303,17 @@ static jint load(JavaVM *vm, const char *options, bool attach)
 		agent.jvmti = NULL;
 		return attach ? JNI_ERR : JNI_OK;
 	}
-	if (open_recording(jvmti) < 0 || set_callbacks(jvmti) < 0) {
-		if (agent.out.fd >= 0) {
-			writer_close(&agent.out, false);
-			unlink(agent.opt.file);
-		}
+	/* the file is never removed on failure: file= may name something
+	 * that was there before, such as /dev/full */
+	rc = open_recording(jvmti);
+	if (rc > 0) {
+		writer_close(&agent.out, false);
+		msg_error("the agent is disabled; the application runs "
+			  "without it");
+		return attach ? JNI_ERR : JNI_OK;
+	}
+	if (rc < 0 || set_callbacks(jvmti) < 0) {
+		writer_close(&agent.out, false);
 		return JNI_ERR;
 	}
 	if (attach) {

@@ -274,10 +274,9 @@ static void flush(bool final)
 static void JNICALL thread_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
 	int64_t next = mono_ms() + agent.opt.flush_ms, left;
+	bool gc, sampling = true;
 	uint32_t fin;
-	bool gc;
 
-	(void)jvmti;
 	(void)arg;
 	while (!atomic_load(&stop_asked)) {
 		left = next - mono_ms();
@@ -295,6 +294,14 @@ static void JNICALL thread_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		if (gc || mono_ms() >= next) {
 			flush(false);
 			next = mono_ms() + agent.opt.flush_ms;
+		}
+		if (agent.out.failed && sampling) {
+			/* nothing more can reach the file: spare the
+			 * application the cost of sampling */
+			(*jvmti)->SetEventNotificationMode(
+				jvmti, JVMTI_DISABLE,
+				JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+			sampling = false;
 		}
 	}
 	pthread_mutex_lock(&ctl_lock);

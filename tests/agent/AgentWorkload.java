@@ -5,6 +5,8 @@
 //   java AgentWorkload threads N MB   N threads allocate MB megabytes each,
 //                                     all at once, then exit
 //   java AgentWorkload forever        allocates until it is killed
+//   java AgentWorkload exit N         N threads allocate without end while
+//                                     main calls System.exit(0) amid them
 //   java AgentWorkload until FILE     allocates until FILE exists (an agent
 //                                     attached later creates it), a while
 //                                     longer, then exits
@@ -74,6 +76,20 @@ public class AgentWorkload {
             t.join();
     }
 
+    static void exitAmid(int n) {
+        for (int t = 0; t < n; t++) {
+            Thread th = new Thread(() -> {
+                for (int i = 0;; i++)
+                    sink = garbage(i);
+            }, "busy-" + t);
+            th.setDaemon(true);
+            th.start();
+        }
+        for (int i = 0; i < 100_000; i++)
+            sink = garbage(i);
+        System.exit(0);
+    }
+
     static void forever() {
         for (long i = 0;; i++) {
             sink = garbage((int) i);
@@ -114,6 +130,9 @@ public class AgentWorkload {
         switch (args.length > 0 ? args[0] : "basic") {
         case "threads":
             threads(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            break;
+        case "exit":
+            exitAmid(Integer.parseInt(args[1]));
             break;
         case "forever":
             forever();

@@ -12,6 +12,8 @@
 #   - a JVM killed with SIGKILL after its first flush: readable up to the
 #     last whole record, no END; cut and damaged copies of it end the
 #     readable part where the spec says;
+#   - System.exit() amid allocating threads: a complete file; a write
+#     error (file size limit): one message, the JVM runs on;
 #   - bad options stop the JVM with the agent's message;
 #   - dynamic attach with jcmd JVMTI.agent_load;
 #   - `heapsift agent-path`, and the library's exported symbols.
@@ -280,6 +282,37 @@ check "$W/bad.hsa" bad
 expect_eq bad stop_reason "CRC mismatch"
 br=$(jget bad readable_end)
 [ "$br" -lt "$cr" ] 2>/dev/null || t_fail "damaged file: readable_end $br, not before $cr"
+t_end
+
+# --- exits and write errors -------------------------------------------------
+t_begin exit_amid_allocating_threads_completes_the_file
+# main calls System.exit(0) while 6 daemon threads allocate, at a small
+# interval and flush_ms=1: samples in flight and the writer mid-batch
+jrun exit "file=exit.hsa,interval=4k,flush_ms=1,quiet" exit 6
+[ $jrc = 0 ] || t_fail "java exited with $jrc: $(tail -n 5 "$W/exit.out")"
+check "$W/exit.hsa" exit --require-end
+expect_valid exit
+expect_gt exit samples 0
+n=$(jget exit samples)
+expect_eq exit counters.samples "$n"
+t_end
+
+t_begin write_error_stops_the_recording_not_the_jvm
+# a file size limit makes write() fail with EFBIG (HotSpot ignores
+# SIGXFSZ): one message, the application runs on and exits normally
+(cd "$W" && ulimit -f 200 && exec $TO java -Xmx256m \
+	-agentpath:"$LIB=file=full.hsa,interval=16k,flush_ms=50" \
+	-cp "$W/classes" AgentWorkload basic >"$W/full.out" 2>&1)
+jrc=$?
+[ $jrc = 0 ] || t_fail "java exited with $jrc: $(tail -n 5 "$W/full.out")"
+grep -q "^kept " "$W/full.out" || t_fail "the workload did not finish"
+n=$(grep -c "heapsift-agent: writing .*full.hsa failed at offset" "$W/full.out")
+[ "$n" = 1 ] || t_fail "$n write-error messages: $(cat "$W/full.out")"
+grep -q "full.hsa is incomplete" "$W/full.out" ||
+	t_fail "no closing message about the incomplete file: $(cat "$W/full.out")"
+check "$W/full.hsa" full
+expect_valid full
+expect_eq full end False
 t_end
 
 # --- 4: bad options ---------------------------------------------------------
