@@ -16,7 +16,8 @@
 #     error (file size limit): one message, the JVM runs on;
 #   - bad options stop the JVM with the agent's message;
 #   - dynamic attach with jcmd JVMTI.agent_load;
-#   - `heapsift agent-path`, and the library's exported symbols.
+#   - `heapsift agent-path`, the library's exported symbols, and where
+#     make install puts it.
 # Asserts no times: the machines are shared.
 #
 # Without java and javac on PATH the suite prints one "ok agent # skipped"
@@ -130,6 +131,20 @@ if command -v nm >/dev/null 2>&1; then
 else
 	echo "  (no nm: not checked)"
 fi
+t_end
+
+t_begin install_puts_the_library_in_libdir
+dest=$T/dest
+if ! make -s -C "$top" --no-print-directory install DESTDIR="$dest" PREFIX=/opt/hs \
+	>"$T/make.log" 2>&1; then
+	t_fail "make install failed: $(cat "$T/make.log")"
+fi
+[ -f "$dest/opt/hs/lib/heapsift/libheapsift-agent.so" ] ||
+	t_fail "no $dest/opt/hs/lib/heapsift/libheapsift-agent.so"
+make -s -C "$top" --no-print-directory uninstall DESTDIR="$dest" PREFIX=/opt/hs \
+	>"$T/make.log" 2>&1 || t_fail "make uninstall failed: $(cat "$T/make.log")"
+[ ! -e "$dest/opt/hs/lib/heapsift" ] || t_fail "uninstall left $(find "$dest/opt/hs/lib")"
+rm -rf "$dest"
 t_end
 
 # --- 1: a whole recording ---------------------------------------------------
