@@ -80,9 +80,19 @@ static void thread_lookups(JNIEnv *jni)
 static int start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	jvmtiError e;
+	int rc;
 
+	/* on attach this runs in the attach listener thread, which does
+	 * not return to Java to free our local references */
+	if ((*jni)->PushLocalFrame(jni, 16) < 0) {
+		(*jni)->ExceptionClear(jni);
+		msg_error("out of memory at start; recording nothing");
+		return -1;
+	}
 	thread_lookups(jni);
-	if (flusher_start(jvmti, jni) < 0)
+	rc = flusher_start(jvmti, jni);
+	(*jni)->PopLocalFrame(jni, NULL);
+	if (rc < 0)
 		return -1;
 	e = (*jvmti)->SetHeapSamplingInterval(jvmti, (jint)agent.opt.interval);
 	if (e != JVMTI_ERROR_NONE) {
