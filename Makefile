@@ -4,6 +4,10 @@
 #   make test         unit, golden and CLI tests; last line "N passed, N failed"
 #   make check        the same suite under ASan+UBSan, built in build-check/
 #   make install      PREFIX=/usr/local, DESTDIR supported; make uninstall
+#
+# build/libheapsift-agent.so, the JVMTI agent, is built too when the
+# JDK's jvmti.h is found (JDK_INCLUDE; see below), and skipped with a
+# notice when it is not.
 #   make format-check clang-format dry run over the sources
 #   make golden-update rewrite tests/golden/*.expected from the current binary
 #   make bench        heapsift against the JDK's jfr on a large recording
@@ -60,9 +64,45 @@ LIBHS := $(BUILD)/libheapsift.a
 UNIT_BIN := $(BUILD)/unit-tests
 
 .PHONY: all test check unit golden-update install uninstall clean \
-	format format-check layering deps-test fuzz bench
+	format format-check layering deps-test fuzz bench agent agent-notice
 .DEFAULT_GOAL := all
-all: $(BIN)
+all: $(BIN) agent
+
+# The JVMTI agent (src/agent), a shared library loaded into JVMs.  It
+# links nothing of heapsift but the CRC and includes only the format
+# header, is built without sanitizers even under `make check` (an ASan
+# library cannot be loaded into a java that is not ASan), and exports
+# only the Agent_* entry points.  JDK_INCLUDE: the include folder of the
+# JDK whose javac is on PATH, else Debian's default-java.
+ifeq ($(origin JDK_INCLUDE),undefined)
+JDK_INCLUDE := $(shell j=$$(command -v javac 2>/dev/null) && \
+	j=$$(readlink -f "$$j") && d=$${j%/bin/javac}/include && \
+	[ -f "$$d/jvmti.h" ] && echo "$$d" || echo /usr/lib/jvm/default-java/include)
+endif
+AGENT := $(BUILD)/libheapsift-agent.so
+AGENT_SRC := $(wildcard src/agent/*.c) src/util/crc32c.c
+AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/pic/%.o)
+HAVE_JVMTI := $(if $(wildcard $(JDK_INCLUDE)/jvmti.h),1,)
+AGENT_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -Isrc -I. -MMD -MP \
+	-isystem $(JDK_INCLUDE) -isystem $(JDK_INCLUDE)/linux \
+	-fPIC -fvisibility=hidden -O2 -g
+
+ifeq ($(HAVE_JVMTI),1)
+agent: $(AGENT)
+else
+agent: agent-notice
+endif
+agent-notice:
+	@echo "notice: no jvmti.h in $(JDK_INCLUDE) (set JDK_INCLUDE=JDK/include); libheapsift-agent.so is not built"
+
+$(BUILD)/pic/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC      $< (agent)")
+	$(Q)$(CC) $(AGENT_CFLAGS) -c -o $@ $<
+
+$(AGENT): $(AGENT_OBJ)
+	$(if $(V),,@echo "  LINK    $@")
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,-z,now -o $@ $^ -lpthread
 
 # V=1 shows the full command lines.
 Q = $(if $(V),,@)
@@ -97,7 +137,7 @@ unit: $(UNIT_BIN)
 deps-test:
 	@build-aux/deps.sh test
 
-test: deps-test $(BIN) $(UNIT_BIN) layering
+test: deps-test $(BIN) $(UNIT_BIN) layering agent
 	@HEAPSIFT=$(abspath $(BIN)) UNIT=$(abspath $(UNIT_BIN)) \
 		HS_SANITIZED=$(if $(SAN),1,) tests/run
 
@@ -165,15 +205,21 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_SRC)
 
-install: $(BIN)
+install: $(BIN) agent
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/heapsift
 	install -m 644 docs/heapsift.1 $(DESTDIR)$(MANDIR)/man1/heapsift.1
+ifeq ($(HAVE_JVMTI),1)
+	install -d $(DESTDIR)$(LIBDIR)/heapsift
+	install -m 755 $(AGENT) $(DESTDIR)$(LIBDIR)/heapsift/libheapsift-agent.so
+endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/heapsift $(DESTDIR)$(MANDIR)/man1/heapsift.1
+	rm -f $(DESTDIR)$(LIBDIR)/heapsift/libheapsift-agent.so
+	rmdir $(DESTDIR)$(LIBDIR)/heapsift 2>/dev/null || true
 
 clean:
 	rm -rf build build-check build-clang build-fuzz heapsift
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(AGENT_OBJ:.o=.d)

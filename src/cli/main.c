@@ -29,6 +29,8 @@ const struct command command_table[] = {
 	 "live objects over time by site or class; leak suspects"},
 	{"export", cmd_export, "CASE.hsdb --format=csv -o DIR",
 	 "write a store as CSV tables for SQL"},
+	{"agent-path", cmd_agent_path, "",
+	 "print the path of the JVMTI agent, for java -agentpath:"},
 	{NULL, NULL, NULL, NULL},
 };
 

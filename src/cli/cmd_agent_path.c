@@ -1,0 +1,65 @@
+/*
+ * heapsift agent-path: where libheapsift-agent.so is, for
+ * `java -agentpath:$(heapsift agent-path)=file=...`.  It looks where
+ * paths_find_runtime() looks (beside the binary, build/ beside it,
+ * LIBDIR/heapsift/) and loads nothing: whether the JVM accepts the
+ * library is the JVM's to say.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "util/buf.h"
+#include "util/paths.h"
+
+#define AGENT_LIB "libheapsift-agent.so"
+
+static const char agent_path_help[] =
+	"usage: heapsift agent-path\n"
+	"\n"
+	"Print the absolute path of the heapsift JVMTI agent, " AGENT_LIB ",\n"
+	"for example to record a JVM's heap samples with\n"
+	"\n"
+	"  java -agentpath:$(heapsift agent-path)=file=app-%p.hsa ...\n"
+	"\n"
+	"It is looked for beside heapsift, in build/ beside it, then where\n"
+	"make install puts it (LIBDIR/heapsift/).  docs/agent.md lists the\n"
+	"agent's options.  Exit status 1 when it is not found.\n"
+	"\n"
+	"  -h, --help    this text\n";
+
+int cmd_agent_path(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct buf path = BUF_INIT;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(agent_path_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		default:
+			return cli_getopt_error("agent-path", c, argv);
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("agent-path", "takes no arguments");
+	if (!paths_find_runtime(AGENT_LIB, &path)) {
+		fprintf(stderr,
+			"heapsift agent-path: " AGENT_LIB " not found beside "
+			"heapsift, in build/ or at %s; run make install (it is "
+			"built only when the JDK's jvmti.h is found)\n",
+			path.data);
+		buf_release(&path);
+		return EXIT_ERROR;
+	}
+	printf("%s\n", path.data);
+	buf_release(&path);
+	return cli_finish_output(EXIT_OK);
+}
