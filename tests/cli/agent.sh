@@ -197,6 +197,14 @@ expect_eq threads counters.tracked "$n"
 v=$(jget threads threads)
 [ "$v" -ge 8 ] 2>/dev/null || t_fail "$v threads defined, expected at least 8"
 [ ! -s "$W/threads.out" ] || t_fail "quiet, yet: $(cat "$W/threads.out")"
+# heapsift's import holds exactly what the agent counted
+run import -o "$W/threads.hsdb" "$W/threads.hsa"
+expect_rc 0
+run info "$W/threads.hsdb"
+printf '%s\n' "$out" | grep -qxF "  samples     heapsift.AgentSample $n" ||
+	t_fail "the store does not hold the $n samples: $out"
+printf '%s\n' "$out" | grep -qxF "  setting     agent#samples=$n" ||
+	t_fail "the agent's counter is not $n: $out"
 t_end
 
 # --- limits: buffer, table, depth --------------------------------------------
@@ -274,6 +282,19 @@ l=$(jget killed bytes_left)
 [ "$r" -gt "$hdr_end" ] 2>/dev/null || t_fail "readable_end $r is not past the header ($hdr_end)"
 c=$(jget killed counters)
 [ "$c" != None ] || t_fail "no COUNTERS record before the kill"
+# heapsift imports it, with a warning, up to the same point
+ks=$(jget killed samples)
+run import -o "$W/killed.hsdb" "$W/killed.hsa"
+expect_rc 3
+if [ "$l" -gt 0 ]; then
+	expect_err "at offset $r"
+else
+	expect_err "no end record"
+fi
+run info "$W/killed.hsdb"
+printf '%s\n' "$out" | grep -qxF "  samples     heapsift.AgentSample $ks" ||
+	t_fail "import of the killed recording does not hold its $ks samples: $out"
+printf '%s\n' "$out" | grep -qF "agent#complete=no" || t_fail "not marked incomplete: $out"
 # the same, cut inside its last record: the readable part ends at the
 # start of that record, and the rest is reported
 head -c $((r - 5)) "$W/killed.hsa" >"$W/cut.hsa"
@@ -285,6 +306,10 @@ cr=$(jget cut readable_end)
 cl=$(jget cut bytes_left)
 [ "$cr" -lt $((r - 5)) ] && [ "$cl" -gt 0 ] && [ $((cr + cl)) = $((r - 5)) ] ||
 	t_fail "cut file: readable_end $cr, bytes_left $cl, size $((r - 5))"
+run import -o "$W/cut.hsdb" "$W/cut.hsa"
+expect_rc 3
+expect_err "a record cut short"
+expect_err "at offset $cr"
 # and with one payload byte flipped in its last whole record: a CRC
 # mismatch ends the readable part there
 python3 - "$W/cut.hsa" "$W/bad.hsa" "$cr" <<'EOF'
@@ -297,6 +322,10 @@ check "$W/bad.hsa" bad
 expect_eq bad stop_reason "CRC mismatch"
 br=$(jget bad readable_end)
 [ "$br" -lt "$cr" ] 2>/dev/null || t_fail "damaged file: readable_end $br, not before $cr"
+run import -o "$W/bad.hsdb" "$W/bad.hsa"
+expect_rc 3
+expect_err "checksum does not match"
+expect_err "at offset $br"
 t_end
 
 # --- exits and write errors -------------------------------------------------
