@@ -82,25 +82,6 @@ struct def_method {
 	bool hidden;
 };
 
-static void warnf(struct agent_import *ai, enum err_code code, uint64_t at,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void warnf(struct agent_import *ai, enum err_code code, uint64_t at,
-		  const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	struct err e;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	err_init(&e);
-	err_set_at(&e, code, at, "%s", b.data);
-	err_source(&e, ai->env->source);
-	ai->env->warn(ai->env->ctx, &e);
-	buf_release(&b);
-}
-
 static const char *keep_str(struct agent_import *ai, const char *s, uint32_t n)
 {
 	return arena_memdup(&ai->keep, s, n);
@@ -555,45 +536,53 @@ static int agent_import(struct input *in, const struct sink *sink,
 	}
 
 	if (ai.stop_why) {
-		warnf(&ai, ERR_TRUNC, ai.stop_at,
-		      "agent: %s; the %llu bytes from here are skipped, the "
-		      "%llu samples before kept",
-		      ai.stop_why, (unsigned long long)(len - ai.stop_at),
-		      (unsigned long long)ai.n_sample_entries);
+		import_warnf(
+			ai.env, ERR_TRUNC, ai.stop_at,
+			"agent: %s; the %llu bytes from here are skipped, the "
+			"%llu samples before kept",
+			ai.stop_why, (unsigned long long)(len - ai.stop_at),
+			(unsigned long long)ai.n_sample_entries);
 		rr.bytes_skipped = len - ai.stop_at;
 	} else if (!ai.ended) {
-		warnf(&ai, ERR_TRUNC, len,
-		      "agent: the recording has no end record: the JVM was "
-		      "killed or is still running; read up to its last "
-		      "flush");
+		import_warnf(
+			ai.env, ERR_TRUNC, len,
+			"agent: the recording has no end record: the JVM was "
+			"killed or is still running; read up to its last "
+			"flush");
 	}
 	if (ai.n_at_cut)
-		warnf(&ai, ERR_TRUNC, ERR_NO_OFFSET,
-		      "agent: %llu tracked samples were alive at the last "
-		      "flush, where the recording stops; their fate after "
-		      "that is unknown",
-		      (unsigned long long)ai.n_at_cut);
+		import_warnf(
+			ai.env, ERR_TRUNC, ERR_NO_OFFSET,
+			"agent: %llu tracked samples were alive at the last "
+			"flush, where the recording stops; their fate after "
+			"that is unknown",
+			(unsigned long long)ai.n_at_cut);
 	if (ai.have_counters && ai.counters[ARC_DROPPED_BUFFER])
-		warnf(&ai, ERR_LIMIT, ERR_NO_OFFSET,
-		      "agent: the agent lost %llu samples when its buffer was "
-		      "full (buffer= option)",
-		      (unsigned long long)ai.counters[ARC_DROPPED_BUFFER]);
+		import_warnf(
+			ai.env, ERR_LIMIT, ERR_NO_OFFSET,
+			"agent: the agent lost %llu samples when its buffer "
+			"was "
+			"full (buffer= option)",
+			(unsigned long long)ai.counters[ARC_DROPPED_BUFFER]);
 	if (ai.have_counters && ai.counters[ARC_DROPPED_UNTRACKED])
-		warnf(&ai, ERR_LIMIT, ERR_NO_OFFSET,
-		      "agent: %llu samples were not tracked (the tracking "
-		      "table was full: max_tracked= option); their liveness "
-		      "is unknown",
-		      (unsigned long long)ai.counters[ARC_DROPPED_UNTRACKED]);
+		import_warnf(
+			ai.env, ERR_LIMIT, ERR_NO_OFFSET,
+			"agent: %llu samples were not tracked (the tracking "
+			"table was full: max_tracked= option); their liveness "
+			"is unknown",
+			(unsigned long long)ai.counters[ARC_DROPPED_UNTRACKED]);
 	if (ai.n_damaged || ai.n_undefined)
-		warnf(&ai, ERR_FORMAT, ERR_NO_OFFSET,
-		      "agent: %llu damaged records and %llu references to "
-		      "undefined ids were read past",
-		      (unsigned long long)ai.n_damaged,
-		      (unsigned long long)ai.n_undefined);
+		import_warnf(
+			ai.env, ERR_FORMAT, ERR_NO_OFFSET,
+			"agent: %llu damaged records and %llu references to "
+			"undefined ids were read past",
+			(unsigned long long)ai.n_damaged,
+			(unsigned long long)ai.n_undefined);
 	if (ai.sampler == AR_SAMPLER_UNKNOWN)
-		warnf(&ai, ERR_FORMAT, ERR_NO_OFFSET,
-		      "agent: the recording does not say how the VM sampled; "
-		      "weights assume Poisson sampling (HotSpot)");
+		import_warnf(
+			ai.env, ERR_FORMAT, ERR_NO_OFFSET,
+			"agent: the recording does not say how the VM sampled; "
+			"weights assume Poisson sampling (HotSpot)");
 
 	/* the recording's facts */
 	for (i = 0; i < 8 + AR_N_COUNTERS; i++)

@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "util/err.h"
+
 struct input;
 struct sink;
 struct err;
@@ -52,6 +54,12 @@ struct import_env {
 	void *ctx;
 	uint64_t max_chunk_bytes; /* JFR: refuse larger chunks (0: 1 GiB) */
 };
+
+/* A warning through env->warn, formatted, at offset (ERR_NO_OFFSET for
+ * none), with the member's name as its source. */
+void import_warnf(const struct import_env *env, enum err_code code,
+		  uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 struct importer_ops {
 	const char *name;

@@ -83,24 +83,6 @@ static void warn(struct jfr_import *im, const struct err *e)
 	im->env->warn(im->env->ctx, &copy);
 }
 
-static void warnf(struct jfr_import *im, enum err_code code, uint64_t offset,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void warnf(struct jfr_import *im, enum err_code code, uint64_t offset,
-		  const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	struct err e;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	err_init(&e);
-	err_set_at(&e, code, offset, "%s", b.data);
-	warn(im, &e);
-	buf_release(&b);
-}
-
 /* A corrupt event or constant: shown for the first few of a chunk. */
 static void warn_damage(struct jfr_import *im, const struct err *e)
 {
@@ -537,21 +519,25 @@ static int jfr_import(struct input *in, const struct sink *sink,
 				break;
 			}
 			input_skip(in, UINT64_MAX, &skipped);
-			warnf(&im, ERR_FORMAT, at,
-			      "jfr: %llu bytes after chunk %u are not a chunk "
-			      "(%s); skipped",
-			      (unsigned long long)skipped, im.chunk_no, ce.msg);
+			import_warnf(im.env, ERR_FORMAT, at,
+				     "jfr: %llu bytes after chunk %u are not a "
+				     "chunk "
+				     "(%s); skipped",
+				     (unsigned long long)skipped, im.chunk_no,
+				     ce.msg);
 			break;
 		}
 		if (h.size > max_chunk) {
 			input_skip(in, UINT64_MAX, &skipped);
-			warnf(&im, ERR_LIMIT, at,
-			      "jfr: chunk %u claims %llu bytes, more than the "
-			      "%llu allowed; it and the %llu bytes after it "
-			      "skipped",
-			      im.chunk_no + 1, (unsigned long long)h.size,
-			      (unsigned long long)max_chunk,
-			      (unsigned long long)skipped);
+			import_warnf(
+				im.env, ERR_LIMIT, at,
+				"jfr: chunk %u claims %llu bytes, more than "
+				"the "
+				"%llu allowed; it and the %llu bytes after it "
+				"skipped",
+				im.chunk_no + 1, (unsigned long long)h.size,
+				(unsigned long long)max_chunk,
+				(unsigned long long)skipped);
 			break;
 		}
 		input_peek(in, (size_t)h.size, &p, &avail);
@@ -582,11 +568,12 @@ static int jfr_import(struct input *in, const struct sink *sink,
 			rc = read_chunk_events(&im);
 			fold_counts(&im);
 			if (im.suppressed)
-				warnf(&im, ERR_FORMAT, at,
-				      "jfr: %llu more damaged events in chunk "
-				      "%u",
-				      (unsigned long long)im.suppressed,
-				      im.chunk_no);
+				import_warnf(im.env, ERR_FORMAT, at,
+					     "jfr: %llu more damaged events in "
+					     "chunk "
+					     "%u",
+					     (unsigned long long)im.suppressed,
+					     im.chunk_no);
 			end = jfr_chunk_consistent_end(im.c);
 			why = jfr_chunk_lost_reason(im.c);
 			/* the header's duration holds only for a whole,
@@ -595,21 +582,25 @@ static int jfr_import(struct input *in, const struct sink *sink,
 			    h.start_ns + h.duration_ns > im.rec.end_ns)
 				im.rec.end_ns = h.start_ns + h.duration_ns;
 			if (why) {
-				warnf(&im,
-				      avail < h.size ? ERR_TRUNC : ERR_FORMAT,
-				      at + end,
-				      "jfr: chunk %u: %s; %llu bytes from here "
-				      "skipped, events before kept",
-				      im.chunk_no, why,
-				      (unsigned long long)(take - end));
+				import_warnf(im.env,
+					     avail < h.size ? ERR_TRUNC
+							    : ERR_FORMAT,
+					     at + end,
+					     "jfr: chunk %u: %s; %llu bytes "
+					     "from here "
+					     "skipped, events before kept",
+					     im.chunk_no, why,
+					     (unsigned long long)(take - end));
 				im.rec.bytes_skipped += take - end;
 			} else if (h.state != 0) {
-				warnf(&im, ERR_TRUNC, at,
-				      "jfr: chunk %u was still being written "
-				      "(state %u: the JVM died or is running); "
-				      "read up to its last flush, %llu bytes",
-				      im.chunk_no, h.state,
-				      (unsigned long long)h.size);
+				import_warnf(
+					im.env, ERR_TRUNC, at,
+					"jfr: chunk %u was still being written "
+					"(state %u: the JVM died or is "
+					"running); "
+					"read up to its last flush, %llu bytes",
+					im.chunk_no, h.state,
+					(unsigned long long)h.size);
 			}
 			if (rc < 0) {
 				err_set(e, ERR_IO, "output failed");

@@ -7,6 +7,10 @@
 
 #include "importers/list.h"
 
+#include <stdarg.h>
+
+#include "util/buf.h"
+
 const struct importer_ops *const importer_table[] = {
 	&importer_jfr, &importer_agent, &importer_codeheap, &importer_javacore,
 	NULL,
@@ -49,4 +53,21 @@ struct probe_result importer_probe(const unsigned char *prefix, size_t len,
 			break;
 	}
 	return best;
+}
+
+void import_warnf(const struct import_env *env, enum err_code code,
+		  uint64_t offset, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	struct err e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	err_init(&e);
+	err_set_at(&e, code, offset, "%s", b.data);
+	err_source(&e, env->source);
+	env->warn(env->ctx, &e);
+	buf_release(&b);
 }

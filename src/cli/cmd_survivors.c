@@ -201,22 +201,10 @@ int cmd_survivors(int argc, char **argv)
 			return cli_finish_output(EXIT_OK);
 		case OPT_BY:
 			keyname = optarg;
-			so.cohort = COHORT_NONE;
-			if (!strcmp(optarg, "class"))
-				by = GROUP_CLASS;
-			else if (!strcmp(optarg, "site"))
-				by = GROUP_SITE;
-			else if (!strcmp(optarg, "app-site"))
-				by = GROUP_APP_SITE;
-			else if (!strcmp(optarg, "thread"))
-				by = GROUP_THREAD;
-			else if (!strcmp(optarg, "recording"))
-				by = GROUP_RECORDING;
-			else if (!strcmp(optarg, "age"))
-				so.cohort = COHORT_AGE;
-			else if (!strcmp(optarg, "gcs"))
-				so.cohort = COHORT_GCS;
-			else
+			so.cohort = !strcmp(optarg, "age")   ? COHORT_AGE
+				    : !strcmp(optarg, "gcs") ? COHORT_GCS
+							     : COHORT_NONE;
+			if (!so.cohort && !query_group_parse(optarg, &by))
 				return cli_usage_error(
 					"survivors",
 					"--by: '%s' is not one of class, site, "
@@ -224,14 +212,9 @@ int cmd_survivors(int argc, char **argv)
 					optarg);
 			break;
 		case OPT_BUCKET:
-			if (!view_parse_duration(optarg, &so.bucket_ns) ||
-			    so.bucket_ns <= 0)
-				return cli_usage_error(
-					"survivors",
-					"--bucket: '%s' is not a "
-					"duration like 1s or "
-					"500ms",
-					optarg);
+			if (view_bucket_option("survivors", optarg,
+					       &so.bucket_ns))
+				return EXIT_USAGE;
 			break;
 		case OPT_LIMIT:
 			if (!cli_parse_count(optarg, &limit))
@@ -285,14 +268,8 @@ int cmd_survivors(int argc, char **argv)
 			return rc;
 	}
 	err_init(&e);
-	if (query_survivors(q, by, &so, &sv, &e) < 0) {
-		if (e.code == ERR_USAGE)
-			rc = cli_usage_error("survivors", "%s", e.msg);
-		else
-			view_error("survivors", &e);
-		view_close(s, q);
-		return rc ? rc : EXIT_ERROR;
-	}
+	if (query_survivors(q, by, &so, &sv, &e) < 0)
+		return view_query_failed("survivors", &e, s, q);
 	if (so.cohort)
 		keyname = so.cohort == COHORT_AGE ? "age" : "gcs";
 	if (!sv->samples_used && !csv) {

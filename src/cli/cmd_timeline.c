@@ -59,13 +59,8 @@ int cmd_timeline(int argc, char **argv)
 			fputs(timeline_help, stdout);
 			return cli_finish_output(EXIT_OK);
 		case OPT_BUCKET:
-			if (!view_parse_duration(optarg, &bucket) ||
-			    bucket <= 0)
-				return cli_usage_error("timeline",
-						       "--bucket: '%s' "
-						       "is not a duration like "
-						       "1s or 500ms",
-						       optarg);
+			if (view_bucket_option("timeline", optarg, &bucket))
+				return EXIT_USAGE;
 			break;
 		case OPT_CSV:
 			csv = true;
@@ -82,14 +77,8 @@ int cmd_timeline(int argc, char **argv)
 	if (rc)
 		return rc;
 	err_init(&e);
-	if (query_timeline(q, &bucket, &b, &n, &total, &e) < 0) {
-		if (e.code == ERR_USAGE)
-			rc = cli_usage_error("timeline", "%s", e.msg);
-		else
-			view_error("timeline", &e);
-		view_close(s, q);
-		return rc ? rc : EXIT_ERROR;
-	}
+	if (query_timeline(q, &bucket, &b, &n, &total, &e) < 0)
+		return view_query_failed("timeline", &e, s, q);
 	for (i = 0; i < n; i++)
 		if (b[i].est_bytes > max_rate)
 			max_rate = b[i].est_bytes;

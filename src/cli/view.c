@@ -256,20 +256,35 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 		store_close(*s);
 		return EXIT_USAGE;
 	}
-	if (query_open(*s, &f->q, q, &e) < 0) {
-		int rc = e.code == ERR_USAGE ? EXIT_USAGE : EXIT_ERROR;
-
-		if (rc == EXIT_USAGE)
-			cli_usage_error(cmd, "%s", e.msg);
-		else
-			view_error(cmd, &e);
-		store_close(*s);
-		return rc;
-	}
+	if (query_open(*s, &f->q, q, &e) < 0)
+		return view_query_failed(cmd, &e, *s, NULL);
 	return 0;
 fail:
 	store_close(*s);
 	return EXIT_ERROR;
+}
+
+int view_query_failed(const char *cmd, const struct err *e, struct store *s,
+		      struct query *q)
+{
+	int rc = e->code == ERR_USAGE ? EXIT_USAGE : EXIT_ERROR;
+
+	if (rc == EXIT_USAGE)
+		cli_usage_error(cmd, "%s", e->msg);
+	else
+		view_error(cmd, e);
+	view_close(s, q);
+	return rc;
+}
+
+int view_bucket_option(const char *cmd, const char *arg, int64_t *out)
+{
+	if (!view_parse_duration(arg, out) || *out <= 0)
+		return cli_usage_error(cmd,
+				       "--bucket: '%s' is not a duration like "
+				       "1s or 500ms",
+				       arg);
+	return 0;
 }
 
 const char *view_bytes(int64_t n, char *out, size_t size)

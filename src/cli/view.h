@@ -84,6 +84,14 @@ void view_close(struct store *s, struct query *q);
 /* Print a problem "heapsift CMD: error: ..." */
 void view_error(const char *cmd, const struct err *e);
 
+/* A query that failed: a usage message for ERR_USAGE (a bad --bucket
+ * for the data), else the error; closes s and q.  The exit status. */
+int view_query_failed(const char *cmd, const struct err *e, struct store *s,
+		      struct query *q);
+
+/* --bucket=DURATION: 0, or EXIT_USAGE after a message. */
+int view_bucket_option(const char *cmd, const char *arg, int64_t *out);
+
 /* "1.23 GB" (powers of 1000, as rates and sizes are read) */
 const char *view_bytes(int64_t n, char *out, size_t size);
 

@@ -121,31 +121,27 @@ static int load_gcs(struct query *q, struct survivors_state *st, struct err *e)
 	return 0;
 }
 
+/* The first of n ascending times that is > t (n when none). */
+static size_t first_after(const int64_t *v, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* GCs of r that ended in (a, b]. */
 static size_t gcs_between(const struct rec_gcs *r, int64_t a, int64_t b)
 {
-	size_t lo = 0, hi = r->n, x, y;
-
-	while (lo < hi) { /* first end > a */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->end_ns[mid] <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	x = lo;
-	hi = r->n;
-	while (lo < hi) { /* first end > b */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->end_ns[mid] <= b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	y = lo;
-	return y - x;
+	return first_after(r->end_ns, r->n, b) -
+	       first_after(r->end_ns, r->n, a);
 }
 
 /* One object's life, as the passes see it. */
