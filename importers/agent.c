@@ -59,7 +59,7 @@ struct agent_import {
 	uint64_t counters[AR_N_COUNTERS];
 	bool have_counters, ended;
 	int64_t end_ns;
-	uint64_t n_gcs, n_sample_entries;
+	uint64_t n_sample_entries;
 	/* the readable part ends here, and why (NULL: the whole file) */
 	uint64_t stop_at;
 	const char *stop_why;
@@ -68,8 +68,10 @@ struct agent_import {
 	uint32_t sampler, depth, max_tracked, pid;
 	const char *options;
 	/* counts for the recording and the warnings */
-	uint64_t n_untracked, n_at_cut, n_damaged, n_undefined;
+	uint64_t n_untracked, n_at_cut, n_damaged, n_undefined, n_gc_entries;
 	int64_t first_ns, last_ns;
+	int64_t last_death_ns; /* the latest death read: the recording lasted
+				  at least until then */
 };
 
 struct def_class {
@@ -142,28 +144,38 @@ static void pass_fates(struct agent_import *ai, struct agentrec_reader *r)
 			ai->n_sample_entries += rec.len / AR_SAMPLE_LEN;
 			break;
 		case AR_DEATHS:
+			if (rec.len % AR_DEATH_LEN)
+				ai->n_damaged++;
 			for (k = 0; k + AR_DEATH_LEN <= rec.len;
 			     k += AR_DEATH_LEN) {
 				struct fate *f =
 					fate_of(ai, get64(p + k), true);
 
+				if (f->state)
+					ai->n_damaged++; /* a second fate */
 				f->state = LIVE_DEAD;
 				f->death_ns = (int64_t)get64(p + k + 8);
 				f->death_gc = get32(p + k + 16);
+				if (f->death_ns > ai->last_death_ns)
+					ai->last_death_ns = f->death_ns;
 			}
 			break;
 		case AR_ALIVE:
+			if (rec.len % AR_ALIVE_LEN)
+				ai->n_damaged++;
 			for (k = 0; k + AR_ALIVE_LEN <= rec.len;
 			     k += AR_ALIVE_LEN) {
 				struct fate *f =
 					fate_of(ai, get64(p + k), true);
 
+				if (f->state)
+					ai->n_damaged++; /* a second fate */
 				if (f->state != LIVE_DEAD)
 					f->state = LIVE_AT_END;
 			}
 			break;
 		case AR_GCS:
-			ai->n_gcs += rec.len / AR_GC_LEN;
+			ai->n_gc_entries += rec.len / AR_GC_LEN;
 			break;
 		case AR_COUNTERS:
 			if (rec.len >= AR_N_COUNTERS * 8) {
@@ -212,6 +224,17 @@ static int read_header(struct agent_import *ai,
 	return 0;
 }
 
+/* Define id as p, unless it is defined already. */
+static bool define_id(struct agent_import *ai, struct u64map *m, uint32_t id,
+		      const void *p)
+{
+	bool added;
+
+	(void)ai;
+	u64map_put(m, id, (uint64_t)(uintptr_t)p, &added);
+	return added;
+}
+
 static void define(struct agent_import *ai, const struct agentrec_record *rec)
 {
 	struct agentrec_cursor c;
@@ -232,7 +255,8 @@ static void define(struct agent_import *ai, const struct agentrec_record *rec)
 		disp = arena_alloc(&ai->keep, 2 * (size_t)n + 16);
 		jfr_display_class_name(k->raw, n, false, disp);
 		k->display = disp;
-		u64map_put(&ai->classes, id, (uint64_t)(uintptr_t)k, NULL);
+		if (!define_id(ai, &ai->classes, id, k))
+			ai->n_damaged++; /* an id defined twice: the first holds */
 		return;
 	}
 	case AR_METHOD: {
@@ -250,10 +274,13 @@ static void define(struct agent_import *ai, const struct agentrec_record *rec)
 		m->cls = u64map_get(&ai->classes, cls, &v)
 				 ? (const struct def_class *)(uintptr_t)v
 				 : NULL;
+		if (!m->cls)
+			ai->n_undefined++;
 		m->name = keep_str(ai, s, n);
 		m->descriptor = keep_str(ai, s2, n2);
 		m->hidden = flags & AR_METHOD_HIDDEN;
-		u64map_put(&ai->methods, id, (uint64_t)(uintptr_t)m, NULL);
+		if (!define_id(ai, &ai->methods, id, m))
+			ai->n_damaged++; /* an id defined twice: the first holds */
 		return;
 	}
 	case AR_THREAD: {
@@ -270,7 +297,8 @@ static void define(struct agent_import *ai, const struct agentrec_record *rec)
 		t->name = keep_str(ai, s, n);
 		t->os_id = -1;
 		t->is_virtual = flags & AR_THREAD_VIRTUAL;
-		u64map_put(&ai->threads, id, (uint64_t)(uintptr_t)t, NULL);
+		if (!define_id(ai, &ai->threads, id, t))
+			ai->n_damaged++; /* an id defined twice: the first holds */
 		return;
 	}
 	case AR_STACK: {
@@ -307,7 +335,8 @@ static void define(struct agent_import *ai, const struct agentrec_record *rec)
 		st->frames = fr;
 		st->n_frames = nf;
 		st->truncated = flags & AR_STACK_TRUNCATED;
-		u64map_put(&ai->stacks, id, (uint64_t)(uintptr_t)st, NULL);
+		if (!define_id(ai, &ai->stacks, id, st))
+			ai->n_damaged++; /* an id defined twice: the first holds */
 		return;
 	}
 	default:
@@ -324,14 +353,20 @@ static void define(struct agent_import *ai, const struct agentrec_record *rec)
  */
 static int64_t weight_bytes(uint32_t sampler, uint64_t interval, uint64_t s)
 {
-	double w, I = (double)interval, x = (double)s;
+	double w, I, x;
 
+	if (s > INT64_MAX)
+		s = INT64_MAX; /* damage: saturate, never wrap */
+	if (interval > INT64_MAX)
+		interval = INT64_MAX;
 	if (!interval)
 		return (int64_t)s;
 	if (sampler == AR_SAMPLER_SYSTEMATIC)
 		return s < interval ? (int64_t)interval : (int64_t)s;
 	if (!s)
 		return (int64_t)interval; /* the limit as s -> 0 */
+	I = (double)interval;
+	x = (double)s;
 	w = x / -expm1(-x / I);
 	return w >= 9.2e18 ? INT64_MAX : (int64_t)llround(w);
 }
@@ -377,7 +412,13 @@ static int emit_samples(struct agent_import *ai,
 		}
 		if (!(flags & AR_SAMPLE_TRACKED)) {
 			ai->n_untracked++;
-		} else if ((f = fate_of(ai, id, false)) && f->state) {
+		} else if ((f = fate_of(ai, id, false)) &&
+			   f->state == LIVE_DEAD &&
+			   (f->death_ns == REC_NONE ||
+			    f->death_ns < s.time_ns)) {
+			/* dead before it was allocated: a damaged entry */
+			ai->n_damaged++;
+		} else if (f && f->state) {
 			s.liveness = (enum rec_liveness)f->state;
 			if (f->state == LIVE_DEAD) {
 				s.death_ns = f->death_ns;
@@ -490,6 +531,7 @@ static int agent_import(struct input *in, const struct sink *sink,
 	ai.env = env;
 	ai.first_ns = INT64_MAX;
 	ai.last_ns = INT64_MIN;
+	ai.last_death_ns = INT64_MIN;
 	arena_init(&ai.keep, 0);
 	u64map_init(&ai.classes);
 	u64map_init(&ai.methods);
@@ -578,11 +620,27 @@ static int agent_import(struct input *in, const struct sink *sink,
 			"undefined ids were read past",
 			(unsigned long long)ai.n_damaged,
 			(unsigned long long)ai.n_undefined);
-	if (ai.sampler == AR_SAMPLER_UNKNOWN)
-		import_warnf(
-			ai.env, ERR_FORMAT, ERR_NO_OFFSET,
-			"agent: the recording does not say how the VM sampled; "
-			"weights assume Poisson sampling (HotSpot)");
+	if (ai.sampler != AR_SAMPLER_POISSON &&
+	    ai.sampler != AR_SAMPLER_SYSTEMATIC)
+		import_warnf(ai.env, ERR_FORMAT, ERR_NO_OFFSET,
+			     "agent: the recording does not say how the VM "
+			     "sampled (sampler %u); weights assume Poisson "
+			     "sampling (HotSpot)",
+			     ai.sampler);
+	if (ai.have_counters && !ai.stop_why &&
+	    ai.counters[ARC_WRITTEN] != ai.n_sample_entries)
+		import_warnf(ai.env, ERR_FORMAT, ERR_NO_OFFSET,
+			     "agent: the agent counted %llu samples written, "
+			     "and the file holds %llu: records are missing",
+			     (unsigned long long)ai.counters[ARC_WRITTEN],
+			     (unsigned long long)ai.n_sample_entries);
+	if (ai.have_counters && ai.counters[ARC_GCS] > ai.n_gc_entries)
+		import_warnf(ai.env, ERR_LIMIT, ERR_NO_OFFSET,
+			     "agent: %llu GCs were seen and %llu recorded (the "
+			     "agent's ring of them overflowed); GC counts by "
+			     "time may be low",
+			     (unsigned long long)ai.counters[ARC_GCS],
+			     (unsigned long long)ai.n_gc_entries);
 
 	/* the recording's facts */
 	for (i = 0; i < 8 + AR_N_COUNTERS; i++)
@@ -624,6 +682,8 @@ static int agent_import(struct input *in, const struct sink *sink,
 	rr.format = "agent";
 	if (ai.ended && ai.end_ns > ai.last_ns)
 		ai.last_ns = ai.end_ns;
+	if (ai.last_death_ns > ai.last_ns)
+		ai.last_ns = ai.last_death_ns;
 	rr.end_ns = ai.last_ns == INT64_MIN ? rr.start_ns : ai.last_ns;
 	if (ai.first_ns < rr.start_ns)
 		rr.start_ns = ai.first_ns;

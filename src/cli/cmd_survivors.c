@@ -134,7 +134,13 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 				snprintf(c, sizeof(c), "%llu smp",
 					 (unsigned long long)x->peak_samples);
 			} else {
-				view_bytes((int64_t)x->slope, a, sizeof(a));
+				/* a damaged store can make any slope: no
+				 * out-of-range cast */
+				view_bytes(x->slope >= 9e18 ? INT64_MAX
+					   : x->slope <= -9e18
+						   ? INT64_MIN
+						   : (int64_t)x->slope,
+					   a, sizeof(a));
 				view_bytes(x->end_bytes, b, sizeof(b));
 				view_bytes(x->peak_bytes, c, sizeof(c));
 			}

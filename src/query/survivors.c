@@ -25,6 +25,9 @@ struct rec_gcs {
 	int64_t *end_ns;
 	size_t n;
 	int64_t last_start_ns;
+	int64_t last_number; /* the highest GC number (the count, when some
+				were not recorded) */
+	bool from_agent;     /* GCS records, not heap summaries */
 };
 
 struct survivors_state {
@@ -97,17 +100,22 @@ static int load_gcs(struct query *q, struct survivors_state *st, struct err *e)
 
 		r->end_ns = xreallocarray(r->end_ns, r->n + 1, sizeof(int64_t));
 		r->end_ns[r->n++] = g[i].end_ns;
+		r->from_agent = true;
 		if (g[i].start_ns > r->last_start_ns)
 			r->last_start_ns = g[i].start_ns;
+		if (g[i].number > r->last_number)
+			r->last_number = g[i].number;
 	}
+	/* recordings without GC records (JFR): their "After GC" summaries */
 	for (i = 0; i < n_h; i++) {
 		struct rec_gcs *r = &st->gcs[h[i].recording];
 		const char *when = store_str(q->s, h[i].when);
 
-		if (n_g || strcmp(when, "After GC") != 0)
+		if (r->from_agent || strcmp(when, "After GC") != 0)
 			continue;
 		r->end_ns = xreallocarray(r->end_ns, r->n + 1, sizeof(int64_t));
 		r->end_ns[r->n++] = h[i].time_ns;
+		r->last_number = (int64_t)r->n;
 	}
 	for (i = 0; i < q->n_recs; i++) {
 		struct rec_gcs *r = &st->gcs[i];
@@ -153,18 +161,37 @@ struct life {
 	double objects;
 };
 
-static unsigned age_cohort(int64_t age)
+/*
+ * The times at which a life enters each cohort: edge[c] is where cohort
+ * c starts, edge[c + 1] where it ends (INT64_MAX: never).  By age, at
+ * 1 s, 10 s, 1 min and 10 min after the allocation; by GCs survived, at
+ * the ends of the 1st, 2nd, 4th and 8th GCs after it.
+ */
+static void cohort_edges(const struct survivors_state *st,
+			 const struct query *q, enum query_cohort cohort,
+			 const struct life *l, int64_t edge[N_COHORTS + 1])
 {
-	return age < 1000000000ll     ? 0
-	       : age < 10000000000ll  ? 1
-	       : age < 60000000000ll  ? 2
-	       : age < 600000000000ll ? 3
-				      : 4;
-}
+	static const int64_t age[] = {1000000000ll, 10000000000ll,
+				      60000000000ll, 600000000000ll};
+	static const size_t nth[] = {1, 2, 4, 8};
+	size_t c;
 
-static unsigned gcs_cohort(size_t n)
-{
-	return n == 0 ? 0 : n == 1 ? 1 : n < 4 ? 2 : n < 8 ? 3 : 4;
+	edge[0] = INT64_MIN;
+	edge[N_COHORTS] = INT64_MAX;
+	for (c = 0; c < N_COHORTS - 1; c++) {
+		if (cohort == COHORT_AGE) {
+			if (__builtin_add_overflow(l->born, age[c],
+						   &edge[c + 1]))
+				edge[c + 1] = INT64_MAX;
+		} else {
+			const struct rec_gcs *r =
+				&st->gcs[q->sm.recording[l->i]];
+			size_t k = first_after(r->end_ns, r->n, l->born) +
+				   nth[c] - 1;
+
+			edge[c + 1] = k < r->n ? r->end_ns[k] : INT64_MAX;
+		}
+	}
 }
 
 /* The key of sample i for a plain grouping. */
@@ -235,7 +262,10 @@ static void life_points(const struct query_survivors *s, const struct life *l,
 	*from = point_at_or_after(s->time_ns, s->n_buckets, l->born);
 	/* dead: alive while t < death; else through its recording's end */
 	*to = point_at_or_after(s->time_ns, s->n_buckets,
-				l->dead ? l->end : l->end + 1);
+				l->dead || l->end == INT64_MAX ? l->end
+							       : l->end + 1);
+	if (!l->dead && l->end == INT64_MAX)
+		*to = s->n_buckets; /* alive through the last point */
 	if (*to < *from)
 		*to = *from;
 }
@@ -400,7 +430,7 @@ int query_survivors(struct query *q, enum query_group by,
 			if (alloc_gc >= 0 && l.dead && death_gc >= 0)
 				survived = death_gc - alloc_gc - 1;
 			else if (alloc_gc >= 0 && !l.dead)
-				survived = (int64_t)rg->n - alloc_gc;
+				survived = rg->last_number - alloc_gc;
 			else /* from the GC times */
 				survived = (int64_t)gcs_between(rg, l.born,
 								l.end) -
@@ -460,14 +490,18 @@ int query_survivors(struct query *q, enum query_group by,
 				       (long long)w, (double)span / 1e9);
 		}
 		m = lo % w;
-		s->start_ns = lo - (m < 0 ? m + w : m);
+		if (__builtin_sub_overflow(lo, m < 0 ? m + w : m, &s->start_ns))
+			s->start_ns = lo; /* only at the bottom of int64 */
 		s->bucket_ns = w;
 		s->n_buckets = (size_t)(((uint64_t)hi - (uint64_t)s->start_ns) /
 					(uint64_t)w) +
 			       1;
 		s->time_ns = xmalloc(s->n_buckets * sizeof(int64_t));
 		for (b = 0; b < s->n_buckets; b++)
-			s->time_ns[b] = s->start_ns + (int64_t)(b + 1) * w;
+			if (__builtin_mul_overflow((int64_t)(b + 1), w, &m) ||
+			    __builtin_add_overflow(s->start_ns, m,
+						   &s->time_ns[b]))
+				s->time_ns[b] = INT64_MAX;
 		/* the last point is the end of the range, not past it */
 		s->time_ns[s->n_buckets - 1] = hi;
 		if (s->n_buckets > 1 && s->time_ns[s->n_buckets - 2] >= hi)
@@ -494,6 +528,21 @@ int query_survivors(struct query *q, enum query_group by,
 		}
 		if (slot[key] == SIZE_MAX)
 			slot[key] = s->n_series++;
+	}
+	/* every key keeps three values a point: bound what that costs */
+	if ((double)s->n_series * (double)(s->n_buckets + 1) > 20e6) {
+		size_t keys = s->n_series;
+
+		s->n_series = 0;
+		free(slot);
+		free(lives);
+		return err_set(e, ERR_USAGE,
+			       "%zu keys over %zu points would take %.0f MB; "
+			       "give a wider --bucket, a coarser --by or a "
+			       "filter",
+			       keys, s->n_buckets,
+			       (double)keys * (double)(s->n_buckets + 1) * 24 /
+				       1e6);
 	}
 	s->series = xcalloc(s->n_series ? s->n_series : 1, sizeof(*s->series));
 	lifetimes = xcalloc(s->n_series ? s->n_series : 1, sizeof(int64_t *));
@@ -546,32 +595,47 @@ int query_survivors(struct query *q, enum query_group by,
 			x->live_objects[to] -= l->objects;
 			continue;
 		}
-		for (b = from; b < to; b++) {
+		/* a life crosses cohorts at known times: at most five
+		 * ranges of points, each a difference-array update */
+		{
+			int64_t edge[N_COHORTS + 1];
 			size_t c;
-			struct query_survivor_series *x;
 
-			if (o->cohort == COHORT_AGE)
-				c = age_cohort(s->time_ns[b] - l->born);
-			else
-				c = gcs_cohort(gcs_between(
-					&st->gcs[q->sm.recording[l->i]],
-					l->born, s->time_ns[b]));
-			x = &s->series[slot[c]];
-			x->live_samples[b]++;
-			x->live_bytes[b] = add_wrap(x->live_bytes[b], l->bytes);
-			x->live_objects[b] += l->objects;
+			cohort_edges(st, q, o->cohort, l, edge);
+			for (c = 0; c < N_COHORTS; c++) {
+				struct query_survivor_series *x =
+					&s->series[slot[c]];
+				size_t a = point_at_or_after(
+					s->time_ns, s->n_buckets, edge[c]);
+				size_t z = point_at_or_after(
+					s->time_ns, s->n_buckets, edge[c + 1]);
+
+				if (a < from)
+					a = from;
+				if (z > to)
+					z = to;
+				if (a >= z)
+					continue;
+				x->live_samples[a]++;
+				x->live_samples[z]--;
+				x->live_bytes[a] =
+					add_wrap(x->live_bytes[a], l->bytes);
+				x->live_bytes[z] =
+					add_wrap(x->live_bytes[z], -l->bytes);
+				x->live_objects[a] += l->objects;
+				x->live_objects[z] -= l->objects;
+			}
 		}
 	}
 	for (k = 0; k < s->n_series; k++) {
 		struct query_survivor_series *x = &s->series[k];
 
-		if (!o->cohort)
-			for (b = 1; b < s->n_buckets; b++) {
-				x->live_samples[b] += x->live_samples[b - 1];
-				x->live_bytes[b] = add_wrap(
-					x->live_bytes[b], x->live_bytes[b - 1]);
-				x->live_objects[b] += x->live_objects[b - 1];
-			}
+		for (b = 1; b < s->n_buckets; b++) {
+			x->live_samples[b] += x->live_samples[b - 1];
+			x->live_bytes[b] = add_wrap(x->live_bytes[b],
+						    x->live_bytes[b - 1]);
+			x->live_objects[b] += x->live_objects[b - 1];
+		}
 		for (b = 0; b < s->n_buckets; b++)
 			if (fabs(x->live_objects[b]) < 1e-6)
 				x->live_objects[b] = 0; /* float residue */

@@ -12,7 +12,85 @@ if ! command -v python3 >/dev/null 2>&1; then
 	t_begin agent_import_needs_python3
 	t_fail "no python3"
 	t_end
-	t_summary
+	# --- the reviewer's inputs (fixtures/agent/review/README.md) ---------------
+RV="$HS_FIXTURES/agent/review"
+
+t_begin review_times_at_the_int64_limits
+for f in end_max death_far time_min; do
+	run import -o "$W/$f.hsdb" "$RV/$f.hsa"
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] || t_fail "$f: import status $rc: $err"
+	run survivors "$W/$f.hsdb" --csv
+	expect_rc 0
+done
+# the object alive at the end of end_max is counted: 64 KiB and 24 B at
+# 64 KiB weigh 65536 + ... (DESIGN.md's Poisson weight, rounded)
+run survivors "$W/end_max.hsdb"
+expect_out_contains "66.05 kB     66.05 kB       0       1"
+t_end
+
+t_begin review_damaged_fates_are_warned_and_keep_the_store_readable
+run import -o "$W/dm.hsdb" "$W/a.hsa"
+run import --append -o "$W/dm.hsdb" "$RV/death_min.hsa"
+expect_rc 3
+expect_err "1 damaged records"
+run survivors "$W/dm.hsdb"
+expect_rc 0
+run import --append -o "$W/dm.hsdb" "$RV/dead_and_alive.hsa"
+expect_rc 3
+expect_err "damaged records"
+run info --check "$W/dm.hsdb"
+expect_rc 0
+run import -o "$W/pd.hsdb" "$RV/partial_deaths.hsa"
+expect_rc 3
+expect_err "1 damaged records"
+t_end
+
+t_begin review_missing_records_gc_ring_and_samplers_are_warned
+run import -o "$W/mb.hsdb" "$RV/missing_batch.hsa"
+expect_rc 3
+expect_err "counted 80 samples written, and the file holds 50"
+run import -o "$W/s3.hsdb" "$RV/sampler3.hsa"
+expect_rc 3
+expect_err "(sampler 3)"
+run import -o "$W/gr.hsdb" "$RV/gc_ring.hsa"
+expect_rc 3
+expect_err "5000 GCs were seen and 4096 recorded"
+# allocated after GC 4990 of 5000, alive at the end: 10 GCs survived
+run survivors "$W/gr.hsdb" --min-gcs 10 --csv
+printf '%s\n' "$out" | sed 1d | grep -q . || t_fail "--min-gcs 10 lost the object: $out"
+run survivors "$W/gr.hsdb" --min-gcs 11 --csv
+[ "$(printf '%s\n' "$out" | sed 1d | grep -c .)" = 0 ] || t_fail "--min-gcs 11 kept it: $out"
+t_end
+
+t_begin review_killed_recording_keeps_its_living_to_its_end
+# deaths come later than the last GC: the recording lasts until them,
+# and retain's 40 samples are alive at its last point
+run survivors "$W/k.hsdb" --by site --csv
+n=$(printf '%s\n' "$out" | tr -d '\r' | awk -F, '$1 == "com.example.App.retain:20" { v = $3 } END { print v }')
+[ "$n" = 40 ] || t_fail "retain at the end of the killed recording: $n live samples, want 40"
+t_end
+
+t_begin review_mixed_store_keeps_jfr_gcs
+run import -o "$W/j1.hsdb" "$HS_FIXTURES/jfr/jdk17-leak-gcroots.jfr"
+run survivors "$W/j1.hsdb" --kind old --min-gcs 1 --csv
+one=$out
+run import --append -o "$W/j1.hsdb" "$W/a.hsa"
+run survivors "$W/j1.hsdb" --kind old --min-gcs 1 --csv
+[ "$out" = "$one" ] || t_fail "an agent recording changed the JFR recording's GCs"
+t_end
+
+t_begin review_huge_slopes_and_too_many_points
+run import -o "$W/bs.hsdb" "$RV/bigslope.hsa"
+run survivors "$W/bs.hsdb" --leaks --by class
+expect_rc 0
+printf '%s\n' "$out" | grep -q -- "-[0-9.]* PB/s" && t_fail "a negative slope: $out"
+run import -o "$W/k1.hsdb" "$RV/keys1000.hsa"
+run survivors "$W/k1.hsdb" --by class --bucket 1ms
+expect_rc 2
+expect_err "give a wider --bucket"
+t_end
+
+t_summary
 fi
 
 # expect_out_contains TEXT: stdout contains TEXT.
@@ -188,6 +266,84 @@ run survivors "$W/a.hsdb" --kind agent --csv
 [ "$out" = "$one" ] || t_fail "survivors changed after --append"
 run info --check "$W/a.hsdb"
 expect_rc 0
+t_end
+
+# --- the reviewer's inputs (fixtures/agent/review/README.md) ---------------
+RV="$HS_FIXTURES/agent/review"
+
+t_begin review_times_at_the_int64_limits
+for f in end_max death_far time_min; do
+	run import -o "$W/$f.hsdb" "$RV/$f.hsa"
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] || t_fail "$f: import status $rc: $err"
+	run survivors "$W/$f.hsdb" --csv
+	expect_rc 0
+done
+# the object alive at the end of end_max is counted: 64 KiB and 24 B at
+# 64 KiB weigh 65536 + ... (DESIGN.md's Poisson weight, rounded)
+run survivors "$W/end_max.hsdb"
+expect_out_contains "66.05 kB     66.05 kB       0       1"
+t_end
+
+t_begin review_damaged_fates_are_warned_and_keep_the_store_readable
+run import -o "$W/dm.hsdb" "$W/a.hsa"
+run import --append -o "$W/dm.hsdb" "$RV/death_min.hsa"
+expect_rc 3
+expect_err "1 damaged records"
+run survivors "$W/dm.hsdb"
+expect_rc 0
+run import --append -o "$W/dm.hsdb" "$RV/dead_and_alive.hsa"
+expect_rc 3
+expect_err "damaged records"
+run info --check "$W/dm.hsdb"
+expect_rc 0
+run import -o "$W/pd.hsdb" "$RV/partial_deaths.hsa"
+expect_rc 3
+expect_err "1 damaged records"
+t_end
+
+t_begin review_missing_records_gc_ring_and_samplers_are_warned
+run import -o "$W/mb.hsdb" "$RV/missing_batch.hsa"
+expect_rc 3
+expect_err "counted 80 samples written, and the file holds 50"
+run import -o "$W/s3.hsdb" "$RV/sampler3.hsa"
+expect_rc 3
+expect_err "(sampler 3)"
+run import -o "$W/gr.hsdb" "$RV/gc_ring.hsa"
+expect_rc 3
+expect_err "5000 GCs were seen and 4096 recorded"
+# allocated after GC 4990 of 5000, alive at the end: 10 GCs survived
+run survivors "$W/gr.hsdb" --min-gcs 10 --csv
+printf '%s\n' "$out" | sed 1d | grep -q . || t_fail "--min-gcs 10 lost the object: $out"
+run survivors "$W/gr.hsdb" --min-gcs 11 --csv
+[ "$(printf '%s\n' "$out" | sed 1d | grep -c .)" = 0 ] || t_fail "--min-gcs 11 kept it: $out"
+t_end
+
+t_begin review_killed_recording_keeps_its_living_to_its_end
+# deaths come later than the last GC: the recording lasts until them,
+# and retain's 40 samples are alive at its last point
+run survivors "$W/k.hsdb" --by site --csv
+n=$(printf '%s\n' "$out" | tr -d '\r' | awk -F, '$1 == "com.example.App.retain:20" { v = $3 } END { print v }')
+[ "$n" = 40 ] || t_fail "retain at the end of the killed recording: $n live samples, want 40"
+t_end
+
+t_begin review_mixed_store_keeps_jfr_gcs
+run import -o "$W/j1.hsdb" "$HS_FIXTURES/jfr/jdk17-leak-gcroots.jfr"
+run survivors "$W/j1.hsdb" --kind old --min-gcs 1 --csv
+one=$out
+run import --append -o "$W/j1.hsdb" "$W/a.hsa"
+run survivors "$W/j1.hsdb" --kind old --min-gcs 1 --csv
+[ "$out" = "$one" ] || t_fail "an agent recording changed the JFR recording's GCs"
+t_end
+
+t_begin review_huge_slopes_and_too_many_points
+run import -o "$W/bs.hsdb" "$RV/bigslope.hsa"
+run survivors "$W/bs.hsdb" --leaks --by class
+expect_rc 0
+printf '%s\n' "$out" | grep -q -- "-[0-9.]* PB/s" && t_fail "a negative slope: $out"
+run import -o "$W/k1.hsdb" "$RV/keys1000.hsa"
+run survivors "$W/k1.hsdb" --by class --bucket 1ms
+expect_rc 2
+expect_err "give a wider --bucket"
 t_end
 
 t_summary
