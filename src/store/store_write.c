@@ -353,6 +353,8 @@ static int w_sample(void *ctx, const struct rec_sample *s)
 
 		if (!(LIVENESS_KINDS >> s->kind & 1))
 			return 0; /* the format keeps it for these only */
+		if (s->liveness == LIVE_DEAD && s->death_ns == REC_NONE)
+			return 0; /* dead with no time: the reader's "none" */
 		l = vec_push(&w->liveness);
 		l->sample = (uint32_t)idx;
 		l->state = s->liveness == LIVE_DEAD	? STORE_LIVE_DEAD
