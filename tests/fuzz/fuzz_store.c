@@ -82,6 +82,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				query_timeline(q, &w, &b, &n, &t, &e);
 				query_free(q);
 			}
+			/* survivors, over the kinds that have liveness */
+			for (int k = SAMPLE_OLD_OBJECT; k <= SAMPLE_AGENT; k++) {
+				query_options_init(&o);
+				o.kind = k;
+				if (query_open(s, &o, &q, &e) == 0) {
+					const struct query_survivors *sv;
+					const struct query_survivor_series
+						*const *r;
+					struct query_survivor_options so;
+
+					memset(&so, 0, sizeof(so));
+					query_survivors(q, GROUP_SITE, &so, &sv,
+							&e);
+					query_leak_suspects(q, &r);
+					so.cohort = COHORT_GCS;
+					so.min_gcs = 1;
+					so.before_last_gc = true;
+					query_survivors(q, GROUP_CLASS, &so, &sv,
+							&e);
+					so.cohort = COHORT_AGE;
+					so.bucket_ns = 1000;
+					query_survivors(q, GROUP_THREAD, &so,
+							&sv, &e);
+					query_free(q);
+				}
+			}
 		}
 		store_close(s);
 	}

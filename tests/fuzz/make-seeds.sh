@@ -47,3 +47,8 @@ head -c 110000 fixtures/jfr/jdk17-killed-unfinished.jfr >"$w/tiny.jfr"
 for sc in basic openj9 killed corrupt; do
 	python3 tests/agent/make_recording.py "$sc" "$out/agentrec/$sc.hsa" >/dev/null
 done
+# stores with liveness and GC sections (store 1.1)
+python3 tests/agent/make_recording.py basic "$w/a.hsa" >/dev/null
+python3 tests/agent/make_recording.py killed "$w/k.hsa" >/dev/null
+./heapsift import -o "$out/store/agent.hsdb" "$w/a.hsa" >/dev/null 2>&1 || true
+./heapsift import -o "$out/store/killed.hsdb" "$w/k.hsa" >/dev/null 2>&1 || true
