@@ -112,22 +112,6 @@ static struct fate *fate_of(struct agent_import *ai, uint64_t sample, bool add)
 	return &ai->fates[*v];
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* Pass 1: fates, counters, the end; where the readable part stops. */
 static void pass_fates(struct agent_import *ai, struct agentrec_reader *r)
 {
@@ -149,13 +133,13 @@ static void pass_fates(struct agent_import *ai, struct agentrec_reader *r)
 			for (k = 0; k + AR_DEATH_LEN <= rec.len;
 			     k += AR_DEATH_LEN) {
 				struct fate *f =
-					fate_of(ai, get64(p + k), true);
+					fate_of(ai, agentrec_le64(p + k), true);
 
 				if (f->state)
 					ai->n_damaged++; /* a second fate */
 				f->state = LIVE_DEAD;
-				f->death_ns = (int64_t)get64(p + k + 8);
-				f->death_gc = get32(p + k + 16);
+				f->death_ns = (int64_t)agentrec_le64(p + k + 8);
+				f->death_gc = agentrec_le32(p + k + 16);
 				if (f->death_ns > ai->last_death_ns)
 					ai->last_death_ns = f->death_ns;
 			}
@@ -166,7 +150,7 @@ static void pass_fates(struct agent_import *ai, struct agentrec_reader *r)
 			for (k = 0; k + AR_ALIVE_LEN <= rec.len;
 			     k += AR_ALIVE_LEN) {
 				struct fate *f =
-					fate_of(ai, get64(p + k), true);
+					fate_of(ai, agentrec_le64(p + k), true);
 
 				if (f->state)
 					ai->n_damaged++; /* a second fate */
@@ -180,14 +164,15 @@ static void pass_fates(struct agent_import *ai, struct agentrec_reader *r)
 		case AR_COUNTERS:
 			if (rec.len >= AR_N_COUNTERS * 8) {
 				for (k = 0; k < AR_N_COUNTERS; k++)
-					ai->counters[k] = get64(p + 8 * k);
+					ai->counters[k] =
+						agentrec_le64(p + 8 * k);
 				ai->have_counters = true;
 			}
 			break;
 		case AR_END:
 			if (rec.len >= 8) {
 				ai->ended = true;
-				ai->end_ns = (int64_t)get64(p);
+				ai->end_ns = (int64_t)agentrec_le64(p);
 			}
 			break;
 		default:
@@ -381,17 +366,19 @@ static int emit_samples(struct agent_import *ai,
 		ai->n_damaged++;
 	for (k = 0; k + AR_SAMPLE_LEN <= rec->len; k += AR_SAMPLE_LEN) {
 		const unsigned char *e = p + k;
-		uint64_t id = get64(e), size = get64(e + 16), v;
-		uint32_t thread = get32(e + 24), cls = get32(e + 28),
-			 stack = get32(e + 32), flags = get32(e + 40);
+		uint64_t id = agentrec_le64(e), size = agentrec_le64(e + 16), v;
+		uint32_t thread = agentrec_le32(e + 24),
+			 cls = agentrec_le32(e + 28),
+			 stack = agentrec_le32(e + 32),
+			 flags = agentrec_le32(e + 40);
 		struct rec_sample s;
 		const struct fate *f;
 
 		rec_sample_init(&s, SAMPLE_AGENT);
-		s.time_ns = (int64_t)get64(e + 8);
+		s.time_ns = (int64_t)agentrec_le64(e + 8);
 		s.alloc_size = size > INT64_MAX ? INT64_MAX : (int64_t)size;
 		s.weight = weight_bytes(ai->sampler, ai->interval, size);
-		s.alloc_gc = get32(e + 36);
+		s.alloc_gc = agentrec_le32(e + 36);
 		if (u64map_get(&ai->threads, thread, &v))
 			s.thread = (const struct rec_thread *)(uintptr_t)v;
 		else if (thread)
@@ -450,9 +437,9 @@ static int emit_gcs(struct agent_import *ai, const struct agentrec_record *rec)
 	for (k = 0; k + AR_GC_LEN <= rec->len; k += AR_GC_LEN) {
 		struct rec_gc g;
 
-		g.number = get32(rec->payload + k);
-		g.start_ns = (int64_t)get64(rec->payload + k + 8);
-		g.end_ns = (int64_t)get64(rec->payload + k + 16);
+		g.number = agentrec_le32(rec->payload + k);
+		g.start_ns = (int64_t)agentrec_le64(rec->payload + k + 8);
+		g.end_ns = (int64_t)agentrec_le64(rec->payload + k + 16);
 		if (g.end_ns > ai->last_ns)
 			ai->last_ns = g.end_ns;
 		if (ai->sink->ops->gc &&

@@ -193,6 +193,8 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	struct rec_sample s;
 	struct jfr_class *k = NULL;
 
+	/* rec_sample_init()'s fields one by one: it memsets the whole
+	 * record first, and this runs for every event */
 	s.thread = NULL;
 	s.stack = NULL;
 	s.class_name = s.class_raw = s.gc_root = NULL;

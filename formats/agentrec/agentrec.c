@@ -9,17 +9,6 @@
 
 #include "util/crc32c.h"
 
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 int agentrec_open(struct agentrec_reader *r, const unsigned char *data,
 		  size_t len, const char **why, uint64_t *at)
 {
@@ -61,7 +50,7 @@ int agentrec_next(struct agentrec_reader *r, struct agentrec_record *rec,
 		*why = "a record frame cut short";
 		return -1;
 	}
-	len = le32(p);
+	len = agentrec_le32(p);
 	if (len > AGENTREC_MAX_PAYLOAD) {
 		*why = "a record length beyond the format's 64 MiB";
 		return -1;
@@ -72,11 +61,11 @@ int agentrec_next(struct agentrec_reader *r, struct agentrec_record *rec,
 		return -1;
 	}
 	crc = crc32c_update(0, p + 4, (size_t)len + 4);
-	if (crc != le32(p + 8 + len)) {
+	if (crc != agentrec_le32(p + 8 + len)) {
 		*why = "a record whose checksum does not match";
 		return -1;
 	}
-	rec->type = le32(p + 4);
+	rec->type = agentrec_le32(p + 4);
 	rec->offset = r->pos;
 	rec->payload = p + 8;
 	rec->len = len;
@@ -100,7 +89,7 @@ uint32_t agentrec_u32(struct agentrec_cursor *c)
 		c->bad = 1;
 		return 0;
 	}
-	v = le32(c->p);
+	v = agentrec_le32(c->p);
 	c->p += 4;
 	return v;
 }
@@ -113,7 +102,7 @@ uint64_t agentrec_u64(struct agentrec_cursor *c)
 		c->bad = 1;
 		return 0;
 	}
-	v = le64(c->p);
+	v = agentrec_le64(c->p);
 	c->p += 8;
 	return v;
 }

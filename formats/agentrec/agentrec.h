@@ -77,6 +77,19 @@ enum agentrec_counter {
 	ARC_RESERVED,
 };
 
+/* Little-endian fields of the format, at any alignment. */
+static inline uint32_t agentrec_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t agentrec_le64(const unsigned char *p)
+{
+	return (uint64_t)agentrec_le32(p) | (uint64_t)agentrec_le32(p + 4)
+						    << 32;
+}
+
 /* --- the reader (agentrec.c) ------------------------------------------ */
 
 struct agentrec_reader {

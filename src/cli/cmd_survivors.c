@@ -13,7 +13,6 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
-#include "util/xalloc.h"
 
 static const char survivors_help[] =
 	"usage: heapsift survivors CASE.hsdb [--by=GROUP] [--bucket=DURATION]\n"
@@ -55,42 +54,36 @@ static const char survivors_help[] =
 	"\n" VIEW_FILTER_HELP;
 
 /* A trend in ten ASCII levels, at most width columns. */
-static void sparkline(struct buf *out, const int64_t *v, size_t n, int64_t max,
-		      size_t width)
+/* A series' trend in ten ASCII levels, at most width columns: its live
+ * bytes, or its live samples where the kind has no sizes. */
+static void sparkline(struct buf *out, const struct query_survivor_series *x,
+		      size_t n, bool by_samples, size_t width)
 {
 	static const char levels[] = " .:-=+*#%@";
+	double max =
+		by_samples ? (double)x->peak_samples : (double)x->peak_bytes;
 	size_t col, cols = n < width ? n : width;
 
 	for (col = 0; col < cols; col++) {
 		size_t b = cols > 1 ? col * (n - 1) / (cols - 1) : 0;
-		int lv = max > 0 ? (int)(9.0 * (double)v[b] / (double)max + 0.5)
-				 : 0;
+		double v = by_samples ? (double)x->live_samples[b]
+				      : (double)x->live_bytes[b];
+		int lv = max > 0 ? (int)(9.0 * v / max + 0.5) : 0;
 
 		buf_addch(out, levels[lv < 0 ? 0 : lv > 9 ? 9 : lv]);
 	}
 }
 
-static void sparkline_u(struct buf *out, const uint64_t *v, size_t n,
-			uint64_t max, size_t width)
-{
-	int64_t *tmp = xmalloc((n ? n : 1) * sizeof(int64_t));
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		tmp[i] = v[i] > INT64_MAX ? INT64_MAX : (int64_t)v[i];
-	sparkline(out, tmp, n, max > INT64_MAX ? INT64_MAX : (int64_t)max,
-		  width);
-	free(tmp);
-}
-
-static void put_life(struct buf *out, int64_t ns)
+/* A median life: "-" (none died), "230 ms", "2.3 s". */
+static const char *life_text(int64_t ns, char *out, size_t size)
 {
 	if (ns < 0)
-		buf_adds(out, "-");
+		snprintf(out, size, "-");
 	else if (ns < 1000000000ll)
-		buf_addf(out, "%.0f ms", (double)ns / 1e6);
+		snprintf(out, size, "%.0f ms", (double)ns / 1e6);
 	else
-		buf_addf(out, "%.1f s", (double)ns / 1e9);
+		snprintf(out, size, "%.1f s", (double)ns / 1e9);
+	return out;
 }
 
 static int print_leaks(struct query *q, const struct query_survivors *sv,
@@ -324,7 +317,7 @@ int cmd_survivors(int argc, char **argv)
 			continue;
 		}
 		{
-			char pb[32], eb[32];
+			char pb[32], eb[32], lb[32];
 
 			buf_reset(&line);
 			if (sv->by_samples) {
@@ -336,30 +329,16 @@ int cmd_survivors(int argc, char **argv)
 				view_bytes(x->peak_bytes, pb, sizeof(pb));
 				view_bytes(x->end_bytes, eb, sizeof(eb));
 			}
+			life_text(x->median_life_ns, lb, sizeof(lb));
 			if (so.cohort) /* a life crosses cohorts: no fates */
 				buf_addf(&line, "%12s %12s %7s %7s %11s", pb,
-					 eb, "-", "-", "");
+					 eb, "-", "-", lb);
 			else
 				buf_addf(&line, "%12s %12s %7llu %7llu %11s",
 					 pb, eb, (unsigned long long)x->dead,
-					 (unsigned long long)x->alive, "");
-			/* the life column, right-aligned by hand */
-			{
-				struct buf life = BUF_INIT;
-
-				put_life(&life, x->median_life_ns);
-				line.len -= life.len < 11 ? life.len : 11;
-				line.data[line.len] = '\0';
-				buf_add(&line, life.data, life.len);
-				buf_release(&life);
-			}
+					 (unsigned long long)x->alive, lb);
 			buf_adds(&line, "  ");
-			if (sv->by_samples)
-				sparkline_u(&line, x->live_samples,
-					    sv->n_buckets, x->peak_samples, 32);
-			else
-				sparkline(&line, x->live_bytes, sv->n_buckets,
-					  x->peak_bytes, 32);
+			sparkline(&line, x, sv->n_buckets, sv->by_samples, 32);
 			for (b = sv->n_buckets; b < 32; b++)
 				buf_addch(&line, ' ');
 			buf_adds(&line, "  ");

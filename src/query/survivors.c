@@ -155,6 +155,7 @@ static size_t gcs_between(const struct rec_gcs *r, int64_t a, int64_t b)
 /* One object's life, as the passes see it. */
 struct life {
 	uint64_t i;	   /* sample */
+	size_t key;	   /* its group (plain groupings) */
 	int64_t born, end; /* end: death, or the recording's end */
 	bool dead;
 	int64_t bytes;
@@ -404,6 +405,7 @@ int query_survivors(struct query *q, enum query_group by,
 			continue;
 		}
 		l.i = i;
+		l.key = o->cohort ? 0 : key_of(q, by, i);
 		l.born = q->sm.time_ns[i];
 		if (q->kind == SAMPLE_OLD_OBJECT) {
 			while (oi < n_old && old[oi].sample < i)
@@ -517,18 +519,13 @@ int query_survivors(struct query *q, enum query_group by,
 	slot = xmalloc((n_keys ? n_keys : 1) * sizeof(size_t));
 	for (k = 0; k < n_keys; k++)
 		slot[k] = SIZE_MAX;
-	for (k = 0; k < n_lives; k++) {
-		size_t key = o->cohort ? 0 : key_of(q, by, lives[k].i);
-
-		if (o->cohort) {
-			for (key = 0; key < N_COHORTS; key++)
-				if (slot[key] == SIZE_MAX)
-					slot[key] = s->n_series++;
-			break;
-		}
-		if (slot[key] == SIZE_MAX)
-			slot[key] = s->n_series++;
-	}
+	if (o->cohort) /* every cohort, in order */
+		for (k = 0; k < N_COHORTS; k++)
+			slot[k] = s->n_series++;
+	else
+		for (k = 0; k < n_lives; k++)
+			if (slot[lives[k].key] == SIZE_MAX)
+				slot[lives[k].key] = s->n_series++;
 	/* every key keeps three values a point: bound what that costs */
 	if ((double)s->n_series * (double)(s->n_buckets + 1) > 20e6) {
 		size_t keys = s->n_series;
@@ -569,9 +566,8 @@ int query_survivors(struct query *q, enum query_group by,
 
 		life_points(s, l, &from, &to);
 		if (!o->cohort) {
-			struct query_survivor_series *x =
-				&s->series[slot[key_of(q, by, l->i)]];
-			size_t si = slot[key_of(q, by, l->i)];
+			size_t si = slot[l->key];
+			struct query_survivor_series *x = &s->series[si];
 
 			x->samples++;
 			if (l->dead) {

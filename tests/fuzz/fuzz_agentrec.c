@@ -16,65 +16,10 @@
 #include "importers/list.h"
 #include "importers/sink.h"
 #include "input/input.h"
+#include "touch_sink.h"
 #include "util/crc32c.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static volatile size_t sink_hole;
-
-static void touch(const char *s)
-{
-	if (s)
-		sink_hole += strlen(s);
-}
-
-static int sample(void *ctx, const struct rec_sample *s)
-{
-	uint32_t i;
-
-	(void)ctx;
-	touch(s->class_name);
-	touch(s->class_raw);
-	sink_hole +=
-		(size_t)s->liveness + (size_t)s->death_ns + (size_t)s->weight;
-	if (s->thread)
-		touch(s->thread->name);
-	if (s->stack)
-		for (i = 0; i < s->stack->n_frames; i++) {
-			touch(s->stack->frames[i].class_name);
-			touch(s->stack->frames[i].class_raw);
-			touch(s->stack->frames[i].method);
-			touch(s->stack->frames[i].descriptor);
-		}
-	return 0;
-}
-
-static int recording(void *ctx, const struct rec_recording *r)
-{
-	uint32_t i;
-
-	(void)ctx;
-	touch(r->jvm_name);
-	touch(r->jvm_version);
-	for (i = 0; i < r->n_settings; i++) {
-		touch(r->settings[i].name);
-		touch(r->settings[i].value);
-	}
-	return 0;
-}
-
-static int gc(void *ctx, const struct rec_gc *g)
-{
-	(void)ctx;
-	sink_hole += (size_t)g->number;
-	return 0;
-}
-
-static void warn(void *ctx, const struct err *e)
-{
-	(void)ctx;
-	touch(e->msg);
-}
 
 /* Recompute the CRC of every whole frame. */
 static void fix_crcs(uint8_t *p, size_t size)
@@ -97,9 +42,8 @@ static void fix_crcs(uint8_t *p, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct sink_ops ops = {sample, NULL, recording, gc};
-	struct sink sink = {&ops, NULL};
-	struct import_env env = {"fuzz.hsa", warn, NULL, 0};
+	struct sink sink = {&touch_sink_ops, NULL};
+	struct import_env env = {"fuzz.hsa", touch_warn, NULL, 0};
 	uint8_t *copy = malloc(size ? size : 1);
 	struct input in;
 	struct err e;

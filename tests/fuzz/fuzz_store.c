@@ -83,7 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				query_free(q);
 			}
 			/* survivors, over the kinds that have liveness */
-			for (int k = SAMPLE_OLD_OBJECT; k <= SAMPLE_AGENT; k++) {
+			for (int k = SAMPLE_OLD_OBJECT; k <= SAMPLE_AGENT;
+			     k++) {
 				query_options_init(&o);
 				o.kind = k;
 				if (query_open(s, &o, &q, &e) == 0) {
@@ -99,8 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					so.cohort = COHORT_GCS;
 					so.min_gcs = 1;
 					so.before_last_gc = true;
-					query_survivors(q, GROUP_CLASS, &so, &sv,
-							&e);
+					query_survivors(q, GROUP_CLASS, &so,
+							&sv, &e);
 					so.cohort = COHORT_AGE;
 					so.bucket_ns = 1000;
 					query_survivors(q, GROUP_THREAD, &so,
