@@ -15,6 +15,7 @@
 #define HS_SINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum sample_kind {
@@ -137,11 +138,151 @@ struct rec_recording {
 	uint32_t n_event_types;
 };
 
+/* --- code heaps ------------------------------------------------------------
+ *
+ * A code-heap snapshot: what one report (HotSpot CodeHeap_Analytics, a
+ * Compiler.codecache summary, a Compiler.codelist, an OpenJ9 javacore's
+ * memory sections) says about a JVM's code cache at one moment.  The
+ * importer builds it whole and hands it over once; everything in it is
+ * borrowed for the call, like the records above.
+ */
+
+/* What a granule map measures. */
+enum ch_measure {
+	CH_COUNT = 0, /* blocks touching the granule */
+	CH_SPACE,     /* how full the granule is */
+	CH_AGE,	      /* age of the youngest method (by compile id) */
+	CH_TYPE,      /* block type (granule == segment only) */
+	CH__MEASURES
+};
+
+/* Which blocks a map covers. */
+enum ch_part {
+	CH_ALL = 0,
+	CH_TIER1,    /* nmethods below level 4 (C1, native wrappers) */
+	CH_TIER2,    /* level 4 (C2, JVMCI) */
+	CH_INACTIVE, /* not used / not entrant / not installed */
+	CH_STUB,     /* stubs and blobs */
+	CH_DEAD,     /* zombie and unloaded (JDK 11 and 17) */
+	CH__PARTS
+};
+
+/*
+ * Cell values, one byte per granule; 0 always means "nothing there".
+ *   CH_COUNT: 1..15 blocks, 16 = 16 or more.
+ *   CH_SPACE: 1 + d for the digit d (d*10% <= fill < (d+1)*10%), 11 = full.
+ *   CH_AGE:   1 + d for the digit d (0 youngest 1/256 ... 8 oldest half).
+ *   CH_TYPE:  enum ch_block_type.
+ */
+#define CH_COUNT_MANY 16
+#define CH_SPACE_FULL 11
+
+struct rec_ch_map {
+	enum ch_measure measure;
+	enum ch_part part;
+	bool bundle; /* one component of a combined "by tier" map */
+	const uint8_t *cells;
+	uint32_t n; /* the heap's granule count, when the map is whole */
+};
+
+/* Block types, as the reports' legends name them (the letters are not
+ * stable across JDK versions; the names are). */
+enum ch_block_type {
+	CHB_NONE = 0,
+	CHB_NMETHOD_BUILDING, /* "nMethod (under construction)" */
+	CHB_NMETHOD_ACTIVE,
+	CHB_NMETHOD_INACTIVE,
+	CHB_NMETHOD_DEOPT, /* not entrant */
+	CHB_NMETHOD_ZOMBIE,
+	CHB_NMETHOD_UNLOADED,
+	CHB_RUNTIME_STUB,
+	CHB_RICOCHET_STUB,
+	CHB_DEOPT_STUB,
+	CHB_UNCOMMON_TRAP_STUB,
+	CHB_EXCEPTION_STUB,
+	CHB_SAFEPOINT_STUB,
+	CHB_ADAPTER_BLOB,
+	CHB_MH_ADAPTER_BLOB,
+	CHB_BUFFER_BLOB,
+	CHB_STALE_BLOB,
+	CHB_NMETHOD, /* an nmethod whose state the input does not say */
+	CHB_UNKNOWN, /* a letter or name no legend explains */
+	CHB__COUNT
+};
+
+const char *ch_block_type_name(enum ch_block_type t);
+/* From a legend's wording ("nMethod (active)", "buffer blob");
+ * CHB_UNKNOWN when it is not one of them. */
+enum ch_block_type ch_block_type_from_name(const char *s, size_t len);
+const char *ch_measure_name(enum ch_measure m);
+const char *ch_part_name(enum ch_part p);
+
+enum ch_block_kind {
+	CHK_USED = 0, /* a used block: top-size table, method names, codelist */
+	CHK_FREE,     /* a free block from the free list */
+};
+
+struct rec_ch_block {
+	enum ch_block_kind kind;
+	uint64_t addr;
+	int64_t size;	       /* bytes; REC_NONE: not printed */
+	enum ch_block_type type;
+	const char *compiler;  /* "c1", "c2", "none", "jvmci"; NULL */
+	int32_t level;	       /* 0..4; -1 unknown */
+	int64_t temperature;   /* hotness (JDK 17); REC_NONE */
+	int64_t compile_id;    /* REC_NONE */
+	int32_t state;	       /* codelist state; -1 unknown */
+	const char *name;      /* method or blob name; NULL */
+	/* CHK_FREE: the occupied gap up to the next free block */
+	int64_t gap;	       /* REC_NONE for the last block */
+	int64_t gap_blocks;
+	bool permanent_gap;    /* the gap holds stubs or blobs */
+	bool top;	       /* from the "Largest Used Blocks" table */
+};
+
+/* A named number: facts without a column of their own. */
+struct rec_ch_stat {
+	const char *name;
+	int64_t value;
+};
+
+struct rec_ch_heap {
+	const char *name; /* "CodeHeap 'profiled nmethods'", "CodeHeap" */
+	uint64_t low;	  /* segment start; 0 unknown */
+	uint64_t high;	  /* end of the committed part; 0 unknown */
+	uint64_t high_reserved; /* 0 unknown */
+	/* REC_NONE where the input does not say */
+	int64_t segment_size, granule_size, n_granules;
+	int64_t committed, reserved; /* bytes */
+	int64_t used, free, max_used; /* bytes */
+	int64_t used_blocks, free_blocks;
+	bool placement_estimated; /* maps drawn from totals (javacore) */
+	const struct rec_ch_map *maps;
+	uint32_t n_maps;
+	const struct rec_ch_block *blocks; /* used then free, as read */
+	uint32_t n_blocks;
+	const struct rec_ch_stat *stats;
+	uint32_t n_stats;
+};
+
+struct rec_codeheap {
+	const char *kind;   /* "analytics", "summary", "codelist", "javacore" */
+	uint64_t line;	    /* 1-based line where the snapshot starts */
+	int64_t time_ns;    /* REC_NONE: the input does not say */
+	const struct rec_ch_heap *heaps;
+	uint32_t n_heaps;
+	const struct rec_ch_stat *stats; /* snapshot-wide facts */
+	uint32_t n_stats;
+	const struct rec_ch_block *blocks; /* not in any heap (codelist) */
+	uint32_t n_blocks;
+};
+
 struct sink_ops {
 	int (*sample)(void *ctx, const struct rec_sample *s);
 	int (*heap_summary)(void *ctx, const struct rec_heap_summary *h);
 	int (*recording)(void *ctx, const struct rec_recording *r);
 	int (*gc)(void *ctx, const struct rec_gc *g); /* NULL: ignored */
+	int (*codeheap)(void *ctx, const struct rec_codeheap *c); /* NULL: ignored */
 };
 
 struct sink {

@@ -290,7 +290,7 @@ static int dump_recording(void *ctx, const struct rec_recording *r)
 }
 
 static const struct sink_ops dump_sink_ops = {dump_sample, dump_heap_summary,
-					      dump_recording, NULL};
+					      dump_recording, NULL, NULL};
 
 static void print_problem(enum problem_severity sev, const struct err *e)
 {

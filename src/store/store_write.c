@@ -442,7 +442,7 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 }
 
 static const struct sink_ops writer_ops = {w_sample, w_heap_summary,
-					   w_recording, w_gc};
+					   w_recording, w_gc, NULL};
 
 struct store_writer *store_writer_new(void)
 {

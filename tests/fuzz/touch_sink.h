@@ -82,6 +82,6 @@ static void touch_warn(void *ctx, const struct err *e)
 }
 
 static const struct sink_ops touch_sink_ops = {touch_sample, touch_heap_summary,
-					       touch_recording, touch_gc};
+					       touch_recording, touch_gc, NULL};
 
 #endif

@@ -1,0 +1,154 @@
+/*
+ * Fixed-pattern tables over PCRE2; see rx.h.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "util/rx.h"
+
+#include <pcre2.h>
+
+#include "util/xalloc.h"
+
+/* pthread_once takes no argument: the table being compiled is passed
+ * through this, under rx_lock. */
+static pthread_mutex_t rx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rx_table *rx_compiling;
+
+static void compile_table(void)
+{
+	struct rx_table *t = rx_compiling;
+	size_t i;
+
+	t->codes = xcalloc(t->n, sizeof(*t->codes));
+	for (i = 0; i < t->n; i++) {
+		int code;
+		PCRE2_SIZE at;
+		pcre2_code *c = pcre2_compile(
+			(PCRE2_SPTR)t->patterns[i], PCRE2_ZERO_TERMINATED,
+			PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &at, NULL);
+
+		if (!c) {
+			PCRE2_UCHAR msg[160];
+
+			pcre2_get_error_message(code, msg, sizeof(msg));
+			BUG("bad built-in pattern %s: %s", t->patterns[i],
+			    (const char *)msg);
+		}
+		/* without JIT (some platforms) the interpreter still works */
+		pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);
+		t->codes[i] = c;
+	}
+}
+
+static void ensure_compiled(struct rx_table *t)
+{
+	pthread_mutex_lock(&rx_lock);
+	rx_compiling = t;
+	pthread_once(&t->once, compile_table);
+	pthread_mutex_unlock(&rx_lock);
+}
+
+void rx_match_init(struct rx_match *m)
+{
+	m->md = pcre2_match_data_create(RX_MAX_GROUPS, NULL);
+	if (!m->md)
+		die("out of memory");
+	m->s = NULL;
+	m->n = 0;
+}
+
+void rx_match_release(struct rx_match *m)
+{
+	pcre2_match_data_free(m->md);
+	m->md = NULL;
+}
+
+bool rx_match(struct rx_table *t, size_t idx, const char *s, size_t len,
+	      struct rx_match *m)
+{
+	PCRE2_SIZE *ov;
+	int rc, i;
+
+	if (!t->codes)
+		ensure_compiled(t);
+	rc = pcre2_match(t->codes[idx], (PCRE2_SPTR)s, len, 0, 0, m->md, NULL);
+	if (rc <= 0)
+		return false;
+	ov = pcre2_get_ovector_pointer(m->md);
+	m->s = s;
+	m->n = rc;
+	for (i = 0; i < RX_MAX_GROUPS; i++) {
+		if (i < rc && ov[2 * i] != PCRE2_UNSET) {
+			m->start[i] = (long)ov[2 * i];
+			m->end[i] = (long)ov[2 * i + 1];
+		} else {
+			m->start[i] = m->end[i] = -1;
+		}
+	}
+	return true;
+}
+
+bool rx_group(const struct rx_match *m, int i, const char **p, size_t *len)
+{
+	if (i < 0 || i >= RX_MAX_GROUPS || m->start[i] < 0)
+		return false;
+	*p = m->s + m->start[i];
+	*len = (size_t)(m->end[i] - m->start[i]);
+	return true;
+}
+
+bool rx_int(const struct rx_match *m, int i, int64_t *v)
+{
+	const char *p;
+	size_t n, k;
+	uint64_t x = 0;
+	bool neg = false;
+
+	if (!rx_group(m, i, &p, &n) || !n)
+		return false;
+	k = 0;
+	if (p[0] == '-') {
+		neg = true;
+		k = 1;
+	}
+	if (k == n)
+		return false;
+	for (; k < n; k++) {
+		if (p[k] < '0' || p[k] > '9' || x > (UINT64_C(1) << 62))
+			return false;
+		x = x * 10 + (uint64_t)(p[k] - '0');
+	}
+	if (x > INT64_MAX)
+		return false;
+	*v = neg ? -(int64_t)x : (int64_t)x;
+	return true;
+}
+
+bool rx_hex(const struct rx_match *m, int i, uint64_t *v)
+{
+	const char *p;
+	size_t n, k = 0;
+	uint64_t x = 0;
+
+	if (!rx_group(m, i, &p, &n))
+		return false;
+	if (n >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		k = 2;
+	if (k == n || n - k > 16)
+		return false;
+	for (; k < n; k++) {
+		int d;
+		char c = p[k];
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return false;
+		x = x << 4 | (uint64_t)d;
+	}
+	*v = x;
+	return true;
+}
