@@ -1,6 +1,9 @@
 /*
- * The HotSpot code-heap report importer.  For now only the probe; the
- * grammar comes with the code-heap issue (formats/codeheap).
+ * The HotSpot code-heap importer: the CodeHeap_Analytics report, the
+ * Compiler.codecache / PrintCodeCache summary and Compiler.codelist, any
+ * number of them in one file among other output, each becoming one
+ * code-heap snapshot (importers/sink.h).  The lexer is formats/codeheap;
+ * this is the state machine that knows which section a line is in.
  *
  * The probe recognises the three kinds of text HotSpot prints about its
  * code cache (../shared/reference/codeheap-analytics.md): the
@@ -10,10 +13,20 @@
  * on the first line.
  */
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "formats/codeheap/codeheap.h"
+#include "importers/importer.h"
 #include "importers/list.h"
+#include "importers/sink.h"
 #include "importers/textprobe.h"
+#include "input/input.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 /* "N N N name [0x..., 0x... - 0x...]": one Compiler.codelist line. */
 static bool codelist_line(const char *s, size_t len)
@@ -74,10 +87,1027 @@ static int codeheap_probe(const unsigned char *p, size_t len, int complete)
 	return 0;
 }
 
+/* --- the import: a state machine over lexed lines ------------------------ */
+
+/* A growable array of n elements of a type. */
+#define GROW(arr, n, cap)                                                  \
+	do {                                                               \
+		if ((n) == (cap)) {                                        \
+			(cap) = (cap) ? 2 * (cap) : 8;                     \
+			(arr) = xreallocarray((arr), (cap), sizeof(*(arr))); \
+		}                                                          \
+	} while (0)
+
+enum section {
+	SEC_NONE = 0,
+	SEC_GENERAL,
+	SEC_AGG,      /* (used blocks) ... up to (free blocks) */
+	SEC_AGG_FREE, /* (free blocks) */
+	SEC_USED,     /* U S E D   S P A C E */
+	SEC_FREE,     /* F R E E   S P A C E */
+	SEC_COUNT,    /* B L O C K   C O U N T S */
+	SEC_SPACE,    /* S P A C E   U S A G E */
+	SEC_AGE,      /* M E T H O D   A G E */
+	SEC_NAMES,    /* M E T H O D   N A M E S */
+	SEC_SKIP,     /* remarks, or a section we do not know */
+};
+
+enum sub {
+	SUB_NONE = 0,
+	SUB_GLOBAL,
+	SUB_TOP,
+	SUB_LEGEND,
+	SUB_OTHER_LEGEND,
+	SUB_FREELIST,
+	SUB_TOPTEN,
+	SUB_OTHER,
+	SUB_MAP, /* a map's title was seen; lines follow */
+};
+
+enum snap_kind { SNAP_NONE = 0, SNAP_ANALYTICS, SNAP_SUMMARY, SNAP_CODELIST };
+
+struct heap_build {
+	struct rec_ch_heap h;
+	struct rec_ch_map *maps;
+	uint32_t n_maps, cap_maps;
+	struct rec_ch_block *blocks;
+	uint32_t n_blocks, cap_blocks;
+	struct rec_ch_stat *stats;
+	uint32_t n_stats, cap_stats;
+};
+
+struct chi {
+	const struct sink *sink;
+	const struct import_env *env;
+	struct ch_lexer lx;
+	struct arena ar; /* the snapshot's strings and cells */
+	uint64_t line;
+
+	enum snap_kind kind;
+	uint64_t snap_line;
+	struct heap_build *heaps;
+	uint32_t n_heaps, cap_heaps;
+	struct rec_ch_stat *stats;
+	uint32_t n_stats, cap_stats;
+	struct rec_ch_block *blocks;
+	uint32_t n_blocks, cap_blocks;
+	uint32_t n_snapshots;
+	bool closed; /* the report's closing timing line was seen */
+
+	enum section sec;
+	enum sub sub;
+	int cur; /* heap index, -1 none */
+	int sum_heap; /* summary: the heap a bounds line belongs to */
+	uint8_t legend[256];
+	bool legend_set[256];
+	size_t name_col, blob_col; /* from the last column header */
+
+	/* the map being read */
+	enum ch_measure m_measure;
+	enum ch_part m_parts[3];
+	int m_comps; /* 1, or 3 / 2 for a "by tier" bundle */
+	bool m_letters; /* cells may be block-type letters */
+	struct buf m_cells[3];
+	uint64_t m_line;
+	bool m_warned;
+	int err; /* a sink error */
+};
+
+static void warn(struct chi *c, uint64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(struct chi *c, uint64_t line, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	import_warn_line(c->env, ERR_FORMAT, line, "%s", msg);
+}
+
+static const char *keep(struct chi *c, const char *s, size_t len)
+{
+	while (len && s[len - 1] == ' ')
+		len--;
+	while (len && *s == ' ') {
+		s++;
+		len--;
+	}
+	return arena_memdup(&c->ar, s, len);
+}
+
+static void snap_stat(struct chi *c, const char *name, int64_t v)
+{
+	GROW(c->stats, c->n_stats, c->cap_stats);
+	c->stats[c->n_stats].name = name;
+	c->stats[c->n_stats++].value = v;
+}
+
+static void heap_stat(struct heap_build *hb, const char *name, int64_t v)
+{
+	GROW(hb->stats, hb->n_stats, hb->cap_stats);
+	hb->stats[hb->n_stats].name = name;
+	hb->stats[hb->n_stats++].value = v;
+}
+
+static int heap_find(struct chi *c, const char *name, size_t len, bool create)
+{
+	struct heap_build *hb;
+	uint32_t i;
+
+	while (len && name[len - 1] == ' ')
+		len--;
+	for (i = 0; i < c->n_heaps; i++)
+		if (strlen(c->heaps[i].h.name) == len &&
+		    !memcmp(c->heaps[i].h.name, name, len))
+			return (int)i;
+	if (!create)
+		return -1;
+	GROW(c->heaps, c->n_heaps, c->cap_heaps);
+	hb = &c->heaps[c->n_heaps];
+	memset(hb, 0, sizeof(*hb));
+	hb->h.name = arena_memdup(&c->ar, name, len);
+	hb->h.segment_size = hb->h.granule_size = hb->h.n_granules = REC_NONE;
+	hb->h.committed = hb->h.reserved = REC_NONE;
+	hb->h.used = hb->h.free = hb->h.max_used = REC_NONE;
+	hb->h.used_blocks = hb->h.free_blocks = REC_NONE;
+	return (int)c->n_heaps++;
+}
+
+static void map_drop(struct chi *c)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		buf_reset(&c->m_cells[i]);
+	c->m_comps = 0;
+	if (c->sub == SUB_MAP)
+		c->sub = SUB_NONE;
+}
+
+/* The map being read is over: keep it when it is whole. */
+static void map_finish(struct chi *c, bool cut)
+{
+	struct heap_build *hb;
+	size_t n;
+	int i;
+
+	if (!c->m_comps)
+		return;
+	if (c->cur < 0) {
+		map_drop(c);
+		return;
+	}
+	hb = &c->heaps[c->cur];
+	n = c->m_cells[0].len;
+	if (cut) {
+		warn(c, c->m_line,
+		     "%s: the %s map (%s) is cut short after %zu granules; "
+		     "not imported",
+		     hb->h.name, ch_measure_name(c->m_measure),
+		     ch_part_name(c->m_parts[0]), n);
+		map_drop(c);
+		return;
+	}
+	if (!n) { /* a title with no lines under it */
+		map_drop(c);
+		return;
+	}
+	if (hb->h.n_granules == REC_NONE) {
+		/* a print step without the aggregation part: the maps tell */
+		hb->h.n_granules = (int64_t)n;
+	} else if ((int64_t)n != hb->h.n_granules) {
+		warn(c, c->m_line,
+		     "%s: the %s map (%s) has %zu granules, the heap %lld; "
+		     "not imported",
+		     hb->h.name, ch_measure_name(c->m_measure),
+		     ch_part_name(c->m_parts[0]), n,
+		     (long long)hb->h.n_granules);
+		map_drop(c);
+		return;
+	}
+	for (i = 0; i < c->m_comps; i++) {
+		struct rec_ch_map *m;
+
+		GROW(hb->maps, hb->n_maps, hb->cap_maps);
+		m = &hb->maps[hb->n_maps++];
+		m->measure = c->m_measure;
+		m->part = c->m_parts[i];
+		m->bundle = c->m_comps > 1;
+		m->n = (uint32_t)n;
+		m->cells = (const uint8_t *)arena_memdup(
+			&c->ar, c->m_cells[i].data, c->m_cells[i].len);
+	}
+	map_drop(c);
+}
+
+/* What one cell character means in the current map. */
+static uint8_t cell_value(struct chi *c, char ch, enum ch_measure m)
+{
+	unsigned char u = (unsigned char)ch;
+
+	if (ch == ' ')
+		return 0;
+	if (m != CH_TYPE) {
+		if (ch >= '0' && ch <= '9')
+			return (uint8_t)(m == CH_COUNT ? ch - '0'
+						       : 1 + (ch - '0'));
+		if (m == CH_COUNT && ch >= 'a' && ch <= 'f')
+			return (uint8_t)(10 + ch - 'a');
+		if (ch == '*')
+			return m == CH_COUNT ? CH_COUNT_MANY : CH_SPACE_FULL;
+	}
+	/* a block-type letter: granule == segment, so one block, full */
+	if (!c->legend_set[u] && !c->m_warned) {
+		c->m_warned = true;
+		warn(c, c->line,
+		     "'%c' is not in the report's block-type legend; "
+		     "shown as an unknown block type",
+		     ch);
+	}
+	if (m == CH_TYPE)
+		return c->legend_set[u] ? c->legend[u] : CHB_UNKNOWN;
+	if (m == CH_AGE)
+		return 0;
+	return m == CH_COUNT ? 1 : CH_SPACE_FULL;
+}
+
+static void map_line(struct chi *c, const struct ch_line *l)
+{
+	const char *p = l->text;
+	size_t n = l->text_len, i;
+	int w = c->m_comps == 1 ? 1 : 2 * c->m_comps;
+
+	if (c->cur >= 0 && !c->m_cells[0].len) {
+		struct heap_build *hb = &c->heaps[c->cur];
+
+		if (hb->h.low && l->addr != hb->h.low && !c->m_warned) {
+			c->m_warned = true;
+			warn(c, c->line,
+			     "%s: the map starts at 0x%llx, the heap at 0x%llx",
+			     hb->h.name, (unsigned long long)l->addr,
+			     (unsigned long long)hb->h.low);
+		}
+		if (!hb->h.low)
+			hb->h.low = l->addr;
+	}
+	if (w == 1) {
+		for (i = 0; i < n; i++)
+			buf_addch(&c->m_cells[0],
+				  cell_value(c, p[i], c->m_measure));
+		return;
+	}
+	/* "a:b:c " or "a:b ": the last one may lose its trailing blank */
+	for (i = 0; i + (size_t)w - 1 <= n; i += (size_t)w) {
+		int k;
+
+		for (k = 0; k < c->m_comps; k++)
+			buf_addch(&c->m_cells[k],
+				  cell_value(c, p[i + 2 * (size_t)k],
+					     c->m_measure));
+	}
+}
+
+struct map_title {
+	const char *prefix;
+	enum ch_measure measure;
+	enum ch_part parts[3];
+	int comps;
+	bool letters;
+};
+
+/* Identified by title, never by position (reference 2.8-2.10). */
+static const struct map_title map_titles[] = {
+	{"Total (all tiers) count", CH_COUNT, {CH_ALL}, 1, false},
+	{"Total (all types) count for granule size == segment size", CH_TYPE,
+	 {CH_ALL}, 1, true},
+	{"Tier1 nMethod count", CH_COUNT, {CH_TIER1}, 1, true},
+	{"Tier2 nMethod count", CH_COUNT, {CH_TIER2}, 1, true},
+	{"not_used/not_entrant/not_installed nMethod count", CH_COUNT,
+	 {CH_INACTIVE}, 1, true},
+	{"Stub & Blob count", CH_COUNT, {CH_STUB}, 1, true},
+	{"Dead nMethod count", CH_COUNT, {CH_DEAD}, 1, true},
+	{"Count by tier", CH_COUNT, {CH_TIER1, CH_TIER2, CH_STUB}, 3, false},
+	{"Total (all types) space consumption for granule size == segment "
+	 "size",
+	 CH_SPACE, {CH_ALL}, 1, true},
+	{"Total (all types) space consumption", CH_SPACE, {CH_ALL}, 1, false},
+	{"Tier1 space consumption", CH_SPACE, {CH_TIER1}, 1, true},
+	{"Tier2 space consumption", CH_SPACE, {CH_TIER2}, 1, true},
+	{"not_used/not_entrant/not_installed space consumption", CH_SPACE,
+	 {CH_INACTIVE}, 1, true},
+	{"Stub and Blob space consumption", CH_SPACE, {CH_STUB}, 1, true},
+	{"Dead space consumption", CH_SPACE, {CH_DEAD}, 1, true},
+	{"Space consumption by tier", CH_SPACE, {CH_TIER1, CH_TIER2, CH_STUB},
+	 3, false},
+	{"Age distribution", CH_AGE, {CH_ALL}, 1, false},
+	{"Tier1 age distribution", CH_AGE, {CH_TIER1}, 1, false},
+	{"Tier2 age distribution", CH_AGE, {CH_TIER2}, 1, false},
+	{"not_used/not_entrant/not_installed age distribution", CH_AGE,
+	 {CH_INACTIVE}, 1, false},
+	{"age distribution by tier", CH_AGE, {CH_TIER1, CH_TIER2}, 2, false},
+};
+
+static void map_begin(struct chi *c, const char *t, size_t len)
+{
+	size_t i;
+
+	map_finish(c, false);
+	for (i = 0; i < sizeof(map_titles) / sizeof(map_titles[0]); i++) {
+		const struct map_title *mt = &map_titles[i];
+
+		if (!ch_title(t, len, mt->prefix, NULL, NULL))
+			continue;
+		c->m_measure = mt->measure;
+		memcpy(c->m_parts, mt->parts, sizeof(c->m_parts));
+		c->m_comps = mt->comps;
+		c->m_letters = mt->letters;
+		c->m_line = c->line;
+		c->m_warned = false;
+		c->sub = SUB_MAP;
+		return;
+	}
+	warn(c, c->line, "unknown granule map '%.*s'; skipped", (int)len, t);
+	c->sub = SUB_OTHER;
+}
+
+/* --- snapshots ------------------------------------------------------------ */
+
+static void snap_reset(struct chi *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n_heaps; i++) {
+		free(c->heaps[i].maps);
+		free(c->heaps[i].blocks);
+		free(c->heaps[i].stats);
+	}
+	c->n_heaps = c->n_stats = c->n_blocks = 0;
+	arena_reset(&c->ar);
+	c->kind = SNAP_NONE;
+	c->sec = SEC_NONE;
+	c->sub = SUB_NONE;
+	c->cur = c->sum_heap = -1;
+	c->closed = false;
+	map_drop(c);
+}
+
+static const char *const snap_kind_names[] = {"", "analytics", "summary",
+					      "codelist"};
+
+static void snap_end(struct chi *c, bool at_eof)
+{
+	struct rec_ch_heap *hs;
+	struct rec_codeheap r;
+	uint32_t i;
+
+	map_finish(c, at_eof);
+	if (c->kind == SNAP_NONE)
+		return;
+	if (c->kind == SNAP_ANALYTICS && at_eof && !c->closed)
+		warn(c, c->line,
+		     "the report that starts at line %llu ends without its "
+		     "closing line: cut short? what is complete is imported",
+		     (unsigned long long)c->snap_line);
+	hs = xcalloc(c->n_heaps ? c->n_heaps : 1, sizeof(*hs));
+	for (i = 0; i < c->n_heaps; i++) {
+		struct heap_build *hb = &c->heaps[i];
+
+		hs[i] = hb->h;
+		hs[i].maps = hb->maps;
+		hs[i].n_maps = hb->n_maps;
+		hs[i].blocks = hb->blocks;
+		hs[i].n_blocks = hb->n_blocks;
+		hs[i].stats = hb->stats;
+		hs[i].n_stats = hb->n_stats;
+	}
+	memset(&r, 0, sizeof(r));
+	r.kind = snap_kind_names[c->kind];
+	r.line = c->snap_line;
+	r.time_ns = REC_NONE;
+	r.heaps = hs;
+	r.n_heaps = c->n_heaps;
+	r.stats = c->stats;
+	r.n_stats = c->n_stats;
+	r.blocks = c->blocks;
+	r.n_blocks = c->n_blocks;
+	if (c->n_heaps || c->n_blocks || c->n_stats) {
+		c->n_snapshots++;
+		if (c->sink->ops->codeheap &&
+		    c->sink->ops->codeheap(c->sink->ctx, &r) < 0)
+			c->err = -1;
+	}
+	free(hs);
+	snap_reset(c);
+}
+
+static void snap_begin(struct chi *c, enum snap_kind k)
+{
+	snap_end(c, false);
+	c->kind = k;
+	c->snap_line = c->line;
+}
+
+/* --- rows of the used-block tables ------------------------------------------ */
+
+static void skip_blanks(const char *s, size_t n, size_t *i)
+{
+	while (*i < n && s[*i] == ' ')
+		(*i)++;
+}
+
+static size_t word(const char *s, size_t n, size_t *i)
+{
+	size_t at = *i;
+
+	while (*i < n && s[*i] != ' ')
+		(*i)++;
+	return *i - at;
+}
+
+/*
+ * "0x... (+0x...) 0x00006858(  26K)   X     c2   4      0 Name": the
+ * columns move between JDK versions, so the name (and blob type) start
+ * where the last column header put "Name" ("blobType"); between the size
+ * and those, the tokens are an optional type letter, the compiler, the
+ * level and (17) the temperature.
+ */
+static void used_row(struct chi *c, const char *s, size_t n, uint64_t addr)
+{
+	struct heap_build *hb = &c->heaps[c->cur];
+	struct rec_ch_block b;
+	size_t i = 33, end_fields, tl;
+	const char *t;
+
+	memset(&b, 0, sizeof(b));
+	b.kind = CHK_USED;
+	b.addr = addr;
+	b.size = b.temperature = b.compile_id = b.gap = b.gap_blocks =
+		REC_NONE;
+	b.level = b.state = -1;
+	b.type = CHB_NONE;
+	b.top = c->sec == SEC_USED;
+	if (n > i + 2 && s[i] == '0' && s[i + 1] == 'x') {
+		uint64_t v = 0;
+
+		for (i += 2; i < n && isxdigit((unsigned char)s[i]); i++)
+			v = v << 4 | (uint64_t)(isdigit((unsigned char)s[i])
+							? s[i] - '0'
+							: (tolower((unsigned char)s[i]) -
+							   'a' + 10));
+		b.size = v > INT64_MAX ? REC_NONE : (int64_t)v;
+		while (i < n && s[i] != ')')
+			i++;
+		if (i < n)
+			i++;
+	}
+	end_fields = c->sec == SEC_NAMES ? c->blob_col : c->name_col;
+	if (end_fields > n)
+		end_fields = n;
+	for (;;) {
+		size_t at;
+
+		skip_blanks(s, end_fields, &i);
+		if (i >= end_fields)
+			break;
+		at = i;
+		tl = word(s, end_fields, &i);
+		t = s + at;
+		if (tl == 1 && !isdigit((unsigned char)*t) &&
+		    b.compiler == NULL) {
+			unsigned char u = (unsigned char)*t;
+
+			if (c->legend_set[u])
+				b.type = c->legend[u];
+			else {
+				b.type = CHB_UNKNOWN;
+				warn(c, c->line,
+				     "block type '%c' is not in the report's "
+				     "legend",
+				     *t);
+			}
+		} else if (!b.compiler && !isdigit((unsigned char)*t)) {
+			b.compiler = arena_memdup(&c->ar, t, tl);
+		} else if (isdigit((unsigned char)*t) || *t == '-') {
+			int64_t v = strtoll(t, NULL, 10);
+
+			if (b.level < 0 && b.compiler)
+				b.level = (int32_t)(v < 0 || v > 9 ? -1 : v);
+			else
+				b.temperature = v;
+		}
+	}
+	if (c->sec == SEC_NAMES && c->blob_col < n) {
+		size_t e = c->name_col < n ? c->name_col : n;
+
+		if (e > c->blob_col) {
+			const char *bt = s + c->blob_col;
+			size_t bl = e - c->blob_col;
+
+			while (bl && bt[bl - 1] == ' ')
+				bl--;
+			b.type = bl ? ch_block_type_from_name(bt, bl) : CHB_NONE;
+		}
+	}
+	if (b.type == CHB_NONE && b.compiler)
+		b.type = CHB_NMETHOD;
+	if (c->name_col < n)
+		b.name = keep(c, s + c->name_col, n - c->name_col);
+	GROW(hb->blocks, hb->n_blocks, hb->cap_blocks);
+	hb->blocks[hb->n_blocks++] = b;
+}
+
+static void header_line(struct chi *c, const char *s, size_t n)
+{
+	const char *p;
+
+	p = memmem(s, n, "Name", 4);
+	c->name_col = p ? (size_t)(p - s) : (c->sec == SEC_NAMES ? 88 : 73);
+	p = memmem(s, n, "blobType", 8);
+	c->blob_col = p ? (size_t)(p - s) : c->name_col;
+}
+
+/* --- titles ---------------------------------------------------------------- */
+
+static const struct {
+	const char *prefix;
+	enum section sec;
+} majors[] = {
+	{"C O D E   H E A P   A N A L Y S I S   (general remarks)", SEC_SKIP},
+	{"C O D E   H E A P   A N A L Y S I S   (used blocks) for segment ",
+	 SEC_AGG},
+	{"C O D E   H E A P   A N A L Y S I S   (free blocks) for segment ",
+	 SEC_AGG_FREE},
+	{"C O D E   H E A P   A N A L Y S I S   C O M P L E T E   for segment ",
+	 SEC_NONE},
+	{"U S E D   S P A C E   S T A T I S T I C S   for ", SEC_USED},
+	{"F R E E   S P A C E   S T A T I S T I C S   for ", SEC_FREE},
+	{"B L O C K   C O U N T S   for ", SEC_COUNT},
+	{"S P A C E   U S A G E  &  F R A G M E N T A T I O N   for ",
+	 SEC_SPACE},
+	{"M E T H O D   A G E   by CompileID for ", SEC_AGE},
+	{"M E T H O D   N A M E S   for ", SEC_NAMES},
+};
+
+static void major_title(struct chi *c, const char *t, size_t len)
+{
+	size_t i;
+	const char *rest;
+	size_t rl;
+
+	map_finish(c, false);
+	if (c->kind != SNAP_ANALYTICS || c->closed)
+		snap_begin(c, SNAP_ANALYTICS);
+	for (i = 0; i < sizeof(majors) / sizeof(majors[0]); i++) {
+		if (!ch_title(t, len, majors[i].prefix, &rest, &rl))
+			continue;
+		c->sec = majors[i].sec;
+		c->sub = SUB_NONE;
+		if (c->sec == SEC_SKIP)
+			return;
+		c->cur = rl ? heap_find(c, rest, rl, false) : -1;
+		/* a second aggregation of a heap: the next report */
+		if (c->sec == SEC_AGG && c->cur >= 0 &&
+		    c->heaps[c->cur].h.n_granules != REC_NONE) {
+			snap_begin(c, SNAP_ANALYTICS);
+			c->sec = SEC_AGG;
+			c->cur = -1;
+		}
+		if (c->cur < 0 && rl)
+			c->cur = heap_find(c, rest, rl, true);
+		if (c->sec == SEC_NAMES)
+			c->name_col = 88, c->blob_col = 68;
+		else if (c->sec == SEC_USED)
+			c->name_col = c->blob_col = 73;
+		return;
+	}
+	warn(c, c->line, "unknown section '%.*s'; skipped", (int)len, t);
+	c->sec = SEC_SKIP;
+}
+
+static void minor_title(struct chi *c, const char *t, size_t len)
+{
+	const char *rest;
+	size_t rl;
+
+	map_finish(c, false);
+	if (ch_title(t, len, "Block types used in the following CodeHeap dump",
+		     NULL, NULL)) {
+		memset(c->legend_set, 0, sizeof(c->legend_set));
+		c->sub = SUB_LEGEND;
+	} else if (ch_title(t, len, "Space ranges", NULL, NULL) ||
+		   ch_title(t, len, "Age ranges", NULL, NULL)) {
+		c->sub = SUB_OTHER_LEGEND;
+	} else if (ch_title(t, len, "Global CodeHeap statistics for segment ",
+			    &rest, &rl)) {
+		c->sub = SUB_GLOBAL;
+		c->cur = heap_find(c, rest, rl, true);
+	} else if (ch_title(t, len, "Largest Used Blocks in ", &rest, &rl)) {
+		c->sub = SUB_TOP;
+		c->cur = heap_find(c, rest, rl, true);
+	} else if (ch_title(t, len, "List of all Free Blocks in ", &rest,
+			    &rl)) {
+		c->sub = SUB_FREELIST;
+		c->cur = heap_find(c, rest, rl, true);
+	} else if (ch_title(t, len, "Top Ten Free Blocks in ", &rest, &rl)) {
+		c->sub = SUB_TOPTEN;
+		c->cur = heap_find(c, rest, rl, true);
+	} else if (ch_title(t, len, "no free blocks found in ", &rest, &rl)) {
+		int h = heap_find(c, rest, rl, true);
+
+		c->cur = h;
+		if (c->heaps[h].h.free_blocks == REC_NONE)
+			c->heaps[h].h.free_blocks = 0;
+		c->sub = SUB_OTHER;
+	} else if (ch_title(t, len, "Heap not fully initialized", NULL,
+			    NULL) ||
+		   ch_title(t, len, "Must be at safepoint", NULL, NULL)) {
+		warn(c, c->line, "the VM refused: %.*s", (int)len, t);
+		c->sub = SUB_OTHER;
+	} else if (c->sec == SEC_COUNT || c->sec == SEC_SPACE ||
+		   c->sec == SEC_AGE) {
+		map_begin(c, t, len);
+	} else {
+		c->sub = SUB_OTHER;
+	}
+}
+
+/* --- one line ------------------------------------------------------------- */
+
+static const char *stat_name(const char *s, size_t n, bool blocks)
+{
+	static const struct {
+		const char *in, *space, *blocks;
+	} names[] = {
+		{"Tier1 Space", "tier1.space_k", "tier1.blocks"},
+		{"Tier2 Space", "tier2.space_k", "tier2.blocks"},
+		{"Alive Space", "alive.space_k", "alive.blocks"},
+		{"disconnected", "disconnected.space_k", "disconnected.blocks"},
+		{"not entrant", "not_entrant.space_k", "not_entrant.blocks"},
+		{"unloadedSpace", "unloaded.space_k", "unloaded.blocks"},
+		{"deadSpace", "dead.space_k", "dead.blocks"},
+		{"stubSpace", "stub.space_k", "stub.blocks"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].in) == n && !memcmp(names[i].in, s, n))
+			return blocks ? names[i].blocks : names[i].space;
+	return NULL;
+}
+
+static struct heap_build *cur_heap(struct chi *c)
+{
+	return c->cur >= 0 ? &c->heaps[c->cur] : NULL;
+}
+
+static void analytics_line(struct chi *c, const struct ch_line *l,
+			   const char *s, size_t n)
+{
+	struct heap_build *hb = cur_heap(c);
+
+	switch (l->type) {
+	case CHL_JIT_IS:
+		snap_stat(c, "jit.on", l->a);
+		break;
+	case CHL_THREADS:
+		snap_stat(c, "compiler_threads", l->a);
+		break;
+	case CHL_CACHE_SIZE:
+		snap_stat(c,
+			  l->text[0] == 'R'   ? "reserved_kb"
+			  : l->text[0] == 'C' ? "committed_kb"
+					      : "unallocated_kb",
+			  l->a);
+		break;
+	case CHL_COMMITTED:
+		if (hb) {
+			hb->h.committed = l->a * 1024;
+			hb->h.reserved = l->b * 1024;
+			heap_stat(hb, "occupied_pct", l->c);
+		}
+		break;
+	case CHL_SEGMENT:
+		if (hb)
+			hb->h.segment_size = l->a;
+		break;
+	case CHL_GRANULES:
+		if (hb) {
+			hb->h.n_granules = l->a;
+			hb->h.granule_size = l->b;
+		}
+		break;
+	case CHL_STAT:
+		if (!hb)
+			break;
+		if (l->text[0] == 'f') {
+			hb->h.free = l->a * 1024;
+			hb->h.free_blocks = l->b;
+		} else if (l->text[0] == 'u' && l->text[1] == 's') {
+			hb->h.used = l->a * 1024;
+			hb->h.used_blocks = l->b;
+		} else {
+			const char *sp = stat_name(l->text, l->text_len, false);
+
+			if (sp) {
+				heap_stat(hb, sp, l->a);
+				heap_stat(hb,
+					  stat_name(l->text, l->text_len, true),
+					  l->b);
+			}
+		}
+		break;
+	case CHL_ZOMBIE:
+		if (hb)
+			heap_stat(hb, "zombie_blocks", l->a);
+		break;
+	case CHL_SEG_START:
+		if (hb)
+			hb->h.low = l->addr;
+		break;
+	case CHL_SEG_END:
+		if (hb)
+			hb->h.high = l->addr;
+		break;
+	case CHL_SEG_RESERVED:
+		if (hb)
+			hb->h.high_reserved = l->addr;
+		break;
+	case CHL_COMPILE_ID:
+		if (hb)
+			heap_stat(hb,
+				  l->text[0] == 'l' ? "compile_id.latest"
+						    : "compile_id.highest",
+				  l->a);
+		break;
+	case CHL_HOTNESS:
+		if (hb)
+			heap_stat(hb,
+				  l->text[1] == 'i'   ? "hotness.min"
+				  : l->text[1] == 'v' ? "hotness.avg"
+						      : "hotness.max",
+				  l->a);
+		break;
+	case CHL_FREE_COUNT:
+		if (hb && hb->h.free_blocks == REC_NONE)
+			hb->h.free_blocks = l->a;
+		break;
+	case CHL_LEGEND:
+		if (c->sub == SUB_LEGEND) {
+			enum ch_block_type t = ch_block_type_from_name(
+				l->text, l->text_len);
+			unsigned char u = (unsigned char)l->letter;
+
+			if (t == CHB_UNKNOWN)
+				warn(c, c->line,
+				     "the legend names an unknown block type "
+				     "'%.*s' ('%c')",
+				     (int)l->text_len, l->text, l->letter);
+			c->legend[u] = (uint8_t)t;
+			c->legend_set[u] = true;
+		}
+		break;
+	case CHL_LEGEND_END:
+		if (c->sub == SUB_LEGEND || c->sub == SUB_OTHER_LEGEND)
+			c->sub = SUB_NONE;
+		break;
+	case CHL_HEADER:
+		header_line(c, s, n);
+		break;
+	case CHL_ROW:
+		if (hb && ((c->sec == SEC_USED && c->sub != SUB_OTHER) ||
+			   c->sec == SEC_NAMES))
+			used_row(c, s, n, l->addr);
+		break;
+	case CHL_FREE:
+		if (hb && c->sub == SUB_FREELIST) {
+			struct rec_ch_block b;
+
+			memset(&b, 0, sizeof(b));
+			b.kind = CHK_FREE;
+			b.addr = l->addr;
+			b.size = l->b;
+			b.temperature = b.compile_id = REC_NONE;
+			b.level = b.state = -1;
+			b.gap = l->c >= 0 ? l->c : REC_NONE;
+			b.gap_blocks = l->d >= 0 ? l->d : REC_NONE;
+			b.permanent_gap = l->flag;
+			GROW(hb->blocks, hb->n_blocks, hb->cap_blocks);
+			hb->blocks[hb->n_blocks++] = b;
+		}
+		break;
+	case CHL_TOPTEN:
+		if (hb && c->sub == SUB_TOPTEN && l->a == 1)
+			heap_stat(hb, "topten.largest_free", l->c);
+		break;
+	case CHL_MAP:
+		if (c->sub == SUB_MAP && c->m_comps)
+			map_line(c, l);
+		else
+			warn(c, c->line,
+			     "a granule map line outside any map; skipped");
+		break;
+	default:
+		break;
+	}
+}
+
+static void summary_line(struct chi *c, const struct ch_line *l)
+{
+	struct heap_build *hb;
+	int h;
+
+	switch (l->type) {
+	case CHL_SUM_HEAP:
+		if (c->kind != SNAP_SUMMARY)
+			snap_begin(c, SNAP_SUMMARY);
+		h = heap_find(c, l->text, l->text_len, true);
+		hb = &c->heaps[h];
+		hb->h.reserved = l->a * 1024;
+		hb->h.used = l->b * 1024;
+		hb->h.max_used = l->c * 1024;
+		hb->h.free = l->d * 1024;
+		c->sum_heap = h;
+		break;
+	case CHL_SUM_TOTAL:
+		snap_stat(c, "total.size_kb", l->a);
+		snap_stat(c, "total.used_kb", l->b);
+		snap_stat(c, "total.max_used_kb", l->c);
+		snap_stat(c, "total.free_kb", l->d);
+		break;
+	case CHL_BOUNDS:
+		if (c->sum_heap >= 0) {
+			hb = &c->heaps[c->sum_heap];
+			hb->h.low = l->addr;
+			hb->h.high = l->addr2;
+			hb->h.high_reserved = l->addr3;
+			if (l->addr2 >= l->addr && l->addr2 - l->addr < INT64_MAX)
+				hb->h.committed = (int64_t)(l->addr2 - l->addr);
+		}
+		break;
+	case CHL_BLOBS:
+		snap_stat(c, "total_blobs", l->a);
+		snap_stat(c, "nmethods", l->b);
+		snap_stat(c, "adapters", l->c);
+		if (l->d >= 0) {
+			snap_stat(c, "full_count", l->d);
+			snap_end(c, false);
+		}
+		break;
+	case CHL_COMPILATION:
+		snap_stat(c, "compilation.enabled",
+			  l->text_len >= 7 && !memcmp(l->text, "enabled", 7));
+		snap_stat(c, "compilation.no_space",
+			  memmem(l->text, l->text_len, "free space", 10) != NULL);
+		if (l->a >= 0) {
+			snap_stat(c, "stopped_count", l->a);
+			snap_stat(c, "restarted_count", l->b);
+		}
+		break;
+	case CHL_STOPPED:
+		snap_stat(c, "stopped_count", l->a);
+		snap_stat(c, "restarted_count", l->b);
+		break;
+	case CHL_FULL_COUNT:
+		snap_stat(c, "full_count", l->a);
+		snap_end(c, false);
+		break;
+	default:
+		break;
+	}
+}
+
+static void codelist_entry(struct chi *c, const struct ch_line *l)
+{
+	struct rec_ch_block b;
+
+	if (c->kind != SNAP_CODELIST)
+		snap_begin(c, SNAP_CODELIST);
+	memset(&b, 0, sizeof(b));
+	b.kind = CHK_USED;
+	b.addr = l->addr;
+	/* the blob from its header to the end of its code */
+	b.size = l->addr3 >= l->addr && l->addr3 - l->addr < INT64_MAX
+			 ? (int64_t)(l->addr3 - l->addr)
+			 : REC_NONE;
+	b.type = CHB_NMETHOD;
+	b.level = (int32_t)l->b;
+	b.state = (int32_t)l->c;
+	b.compile_id = l->a;
+	b.temperature = b.gap = b.gap_blocks = REC_NONE;
+	b.name = keep(c, l->text, l->text_len);
+	GROW(c->blocks, c->n_blocks, c->cap_blocks);
+	c->blocks[c->n_blocks++] = b;
+}
+
+static void one_line(struct chi *c, const char *s, size_t n)
+{
+	struct ch_line l;
+
+	ch_lex(&c->lx, s, n, &l);
+	/* log lines interleave anywhere, even inside a map */
+	if (l.type == CHL_NOISE)
+		return;
+	if (c->sub == SUB_MAP && l.type != CHL_MAP && c->m_cells[0].len)
+		map_finish(c, false);
+	if (c->kind == SNAP_SUMMARY &&
+	    !(l.type >= CHL_SUM_HEAP && l.type <= CHL_FULL_COUNT) &&
+	    l.type != CHL_BLANK)
+		snap_end(c, false);
+	if (c->kind == SNAP_CODELIST && l.type != CHL_CODELIST)
+		snap_end(c, false);
+	switch (l.type) {
+	case CHL_GENERAL:
+		snap_begin(c, SNAP_ANALYTICS);
+		c->sec = SEC_GENERAL;
+		return;
+	case CHL_MAJOR:
+		major_title(c, l.text, l.text_len);
+		return;
+	case CHL_MINOR:
+		if (c->kind == SNAP_ANALYTICS)
+			minor_title(c, l.text, l.text_len);
+		return;
+	case CHL_TIMING:
+		if (l.flag && c->kind == SNAP_ANALYTICS) {
+			c->closed = true;
+			snap_end(c, false);
+		}
+		return;
+	case CHL_FUNCTION:
+		warn(c, c->line, "%.*s", (int)l.text_len, l.text);
+		return;
+	case CHL_CODELIST:
+		codelist_entry(c, &l);
+		return;
+	default:
+		break;
+	}
+	if (l.type >= CHL_SUM_HEAP && l.type <= CHL_FULL_COUNT) {
+		if (c->kind == SNAP_ANALYTICS && l.type != CHL_SUM_HEAP)
+			return; /* a stray summary line inside a report */
+		summary_line(c, &l);
+		return;
+	}
+	if (c->kind == SNAP_ANALYTICS)
+		analytics_line(c, &l, s, n);
+}
+
+static int codeheap_import(struct input *in, const struct sink *sink,
+			   const struct import_env *env, struct err *e)
+{
+	struct chi c;
+	struct rec_recording rr;
+	const char *s;
+	size_t n;
+	int rc, i;
+
+	memset(&c, 0, sizeof(c));
+	c.sink = sink;
+	c.env = env;
+	ch_lexer_init(&c.lx);
+	arena_init(&c.ar, 0);
+	for (i = 0; i < 3; i++)
+		buf_init(&c.m_cells[i]);
+	c.cur = c.sum_heap = -1;
+	input_track_lines(in);
+	while ((rc = input_line(in, &s, &n)) == 0 && !c.err) {
+		c.line++;
+		one_line(&c, s, n);
+	}
+	if (rc < 0) {
+		/* what was read stands; the damage is a warning */
+		warn(&c, c.line + 1, "%s", input_error(in)->msg);
+	}
+	snap_end(&c, true);
+	if (!c.err && !c.n_snapshots)
+		warn(&c, 0, "no code heap data");
+	if (!c.err && c.n_snapshots) {
+		memset(&rr, 0, sizeof(rr));
+		rr.source = env->source;
+		rr.format = "codeheap";
+		rr.start_ns = rr.end_ns = REC_NONE;
+		if (sink->ops->recording && sink->ops->recording(sink->ctx, &rr) < 0)
+			c.err = -1;
+	}
+	free(c.heaps);
+	free(c.stats);
+	free(c.blocks);
+	for (i = 0; i < 3; i++)
+		buf_release(&c.m_cells[i]);
+	arena_release(&c.ar);
+	ch_lexer_release(&c.lx);
+	if (c.err)
+		return err_set(e, ERR_IO, "the output refused a code-heap snapshot");
+	return 0;
+}
+
 const struct importer_ops importer_codeheap = {
 	.name = "codeheap",
 	.kind = KIND_CODEHEAP,
 	.probe_class = PROBE_TEXT,
 	.probe = codeheap_probe,
-	.import = NULL,
+	.import = codeheap_import,
 };

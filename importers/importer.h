@@ -60,6 +60,10 @@ struct import_env {
 void import_warnf(const struct import_env *env, enum err_code code,
 		  uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The same at a 1-based line of a text input. */
+void import_warn_line(const struct import_env *env, enum err_code code,
+		      uint64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 struct importer_ops {
 	const char *name;

@@ -7,6 +7,7 @@
 
 #include "importers/list.h"
 
+#include <limits.h>
 #include <stdarg.h>
 
 #include "util/buf.h"
@@ -67,6 +68,24 @@ void import_warnf(const struct import_env *env, enum err_code code,
 	va_end(ap);
 	err_init(&e);
 	err_set_at(&e, code, offset, "%s", b.data);
+	err_source(&e, env->source);
+	env->warn(env->ctx, &e);
+	buf_release(&b);
+}
+
+void import_warn_line(const struct import_env *env, enum err_code code,
+		      uint64_t line, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	struct err e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	err_init(&e);
+	err_set_line(&e, code, line > UINT_MAX ? 0 : (unsigned)line, 0, "%s",
+		     b.data);
 	err_source(&e, env->source);
 	env->warn(env->ctx, &e);
 	buf_release(&b);

@@ -66,10 +66,16 @@ const char *ch_block_type_name(enum ch_block_type t)
 
 enum ch_block_type ch_block_type_from_name(const char *s, size_t len)
 {
-	for (int t = 0; t < CHB__COUNT; t++)
-		if (t != CHB_UNKNOWN && strlen(ch_type_names[t]) == len &&
-		    !memcmp(ch_type_names[t], s, len))
+	/* "nMethod (under construction), cannot be observed": the name
+	 * is what comes before a comma */
+	for (int t = 0; t < CHB__COUNT; t++) {
+		size_t n = strlen(ch_type_names[t]);
+
+		if (t != CHB_UNKNOWN && n <= len &&
+		    !memcmp(ch_type_names[t], s, n) &&
+		    (n == len || s[n] == ','))
 			return (enum ch_block_type)t;
+	}
 	return CHB_UNKNOWN;
 }
 

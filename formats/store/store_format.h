@@ -1,5 +1,5 @@
 /*
- * The on-disk layout of a heapsift store (.hsdb), version 1.1.
+ * The on-disk layout of a heapsift store (.hsdb), version 1.2.
  * docs/formats/store.md is the normative description; this header is its
  * mirror in C and must agree with it.
  *
@@ -19,7 +19,7 @@
 #define STORE_MAGIC	    "\x89HSDB\r\n\x1a"
 #define STORE_MAGIC_LEN	    8
 #define STORE_MAJOR	    1
-#define STORE_MINOR	    1 /* 1.1: liveness and GCs */
+#define STORE_MINOR	    2 /* 1.1: liveness and GCs; 1.2: code heaps */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
 #define STORE_ALIGN	    8
@@ -76,6 +76,12 @@ enum store_section {
 	SEC_HEAP = STORE_ID('H', 'E', 'A', 'P'),	/* store_heap */
 	SEC_LIVENESS = STORE_ID('L', 'I', 'V', 'E'),	/* store_liveness */
 	SEC_GCS = STORE_ID('G', 'C', 'S', ' '),		/* store_gc */
+	SEC_CH_SNAPSHOTS = STORE_ID('C', 'H', 'S', 'N'), /* store_ch_snapshot */
+	SEC_CH_HEAPS = STORE_ID('C', 'H', 'H', 'P'),	 /* store_ch_heap */
+	SEC_CH_MAPS = STORE_ID('C', 'H', 'M', 'P'),	 /* store_ch_map */
+	SEC_CH_CELLS = STORE_ID('C', 'H', 'C', 'L'),	 /* uint8 cells */
+	SEC_CH_BLOCKS = STORE_ID('C', 'H', 'B', 'K'),	 /* store_ch_block */
+	SEC_CH_STATS = STORE_ID('C', 'H', 'S', 'T'),	 /* store_ch_stat */
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
@@ -184,6 +190,73 @@ struct store_gc {
 	int64_t start_ns, end_ns;
 };
 
+/*
+ * Code-heap snapshots (since 1.2): what one report said about a JVM's
+ * code cache at one moment.  Snapshots are in import order; each owns a
+ * contiguous run of heaps, stats and blocks, each heap a run of maps,
+ * blocks and stats, each map a run of n cells in SEC_CH_CELLS.  Meanings
+ * of the fields and cell values: importers/sink.h (struct rec_codeheap).
+ * INT64_MIN is "not known" in every int64 field.
+ */
+struct store_ch_snapshot {
+	uint32_t recording; /* the input it came from */
+	uint32_t kind;	    /* string: analytics, summary, codelist, javacore */
+	int64_t time_ns;
+	uint64_t line; /* where it starts in its input, 1-based */
+	uint32_t first_heap, n_heaps;
+	uint32_t first_stat, n_stats;
+	uint32_t first_block, n_blocks; /* blocks in no heap (codelist) */
+};
+
+#define STORE_CH_PLACEMENT_ESTIMATED 1u
+
+struct store_ch_heap {
+	uint32_t snapshot;
+	uint32_t name; /* string */
+	uint64_t low, high, high_reserved; /* 0: not known */
+	int64_t segment_size, granule_size, n_granules;
+	int64_t committed, reserved, used, free, max_used;
+	int64_t used_blocks, free_blocks;
+	uint32_t flags; /* STORE_CH_* */
+	uint32_t first_map, n_maps;
+	uint32_t first_block, n_blocks;
+	uint32_t first_stat, n_stats;
+	uint32_t reserved_;
+};
+
+#define STORE_CH_MAP_BUNDLE 1u
+
+struct store_ch_map {
+	uint32_t heap;
+	uint8_t measure; /* enum ch_measure */
+	uint8_t part;	 /* enum ch_part */
+	uint8_t flags;	 /* STORE_CH_MAP_* */
+	uint8_t reserved;
+	uint64_t cells; /* offset into SEC_CH_CELLS */
+	uint32_t n;
+	uint32_t reserved2;
+};
+
+#define STORE_CH_BLOCK_FREE	     1u /* else used */
+#define STORE_CH_BLOCK_TOP	     2u /* from the largest-blocks table */
+#define STORE_CH_BLOCK_PERMANENT_GAP 4u
+
+struct store_ch_block {
+	uint64_t addr;
+	int64_t size, temperature, compile_id, gap, gap_blocks;
+	uint32_t name, compiler; /* strings */
+	uint8_t type;		 /* enum ch_block_type */
+	int8_t level, state;	 /* -1: not known */
+	uint8_t reserved;
+	uint32_t flags; /* STORE_CH_BLOCK_* */
+};
+
+struct store_ch_stat {
+	uint32_t name; /* string */
+	uint32_t reserved;
+	int64_t value;
+};
+
 _Static_assert(sizeof(struct store_header) == STORE_HEADER_LEN, "header");
 _Static_assert(sizeof(struct store_toc_entry) == STORE_TOC_ENTRY_LEN, "toc");
 _Static_assert(sizeof(struct store_recording) == 64, "recording");
@@ -195,5 +268,10 @@ _Static_assert(sizeof(struct store_old_object) == 48, "old object");
 _Static_assert(sizeof(struct store_heap) == 48, "heap");
 _Static_assert(sizeof(struct store_liveness) == 32, "liveness");
 _Static_assert(sizeof(struct store_gc) == 32, "gc");
+_Static_assert(sizeof(struct store_ch_snapshot) == 48, "ch snapshot");
+_Static_assert(sizeof(struct store_ch_heap) == 144, "ch heap");
+_Static_assert(sizeof(struct store_ch_map) == 24, "ch map");
+_Static_assert(sizeof(struct store_ch_block) == 64, "ch block");
+_Static_assert(sizeof(struct store_ch_stat) == 16, "ch stat");
 
 #endif

@@ -90,6 +90,22 @@ int store_liveness(struct store *s, const struct store_liveness **out,
 int store_gcs(struct store *s, const struct store_gc **out, uint32_t *n,
 	      struct err *e);
 
+/* Code-heap snapshots and what they own (since 1.2; empty before).  A
+ * snapshot's heaps, stats and blocks are contiguous runs, a heap's maps,
+ * blocks and stats too; a map's cells are cells[map.cells, +map.n). */
+int store_ch_snapshots(struct store *s, const struct store_ch_snapshot **out,
+		       uint32_t *n, struct err *e);
+int store_ch_heaps(struct store *s, const struct store_ch_heap **out,
+		   uint32_t *n, struct err *e);
+int store_ch_maps(struct store *s, const struct store_ch_map **out,
+		  uint32_t *n, struct err *e);
+int store_ch_blocks(struct store *s, const struct store_ch_block **out,
+		    uint32_t *n, struct err *e);
+int store_ch_stats(struct store *s, const struct store_ch_stat **out,
+		   uint32_t *n, struct err *e);
+int store_ch_cells(struct store *s, const uint8_t **out, uint64_t *n,
+		   struct err *e);
+
 /* The sample columns, sorted by time; all n long. */
 struct store_samples {
 	uint64_t n;

@@ -48,6 +48,12 @@ enum sec_index {
 	I_HEAP,
 	I_LIVE,
 	I_GCS,
+	I_CH_SNAPS,
+	I_CH_HEAPS,
+	I_CH_MAPS,
+	I_CH_CELLS,
+	I_CH_BLOCKS,
+	I_CH_STATS,
 	I__COUNT
 };
 
@@ -78,6 +84,13 @@ static const struct {
 	{SEC_HEAP, sizeof(struct store_heap), "heap summaries"},
 	{SEC_LIVENESS, sizeof(struct store_liveness), "liveness"},
 	{SEC_GCS, sizeof(struct store_gc), "garbage collections"},
+	{SEC_CH_SNAPSHOTS, sizeof(struct store_ch_snapshot),
+	 "code-heap snapshots"},
+	{SEC_CH_HEAPS, sizeof(struct store_ch_heap), "code heaps"},
+	{SEC_CH_MAPS, sizeof(struct store_ch_map), "granule maps"},
+	{SEC_CH_CELLS, 1, "granule cells"},
+	{SEC_CH_BLOCKS, sizeof(struct store_ch_block), "code blocks"},
+	{SEC_CH_STATS, sizeof(struct store_ch_stat), "code-heap facts"},
 };
 
 struct section {
@@ -318,6 +331,12 @@ static bool str_ok(const struct store *s, uint32_t off)
 	return off < s->sec[I_STRINGS].len;
 }
 
+/* n records from first, all inside table idx (overflow-safe). */
+static bool run_ok(const struct store *s, int idx, uint32_t first, uint32_t n)
+{
+	return first <= s->sec[idx].n && n <= s->sec[idx].n - first;
+}
+
 #define FAIL(i, msg)            \
 	do {                    \
 		c->at = (i);    \
@@ -537,6 +556,64 @@ static bool check_refs(struct check *c)
 				FAIL(i, "refers outside its tables");
 		return true;
 	}
+	case I_CH_SNAPS: {
+		const struct store_ch_snapshot *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_RECORDINGS, r[i].recording, false) ||
+			    !str_ok(s, r[i].kind) ||
+			    !run_ok(s, I_CH_HEAPS, r[i].first_heap,
+				    r[i].n_heaps) ||
+			    !run_ok(s, I_CH_STATS, r[i].first_stat,
+				    r[i].n_stats) ||
+			    !run_ok(s, I_CH_BLOCKS, r[i].first_block,
+				    r[i].n_blocks))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_CH_HEAPS: {
+		const struct store_ch_heap *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_CH_SNAPS, r[i].snapshot, false) ||
+			    !str_ok(s, r[i].name) ||
+			    !run_ok(s, I_CH_MAPS, r[i].first_map, r[i].n_maps) ||
+			    !run_ok(s, I_CH_STATS, r[i].first_stat,
+				    r[i].n_stats) ||
+			    !run_ok(s, I_CH_BLOCKS, r[i].first_block,
+				    r[i].n_blocks))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_CH_MAPS: {
+		const struct store_ch_map *r = (const void *)sec->p;
+		uint64_t cells = s->sec[I_CH_CELLS].len;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_CH_HEAPS, r[i].heap, false) ||
+			    r[i].measure >= CH__MEASURES ||
+			    r[i].part >= CH__PARTS || r[i].cells > cells ||
+			    r[i].n > cells - r[i].cells)
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_CH_BLOCKS: {
+		const struct store_ch_block *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!str_ok(s, r[i].name) || !str_ok(s, r[i].compiler) ||
+			    r[i].type >= CHB__COUNT)
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
+	case I_CH_STATS: {
+		const struct store_ch_stat *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!str_ok(s, r[i].name))
+				FAIL(i, "refers outside its tables");
+		return true;
+	}
 	default:
 		return true;
 	}
@@ -564,6 +641,12 @@ static const int deps[I__COUNT][4] = {
 	[I_HEAP] = {D(I_STRINGS), D(I_RECORDINGS)},
 	[I_LIVE] = {D(I_S_TIME), D(I_S_KIND)},
 	[I_GCS] = {D(I_RECORDINGS)},
+	[I_CH_SNAPS] = {D(I_STRINGS), D(I_RECORDINGS), D(I_CH_HEAPS)},
+	[I_CH_HEAPS] = {D(I_STRINGS), D(I_CH_MAPS), D(I_CH_BLOCKS),
+			D(I_CH_STATS)},
+	[I_CH_MAPS] = {D(I_CH_CELLS)},
+	[I_CH_BLOCKS] = {D(I_STRINGS)},
+	[I_CH_STATS] = {D(I_STRINGS)},
 };
 #undef D
 
@@ -630,6 +713,21 @@ TABLE(store_heap, I_HEAP, struct store_heap)
 TABLE(store_old_objects, I_OLD, struct store_old_object)
 TABLE(store_liveness, I_LIVE, struct store_liveness)
 TABLE(store_gcs, I_GCS, struct store_gc)
+TABLE(store_ch_snapshots, I_CH_SNAPS, struct store_ch_snapshot)
+TABLE(store_ch_heaps, I_CH_HEAPS, struct store_ch_heap)
+TABLE(store_ch_maps, I_CH_MAPS, struct store_ch_map)
+TABLE(store_ch_blocks, I_CH_BLOCKS, struct store_ch_block)
+TABLE(store_ch_stats, I_CH_STATS, struct store_ch_stat)
+
+int store_ch_cells(struct store *s, const uint8_t **out, uint64_t *n,
+		   struct err *e)
+{
+	if (section(s, I_CH_CELLS, e) < 0)
+		return ERR_FAIL;
+	*out = s->sec[I_CH_CELLS].p;
+	*n = s->sec[I_CH_CELLS].len;
+	return 0;
+}
 
 #undef TABLE
 
@@ -664,6 +762,147 @@ int store_verify(struct store *s, struct err *e)
 }
 
 /* --- copying into a writer (for --append) ------------------------------- */
+
+static void ch_blocks_out(struct store *s, const struct store_ch_block *b,
+			  uint32_t n, struct rec_ch_block *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rec_ch_block *o = &out[i];
+
+		memset(o, 0, sizeof(*o));
+		o->kind = b[i].flags & STORE_CH_BLOCK_FREE ? CHK_FREE : CHK_USED;
+		o->addr = b[i].addr;
+		o->size = b[i].size;
+		o->type = (enum ch_block_type)b[i].type;
+		o->compiler = b[i].compiler ? store_str(s, b[i].compiler) : NULL;
+		o->level = b[i].level;
+		o->temperature = b[i].temperature;
+		o->compile_id = b[i].compile_id;
+		o->state = b[i].state;
+		o->name = b[i].name ? store_str(s, b[i].name) : NULL;
+		o->gap = b[i].gap;
+		o->gap_blocks = b[i].gap_blocks;
+		o->permanent_gap = b[i].flags & STORE_CH_BLOCK_PERMANENT_GAP;
+		o->top = b[i].flags & STORE_CH_BLOCK_TOP;
+	}
+}
+
+static void ch_stats_out(struct store *s, const struct store_ch_stat *st,
+			 uint32_t n, struct rec_ch_stat *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i].name = store_str(s, st[i].name);
+		out[i].value = st[i].value;
+	}
+}
+
+/* Replay recording r's code-heap snapshots into sink. */
+static int ch_replay(struct store *s, const struct sink *sink, uint32_t r,
+		     struct err *e)
+{
+	const struct store_ch_snapshot *sn;
+	const struct store_ch_heap *hp;
+	const struct store_ch_map *mp;
+	const struct store_ch_block *bk;
+	const struct store_ch_stat *st;
+	const uint8_t *cells;
+	uint64_t n_cells;
+	uint32_t n_sn, n_hp, n_mp, n_bk, n_st, i, h, k;
+	int rc = 0;
+
+	if (store_ch_snapshots(s, &sn, &n_sn, e) < 0 ||
+	    store_ch_heaps(s, &hp, &n_hp, e) < 0 ||
+	    store_ch_maps(s, &mp, &n_mp, e) < 0 ||
+	    store_ch_blocks(s, &bk, &n_bk, e) < 0 ||
+	    store_ch_stats(s, &st, &n_st, e) < 0 ||
+	    store_ch_cells(s, &cells, &n_cells, e) < 0)
+		return ERR_FAIL;
+	for (i = 0; i < n_sn && rc >= 0; i++) {
+		struct rec_codeheap c;
+		struct rec_ch_heap *heaps;
+		struct rec_ch_stat *stats;
+		struct rec_ch_block *blocks;
+
+		if (sn[i].recording != r)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.kind = store_str(s, sn[i].kind);
+		c.line = sn[i].line;
+		c.time_ns = sn[i].time_ns;
+		heaps = xcalloc(sn[i].n_heaps + 1, sizeof(*heaps));
+		stats = xcalloc(sn[i].n_stats + 1, sizeof(*stats));
+		blocks = xcalloc(sn[i].n_blocks + 1, sizeof(*blocks));
+		ch_stats_out(s, st + sn[i].first_stat, sn[i].n_stats, stats);
+		ch_blocks_out(s, bk + sn[i].first_block, sn[i].n_blocks, blocks);
+		for (h = 0; h < sn[i].n_heaps; h++) {
+			const struct store_ch_heap *x = &hp[sn[i].first_heap + h];
+			struct rec_ch_heap *o = &heaps[h];
+			struct rec_ch_map *maps;
+			struct rec_ch_block *hb;
+			struct rec_ch_stat *hs;
+
+			o->name = store_str(s, x->name);
+			o->low = x->low;
+			o->high = x->high;
+			o->high_reserved = x->high_reserved;
+			o->segment_size = x->segment_size;
+			o->granule_size = x->granule_size;
+			o->n_granules = x->n_granules;
+			o->committed = x->committed;
+			o->reserved = x->reserved;
+			o->used = x->used;
+			o->free = x->free;
+			o->max_used = x->max_used;
+			o->used_blocks = x->used_blocks;
+			o->free_blocks = x->free_blocks;
+			o->placement_estimated =
+				x->flags & STORE_CH_PLACEMENT_ESTIMATED;
+			maps = xcalloc(x->n_maps + 1, sizeof(*maps));
+			for (k = 0; k < x->n_maps; k++) {
+				const struct store_ch_map *m = &mp[x->first_map + k];
+
+				maps[k].measure = (enum ch_measure)m->measure;
+				maps[k].part = (enum ch_part)m->part;
+				maps[k].bundle = m->flags & STORE_CH_MAP_BUNDLE;
+				maps[k].cells = cells + m->cells;
+				maps[k].n = m->n;
+			}
+			hb = xcalloc(x->n_blocks + 1, sizeof(*hb));
+			ch_blocks_out(s, bk + x->first_block, x->n_blocks, hb);
+			hs = xcalloc(x->n_stats + 1, sizeof(*hs));
+			ch_stats_out(s, st + x->first_stat, x->n_stats, hs);
+			o->maps = maps;
+			o->n_maps = x->n_maps;
+			o->blocks = hb;
+			o->n_blocks = x->n_blocks;
+			o->stats = hs;
+			o->n_stats = x->n_stats;
+		}
+		c.heaps = heaps;
+		c.n_heaps = sn[i].n_heaps;
+		c.stats = stats;
+		c.n_stats = sn[i].n_stats;
+		c.blocks = blocks;
+		c.n_blocks = sn[i].n_blocks;
+		if (sink->ops->codeheap)
+			rc = sink->ops->codeheap(sink->ctx, &c);
+		for (h = 0; h < sn[i].n_heaps; h++) {
+			free((void *)heaps[h].maps);
+			free((void *)heaps[h].blocks);
+			free((void *)heaps[h].stats);
+		}
+		free(heaps);
+		free(stats);
+		free(blocks);
+	}
+	if (rc < 0)
+		return err_set(e, ERR_IO, "store: copying failed");
+	return 0;
+}
 
 int store_writer_add_store(struct store_writer *w, struct store *s,
 			   struct err *e)
@@ -866,6 +1105,12 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 		}
 		rr.event_types = cbuf;
 		rr.n_event_types = recs[r].n_counts;
+		if (rc >= 0 && ch_replay(s, sink, r, e) < 0) {
+			free(fbuf);
+			free(sbuf);
+			free(cbuf);
+			return ERR_FAIL;
+		}
 		if (rc >= 0)
 			rc = sink->ops->recording(sink->ctx, &rr);
 	}

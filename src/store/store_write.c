@@ -141,6 +141,8 @@ struct store_writer {
 	struct vec s_time, s_rec, s_kind, s_flags, s_thread, s_class, s_node,
 		s_bytes, s_size;
 	struct vec old_objects, heap, liveness, gcs;
+	struct vec ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats;
+	struct buf ch_cells;
 };
 
 /* --- interning ------------------------------------------------------------- */
@@ -441,8 +443,125 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 	return 0;
 }
 
+/* --- code heaps ------------------------------------------------------------ */
+
+static void ch_put_stats(struct store_writer *w, const struct rec_ch_stat *st,
+			 uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct store_ch_stat *r = vec_push(&w->ch_stats);
+
+		r->name = str_id(w, st[i].name);
+		r->reserved = 0;
+		r->value = st[i].value;
+	}
+}
+
+static void ch_put_blocks(struct store_writer *w,
+			  const struct rec_ch_block *b, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct store_ch_block *r = vec_push(&w->ch_blocks);
+
+		memset(r, 0, sizeof(*r));
+		r->addr = b[i].addr;
+		r->size = b[i].size;
+		r->temperature = b[i].temperature;
+		r->compile_id = b[i].compile_id;
+		r->gap = b[i].gap;
+		r->gap_blocks = b[i].gap_blocks;
+		r->name = str_id(w, b[i].name);
+		r->compiler = str_id(w, b[i].compiler);
+		r->type = (uint8_t)(b[i].type < CHB__COUNT ? b[i].type
+							   : CHB_UNKNOWN);
+		r->level = (int8_t)(b[i].level >= -1 && b[i].level < 100
+					    ? b[i].level
+					    : -1);
+		r->state = (int8_t)(b[i].state >= -1 && b[i].state < 100
+					    ? b[i].state
+					    : -1);
+		r->flags = (b[i].kind == CHK_FREE ? STORE_CH_BLOCK_FREE : 0) |
+			   (b[i].top ? STORE_CH_BLOCK_TOP : 0) |
+			   (b[i].permanent_gap ? STORE_CH_BLOCK_PERMANENT_GAP
+					       : 0);
+	}
+}
+
+static int w_codeheap(void *ctx, const struct rec_codeheap *c)
+{
+	struct store_writer *w = ctx;
+	struct store_ch_snapshot *sn;
+	uint32_t i, k;
+
+	if (w->ch_snaps.n >= STORE_NONE || w->ch_heaps.n + c->n_heaps >= STORE_NONE)
+		die("store: too many code-heap snapshots");
+	sn = vec_push(&w->ch_snaps);
+	memset(sn, 0, sizeof(*sn));
+	sn->recording = (uint32_t)w->recordings.n;
+	sn->kind = str_id(w, c->kind);
+	sn->time_ns = c->time_ns;
+	sn->line = c->line;
+	sn->first_heap = (uint32_t)w->ch_heaps.n;
+	sn->n_heaps = c->n_heaps;
+	sn->first_stat = (uint32_t)w->ch_stats.n;
+	sn->n_stats = c->n_stats;
+	ch_put_stats(w, c->stats, c->n_stats);
+	sn->first_block = (uint32_t)w->ch_blocks.n;
+	sn->n_blocks = c->n_blocks;
+	ch_put_blocks(w, c->blocks, c->n_blocks);
+	for (i = 0; i < c->n_heaps; i++) {
+		const struct rec_ch_heap *h = &c->heaps[i];
+		struct store_ch_heap *r = vec_push(&w->ch_heaps);
+
+		memset(r, 0, sizeof(*r));
+		r->snapshot = (uint32_t)(w->ch_snaps.n - 1);
+		r->name = str_id(w, h->name);
+		r->low = h->low;
+		r->high = h->high;
+		r->high_reserved = h->high_reserved;
+		r->segment_size = h->segment_size;
+		r->granule_size = h->granule_size;
+		r->n_granules = h->n_granules;
+		r->committed = h->committed;
+		r->reserved = h->reserved;
+		r->used = h->used;
+		r->free = h->free;
+		r->max_used = h->max_used;
+		r->used_blocks = h->used_blocks;
+		r->free_blocks = h->free_blocks;
+		r->flags = h->placement_estimated ? STORE_CH_PLACEMENT_ESTIMATED
+						  : 0;
+		r->first_map = (uint32_t)w->ch_maps.n;
+		r->n_maps = h->n_maps;
+		r->first_block = (uint32_t)w->ch_blocks.n;
+		r->n_blocks = h->n_blocks;
+		r->first_stat = (uint32_t)w->ch_stats.n;
+		r->n_stats = h->n_stats;
+		ch_put_blocks(w, h->blocks, h->n_blocks);
+		ch_put_stats(w, h->stats, h->n_stats);
+		for (k = 0; k < h->n_maps; k++) {
+			const struct rec_ch_map *m = &h->maps[k];
+			struct store_ch_map *rm = vec_push(&w->ch_maps);
+
+			memset(rm, 0, sizeof(*rm));
+			rm->heap = (uint32_t)(w->ch_heaps.n - 1);
+			rm->measure = (uint8_t)m->measure;
+			rm->part = (uint8_t)m->part;
+			rm->flags = m->bundle ? STORE_CH_MAP_BUNDLE : 0;
+			rm->cells = w->ch_cells.len;
+			rm->n = m->n;
+			buf_add(&w->ch_cells, m->cells, m->n);
+		}
+	}
+	return 0;
+}
+
 static const struct sink_ops writer_ops = {w_sample, w_heap_summary,
-					   w_recording, w_gc, NULL};
+					   w_recording, w_gc, w_codeheap};
 
 struct store_writer *store_writer_new(void)
 {
@@ -484,6 +603,12 @@ struct store_writer *store_writer_new(void)
 	vec_init(&w->heap, sizeof(struct store_heap));
 	vec_init(&w->liveness, sizeof(struct store_liveness));
 	vec_init(&w->gcs, sizeof(struct store_gc));
+	vec_init(&w->ch_snaps, sizeof(struct store_ch_snapshot));
+	vec_init(&w->ch_heaps, sizeof(struct store_ch_heap));
+	vec_init(&w->ch_maps, sizeof(struct store_ch_map));
+	vec_init(&w->ch_blocks, sizeof(struct store_ch_block));
+	vec_init(&w->ch_stats, sizeof(struct store_ch_stat));
+	buf_init(&w->ch_cells);
 	/* node 0: the root, "no stack" */
 	*(uint32_t *)vec_push(&w->node_parent) = STORE_NONE;
 	*(uint32_t *)vec_push(&w->node_frame) = STORE_NONE;
@@ -527,6 +652,12 @@ void store_writer_free(struct store_writer *w)
 	vec_release(&w->heap);
 	vec_release(&w->liveness);
 	vec_release(&w->gcs);
+	vec_release(&w->ch_snaps);
+	vec_release(&w->ch_heaps);
+	vec_release(&w->ch_maps);
+	vec_release(&w->ch_blocks);
+	vec_release(&w->ch_stats);
+	buf_release(&w->ch_cells);
 	free(w);
 }
 
@@ -1041,6 +1172,17 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	out_section(&o, SEC_LIVENESS, w->liveness.data, w->liveness.size,
 		    w->liveness.n);
 	out_section(&o, SEC_GCS, w->gcs.data, w->gcs.size, w->gcs.n);
+	out_section(&o, SEC_CH_SNAPSHOTS, w->ch_snaps.data, w->ch_snaps.size,
+		    w->ch_snaps.n);
+	out_section(&o, SEC_CH_HEAPS, w->ch_heaps.data, w->ch_heaps.size,
+		    w->ch_heaps.n);
+	out_section(&o, SEC_CH_MAPS, w->ch_maps.data, w->ch_maps.size,
+		    w->ch_maps.n);
+	out_section(&o, SEC_CH_CELLS, w->ch_cells.data, 1, w->ch_cells.len);
+	out_section(&o, SEC_CH_BLOCKS, w->ch_blocks.data, w->ch_blocks.size,
+		    w->ch_blocks.n);
+	out_section(&o, SEC_CH_STATS, w->ch_stats.data, w->ch_stats.size,
+		    w->ch_stats.n);
 	free(o.block);
 	free(order);
 	free(renum);

@@ -1,0 +1,712 @@
+/*
+ * heapsift codeheap: the code-heap snapshots of a store (HotSpot
+ * CodeHeap_Analytics reports, Compiler.codecache summaries and
+ * codelists, OpenJ9 javacores): per-heap facts, a granule map drawn as
+ * text, every granule as CSV, and two snapshots side by side.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/view.h"
+#include "query/codeheap.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static const char codeheap_help[] =
+	"usage: heapsift codeheap CASE.hsdb [--heap=NAME] [--snapshot=N]\n"
+	"                         [--map=count|space|age|tier|type] [--width=N]\n"
+	"                         [--csv] [--granules] [--compare=A,B]\n"
+	"\n"
+	"The JIT code heaps the store holds, one snapshot per imported report\n"
+	"(`heapsift import` reads Compiler.CodeHeap_Analytics output, the\n"
+	"PrintCodeHeapAnalytics report in a JVM's stdout, Compiler.codecache,\n"
+	"Compiler.codelist and OpenJ9 javacores).  For each heap: capacity,\n"
+	"used and free space, block counts, the largest free and used blocks,\n"
+	"fragmentation (1 - largest free / total free), space by tier, the age\n"
+	"distribution, and a granule map.\n"
+	"\n"
+	"      --heap=NAME       only heaps of that name: the whole name\n"
+	"                        (\"CodeHeap 'profiled nmethods'\") or the part\n"
+	"                        in quotes (\"profiled nmethods\")\n"
+	"      --snapshot=N      only snapshot N (numbered from 0, as listed)\n"
+	"      --map=FLAVOUR     the map to draw: space (the default), count,\n"
+	"                        age, tier (1 tier 1, 2 tier 2, s stubs, m\n"
+	"                        mixed) or type (granule == segment reports)\n"
+	"      --width=N         map cells per line (default 64); a map wider\n"
+	"                        than 32 lines merges granules per cell\n"
+	"      --csv             one row per heap per snapshot (RFC 4180)\n"
+	"      --granules        with --csv: one row per granule, every flavour\n"
+	"      --compare=A,B     snapshots A and B side by side, heap by heap\n"
+	"  -h, --help            this text\n";
+
+struct opts {
+	const char *heap;
+	int64_t snapshot; /* -1: all */
+	enum chq_flavour flavour;
+	uint32_t width;
+	bool csv, granules;
+	int64_t cmp_a, cmp_b;
+};
+
+static bool heap_selected(const struct opts *o, const char *name)
+{
+	const char *q;
+	size_t n;
+
+	if (!o->heap || !strcmp(o->heap, name))
+		return true;
+	q = strchr(name, '\'');
+	n = strlen(o->heap);
+	return q && !strncmp(q + 1, o->heap, n) && q[1 + n] == '\'' &&
+	       q[2 + n] == '\0';
+}
+
+static void put_num(struct buf *b, int64_t v)
+{
+	if (v != CHQ_UNKNOWN)
+		buf_addf(b, "%" PRId64, v);
+}
+
+static void put_bytes(struct buf *b, int64_t v)
+{
+	char t[32];
+
+	if (v == CHQ_UNKNOWN)
+		buf_adds(b, "?");
+	else
+		buf_adds(b, view_bytes(v, t, sizeof(t)));
+}
+
+/* --- CSV ---------------------------------------------------------------- */
+
+static const char csv_header[] =
+	"snapshot,heap,segment_size,granule_size,granules,capacity,used,free,"
+	"largest_free,free_blocks,fragmentation,kind,source,line,used_blocks,"
+	"reserved,max_used,largest_used,largest_used_name,low,high\r\n";
+
+static void csv_heap(struct buf *b, const struct chq *q, uint32_t sn,
+		     uint32_t h)
+{
+	const struct store_ch_heap *x = chq_heap(q, h);
+	const struct store_ch_snapshot *s = chq_snapshot(q, sn);
+	const char *name = chq_str(q, x->name), *src;
+	struct ch_facts f;
+
+	chq_facts(q, h, &f);
+	buf_addf(b, "%u,", sn);
+	buf_add_csv(b, name, strlen(name));
+	buf_addch(b, ',');
+	put_num(b, x->segment_size);
+	buf_addch(b, ',');
+	put_num(b, x->granule_size);
+	buf_addch(b, ',');
+	put_num(b, x->n_granules);
+	buf_addch(b, ',');
+	put_num(b, f.capacity);
+	buf_addch(b, ',');
+	put_num(b, f.used);
+	buf_addch(b, ',');
+	put_num(b, f.free);
+	buf_addch(b, ',');
+	put_num(b, f.largest_free);
+	buf_addch(b, ',');
+	put_num(b, f.free_blocks);
+	buf_addch(b, ',');
+	if (!isnan(f.fragmentation))
+		buf_addf(b, "%.4f", f.fragmentation);
+	buf_addch(b, ',');
+	buf_adds(b, chq_str(q, s->kind));
+	buf_addch(b, ',');
+	src = chq_snapshot_source(q, sn);
+	buf_add_csv(b, src, strlen(src));
+	buf_addf(b, ",%" PRIu64 ",", s->line);
+	put_num(b, f.used_blocks);
+	buf_addch(b, ',');
+	put_num(b, f.reserved);
+	buf_addch(b, ',');
+	put_num(b, f.max_used);
+	buf_addch(b, ',');
+	put_num(b, f.largest_used);
+	buf_addch(b, ',');
+	if (f.largest_used_name)
+		buf_add_csv(b, f.largest_used_name,
+			    strlen(f.largest_used_name));
+	buf_addch(b, ',');
+	if (x->low)
+		buf_addf(b, "0x%016" PRIx64, x->low);
+	buf_addch(b, ',');
+	if (x->high)
+		buf_addf(b, "0x%016" PRIx64, x->high);
+	buf_adds(b, "\r\n");
+}
+
+static const struct {
+	const char *col;
+	enum ch_measure m;
+	enum ch_part p;
+} granule_cols[] = {
+	{"count", CH_COUNT, CH_ALL},
+	{"count_tier1", CH_COUNT, CH_TIER1},
+	{"count_tier2", CH_COUNT, CH_TIER2},
+	{"count_inactive", CH_COUNT, CH_INACTIVE},
+	{"count_stub", CH_COUNT, CH_STUB},
+	{"count_dead", CH_COUNT, CH_DEAD},
+	{"space", CH_SPACE, CH_ALL},
+	{"space_tier1", CH_SPACE, CH_TIER1},
+	{"space_tier2", CH_SPACE, CH_TIER2},
+	{"space_inactive", CH_SPACE, CH_INACTIVE},
+	{"space_stub", CH_SPACE, CH_STUB},
+	{"space_dead", CH_SPACE, CH_DEAD},
+	{"age", CH_AGE, CH_ALL},
+	{"age_tier1", CH_AGE, CH_TIER1},
+	{"age_tier2", CH_AGE, CH_TIER2},
+	{"age_inactive", CH_AGE, CH_INACTIVE},
+	{"type", CH_TYPE, CH_ALL},
+};
+
+#define N_GCOLS (sizeof(granule_cols) / sizeof(granule_cols[0]))
+
+/* A cell as CSV: counts as numbers (16: 16 or more), space as the lower
+ * bound of the printed range in percent (100: full), age as the printed
+ * digit, type by name; empty when the heap has no such map. */
+static void csv_cell(struct buf *b, enum ch_measure m, uint8_t v)
+{
+	switch (m) {
+	case CH_COUNT:
+		buf_addf(b, "%u", v);
+		break;
+	case CH_SPACE:
+		buf_addf(b, "%u", v == 0 ? 0 : v >= CH_SPACE_FULL ? 100 : (v - 1) * 10);
+		break;
+	case CH_AGE:
+		if (v)
+			buf_addf(b, "%u", v - 1);
+		break;
+	default:
+		buf_adds(b, ch_block_type_name((enum ch_block_type)v));
+	}
+}
+
+static int csv_granules(const struct chq *q, uint32_t sn, uint32_t h,
+			struct buf *b)
+{
+	const struct store_ch_heap *x = chq_heap(q, h);
+	const char *name = chq_str(q, x->name);
+	const uint8_t *maps[N_GCOLS];
+	uint32_t lens[N_GCOLS], c;
+	int64_t g;
+
+	if (x->n_granules == CHQ_UNKNOWN)
+		return 0;
+	for (c = 0; c < N_GCOLS; c++)
+		maps[c] = chq_map(q, h, granule_cols[c].m, granule_cols[c].p,
+				  &lens[c]);
+	for (g = 0; g < x->n_granules; g++) {
+		buf_reset(b);
+		buf_addf(b, "%u,", sn);
+		buf_add_csv(b, name, strlen(name));
+		buf_addf(b, ",%" PRId64 ",", g);
+		if (x->low && x->granule_size > 0)
+			buf_addf(b, "0x%016" PRIx64,
+				 x->low + (uint64_t)g * (uint64_t)x->granule_size);
+		for (c = 0; c < N_GCOLS; c++) {
+			buf_addch(b, ',');
+			if (maps[c] && (uint64_t)g < lens[c])
+				csv_cell(b, granule_cols[c].m, maps[c][g]);
+		}
+		buf_adds(b, "\r\n");
+		if (fwrite(b->data, 1, b->len, stdout) != b->len)
+			return -1;
+	}
+	return 0;
+}
+
+/* --- text ----------------------------------------------------------------- */
+
+static void draw_map(const struct chq *q, uint32_t h, const struct opts *o,
+		     struct buf *b)
+{
+	const struct store_ch_heap *x = chq_heap(q, h);
+	uint32_t n = x->n_granules > 0 && x->n_granules < UINT32_MAX
+			     ? (uint32_t)x->n_granules
+			     : 0;
+	uint32_t merge = 1, cells, i, max_cells = o->width * 32;
+	uint8_t *out;
+
+	if (!n)
+		return;
+	while ((n + merge - 1) / merge > max_cells)
+		merge++;
+	out = xmalloc(n);
+	cells = chq_map_merged(q, h, o->flavour, merge, out, n);
+	if (!cells) {
+		buf_addf(b, "    (no %s map in this report)\n",
+			 chq_flavour_name(o->flavour));
+		free(out);
+		return;
+	}
+	buf_addf(b, "    %s map, 1 cell = %u granule%s", chq_flavour_name(o->flavour),
+		 merge, merge == 1 ? "" : "s");
+	if (x->granule_size > 0) {
+		char t[32];
+
+		buf_addf(b, " = %s", view_bytes(x->granule_size * (int64_t)merge,
+						 t, sizeof(t)));
+	}
+	if (x->flags & STORE_CH_PLACEMENT_ESTIMATED)
+		buf_adds(b, "; used total, placement unknown");
+	buf_addch(b, '\n');
+	for (i = 0; i < cells; i += o->width) {
+		uint32_t k;
+
+		if (x->low && x->granule_size > 0)
+			buf_addf(b, "    0x%016" PRIx64 " |",
+				 x->low + (uint64_t)i * merge *
+						  (uint64_t)x->granule_size);
+		else
+			buf_addf(b, "    %18u |", i * merge);
+		for (k = i; k < cells && k < i + o->width; k++)
+			buf_addch(b, chq_cell_char(o->flavour, out[k]));
+		buf_adds(b, "|\n");
+	}
+	free(out);
+}
+
+static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
+		      struct buf *b)
+{
+	const struct store_ch_heap *x = chq_heap(q, h);
+	struct ch_facts f;
+	int64_t v;
+	uint32_t n, i;
+	const uint8_t *age;
+	static const char *const tiers[] = {"tier1", "tier2", "alive", "dead",
+					    "stub"};
+
+	chq_facts(q, h, &f);
+	buf_addf(b, "  %s", chq_str(q, x->name));
+	if (x->low)
+		buf_addf(b, "  [0x%016" PRIx64 ", 0x%016" PRIx64 ")", x->low,
+			 x->high);
+	buf_addch(b, '\n');
+	if (x->n_granules != CHQ_UNKNOWN || x->segment_size != CHQ_UNKNOWN) {
+		buf_adds(b, "    segment ");
+		put_bytes(b, x->segment_size);
+		buf_adds(b, ", ");
+		if (x->n_granules != CHQ_UNKNOWN)
+			buf_addf(b, "%" PRId64 " granules of ", x->n_granules);
+		put_bytes(b, x->granule_size);
+		buf_addch(b, '\n');
+	}
+	buf_adds(b, "    capacity ");
+	put_bytes(b, f.capacity);
+	if (f.reserved != CHQ_UNKNOWN) {
+		buf_adds(b, " of ");
+		put_bytes(b, f.reserved);
+		buf_adds(b, " reserved");
+	}
+	buf_adds(b, ", used ");
+	put_bytes(b, f.used);
+	if (f.used_blocks != CHQ_UNKNOWN)
+		buf_addf(b, " in %" PRId64 " blocks", f.used_blocks);
+	if (f.max_used != CHQ_UNKNOWN) {
+		buf_adds(b, " (at most ");
+		put_bytes(b, f.max_used);
+		buf_adds(b, ")");
+	}
+	buf_adds(b, ", free ");
+	put_bytes(b, f.free);
+	if (f.free_blocks != CHQ_UNKNOWN)
+		buf_addf(b, " in %" PRId64 " blocks", f.free_blocks);
+	buf_addch(b, '\n');
+	if (f.largest_free != CHQ_UNKNOWN || !isnan(f.fragmentation)) {
+		buf_adds(b, "    largest free block ");
+		put_bytes(b, f.largest_free);
+		if (f.largest_free != CHQ_UNKNOWN)
+			buf_addf(b, " (%" PRId64 " bytes)", f.largest_free);
+		if (!isnan(f.fragmentation))
+			buf_addf(b, ", fragmentation %.3f", f.fragmentation);
+		buf_addch(b, '\n');
+	}
+	if (f.largest_used != CHQ_UNKNOWN) {
+		buf_addf(b, "    largest used block %" PRId64 " bytes: ",
+			 f.largest_used);
+		buf_add_printable(b, f.largest_used_name ? f.largest_used_name : "?",
+				  f.largest_used_name ? strlen(f.largest_used_name) : 1);
+		buf_addch(b, '\n');
+	}
+	if (chq_heap_stat(q, h, "tier1.space_k", &v)) {
+		buf_adds(b, "    space by tier:");
+		for (i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++) {
+			char nm[32], nb[32];
+			int64_t blocks;
+
+			snprintf(nm, sizeof(nm), "%s.space_k", tiers[i]);
+			snprintf(nb, sizeof(nb), "%s.blocks", tiers[i]);
+			if (chq_heap_stat(q, h, nm, &v) &&
+			    chq_heap_stat(q, h, nb, &blocks))
+				buf_addf(b, " %s %" PRId64 "K (%" PRId64 ")",
+					 tiers[i], v, blocks);
+		}
+		buf_addch(b, '\n');
+	}
+	age = chq_map(q, h, CH_AGE, CH_ALL, &n);
+	if (age && n) {
+		uint64_t hist[10] = {0};
+
+		for (i = 0; i < n; i++)
+			if (age[i] >= 1 && age[i] <= 9)
+				hist[age[i] - 1]++;
+		buf_adds(b, "    granules by age (0 youngest .. 8 oldest half):");
+		for (i = 0; i < 9; i++)
+			buf_addf(b, " %u:%" PRIu64, i, hist[i]);
+		buf_addch(b, '\n');
+	}
+	draw_map(q, h, o, b);
+}
+
+static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
+{
+	const struct store_ch_snapshot *s = chq_snapshot(q, sn);
+	const struct store_ch_block *bl;
+	int64_t v;
+	uint32_t n, i;
+
+	buf_addf(b, "snapshot %u: %s, ", sn, chq_str(q, s->kind));
+	buf_add_printable(b, chq_snapshot_source(q, sn),
+			  strlen(chq_snapshot_source(q, sn)));
+	buf_addf(b, " line %" PRIu64, s->line);
+	if (s->time_ns != CHQ_UNKNOWN) {
+		buf_adds(b, ", ");
+		cli_put_time(b, s->time_ns, 3);
+	}
+	buf_addch(b, '\n');
+	if (chq_snapshot_stat(q, sn, "jit.on", &v))
+		buf_addf(b, "  JIT %s", v ? "on" : "off");
+	if (chq_snapshot_stat(q, sn, "reserved_kb", &v))
+		buf_addf(b, ", reserved %" PRId64 " KB", v);
+	if (chq_snapshot_stat(q, sn, "committed_kb", &v))
+		buf_addf(b, ", committed %" PRId64 " KB", v);
+	if (chq_snapshot_stat(q, sn, "unallocated_kb", &v))
+		buf_addf(b, ", unallocated %" PRId64 " KB\n", v);
+	if (chq_snapshot_stat(q, sn, "total_blobs", &v)) {
+		buf_addf(b, "  %" PRId64 " blobs", v);
+		if (chq_snapshot_stat(q, sn, "nmethods", &v))
+			buf_addf(b, ", %" PRId64 " nmethods", v);
+		if (chq_snapshot_stat(q, sn, "adapters", &v))
+			buf_addf(b, ", %" PRId64 " adapters", v);
+		if (chq_snapshot_stat(q, sn, "compilation.enabled", &v))
+			buf_addf(b, "; compilation %s", v ? "enabled" : "disabled");
+		if (chq_snapshot_stat(q, sn, "full_count", &v))
+			buf_addf(b, ", full %" PRId64 " times", v);
+		buf_addch(b, '\n');
+	}
+	bl = chq_snapshot_blocks(q, sn, &n);
+	if (n) {
+		uint64_t lv[6] = {0}, stt[4] = {0};
+
+		for (i = 0; i < n; i++) {
+			if (bl[i].level >= 0 && bl[i].level <= 4)
+				lv[bl[i].level]++;
+			else
+				lv[5]++;
+			if (bl[i].state >= 0 && bl[i].state <= 2)
+				stt[bl[i].state]++;
+			else
+				stt[3]++;
+		}
+		buf_addf(b,
+			 "  %u compiled methods; by level 0:%" PRIu64 " 1:%" PRIu64
+			 " 2:%" PRIu64 " 3:%" PRIu64 " 4:%" PRIu64
+			 "; by state in use:%" PRIu64 " not used:%" PRIu64
+			 " not entrant:%" PRIu64 "\n",
+			 n, lv[0], lv[1], lv[2], lv[3], lv[4], stt[0], stt[1],
+			 stt[2]);
+	}
+}
+
+/* --- compare ---------------------------------------------------------------- */
+
+static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c)
+{
+	buf_addf(b, "    %-14s", what);
+	if (a == CHQ_UNKNOWN)
+		buf_addf(b, " %14s", "?");
+	else
+		buf_addf(b, " %14" PRId64, a);
+	if (c == CHQ_UNKNOWN)
+		buf_addf(b, " %14s", "?");
+	else
+		buf_addf(b, " %14" PRId64, c);
+	if (a != CHQ_UNKNOWN && c != CHQ_UNKNOWN)
+		buf_addf(b, " %+14" PRId64, c - a);
+	buf_addch(b, '\n');
+}
+
+static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
+		    struct buf *b)
+{
+	const struct store_ch_snapshot *sa = chq_snapshot(q, a);
+	uint32_t i;
+
+	if (csv)
+		buf_adds(b, "heap,fact,a,b,change\r\n");
+	else
+		buf_addf(b, "snapshot %u (%s) and %u (%s)\n", a,
+			 chq_str(q, sa->kind), c,
+			 chq_str(q, chq_snapshot(q, c)->kind));
+	for (i = 0; i < sa->n_heaps; i++) {
+		uint32_t h = sa->first_heap + i, k = chq_match_heap(q, c, h);
+		const char *name = chq_str(q, chq_heap(q, h)->name);
+		struct ch_facts fa, fc;
+		struct {
+			const char *n;
+			int64_t x, y;
+		} rows[8];
+		size_t r;
+
+		chq_facts(q, h, &fa);
+		if (k == UINT32_MAX) {
+			if (!csv)
+				buf_addf(b, "  %s: not in snapshot %u\n", name, c);
+			continue;
+		}
+		chq_facts(q, k, &fc);
+		rows[0].n = "capacity", rows[0].x = fa.capacity, rows[0].y = fc.capacity;
+		rows[1].n = "used", rows[1].x = fa.used, rows[1].y = fc.used;
+		rows[2].n = "free", rows[2].x = fa.free, rows[2].y = fc.free;
+		rows[3].n = "largest_free", rows[3].x = fa.largest_free,
+		rows[3].y = fc.largest_free;
+		rows[4].n = "free_blocks", rows[4].x = fa.free_blocks,
+		rows[4].y = fc.free_blocks;
+		rows[5].n = "used_blocks", rows[5].x = fa.used_blocks,
+		rows[5].y = fc.used_blocks;
+		rows[6].n = "max_used", rows[6].x = fa.max_used,
+		rows[6].y = fc.max_used;
+		rows[7].n = "largest_used", rows[7].x = fa.largest_used,
+		rows[7].y = fc.largest_used;
+		if (!csv)
+			buf_addf(b, "  %s\n    %-14s %14s %14s %14s\n", name, "",
+				 "A", "B", "CHANGE");
+		for (r = 0; r < 8; r++) {
+			if (!csv) {
+				cmp_row(b, rows[r].n, rows[r].x, rows[r].y);
+				continue;
+			}
+			buf_add_csv(b, name, strlen(name));
+			buf_addf(b, ",%s,", rows[r].n);
+			put_num(b, rows[r].x);
+			buf_addch(b, ',');
+			put_num(b, rows[r].y);
+			buf_addch(b, ',');
+			if (rows[r].x != CHQ_UNKNOWN && rows[r].y != CHQ_UNKNOWN)
+				buf_addf(b, "%" PRId64, rows[r].y - rows[r].x);
+			buf_adds(b, "\r\n");
+		}
+		if (!csv) {
+			if (isnan(fa.fragmentation) || isnan(fc.fragmentation))
+				buf_addf(b, "    %-14s %14s\n", "fragmentation", "?");
+			else
+				buf_addf(b, "    %-14s %14.3f %14.3f %+14.3f\n",
+					 "fragmentation", fa.fragmentation,
+					 fc.fragmentation,
+					 fc.fragmentation - fa.fragmentation);
+		}
+	}
+}
+
+static bool parse_pair(const char *s, int64_t *a, int64_t *b)
+{
+	char *end;
+	long long x, y;
+
+	x = strtoll(s, &end, 10);
+	if (end == s || *end != ',' || x < 0)
+		return false;
+	s = end + 1;
+	y = strtoll(s, &end, 10);
+	if (end == s || *end || y < 0)
+		return false;
+	*a = x;
+	*b = y;
+	return true;
+}
+
+int cmd_codeheap(int argc, char **argv)
+{
+	enum {
+		OPT_HEAP = 256,
+		OPT_SNAPSHOT,
+		OPT_MAP,
+		OPT_WIDTH,
+		OPT_CSV,
+		OPT_GRANULES,
+		OPT_COMPARE,
+	};
+	static const struct option lopts[] = {
+		{"heap", required_argument, NULL, OPT_HEAP},
+		{"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+		{"map", required_argument, NULL, OPT_MAP},
+		{"width", required_argument, NULL, OPT_WIDTH},
+		{"csv", no_argument, NULL, OPT_CSV},
+		{"granules", no_argument, NULL, OPT_GRANULES},
+		{"compare", required_argument, NULL, OPT_COMPARE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct opts o = {NULL, -1, CHQ_SPACE, 64, false, false, -1, -1};
+	struct store *s;
+	struct chq *q;
+	struct buf b = BUF_INIT;
+	struct err e;
+	uint64_t u;
+	uint32_t sn, i, shown = 0;
+	int c, status = EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(codeheap_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_HEAP:
+			o.heap = optarg;
+			break;
+		case OPT_SNAPSHOT:
+			if (!cli_parse_count(optarg, &u) || u > UINT32_MAX)
+				return cli_usage_error("codeheap",
+						       "--snapshot: '%s' is not "
+						       "a snapshot number",
+						       optarg);
+			o.snapshot = (int64_t)u;
+			break;
+		case OPT_MAP:
+			if (!chq_flavour_parse(optarg, &o.flavour))
+				return cli_usage_error(
+					"codeheap",
+					"--map: '%s' is not one of count, "
+					"space, age, tier, type",
+					optarg);
+			break;
+		case OPT_WIDTH:
+			if (!cli_parse_count(optarg, &u) || u < 8 || u > 4096)
+				return cli_usage_error("codeheap",
+						       "--width: '%s' is not "
+						       "a number from 8 to 4096",
+						       optarg);
+			o.width = (uint32_t)u;
+			break;
+		case OPT_CSV:
+			o.csv = true;
+			break;
+		case OPT_GRANULES:
+			o.granules = true;
+			break;
+		case OPT_COMPARE:
+			if (!parse_pair(optarg, &o.cmp_a, &o.cmp_b))
+				return cli_usage_error("codeheap",
+						       "--compare: '%s' is not "
+						       "two snapshot numbers "
+						       "A,B",
+						       optarg);
+			break;
+		default:
+			return cli_getopt_error("codeheap", c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error("codeheap", "expected one store, "
+						   "CASE.hsdb");
+	if (o.granules && !o.csv)
+		return cli_usage_error("codeheap", "--granules needs --csv");
+	err_init(&e);
+	if (store_open(argv[optind], &s, &e) < 0) {
+		view_error("codeheap", &e);
+		return EXIT_ERROR;
+	}
+	if (chq_open(s, &q, &e) < 0) {
+		view_error("codeheap", &e);
+		store_close(s);
+		return EXIT_ERROR;
+	}
+	if (!chq_n_snapshots(q)) {
+		chq_free(q);
+		store_close(s);
+		fprintf(stderr,
+			"heapsift codeheap: %s holds no code-heap snapshots "
+			"(import a CodeHeap_Analytics report, a codecache "
+			"summary, a codelist or a javacore)\n",
+			argv[optind]);
+		return EXIT_ERROR;
+	}
+	if ((o.snapshot >= 0 && o.snapshot >= chq_n_snapshots(q)) ||
+	    (o.cmp_a >= 0 && (o.cmp_a >= chq_n_snapshots(q) ||
+			      o.cmp_b >= chq_n_snapshots(q)))) {
+		chq_free(q);
+		store_close(s);
+		return cli_usage_error("codeheap",
+				       "the store has snapshots 0 to %u",
+				       chq_n_snapshots(q) - 1);
+	}
+	if (o.cmp_a >= 0) {
+		compare(q, (uint32_t)o.cmp_a, (uint32_t)o.cmp_b, o.csv, &b);
+		fwrite(b.data, 1, b.len, stdout);
+		goto out;
+	}
+	if (o.csv)
+		fputs(o.granules ? "snapshot,heap,granule,address,count,"
+				   "count_tier1,count_tier2,count_inactive,"
+				   "count_stub,count_dead,space,space_tier1,"
+				   "space_tier2,space_inactive,space_stub,"
+				   "space_dead,age,age_tier1,age_tier2,"
+				   "age_inactive,type\r\n"
+				 : csv_header,
+		      stdout);
+	for (sn = 0; sn < chq_n_snapshots(q); sn++) {
+		const struct store_ch_snapshot *x = chq_snapshot(q, sn);
+
+		if (o.snapshot >= 0 && sn != o.snapshot)
+			continue;
+		buf_reset(&b);
+		if (!o.csv)
+			text_snapshot(q, sn, &b);
+		for (i = 0; i < x->n_heaps; i++) {
+			uint32_t h = x->first_heap + i;
+
+			if (!heap_selected(&o, chq_str(q, chq_heap(q, h)->name)))
+				continue;
+			shown++;
+			if (o.granules) {
+				fwrite(b.data, 1, b.len, stdout);
+				buf_reset(&b);
+				if (csv_granules(q, sn, h, &b) < 0)
+					goto out;
+				buf_reset(&b);
+			} else if (o.csv) {
+				csv_heap(&b, q, sn, h);
+			} else {
+				text_heap(q, h, &o, &b);
+			}
+		}
+		if (!o.csv)
+			buf_addch(&b, '\n');
+		fwrite(b.data, 1, b.len, stdout);
+	}
+	if (o.heap && !shown) {
+		fprintf(stderr, "heapsift codeheap: no heap named '%s'\n",
+			o.heap);
+		status = EXIT_ERROR;
+	}
+out:
+	buf_release(&b);
+	chq_free(q);
+	store_close(s);
+	return cli_finish_output(status);
+}
