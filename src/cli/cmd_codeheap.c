@@ -88,7 +88,8 @@ static void put_bytes(struct buf *b, int64_t v)
 static const char csv_header[] =
 	"snapshot,heap,segment_size,granule_size,granules,capacity,used,free,"
 	"largest_free,free_blocks,fragmentation,kind,source,line,used_blocks,"
-	"reserved,max_used,largest_used,largest_used_name,low,high\r\n";
+	"reserved,max_used,largest_used,largest_used_name,low,high,maps,"
+	"top_rows,named_rows,free_rows\r\n";
 
 static void csv_heap(struct buf *b, const struct chq *q, uint32_t sn,
 		     uint32_t h)
@@ -143,7 +144,8 @@ static void csv_heap(struct buf *b, const struct chq *q, uint32_t sn,
 	buf_addch(b, ',');
 	if (x->high)
 		buf_addf(b, "0x%016" PRIx64, x->high);
-	buf_adds(b, "\r\n");
+	buf_addf(b, ",%u,%u,%u,%u\r\n", f.maps, f.top_rows, f.named_rows,
+		 f.free_rows);
 }
 
 static const struct {

@@ -146,7 +146,21 @@ void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f)
 	f->reserved = x->reserved;
 	f->max_used = x->max_used;
 	f->largest_free = CHQ_UNKNOWN;
+	f->maps = f->top_rows = f->named_rows = f->free_rows = 0;
+	for (i = 0; i < x->n_maps; i++) {
+		const struct store_ch_map *m = &q->mp[x->first_map + i];
+
+		/* a bundle's components are in a row, tier 1 first */
+		if (!(m->flags & STORE_CH_MAP_BUNDLE) || m->part == CH_TIER1)
+			f->maps++;
+	}
 	for (i = 0; i < x->n_blocks; i++) {
+		if (b[i].flags & STORE_CH_BLOCK_FREE)
+			f->free_rows++;
+		else if (b[i].flags & STORE_CH_BLOCK_TOP)
+			f->top_rows++;
+		else
+			f->named_rows++;
 		if (b[i].flags & STORE_CH_BLOCK_FREE) {
 			have_list = true;
 			if (b[i].size != CHQ_UNKNOWN) {

@@ -59,6 +59,9 @@ struct ch_facts {
 	int64_t free_listed;  /* bytes in the free list; CHQ_UNKNOWN */
 	int64_t largest_used;
 	const char *largest_used_name; /* NULL when not known */
+	/* what the report printed: maps (a "by tier" bundle is one), rows
+	 * of the largest-blocks table, method-name rows, free-list rows */
+	uint32_t maps, top_rows, named_rows, free_rows;
 };
 
 void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f);
