@@ -152,7 +152,7 @@ check:
 # each for FUZZ_TIME seconds.  Crashes land in build-fuzz/; make each one
 # a fixture and a regression test.
 FUZZ_TIME ?= 60
-FUZZERS := walk probe jfr store agentrec
+FUZZERS := walk probe jfr store agentrec codeheap javacore
 fuzz:
 	@build-aux/deps.sh clang
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \

@@ -591,7 +591,16 @@ static void used_row(struct chi *c, const char *s, size_t n, uint64_t addr)
 		} else if (!b.compiler && !isdigit((unsigned char)*t)) {
 			b.compiler = arena_memdup(&c->ar, t, tl);
 		} else if (isdigit((unsigned char)*t) || *t == '-') {
-			int64_t v = strtoll(t, NULL, 10);
+			/* the line is not NUL-terminated: no strtoll */
+			int64_t v = 0;
+			size_t k = *t == '-';
+
+			for (; k < tl && isdigit((unsigned char)t[k]) &&
+			       v < INT64_MAX / 10 - 10;
+			     k++)
+				v = v * 10 + (t[k] - '0');
+			if (*t == '-')
+				v = -v;
 
 			if (b.level < 0 && b.compiler)
 				b.level = (int32_t)(v < 0 || v > 9 ? -1 : v);

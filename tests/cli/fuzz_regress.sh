@@ -19,4 +19,21 @@ for f in "$HS_FIXTURES"/store/fuzz/*.hsdb; do
 done
 t_end
 
+t_begin code_heap_reports_the_fuzzer_broke_are_read_cleanly
+n=0
+for f in "$HS_FIXTURES"/codeheap/fuzz/* "$HS_FIXTURES"/javacore/fuzz/*; do
+	[ -e "$f" ] || continue
+	n=$((n + 1))
+	run import -o "$T/work/f.hsdb" "$f"
+	case "$rc" in
+	0 | 1 | 3) ;;
+	*) t_fail "$(basename "$f"): exit $rc; $err" ;;
+	esac
+	case "$err" in
+	*Sanitizer* | *runtime\ error*) t_fail "$(basename "$f"): $err" ;;
+	esac
+done
+[ $n -gt 0 ] || t_fail "no code-heap fuzz inputs found"
+t_end
+
 t_summary

@@ -7,7 +7,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=build-fuzz/corpus
 rm -rf "$out"
-mkdir -p "$out/walk" "$out/probe" "$out/jfr" "$out/store" "$out/agentrec"
+mkdir -p "$out/walk" "$out/probe" "$out/jfr" "$out/store" "$out/agentrec" \
+	"$out/codeheap" "$out/javacore"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 head -c 3000 fixtures/jfr/jdk17-leak-gcroots.jfr >"$w/rec.jfr"
@@ -52,3 +53,29 @@ python3 tests/agent/make_recording.py basic "$w/a.hsa" >/dev/null
 python3 tests/agent/make_recording.py killed "$w/k.hsa" >/dev/null
 ./heapsift import -o "$out/store/agent.hsdb" "$w/a.hsa" >/dev/null 2>&1 || true
 ./heapsift import -o "$out/store/killed.hsdb" "$w/k.hsa" >/dev/null 2>&1 || true
+
+# code-heap reports: whole small files, and slices of the big ones that
+# start at each kind of section (maps, tables, legends, free lists)
+for f in fixtures/codeheap/*.txt fixtures/codeheap/*.gz; do
+	b=$(basename "$f" .gz)
+	case $f in *.gz) gzip -dc "$f" >"$w/ch.txt" ;; *) cp "$f" "$w/ch.txt" ;; esac
+	head -c 20000 "$w/ch.txt" >"$out/codeheap/$b.head"
+	for pat in "B L O C K" "S P A C E   U" "M E T H O D   A" "M E T H O D   N" \
+		"F R E E" "U S E D" "Block types"; do
+		n=$(grep -n "$pat" "$w/ch.txt" | head -1 | cut -d: -f1)
+		[ -n "$n" ] || continue
+		tail -n +$((n > 3 ? n - 3 : 1)) "$w/ch.txt" | head -c 12000 \
+			>"$out/codeheap/$b.$(echo "$pat" | tr -d ' ')"
+	done
+done
+# javacores: the small one whole, and the memory sections of the big ones
+cp fixtures/javacore/*.txt "$out/javacore/"
+for f in fixtures/javacore/*.gz; do
+	gzip -dc "$f" >"$w/jc.txt"
+	for pat in "NATIVEMEMINFO subcomponent" "MEMINFO subcomponent"; do
+		n=$(grep -n "$pat" "$w/jc.txt" | head -1 | cut -d: -f1)
+		[ -n "$n" ] || continue
+		tail -n +"$n" "$w/jc.txt" | head -c 30000 \
+			>"$out/javacore/$(basename "$f" .gz).$(echo "$pat" | cut -c1-4)"
+	done
+done
