@@ -53,8 +53,9 @@ int cmd_info(int argc, char **argv)
 	const struct store_setting *sets;
 	const struct store_count *counts;
 	const struct store_heap *heap;
+	const struct store_ch_snapshot *chs;
 	struct store_samples sm;
-	uint32_t n_recs, n_sets, n_counts, n_heap, r, k;
+	uint32_t n_recs, n_sets, n_counts, n_heap, n_chs, r, k;
 	struct store *s;
 	struct err e;
 	bool check = false;
@@ -87,6 +88,7 @@ int cmd_info(int argc, char **argv)
 	    store_settings(s, &sets, &n_sets, &e) < 0 ||
 	    store_counts(s, &counts, &n_counts, &e) < 0 ||
 	    store_heap(s, &heap, &n_heap, &e) < 0 ||
+	    store_ch_snapshots(s, &chs, &n_chs, &e) < 0 ||
 	    store_samples(s, &sm, &e) < 0) {
 		view_error("info", &e);
 		store_close(s);
@@ -120,17 +122,35 @@ int cmd_info(int argc, char **argv)
 			fputs("(not recorded)", stdout);
 		}
 		printf("\n  time        ");
-		put_time(rec->start_ns);
-		fputs(" .. ", stdout);
-		put_time(rec->end_ns);
-		printf(" (%.3f s)\n", dur / 1e9);
-		printf("  samples    ");
-		for (k = 0; k < SAMPLE__COUNT; k++)
-			if (per_kind[k])
-				printf(" %s %llu", sample_kind_name(k),
-				       (unsigned long long)per_kind[k]);
-		printf("\n  gc heap     %llu summaries\n",
-		       (unsigned long long)heaps);
+		if (rec->start_ns == INT64_MIN) {
+			fputs("(not recorded)\n", stdout);
+		} else {
+			put_time(rec->start_ns);
+			fputs(" .. ", stdout);
+			put_time(rec->end_ns);
+			printf(" (%.3f s)\n", dur / 1e9);
+		}
+		if (sm.n || !n_chs) {
+			printf("  samples    ");
+			for (k = 0; k < SAMPLE__COUNT; k++)
+				if (per_kind[k])
+					printf(" %s %llu", sample_kind_name(k),
+					       (unsigned long long)per_kind[k]);
+			printf("\n  gc heap     %llu summaries\n",
+			       (unsigned long long)heaps);
+		}
+		for (k = 0, i = 0; k < n_chs; k++)
+			i += chs[k].recording == r;
+		if (i) {
+			printf("  code heaps  %llu snapshot%s:",
+			       (unsigned long long)i, i == 1 ? "" : "s");
+			for (k = 0; k < n_chs; k++)
+				if (chs[k].recording == r)
+					printf(" %u (%s, line %llu)", k,
+					       store_str(s, chs[k].kind),
+					       (unsigned long long)chs[k].line);
+			putchar('\n');
+		}
 		if (rec->bytes_skipped)
 			printf("  damaged     %llu bytes could not be read\n",
 			       (unsigned long long)rec->bytes_skipped);
