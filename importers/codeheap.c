@@ -90,12 +90,12 @@ static int codeheap_probe(const unsigned char *p, size_t len, int complete)
 /* --- the import: a state machine over lexed lines ------------------------ */
 
 /* A growable array of n elements of a type. */
-#define GROW(arr, n, cap)                                                  \
-	do {                                                               \
-		if ((n) == (cap)) {                                        \
-			(cap) = (cap) ? 2 * (cap) : 8;                     \
+#define GROW(arr, n, cap)                                                    \
+	do {                                                                 \
+		if ((n) == (cap)) {                                          \
+			(cap) = (cap) ? 2 * (cap) : 8;                       \
 			(arr) = xreallocarray((arr), (cap), sizeof(*(arr))); \
-		}                                                          \
+		}                                                            \
 	} while (0)
 
 enum section {
@@ -156,7 +156,7 @@ struct chi {
 
 	enum section sec;
 	enum sub sub;
-	int cur; /* heap index, -1 none */
+	int cur;      /* heap index, -1 none */
 	int sum_heap; /* summary: the heap a bounds line belongs to */
 	uint8_t legend[256];
 	bool legend_set[256];
@@ -165,7 +165,7 @@ struct chi {
 	/* the map being read */
 	enum ch_measure m_measure;
 	enum ch_part m_parts[3];
-	int m_comps; /* 1, or 3 / 2 for a "by tier" bundle */
+	int m_comps;	/* 1, or 3 / 2 for a "by tier" bundle */
 	bool m_letters; /* cells may be block-type letters */
 	struct buf m_cells[3];
 	uint64_t m_line;
@@ -185,6 +185,12 @@ static void warn(struct chi *c, uint64_t line, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	import_warn_line(c->env, ERR_FORMAT, line, "%s", msg);
+}
+
+/* KiB as printed to bytes; REC_NONE when it cannot be (a garbled number). */
+static int64_t kib(int64_t k)
+{
+	return k >= 0 && k <= INT64_MAX / 1024 ? k * 1024 : REC_NONE;
 }
 
 static const char *keep(struct chi *c, const char *s, size_t len)
@@ -381,32 +387,50 @@ struct map_title {
 /* Identified by title, never by position (reference 2.8-2.10). */
 static const struct map_title map_titles[] = {
 	{"Total (all tiers) count", CH_COUNT, {CH_ALL}, 1, false},
-	{"Total (all types) count for granule size == segment size", CH_TYPE,
-	 {CH_ALL}, 1, true},
+	{"Total (all types) count for granule size == segment size",
+	 CH_TYPE,
+	 {CH_ALL},
+	 1,
+	 true},
 	{"Tier1 nMethod count", CH_COUNT, {CH_TIER1}, 1, true},
 	{"Tier2 nMethod count", CH_COUNT, {CH_TIER2}, 1, true},
-	{"not_used/not_entrant/not_installed nMethod count", CH_COUNT,
-	 {CH_INACTIVE}, 1, true},
+	{"not_used/not_entrant/not_installed nMethod count",
+	 CH_COUNT,
+	 {CH_INACTIVE},
+	 1,
+	 true},
 	{"Stub & Blob count", CH_COUNT, {CH_STUB}, 1, true},
 	{"Dead nMethod count", CH_COUNT, {CH_DEAD}, 1, true},
 	{"Count by tier", CH_COUNT, {CH_TIER1, CH_TIER2, CH_STUB}, 3, false},
 	{"Total (all types) space consumption for granule size == segment "
 	 "size",
-	 CH_SPACE, {CH_ALL}, 1, true},
+	 CH_SPACE,
+	 {CH_ALL},
+	 1,
+	 true},
 	{"Total (all types) space consumption", CH_SPACE, {CH_ALL}, 1, false},
 	{"Tier1 space consumption", CH_SPACE, {CH_TIER1}, 1, true},
 	{"Tier2 space consumption", CH_SPACE, {CH_TIER2}, 1, true},
-	{"not_used/not_entrant/not_installed space consumption", CH_SPACE,
-	 {CH_INACTIVE}, 1, true},
+	{"not_used/not_entrant/not_installed space consumption",
+	 CH_SPACE,
+	 {CH_INACTIVE},
+	 1,
+	 true},
 	{"Stub and Blob space consumption", CH_SPACE, {CH_STUB}, 1, true},
 	{"Dead space consumption", CH_SPACE, {CH_DEAD}, 1, true},
-	{"Space consumption by tier", CH_SPACE, {CH_TIER1, CH_TIER2, CH_STUB},
-	 3, false},
+	{"Space consumption by tier",
+	 CH_SPACE,
+	 {CH_TIER1, CH_TIER2, CH_STUB},
+	 3,
+	 false},
 	{"Age distribution", CH_AGE, {CH_ALL}, 1, false},
 	{"Tier1 age distribution", CH_AGE, {CH_TIER1}, 1, false},
 	{"Tier2 age distribution", CH_AGE, {CH_TIER2}, 1, false},
-	{"not_used/not_entrant/not_installed age distribution", CH_AGE,
-	 {CH_INACTIVE}, 1, false},
+	{"not_used/not_entrant/not_installed age distribution",
+	 CH_AGE,
+	 {CH_INACTIVE},
+	 1,
+	 false},
 	{"age distribution by tier", CH_AGE, {CH_TIER1, CH_TIER2}, 2, false},
 };
 
@@ -544,8 +568,7 @@ static void used_row(struct chi *c, const char *s, size_t n, uint64_t addr)
 	memset(&b, 0, sizeof(b));
 	b.kind = CHK_USED;
 	b.addr = addr;
-	b.size = b.temperature = b.compile_id = b.gap = b.gap_blocks =
-		REC_NONE;
+	b.size = b.temperature = b.compile_id = b.gap = b.gap_blocks = REC_NONE;
 	b.level = b.state = -1;
 	b.type = CHB_NONE;
 	b.top = c->sec == SEC_USED;
@@ -553,10 +576,11 @@ static void used_row(struct chi *c, const char *s, size_t n, uint64_t addr)
 		uint64_t v = 0;
 
 		for (i += 2; i < n && isxdigit((unsigned char)s[i]); i++)
-			v = v << 4 | (uint64_t)(isdigit((unsigned char)s[i])
-							? s[i] - '0'
-							: (tolower((unsigned char)s[i]) -
-							   'a' + 10));
+			v = v << 4 |
+			    (uint64_t)(isdigit((unsigned char)s[i])
+					       ? s[i] - '0'
+					       : (tolower((unsigned char)s[i]) -
+						  'a' + 10));
 		b.size = v > INT64_MAX ? REC_NONE : (int64_t)v;
 		while (i < n && s[i] != ')')
 			i++;
@@ -617,7 +641,8 @@ static void used_row(struct chi *c, const char *s, size_t n, uint64_t addr)
 
 			while (bl && bt[bl - 1] == ' ')
 				bl--;
-			b.type = bl ? ch_block_type_from_name(bt, bl) : CHB_NONE;
+			b.type =
+				bl ? ch_block_type_from_name(bt, bl) : CHB_NONE;
 		}
 	}
 	if (b.type == CHB_NONE && b.compiler)
@@ -730,8 +755,7 @@ static void minor_title(struct chi *c, const char *t, size_t len)
 		if (c->heaps[h].h.free_blocks == REC_NONE)
 			c->heaps[h].h.free_blocks = 0;
 		c->sub = SUB_OTHER;
-	} else if (ch_title(t, len, "Heap not fully initialized", NULL,
-			    NULL) ||
+	} else if (ch_title(t, len, "Heap not fully initialized", NULL, NULL) ||
 		   ch_title(t, len, "Must be at safepoint", NULL, NULL)) {
 		warn(c, c->line, "the VM refused: %.*s", (int)len, t);
 		c->sub = SUB_OTHER;
@@ -793,8 +817,8 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 		break;
 	case CHL_COMMITTED:
 		if (hb) {
-			hb->h.committed = l->a * 1024;
-			hb->h.reserved = l->b * 1024;
+			hb->h.committed = kib(l->a);
+			hb->h.reserved = kib(l->b);
 			heap_stat(hb, "occupied_pct", l->c);
 		}
 		break;
@@ -812,10 +836,10 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 		if (!hb)
 			break;
 		if (l->text[0] == 'f') {
-			hb->h.free = l->a * 1024;
+			hb->h.free = kib(l->a);
 			hb->h.free_blocks = l->b;
 		} else if (l->text[0] == 'u' && l->text[1] == 's') {
-			hb->h.used = l->a * 1024;
+			hb->h.used = kib(l->a);
 			hb->h.used_blocks = l->b;
 		} else {
 			const char *sp = stat_name(l->text, l->text_len, false);
@@ -865,8 +889,8 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 		break;
 	case CHL_LEGEND:
 		if (c->sub == SUB_LEGEND) {
-			enum ch_block_type t = ch_block_type_from_name(
-				l->text, l->text_len);
+			enum ch_block_type t =
+				ch_block_type_from_name(l->text, l->text_len);
 			unsigned char u = (unsigned char)l->letter;
 
 			if (t == CHB_UNKNOWN)
@@ -934,10 +958,10 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 			snap_begin(c, SNAP_SUMMARY);
 		h = heap_find(c, l->text, l->text_len, true);
 		hb = &c->heaps[h];
-		hb->h.reserved = l->a * 1024;
-		hb->h.used = l->b * 1024;
-		hb->h.max_used = l->c * 1024;
-		hb->h.free = l->d * 1024;
+		hb->h.reserved = kib(l->a);
+		hb->h.used = kib(l->b);
+		hb->h.max_used = kib(l->c);
+		hb->h.free = kib(l->d);
 		c->sum_heap = h;
 		break;
 	case CHL_SUM_TOTAL:
@@ -952,7 +976,8 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 			hb->h.low = l->addr;
 			hb->h.high = l->addr2;
 			hb->h.high_reserved = l->addr3;
-			if (l->addr2 >= l->addr && l->addr2 - l->addr < INT64_MAX)
+			if (l->addr2 >= l->addr &&
+			    l->addr2 - l->addr < INT64_MAX)
 				hb->h.committed = (int64_t)(l->addr2 - l->addr);
 		}
 		break;
@@ -969,7 +994,8 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 		snap_stat(c, "compilation.enabled",
 			  l->text_len >= 7 && !memcmp(l->text, "enabled", 7));
 		snap_stat(c, "compilation.no_space",
-			  memmem(l->text, l->text_len, "free space", 10) != NULL);
+			  memmem(l->text, l->text_len, "free space", 10) !=
+				  NULL);
 		if (l->a >= 0) {
 			snap_stat(c, "stopped_count", l->a);
 			snap_stat(c, "restarted_count", l->b);
@@ -1098,7 +1124,8 @@ static int codeheap_import(struct input *in, const struct sink *sink,
 		rr.source = env->source;
 		rr.format = "codeheap";
 		rr.start_ns = rr.end_ns = REC_NONE;
-		if (sink->ops->recording && sink->ops->recording(sink->ctx, &rr) < 0)
+		if (sink->ops->recording &&
+		    sink->ops->recording(sink->ctx, &rr) < 0)
 			c.err = -1;
 	}
 	free(c.heaps);
@@ -1109,7 +1136,8 @@ static int codeheap_import(struct input *in, const struct sink *sink,
 	arena_release(&c.ar);
 	ch_lexer_release(&c.lx);
 	if (c.err)
-		return err_set(e, ERR_IO, "the output refused a code-heap snapshot");
+		return err_set(e, ERR_IO,
+			       "the output refused a code-heap snapshot");
 	return 0;
 }
 

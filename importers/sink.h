@@ -225,19 +225,19 @@ enum ch_block_kind {
 struct rec_ch_block {
 	enum ch_block_kind kind;
 	uint64_t addr;
-	int64_t size;	       /* bytes; REC_NONE: not printed */
+	int64_t size; /* bytes; REC_NONE: not printed */
 	enum ch_block_type type;
-	const char *compiler;  /* "c1", "c2", "none", "jvmci"; NULL */
-	int32_t level;	       /* 0..4; -1 unknown */
-	int64_t temperature;   /* hotness (JDK 17); REC_NONE */
-	int64_t compile_id;    /* REC_NONE */
-	int32_t state;	       /* codelist state; -1 unknown */
-	const char *name;      /* method or blob name; NULL */
+	const char *compiler; /* "c1", "c2", "none", "jvmci"; NULL */
+	int32_t level;	      /* 0..4; -1 unknown */
+	int64_t temperature;  /* hotness (JDK 17); REC_NONE */
+	int64_t compile_id;   /* REC_NONE */
+	int32_t state;	      /* codelist state; -1 unknown */
+	const char *name;     /* method or blob name; NULL */
 	/* CHK_FREE: the occupied gap up to the next free block */
-	int64_t gap;	       /* REC_NONE for the last block */
+	int64_t gap; /* REC_NONE for the last block */
 	int64_t gap_blocks;
-	bool permanent_gap;    /* the gap holds stubs or blobs */
-	bool top;	       /* from the "Largest Used Blocks" table */
+	bool permanent_gap; /* the gap holds stubs or blobs */
+	bool top;	    /* from the "Largest Used Blocks" table */
 };
 
 /* A named number: facts without a column of their own. */
@@ -247,13 +247,13 @@ struct rec_ch_stat {
 };
 
 struct rec_ch_heap {
-	const char *name; /* "CodeHeap 'profiled nmethods'", "CodeHeap" */
-	uint64_t low;	  /* segment start; 0 unknown */
-	uint64_t high;	  /* end of the committed part; 0 unknown */
+	const char *name;	/* "CodeHeap 'profiled nmethods'", "CodeHeap" */
+	uint64_t low;		/* segment start; 0 unknown */
+	uint64_t high;		/* end of the committed part; 0 unknown */
 	uint64_t high_reserved; /* 0 unknown */
 	/* REC_NONE where the input does not say */
 	int64_t segment_size, granule_size, n_granules;
-	int64_t committed, reserved; /* bytes */
+	int64_t committed, reserved;  /* bytes */
 	int64_t used, free, max_used; /* bytes */
 	int64_t used_blocks, free_blocks;
 	bool placement_estimated; /* maps drawn from totals (javacore) */
@@ -266,9 +266,9 @@ struct rec_ch_heap {
 };
 
 struct rec_codeheap {
-	const char *kind;   /* "analytics", "summary", "codelist", "javacore" */
-	uint64_t line;	    /* 1-based line where the snapshot starts */
-	int64_t time_ns;    /* REC_NONE: the input does not say */
+	const char *kind; /* "analytics", "summary", "codelist", "javacore" */
+	uint64_t line;	  /* 1-based line where the snapshot starts */
+	int64_t time_ns;  /* REC_NONE: the input does not say */
 	const struct rec_ch_heap *heaps;
 	uint32_t n_heaps;
 	const struct rec_ch_stat *stats; /* snapshot-wide facts */
@@ -282,7 +282,8 @@ struct sink_ops {
 	int (*heap_summary)(void *ctx, const struct rec_heap_summary *h);
 	int (*recording)(void *ctx, const struct rec_recording *r);
 	int (*gc)(void *ctx, const struct rec_gc *g); /* NULL: ignored */
-	int (*codeheap)(void *ctx, const struct rec_codeheap *c); /* NULL: ignored */
+	int (*codeheap)(void *ctx,
+			const struct rec_codeheap *c); /* NULL: ignored */
 };
 
 struct sink {

@@ -53,14 +53,16 @@ static const char *const patterns[] = {
 	[P_THREADS] = "^\\s+Compiler threads :\\s+(\\d+)\\s*$",
 	[P_CACHE_SIZE] = "^\\s+(Reserved size|Committed size|Unallocated "
 			 "capacity) :\\s+(\\d+) KB\\s*$",
-	[P_COMMITTED] = "^   CodeHeap committed size (\\d+)K \\(\\d+M\\), "
-			"reserved size (\\d+)K \\(\\d+M\\), (\\d+)% occupied\\.",
+	[P_COMMITTED] =
+		"^   CodeHeap committed size (\\d+)K \\(\\d+M\\), "
+		"reserved size (\\d+)K \\(\\d+M\\), (\\d+)% occupied\\.",
 	[P_SEGMENT] = "^   CodeHeap allocation segment size is (\\d+) bytes\\.",
 	[P_GRANULES] = "^   CodeHeap \\(committed part\\) is mapped to (\\d+) "
 		       "granules of size (\\d+) bytes\\.",
-	[P_STAT] = "^\\s*(freeSpace|usedSpace|Tier1 Space|Tier2 Space|Alive "
-		   "Space|disconnected|not entrant|unloadedSpace|deadSpace|"
-		   "stubSpace)\\s*=\\s*(\\d+)k, nBlocks_[a-z0-9]+\\s*=\\s*(\\d+),",
+	[P_STAT] =
+		"^\\s*(freeSpace|usedSpace|Tier1 Space|Tier2 Space|Alive "
+		"Space|disconnected|not entrant|unloadedSpace|deadSpace|"
+		"stubSpace)\\s*=\\s*(\\d+)k, nBlocks_[a-z0-9]+\\s*=\\s*(\\d+),",
 	[P_ZOMBIE] = "^ZombieBlocks\\s*=\\s*(\\d+)\\.",
 	[P_SEG_START] = "^Segment start\\s+= (0x[0-9a-fA-F]+),",
 	[P_SEG_END] = "^Segment end \\(used\\)\\s+= (0x[0-9a-fA-F]+),",
@@ -357,8 +359,8 @@ void ch_lex(struct ch_lexer *lx, const char *s, size_t len, struct ch_line *o)
 		if (match(lx, P_TIMING, s, len)) {
 			o->type = CHL_TIMING;
 			text(lx, 1, o);
-			o->flag = o->text_len > 22 &&
-				  o->text[22] == ' ' && o->text[23] == 't';
+			o->flag = o->text_len > 22 && o->text[22] == ' ' &&
+				  o->text[23] == 't';
 		} else if (match(lx, P_FUNCTION, s, len)) {
 			o->type = CHL_FUNCTION;
 			o->text = s;
@@ -367,7 +369,8 @@ void ch_lex(struct ch_lexer *lx, const char *s, size_t len, struct ch_line *o)
 		return;
 	case 'C':
 		lex_summary(lx, s, len, o);
-		if (o->type == CHL_OTHER && match(lx, P_COMPILATION23, s, len)) {
+		if (o->type == CHL_OTHER &&
+		    match(lx, P_COMPILATION23, s, len)) {
 			o->type = CHL_COMPILATION;
 			text(lx, 1, o);
 			o->a = num(lx, 2);

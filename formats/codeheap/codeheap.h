@@ -26,38 +26,38 @@
 enum ch_line_type {
 	CHL_OTHER = 0, /* prose, or anything not listed here */
 	CHL_BLANK,
-	CHL_NOISE,	 /* "[1.2s][warning]..." log lines, VM warnings, pid */
-	CHL_BORDER,	 /* "=====" or "+-----+" */
-	CHL_MAJOR,	 /* "=  TITLE  =": text */
-	CHL_MINOR,	 /* "|  TITLE  |": text */
-	CHL_GENERAL,	 /* "   General JIT info   " */
-	CHL_JIT_IS,	 /* a = 1 on, 0 off */
-	CHL_THREADS,	 /* a */
-	CHL_CACHE_SIZE,	 /* text = "Reserved size"...; a = KB */
-	CHL_TIMING,	 /* text = what; total = the closing line */
-	CHL_COMMITTED,	 /* a = committed K, b = reserved K, c = occupied % */
-	CHL_SEGMENT,	 /* a = segment size */
-	CHL_GRANULES,	 /* a = count, b = size */
-	CHL_STAT,	 /* text = name ("freeSpace"), a = K, b = blocks */
-	CHL_ZOMBIE,	 /* a */
-	CHL_SEG_START,	 /* addr */
-	CHL_SEG_END,	 /* addr */
+	CHL_NOISE,	  /* "[1.2s][warning]..." log lines, VM warnings, pid */
+	CHL_BORDER,	  /* "=====" or "+-----+" */
+	CHL_MAJOR,	  /* "=  TITLE  =": text */
+	CHL_MINOR,	  /* "|  TITLE  |": text */
+	CHL_GENERAL,	  /* "   General JIT info   " */
+	CHL_JIT_IS,	  /* a = 1 on, 0 off */
+	CHL_THREADS,	  /* a */
+	CHL_CACHE_SIZE,	  /* text = "Reserved size"...; a = KB */
+	CHL_TIMING,	  /* text = what; total = the closing line */
+	CHL_COMMITTED,	  /* a = committed K, b = reserved K, c = occupied % */
+	CHL_SEGMENT,	  /* a = segment size */
+	CHL_GRANULES,	  /* a = count, b = size */
+	CHL_STAT,	  /* text = name ("freeSpace"), a = K, b = blocks */
+	CHL_ZOMBIE,	  /* a */
+	CHL_SEG_START,	  /* addr */
+	CHL_SEG_END,	  /* addr */
 	CHL_SEG_RESERVED, /* addr */
-	CHL_COMPILE_ID,	 /* text = "latest allocated" ...; a */
-	CHL_HOTNESS,	 /* text = "min" "avg" "max"; a */
-	CHL_FREE_COUNT,	 /* "Free space in H is distributed over N": a */
-	CHL_LEGEND,	 /* letter; text = the type's name */
-	CHL_LEGEND_END,	 /* "  -------" closing a legend */
-	CHL_HEADER,	 /* "Addr(module)  offset  size ...": text = line */
-	CHL_ROW,	 /* "0x... (+0x...) rest": addr, a = offset, text = rest */
-	CHL_MAP,	 /* "0x... (+0x...): |cells|": addr, a = offset, text */
-	CHL_FREE,	 /* free list: addr, a = index, b = len, c = gap,
+	CHL_COMPILE_ID,	  /* text = "latest allocated" ...; a */
+	CHL_HOTNESS,	  /* text = "min" "avg" "max"; a */
+	CHL_FREE_COUNT,	  /* "Free space in H is distributed over N": a */
+	CHL_LEGEND,	  /* letter; text = the type's name */
+	CHL_LEGEND_END,	  /* "  -------" closing a legend */
+	CHL_HEADER,	  /* "Addr(module)  offset  size ...": text = line */
+	CHL_ROW,      /* "0x... (+0x...) rest": addr, a = offset, text = rest */
+	CHL_MAP,      /* "0x... (+0x...): |cells|": addr, a = offset, text */
+	CHL_FREE,     /* free list: addr, a = index, b = len, c = gap,
 			    d = gap blocks (c < 0: last), flag = permanent */
-	CHL_TOPTEN,	 /* a = pos, b = block, c = size */
-	CHL_RANGE,	 /* "Address range [lo,hi), Nk": addr, addr2 */
-	CHL_NO_MAP,	 /* "No Tier1 nMethods found in CodeHeap." */
-	CHL_FUNCTION,	 /* a refused or unknown function: text */
-	CHL_SUM_HEAP,	 /* summary heap: text = name; a size b used
+	CHL_TOPTEN,   /* a = pos, b = block, c = size */
+	CHL_RANGE,    /* "Address range [lo,hi), Nk": addr, addr2 */
+	CHL_NO_MAP,   /* "No Tier1 nMethods found in CodeHeap." */
+	CHL_FUNCTION, /* a refused or unknown function: text */
+	CHL_SUM_HEAP, /* summary heap: text = name; a size b used
 			    c max_used d free (KB) */
 	CHL_SUM_TOTAL,	 /* 23+: "CodeCache: size=..., used=..." (a..d) */
 	CHL_BOUNDS,	 /* addr, addr2, addr3 */

@@ -212,7 +212,7 @@ struct store_ch_snapshot {
 
 struct store_ch_heap {
 	uint32_t snapshot;
-	uint32_t name; /* string */
+	uint32_t name;			   /* string */
 	uint64_t low, high, high_reserved; /* 0: not known */
 	int64_t segment_size, granule_size, n_granules;
 	int64_t committed, reserved, used, free, max_used;

@@ -20,7 +20,8 @@
 
 static const char codeheap_help[] =
 	"usage: heapsift codeheap CASE.hsdb [--heap=NAME] [--snapshot=N]\n"
-	"                         [--map=count|space|age|tier|type] [--width=N]\n"
+	"                         [--map=count|space|age|tier|type] "
+	"[--width=N]\n"
 	"                         [--csv] [--granules] [--compare=A,B]\n"
 	"\n"
 	"The JIT code heaps the store holds, one snapshot per imported report\n"
@@ -28,11 +29,13 @@ static const char codeheap_help[] =
 	"PrintCodeHeapAnalytics report in a JVM's stdout, Compiler.codecache,\n"
 	"Compiler.codelist and OpenJ9 javacores).  For each heap: capacity,\n"
 	"used and free space, block counts, the largest free and used blocks,\n"
-	"fragmentation (1 - largest free / total free), space by tier, the age\n"
+	"fragmentation (1 - largest free / total free), space by tier, the "
+	"age\n"
 	"distribution, and a granule map.\n"
 	"\n"
 	"      --heap=NAME       only heaps of that name: the whole name\n"
-	"                        (\"CodeHeap 'profiled nmethods'\") or the part\n"
+	"                        (\"CodeHeap 'profiled nmethods'\") or the "
+	"part\n"
 	"                        in quotes (\"profiled nmethods\")\n"
 	"      --snapshot=N      only snapshot N (numbered from 0, as listed)\n"
 	"      --map=FLAVOUR     the map to draw: space (the default), count,\n"
@@ -41,7 +44,8 @@ static const char codeheap_help[] =
 	"      --width=N         map cells per line (default 64); a map wider\n"
 	"                        than 32 lines merges granules per cell\n"
 	"      --csv             one row per heap per snapshot (RFC 4180)\n"
-	"      --granules        with --csv: one row per granule, every flavour\n"
+	"      --granules        with --csv: one row per granule, every "
+	"flavour\n"
 	"      --compare=A,B     snapshots A and B side by side, heap by heap\n"
 	"  -h, --help            this text\n";
 
@@ -184,7 +188,10 @@ static void csv_cell(struct buf *b, enum ch_measure m, uint8_t v)
 		buf_addf(b, "%u", v);
 		break;
 	case CH_SPACE:
-		buf_addf(b, "%u", v == 0 ? 0 : v >= CH_SPACE_FULL ? 100 : (v - 1) * 10);
+		buf_addf(b, "%u",
+			 v == 0		      ? 0
+			 : v >= CH_SPACE_FULL ? 100
+					      : (v - 1) * 10);
 		break;
 	case CH_AGE:
 		if (v)
@@ -201,22 +208,26 @@ static int csv_granules(const struct chq *q, uint32_t sn, uint32_t h,
 	const struct store_ch_heap *x = chq_heap(q, h);
 	const char *name = chq_str(q, x->name);
 	const uint8_t *maps[N_GCOLS];
-	uint32_t lens[N_GCOLS], c;
+	uint32_t lens[N_GCOLS], c, n = 0;
 	int64_t g;
 
-	if (x->n_granules == CHQ_UNKNOWN)
-		return 0;
-	for (c = 0; c < N_GCOLS; c++)
+	/* as many rows as the maps have cells (every map of a heap has the
+	 * heap's granule count: the importer drops any other) */
+	for (c = 0; c < N_GCOLS; c++) {
 		maps[c] = chq_map(q, h, granule_cols[c].m, granule_cols[c].p,
 				  &lens[c]);
-	for (g = 0; g < x->n_granules; g++) {
+		if (maps[c] && lens[c] > n)
+			n = lens[c];
+	}
+	for (g = 0; g < (int64_t)n; g++) {
 		buf_reset(b);
 		buf_addf(b, "%u,", sn);
 		buf_add_csv(b, name, strlen(name));
 		buf_addf(b, ",%" PRId64 ",", g);
 		if (x->low && x->granule_size > 0)
 			buf_addf(b, "0x%016" PRIx64,
-				 x->low + (uint64_t)g * (uint64_t)x->granule_size);
+				 x->low + (uint64_t)g *
+						  (uint64_t)x->granule_size);
 		for (c = 0; c < N_GCOLS; c++) {
 			buf_addch(b, ',');
 			if (maps[c] && (uint64_t)g < lens[c])
@@ -235,16 +246,17 @@ static void draw_map(const struct chq *q, uint32_t h, const struct opts *o,
 		     struct buf *b)
 {
 	const struct store_ch_heap *x = chq_heap(q, h);
-	uint32_t n = x->n_granules > 0 && x->n_granules < UINT32_MAX
-			     ? (uint32_t)x->n_granules
-			     : 0;
-	uint32_t merge = 1, cells, i, max_cells = o->width * 32;
+	uint32_t n = chq_map_len(q, h, o->flavour);
+	uint32_t merge, cells, i, max_cells = o->width * 32;
 	uint8_t *out;
 
-	if (!n)
+	if (!n) {
+		if (x->n_granules > 0)
+			buf_addf(b, "    (no %s map in this report)\n",
+				 chq_flavour_name(o->flavour));
 		return;
-	while ((n + merge - 1) / merge > max_cells)
-		merge++;
+	}
+	merge = (uint32_t)(((uint64_t)n + max_cells - 1) / max_cells);
 	out = xmalloc(n);
 	cells = chq_map_merged(q, h, o->flavour, merge, out, n);
 	if (!cells) {
@@ -253,13 +265,14 @@ static void draw_map(const struct chq *q, uint32_t h, const struct opts *o,
 		free(out);
 		return;
 	}
-	buf_addf(b, "    %s map, 1 cell = %u granule%s", chq_flavour_name(o->flavour),
-		 merge, merge == 1 ? "" : "s");
-	if (x->granule_size > 0) {
+	buf_addf(b, "    %s map, 1 cell = %u granule%s",
+		 chq_flavour_name(o->flavour), merge, merge == 1 ? "" : "s");
+	if (x->granule_size > 0 && x->granule_size <= INT64_MAX / merge) {
 		char t[32];
 
-		buf_addf(b, " = %s", view_bytes(x->granule_size * (int64_t)merge,
-						 t, sizeof(t)));
+		buf_addf(b, " = %s",
+			 view_bytes(x->granule_size * (int64_t)merge, t,
+				    sizeof(t)));
 	}
 	if (x->flags & STORE_CH_PLACEMENT_ESTIMATED)
 		buf_adds(b, "; used total, placement unknown");
@@ -339,8 +352,9 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 	if (f.largest_used != CHQ_UNKNOWN) {
 		buf_addf(b, "    largest used block %" PRId64 " bytes: ",
 			 f.largest_used);
-		buf_add_printable(b, f.largest_used_name ? f.largest_used_name : "?",
-				  f.largest_used_name ? strlen(f.largest_used_name) : 1);
+		buf_add_printable(
+			b, f.largest_used_name ? f.largest_used_name : "?",
+			f.largest_used_name ? strlen(f.largest_used_name) : 1);
 		buf_addch(b, '\n');
 	}
 	if (chq_heap_stat(q, h, "tier1.space_k", &v)) {
@@ -365,7 +379,8 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 		for (i = 0; i < n; i++)
 			if (age[i] >= 1 && age[i] <= 9)
 				hist[age[i] - 1]++;
-		buf_adds(b, "    granules by age (0 youngest .. 8 oldest half):");
+		buf_adds(b,
+			 "    granules by age (0 youngest .. 8 oldest half):");
 		for (i = 0; i < 9; i++)
 			buf_addf(b, " %u:%" PRIu64, i, hist[i]);
 		buf_addch(b, '\n');
@@ -404,7 +419,8 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 		if (chq_snapshot_stat(q, sn, "adapters", &v))
 			buf_addf(b, ", %" PRId64 " adapters", v);
 		if (chq_snapshot_stat(q, sn, "compilation.enabled", &v))
-			buf_addf(b, "; compilation %s", v ? "enabled" : "disabled");
+			buf_addf(b, "; compilation %s",
+				 v ? "enabled" : "disabled");
 		if (chq_snapshot_stat(q, sn, "full_count", &v))
 			buf_addf(b, ", full %" PRId64 " times", v);
 		buf_addch(b, '\n');
@@ -424,8 +440,8 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 				stt[3]++;
 		}
 		buf_addf(b,
-			 "  %u compiled methods; by level 0:%" PRIu64 " 1:%" PRIu64
-			 " 2:%" PRIu64 " 3:%" PRIu64 " 4:%" PRIu64
+			 "  %u compiled methods; by level 0:%" PRIu64
+			 " 1:%" PRIu64 " 2:%" PRIu64 " 3:%" PRIu64 " 4:%" PRIu64
 			 "; by state in use:%" PRIu64 " not used:%" PRIu64
 			 " not entrant:%" PRIu64 "\n",
 			 n, lv[0], lv[1], lv[2], lv[3], lv[4], stt[0], stt[1],
@@ -437,6 +453,8 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 
 static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c)
 {
+	int64_t d;
+
 	buf_addf(b, "    %-14s", what);
 	if (a == CHQ_UNKNOWN)
 		buf_addf(b, " %14s", "?");
@@ -446,8 +464,9 @@ static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c)
 		buf_addf(b, " %14s", "?");
 	else
 		buf_addf(b, " %14" PRId64, c);
-	if (a != CHQ_UNKNOWN && c != CHQ_UNKNOWN)
-		buf_addf(b, " %+14" PRId64, c - a);
+	if (a != CHQ_UNKNOWN && c != CHQ_UNKNOWN &&
+	    !__builtin_sub_overflow(c, a, &d))
+		buf_addf(b, " %+14" PRId64, d);
 	buf_addch(b, '\n');
 }
 
@@ -472,15 +491,18 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 			int64_t x, y;
 		} rows[8];
 		size_t r;
+		int64_t d;
 
 		chq_facts(q, h, &fa);
 		if (k == UINT32_MAX) {
 			if (!csv)
-				buf_addf(b, "  %s: not in snapshot %u\n", name, c);
+				buf_addf(b, "  %s: not in snapshot %u\n", name,
+					 c);
 			continue;
 		}
 		chq_facts(q, k, &fc);
-		rows[0].n = "capacity", rows[0].x = fa.capacity, rows[0].y = fc.capacity;
+		rows[0].n = "capacity", rows[0].x = fa.capacity,
+		rows[0].y = fc.capacity;
 		rows[1].n = "used", rows[1].x = fa.used, rows[1].y = fc.used;
 		rows[2].n = "free", rows[2].x = fa.free, rows[2].y = fc.free;
 		rows[3].n = "largest_free", rows[3].x = fa.largest_free,
@@ -494,8 +516,8 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		rows[7].n = "largest_used", rows[7].x = fa.largest_used,
 		rows[7].y = fc.largest_used;
 		if (!csv)
-			buf_addf(b, "  %s\n    %-14s %14s %14s %14s\n", name, "",
-				 "A", "B", "CHANGE");
+			buf_addf(b, "  %s\n    %-14s %14s %14s %14s\n", name,
+				 "", "A", "B", "CHANGE");
 		for (r = 0; r < 8; r++) {
 			if (!csv) {
 				cmp_row(b, rows[r].n, rows[r].x, rows[r].y);
@@ -507,13 +529,16 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 			buf_addch(b, ',');
 			put_num(b, rows[r].y);
 			buf_addch(b, ',');
-			if (rows[r].x != CHQ_UNKNOWN && rows[r].y != CHQ_UNKNOWN)
-				buf_addf(b, "%" PRId64, rows[r].y - rows[r].x);
+			if (rows[r].x != CHQ_UNKNOWN &&
+			    rows[r].y != CHQ_UNKNOWN &&
+			    !__builtin_sub_overflow(rows[r].y, rows[r].x, &d))
+				buf_addf(b, "%" PRId64, d);
 			buf_adds(b, "\r\n");
 		}
 		if (!csv) {
 			if (isnan(fa.fragmentation) || isnan(fc.fragmentation))
-				buf_addf(b, "    %-14s %14s\n", "fragmentation", "?");
+				buf_addf(b, "    %-14s %14s\n", "fragmentation",
+					 "?");
 			else
 				buf_addf(b, "    %-14s %14.3f %14.3f %+14.3f\n",
 					 "fragmentation", fa.fragmentation,
@@ -583,10 +608,11 @@ int cmd_codeheap(int argc, char **argv)
 			break;
 		case OPT_SNAPSHOT:
 			if (!cli_parse_count(optarg, &u) || u > UINT32_MAX)
-				return cli_usage_error("codeheap",
-						       "--snapshot: '%s' is not "
-						       "a snapshot number",
-						       optarg);
+				return cli_usage_error(
+					"codeheap",
+					"--snapshot: '%s' is not "
+					"a snapshot number",
+					optarg);
 			o.snapshot = (int64_t)u;
 			break;
 		case OPT_MAP:
@@ -599,10 +625,11 @@ int cmd_codeheap(int argc, char **argv)
 			break;
 		case OPT_WIDTH:
 			if (!cli_parse_count(optarg, &u) || u < 8 || u > 4096)
-				return cli_usage_error("codeheap",
-						       "--width: '%s' is not "
-						       "a number from 8 to 4096",
-						       optarg);
+				return cli_usage_error(
+					"codeheap",
+					"--width: '%s' is not "
+					"a number from 8 to 4096",
+					optarg);
 			o.width = (uint32_t)u;
 			break;
 		case OPT_CSV:
@@ -682,7 +709,8 @@ int cmd_codeheap(int argc, char **argv)
 		for (i = 0; i < x->n_heaps; i++) {
 			uint32_t h = x->first_heap + i;
 
-			if (!heap_selected(&o, chq_str(q, chq_heap(q, h)->name)))
+			if (!heap_selected(&o,
+					   chq_str(q, chq_heap(q, h)->name)))
 				continue;
 			shown++;
 			if (o.granules) {

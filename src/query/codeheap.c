@@ -164,7 +164,11 @@ void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f)
 		if (b[i].flags & STORE_CH_BLOCK_FREE) {
 			have_list = true;
 			if (b[i].size != CHQ_UNKNOWN) {
-				listed += b[i].size;
+				/* a forged store may hold any sizes */
+				if (b[i].size < 0 ||
+				    __builtin_add_overflow(listed, b[i].size,
+							   &listed))
+					listed = INT64_MAX;
 				if (b[i].size > f->largest_free)
 					f->largest_free = b[i].size;
 			}
@@ -201,8 +205,8 @@ void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f)
 	}
 }
 
-static const char *const flavour_names[CHQ__FLAVOURS] = {
-	"count", "space", "age", "tier", "type"};
+static const char *const flavour_names[CHQ__FLAVOURS] = {"count", "space",
+							 "age", "tier", "type"};
 
 bool chq_flavour_parse(const char *s, enum chq_flavour *f)
 {
@@ -277,7 +281,9 @@ static uint8_t tier_of(const uint8_t *t1, const uint8_t *t2, const uint8_t *st,
 		return CHQ_TIER_EMPTY;
 	if (kinds > 1)
 		return CHQ_TIER_MIXED;
-	return t1 && t1[i] ? CHQ_TIER_1 : t2 && t2[i] ? CHQ_TIER_2 : CHQ_TIER_STUB;
+	return t1 && t1[i]   ? CHQ_TIER_1
+	       : t2 && t2[i] ? CHQ_TIER_2
+			     : CHQ_TIER_STUB;
 }
 
 uint32_t chq_map_merged(const struct chq *q, uint32_t h, enum chq_flavour f,
@@ -328,7 +334,8 @@ uint32_t chq_map_merged(const struct chq *q, uint32_t h, enum chq_flavour f,
 		bool mixed = false;
 
 		for (i = lo; i < hi; i++) {
-			uint8_t x = f == CHQ_TIER ? tier_of(t1, t2, st, i) : c[i];
+			uint8_t x =
+				f == CHQ_TIER ? tier_of(t1, t2, st, i) : c[i];
 
 			switch (f) {
 			case CHQ_COUNT:
@@ -369,17 +376,49 @@ uint32_t chq_map_merged(const struct chq *q, uint32_t h, enum chq_flavour f,
 	return cells;
 }
 
+uint32_t chq_map_len(const struct chq *q, uint32_t h, enum chq_flavour f)
+{
+	static const enum ch_measure measure[CHQ__FLAVOURS] = {
+		CH_COUNT, CH_SPACE, CH_AGE, CH_COUNT, CH_TYPE};
+	uint32_t n = 0, best = 0;
+	int p;
+
+	if ((unsigned)f >= CHQ__FLAVOURS)
+		return 0;
+	if (f != CHQ_TIER) {
+		chq_map(q, h, measure[f], CH_ALL, &n);
+		return n;
+	}
+	for (p = CH_TIER1; p <= CH_STUB; p++) {
+		if (p == CH_INACTIVE)
+			continue;
+		chq_map(q, h, CH_COUNT, (enum ch_part)p, &n);
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
 /* Stable letters for block types (JDK 17's legend). */
 static const char type_letters[CHB__COUNT] = {
-	[CHB_NONE] = ' ',	       [CHB_NMETHOD_BUILDING] = 'C',
-	[CHB_NMETHOD_ACTIVE] = 'N',    [CHB_NMETHOD_INACTIVE] = 'I',
-	[CHB_NMETHOD_DEOPT] = 'X',     [CHB_NMETHOD_ZOMBIE] = 'Z',
-	[CHB_NMETHOD_UNLOADED] = 'U',  [CHB_RUNTIME_STUB] = 'R',
-	[CHB_RICOCHET_STUB] = '?',     [CHB_DEOPT_STUB] = 'D',
-	[CHB_UNCOMMON_TRAP_STUB] = 'T', [CHB_EXCEPTION_STUB] = 'E',
-	[CHB_SAFEPOINT_STUB] = 'S',    [CHB_ADAPTER_BLOB] = 'A',
-	[CHB_MH_ADAPTER_BLOB] = 'M',   [CHB_BUFFER_BLOB] = 'B',
-	[CHB_STALE_BLOB] = '!',	       [CHB_NMETHOD] = 'n',
+	[CHB_NONE] = ' ',
+	[CHB_NMETHOD_BUILDING] = 'C',
+	[CHB_NMETHOD_ACTIVE] = 'N',
+	[CHB_NMETHOD_INACTIVE] = 'I',
+	[CHB_NMETHOD_DEOPT] = 'X',
+	[CHB_NMETHOD_ZOMBIE] = 'Z',
+	[CHB_NMETHOD_UNLOADED] = 'U',
+	[CHB_RUNTIME_STUB] = 'R',
+	[CHB_RICOCHET_STUB] = '?',
+	[CHB_DEOPT_STUB] = 'D',
+	[CHB_UNCOMMON_TRAP_STUB] = 'T',
+	[CHB_EXCEPTION_STUB] = 'E',
+	[CHB_SAFEPOINT_STUB] = 'S',
+	[CHB_ADAPTER_BLOB] = 'A',
+	[CHB_MH_ADAPTER_BLOB] = 'M',
+	[CHB_BUFFER_BLOB] = 'B',
+	[CHB_STALE_BLOB] = '!',
+	[CHB_NMETHOD] = 'n',
 	[CHB_UNKNOWN] = '#',
 };
 
@@ -387,9 +426,13 @@ char chq_cell_char(enum chq_flavour f, uint8_t v)
 {
 	switch (f) {
 	case CHQ_COUNT:
-		return v == 0 ? ' ' : v >= CH_COUNT_MANY ? '*' : "0123456789abcdef"[v];
+		return v == 0		    ? ' '
+		       : v >= CH_COUNT_MANY ? '*'
+					    : "0123456789abcdef"[v];
 	case CHQ_SPACE:
-		return v == 0 ? ' ' : v >= CH_SPACE_FULL ? '*' : (char)('0' + v - 1);
+		return v == 0		    ? ' '
+		       : v >= CH_SPACE_FULL ? '*'
+					    : (char)('0' + v - 1);
 	case CHQ_AGE:
 		return v == 0 || v > 9 ? ' ' : (char)('0' + v - 1);
 	case CHQ_TIER:

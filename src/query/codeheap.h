@@ -103,15 +103,19 @@ const uint8_t *chq_map(const struct chq *q, uint32_t h, enum ch_measure m,
 uint32_t chq_map_merged(const struct chq *q, uint32_t h, enum chq_flavour f,
 			uint32_t merge, uint8_t *out, uint32_t room);
 
+/* How many granules heap h's map in flavour f has (0: none).  Use this,
+ * not the heap's n_granules, to size buffers: it is what is stored. */
+uint32_t chq_map_len(const struct chq *q, uint32_t h, enum chq_flavour f);
+
 /* One character per cell value, as the reports print them. */
 char chq_cell_char(enum chq_flavour f, uint8_t v);
 
 /* Everything known of granule g of heap h. */
 struct ch_granule {
-	uint64_t start, end; /* address range; 0 when the base is unknown */
+	uint64_t start, end;   /* address range; 0 when the base is unknown */
 	int count, space, age; /* -1: no map; space: cell code */
 	enum chq_tier tier;
-	int type; /* enum ch_block_type, -1 no map */
+	int type;			/* enum ch_block_type, -1 no map */
 	uint32_t first_block, n_blocks; /* chq_sorted_block() indexes of
 					   the blocks that overlap it */
 };

@@ -577,7 +577,8 @@ static bool check_refs(struct check *c)
 		for (i = 0; i < sec->n; i++)
 			if (!ref_ok(s, I_CH_SNAPS, r[i].snapshot, false) ||
 			    !str_ok(s, r[i].name) ||
-			    !run_ok(s, I_CH_MAPS, r[i].first_map, r[i].n_maps) ||
+			    !run_ok(s, I_CH_MAPS, r[i].first_map,
+				    r[i].n_maps) ||
 			    !run_ok(s, I_CH_STATS, r[i].first_stat,
 				    r[i].n_stats) ||
 			    !run_ok(s, I_CH_BLOCKS, r[i].first_block,
@@ -601,7 +602,8 @@ static bool check_refs(struct check *c)
 		const struct store_ch_block *r = (const void *)sec->p;
 
 		for (i = 0; i < sec->n; i++)
-			if (!str_ok(s, r[i].name) || !str_ok(s, r[i].compiler) ||
+			if (!str_ok(s, r[i].name) ||
+			    !str_ok(s, r[i].compiler) ||
 			    r[i].type >= CHB__COUNT)
 				FAIL(i, "refers outside its tables");
 		return true;
@@ -772,11 +774,13 @@ static void ch_blocks_out(struct store *s, const struct store_ch_block *b,
 		struct rec_ch_block *o = &out[i];
 
 		memset(o, 0, sizeof(*o));
-		o->kind = b[i].flags & STORE_CH_BLOCK_FREE ? CHK_FREE : CHK_USED;
+		o->kind =
+			b[i].flags & STORE_CH_BLOCK_FREE ? CHK_FREE : CHK_USED;
 		o->addr = b[i].addr;
 		o->size = b[i].size;
 		o->type = (enum ch_block_type)b[i].type;
-		o->compiler = b[i].compiler ? store_str(s, b[i].compiler) : NULL;
+		o->compiler =
+			b[i].compiler ? store_str(s, b[i].compiler) : NULL;
 		o->level = b[i].level;
 		o->temperature = b[i].temperature;
 		o->compile_id = b[i].compile_id;
@@ -837,9 +841,11 @@ static int ch_replay(struct store *s, const struct sink *sink, uint32_t r,
 		stats = xcalloc(sn[i].n_stats + 1, sizeof(*stats));
 		blocks = xcalloc(sn[i].n_blocks + 1, sizeof(*blocks));
 		ch_stats_out(s, st + sn[i].first_stat, sn[i].n_stats, stats);
-		ch_blocks_out(s, bk + sn[i].first_block, sn[i].n_blocks, blocks);
+		ch_blocks_out(s, bk + sn[i].first_block, sn[i].n_blocks,
+			      blocks);
 		for (h = 0; h < sn[i].n_heaps; h++) {
-			const struct store_ch_heap *x = &hp[sn[i].first_heap + h];
+			const struct store_ch_heap *x =
+				&hp[sn[i].first_heap + h];
 			struct rec_ch_heap *o = &heaps[h];
 			struct rec_ch_map *maps;
 			struct rec_ch_block *hb;
@@ -863,7 +869,8 @@ static int ch_replay(struct store *s, const struct sink *sink, uint32_t r,
 				x->flags & STORE_CH_PLACEMENT_ESTIMATED;
 			maps = xcalloc(x->n_maps + 1, sizeof(*maps));
 			for (k = 0; k < x->n_maps; k++) {
-				const struct store_ch_map *m = &mp[x->first_map + k];
+				const struct store_ch_map *m =
+					&mp[x->first_map + k];
 
 				maps[k].measure = (enum ch_measure)m->measure;
 				maps[k].part = (enum ch_part)m->part;

@@ -459,8 +459,8 @@ static void ch_put_stats(struct store_writer *w, const struct rec_ch_stat *st,
 	}
 }
 
-static void ch_put_blocks(struct store_writer *w,
-			  const struct rec_ch_block *b, uint32_t n)
+static void ch_put_blocks(struct store_writer *w, const struct rec_ch_block *b,
+			  uint32_t n)
 {
 	uint32_t i;
 
@@ -484,10 +484,10 @@ static void ch_put_blocks(struct store_writer *w,
 		r->state = (int8_t)(b[i].state >= -1 && b[i].state < 100
 					    ? b[i].state
 					    : -1);
-		r->flags = (b[i].kind == CHK_FREE ? STORE_CH_BLOCK_FREE : 0) |
-			   (b[i].top ? STORE_CH_BLOCK_TOP : 0) |
-			   (b[i].permanent_gap ? STORE_CH_BLOCK_PERMANENT_GAP
-					       : 0);
+		r->flags =
+			(b[i].kind == CHK_FREE ? STORE_CH_BLOCK_FREE : 0) |
+			(b[i].top ? STORE_CH_BLOCK_TOP : 0) |
+			(b[i].permanent_gap ? STORE_CH_BLOCK_PERMANENT_GAP : 0);
 	}
 }
 
@@ -497,7 +497,8 @@ static int w_codeheap(void *ctx, const struct rec_codeheap *c)
 	struct store_ch_snapshot *sn;
 	uint32_t i, k;
 
-	if (w->ch_snaps.n >= STORE_NONE || w->ch_heaps.n + c->n_heaps >= STORE_NONE)
+	if (w->ch_snaps.n >= STORE_NONE ||
+	    w->ch_heaps.n + c->n_heaps >= STORE_NONE)
 		die("store: too many code-heap snapshots");
 	sn = vec_push(&w->ch_snaps);
 	memset(sn, 0, sizeof(*sn));

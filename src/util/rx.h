@@ -27,10 +27,10 @@ struct rx_table {
 	void **codes; /* pcre2_code * */
 };
 
-#define RX_TABLE(pats)                                          \
-	{                                                       \
-		(pats), sizeof(pats) / sizeof((pats)[0]),       \
-			PTHREAD_ONCE_INIT, NULL                 \
+#define RX_TABLE(pats)                                                       \
+	{                                                                    \
+		(pats), sizeof(pats) / sizeof((pats)[0]), PTHREAD_ONCE_INIT, \
+			NULL                                                 \
 	}
 
 /* A match: group i is s[start[i], end[i]); start[i] == -1 if unset. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "formats/store/store_format.h"
+#include "query/codeheap.h"
 #include "query/query.h"
 #include "store/store.h"
 #include "util/crc32c.h"
@@ -47,6 +48,46 @@ static void fix_checksums(unsigned char *p, size_t size)
 	h.header_crc = 0;
 	h.header_crc = crc32c_update(0, &h, sizeof(h));
 	memcpy(p, &h, sizeof(h));
+}
+
+/* Every code-heap query over every heap: facts, merged maps of every
+ * flavour, every granule's detail, and each snapshot against the next. */
+static void touch_codeheaps(struct store *s)
+{
+	struct chq *cq;
+	struct err e;
+	uint32_t h, f;
+
+	err_init(&e);
+	if (chq_open(s, &cq, &e) < 0)
+		return;
+	for (h = 0; h < chq_n_heaps(cq); h++) {
+		struct ch_facts facts;
+		struct ch_granule gr;
+		uint64_t g;
+
+		chq_facts(cq, h, &facts);
+		for (f = 0; f < CHQ__FLAVOURS; f++) {
+			uint32_t n = chq_map_len(cq, h, (enum chq_flavour)f);
+			uint8_t *out = malloc(n + 1);
+
+			if (out) {
+				uint32_t k, c = chq_map_merged(
+						    cq, h, (enum chq_flavour)f,
+						    3, out, n);
+
+				for (k = 0; k < c; k++)
+					(void)chq_cell_char((enum chq_flavour)f,
+							    out[k]);
+				free(out);
+			}
+		}
+		for (g = 0; g < 4096 && chq_granule(cq, h, g, &gr); g++)
+			(void)chq_sorted_block(cq, h, gr.first_block);
+		if (chq_n_snapshots(cq) > 1)
+			(void)chq_match_heap(cq, 1, h);
+	}
+	chq_free(cq);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -109,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					query_free(q);
 				}
 			}
+			touch_codeheaps(s);
 		}
 		store_close(s);
 	}

@@ -48,6 +48,13 @@ head -c 110000 fixtures/jfr/jdk17-killed-unfinished.jfr >"$w/tiny.jfr"
 for sc in basic openj9 killed corrupt; do
 	python3 tests/agent/make_recording.py "$sc" "$out/agentrec/$sc.hsa" >/dev/null
 done
+# stores with code-heap snapshots (store 1.2): a small report, a summary,
+# a code list
+./heapsift import -o "$out/store/codeheap.hsdb" \
+	fixtures/codeheap/jdk17-noseg-analytics-aggregate-16384.txt \
+	fixtures/codeheap/jdk17-seg-jcmd-codecache.txt >/dev/null 2>&1 || true
+gzip -dc fixtures/codeheap/jdk17-noseg-analytics-all-65536.txt.gz >"$w/ch.txt"
+./heapsift import -o "$out/store/codeheap-maps.hsdb" "$w/ch.txt" >/dev/null 2>&1 || true
 # stores with liveness and GC sections (store 1.1)
 python3 tests/agent/make_recording.py basic "$w/a.hsa" >/dev/null
 python3 tests/agent/make_recording.py killed "$w/k.hsa" >/dev/null
