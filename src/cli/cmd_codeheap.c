@@ -293,6 +293,82 @@ static void draw_map(const struct chq *q, uint32_t h, const struct opts *o,
 	free(out);
 }
 
+/* The five largest of the largest-blocks table (or of the method-name
+ * rows when the report has no table), largest first. */
+static void top_blocks(const struct chq *q, uint32_t h, struct buf *b)
+{
+	const struct store_ch_block *bl, *best[5] = {NULL};
+	uint32_t n, i, k, top = 0;
+
+	bl = chq_heap_blocks(q, h, &n);
+	for (i = 0; i < n; i++)
+		top += (bl[i].flags & STORE_CH_BLOCK_TOP) != 0;
+	for (i = 0; i < n; i++) {
+		const struct store_ch_block *x = &bl[i];
+
+		if ((x->flags & STORE_CH_BLOCK_FREE) ||
+		    (top && !(x->flags & STORE_CH_BLOCK_TOP)) ||
+		    x->size == CHQ_UNKNOWN || x->size <= 0)
+			continue;
+		for (k = 0; k < 5; k++)
+			if (!best[k] || x->size > best[k]->size) {
+				memmove(&best[k + 1], &best[k],
+					(4 - k) * sizeof(best[0]));
+				best[k] = x;
+				break;
+			}
+	}
+	if (!best[0])
+		return;
+	buf_adds(b, "    largest used blocks:\n");
+	for (k = 0; k < 5 && best[k]; k++) {
+		const char *name = chq_str(q, best[k]->name);
+
+		buf_addf(b, "      %10" PRId64 "  %-18s ", best[k]->size,
+			 ch_block_type_name((enum ch_block_type)best[k]->type));
+		if (*chq_str(q, best[k]->compiler))
+			buf_addf(b, "%s %d  ", chq_str(q, best[k]->compiler),
+				 best[k]->level);
+		buf_add_printable(b, name, strlen(name));
+		buf_addch(b, '\n');
+	}
+}
+
+/* Used blocks by type, from the method-name rows (every used block of
+ * the heap, with the size where the report prints one). */
+static void by_type(const struct chq *q, uint32_t h, struct buf *b)
+{
+	const struct store_ch_block *bl = NULL;
+	uint64_t count[CHB__COUNT] = {0};
+	int64_t bytes[CHB__COUNT] = {0};
+	uint32_t n, i, shown = 0;
+
+	bl = chq_heap_blocks(q, h, &n);
+	for (i = 0; i < n; i++) {
+		const struct store_ch_block *x = &bl[i];
+
+		if (x->flags & (STORE_CH_BLOCK_FREE | STORE_CH_BLOCK_TOP) ||
+		    x->type >= CHB__COUNT)
+			continue;
+		count[x->type]++;
+		if (x->size > 0 && bytes[x->type] <= INT64_MAX - x->size)
+			bytes[x->type] += x->size;
+	}
+	for (i = 0; i < CHB__COUNT; i++) {
+		char t[32];
+
+		if (!count[i])
+			continue;
+		buf_adds(b, shown++ ? ", " : "    named blocks by type: ");
+		buf_addf(b, "%s %" PRIu64, ch_block_type_name((enum ch_block_type)i),
+			 count[i]);
+		if (bytes[i])
+			buf_addf(b, " (%s)", view_bytes(bytes[i], t, sizeof(t)));
+	}
+	if (shown)
+		buf_addch(b, '\n');
+}
+
 static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 		      struct buf *b)
 {
@@ -372,6 +448,8 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 		}
 		buf_addch(b, '\n');
 	}
+	top_blocks(q, h, b);
+	by_type(q, h, b);
 	age = chq_map(q, h, CH_AGE, CH_ALL, &n);
 	if (age && n) {
 		uint64_t hist[10] = {0};

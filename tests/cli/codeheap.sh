@@ -123,6 +123,11 @@ expect_out_line "    largest free block 298.75 kB (298752 bytes), fragmentation 
 # 624 granules, 64 a line: 10 lines of the map
 [ "$(echo "$out" | grep -c '^    0x00007f7da[0-9a-f]* |')" = 10 ] ||
 	t_fail "map lines: $out"
+# the method-name rows by type against the global statistics the README
+# lists for 'profiled nmethods': t1 7478, alive (not entrant) 10, dead 1223
+run codeheap "$W/seg.hsdb" --heap "profiled nmethods"
+echo "$out" | grep -q "named blocks by type: nMethod (active) 7478 (.*), nMethod (deopt) 10 (.*), nMethod (zombie) 1223$" ||
+	t_fail "blocks by type: $out"
 run codeheap "$W/seg.hsdb" --map bogus
 expect_rc 2
 run codeheap "$W/seg.hsdb" --heap nosuch
