@@ -170,7 +170,8 @@ fuzz:
 	@for f in $(FUZZERS); do \
 		echo "== fuzz-$$f for $(FUZZ_TIME) s"; \
 		mkdir -p build-fuzz/found-$$f; \
-		build-fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/walk.dict \
+		d=tests/fuzz/$$f.dict; [ -f $$d ] || d=tests/fuzz/walk.dict; \
+		build-fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -dict=$$d \
 			-max_len=300000 -rss_limit_mb=4096 \
 			-artifact_prefix=build-fuzz/ -print_final_stats=1 \
 			build-fuzz/found-$$f build-fuzz/corpus/$$f || exit 1; \

@@ -360,10 +360,11 @@ static void by_type(const struct chq *q, uint32_t h, struct buf *b)
 		if (!count[i])
 			continue;
 		buf_adds(b, shown++ ? ", " : "    named blocks by type: ");
-		buf_addf(b, "%s %" PRIu64, ch_block_type_name((enum ch_block_type)i),
-			 count[i]);
+		buf_addf(b, "%s %" PRIu64,
+			 ch_block_type_name((enum ch_block_type)i), count[i]);
 		if (bytes[i])
-			buf_addf(b, " (%s)", view_bytes(bytes[i], t, sizeof(t)));
+			buf_addf(b, " (%s)",
+				 view_bytes(bytes[i], t, sizeof(t)));
 	}
 	if (shown)
 		buf_addch(b, '\n');
@@ -387,9 +388,12 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 			 x->high);
 	buf_addch(b, '\n');
 	if (x->n_granules != CHQ_UNKNOWN || x->segment_size != CHQ_UNKNOWN) {
-		buf_adds(b, "    segment ");
-		put_bytes(b, x->segment_size);
-		buf_adds(b, ", ");
+		buf_adds(b, "    ");
+		if (x->segment_size != CHQ_UNKNOWN) {
+			buf_adds(b, "segment ");
+			put_bytes(b, x->segment_size);
+			buf_adds(b, ", ");
+		}
 		if (x->n_granules != CHQ_UNKNOWN)
 			buf_addf(b, "%" PRId64 " granules of ", x->n_granules);
 		put_bytes(b, x->granule_size);
@@ -466,6 +470,45 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 	draw_map(q, h, o, b);
 }
 
+/* A javacore's memory facts (docs/formats/javacore.md): the object
+ * heap, each memory type, and the JIT's part of the native tree. */
+static void javacore_facts(const struct chq *q, uint32_t sn, struct buf *b)
+{
+	static const char *const types[] = {"internal", "class", "jit_code",
+					    "jit_data"};
+	char name[64], t1[32], t2[32];
+	int64_t total, used, v, segs;
+	size_t i;
+
+	if (chq_snapshot_stat(q, sn, "heap.total", &total) &&
+	    chq_snapshot_stat(q, sn, "heap.in_use", &used))
+		buf_addf(b, "  object heap %s, in use %s\n",
+			 view_bytes(total, t1, sizeof(t1)),
+			 view_bytes(used, t2, sizeof(t2)));
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(name, sizeof(name), "mem.%s.total", types[i]);
+		if (!chq_snapshot_stat(q, sn, name, &total))
+			continue;
+		snprintf(name, sizeof(name), "mem.%s.in_use", types[i]);
+		if (!chq_snapshot_stat(q, sn, name, &used))
+			used = CHQ_UNKNOWN;
+		snprintf(name, sizeof(name), "mem.%s.segments", types[i]);
+		if (!chq_snapshot_stat(q, sn, name, &segs))
+			segs = CHQ_UNKNOWN;
+		buf_addf(b, "  %-9s memory %s in %" PRId64 " segments, in use ",
+			 types[i], view_bytes(total, t1, sizeof(t1)), segs);
+		put_bytes(b, used);
+		snprintf(name, sizeof(name), "mem.%s.limit", types[i]);
+		if (chq_snapshot_stat(q, sn, name, &v))
+			buf_addf(b, ", limit %s",
+				 view_bytes(v, t2, sizeof(t2)));
+		buf_addch(b, '\n');
+	}
+	if (chq_snapshot_stat(q, sn, "native.JRE/JIT.bytes", &v))
+		buf_addf(b, "  native memory of the JIT %s\n",
+			 view_bytes(v, t1, sizeof(t1)));
+}
+
 static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 {
 	const struct store_ch_snapshot *s = chq_snapshot(q, sn);
@@ -503,6 +546,7 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 			buf_addf(b, ", full %" PRId64 " times", v);
 		buf_addch(b, '\n');
 	}
+	javacore_facts(q, sn, b);
 	bl = chq_snapshot_blocks(q, sn, &n);
 	if (n) {
 		uint64_t lv[6] = {0}, stt[4] = {0};

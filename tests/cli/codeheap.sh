@@ -144,4 +144,30 @@ run info --check "$W/both.hsdb"
 expect_rc 0
 t_end
 
+t_begin "codeheap: javacore code and data caches as heaps (README facts)"
+JC=$HS_FIXTURES/javacore
+run import -o "$W/jc.hsdb" "$JC/javacore.20230830.134339.30220.0001.txt"
+expect_rc 0
+run codeheap "$W/jc.hsdb" --csv
+out=$(printf '%s\n' "$out" | tr -d '\r')
+# start 0x00007FF8EEC00000, end 0x00007FF8FEC00000, size 268435456,
+# used 29696, free 268405760; the data cache 2 MB, full
+echo "$out" | grep -q "^0,JIT Code Cache #1,,[0-9]*,[0-9]*,268435456,29696,268405760,.*,0x00007ff8eec00000,0x00007ff8fec00000," ||
+	t_fail "code cache row: $out"
+echo "$out" | grep -q "^0,JIT Data Cache #1,,[0-9]*,[0-9]*,2097152,2097152,0," ||
+	t_fail "data cache row: $out"
+run import -o "$W/jc2.hsdb" "$JC/javacore.20220606.114458.32888.0001.txt.gz" \
+	"$JC/javacore.20220606.114502.32888.0002.txt.gz"
+expect_rc 3 # the first file's two date lines disagree: a warning
+run codeheap "$W/jc2.hsdb" --compare 0,1 --csv
+out=$(printf '%s\n' "$out" | tr -d '\r')
+# README: 57951648 -> 57978240 bytes used, 26592 more
+expect_out_line "JIT Code Cache #1,used,57951648,57978240,26592"
+run codeheap "$W/jc2.hsdb" --snapshot 1
+# README: internal memory 110 segments, 131072000 bytes; JIT native
+# 435,660,872 bytes
+expect_out_line "  internal  memory 131.07 MB in 110 segments, in use 114.04 MB"
+expect_out_line "  native memory of the JIT 435.66 MB"
+t_end
+
 t_summary

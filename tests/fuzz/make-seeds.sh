@@ -75,14 +75,14 @@ for f in fixtures/codeheap/*.txt fixtures/codeheap/*.gz; do
 			>"$out/codeheap/$b.$(echo "$pat" | tr -d ' ')"
 	done
 done
-# javacores: the small one whole, and the memory sections of the big ones
+# javacores: the small one whole; of the big ones, NATIVEMEMINFO through
+# MEMINFO with the class segments thinned to 20, so that the JIT blocks
+# after them are within reach of the fuzzer
 cp fixtures/javacore/*.txt "$out/javacore/"
 for f in fixtures/javacore/*.gz; do
 	gzip -dc "$f" >"$w/jc.txt"
-	for pat in "NATIVEMEMINFO subcomponent" "MEMINFO subcomponent"; do
-		n=$(grep -n "$pat" "$w/jc.txt" | head -1 | cut -d: -f1)
-		[ -n "$n" ] || continue
-		tail -n +"$n" "$w/jc.txt" | head -c 30000 \
-			>"$out/javacore/$(basename "$f" .gz).$(echo "$pat" | cut -c1-4)"
-	done
+	awk '/^1STSEGTYPE/{c=($0 ~ /Class Memory/);k=0} !(c && /^1STSEGMENT/ && ++k>20)' \
+		"$w/jc.txt" |
+		sed -n '/^0SECTION       NATIVEMEMINFO/,/^0SECTION       LOCKS/p' \
+			>"$out/javacore/$(basename "$f" .gz).mem"
 done

@@ -75,6 +75,66 @@ static int touch_gc(void *ctx, const struct rec_gc *g)
 	return 0;
 }
 
+static void touch_ch_block(const struct rec_ch_block *b)
+{
+	touch(b->compiler);
+	touch(b->name);
+	touch_hole += (size_t)b->kind + (size_t)b->addr + (size_t)b->size +
+		      (size_t)b->type + (size_t)b->level +
+		      (size_t)b->temperature + (size_t)b->compile_id +
+		      (size_t)b->state + (size_t)b->gap +
+		      (size_t)b->gap_blocks + (size_t)b->permanent_gap +
+		      (size_t)b->top;
+}
+
+static void touch_ch_stats(const struct rec_ch_stat *s, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		touch(s[i].name);
+		touch_hole += (size_t)s[i].value;
+	}
+}
+
+/* Every byte of every map, every block and stat of every heap. */
+static int touch_codeheap(void *ctx, const struct rec_codeheap *c)
+{
+	uint32_t i, j, k;
+
+	(void)ctx;
+	touch(c->kind);
+	touch_hole += (size_t)c->line + (size_t)c->time_ns;
+	for (i = 0; i < c->n_heaps; i++) {
+		const struct rec_ch_heap *h = &c->heaps[i];
+
+		touch(h->name);
+		touch_hole +=
+			(size_t)h->low + (size_t)h->high +
+			(size_t)h->high_reserved + (size_t)h->segment_size +
+			(size_t)h->granule_size + (size_t)h->n_granules +
+			(size_t)h->committed + (size_t)h->reserved +
+			(size_t)h->used + (size_t)h->free +
+			(size_t)h->max_used + (size_t)h->used_blocks +
+			(size_t)h->free_blocks + (size_t)h->placement_estimated;
+		for (j = 0; j < h->n_maps; j++) {
+			const struct rec_ch_map *m = &h->maps[j];
+
+			touch_hole += (size_t)m->measure + (size_t)m->part +
+				      (size_t)m->bundle + m->n;
+			for (k = 0; k < m->n; k++)
+				touch_hole += m->cells[k];
+		}
+		for (j = 0; j < h->n_blocks; j++)
+			touch_ch_block(&h->blocks[j]);
+		touch_ch_stats(h->stats, h->n_stats);
+	}
+	touch_ch_stats(c->stats, c->n_stats);
+	for (i = 0; i < c->n_blocks; i++)
+		touch_ch_block(&c->blocks[i]);
+	return 0;
+}
+
 static void touch_warn(void *ctx, const struct err *e)
 {
 	(void)ctx;
@@ -82,6 +142,7 @@ static void touch_warn(void *ctx, const struct err *e)
 }
 
 static const struct sink_ops touch_sink_ops = {touch_sample, touch_heap_summary,
-					       touch_recording, touch_gc, NULL};
+					       touch_recording, touch_gc,
+					       touch_codeheap};
 
 #endif
