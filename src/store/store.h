@@ -97,8 +97,8 @@ int store_ch_snapshots(struct store *s, const struct store_ch_snapshot **out,
 		       uint32_t *n, struct err *e);
 int store_ch_heaps(struct store *s, const struct store_ch_heap **out,
 		   uint32_t *n, struct err *e);
-int store_ch_maps(struct store *s, const struct store_ch_map **out,
-		  uint32_t *n, struct err *e);
+int store_ch_maps(struct store *s, const struct store_ch_map **out, uint32_t *n,
+		  struct err *e);
 int store_ch_blocks(struct store *s, const struct store_ch_block **out,
 		    uint32_t *n, struct err *e);
 int store_ch_stats(struct store *s, const struct store_ch_stat **out,

@@ -2032,7 +2032,8 @@ static void maybe_seed(const char *name, const struct buf *b)
 
 TEST(jfr_synthetic_chunk_through_the_importer)
 {
-	static const struct sink_ops ops = {seen_sample, NULL, NULL, NULL, NULL};
+	static const struct sink_ops ops = {seen_sample, NULL, NULL, NULL,
+					    NULL};
 	struct seen_samples x = {0, 0, 0, 0};
 	struct sink sink = {&ops, &x};
 	struct import_env env = {"synthetic.jfr", no_warning, NULL, 0};
