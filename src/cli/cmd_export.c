@@ -111,6 +111,174 @@ static int table_close(struct table *t)
 	return rc;
 }
 
+/* The code-heap tables, as stored (the derived facts are `heapsift
+ * codeheap --csv`, the granules `--granules --csv`). */
+static int export_codeheaps(struct store *s, const char *dir)
+{
+	const struct store_ch_snapshot *sn;
+	const struct store_ch_heap *hp;
+	const struct store_ch_block *bk;
+	const struct store_ch_stat *st;
+	uint32_t n_sn, n_hp, n_bk, n_st, i, k;
+	struct table t;
+	struct err e;
+	int bad = 0;
+
+	err_init(&e);
+	if (store_ch_snapshots(s, &sn, &n_sn, &e) < 0 ||
+	    store_ch_heaps(s, &hp, &n_hp, &e) < 0 ||
+	    store_ch_blocks(s, &bk, &n_bk, &e) < 0 ||
+	    store_ch_stats(s, &st, &n_st, &e) < 0) {
+		view_error("export", &e);
+		return 1;
+	}
+	if (table_open(&t, dir, "codeheap_snapshots",
+		       "id,recording,kind,time_ns,line") == 0) {
+		for (i = 0; i < n_sn; i++) {
+			field_int(&t, i, false);
+			field_int(&t, sn[i].recording, false);
+			field_str(&t, store_str(s, sn[i].kind), false);
+			field_int(&t, sn[i].time_ns, false);
+			field_int(&t, (int64_t)sn[i].line, true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(
+		    &t, dir, "codeheaps",
+		    "id,snapshot,name,low,high,high_reserved,segment_size,"
+		    "granule_size,granules,committed,reserved,used,free,"
+		    "max_used,used_blocks,free_blocks,placement_estimated") ==
+	    0) {
+		for (i = 0; i < n_hp; i++) {
+			const struct store_ch_heap *h = &hp[i];
+
+			field_int(&t, i, false);
+			field_int(&t, h->snapshot, false);
+			field_str(&t, store_str(s, h->name), false);
+			buf_addf(&t.row, "%llu,%llu,%llu,",
+				 (unsigned long long)h->low,
+				 (unsigned long long)h->high,
+				 (unsigned long long)h->high_reserved);
+			field_int(&t, h->segment_size, false);
+			field_int(&t, h->granule_size, false);
+			field_int(&t, h->n_granules, false);
+			field_int(&t, h->committed, false);
+			field_int(&t, h->reserved, false);
+			field_int(&t, h->used, false);
+			field_int(&t, h->free, false);
+			field_int(&t, h->max_used, false);
+			field_int(&t, h->used_blocks, false);
+			field_int(&t, h->free_blocks, false);
+			field_int(&t, h->flags & STORE_CH_PLACEMENT_ESTIMATED,
+				  true);
+			row_end(&t);
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "codeheap_blocks",
+		       "snapshot,heap,state,addr,size,type,compiler,level,"
+		       "state_code,compile_id,temperature,gap,gap_blocks,"
+		       "permanent_gap,top,name") == 0) {
+		for (i = 0; i < n_sn; i++) {
+			/* a snapshot's own blocks, then its heaps' */
+			for (k = 0; k <= sn[i].n_heaps; k++) {
+				uint32_t first, n, j, heap = STORE_NONE;
+
+				if (k == 0) {
+					first = sn[i].first_block;
+					n = sn[i].n_blocks;
+				} else {
+					heap = sn[i].first_heap + k - 1;
+					first = hp[heap].first_block;
+					n = hp[heap].n_blocks;
+				}
+				for (j = first; j < first + n; j++) {
+					const struct store_ch_block *b = &bk[j];
+
+					field_int(&t, i, false);
+					field_ref(&t, heap, false);
+					field_str(&t,
+						  b->flags & STORE_CH_BLOCK_FREE
+							  ? "free"
+							  : "used",
+						  false);
+					buf_addf(&t.row, "%llu,",
+						 (unsigned long long)b->addr);
+					field_int(&t, b->size, false);
+					field_str(&t,
+						  ch_block_type_name(
+							  (enum ch_block_type)
+								  b->type),
+						  false);
+					field_str(&t, store_str(s, b->compiler),
+						  false);
+					field_int(&t,
+						  b->level < 0 ? REC_NONE
+							       : b->level,
+						  false);
+					field_int(&t,
+						  b->state < 0 ? REC_NONE
+							       : b->state,
+						  false);
+					field_int(&t, b->compile_id, false);
+					field_int(&t, b->temperature, false);
+					field_int(&t, b->gap, false);
+					field_int(&t, b->gap_blocks, false);
+					field_int(
+						&t,
+						!!(b->flags &
+						   STORE_CH_BLOCK_PERMANENT_GAP),
+						false);
+					field_int(&t,
+						  !!(b->flags &
+						     STORE_CH_BLOCK_TOP),
+						  false);
+					field_str(&t, store_str(s, b->name),
+						  true);
+					row_end(&t);
+				}
+			}
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	if (table_open(&t, dir, "codeheap_stats", "snapshot,heap,name,value") ==
+	    0) {
+		for (i = 0; i < n_sn; i++) {
+			for (k = 0; k <= sn[i].n_heaps; k++) {
+				uint32_t first, n, j, heap = STORE_NONE;
+
+				if (k == 0) {
+					first = sn[i].first_stat;
+					n = sn[i].n_stats;
+				} else {
+					heap = sn[i].first_heap + k - 1;
+					first = hp[heap].first_stat;
+					n = hp[heap].n_stats;
+				}
+				for (j = first; j < first + n; j++) {
+					field_int(&t, i, false);
+					field_ref(&t, heap, false);
+					field_str(&t, store_str(s, st[j].name),
+						  false);
+					field_int(&t, st[j].value, true);
+					row_end(&t);
+				}
+			}
+		}
+		bad |= table_close(&t);
+	} else {
+		bad = 1;
+	}
+	return bad;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	enum { OPT_FORMAT = OPT__CLI_NEXT };
@@ -395,6 +563,7 @@ int cmd_export(int argc, char **argv)
 	} else {
 		bad = 1;
 	}
+	bad |= export_codeheaps(s, dir);
 	store_close(s);
 	return cli_finish_output(bad ? EXIT_ERROR : EXIT_OK);
 }

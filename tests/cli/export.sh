@@ -47,6 +47,28 @@ $top"
 fi
 t_end
 
+t_begin export_code_heaps_load_into_sqlite
+gzip -dc "$HS_FIXTURES/codeheap/jdk17-seg-analytics-default.txt.gz" >"$W/seg.txt"
+run import -o "$W/ch.hsdb" "$W/seg.txt"
+expect_rc 0
+run export "$W/ch.hsdb" --format=csv -o "$W/chcsv"
+expect_rc 0
+if command -v sqlite3 >/dev/null 2>&1; then
+	# README: free blocks 1, 2, 1; 'profiled nmethods' free 3300k; used
+	# blocks 1360, 8711, 400 (nBlocks_used) = the method-name rows
+	got=$(cd "$W/chcsv" && sqlite3 -csv :memory: \
+		".import --csv codeheaps.csv h" \
+		".import --csv codeheap_blocks.csv b" \
+		"SELECT h.name, sum(b.state = 'free'), sum(b.state = 'used' AND b.top = 0),
+		        sum(CASE WHEN b.state = 'free' THEN b.size END) / 1024
+		   FROM b JOIN h ON b.heap = h.id GROUP BY h.id ORDER BY h.id;")
+	want="\"CodeHeap 'non-profiled nmethods'\",1,1360,291
+\"CodeHeap 'profiled nmethods'\",2,8711,3300
+\"CodeHeap 'non-nmethods'\",1,400,13"
+	[ "$got" = "$want" ] || t_fail "sqlite: $got"
+fi
+t_end
+
 t_begin export_usage_errors
 run export "$W/c.hsdb" -o "$W/x"
 expect_rc 2
