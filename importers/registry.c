@@ -56,37 +56,42 @@ struct probe_result importer_probe(const unsigned char *prefix, size_t len,
 	return best;
 }
 
-void import_warnf(const struct import_env *env, enum err_code code,
-		  uint64_t offset, const char *fmt, ...)
+/* One warning, at a byte offset or (when line is not 0) at a line. */
+static void import_vwarn(const struct import_env *env, enum err_code code,
+			 uint64_t offset, uint64_t line, const char *fmt,
+			 va_list ap)
 {
 	struct buf b = BUF_INIT;
 	struct err e;
-	va_list ap;
 
-	va_start(ap, fmt);
 	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
 	err_init(&e);
-	err_set_at(&e, code, offset, "%s", b.data);
+	if (line)
+		err_set_line(&e, code, line > UINT_MAX ? 0 : (unsigned)line, 0,
+			     "%s", b.data);
+	else
+		err_set_at(&e, code, offset, "%s", b.data);
 	err_source(&e, env->source);
 	env->warn(env->ctx, &e);
 	buf_release(&b);
 }
 
-void import_warn_line(const struct import_env *env, enum err_code code,
-		      uint64_t line, const char *fmt, ...)
+void import_warnf(const struct import_env *env, enum err_code code,
+		  uint64_t offset, const char *fmt, ...)
 {
-	struct buf b = BUF_INIT;
-	struct err e;
 	va_list ap;
 
 	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
+	import_vwarn(env, code, offset, 0, fmt, ap);
 	va_end(ap);
-	err_init(&e);
-	err_set_line(&e, code, line > UINT_MAX ? 0 : (unsigned)line, 0, "%s",
-		     b.data);
-	err_source(&e, env->source);
-	env->warn(env->ctx, &e);
-	buf_release(&b);
+}
+
+void import_warn_line(const struct import_env *env, enum err_code code,
+		      uint64_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	import_vwarn(env, code, ERR_NO_OFFSET, line, fmt, ap);
+	va_end(ap);
 }
