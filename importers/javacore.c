@@ -398,7 +398,7 @@ static int emit(struct jc_import *ji, const struct sink *sink, struct err *e)
 	rr.format = "javacore";
 	rr.jvm_name = p->java_version;
 	rr.jvm_version = p->vm_version;
-	rr.start_ns = rr.end_ns = t == REC_NONE ? 0 : t;
+	rr.start_ns = rr.end_ns = t; /* REC_NONE: no date in the file */
 	if (sink->ops->recording && sink->ops->recording(sink->ctx, &rr) < 0)
 		return err_set(e, ERR_IO, "output failed");
 	return 0;
