@@ -188,6 +188,7 @@ bench: $(BIN) $(BUILD)/store-bench
 	@tests/bench/jfr_bench.sh
 	@STORE_BENCH=$(BUILD)/store-bench tests/bench/store_bench.sh
 	@tests/bench/agent_bench.sh
+	@tests/bench/codeheap_bench.sh
 
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update

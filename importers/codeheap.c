@@ -359,20 +359,30 @@ static void map_line(struct chi *c, const struct ch_line *l)
 		if (!hb->h.low)
 			hb->h.low = l->addr;
 	}
+	/* room for the whole line first: a map line is 128 cells */
 	if (w == 1) {
+		struct buf *cb = &c->m_cells[0];
+		uint8_t *o;
+
+		buf_grow(cb, n);
+		o = (uint8_t *)cb->data + cb->len;
 		for (i = 0; i < n; i++)
-			buf_addch(&c->m_cells[0],
-				  cell_value(c, p[i], c->m_measure));
+			o[i] = cell_value(c, p[i], c->m_measure);
+		buf_setlen(cb, cb->len + n);
 		return;
 	}
 	/* "a:b:c " or "a:b ": the last one may lose its trailing blank */
-	for (i = 0; i + (size_t)w - 1 <= n; i += (size_t)w) {
-		int k;
+	for (int k = 0; k < c->m_comps; k++) {
+		struct buf *cb = &c->m_cells[k];
+		size_t got = 0;
+		uint8_t *o;
 
-		for (k = 0; k < c->m_comps; k++)
-			buf_addch(&c->m_cells[k],
-				  cell_value(c, p[i + 2 * (size_t)k],
-					     c->m_measure));
+		buf_grow(cb, n / (size_t)w + 1);
+		o = (uint8_t *)cb->data + cb->len;
+		for (i = 0; i + (size_t)w - 1 <= n; i += (size_t)w)
+			o[got++] = cell_value(c, p[i + 2 * (size_t)k],
+					      c->m_measure);
+		buf_setlen(cb, cb->len + got);
 	}
 }
 
