@@ -324,8 +324,12 @@ static void top_blocks(const struct chq *q, uint32_t h, struct buf *b)
 	for (k = 0; k < 5 && best[k]; k++) {
 		const char *name = chq_str(q, best[k]->name);
 
+		/* a blank type column: not printed, not necessarily a stub */
 		buf_addf(b, "      %10" PRId64 "  %-18s ", best[k]->size,
-			 ch_block_type_name((enum ch_block_type)best[k]->type));
+			 best[k]->type == CHB_NONE
+				 ? "-"
+				 : ch_block_type_name(
+					   (enum ch_block_type)best[k]->type));
 		if (*chq_str(q, best[k]->compiler))
 			buf_addf(b, "%s %d  ", chq_str(q, best[k]->compiler),
 				 best[k]->level);
@@ -456,16 +460,20 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 	by_type(q, h, b);
 	age = chq_map(q, h, CH_AGE, CH_ALL, &n);
 	if (age && n) {
-		uint64_t hist[10] = {0};
+		uint64_t hist[10] = {0}, aged = 0;
 
 		for (i = 0; i < n; i++)
-			if (age[i] >= 1 && age[i] <= 9)
+			if (age[i] >= 1 && age[i] <= 9) {
 				hist[age[i] - 1]++;
-		buf_adds(b,
-			 "    granules by age (0 youngest .. 8 oldest half):");
-		for (i = 0; i < 9; i++)
-			buf_addf(b, " %u:%" PRIu64, i, hist[i]);
-		buf_addch(b, '\n');
+				aged++;
+			}
+		if (aged) { /* stubs have no age: none in 'non-nmethods' */
+			buf_adds(b, "    granules by age (0 youngest .. 8 "
+				    "oldest half):");
+			for (i = 0; i < 9; i++)
+				buf_addf(b, " %u:%" PRIu64, i, hist[i]);
+			buf_addch(b, '\n');
+		}
 	}
 	draw_map(q, h, o, b);
 }
