@@ -27,6 +27,8 @@ const struct command command_table[] = {
 	{"survivors", cmd_survivors,
 	 "CASE.hsdb [--by=GROUP] [--bucket=DURATION] [--leaks] [--csv]",
 	 "live objects over time by site or class; leak suspects"},
+	{"browse", cmd_browse, "CASE.hsdb | INPUT...",
+	 "browse a store (or inputs, imported into a cache) in the terminal"},
 	{"export", cmd_export, "CASE.hsdb --format=csv -o DIR",
 	 "write a store as CSV tables for SQL"},
 	{"agent-path", cmd_agent_path, "",

@@ -38,6 +38,13 @@ struct query_options {
 	const char *exclude_re; /* no frame's class.method may match */
 	const char *library_re; /* frames skipped when looking for app-site;
 				   NULL: QUERY_LIBRARY_DEFAULT */
+	/* A drill-down: only the samples whose key under key_by is exactly
+	 * key, as query_top() names it (a row's key: "(no stack)",
+	 * "(unknown class)", "3: rec.jfr" included).  NULL: no such filter.
+	 * Borrowed until query_open() returns; key_by is an enum
+	 * query_group. */
+	const char *key;
+	int key_by;
 };
 
 void query_options_init(struct query_options *o);
@@ -89,6 +96,23 @@ int query_top(struct query *q, enum query_group by,
 
 const char *query_group_name(enum query_group g);
 bool query_group_parse(const char *s, enum query_group *g);
+
+/* What a store says about one of its recordings (heapsift info's
+ * facts), for overviews.  Strings are borrowed from the store, "" when
+ * absent; samples[] counts every sample of each kind, whatever the
+ * filters. */
+struct query_recording {
+	const char *source, *format, *jvm_name, *jvm_version;
+	int64_t start_ns, end_ns;
+	uint32_t n_chunks;
+	uint64_t bytes_skipped; /* damaged or unfinished input not imported */
+	uint64_t samples[SAMPLE__COUNT];
+};
+
+/* The store's recordings, in store order.  *out is owned by q and
+ * valid until query_free(); one pass over the samples the first time. */
+void query_recordings(struct query *q, const struct query_recording **out,
+		      size_t *n);
 
 /* --- trees ------------------------------------------------------------------ */
 
