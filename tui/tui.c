@@ -104,7 +104,9 @@ const char *tui_bytes(int64_t n, char *out, size_t size)
 const char *tui_offset(const struct model *m, int64_t ns, char *out,
 		       size_t size)
 {
-	snprintf(out, size, "+%.3f s", ((double)ns - (double)m->start_ns) / 1e9);
+	double s = ((double)ns - (double)m->start_ns) / 1e9;
+
+	snprintf(out, size, "%s%.3f s", s < 0 ? "" : "+", s);
 	return out;
 }
 
@@ -171,6 +173,21 @@ static struct area body_area(void)
 	return a;
 }
 
+/* The tab of view i; short names when the long ones do not fit. */
+static int tab_text(unsigned i, char *b, size_t size)
+{
+	unsigned k;
+	int all = 0;
+
+	for (k = 0; k < n_views; k++)
+		all += (int)names_width(view_table[k]->name) + 4;
+	snprintf(b, size, " %u %s ", i + 1,
+		 all > scr.cols && view_table[i]->short_name
+			 ? view_table[i]->short_name
+			 : view_table[i]->name);
+	return (int)names_width(b);
+}
+
 static void draw_tabs(struct loop *l)
 {
 	unsigned i;
@@ -179,10 +196,8 @@ static void draw_tabs(struct loop *l)
 	screen_fill(0, 0, scr.cols, ST_TITLE);
 	for (i = 0; i < n_views; i++) {
 		char b[64];
-		int w;
+		int w = tab_text(i, b, sizeof(b));
 
-		snprintf(b, sizeof(b), " %u %s ", i + 1, view_table[i]->name);
-		w = (int)names_width(b);
 		screen_put(0, x, w, i == l->view ? ST_TAB : ST_TITLE, b);
 		x += w;
 	}
@@ -197,16 +212,22 @@ static void draw_tabs(struct loop *l)
 	}
 }
 
+/* The kind without "jdk.": the status line has 80 columns for all. */
 static void kind_label(struct model *m, char *out, size_t size)
 {
-	snprintf(out, size, "%s", sample_kind_name(model_kind(m)));
+	const char *k = sample_kind_name(model_kind(m));
+
+	snprintf(out, size, "%s", strncmp(k, "jdk.", 4) ? k : k + 4);
 }
 
+/* The status line: what the view shows (grouping, drill-down, filter)
+ * on the left, cut first when space is short, so that the kind and the
+ * time range are always there. */
 static void draw_status(struct loop *l)
 {
-	char v[512], k[96], r[128], a[40], b[40];
+	char v[512], k[96], r[128], a[40], b[40], right[512], left[600];
 	struct model *m = &l->t.m;
-	int y = scr.rows - 2;
+	int y = scr.rows - 2, rw, lw;
 
 	v[0] = '\0';
 	if (view_table[l->view]->status)
@@ -219,11 +240,29 @@ static void draw_status(struct loop *l)
 			 tui_offset(m, m->to_ns, b, sizeof(b)));
 	else
 		snprintf(r, sizeof(r), "all");
+	snprintf(right, sizeof(right), " %s %s %s time %s ", scr.vline, k,
+		 scr.vline, r);
+	rw = (int)names_width(right);
+	if (l->search)
+		snprintf(left, sizeof(left), " %s %s /%s", v, scr.vline,
+			 l->search_text);
+	else
+		snprintf(left, sizeof(left), " %s", v);
+	lw = (int)names_width(left);
+	if (lw + rw > scr.cols) {
+		/* the view's part is cut, with a mark */
+		lw = scr.cols - rw - 1;
+		if (lw < 0)
+			lw = 0;
+		screen_fill(y, 0, scr.cols, ST_STATUS);
+		screen_put(y, 0, lw, ST_STATUS, left);
+		screen_put(y, lw, 1, ST_STATUS, scr.ellipsis);
+		screen_put(y, lw + 1, rw, ST_STATUS, right);
+		return;
+	}
 	screen_fill(y, 0, scr.cols, ST_STATUS);
-	screen_putf(y, 0, scr.cols, ST_STATUS, " %s %s kind %s %s time %s%s%s",
-		    v, scr.vline, k, scr.vline, r,
-		    l->search ? " | search: " : "",
-		    l->search ? l->search_text : "");
+	screen_put(y, 0, lw, ST_STATUS, left);
+	screen_put(y, lw, rw, ST_STATUS, right);
 }
 
 static void draw_bottom(struct loop *l)
@@ -304,7 +343,7 @@ static void draw(struct loop *l)
 	screen_size();
 	screen_clear();
 	if (scr.rows < 6 || scr.cols < 20) {
-		screen_put(0, 0, scr.cols, ST_NORMAL, "terminal too small");
+		screen_put(0, 0, scr.cols, ST_NORMAL, "too small");
 		screen_show();
 		return;
 	}
@@ -461,11 +500,8 @@ static void mouse(struct loop *l)
 
 		for (i = 0; i < n_views; i++) {
 			char b[64];
-			int w;
+			int w = tab_text(i, b, sizeof(b));
 
-			snprintf(b, sizeof(b), " %u %s ", i + 1,
-				 view_table[i]->name);
-			w = (int)names_width(b);
 			if (ev.x >= x && ev.x < x + w) {
 				switch_view(l, i);
 				return;

@@ -39,6 +39,7 @@ void tui_message(struct tui *t, bool error, const char *fmt, ...)
 
 struct tui_view_ops {
 	const char *name; /* on the tab bar and in the help */
+	const char *short_name; /* on the tab bar when names do not fit */
 	void *(*new)(struct tui *t);
 	void (*free)(void *st);
 	void (*draw)(struct tui *t, void *st, const struct area *a);

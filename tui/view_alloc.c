@@ -323,6 +323,8 @@ static void drill_open(struct tui *t, struct alloc *a)
 	}
 	d->gen = t->m.gen;
 	drill_build(t, d);
+	/* on the first call path, not its section's title */
+	d->list.cur = d->n > 1 ? 1 : 0;
 	a->drill = d;
 }
 
@@ -506,10 +508,10 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 
 	(void)t;
 	if (a->drill)
-		snprintf(out, size, "Allocations: %s = %s (Esc: back)",
+		snprintf(out, size, "%s = %s (Esc: back)",
 			 query_group_name(a->drill->by), a->drill->key);
 	else
-		snprintf(out, size, "Allocations by %s, sorted by %s%s%s",
+		snprintf(out, size, "by %s, sort %s%s%s",
 			 query_group_name(a->by), sorts[a->sort],
 			 a->filter ? ", filter \\" : "",
 			 a->filter ? a->filter_text : "");
@@ -588,6 +590,7 @@ static void al_click(struct tui *t, void *st, const struct area *ar, int y,
 
 const struct tui_view_ops view_alloc = {
 	.name = "Allocations",
+	.short_name = "Alloc",
 	.new = al_new,
 	.free = al_free,
 	.draw = al_draw,

@@ -48,6 +48,7 @@ static void ch_status(struct tui *t, void *st, char *out, size_t size)
 
 const struct tui_view_ops view_codeheap = {
 	.name = "Code heaps",
+	.short_name = "Code",
 	.new = ch_new,
 	.free = ch_free,
 	.draw = ch_draw,

@@ -112,8 +112,6 @@ static void build(struct tui *t, struct overview *o, int width)
 	    n_rec == 1 ? "" : "s", (unsigned long long)all);
 	for (i = 0; i < n_rec; i++) {
 		const struct query_recording *r = &rec[i];
-		char kinds[256];
-		size_t len = 0;
 
 		add(o, ST_HEADER, "Recording %zu", i);
 		add(o, ST_NORMAL, "  %s", r->source);
@@ -125,15 +123,11 @@ static void build(struct tui *t, struct overview *o, int width)
 		    tui_time(r->start_ns, a, sizeof(a)),
 		    tui_time(r->end_ns, b, sizeof(b)),
 		    ((double)r->end_ns - (double)r->start_ns) / 1e9);
-		kinds[0] = '\0';
 		for (k = 0; k < SAMPLE__COUNT; k++)
-			if (r->samples[k] && len < sizeof(kinds) - 1)
-				len += (size_t)snprintf(
-					kinds + len, sizeof(kinds) - len,
-					"%s%s %llu", len ? ", " : "",
-					sample_kind_name((enum sample_kind)k),
-					(unsigned long long)r->samples[k]);
-		add(o, ST_NORMAL, "  %s", len ? kinds : "no samples");
+			if (r->samples[k])
+				add(o, ST_NORMAL, "  %9llu %s",
+				    (unsigned long long)r->samples[k],
+				    sample_kind_name((enum sample_kind)k));
 	}
 	if (query_top(q, GROUP_CLASS, &rows, &n, &total, &e) < 0) {
 		add(o, ST_ERROR, "cannot read the samples: %s", e.msg);
@@ -254,6 +248,7 @@ static void ov_status(struct tui *t, void *st, char *out, size_t size)
 
 const struct tui_view_ops view_overview = {
 	.name = "Overview",
+	.short_name = "Over",
 	.new = ov_new,
 	.free = ov_free,
 	.draw = ov_draw,

@@ -246,7 +246,11 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 			chart_columns(y + 1, axis, chart_h - 1, s->buf, n,
 				      ST_BAR, CHART_NONE, 0, CHART_NONE);
 	}
-	screen_putf(ar->detail, 0, ar->width, ST_DIM,
+	if (s->cohort) /* a life crosses cohorts: no fates to count */
+		screen_putf(ar->detail, 0, ar->width, ST_DIM, "%s%s",
+			    cur->suspect ? "LEAK SUSPECT | " : "", cur->key);
+	else
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
 		    "%s%llu samples: %llu died, %llu alive at the end %s %s",
 		    cur->suspect ? "LEAK SUSPECT " : "",
 		    (unsigned long long)cur->samples,
@@ -306,13 +310,18 @@ static void sv_status(struct tui *t, void *st, char *out, size_t size)
 	static const char *const sorts[] = {"leak suspects first", "peak",
 					    "samples", "name"};
 
+	const char *k = s->sv ? sample_kind_name(s->sv->kind) : "";
+
 	(void)t;
+	if (!strncmp(k, "jdk.", 4))
+		k += 4;
 	if (s->cohort)
-		snprintf(out, size, "Survivors by %s cohort, %s",
-			 s->cohort == COHORT_AGE ? "age" : "GC", sorts[s->sort]);
+		snprintf(out, size, "%s cohorts, %s, of %s",
+			 s->cohort == COHORT_AGE ? "age" : "GC", sorts[s->sort],
+			 k);
 	else
-		snprintf(out, size, "Survivors by %s, %s",
-			 query_group_name(s->by), sorts[s->sort]);
+		snprintf(out, size, "by %s, %s, of %s", query_group_name(s->by),
+			 sorts[s->sort], k);
 }
 
 static bool sv_search(struct tui *t, void *st, const struct regex *re,
@@ -349,6 +358,7 @@ static void sv_click(struct tui *t, void *st, const struct area *ar, int y,
 
 const struct tui_view_ops view_survivors = {
 	.name = "Survivors",
+	.short_name = "Surv",
 	.new = sv_new,
 	.free = sv_free,
 	.draw = sv_draw,

@@ -270,11 +270,11 @@ static bool tl_act(struct tui *t, void *st, enum action act,
 		/* the chart stays the whole span: only the range moved */
 		if (tl->gen == gen)
 			tl->gen = m->gen;
-		tui_message(t, false,
-			    "time range %s .. %s applied to every view; x "
-			    "clears it",
-			    tui_offset(m, from, x1, sizeof(x1)),
-			    tui_offset(m, to, x2, sizeof(x2)));
+		/* absolute times, exact to the millisecond: what --from and
+		 * --to take to ask the CLI the same question */
+		tui_message(t, false, "range %s .. %s; x clears it",
+			    tui_time(from, x1, sizeof(x1)),
+			    tui_time(to, x2, sizeof(x2)));
 		return true;
 	}
 	case ACT_BACK:
@@ -293,7 +293,7 @@ static void tl_status(struct tui *t, void *st, char *out, size_t size)
 	struct timeline *tl = st;
 
 	(void)t;
-	snprintf(out, size, "Timeline, %zu buckets of %.3f s", tl->n,
+	snprintf(out, size, "%zu buckets of %.3f s", tl->n,
 		 (double)tl->bucket_ns / 1e9);
 }
 
@@ -314,6 +314,7 @@ static void tl_click(struct tui *t, void *st, const struct area *ar, int y,
 
 const struct tui_view_ops view_timeline = {
 	.name = "Timeline",
+	.short_name = "Time",
 	.new = tl_new,
 	.free = tl_free,
 	.draw = tl_draw,

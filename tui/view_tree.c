@@ -383,8 +383,7 @@ static void tr_status(struct tui *t, void *st, char *out, size_t size)
 	struct tree *tr = st;
 
 	(void)t;
-	snprintf(out, size, "%s, %zu nodes%s%s",
-		 tr->inverted ? "Inverted tree" : "Call tree", tr->n,
+	snprintf(out, size, "%zu nodes%s%s", tr->n,
 		 tr->filter ? ", filter \\" : "",
 		 tr->filter ? tr->filter_text : "");
 }
@@ -472,6 +471,7 @@ static void tr_click(struct tui *t, void *st, const struct area *ar, int y,
 
 const struct tui_view_ops view_tree = {
 	.name = "Call tree",
+	.short_name = "Tree",
 	.new = call_new,
 	.free = tr_free,
 	.draw = tr_draw,
@@ -484,6 +484,7 @@ const struct tui_view_ops view_tree = {
 
 const struct tui_view_ops view_inverted = {
 	.name = "Inverted",
+	.short_name = "Inv",
 	.new = inv_new,
 	.free = tr_free,
 	.draw = tr_draw,

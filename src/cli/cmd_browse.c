@@ -21,7 +21,6 @@
 #include "store/store.h"
 #include "tui/tui.h"
 #include "util/buf.h"
-#include "util/hash.h"
 #include "util/xalloc.h"
 
 static const char browse_help[] =
@@ -96,6 +95,19 @@ static char *cache_dir(void)
 	return buf_detach(&b, NULL);
 }
 
+/* FNV-1a: the name must be the same in every run, and hash_bytes() is
+ * seeded per process (against hostile keys, no concern here). */
+static uint64_t fnv1a(const char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--) {
+		h ^= (unsigned char)*p++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
 /* The cache store's path for these inputs; NULL after a message. */
 static char *cache_path(int n, char **inputs)
 {
@@ -134,7 +146,7 @@ static char *cache_path(int n, char **inputs)
 		return NULL;
 	}
 	buf_addf(&path, "%s/%016llx.hsdb", dir,
-		 (unsigned long long)hash_bytes(key.data, key.len));
+		 (unsigned long long)fnv1a(key.data, key.len));
 	free(dir);
 	buf_release(&key);
 	return buf_detach(&path, NULL);
