@@ -190,6 +190,7 @@ bench: $(BIN) $(BUILD)/store-bench
 
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
+	@HEAPSIFT=$(abspath $(BIN)) BROWSE_UPDATE=1 sh tests/cli/browse.sh | tail -n 1
 
 # Layering (STYLE.md): codecs stand alone, the TUI sees only the query API.
 layering:
