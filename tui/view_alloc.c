@@ -40,12 +40,23 @@ struct drill {
 	struct list list;
 };
 
+/* One grouping's rows, kept while the model's generation holds: going
+ * back to a grouping seen before costs nothing. */
+struct group_cache {
+	struct arow *rows; /* keys borrowed from the model's query */
+	size_t n;
+	struct query_total total;
+	unsigned gen;
+	bool valid;
+};
+
 struct alloc {
 	unsigned gen;
 	bool valid;
 	enum query_group by;
 	enum sort_by sort;
-	struct arow *rows;
+	struct group_cache cache[GROUP_RECORDING + 1];
+	struct arow *rows; /* cache[by]'s */
 	size_t n;
 	size_t *vis; /* rows shown, in order */
 	size_t n_vis;
@@ -82,10 +93,12 @@ static void drill_free(struct drill *d)
 static void al_free(void *st)
 {
 	struct alloc *a = st;
+	size_t g;
 
 	drill_free(a->drill);
 	regex_free(a->filter);
-	free(a->rows);
+	for (g = 0; g <= GROUP_RECORDING; g++)
+		free(a->cache[g].rows);
 	free(a->vis);
 	free(a);
 }
@@ -141,6 +154,7 @@ static void rebuild_vis(struct alloc *a)
 
 static void ensure(struct tui *t, struct alloc *a)
 {
+	struct group_cache *c = &a->cache[a->by];
 	const struct query_row *rows;
 	struct query *q;
 	size_t n, i;
@@ -150,24 +164,32 @@ static void ensure(struct tui *t, struct alloc *a)
 		return;
 	a->valid = true;
 	a->gen = t->m.gen;
-	a->n = 0;
 	a->n_vis = 0;
-	err_init(&e);
-	q = model_query(&t->m, &e);
-	if (!q || query_top(q, a->by, &rows, &n, &a->total, &e) < 0) {
-		tui_message(t, true, "cannot group the samples: %s", e.msg);
-		memset(&a->total, 0, sizeof(a->total));
-		return;
+	if (!c->valid || c->gen != t->m.gen) {
+		c->valid = true;
+		c->gen = t->m.gen;
+		c->n = 0;
+		err_init(&e);
+		q = model_query(&t->m, &e);
+		if (!q || query_top(q, a->by, &rows, &n, &c->total, &e) < 0) {
+			tui_message(t, true, "cannot group the samples: %s",
+				    e.msg);
+			memset(&c->total, 0, sizeof(c->total));
+			n = 0;
+		}
+		c->rows = xreallocarray(c->rows, n ? n : 1, sizeof(*c->rows));
+		for (i = 0; i < n; i++) {
+			c->rows[i].key = rows[i].key;
+			c->rows[i].samples = rows[i].samples;
+			c->rows[i].est_bytes = rows[i].est_bytes;
+			c->rows[i].share = rows[i].share;
+			c->rows[i].header = false;
+		}
+		c->n = n;
 	}
-	a->rows = xreallocarray(a->rows, n ? n : 1, sizeof(*a->rows));
-	for (i = 0; i < n; i++) {
-		a->rows[i].key = rows[i].key;
-		a->rows[i].samples = rows[i].samples;
-		a->rows[i].est_bytes = rows[i].est_bytes;
-		a->rows[i].share = rows[i].share;
-		a->rows[i].header = false;
-	}
-	a->n = n;
+	a->rows = c->rows;
+	a->n = c->n;
+	a->total = c->total;
 	rebuild_vis(a);
 }
 

@@ -31,6 +31,13 @@ struct tree {
 				matches */
 	struct regex *filter;
 	char filter_text[256];
+	/* labels are the query's site names, one pointer per site: each
+	 * node's label as an index into the distinct ones, so that a regex
+	 * runs once per site and a filter over millions of nodes is array
+	 * reads */
+	uint32_t *label_id;
+	const char **labels;
+	size_t n_labels;
 	uint32_t *vis; /* visible nodes, in order */
 	size_t n_vis;
 	struct list list;
@@ -64,6 +71,8 @@ static void tr_free(void *st)
 	free(tr->open);
 	free(tr->keep);
 	free(tr->vis);
+	free(tr->label_id);
+	free(tr->labels);
 	regex_free(tr->filter);
 	free(tr);
 }
@@ -131,25 +140,50 @@ done:
 	tr->list.cur = 0;
 }
 
-/*
- * Verdicts per distinct label: labels are the query's site names, one
- * pointer per site, so a million nodes need only as many regex runs as
- * there are sites.
- */
+/* The labels' index (label_id, labels), once per tree. */
+static void index_labels(struct tree *tr)
+{
+	struct u64map ids;
+	size_t k, alloc = 0;
+
+	free(tr->label_id);
+	free(tr->labels);
+	tr->labels = NULL;
+	tr->n_labels = 0;
+	tr->label_id = xmalloc((tr->n ? tr->n : 1) * sizeof(*tr->label_id));
+	u64map_init(&ids);
+	for (k = 0; k < tr->n; k++) {
+		uint64_t key = (uint64_t)(uintptr_t)tr->nodes[k].label, v;
+
+		if (!u64map_get(&ids, key, &v)) {
+			if (tr->n_labels == alloc) {
+				alloc = alloc ? alloc * 2 : 256;
+				tr->labels = xreallocarray(tr->labels, alloc,
+							   sizeof(*tr->labels));
+			}
+			v = tr->n_labels;
+			tr->labels[tr->n_labels++] = tr->nodes[k].label;
+			u64map_put(&ids, key, v, NULL);
+		}
+		tr->label_id[k] = (uint32_t)v;
+	}
+	u64map_release(&ids);
+}
+
+/* Verdicts of re per distinct label, computed as asked: 0 not yet, 1 no
+ * match, 2 a match. */
 struct verdicts {
-	struct u64map map;
+	unsigned char *v;
 };
 
-static bool label_matches(struct verdicts *v, const struct regex *re,
-			  const char *label)
+static bool label_matches(const struct tree *tr, struct verdicts *v,
+			  const struct regex *re, uint32_t node)
 {
-	uint64_t key = (uint64_t)(uintptr_t)label, val;
+	uint32_t id = tr->label_id[node];
 
-	if (u64map_get(&v->map, key, &val))
-		return val != 0;
-	val = regex_match(re, label);
-	u64map_put(&v->map, key, val, NULL);
-	return val != 0;
+	if (!v->v[id])
+		v->v[id] = regex_match(re, tr->labels[id]) ? 2 : 1;
+	return v->v[id] == 2;
 }
 
 /* keep[]: the nodes that match the filter and their ancestors, shown
@@ -164,12 +198,11 @@ static size_t apply_filter(struct tree *tr)
 	if (!tr->filter || !tr->n)
 		return 0;
 	tr->keep = xcalloc(tr->n, 1);
-	u64map_init(&v.map);
+	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	/* children come after parents: backwards, a kept node keeps its
 	 * parent */
 	for (k = tr->n; k-- > 1;) {
-		if (!tr->keep[k] &&
-		    label_matches(&v, tr->filter, tr->nodes[k].label))
+		if (!tr->keep[k] && label_matches(tr, &v, tr->filter, (uint32_t)k))
 			tr->keep[k] = 1;
 		if (tr->keep[k]) {
 			tr->keep[tr->nodes[k].parent] = 1;
@@ -177,7 +210,7 @@ static size_t apply_filter(struct tree *tr)
 		}
 	}
 	tr->keep[0] = 1;
-	u64map_release(&v.map);
+	free(v.v);
 	for (k = 0; k < tr->n; k++)
 		if (tr->keep[k])
 			tr->open[k] = 1;
@@ -216,6 +249,7 @@ static void ensure(struct tui *t, struct tree *tr)
 	if (n)
 		tr->open[0] = 1; /* the root's children are the first view */
 	tr->list.cur = tr->list.top = 0;
+	index_labels(tr);
 	if (tr->filter)
 		apply_filter(tr);
 	rebuild_vis(tr);
@@ -399,7 +433,7 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re,
 	ensure(t, tr);
 	if (!tr->n || !tr->n_vis)
 		return false;
-	u64map_init(&v.map);
+	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	/* over every node, folded ones too, in node order from the
 	 * cursor's node */
 	start = tr->vis[tr->list.cur];
@@ -408,12 +442,12 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re,
 				    : (start + tr->n - i % tr->n) % tr->n;
 
 		if (shown(tr, (uint32_t)k) &&
-		    label_matches(&v, re, tr->nodes[k].label)) {
+		    label_matches(tr, &v, re, (uint32_t)k)) {
 			found = (uint32_t)k;
 			break;
 		}
 	}
-	u64map_release(&v.map);
+	free(v.v);
 	if (found == QUERY_TREE_NONE)
 		return false;
 	/* unfold its ancestors and put the cursor on it */
