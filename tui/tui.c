@@ -225,7 +225,7 @@ static void kind_label(struct model *m, char *out, size_t size)
  * time range are always there. */
 static void draw_status(struct loop *l)
 {
-	char v[512], k[96], r[128], a[40], b[40], right[512], left[600];
+	char v[512], k[96], r[128], a[40], b[40], right[512], left[1024];
 	struct model *m = &l->t.m;
 	int y = scr.rows - 2, rw, lw;
 
