@@ -71,9 +71,10 @@ int screen_init(void)
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
-	mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
-			  BUTTON5_PRESSED,
-		  NULL);
+	/* presses as they come: curses' click detection would hold each
+	 * one back for mouseinterval, and tui.c tells double clicks itself */
+	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
 	scr.colours = 0;
 	if (has_colors() && !(nc && *nc)) {
 		start_color();

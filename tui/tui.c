@@ -158,6 +158,8 @@ struct loop {
 	char search_text[256];
 	FILE *stamp;
 	unsigned long seq;
+	int64_t last_press; /* for double clicks */
+	int last_x, last_y;
 };
 
 static struct area body_area(void)
@@ -466,11 +468,20 @@ static void next_kind(struct loop *l)
 	}
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void mouse(struct loop *l)
 {
 	MEVENT ev;
 	struct area a = body_area();
 	enum action act = ACT_NONE;
+	bool twice;
 
 	if (getmouse(&ev) != OK)
 		return;
@@ -491,8 +502,19 @@ static void mouse(struct loop *l)
 							 act, &a);
 		return;
 	}
-	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
+	if (!(ev.bstate & BUTTON1_PRESSED))
 		return;
+	/* a second press on the same cell soon after the first: a double
+	 * click (curses' own detection delays every click) */
+	{
+		int64_t t = now_ns();
+
+		twice = ev.x == l->last_x && ev.y == l->last_y &&
+			t - l->last_press < 400000000;
+		l->last_press = twice ? 0 : t;
+		l->last_x = ev.x;
+		l->last_y = ev.y;
+	}
 	if (ev.y == 0) {
 		/* which tab: the same widths draw_tabs used */
 		unsigned i;
@@ -513,8 +535,7 @@ static void mouse(struct loop *l)
 	if (!l->help && ev.y >= a.top && ev.y < a.top + a.height &&
 	    view_table[l->view]->click)
 		view_table[l->view]->click(&l->t, l->state[l->view], &a,
-					   ev.y - a.top, ev.x,
-					   (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
+					   ev.y - a.top, ev.x, twice);
 }
 
 /* Returns false to quit. */
@@ -611,14 +632,6 @@ static bool key(struct loop *l, int c)
 		}
 	}
 	return true;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int tui_browse(struct store *s, const char *name, struct err *e)

@@ -131,6 +131,30 @@ b_resize() {
 	b_sent=$(wc -l <"$STAMP")
 }
 
+# b_mouse BUTTON X Y...: xterm (X10) mouse reports as a terminal sends
+# them, at 0-based column X, row Y, all in one write; BUTTON 0 left, 3
+# release, 64 wheel up, 65 wheel down.  Then wait for one more handled
+# event and a still screen.
+b_mouse() {
+	before=$(wc -l <"$STAMP")
+	seq=
+	while [ $# -ge 3 ]; do
+		seq="$seq$(printf '\033[M%b%b%b' "\\0$(printf %o $((32 + $1)))" \
+			"\\0$(printf %o $((33 + $2)))" "\\0$(printf %o $((33 + $3)))")"
+		shift 3
+	done
+	$B_TMUX send-keys -t browse -l "$seq"
+	i=0
+	while [ "$(wc -l <"$STAMP")" -le "$before" ] && [ $i -lt 3000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	b_wait_stable
+	b_sent=$(wc -l <"$STAMP")
+}
+# a press and its release together, as curses wants them for a click
+b_click() { b_mouse 0 "$1" "$2" 3 "$1" "$2"; }
+
 b_screen() {
 	exp=$BROWSE_GOLDEN/$1.screen
 	b_capture >"$T/work/screen"

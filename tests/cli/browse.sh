@@ -242,6 +242,24 @@ b_keys Escape 7
 b_capture | grep -q 'no code-heap snapshots' || t_fail "Esc did not close the help"
 t_end
 
+t_begin "80x24 mouse: tabs, rows, wheel, double click"
+b_click 10 0
+b_capture | grep -q '^ by class' || t_fail "a click on tab 2 did not open Allocations"
+b_click 30 5
+b_capture | grep -q '^4/14 ' || t_fail "a click on the 4th row did not select it"
+b_mouse 65 30 5
+b_capture | grep -q '^7/14 ' || t_fail "the wheel did not move down 3 rows"
+b_mouse 64 30 5
+b_capture | grep -q '^4/14 ' || t_fail "the wheel did not move up 3 rows"
+b_click 19 0
+b_capture | grep -q 'nodes' || t_fail "a click on tab 3 did not open the Call tree"
+b_click 40 3
+b_capture | grep -q '^depth 1 .* HeapWorkload.main:182$' || t_fail "a click did not select the first node"
+b_mouse 0 40 3 3 40 3 0 40 3 3 40 3
+b_capture | grep -q 'HeapWorkload.ioBuffers:73' || t_fail "a double click did not unfold the node"
+b_keys C
+t_end
+
 t_begin "resizing keeps every view drawable, and back"
 b_keys 3 E
 b_resize 120 40
