@@ -309,6 +309,26 @@ b_capture | LC_ALL=C grep -q "$(printf '[\200-\377]')" && t_fail "non-ASCII byte
 b_quit
 t_end
 
+t_begin "256 colours, 8 colours, NO_COLOR: the same text, the colours asked for"
+# capture-pane -e gives the cells' colours as SGR sequences
+b_start 80 24 $UTF -- "$S"
+b_screen overview-80x24
+$B_TMUX capture-pane -e -p -t browse | grep -q '48;5;24m' || t_fail "256 colours: no 256-colour background"
+b_quit
+b_start 80 24 TERM=screen LANG=C.UTF-8 LC_ALL=C.UTF-8 -- "$S"
+b_screen overview-80x24
+b_keys 2
+b_screen alloc-site-80x24
+$B_TMUX capture-pane -e -p -t browse | grep -q '\[44m' || t_fail "8 colours: no blue background"
+$B_TMUX capture-pane -e -p -t browse | grep -q '[34]8;5;' && t_fail "8 colours: 256-colour codes"
+b_quit
+b_start 80 24 $UTF NO_COLOR=1 -- "$S"
+b_screen overview-80x24
+$B_TMUX capture-pane -e -p -t browse | grep -qE '\[([34][0-7]|[34]8;5;[0-9]+)m' && t_fail "NO_COLOR: colours used"
+$B_TMUX capture-pane -e -p -t browse | grep -q '7m' || t_fail "NO_COLOR: no reverse video for the tabs and status"
+b_quit
+t_end
+
 t_begin "browse INPUT imports into the XDG cache once, reimports when changed"
 cp "$FX/jdk17-leak-gcroots.jfr" "$T/work/rec.jfr"
 b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
