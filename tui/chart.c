@@ -30,7 +30,8 @@ void chart_columns(int top, int x, int h, const double *v, size_t n,
 			int r;
 
 			for (r = 0; r < h; r++)
-				screen_put(top + r, x + (int)i, 1, ST_RANGE, " ");
+				screen_put(top + r, x + (int)i, 1, ST_RANGE,
+					   " ");
 		}
 		screen_column(top + h - 1, x + (int)i, h,
 			      max > 0 && v[i] > 0 ? v[i] / max : 0,

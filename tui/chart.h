@@ -23,7 +23,6 @@ void chart_columns(int top, int x, int h, const double *v, size_t n,
 
 /* n values squeezed into w columns as a sparkline, into out (UTF-8
  * eighths, or " .:-=+*#%@" without UTF-8). */
-void chart_spark(char *out, size_t size, const double *v, size_t n,
-		 size_t w);
+void chart_spark(char *out, size_t size, const double *v, size_t n, size_t w);
 
 #endif

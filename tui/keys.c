@@ -13,7 +13,7 @@
 
 #define TREES (VMASK(VIEW_TREE) | VMASK(VIEW_INVERTED))
 #define LISTS (VMASK(VIEW_ALLOC) | VMASK(VIEW_SURVIVORS))
-#define ESC 27
+#define ESC   27
 
 const struct key_binding key_table[] = {
 	{'?', "?", ACT_HELP, 0, "this help (generated from the key table)"},

@@ -75,9 +75,8 @@ char *names_shorten(const char *name, size_t width, const char *ellipsis,
 	}
 	out[pos] = '\0';
 	snprintf(out + pos, size - pos, "%s",
-		 cut ? name + seg_start[cut - 1] + (seg_end[cut - 1] -
-						    seg_start[cut - 1]) +
-			       1
+		 cut ? name + seg_start[cut - 1] +
+				 (seg_end[cut - 1] - seg_start[cut - 1]) + 1
 		     : name);
 	(void)len;
 	if (w > width) {

@@ -125,7 +125,11 @@ void screen_clear(void)
 /* Bytes of the next UTF-8 sequence at s (1 for a stray byte). */
 static int seq_len(const unsigned char *s)
 {
-	int n = *s < 0x80 ? 1 : *s >= 0xf0 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc0 ? 2 : 1;
+	int n = *s < 0x80    ? 1
+		: *s >= 0xf0 ? 4
+		: *s >= 0xe0 ? 3
+		: *s >= 0xc0 ? 2
+			     : 1;
 	int i;
 
 	for (i = 1; i < n; i++)
@@ -195,10 +199,12 @@ void screen_fill(int y, int x, int w, enum style st)
 }
 
 static const char *const eighths_h[] = {
-	"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589",
+	"",	  "\u258f", "\u258e", "\u258d",
+	"\u258c", "\u258b", "\u258a", "\u2589",
 };
 static const char *const eighths_v[] = {
-	" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587",
+	" ",	  "\u2581", "\u2582", "\u2583",
+	"\u2584", "\u2585", "\u2586", "\u2587",
 };
 
 void screen_bar(int y, int x, int w, double frac, enum style st)
@@ -223,7 +229,9 @@ void screen_bar(int y, int x, int w, double frac, enum style st)
 		len += strlen(c);
 	}
 	if (part && full < w) {
-		const char *c = scr.utf8 ? eighths_h[part] : part >= 4 ? "#" : "";
+		const char *c = scr.utf8    ? eighths_h[part]
+				: part >= 4 ? "#"
+					    : "";
 
 		memcpy(b + len, c, strlen(c));
 		len += strlen(c);
@@ -249,7 +257,9 @@ void screen_column(int bottom, int x, int h, double frac, enum style st)
 		screen_put(bottom - i, x, 1, st, scr.utf8 ? "\u2588" : "#");
 	if (part && full < h)
 		screen_put(bottom - full, x, 1, st,
-			   scr.utf8 ? eighths_v[part] : part >= 4 ? "#" : ".");
+			   scr.utf8    ? eighths_v[part]
+			   : part >= 4 ? "#"
+				       : ".");
 }
 
 void screen_show(void)

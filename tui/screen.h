@@ -16,17 +16,17 @@
 /* What a cell is drawn as; mapped to colour pairs or attributes. */
 enum style {
 	ST_NORMAL,
-	ST_TITLE,    /* the view tabs */
-	ST_TAB,	     /* the current view's tab */
-	ST_HEADER,   /* column headings */
-	ST_CURSOR,   /* the selected row */
-	ST_STATUS,   /* the status line */
-	ST_BAR,	     /* bars and charts */
-	ST_BAR2,     /* a second series */
-	ST_RANGE,    /* the selected time range */
-	ST_ERROR,    /* messages about mistakes */
-	ST_SUSPECT,  /* leak suspects */
-	ST_DIM,	     /* secondary text */
+	ST_TITLE,   /* the view tabs */
+	ST_TAB,	    /* the current view's tab */
+	ST_HEADER,  /* column headings */
+	ST_CURSOR,  /* the selected row */
+	ST_STATUS,  /* the status line */
+	ST_BAR,	    /* bars and charts */
+	ST_BAR2,    /* a second series */
+	ST_RANGE,   /* the selected time range */
+	ST_ERROR,   /* messages about mistakes */
+	ST_SUSPECT, /* leak suspects */
+	ST_DIM,	    /* secondary text */
 	ST__COUNT
 };
 

@@ -43,16 +43,17 @@ struct regex *regex_new(const char *pattern, char *err, size_t err_size)
 	struct regex *re;
 	int code;
 	PCRE2_SIZE off;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-				      PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
-				      &code, &off, NULL);
+	pcre2_code *c = pcre2_compile(
+		(PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+		PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
 
 	if (!c) {
 		PCRE2_UCHAR msg[256];
 
 		pcre2_get_error_message(code, msg, sizeof(msg));
-		snprintf(err, err_size, "'%s' is not a valid regex: %s at offset %zu",
-			 pattern, (const char *)msg, (size_t)off);
+		snprintf(err, err_size,
+			 "'%s' is not a valid regex: %s at offset %zu", pattern,
+			 (const char *)msg, (size_t)off);
 		return NULL;
 	}
 	re = xcalloc(1, sizeof(*re));
@@ -234,7 +235,7 @@ static void draw_status(struct loop *l)
 	v[0] = '\0';
 	if (view_table[l->view]->status)
 		view_table[l->view]->status(&l->t, l->state[l->view], v,
-					     sizeof(v));
+					    sizeof(v));
 	kind_label(m, k, sizeof(k));
 	if (model_has_range(m))
 		snprintf(r, sizeof(r), "%s..%s",
@@ -273,13 +274,14 @@ static void draw_bottom(struct loop *l)
 
 	if (l->prompt) {
 		screen_putf(y, 0, scr.cols, ST_NORMAL, "%s%s",
-			    l->prompt == PROMPT_SEARCH ? "search /" : "filter \\",
+			    l->prompt == PROMPT_SEARCH ? "search /"
+						       : "filter \\",
 			    l->line);
 		return;
 	}
 	if (l->t.msg[0]) {
-		screen_put(y, 0, scr.cols, l->t.msg_error ? ST_ERROR : ST_NORMAL,
-			   l->t.msg);
+		screen_put(y, 0, scr.cols,
+			   l->t.msg_error ? ST_ERROR : ST_NORMAL, l->t.msg);
 		return;
 	}
 	screen_put(y, 0, scr.cols, ST_DIM,
@@ -377,7 +379,8 @@ static void run_search(struct loop *l, int dir)
 		return;
 	}
 	if (!v->search) {
-		tui_message(&l->t, false, "%s: nothing to search here", v->name);
+		tui_message(&l->t, false, "%s: nothing to search here",
+			    v->name);
 		return;
 	}
 	if (!v->search(&l->t, l->state[l->view], l->search, dir))
@@ -411,7 +414,8 @@ static void prompt_done(struct loop *l)
 	}
 	l->prompt = PROMPT_NONE;
 	if (!v->filter) {
-		tui_message(&l->t, false, "%s: nothing to filter here", v->name);
+		tui_message(&l->t, false, "%s: nothing to filter here",
+			    v->name);
 		regex_free(re);
 		return;
 	}
@@ -458,10 +462,10 @@ static void next_kind(struct loop *l)
 
 		if (m->kind_counts[c]) {
 			if (c == k)
-				tui_message(&l->t, false,
-					    "%s is the only kind in this store",
-					    sample_kind_name(
-						    (enum sample_kind)k));
+				tui_message(
+					&l->t, false,
+					"%s is the only kind in this store",
+					sample_kind_name((enum sample_kind)k));
 			model_set_kind(m, c);
 			return;
 		}
@@ -498,8 +502,8 @@ static void mouse(struct loop *l)
 			if (l->help)
 				list_act(&l->help_list, act, a.height);
 			else
-				view_table[l->view]->act(&l->t, l->state[l->view],
-							 act, &a);
+				view_table[l->view]->act(
+					&l->t, l->state[l->view], act, &a);
 		return;
 	}
 	if (!(ev.bstate & BUTTON1_PRESSED))
@@ -652,7 +656,7 @@ int tui_browse(struct store *s, const char *name, struct err *e)
 	}
 	l->name = name;
 	for (i = 0; i < n_views; i++)
-		l->state[i] = view_table[i]->new(&l->t);
+		l->state[i] = view_table[i]->new (&l->t);
 	if (stamp && *stamp)
 		l->stamp = fopen(stamp, "a");
 	draw(l);

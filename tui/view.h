@@ -38,7 +38,7 @@ void tui_message(struct tui *t, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 struct tui_view_ops {
-	const char *name; /* on the tab bar and in the help */
+	const char *name;	/* on the tab bar and in the help */
 	const char *short_name; /* on the tab bar when names do not fit */
 	void *(*new)(struct tui *t);
 	void (*free)(void *st);

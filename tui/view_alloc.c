@@ -130,9 +130,9 @@ static int vis_cmp(const void *x, const void *y)
 static void rebuild_vis(struct alloc *a)
 {
 	size_t i;
-	const char *cur_key =
-		a->n_vis && a->list.cur < a->n_vis ? a->rows[a->vis[a->list.cur]].key
-						    : NULL;
+	const char *cur_key = a->n_vis && a->list.cur < a->n_vis
+				      ? a->rows[a->vis[a->list.cur]].key
+				      : NULL;
 
 	a->vis = xreallocarray(a->vis, a->n ? a->n : 1, sizeof(*a->vis));
 	a->n_vis = 0;
@@ -196,7 +196,8 @@ static void ensure(struct tui *t, struct alloc *a)
 /* --- drilling down ----------------------------------------------------------- */
 
 static void drill_add(struct drill *d, size_t *alloc, const char *key,
-		      uint64_t samples, int64_t bytes, double share, bool header)
+		      uint64_t samples, int64_t bytes, double share,
+		      bool header)
 {
 	if (d->n == *alloc) {
 		*alloc = *alloc ? *alloc * 2 : 32;
@@ -225,7 +226,7 @@ static int path_cmp(const void *x, const void *y)
 }
 
 #define DRILL_PATHS 20
-#define DRILL_TOP 10
+#define DRILL_TOP   10
 
 /* The drill-down's rows: call paths (the stacks that end in samples,
  * heaviest first, from the allocating frame out), then the groupings
@@ -257,8 +258,8 @@ static void drill_build(struct tui *t, struct drill *d)
 				ids[k++] = (uint32_t)i;
 		path_nodes = nodes;
 		qsort(ids, k, sizeof(*ids), path_cmp);
-		drill_add(d, &alloc, "Call paths (allocating frame < callers)", 0,
-			  0, 0, true);
+		drill_add(d, &alloc, "Call paths (allocating frame < callers)",
+			  0, 0, 0, true);
 		for (i = 0; i < k && i < DRILL_PATHS; i++) {
 			const struct query_tree_node *nd = &nodes[ids[i]];
 			char *p = NULL;
@@ -286,7 +287,7 @@ static void drill_build(struct tui *t, struct drill *d)
 				  all ? (d->total.est_bytes
 						 ? (double)nd->self_bytes
 						 : (double)nd->self_samples) /
-						all
+						  all
 				      : 0,
 				  false);
 			free(p);
@@ -439,7 +440,8 @@ static void al_draw(struct tui *t, void *st, const struct area *ar)
 		l->n = d->n;
 		list_fix(l, h);
 		for (i = 0; i < h && l->top + (size_t)i < d->n; i++)
-			draw_row(ar, ar->top + 1 + i, &d->rows[l->top + (size_t)i],
+			draw_row(ar, ar->top + 1 + i,
+				 &d->rows[l->top + (size_t)i],
 				 l->top + (size_t)i == l->cur, max);
 		if (d->n)
 			screen_put(ar->detail, 0, ar->width, ST_DIM,
@@ -495,8 +497,8 @@ static bool al_act(struct tui *t, void *st, enum action act,
 		return true;
 	case ACT_GROUP:
 	case ACT_GROUP_BACK:
-		a->by = (enum query_group)((a->by + (act == ACT_GROUP ? 1 : 4)) %
-					   5);
+		a->by = (enum query_group)(
+			(a->by + (act == ACT_GROUP ? 1 : 4)) % 5);
 		a->valid = false;
 		a->list.cur = a->list.top = 0;
 		a->n_vis = 0;
@@ -539,8 +541,7 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 			 a->filter ? a->filter_text : "");
 }
 
-static bool al_search(struct tui *t, void *st, const struct regex *re,
-		      int dir)
+static bool al_search(struct tui *t, void *st, const struct regex *re, int dir)
 {
 	struct alloc *a = st;
 	size_t n, i, start;

@@ -48,8 +48,8 @@ static void ov_free(void *st)
 	free(o);
 }
 
-static struct line *add(struct overview *o, enum style st, const char *fmt,
-			...) __attribute__((format(printf, 3, 4)));
+static struct line *add(struct overview *o, enum style st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static struct line *add(struct overview *o, enum style st, const char *fmt, ...)
 {
@@ -209,7 +209,8 @@ static void ov_draw(struct tui *t, void *st, const struct area *a)
 
 		screen_put(a->top + (int)i, 1, w - 1, l->st, l->text);
 		if (o->split && l->right[0])
-			screen_put(a->top + (int)i, o->split, a->width - o->split,
+			screen_put(a->top + (int)i, o->split,
+				   a->width - o->split,
 				   l->right[0] == ' ' ? ST_NORMAL : ST_HEADER,
 				   l->right);
 	}
@@ -226,8 +227,8 @@ static bool ov_act(struct tui *t, void *st, enum action act,
 	(void)t;
 	/* a page: the arrows scroll it */
 	if (act == ACT_DOWN || act == ACT_UP) {
-		size_t max = o->n > (size_t)a->height ? o->n - (size_t)a->height
-						      : 0;
+		size_t max =
+			o->n > (size_t)a->height ? o->n - (size_t)a->height : 0;
 
 		if (act == ACT_DOWN && o->list.top < max)
 			o->list.top++;

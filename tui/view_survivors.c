@@ -191,16 +191,19 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 	list_h = ar->height - 1 - chart_h;
 	spark_w = ar->width >= 160 ? 40 : ar->width >= 120 ? 24 : 12;
 	screen_fill(ar->top, 0, ar->width, ST_HEADER);
-	screen_putf(ar->top, 0, ar->width, ST_HEADER, "  %10s %10s %12s %-*s %s",
-		    "PEAK", "AT END", s->sv->by_samples ? "SLOPE smp/s" : "SLOPE B/s",
-		    spark_w, "TREND", s->cohort ? "cohort" : query_group_name(s->by));
+	screen_putf(ar->top, 0, ar->width, ST_HEADER,
+		    "  %10s %10s %12s %-*s %s", "PEAK", "AT END",
+		    s->sv->by_samples ? "SLOPE smp/s" : "SLOPE B/s", spark_w,
+		    "TREND", s->cohort ? "cohort" : query_group_name(s->by));
 	s->list.n = s->n;
 	list_fix(&s->list, list_h);
 	for (i = 0; i < list_h && s->list.top + (size_t)i < s->n; i++) {
 		size_t r = s->list.top + (size_t)i;
 		const struct query_survivor_series *x = s->rows[r];
 		bool c = r == s->list.cur;
-		enum style stl = c ? ST_CURSOR : x->suspect ? ST_SUSPECT : ST_NORMAL;
+		enum style stl = c	      ? ST_CURSOR
+				 : x->suspect ? ST_SUSPECT
+					      : ST_NORMAL;
 		int x0;
 
 		y = ar->top + 1 + i;
@@ -219,7 +222,8 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 		x0 += screen_put(y, x0, 1, stl, " ");
 		if (ar->width - x0 > 0)
 			screen_put(y, x0, ar->width - x0, stl,
-				   names_shorten(x->key, (size_t)(ar->width - x0),
+				   names_shorten(x->key,
+						 (size_t)(ar->width - x0),
 						 scr.ellipsis, nm, sizeof(nm)));
 	}
 	cur = s->rows[s->list.cur];
@@ -240,8 +244,8 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 		 * w (the end is where leaks show) */
 		if (n > (size_t)w && w > 0)
 			chart_columns(y + 1, axis, chart_h - 1,
-				      s->buf + (n - (size_t)w), (size_t)w, ST_BAR,
-				      CHART_NONE, 0, CHART_NONE);
+				      s->buf + (n - (size_t)w), (size_t)w,
+				      ST_BAR, CHART_NONE, 0, CHART_NONE);
 		else
 			chart_columns(y + 1, axis, chart_h - 1, s->buf, n,
 				      ST_BAR, CHART_NONE, 0, CHART_NONE);
@@ -251,26 +255,29 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 			    cur->suspect ? "LEAK SUSPECT | " : "", cur->key);
 	else
 		screen_putf(ar->detail, 0, ar->width, ST_DIM,
-		    "%s%llu samples: %llu died, %llu alive at the end %s %s",
-		    cur->suspect ? "LEAK SUSPECT " : "",
-		    (unsigned long long)cur->samples,
-		    (unsigned long long)cur->dead,
-		    (unsigned long long)cur->alive, scr.vline, cur->key);
+			    "%s%llu samples: %llu died, %llu alive at the end "
+			    "%s %s",
+			    cur->suspect ? "LEAK SUSPECT " : "",
+			    (unsigned long long)cur->samples,
+			    (unsigned long long)cur->dead,
+			    (unsigned long long)cur->alive, scr.vline,
+			    cur->key);
 }
 
 static bool sv_act(struct tui *t, void *st, enum action act,
 		   const struct area *ar)
 {
 	struct survivors *s = st;
-	int list_h = ar->height - 1 - (ar->height * 2 / 5 >= 3 ? ar->height * 2 / 5 : 0);
+	int list_h = ar->height - 1 -
+		     (ar->height * 2 / 5 >= 3 ? ar->height * 2 / 5 : 0);
 
 	ensure(t, s);
 	if (list_act(&s->list, act, list_h))
 		return true;
 	switch (act) {
 	case ACT_GROUP:
-		s->by = s->by == GROUP_SITE	   ? GROUP_CLASS
-			: s->by == GROUP_CLASS	   ? GROUP_APP_SITE
+		s->by = s->by == GROUP_SITE	  ? GROUP_CLASS
+			: s->by == GROUP_CLASS	  ? GROUP_APP_SITE
 			: s->by == GROUP_APP_SITE ? GROUP_THREAD
 						  : GROUP_SITE;
 		s->cohort = COHORT_NONE;
@@ -324,8 +331,7 @@ static void sv_status(struct tui *t, void *st, char *out, size_t size)
 			 sorts[s->sort], k);
 }
 
-static bool sv_search(struct tui *t, void *st, const struct regex *re,
-		      int dir)
+static bool sv_search(struct tui *t, void *st, const struct regex *re, int dir)
 {
 	struct survivors *s = st;
 	size_t i;

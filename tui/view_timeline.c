@@ -20,7 +20,7 @@ struct timeline {
 	unsigned gen;
 	bool valid;
 	int64_t bucket_ns;
-	int64_t start_ns; /* of bucket 0 */
+	int64_t start_ns;     /* of bucket 0 */
 	double *rate, *srate; /* bytes/s and samples/s per bucket */
 	uint64_t *samples;
 	size_t n;
@@ -51,11 +51,11 @@ static void tl_free(void *st)
 static int64_t bucket_for(int64_t span, int cols)
 {
 	static const int64_t steps[] = {
-		1000000,      2000000,	    5000000,	  10000000,
-		20000000,     50000000,	    100000000,	  200000000,
-		500000000,    1000000000,   2000000000,	  5000000000,
-		10000000000,  15000000000,  30000000000,  60000000000,
-		120000000000, 300000000000, 600000000000, 1800000000000,
+		1000000,       2000000,	      5000000,	      10000000,
+		20000000,      50000000,      100000000,      200000000,
+		500000000,     1000000000,    2000000000,     5000000000,
+		10000000000,   15000000000,   30000000000,    60000000000,
+		120000000000,  300000000000,  600000000000,   1800000000000,
 		3600000000000, 7200000000000, 21600000000000, 86400000000000,
 	};
 	size_t i;
@@ -182,11 +182,13 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 		range_buckets(m, tl, &a, &b);
 	}
 	y = ar->top;
-	screen_putf(y++, 0, ar->width, ST_HEADER, "%s per second, buckets of %.3f s",
+	screen_putf(y++, 0, ar->width, ST_HEADER,
+		    "%s per second, buckets of %.3f s",
 		    tl->by_samples ? "samples" : "estimated bytes allocated",
 		    (double)tl->bucket_ns / 1e9);
 	screen_put(y, 0, axis, ST_DIM,
-		   tl->by_samples ? "" : tui_bytes((int64_t)max1, x1, sizeof(x1)));
+		   tl->by_samples ? ""
+				  : tui_bytes((int64_t)max1, x1, sizeof(x1)));
 	chart_columns(y, axis, h1, tl->by_samples ? tl->srate : tl->rate, tl->n,
 		      ST_BAR, a, b, CHART_NONE);
 	y += h1;
@@ -202,23 +204,25 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 		int ew = (int)strlen(e);
 
 		if (axis + (int)tl->n - ew > axis + 12)
-			screen_put(y - 1, axis + (int)tl->n - ew, ew, ST_DIM, e);
+			screen_put(y - 1, axis + (int)tl->n - ew, ew, ST_DIM,
+				   e);
 	}
 	/* the cursor's bucket */
 	{
 		int64_t s = tl->start_ns + (int64_t)tl->cur * tl->bucket_ns;
 
-		screen_putf(ar->detail, 0, ar->width, ST_DIM,
-			    "%s .. %s %s %s/s %s %.0f samples/s %s %llu samples%s",
-			    tui_offset(m, s, x1, sizeof(x1)),
-			    tui_offset(m, s + tl->bucket_ns, x2, sizeof(x2)),
-			    scr.vline,
-			    tui_bytes((int64_t)tl->rate[tl->cur], x3, sizeof(x3)),
-			    scr.vline, tl->srate[tl->cur], scr.vline,
-			    (unsigned long long)tl->samples[tl->cur],
-			    tl->mark != CHART_NONE
-				    ? " | marked: Enter applies, Esc drops"
-				    : "");
+		screen_putf(
+			ar->detail, 0, ar->width, ST_DIM,
+			"%s .. %s %s %s/s %s %.0f samples/s %s %llu samples%s",
+			tui_offset(m, s, x1, sizeof(x1)),
+			tui_offset(m, s + tl->bucket_ns, x2, sizeof(x2)),
+			scr.vline,
+			tui_bytes((int64_t)tl->rate[tl->cur], x3, sizeof(x3)),
+			scr.vline, tl->srate[tl->cur], scr.vline,
+			(unsigned long long)tl->samples[tl->cur],
+			tl->mark != CHART_NONE
+				? " | marked: Enter applies, Esc drops"
+				: "");
 	}
 }
 

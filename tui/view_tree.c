@@ -202,7 +202,8 @@ static size_t apply_filter(struct tree *tr)
 	/* children come after parents: backwards, a kept node keeps its
 	 * parent */
 	for (k = tr->n; k-- > 1;) {
-		if (!tr->keep[k] && label_matches(tr, &v, tr->filter, (uint32_t)k))
+		if (!tr->keep[k] &&
+		    label_matches(tr, &v, tr->filter, (uint32_t)k))
 			tr->keep[k] = 1;
 		if (tr->keep[k]) {
 			tr->keep[tr->nodes[k].parent] = 1;
@@ -231,8 +232,8 @@ static void ensure(struct tui *t, struct tree *tr)
 	tr->n = tr->n_vis = 0;
 	err_init(&e);
 	q = model_query(&t->m, &e);
-	if (!q || query_tree(q, tr->inverted, 0, &nodes, &n, &tr->total, &e) <
-			  0) {
+	if (!q ||
+	    query_tree(q, tr->inverted, 0, &nodes, &n, &tr->total, &e) < 0) {
 		tui_message(t, true, "cannot build the tree: %s", e.msg);
 		return;
 	}
@@ -292,7 +293,8 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 			screen_fill(y, 0, ar->width, ST_CURSOR);
 		x = screen_putf(y, 0, 36, s, "%5.1f%% %5.1f%% %9llu %10s  ",
 				share_of(tr, id, 0) * 100.0,
-				id ? share_of(tr, id, nd->parent) * 100.0 : 100.0,
+				id ? share_of(tr, id, nd->parent) * 100.0
+				   : 100.0,
 				(unsigned long long)nd->samples,
 				tui_bytes(nd->est_bytes, b, sizeof(b)));
 		/* indentation, capped so that deep stacks keep their names */
@@ -302,8 +304,8 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 			ind = (ar->width - x) / 2;
 		x += ind;
 		mark = nd->first_child == QUERY_TREE_NONE ? scr.leaf
-		       : tr->open[id]			    ? scr.open
-							    : scr.closed;
+		       : tr->open[id]			  ? scr.open
+							  : scr.closed;
 		x += screen_put(y, x, 2, s, mark);
 		x += screen_put(y, x, 1, s, " ");
 		nw = ar->width - x;
@@ -317,8 +319,9 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 			&tr->nodes[tr->vis[tr->list.cur]];
 
 		screen_putf(ar->detail, 0, ar->width, ST_DIM,
-			    "depth %u %s self %llu samples, %s %s %s", nd->depth,
-			    scr.vline, (unsigned long long)nd->self_samples,
+			    "depth %u %s self %llu samples, %s %s %s",
+			    nd->depth, scr.vline,
+			    (unsigned long long)nd->self_samples,
 			    tui_bytes(nd->self_bytes, b, sizeof(b)), scr.vline,
 			    nd->label);
 	} else {
@@ -364,13 +367,14 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		tr->open[id] = !tr->open[id];
 		break;
 	case ACT_UNFOLD:
-		if (tr->open[id] || tr->nodes[id].first_child == QUERY_TREE_NONE)
+		if (tr->open[id] ||
+		    tr->nodes[id].first_child == QUERY_TREE_NONE)
 			return list_act(&tr->list, ACT_DOWN, h);
 		tr->open[id] = 1;
 		break;
 	case ACT_FOLD:
-		if (tr->open[id] && tr->nodes[id].first_child != QUERY_TREE_NONE &&
-		    id) {
+		if (tr->open[id] &&
+		    tr->nodes[id].first_child != QUERY_TREE_NONE && id) {
 			tr->open[id] = 0;
 		} else if (id) {
 			/* to the parent */
@@ -422,8 +426,7 @@ static void tr_status(struct tui *t, void *st, char *out, size_t size)
 		 tr->filter ? tr->filter_text : "");
 }
 
-static bool tr_search(struct tui *t, void *st, const struct regex *re,
-		      int dir)
+static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 {
 	struct tree *tr = st;
 	struct verdicts v;

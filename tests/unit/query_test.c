@@ -36,9 +36,10 @@ static struct store *make_store(char *dir)
 	static const struct rec_frame s4[] = {
 		{"Foo", "Foo", "alloc", "(I)V", 10, 1, "Interpreted", false},
 		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false}};
-	static const struct rec_stack stacks[] = {
-		{1, s1, 2, false}, {2, s2, 2, false}, {3, s3, 2, false},
-		{4, s4, 2, false}};
+	static const struct rec_stack stacks[] = {{1, s1, 2, false},
+						  {2, s2, 2, false},
+						  {3, s3, 2, false},
+						  {4, s4, 2, false}};
 	static const struct rec_thread threads[] = {
 		{1, "main", 1, 100, false}, {2, "worker", 2, 101, false}};
 	static const struct {
@@ -81,7 +82,8 @@ static struct store *make_store(char *dir)
 	}
 	snprintf(path, sizeof(path), "%s/q.hsdb", dir);
 	err_init(&e);
-	if (store_writer_commit(w, path, &e) < 0 || store_open(path, &s, &e) < 0)
+	if (store_writer_commit(w, path, &e) < 0 ||
+	    store_open(path, &s, &e) < 0)
 		test_fail(__FILE__, __LINE__, "store: %s", e.msg);
 	store_writer_free(w);
 	return s;

@@ -23,25 +23,30 @@ TEST(names_fit_unchanged)
 
 TEST(names_packages_abbreviated_outermost_first)
 {
-	const char *n = "java.util.concurrent.ConcurrentHashMap$Node.putVal:1234";
+	const char *n =
+		"java.util.concurrent.ConcurrentHashMap$Node.putVal:1234";
 
 	CHECK_UINT(names_width(n), ==, 55);
 	/* 52 after java, 49 after util, 40 after concurrent */
-	CHECK_STR(shorten(n, 54), "j.util.concurrent.ConcurrentHashMap$Node.putVal:1234");
-	CHECK_STR(shorten(n, 50), "j.u.concurrent.ConcurrentHashMap$Node.putVal:1234");
+	CHECK_STR(shorten(n, 54),
+		  "j.util.concurrent.ConcurrentHashMap$Node.putVal:1234");
+	CHECK_STR(shorten(n, 50),
+		  "j.u.concurrent.ConcurrentHashMap$Node.putVal:1234");
 	CHECK_STR(shorten(n, 40), "j.u.c.ConcurrentHashMap$Node.putVal:1234");
 }
 
 TEST(names_cut_at_the_front_last)
 {
-	const char *n = "java.util.concurrent.ConcurrentHashMap$Node.putVal:1234";
+	const char *n =
+		"java.util.concurrent.ConcurrentHashMap$Node.putVal:1234";
 
 	/* the end (method, line) is what stays */
 	CHECK_STR(shorten(n, 20), "~ap$Node.putVal:1234");
 	CHECK_STR(shorten("byte[]", 3), "~[]");
 	CHECK_STR(shorten("byte[]", 0), "");
 	/* a class without a package is never abbreviated, only cut */
-	CHECK_STR(shorten("HeapWorkload$OrderWorker.run:127", 10), "~r.run:127");
+	CHECK_STR(shorten("HeapWorkload$OrderWorker.run:127", 10),
+		  "~r.run:127");
 }
 
 TEST(names_width_counts_code_points)
