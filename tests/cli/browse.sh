@@ -202,6 +202,18 @@ b_keys x
 b_capture | grep -q 'time all' || t_fail "x did not clear the range"
 t_end
 
+t_begin "80x24 K goes through the sample kinds the store holds"
+b_keys 2 K
+b_screen alloc-outside-80x24
+b_capture | grep -q '│ ObjectAllocationOutsideTLAB │' || t_fail "K did not go to OutsideTLAB"
+cli top "$S" --by class --kind outside --csv >"$T/work/outside.csv"
+out=$(check_alloc "$T/work/outside.csv") || t_fail "OutsideTLAB: $out"
+b_keys K
+b_capture | grep -q '│ OldObjectSample │' || t_fail "K did not go to OldObjectSample"
+b_keys K
+b_capture | grep -q '│ ObjectAllocationSample │' || t_fail "K did not come back to ObjectAllocationSample"
+t_end
+
 t_begin "80x24 survivors: leak suspects first, as heapsift survivors ranks them"
 b_keys 6
 b_screen survivors-80x24

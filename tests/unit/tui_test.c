@@ -4,8 +4,12 @@
  * tmux by tests/cli/browse.sh.
  */
 #include "test.h"
+#include <curses.h>
+
+#include "tui/keys.h"
 #include "tui/list.h"
 #include "tui/names.h"
+#include "tui/view.h"
 
 static const char *shorten(const char *name, size_t w)
 {
@@ -84,4 +88,35 @@ TEST(list_moves_and_scrolls)
 	l.n = 0;
 	list_fix(&l, 10);
 	CHECK_UINT(l.cur, ==, 0);
+}
+
+TEST(keys_view_bindings_before_global_ones)
+{
+	CHECK_INT(keys_lookup('C', VIEW_TREE), ==, ACT_COLLAPSE_ALL);
+	CHECK_INT(keys_lookup('C', VIEW_ALLOC), ==, ACT_GROUP_BACK);
+	CHECK_INT(keys_lookup(KEY_RIGHT, VIEW_TIMELINE), ==, ACT_RIGHT);
+	CHECK_INT(keys_lookup(KEY_RIGHT, VIEW_INVERTED), ==, ACT_UNFOLD);
+	CHECK_INT(keys_lookup('q', VIEW_SURVIVORS), ==, ACT_QUIT);
+	CHECK_INT(keys_lookup('\r', VIEW_ALLOC), ==, ACT_ENTER);
+	CHECK_INT(keys_lookup('G', VIEW_OVERVIEW), ==, ACT_END);
+	CHECK_INT(keys_lookup('Z', VIEW_ALLOC), ==, ACT_NONE);
+}
+
+/* A binding that an earlier one for the same key and view hides can
+ * never fire, and the help would list a key that does something else. */
+TEST(keys_no_binding_is_shadowed)
+{
+	const struct key_binding *a, *b;
+
+	for (a = key_table; a->act != ACT_NONE; a++)
+		for (b = a + 1; b->act != ACT_NONE; b++) {
+			if (a->key != b->key)
+				continue;
+			if ((!a->views && !b->views) ||
+			    (a->views && b->views && (a->views & b->views)))
+				test_fail(__FILE__, __LINE__,
+					  "key %d is bound twice for the same "
+					  "views (actions %d and %d)",
+					  a->key, a->act, b->act);
+		}
 }
