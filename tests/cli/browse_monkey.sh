@@ -64,13 +64,23 @@ for term in "TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8" "TERM=vt100 LANG=
 	# the overview at 80x24, and quit
 	if $B_TMUX has-session -t browse 2>/dev/null; then
 		$B_TMUX resize-window -t browse -x 80 -y 24
-		$B_TMUX send-keys -t browse Escape Escape Escape 1
-		i=0
-		while ! b_capture | grep -q 'Overview │\|Overview |' && [ $i -lt 6000 ]; do
-			sleep 0.01
+		# wait until it has caught up: no new stamp for half a second
+		# (a bound says "hung" rather than waiting for ever)
+		n=-1 i=0
+		while [ "$n" != "$(wc -l <"$STAMP")" ] && [ $i -lt 240 ]; do
+			n=$(wc -l <"$STAMP")
+			sleep 0.5
 			i=$((i + 1))
 		done
-		b_capture | grep -q 'Overview' || t_fail "the browser does not answer any more (hung?)"
+		b_sent=$(wc -l <"$STAMP")
+		# one key at a time: ESC and what follows it must not read as
+		# one escape sequence
+		b_keys Escape
+		b_keys Escape
+		b_keys Escape
+		b_keys 1
+		b_capture | grep -q 'Overview' ||
+			t_fail "the browser does not answer any more (hung?): $(b_capture)"
 		b_quit
 	else
 		t_fail "the browser died; stderr: $(cat "$T/work/stderr" 2>/dev/null)"
