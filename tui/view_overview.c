@@ -31,6 +31,7 @@ struct overview {
 	struct line *lines;
 	size_t n, alloc;
 	int split; /* column of the right half, 0: none */
+	int width; /* what the names were shortened for */
 	struct list list;
 };
 
@@ -194,10 +195,10 @@ static void ov_draw(struct tui *t, void *st, const struct area *a)
 {
 	struct overview *o = st;
 	size_t i;
-	int split = a->width >= 150 ? a->width / 2 : 0;
 
-	if (!o->built || o->gen != t->m.gen || o->split != split) {
+	if (!o->built || o->gen != t->m.gen || o->width != a->width) {
 		build(t, o, a->width);
+		o->width = a->width;
 		o->gen = t->m.gen;
 		o->built = true;
 	}
