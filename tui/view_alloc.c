@@ -211,20 +211,6 @@ static void drill_add(struct drill *d, size_t *alloc, const char *key,
 	d->n++;
 }
 
-static const struct query_tree_node *path_nodes;
-
-static int path_cmp(const void *x, const void *y)
-{
-	const struct query_tree_node *a = &path_nodes[*(const uint32_t *)x],
-				     *b = &path_nodes[*(const uint32_t *)y];
-
-	if (a->self_bytes != b->self_bytes)
-		return a->self_bytes < b->self_bytes ? 1 : -1;
-	if (a->self_samples != b->self_samples)
-		return a->self_samples < b->self_samples ? 1 : -1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
-}
-
 #define DRILL_PATHS 20
 #define DRILL_TOP   10
 
@@ -235,72 +221,60 @@ static void drill_build(struct tui *t, struct drill *d)
 {
 	static const enum query_group groups[] = {GROUP_CLASS, GROUP_SITE,
 						  GROUP_THREAD};
-	const struct query_tree_node *nodes;
+	const struct query_path *paths;
 	const struct query_row *rows;
-	size_t n, i, alloc = 0, g;
-	uint32_t *ids;
+	size_t n, n_all, i, alloc = 0, g;
 	struct err e;
 	double all;
 
 	err_init(&e);
-	if (query_tree(d->q, false, 0, &nodes, &n, &d->total, &e) < 0) {
-		tui_message(t, true, "cannot build the call paths: %s", e.msg);
+	if (query_paths(d->q, DRILL_PATHS, &paths, &n, &n_all, &d->total,
+			&e) < 0) {
+		tui_message(t, true, "cannot find the call paths: %s", e.msg);
 		return;
 	}
+	/* shares by bytes, or by samples where the kind has no sizes */
 	all = d->total.est_bytes ? (double)d->total.est_bytes
 				 : (double)d->total.samples;
-	ids = xmalloc((n ? n : 1) * sizeof(*ids));
-	{
-		size_t k = 0;
+	drill_add(d, &alloc, "Call paths (allocating frame < callers)", 0, 0,
+		  0, true);
+	for (i = 0; i < n; i++) {
+		const char *f[256];
+		size_t k, nf = query_path_frames(d->q, paths[i].stack, f, 256);
+		char *p = NULL;
+		size_t len = 0, cap = 0;
 
-		for (i = 0; i < n; i++)
-			if (nodes[i].self_samples)
-				ids[k++] = (uint32_t)i;
-		path_nodes = nodes;
-		qsort(ids, k, sizeof(*ids), path_cmp);
-		drill_add(d, &alloc, "Call paths (allocating frame < callers)",
-			  0, 0, 0, true);
-		for (i = 0; i < k && i < DRILL_PATHS; i++) {
-			const struct query_tree_node *nd = &nodes[ids[i]];
-			char *p = NULL;
-			size_t len = 0, cap = 0;
-			uint32_t x;
+		for (k = 0; k < nf && k < 256; k++) {
+			size_t l = strlen(f[k]);
 
-			for (x = ids[i]; x && x != QUERY_TREE_NONE;
-			     x = nodes[x].parent) {
-				size_t l = strlen(nodes[x].label);
-
-				if (len + l + 4 > cap) {
-					cap = (len + l + 4) * 2;
-					p = xrealloc(p, cap);
-				}
-				if (len) {
-					memcpy(p + len, " < ", 3);
-					len += 3;
-				}
-				memcpy(p + len, nodes[x].label, l);
-				len += l;
-				p[len] = '\0';
+			if (len + l + 4 > cap) {
+				cap = (len + l + 4) * 2;
+				p = xrealloc(p, cap);
 			}
-			drill_add(d, &alloc, p ? p : "(no stack)",
-				  nd->self_samples, nd->self_bytes,
-				  all ? (d->total.est_bytes
-						 ? (double)nd->self_bytes
-						 : (double)nd->self_samples) /
-						  all
-				      : 0,
-				  false);
-			free(p);
+			if (len) {
+				memcpy(p + len, " < ", 3);
+				len += 3;
+			}
+			memcpy(p + len, f[k], l);
+			len += l;
+			p[len] = '\0';
 		}
-		if (k > DRILL_PATHS) {
-			char b[64];
-
-			snprintf(b, sizeof(b), "(%zu more paths)",
-				 k - DRILL_PATHS);
-			drill_add(d, &alloc, b, 0, 0, 0, true);
-		}
+		drill_add(d, &alloc, p ? p : "(no stack)", paths[i].samples,
+			  paths[i].est_bytes,
+			  all ? (d->total.est_bytes
+					 ? (double)paths[i].est_bytes
+					 : (double)paths[i].samples) /
+					all
+			      : 0,
+			  false);
+		free(p);
 	}
-	free(ids);
+	if (n_all > n) {
+		char b[64];
+
+		snprintf(b, sizeof(b), "(%zu more paths)", n_all - n);
+		drill_add(d, &alloc, b, 0, 0, 0, true);
+	}
 	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
 		struct query_total tt;
 		char title[64];

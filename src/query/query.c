@@ -462,6 +462,7 @@ void query_free(struct query *q)
 	free(q->g);
 	free(q->key_ok);
 	free(q->rec_info);
+	free(q->paths);
 	query_survivors_free(q);
 	arena_release(&q->names);
 	free(q);
@@ -965,6 +966,129 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	*out = t.nodes;
 	*n_out = t.n;
 	return 0;
+}
+
+/* --- call paths ---------------------------------------------------------- */
+
+/* splitmix64's finaliser over a path's hash and its next frame's */
+static uint64_t path_mix(uint64_t h, uint64_t frame)
+{
+	uint64_t x = h + frame * 0x9e3779b97f4a7c15ull + 1;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+	const struct query_path *x = a, *y = b;
+
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes < y->est_bytes ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+int query_paths(struct query *q, size_t max, const struct query_path **out,
+		size_t *n_out, size_t *n_all, struct query_total *total,
+		struct err *e)
+{
+	struct query_path *acc = NULL;
+	struct {
+		uint64_t samples;
+		int64_t bytes;
+	} *self = xcalloc(q->n_nodes, sizeof(*self));
+	uint64_t *h, i;
+	struct u64map idx;
+	size_t n = 0, alloc = 0;
+	uint32_t k;
+
+	(void)e;
+	total_init(total);
+	for (i = q->lo; i < q->hi; i++) {
+		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+
+		if (!query_sample_ok(q, i))
+			continue;
+		self[q->sm.node[i]].samples++;
+		self[q->sm.node[i]].bytes =
+			add_wrap(self[q->sm.node[i]].bytes, bytes);
+		total_add(total, q->sm.time_ns[i], bytes);
+	}
+	/* a path's hash from its parent's (parents come first) and the
+	 * text of its frame: overloads of a method on one line print the
+	 * same, and a list that shows them twice looks broken */
+	{
+		uint64_t *site_h = xmalloc(q->n_sites * sizeof(*site_h));
+		uint32_t st;
+
+		for (st = 0; st < q->n_sites; st++) {
+			const char *c = q->site_names[st];
+			uint64_t x = 0xcbf29ce484222325ull;
+
+			for (; *c; c++)
+				x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
+			site_h[st] = x;
+		}
+		h = xmalloc(q->n_nodes * sizeof(*h));
+		h[0] = 0;
+		for (k = 1; k < q->n_nodes; k++)
+			h[k] = path_mix(h[q->nodes[k].parent],
+					site_h[q->node_site[k]]);
+		free(site_h);
+	}
+	u64map_init(&idx);
+	for (k = 0; k < q->n_nodes; k++) {
+		uint64_t *slot;
+		bool added;
+
+		if (!self[k].samples)
+			continue;
+		slot = u64map_put(&idx, h[k], n, &added);
+		if (added) {
+			if (n == alloc) {
+				alloc = alloc ? alloc * 2 : 256;
+				acc = xreallocarray(acc, alloc, sizeof(*acc));
+			}
+			acc[n].stack = k;
+			acc[n].samples = 0;
+			acc[n].est_bytes = 0;
+			n++;
+		}
+		acc[*slot].samples += self[k].samples;
+		acc[*slot].est_bytes =
+			add_wrap(acc[*slot].est_bytes, self[k].bytes);
+	}
+	u64map_release(&idx);
+	free(h);
+	free(self);
+	if (n > 1)
+		qsort(acc, n, sizeof(*acc), path_cmp);
+	*n_all = n;
+	if (n > max)
+		n = max;
+	free(q->paths);
+	q->paths = acc;
+	*out = acc;
+	*n_out = n;
+	return 0;
+}
+
+size_t query_path_frames(const struct query *q, uint32_t stack,
+			 const char **labels, size_t max)
+{
+	size_t n = 0;
+
+	if (stack >= q->n_nodes)
+		return 0;
+	for (; stack; stack = q->nodes[stack].parent, n++)
+		if (n < max)
+			labels[n] = q->site_names[q->node_site[stack]];
+	return n;
 }
 
 /* --- time --------------------------------------------------------------------- */

@@ -141,6 +141,34 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **nodes, size_t *n_nodes,
 	       struct query_total *total, struct err *e);
 
+/*
+ * Call paths: the distinct stacks of the filtered samples, heaviest
+ * first, without building a tree.  Stacks whose frames print the same
+ * (class.method:line, as query_tree() labels them) from the allocating
+ * frame out are one path, overloads of a method on one line included
+ * (paths are told apart by a 64-bit hash of that text; a collision
+ * would merge two).  At
+ * most max paths are returned, sorted by est_bytes, then samples;
+ * *n_all says how many there are.  *out is owned by q, valid until the
+ * next call or query_free().
+ */
+struct query_path {
+	uint32_t stack; /* one stack of the path: for query_path_frames() */
+	uint64_t samples;
+	int64_t est_bytes;
+};
+
+int query_paths(struct query *q, size_t max, const struct query_path **out,
+		size_t *n, size_t *n_all, struct query_total *total,
+		struct err *e);
+
+/* The frames of a path's stack as query_tree() labels them, from the
+ * allocating frame out to the outermost caller, into labels[0..max-1]
+ * (borrowed from q).  Returns the number of frames, which may be more
+ * than max; 0 for samples without a stack. */
+size_t query_path_frames(const struct query *q, uint32_t stack,
+			 const char **labels, size_t max);
+
 /* --- time --------------------------------------------------------------------- */
 
 struct query_bucket {

@@ -49,6 +49,7 @@ struct query {
 	/* options.key: a verdict per group of key_by (NULL: no key) */
 	unsigned char *key_ok;
 	struct query_recording *rec_info; /* query_recordings(), lazily */
+	struct query_path *paths;	  /* query_paths()' results */
 };
 
 void query_survivors_free(struct query *q);

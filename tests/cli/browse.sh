@@ -96,6 +96,16 @@ b_capture | grep -q "site = $key" || t_fail "status line does not name $key"
 cli top "$S" --by class --csv --include 'HeapWorkload\.hugeArray' >"$T/work/drill.csv"
 n=$(sed -n 2p "$T/work/drill.csv" | cut -d, -f2)
 b_capture | grep -qE " $n .* int\[\]\$" || t_fail "the drill-down's class row is not $n samples of int[]"
+# its call path, from heapsift tree: the stack with self samples, the
+# frames turned round (the tree goes from the outermost caller in)
+cli tree "$S" --csv --depth 0 --min-share 0 --include 'HeapWorkload\.hugeArray' |
+	awk -F, 'NR > 1 && $8 > 0 { n = split($1, f, ";"); p = f[n]
+		for (i = n - 1; i > 0; i--) p = p " < " f[i]; print $8 " " p }' >"$T/work/paths"
+[ "$(wc -l <"$T/work/paths")" = 1 ] || t_fail "expected one call path: $(cat "$T/work/paths")"
+got=$(b_capture | awk '/Call paths/ && !seen { seen = 1; getline; print $4 }')
+want=$(cut -d' ' -f1 "$T/work/paths")
+[ "$got" = "$want" ] || t_fail "the call path has $got samples, heapsift tree says $want"
+b_capture | grep -qxF "$(cut -d' ' -f2- "$T/work/paths")" || t_fail "the detail line is not the path $(cut -d' ' -f2- "$T/work/paths")"
 b_keys Escape
 b_capture | grep -q "by site, sort bytes" || t_fail "Esc did not step back"
 t_end

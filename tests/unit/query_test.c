@@ -249,3 +249,65 @@ TEST(query_recordings_facts_and_counts)
 		rmdir(dir);
 	}
 }
+
+TEST(query_paths_merge_stacks_with_the_same_sites)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_path *p;
+	const char *f[4];
+	struct query_total t;
+	size_t n, all;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK(query_paths(q, 10, &p, &n, &all, &t, &e) == 0);
+	CHECK_UINT(n, ==, 4);
+	CHECK_UINT(all, ==, 4);
+	CHECK_UINT(t.samples, ==, 5);
+	/* (no stack) 1600; both overloads of Foo.alloc:10 from Main.run:5,
+	 * 100 + 800; Bar.make:20 400; Foo.alloc:10 from Other.call:7 200 */
+	CHECK_INT(p[0].est_bytes, ==, 1600);
+	CHECK_UINT(query_path_frames(q, p[0].stack, f, 4), ==, 0);
+	CHECK_INT(p[1].est_bytes, ==, 900);
+	CHECK_UINT(p[1].samples, ==, 2);
+	CHECK_UINT(query_path_frames(q, p[1].stack, f, 4), ==, 2);
+	CHECK_STR(f[0], "Foo.alloc:10");
+	CHECK_STR(f[1], "Main.run:5");
+	CHECK_INT(p[2].est_bytes, ==, 400);
+	CHECK_UINT(query_path_frames(q, p[2].stack, f, 1), ==, 2);
+	CHECK_STR(f[0], "Bar.make:20");
+	CHECK_INT(p[3].est_bytes, ==, 200);
+	CHECK_UINT(query_path_frames(q, p[3].stack, f, 4), ==, 2);
+	CHECK_STR(f[1], "Other.call:7");
+	/* at most max; all still counts every path */
+	CHECK(query_paths(q, 2, &p, &n, &all, &t, &e) == 0);
+	CHECK_UINT(n, ==, 2);
+	CHECK_UINT(all, ==, 4);
+	query_free(q);
+	/* under a drill-down key: only main's paths */
+	o.key = "main";
+	o.key_by = GROUP_THREAD;
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK(query_paths(q, 10, &p, &n, &all, &t, &e) == 0);
+	CHECK_UINT(n, ==, 2);
+	CHECK_INT(p[0].est_bytes, ==, 400);
+	CHECK_INT(p[1].est_bytes, ==, 100);
+	query_free(q);
+	store_close(s);
+	{
+		char path[160];
+
+		snprintf(path, sizeof(path), "%s/q.hsdb", dir);
+		unlink(path);
+		rmdir(dir);
+	}
+}
