@@ -228,16 +228,16 @@ static void drill_build(struct tui *t, struct drill *d)
 	double all;
 
 	err_init(&e);
-	if (query_paths(d->q, DRILL_PATHS, &paths, &n, &n_all, &d->total,
-			&e) < 0) {
+	if (query_paths(d->q, DRILL_PATHS, &paths, &n, &n_all, &d->total, &e) <
+	    0) {
 		tui_message(t, true, "cannot find the call paths: %s", e.msg);
 		return;
 	}
 	/* shares by bytes, or by samples where the kind has no sizes */
 	all = d->total.est_bytes ? (double)d->total.est_bytes
 				 : (double)d->total.samples;
-	drill_add(d, &alloc, "Call paths (allocating frame < callers)", 0, 0,
-		  0, true);
+	drill_add(d, &alloc, "Call paths (allocating frame < callers)", 0, 0, 0,
+		  true);
 	for (i = 0; i < n; i++) {
 		const char *f[256];
 		size_t k, nf = query_path_frames(d->q, paths[i].stack, f, 256);
@@ -264,7 +264,7 @@ static void drill_build(struct tui *t, struct drill *d)
 			  all ? (d->total.est_bytes
 					 ? (double)paths[i].est_bytes
 					 : (double)paths[i].samples) /
-					all
+					  all
 			      : 0,
 			  false);
 		free(p);
