@@ -318,6 +318,21 @@ b_keys Escape
 b_quit
 t_end
 
+t_begin "300x100 every view fills the screen"
+b_start 300 100 $UTF -- "$S"
+for v in 1 2 3 4 5 6 7; do
+	b_keys "$v"
+	b_capture >"$T/work/big"
+	[ "$(wc -l <"$T/work/big")" = 100 ] || t_fail "view $v: $(wc -l <"$T/work/big") rows, not 100"
+	sed -n 99p "$T/work/big" | grep -q 'time all' || t_fail "view $v: no status line on row 99"
+	head -n 1 "$T/work/big" | grep -q '7 Code heaps  *heapsift: leak.hsdb$' || t_fail "view $v: tabs or title wrong"
+done
+b_keys 3 E
+b_capture | awk 'NR > 2 && NR < 98 && NF == 0 { bad = 1 } END { exit bad }' ||
+	t_fail "the expanded tree does not fill 300x100"
+b_quit
+t_end
+
 t_begin "no colour and ASCII: NO_COLOR, TERM=vt100, LANG=C"
 b_start 80 24 TERM=vt100 LANG=C LC_ALL=C NO_COLOR=1 -- "$S"
 b_screen overview-ascii-80x24
