@@ -678,6 +678,11 @@ int tui_browse(struct store *s, const char *name, struct err *e)
 			fprintf(l->stamp, "%lu %lld %lld\n", ++l->seq,
 				(long long)t0, (long long)now_ns());
 			fflush(l->stamp);
+			/* the same number as the terminal's title, after the
+			 * screen's bytes: a terminal (tmux) that shows it has
+			 * drawn everything before it */
+			printf("\033]2;hs-browse-%lu\033\\", l->seq);
+			fflush(stdout);
 		}
 	}
 	screen_end();

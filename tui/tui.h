@@ -19,7 +19,9 @@ struct store;
  *
  * HEAPSIFT_BROWSE_STAMP, when set, names a file to which one line
  * "SEQ KEY_NS DRAWN_NS" is appended after every redraw that followed a
- * key (CLOCK_MONOTONIC): what `make bench` measures.
+ * key (CLOCK_MONOTONIC): what `make bench` measures; the terminal's
+ * title is then set to "hs-browse-SEQ", after the screen's bytes, so
+ * that a test knows when the terminal has drawn them.
  */
 int tui_browse(struct store *s, const char *name, struct err *e);
 

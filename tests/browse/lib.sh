@@ -36,20 +36,28 @@ trap b_cleanup EXIT INT TERM
 
 b_capture() { $B_TMUX capture-pane -p -t browse 2>/dev/null; }
 
-# Wait until the stamp file has $b_sent lines, then until the screen is
-# the same three times in a row.  A browser that never gets there has
+# Wait until tmux has drawn the screen of the $b_sent-th key (the pane
+# title says which), then until the screen is the same three times in a
+# row.  A browser that never gets there has
 # hung or died: after a generous bound, say so.
 b_settle() {
 	i=0
-	while [ "$(wc -l <"$STAMP" 2>/dev/null || echo 0)" -lt "$b_sent" ]; do
+	while [ "$(b_drawn)" -lt "$b_sent" ]; do
 		i=$((i + 1))
 		if [ $i -gt 3000 ] || ! $B_TMUX has-session -t browse 2>/dev/null; then
-			t_fail "browser stopped handling keys ($(wc -l <"$STAMP") of $b_sent handled)"
+			t_fail "browser stopped handling keys ($(wc -l <"$STAMP") of $b_sent handled, $(b_drawn) drawn)"
 			return 1
 		fi
 		sleep 0.01
 	done
 	b_wait_stable
+}
+
+# The last key whose screen tmux has drawn: the browser sets the pane's
+# title to hs-browse-SEQ after the screen's bytes (HEAPSIFT_BROWSE_STAMP).
+b_drawn() {
+	n=$($B_TMUX display -p -t browse '#{pane_title}' 2>/dev/null | sed -n 's/^hs-browse-\([0-9]*\)$/\1/p')
+	echo "${n:-0}"
 }
 
 b_wait_stable() {
@@ -120,10 +128,10 @@ b_type() {
 # A resize reaches the browser as a KEY_RESIZE (or a few, coalesced):
 # wait until one more key was handled, then for the screen.
 b_resize() {
-	before=$(wc -l <"$STAMP")
+	before=$(b_drawn)
 	$B_TMUX resize-window -t browse -x "$1" -y "$2"
 	i=0
-	while [ "$(wc -l <"$STAMP")" -le "$before" ] && [ $i -lt 3000 ]; do
+	while [ "$(b_drawn)" -le "$before" ] && [ $i -lt 3000 ]; do
 		sleep 0.01
 		i=$((i + 1))
 	done
@@ -136,7 +144,7 @@ b_resize() {
 # release, 64 wheel up, 65 wheel down.  Then wait for one more handled
 # event and a still screen.
 b_mouse() {
-	before=$(wc -l <"$STAMP")
+	before=$(b_drawn)
 	seq=
 	while [ $# -ge 3 ]; do
 		seq="$seq$(printf '\033[M%b%b%b' "\\0$(printf %o $((32 + $1)))" \
@@ -145,7 +153,7 @@ b_mouse() {
 	done
 	$B_TMUX send-keys -t browse -l "$seq"
 	i=0
-	while [ "$(wc -l <"$STAMP")" -le "$before" ] && [ $i -lt 3000 ]; do
+	while [ "$(b_drawn)" -le "$before" ] && [ $i -lt 3000 ]; do
 		sleep 0.01
 		i=$((i + 1))
 	done
