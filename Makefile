@@ -52,7 +52,7 @@ $(BUILD)/config.mk: build-aux/deps.sh
 # Everything but the CLI's main() goes into a static library that the
 # binary, the unit tests and (later) the fuzz harnesses link.
 LIB_SRC := $(wildcard src/util/*.c src/input/*.c src/store/*.c src/query/*.c \
-	formats/*/*.c importers/*.c) \
+	formats/*/*.c importers/*.c tui/*.c) \
 	$(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
 MAIN_SRC := src/cli/main.c
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -187,11 +187,13 @@ $(BUILD)/tests/bench/%.o: HS_CFLAGS += -Wno-missing-prototypes
 bench: $(BIN) $(BUILD)/store-bench
 	@tests/bench/jfr_bench.sh
 	@STORE_BENCH=$(BUILD)/store-bench tests/bench/store_bench.sh
+	@STORE_BENCH=$(BUILD)/store-bench tests/bench/browse_bench.sh
 	@tests/bench/agent_bench.sh
 	@tests/bench/codeheap_bench.sh
 
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
+	@HEAPSIFT=$(abspath $(BIN)) BROWSE_UPDATE=1 sh tests/cli/browse.sh | tail -n 1
 
 # Layering (STYLE.md): codecs stand alone, the TUI sees only the query API.
 layering:

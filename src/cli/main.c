@@ -27,6 +27,8 @@ const struct command command_table[] = {
 	{"survivors", cmd_survivors,
 	 "CASE.hsdb [--by=GROUP] [--bucket=DURATION] [--leaks] [--csv]",
 	 "live objects over time by site or class; leak suspects"},
+	{"browse", cmd_browse, "CASE.hsdb | INPUT...",
+	 "browse a store (or inputs, imported into a cache) in the terminal"},
 	{"codeheap", cmd_codeheap,
 	 "CASE.hsdb [--heap=NAME] [--map=FLAVOUR] [--csv] [--granules]",
 	 "JIT code heaps: facts, granule maps, two snapshots compared"},

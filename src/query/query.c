@@ -234,6 +234,91 @@ static int build_sites(struct query *q, struct err *e)
 	return 0;
 }
 
+/* The group of sample i under by, numbered as query_top() numbers its
+ * accumulators: one past the last class or thread for "none". */
+static inline size_t group_of(const struct query *q, enum query_group by,
+			      uint64_t i)
+{
+	const struct store_samples *sm = &q->sm;
+
+	switch (by) {
+	case GROUP_CLASS:
+		return sm->cls[i] == STORE_NONE ? q->n_classes : sm->cls[i];
+	case GROUP_SITE:
+		return q->node_site[sm->node[i]];
+	case GROUP_APP_SITE:
+		return q->node_app[sm->node[i]];
+	case GROUP_THREAD:
+		return sm->thread[i] == STORE_NONE ? q->n_threads
+						   : sm->thread[i];
+	default:
+		return sm->recording[i];
+	}
+}
+
+static size_t group_count(const struct query *q, enum query_group by)
+{
+	switch (by) {
+	case GROUP_CLASS:
+		return (size_t)q->n_classes + 1; /* + "unknown" */
+	case GROUP_SITE:
+	case GROUP_APP_SITE:
+		return q->n_sites;
+	case GROUP_THREAD:
+		return (size_t)q->n_threads + 1;
+	default:
+		return q->n_recs;
+	}
+}
+
+/* The key query_top() gives group g under by, into b. */
+static void group_key(const struct query *q, enum query_group by, size_t g,
+		      struct buf *b)
+{
+	buf_reset(b);
+	switch (by) {
+	case GROUP_CLASS:
+		buf_adds(b, g == q->n_classes
+				    ? "(unknown class)"
+				    : store_str(q->s, q->classes[g].display));
+		break;
+	case GROUP_SITE:
+	case GROUP_APP_SITE:
+		buf_adds(b, q->site_names[g]);
+		break;
+	case GROUP_THREAD:
+		buf_adds(b, g == q->n_threads
+				    ? "(no thread)"
+				    : store_str(q->s, q->threads[g].name));
+		break;
+	default:
+		buf_addf(b, "%zu: %s", g, store_str(q->s, q->recs[g].source));
+	}
+}
+
+/* options.key: a verdict per group, by name, so that two groups that
+ * print the same (overloads of one method, one line) are both kept. */
+static void build_key_filter(struct query *q)
+{
+	enum query_group by = (enum query_group)q->o.key_by;
+	size_t n, g;
+	struct buf b = BUF_INIT;
+
+	if (!q->o.key)
+		return;
+	if (by < GROUP_CLASS || by > GROUP_RECORDING)
+		by = GROUP_CLASS;
+	q->o.key_by = (int)by;
+	n = group_count(q, by);
+	q->key_ok = xcalloc(n ? n : 1, 1);
+	for (g = 0; g < n; g++) {
+		group_key(q, by, g, &b);
+		q->key_ok[g] = !strcmp(b.data, q->o.key);
+	}
+	buf_release(&b);
+	q->o.key = NULL; /* borrowed only until query_open() returns */
+}
+
 int query_open(struct store *s, const struct query_options *o,
 	       struct query **out, struct err *e)
 {
@@ -348,8 +433,9 @@ int query_open(struct store *s, const struct query_options *o,
 	inc = exc = NULL;
 	if (build_sites(q, e) < 0)
 		goto fail;
+	build_key_filter(q);
 	q->filtered = o->class_re || o->thread_re || o->include_re ||
-		      o->exclude_re || o->recording >= 0;
+		      o->exclude_re || o->recording >= 0 || q->key_ok;
 	*out = q;
 	return 0;
 fail:
@@ -374,6 +460,9 @@ void query_free(struct query *q)
 	free(q->tree);
 	free(q->buckets);
 	free(q->g);
+	free(q->key_ok);
+	free(q->rec_info);
+	free(q->paths);
 	query_survivors_free(q);
 	arena_release(&q->names);
 	free(q);
@@ -428,20 +517,7 @@ int query_top(struct query *q, enum query_group by,
 	double per = objects_per_sample(q->kind);
 
 	(void)e;
-	switch (by) {
-	case GROUP_CLASS:
-		n_groups = (size_t)q->n_classes + 1; /* + "unknown" */
-		break;
-	case GROUP_SITE:
-	case GROUP_APP_SITE:
-		n_groups = q->n_sites;
-		break;
-	case GROUP_THREAD:
-		n_groups = (size_t)q->n_threads + 1;
-		break;
-	default:
-		n_groups = q->n_recs;
-	}
+	n_groups = group_count(q, by);
 	if (n_groups > q->g_alloc) {
 		q->g = xreallocarray(q->g, n_groups, sizeof(*q->g));
 		q->rows = xreallocarray(q->rows, n_groups, sizeof(*q->rows));
@@ -589,7 +665,42 @@ bool query_sample_ok(const struct query *q, uint64_t i)
 	       (cls == STORE_NONE ? !q->o.class_re : q->class_ok[cls]) &&
 	       (th == STORE_NONE ? !q->o.thread_re : q->thread_ok[th]) &&
 	       (q->o.recording < 0 ||
-		sm->recording[i] == (uint64_t)q->o.recording);
+		sm->recording[i] == (uint64_t)q->o.recording) &&
+	       (!q->key_ok ||
+		q->key_ok[group_of(q, (enum query_group)q->o.key_by, i)]);
+}
+
+void query_recordings(struct query *q, const struct query_recording **out,
+		      size_t *n)
+{
+	uint64_t i;
+	uint32_t r;
+
+	if (!q->rec_info) {
+		q->rec_info = xcalloc(q->n_recs ? q->n_recs : 1,
+				      sizeof(*q->rec_info));
+		for (r = 0; r < q->n_recs; r++) {
+			const struct store_recording *sr = &q->recs[r];
+			struct query_recording *x = &q->rec_info[r];
+
+			x->source = store_str(q->s, sr->source);
+			x->format = store_str(q->s, sr->format);
+			x->jvm_name = store_str(q->s, sr->jvm_name);
+			x->jvm_version = store_str(q->s, sr->jvm_version);
+			x->start_ns = sr->start_ns;
+			x->end_ns = sr->end_ns;
+			x->n_chunks = sr->n_chunks;
+			x->bytes_skipped = sr->bytes_skipped;
+		}
+		/* the reader checked every sample's recording index */
+		for (i = 0; i < q->sm.n; i++)
+			if (q->sm.recording[i] < q->n_recs &&
+			    q->sm.kind[i] < SAMPLE__COUNT)
+				q->rec_info[q->sm.recording[i]]
+					.samples[q->sm.kind[i]]++;
+	}
+	*out = q->rec_info;
+	*n = q->n_recs;
 }
 
 static void total_add(struct query_total *t, int64_t time, int64_t bytes)
@@ -855,6 +966,129 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	*out = t.nodes;
 	*n_out = t.n;
 	return 0;
+}
+
+/* --- call paths ---------------------------------------------------------- */
+
+/* splitmix64's finaliser over a path's hash and its next frame's */
+static uint64_t path_mix(uint64_t h, uint64_t frame)
+{
+	uint64_t x = h + frame * 0x9e3779b97f4a7c15ull + 1;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+	const struct query_path *x = a, *y = b;
+
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes < y->est_bytes ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+int query_paths(struct query *q, size_t max, const struct query_path **out,
+		size_t *n_out, size_t *n_all, struct query_total *total,
+		struct err *e)
+{
+	struct query_path *acc = NULL;
+	struct {
+		uint64_t samples;
+		int64_t bytes;
+	} *self = xcalloc(q->n_nodes, sizeof(*self));
+	uint64_t *h, i;
+	struct u64map idx;
+	size_t n = 0, alloc = 0;
+	uint32_t k;
+
+	(void)e;
+	total_init(total);
+	for (i = q->lo; i < q->hi; i++) {
+		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+
+		if (!query_sample_ok(q, i))
+			continue;
+		self[q->sm.node[i]].samples++;
+		self[q->sm.node[i]].bytes =
+			add_wrap(self[q->sm.node[i]].bytes, bytes);
+		total_add(total, q->sm.time_ns[i], bytes);
+	}
+	/* a path's hash from its parent's (parents come first) and the
+	 * text of its frame: overloads of a method on one line print the
+	 * same, and a list that shows them twice looks broken */
+	{
+		uint64_t *site_h = xmalloc(q->n_sites * sizeof(*site_h));
+		uint32_t st;
+
+		for (st = 0; st < q->n_sites; st++) {
+			const char *c = q->site_names[st];
+			uint64_t x = 0xcbf29ce484222325ull;
+
+			for (; *c; c++)
+				x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
+			site_h[st] = x;
+		}
+		h = xmalloc(q->n_nodes * sizeof(*h));
+		h[0] = 0;
+		for (k = 1; k < q->n_nodes; k++)
+			h[k] = path_mix(h[q->nodes[k].parent],
+					site_h[q->node_site[k]]);
+		free(site_h);
+	}
+	u64map_init(&idx);
+	for (k = 0; k < q->n_nodes; k++) {
+		uint64_t *slot;
+		bool added;
+
+		if (!self[k].samples)
+			continue;
+		slot = u64map_put(&idx, h[k], n, &added);
+		if (added) {
+			if (n == alloc) {
+				alloc = alloc ? alloc * 2 : 256;
+				acc = xreallocarray(acc, alloc, sizeof(*acc));
+			}
+			acc[n].stack = k;
+			acc[n].samples = 0;
+			acc[n].est_bytes = 0;
+			n++;
+		}
+		acc[*slot].samples += self[k].samples;
+		acc[*slot].est_bytes =
+			add_wrap(acc[*slot].est_bytes, self[k].bytes);
+	}
+	u64map_release(&idx);
+	free(h);
+	free(self);
+	if (n > 1)
+		qsort(acc, n, sizeof(*acc), path_cmp);
+	*n_all = n;
+	if (n > max)
+		n = max;
+	free(q->paths);
+	q->paths = acc;
+	*out = acc;
+	*n_out = n;
+	return 0;
+}
+
+size_t query_path_frames(const struct query *q, uint32_t stack,
+			 const char **labels, size_t max)
+{
+	size_t n = 0;
+
+	if (stack >= q->n_nodes)
+		return 0;
+	for (; stack; stack = q->nodes[stack].parent, n++)
+		if (n < max)
+			labels[n] = q->site_names[q->node_site[stack]];
+	return n;
 }
 
 /* --- time --------------------------------------------------------------------- */

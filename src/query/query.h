@@ -38,6 +38,13 @@ struct query_options {
 	const char *exclude_re; /* no frame's class.method may match */
 	const char *library_re; /* frames skipped when looking for app-site;
 				   NULL: QUERY_LIBRARY_DEFAULT */
+	/* A drill-down: only the samples whose key under key_by is exactly
+	 * key, as query_top() names it (a row's key: "(no stack)",
+	 * "(unknown class)", "3: rec.jfr" included).  NULL: no such filter.
+	 * Borrowed until query_open() returns; key_by is an enum
+	 * query_group. */
+	const char *key;
+	int key_by;
 };
 
 void query_options_init(struct query_options *o);
@@ -90,6 +97,23 @@ int query_top(struct query *q, enum query_group by,
 const char *query_group_name(enum query_group g);
 bool query_group_parse(const char *s, enum query_group *g);
 
+/* What a store says about one of its recordings (heapsift info's
+ * facts), for overviews.  Strings are borrowed from the store, "" when
+ * absent; samples[] counts every sample of each kind, whatever the
+ * filters. */
+struct query_recording {
+	const char *source, *format, *jvm_name, *jvm_version;
+	int64_t start_ns, end_ns;
+	uint32_t n_chunks;
+	uint64_t bytes_skipped; /* damaged or unfinished input not imported */
+	uint64_t samples[SAMPLE__COUNT];
+};
+
+/* The store's recordings, in store order.  *out is owned by q and
+ * valid until query_free(); one pass over the samples the first time. */
+void query_recordings(struct query *q, const struct query_recording **out,
+		      size_t *n);
+
 /* --- trees ------------------------------------------------------------------ */
 
 /* A node of the call tree or of the inverted tree.  Index 0 is the root
@@ -116,6 +140,34 @@ struct query_tree_node {
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **nodes, size_t *n_nodes,
 	       struct query_total *total, struct err *e);
+
+/*
+ * Call paths: the distinct stacks of the filtered samples, heaviest
+ * first, without building a tree.  Stacks whose frames print the same
+ * (class.method:line, as query_tree() labels them) from the allocating
+ * frame out are one path, overloads of a method on one line included
+ * (paths are told apart by a 64-bit hash of that text; a collision
+ * would merge two).  At
+ * most max paths are returned, sorted by est_bytes, then samples;
+ * *n_all says how many there are.  *out is owned by q, valid until the
+ * next call or query_free().
+ */
+struct query_path {
+	uint32_t stack; /* one stack of the path: for query_path_frames() */
+	uint64_t samples;
+	int64_t est_bytes;
+};
+
+int query_paths(struct query *q, size_t max, const struct query_path **out,
+		size_t *n, size_t *n_all, struct query_total *total,
+		struct err *e);
+
+/* The frames of a path's stack as query_tree() labels them, from the
+ * allocating frame out to the outermost caller, into labels[0..max-1]
+ * (borrowed from q).  Returns the number of frames, which may be more
+ * than max; 0 for samples without a stack. */
+size_t query_path_frames(const struct query *q, uint32_t stack,
+			 const char **labels, size_t max);
 
 /* --- time --------------------------------------------------------------------- */
 

@@ -46,6 +46,10 @@ struct query {
 	struct acc *g; /* per group: together, one cache line an update */
 	size_t g_alloc;
 	struct survivors_state *surv; /* survivors.c's results */
+	/* options.key: a verdict per group of key_by (NULL: no key) */
+	unsigned char *key_ok;
+	struct query_recording *rec_info; /* query_recordings(), lazily */
+	struct query_path *paths;	  /* query_paths()' results */
 };
 
 void query_survivors_free(struct query *q);

@@ -1,0 +1,234 @@
+/*
+ * heapsift browse: the ncurses browser (tui/) on a store, or on inputs
+ * imported first into a cache store.  The cache follows XDG
+ * ($XDG_CACHE_HOME/heapsift, else ~/.cache/heapsift); a store there is
+ * named by a hash of the inputs' absolute paths, sizes and modification
+ * times, so it is reused while they are unchanged and a changed input
+ * makes a new one.  The import is `heapsift import`'s own, progress and
+ * warnings included.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/view.h"
+#include "store/store.h"
+#include "tui/tui.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static const char browse_help[] =
+	"usage: heapsift browse CASE.hsdb\n"
+	"       heapsift browse INPUT...\n"
+	"\n"
+	"Browse a store in the terminal: overview, allocations by class,\n"
+	"site, app-site, thread or recording with drill-down, the call tree\n"
+	"and the inverted tree, the timeline (select a time range there and\n"
+	"every view shows only it), survivors and leak suspects.  Press ? in\n"
+	"the browser for every key.\n"
+	"\n"
+	"Given inputs (recordings, bundles: anything heapsift import reads)\n"
+	"instead of a store, imports them first into a cache store in\n"
+	"$XDG_CACHE_HOME/heapsift (default ~/.cache/heapsift), reused while\n"
+	"the inputs' paths, sizes and modification times are unchanged.\n"
+	"\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Environment: NO_COLOR turns colours off; a locale that is not UTF-8\n"
+	"gives ASCII bars and lines.\n";
+
+static bool is_store(const char *path)
+{
+	char magic[STORE_MAGIC_LEN];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	      !memcmp(magic, STORE_MAGIC, STORE_MAGIC_LEN);
+	fclose(f);
+	return yes;
+}
+
+/* The cache folder, made (0700) when missing; NULL after a message. */
+static char *cache_dir(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	/* XDG: a relative path is invalid and must be ignored */
+	if (x && x[0] == '/')
+		buf_addf(&b, "%s/heapsift", x);
+	else if (home && *home)
+		buf_addf(&b, "%s/.cache/heapsift", home);
+	else {
+		fprintf(stderr, "heapsift browse: error: neither "
+				"XDG_CACHE_HOME nor HOME is set: no place "
+				"for the cache store; import with heapsift "
+				"import -o CASE.hsdb and browse that\n");
+		buf_release(&b);
+		return NULL;
+	}
+	for (i = 1; i <= b.len; i++)
+		if (i == b.len || b.data[i] == '/') {
+			char c = b.data[i];
+
+			b.data[i] = '\0';
+			if (mkdir(b.data, 0700) < 0 && errno != EEXIST) {
+				fprintf(stderr,
+					"heapsift browse: error: cannot make "
+					"the cache folder %s: %s\n",
+					b.data, strerror(errno));
+				buf_release(&b);
+				return NULL;
+			}
+			b.data[i] = c;
+		}
+	return buf_detach(&b, NULL);
+}
+
+/* FNV-1a: the name must be the same in every run, and hash_bytes() is
+ * seeded per process (against hostile keys, no concern here). */
+static uint64_t fnv1a(const char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--) {
+		h ^= (unsigned char)*p++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* The cache store's path for these inputs; NULL after a message. */
+static char *cache_path(int n, char **inputs)
+{
+	struct buf key = BUF_INIT, path = BUF_INIT;
+	char *dir;
+	int i;
+
+	/* a new heapsift or store format makes a new cache store */
+	buf_addf(&key, "heapsift %s store %u.%u\n", HS_VERSION,
+		 (unsigned)STORE_MAJOR, (unsigned)STORE_MINOR);
+	for (i = 0; i < n; i++) {
+		char real[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(inputs[i], "-")) {
+			fprintf(stderr,
+				"heapsift browse: error: standard input "
+				"cannot be cached; heapsift import -o "
+				"CASE.hsdb - and browse CASE.hsdb\n");
+			buf_release(&key);
+			return NULL;
+		}
+		if (!realpath(inputs[i], real) || stat(real, &st) < 0) {
+			fprintf(stderr, "heapsift browse: error: %s: %s\n",
+				inputs[i], strerror(errno));
+			buf_release(&key);
+			return NULL;
+		}
+		buf_addf(&key, "%s\n%lld %lld.%09ld\n", real,
+			 (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			 st.st_mtim.tv_nsec);
+	}
+	dir = cache_dir();
+	if (!dir) {
+		buf_release(&key);
+		return NULL;
+	}
+	buf_addf(&path, "%s/%016llx.hsdb", dir,
+		 (unsigned long long)fnv1a(key.data, key.len));
+	free(dir);
+	buf_release(&key);
+	return buf_detach(&path, NULL);
+}
+
+/* Import the inputs into path with heapsift import; the exit status. */
+static int import_into(const char *path, int n, char **inputs)
+{
+	char **args = xcalloc((size_t)n + 4, sizeof(char *));
+	int i, rc;
+
+	args[0] = (char *)"import";
+	args[1] = (char *)"-o";
+	args[2] = (char *)path;
+	for (i = 0; i < n; i++)
+		args[3 + i] = inputs[i];
+	fprintf(stderr, "heapsift browse: importing into %s\n", path);
+	rc = cmd_import(n + 3, args);
+	free(args);
+	return rc;
+}
+
+int cmd_browse(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct store *s;
+	struct err e;
+	char *cached = NULL;
+	const char *path, *name;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(browse_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		default:
+			return cli_getopt_error("browse", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("browse",
+				       "give a store or the inputs to import");
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return cli_usage_error("browse", "needs a terminal; the other "
+						 "commands print to pipes");
+	if (argc - optind == 1 && is_store(argv[optind])) {
+		path = argv[optind];
+	} else {
+		struct stat st;
+
+		cached = cache_path(argc - optind, argv + optind);
+		if (!cached)
+			return EXIT_ERROR;
+		if (stat(cached, &st) == 0) {
+			fprintf(stderr, "heapsift browse: using %s\n", cached);
+		} else {
+			rc = import_into(cached, argc - optind, argv + optind);
+			if (rc != EXIT_OK && rc != EXIT_WARNED) {
+				free(cached);
+				return rc;
+			}
+		}
+		path = cached;
+	}
+	name = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1
+					  : argv[optind];
+	err_init(&e);
+	if (store_open(path, &s, &e) < 0) {
+		view_error("browse", &e);
+		free(cached);
+		return EXIT_ERROR;
+	}
+	rc = tui_browse(s, name, &e) < 0 ? EXIT_ERROR : EXIT_OK;
+	if (rc != EXIT_OK)
+		view_error("browse", &e);
+	store_close(s);
+	free(cached);
+	return rc;
+}

@@ -1,0 +1,389 @@
+#!/bin/sh
+# heapsift browse, driven through tmux (tests/browse/lib.sh): every view
+# at 80x24 and at 200x60 on a store imported from a fixture recording,
+# drilling down, folding, searching, filtering, a time range, resizing,
+# help, no colour and ASCII, and browse INPUT with its cache.  Screens
+# are compared with tests/browse/*.screen (BROWSE_UPDATE=1 rewrites
+# them: review the diff); the numbers on them are checked against
+# heapsift top, tree, timeline and survivors on the same store (tested
+# against the JDK's jfr by tests/cli/store.sh) and the JDK's jfr summary.
+. "$(dirname "$0")/lib.sh"
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "skip: tmux is not installed (make test installs it through build-aux/deps.sh)"
+	t_summary
+fi
+. "$(dirname "$0")/../browse/lib.sh"
+FX=$HS_FIXTURES/jfr
+S=$T/work/leak.hsdb
+mkdir -p "$T/home"
+# a relative source path keeps the store, and the screens, the same in
+# every clone
+(cd "$HS_FIXTURES/.." && "$HEAPSIFT" import -o "$S" fixtures/jfr/jdk17-leak-gcroots.jfr) >/dev/null 2>&1 ||
+	{ echo "FAIL setup: cannot import the fixture"; echo "0 passed, 1 failed"; exit 1; }
+UTF="TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
+
+# heapsift's own views, for the numbers on the screens
+cli() { "$HEAPSIFT" "$@" 2>/dev/null | tr -d '\r'; }
+
+# check_alloc CSV: the Allocations rows on the screen are the first rows
+# of `heapsift top --csv` in order, with the same samples, share to one
+# decimal and bytes as the browser writes them (powers of 1000).
+check_alloc() {
+	b_capture | awk -v csv="$1" '
+	BEGIN {
+		FS = ","
+		while ((getline l < csv) > 0) {
+			if (n++ == 0) continue
+			split(l, f, ",")
+			key[n - 1] = f[1]; smp[n - 1] = f[2]; byt[n - 1] = f[3]; sh[n - 1] = f[5]
+		}
+		FS = " "
+	}
+	# a shortened name: the same, or the end of it after an ellipsis,
+	# or packages cut to initials: the last segment (method:line) is kept
+	function name_ok(s, full) {
+		sub(/^(…|~)/, "", s)
+		sub(/^([a-z]\.)+/, "", s)
+		return length(s) > 0 && substr(full, length(full) - length(s) + 1) == s
+	}
+	function fmt_bytes(v,   u, units) {
+		split("B kB MB GB TB PB", units, " ")
+		u = 1
+		while ((v >= 1000 || v <= -1000) && u < 6) { v /= 1000; u++ }
+		return u == 1 ? sprintf("%d B", v) : sprintf("%.2f %s", v, units[u])
+	}
+	/EST BYTES/ { on = 1; next }
+	on && NF >= 5 && $3 ~ /%$/ {
+		r++
+		if (r >= n) { print "row " r " is not in the CSV"; bad = 1; exit }
+		want = fmt_bytes(byt[r]) " " sprintf("%.1f%%", sh[r] * 100) " " smp[r]
+		got = $1 " " $2 " " $3 " " $4
+		if (got != want) { print "row " r ": screen \"" got "\", CSV gives \"" want "\""; bad = 1 }
+		if (!name_ok($NF, key[r])) { print "row " r ": screen name " $NF " is not " key[r]; bad = 1 }
+		next
+	}
+	on && r { on = 0 }
+	END { if (!r) { print "no rows on the screen"; bad = 1 } exit bad }'
+}
+
+t_begin "browse needs a terminal"
+run browse "$S"
+expect_rc 2
+expect_err "needs a terminal"
+t_end
+
+t_begin "80x24 overview, counts as jfr summary gives them"
+b_start 80 24 $UTF -- "$S"
+b_screen overview-80x24
+for k in jdk.ObjectAllocationSample jdk.ObjectAllocationOutsideTLAB jdk.OldObjectSample; do
+	n=$(awk -v k="$k" '$1 == k { print $2 }' "$FX/jdk17-leak-gcroots.summary.txt")
+	b_capture | grep -qE "^ +$n $k\$" || t_fail "overview lacks '$n $k' (jfr summary)"
+done
+t_end
+
+t_begin "80x24 allocations by site match heapsift top"
+b_keys 2
+b_screen alloc-site-80x24
+cli top "$S" --by site --csv >"$T/work/top.csv"
+out=$(check_alloc "$T/work/top.csv") || t_fail "$out"
+t_end
+
+t_begin "80x24 drill into a site: call paths, classes, threads"
+b_keys j Enter
+b_screen alloc-drill-80x24
+key=$(sed -n 3p "$T/work/top.csv" | cut -d, -f1)
+b_capture | grep -q "site = $key" || t_fail "status line does not name $key"
+cli top "$S" --by class --csv --include 'HeapWorkload\.hugeArray' >"$T/work/drill.csv"
+n=$(sed -n 2p "$T/work/drill.csv" | cut -d, -f2)
+b_capture | grep -qE " $n .* int\[\]\$" || t_fail "the drill-down's class row is not $n samples of int[]"
+# its call path, from heapsift tree: the stack with self samples, the
+# frames turned round (the tree goes from the outermost caller in)
+cli tree "$S" --csv --depth 0 --min-share 0 --include 'HeapWorkload\.hugeArray' |
+	awk -F, 'NR > 1 && $8 > 0 { n = split($1, f, ";"); p = f[n]
+		for (i = n - 1; i > 0; i--) p = p " < " f[i]; print $8 " " p }' >"$T/work/paths"
+[ "$(wc -l <"$T/work/paths")" = 1 ] || t_fail "expected one call path: $(cat "$T/work/paths")"
+got=$(b_capture | awk '/Call paths/ && !seen { seen = 1; getline; print $4 }')
+want=$(cut -d' ' -f1 "$T/work/paths")
+[ "$got" = "$want" ] || t_fail "the call path has $got samples, heapsift tree says $want"
+b_capture | grep -qxF "$(cut -d' ' -f2- "$T/work/paths")" || t_fail "the detail line is not the path $(cut -d' ' -f2- "$T/work/paths")"
+b_keys Escape
+b_capture | grep -q "by site, sort bytes" || t_fail "Esc did not step back"
+t_end
+
+t_begin "80x24 group by class, sort keys"
+b_keys C
+b_screen alloc-class-80x24
+cli top "$S" --by class --csv >"$T/work/cls.csv"
+out=$(check_alloc "$T/work/cls.csv") || t_fail "$out"
+b_keys s
+b_screen alloc-class-by-samples-80x24
+b_keys b
+t_end
+
+t_begin "80x24 filter hides rows, Esc clears it"
+b_keys '\'
+b_type 'int|long'
+b_keys Enter
+b_screen alloc-filter-80x24
+b_capture | grep -q 'filter \\int|long' || t_fail "status does not show the filter"
+b_keys Escape
+b_capture | grep -q 'filter \\' && t_fail "Esc did not clear the filter"
+t_end
+
+t_begin "80x24 call tree matches heapsift tree"
+b_keys 3
+b_screen tree-80x24
+cli tree "$S" --csv --depth 1 --min-share 0 >"$T/work/tree.csv"
+awk -F, 'NR > 1 { printf "%5.1f%% %5.1f%% %9d\n", $6 * 100, $7 * 100, $4 }' "$T/work/tree.csv" >"$T/work/tree.want"
+b_capture | awk '/TOTAL PARENT/ { on = 1; next } on && $1 ~ /%$/ { printf "%6s %6s %9s\n", $1, $2, $3 }' |
+	head -n "$(wc -l <"$T/work/tree.want")" >"$T/work/tree.got"
+cmp -s "$T/work/tree.want" "$T/work/tree.got" ||
+	t_fail "tree rows differ from heapsift tree: $(diff "$T/work/tree.want" "$T/work/tree.got")"
+t_end
+
+t_begin "80x24 tree fold, unfold, expand all, collapse all"
+b_keys j Right
+b_screen tree-unfold-80x24
+b_keys e
+b_screen tree-expand-below-80x24
+b_keys Left Left
+b_screen tree-fold-80x24
+b_keys E
+b_screen tree-expand-all-80x24
+b_keys C
+b_screen tree-collapse-all-80x24
+t_end
+
+t_begin "80x24 search jumps into folded nodes"
+b_keys /
+b_type toUpperCase
+b_keys Enter
+b_screen tree-search-80x24
+b_capture | grep -q '^depth 3 .* java.lang.String.toUpperCase:3498$' ||
+	t_fail "the search did not go to the first match, String.toUpperCase"
+t_end
+
+t_begin "80x24 invalid regex is a message"
+b_keys /
+b_type 'a(b'
+b_keys Enter
+b_capture | grep -q "'a(b' is not a valid regex: missing closing parenthesis" ||
+	t_fail "no message for an invalid regex"
+b_keys '\'
+b_type '*'
+b_keys Enter
+b_capture | grep -q "is not a valid regex" || t_fail "no message for an invalid filter"
+t_end
+
+t_begin "80x24 inverted tree, filtered"
+b_keys 4
+b_screen inverted-80x24
+b_keys '\'
+b_type 'HashMap'
+b_keys Enter
+b_screen inverted-filter-80x24
+t_end
+
+t_begin "80x24 timeline matches heapsift timeline"
+b_keys 5
+b_screen timeline-80x24
+cli timeline "$S" --bucket 200ms --csv | sed -n 2p >"$T/work/tl.csv"
+n=$(cut -d, -f2 "$T/work/tl.csv")
+b_capture | grep -q "$n samples\$" || t_fail "the first bucket is not $n samples"
+t_end
+
+t_begin "80x24 time range filters every view"
+b_keys Right Right Right Right Right Space Right Right Right Right
+b_screen timeline-mark-80x24
+b_keys Enter
+b_screen timeline-range-80x24
+range=$(b_capture | sed -n 's/^range \([^ ]*\) \.\. \([^;]*\);.*/\1 \2/p')
+set -- $range
+[ $# = 2 ] || t_fail "no range message"
+b_keys 2
+b_screen alloc-range-80x24
+if [ $# = 2 ]; then
+	cli top "$S" --by class --csv --from "$1" --to "$2" >"$T/work/range.csv"
+	out=$(check_alloc "$T/work/range.csv") || t_fail "under the range: $out"
+fi
+b_keys 1
+b_screen overview-range-80x24
+b_keys x
+b_capture | grep -q 'time all' || t_fail "x did not clear the range"
+t_end
+
+t_begin "80x24 K goes through the sample kinds the store holds"
+b_keys 2 K
+b_screen alloc-outside-80x24
+b_capture | grep -q '│ ObjectAllocationOutsideTLAB │' || t_fail "K did not go to OutsideTLAB"
+cli top "$S" --by class --kind outside --csv >"$T/work/outside.csv"
+out=$(check_alloc "$T/work/outside.csv") || t_fail "OutsideTLAB: $out"
+b_keys K
+b_capture | grep -q '│ OldObjectSample │' || t_fail "K did not go to OldObjectSample"
+b_keys K
+b_capture | grep -q '│ ObjectAllocationSample │' || t_fail "K did not come back to ObjectAllocationSample"
+t_end
+
+t_begin "80x24 survivors: leak suspects first, as heapsift survivors ranks them"
+b_keys 6
+b_screen survivors-80x24
+cli survivors "$S" --kind old --leaks --csv | awk -F, 'NR > 1 && NR < 6 { printf "%s %.1f %s\n", $7 == "yes" ? "!" : "-", $2, $1 }' >"$T/work/sv.want"
+b_capture | awk '/PEAK/ { on = 1; next } on && NF >= 5 && $NF ~ /:/ {
+	f = ($1 == "!") ? "!" : "-"; o = ($1 == "!") ? 1 : 0
+	name = $NF; sub(/^(…|~)/, "", name)
+	printf "%s %s %s\n", f, $(o + 5), name }' | head -n 4 >"$T/work/sv.got"
+# the flag, the slope and the end of the name (shortened on the screen)
+paste -d' ' "$T/work/sv.want" "$T/work/sv.got" | awk '{
+	w = $3; g = $6; sub(/^(…|~)/, "", g)
+	if ($1 != $4 || $2 != $5 || substr(w, length(w) - length(g) + 1) != g) { print; bad = 1 }
+} END { exit bad }' >"$T/work/sv.diff" ||
+	t_fail "survivors differ from heapsift survivors --leaks (want, got): $(cat "$T/work/sv.diff")"
+[ "$(wc -l <"$T/work/sv.got")" = "$(wc -l <"$T/work/sv.want")" ] || t_fail "survivors: not as many rows as heapsift survivors"
+b_keys o
+b_screen survivors-age-80x24
+t_end
+
+t_begin "80x24 code heaps placeholder, help from the key table"
+b_keys 7
+b_screen codeheap-80x24
+b_keys 3 '?'
+b_screen help-80x24
+b_keys End
+b_screen help-end-80x24
+# every binding with a text in tui/keys.c is on one of the two pages
+b_capture >"$T/work/help2"
+grep -v 'NULL}' "$(dirname "$0")/../../tui/keys.c" |
+	grep -oE '"[^"]+", ACT_[A-Z_0-9]+, (0|TREES[^,]*|VMASK\(VIEW_TREE\)[^,]*),' |
+	sed 's/^"\([^"]*\)".*/\1/; s/\\\\/\\/g' >"$T/work/keynames"
+[ -s "$T/work/keynames" ] || t_fail "no key names found in tui/keys.c"
+while read -r k; do
+	cat "$BROWSE_GOLDEN/help-80x24.screen" "$T/work/help2" | grep -qF -- "   $k " ||
+		t_fail "help lacks key '$k'"
+done <"$T/work/keynames"
+b_keys Escape 7
+b_capture | grep -q 'no code-heap snapshots' || t_fail "Esc did not close the help"
+t_end
+
+t_begin "80x24 mouse: tabs, rows, wheel, double click"
+b_click 10 0
+b_capture | grep -q '^ by class' || t_fail "a click on tab 2 did not open Allocations"
+b_click 30 5
+b_capture | grep -q '^4/14 ' || t_fail "a click on the 4th row did not select it"
+b_mouse 65 30 5
+b_capture | grep -q '^7/14 ' || t_fail "the wheel did not move down 3 rows"
+b_mouse 64 30 5
+b_capture | grep -q '^4/14 ' || t_fail "the wheel did not move up 3 rows"
+b_click 19 0
+b_capture | grep -q 'nodes' || t_fail "a click on tab 3 did not open the Call tree"
+b_click 40 3
+b_capture | grep -q '^depth 1 .* HeapWorkload.main:182$' || t_fail "a click did not select the first node"
+b_mouse 0 40 3 3 40 3 0 40 3 3 40 3
+b_capture | grep -q 'HeapWorkload.ioBuffers:73' || t_fail "a double click did not unfold the node"
+b_keys C
+t_end
+
+t_begin "resizing keeps every view drawable, and back"
+b_keys 3 E
+b_resize 120 40
+b_screen tree-resized-120x40
+b_resize 30 8
+b_resize 12 4
+b_capture | grep -q 'too small' || t_fail "no 'too small' at 12x4"
+b_resize 80 24
+b_screen tree-resized-back-80x24
+b_quit
+t_end
+
+t_begin "200x60 every view"
+b_start 200 60 $UTF -- "$S"
+b_screen overview-200x60
+b_keys 2
+b_screen alloc-site-200x60
+out=$(check_alloc "$T/work/top.csv") || t_fail "$out"
+b_keys Enter
+b_screen alloc-drill-200x60
+b_keys Escape 3 E
+b_screen tree-expand-all-200x60
+b_keys 4
+b_screen inverted-200x60
+b_keys 5
+b_screen timeline-200x60
+b_keys 6
+b_screen survivors-200x60
+b_keys 7
+b_screen codeheap-200x60
+b_keys '?'
+b_screen help-200x60
+b_keys Escape
+b_quit
+t_end
+
+t_begin "300x100 every view fills the screen"
+b_start 300 100 $UTF -- "$S"
+for v in 1 2 3 4 5 6 7; do
+	b_keys "$v"
+	b_capture >"$T/work/big"
+	[ "$(wc -l <"$T/work/big")" = 100 ] || t_fail "view $v: $(wc -l <"$T/work/big") rows, not 100"
+	sed -n 99p "$T/work/big" | grep -q 'time all' || t_fail "view $v: no status line on row 99"
+	head -n 1 "$T/work/big" | grep -q '7 Code heaps  *heapsift: leak.hsdb$' || t_fail "view $v: tabs or title wrong"
+done
+b_keys 3 E
+b_capture | awk 'NR > 2 && NR < 98 && NF == 0 { bad = 1 } END { exit bad }' ||
+	t_fail "the expanded tree does not fill 300x100"
+b_quit
+t_end
+
+t_begin "no colour and ASCII: NO_COLOR, TERM=vt100, LANG=C"
+b_start 80 24 TERM=vt100 LANG=C LC_ALL=C NO_COLOR=1 -- "$S"
+b_screen overview-ascii-80x24
+b_keys 2
+b_screen alloc-ascii-80x24
+b_keys 3 j Right
+b_screen tree-ascii-80x24
+b_keys 5
+b_screen timeline-ascii-80x24
+b_capture | LC_ALL=C grep -q "$(printf '[\200-\377]')" && t_fail "non-ASCII bytes on an ASCII terminal"
+b_quit
+t_end
+
+t_begin "256 colours, 8 colours, NO_COLOR: the same text, the colours asked for"
+# capture-pane -e gives the cells' colours as SGR sequences
+b_start 80 24 $UTF -- "$S"
+b_screen overview-80x24
+$B_TMUX capture-pane -e -p -t browse | grep -q '48;5;24m' || t_fail "256 colours: no 256-colour background"
+b_quit
+b_start 80 24 TERM=screen LANG=C.UTF-8 LC_ALL=C.UTF-8 -- "$S"
+b_screen overview-80x24
+b_keys 2
+b_screen alloc-site-80x24
+$B_TMUX capture-pane -e -p -t browse | grep -q '\[44m' || t_fail "8 colours: no blue background"
+$B_TMUX capture-pane -e -p -t browse | grep -q '[34]8;5;' && t_fail "8 colours: 256-colour codes"
+b_quit
+b_start 80 24 $UTF NO_COLOR=1 -- "$S"
+b_screen overview-80x24
+$B_TMUX capture-pane -e -p -t browse | grep -qE '\[([34][0-7]|[34]8;5;[0-9]+)m' && t_fail "NO_COLOR: colours used"
+$B_TMUX capture-pane -e -p -t browse | grep -q '7m' || t_fail "NO_COLOR: no reverse video for the tabs and status"
+b_quit
+t_end
+
+t_begin "browse INPUT imports into the XDG cache once, reimports when changed"
+cp "$FX/jdk17-leak-gcroots.jfr" "$T/work/rec.jfr"
+b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
+b_capture | grep -q 'rec.jfr' || t_fail "title does not name the input"
+b_quit
+grep -q "importing into $T/work/cache/heapsift/" "$T/work/stderr" || t_fail "no import into the cache: $(cat "$T/work/stderr")"
+n=$(ls "$T/work/cache/heapsift" | wc -l)
+[ "$n" = 1 ] || t_fail "$n files in the cache, expected 1"
+b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
+b_quit
+grep -q "using $T/work/cache/heapsift/" "$T/work/stderr" || t_fail "the cache was not reused: $(cat "$T/work/stderr")"
+touch -d '2020-01-01' "$T/work/rec.jfr"
+b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
+b_quit
+grep -q "importing into" "$T/work/stderr" || t_fail "a changed input was not imported again"
+b_start 80 24 $UTF -- "$T/work/rec.jfr"
+b_quit
+[ -d "$T/home/.cache/heapsift" ] || t_fail "without XDG_CACHE_HOME the cache is not in ~/.cache/heapsift"
+t_end
+
+t_summary

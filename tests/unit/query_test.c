@@ -1,0 +1,313 @@
+/*
+ * The query layer's additions for the browser: the drill-down key filter
+ * (query_options.key) and query_recordings().  A small store is written
+ * with the store writer, every sample chosen so that each expected sum
+ * can be worked out by hand from the table below.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "importers/sink.h"
+#include "query/query.h"
+#include "store/store.h"
+
+/*
+ *   #  time  recording  thread  stack                        class   bytes
+ *   1  1000  0 a.jfr    main    Foo.alloc:10 < Main.run:5     byte[]    100
+ *   2  2000  0 a.jfr    worker  Foo.alloc:10 < Other.call:7   byte[]    200
+ *   3  3000  0 a.jfr    main    Bar.make:20 < Main.run:5      String    400
+ *   4  4000  0 a.jfr    worker  Foo.alloc:10 (another overload of
+ *                               alloc, the same line) < Main.run:5
+ *                                                             String    800
+ *   5  5000  1 b.jfr    (none)  (none)                        (none)   1600
+ */
+static struct store *make_store(char *dir)
+{
+	static const struct rec_frame s1[] = {
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false},
+		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false}};
+	static const struct rec_frame s2[] = {
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false},
+		{"Other", "Other", "call", "()V", 7, 1, "Interpreted", false}};
+	static const struct rec_frame s3[] = {
+		{"Bar", "Bar", "make", "()V", 20, 1, "Interpreted", false},
+		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false}};
+	static const struct rec_frame s4[] = {
+		{"Foo", "Foo", "alloc", "(I)V", 10, 1, "Interpreted", false},
+		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false}};
+	static const struct rec_stack stacks[] = {{1, s1, 2, false},
+						  {2, s2, 2, false},
+						  {3, s3, 2, false},
+						  {4, s4, 2, false}};
+	static const struct rec_thread threads[] = {
+		{1, "main", 1, 100, false}, {2, "worker", 2, 101, false}};
+	static const struct {
+		int thread, stack;
+		const char *cls;
+		int64_t bytes;
+	} rows[] = {{0, 0, "byte[]", 100},
+		    {1, 1, "byte[]", 200},
+		    {0, 2, "java.lang.String", 400},
+		    {1, 3, "java.lang.String", 800},
+		    {-1, -1, NULL, 1600}};
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	struct rec_recording rec;
+	struct store *s = NULL;
+	char path[128];
+	struct err e;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		struct rec_sample x;
+
+		rec_sample_init(&x, SAMPLE_ALLOC);
+		x.time_ns = 1000 * (int64_t)(i + 1);
+		x.thread = rows[i].thread < 0 ? NULL : &threads[rows[i].thread];
+		x.stack = rows[i].stack < 0 ? NULL : &stacks[rows[i].stack];
+		x.class_name = x.class_raw = rows[i].cls;
+		x.weight = rows[i].bytes;
+		sink->ops->sample(sink->ctx, &x);
+		if (i == 3 || i == 4) {
+			memset(&rec, 0, sizeof(rec));
+			rec.source = i == 3 ? "a.jfr" : "b.jfr";
+			rec.format = "jfr";
+			rec.start_ns = i == 3 ? 500 : 4500;
+			rec.end_ns = i == 3 ? 4500 : 5500;
+			rec.n_chunks = 1;
+			rec.bytes_skipped = i == 3 ? 0 : 77;
+			sink->ops->recording(sink->ctx, &rec);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/q.hsdb", dir);
+	err_init(&e);
+	if (store_writer_commit(w, path, &e) < 0 ||
+	    store_open(path, &s, &e) < 0)
+		test_fail(__FILE__, __LINE__, "store: %s", e.msg);
+	store_writer_free(w);
+	return s;
+}
+
+/* samples and bytes of the samples whose key under by is key */
+static void keyed(struct store *s, enum query_group by, const char *key,
+		  int64_t from, uint64_t *samples, int64_t *bytes)
+{
+	struct query_options o;
+	struct query *q;
+	const struct query_row *rows;
+	struct query_total t;
+	size_t n;
+	struct err e;
+
+	query_options_init(&o);
+	o.key = key;
+	o.key_by = (int)by;
+	o.from_ns = from;
+	err_init(&e);
+	*samples = 0;
+	*bytes = -1;
+	if (query_open(s, &o, &q, &e) < 0) {
+		test_fail(__FILE__, __LINE__, "query_open: %s", e.msg);
+		return;
+	}
+	if (query_top(q, GROUP_THREAD, &rows, &n, &t, &e) == 0) {
+		*samples = t.samples;
+		*bytes = t.est_bytes;
+	}
+	query_free(q);
+}
+
+TEST(query_key_filter_drills_into_one_row)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	uint64_t n;
+	int64_t b;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	/* both overloads of Foo.alloc print as one site, and both count */
+	keyed(s, GROUP_SITE, "Foo.alloc:10", INT64_MIN, &n, &b);
+	CHECK_UINT(n, ==, 3);
+	CHECK_INT(b, ==, 100 + 200 + 800);
+	keyed(s, GROUP_SITE, "Foo.alloc:10", 1500, &n, &b);
+	CHECK_UINT(n, ==, 2);
+	CHECK_INT(b, ==, 200 + 800);
+	keyed(s, GROUP_SITE, "(no stack)", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 1600);
+	keyed(s, GROUP_APP_SITE, "Bar.make:20", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 400);
+	keyed(s, GROUP_CLASS, "java.lang.String", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 400 + 800);
+	keyed(s, GROUP_CLASS, "(unknown class)", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 1600);
+	keyed(s, GROUP_THREAD, "main", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 100 + 400);
+	keyed(s, GROUP_THREAD, "(no thread)", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 1600);
+	keyed(s, GROUP_RECORDING, "0: a.jfr", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 100 + 200 + 400 + 800);
+	keyed(s, GROUP_RECORDING, "1: b.jfr", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 1600);
+	keyed(s, GROUP_CLASS, "no such class", INT64_MIN, &n, &b);
+	CHECK_UINT(n, ==, 0);
+	CHECK_INT(b, ==, 0);
+	/* a regex character in a key is just a character */
+	keyed(s, GROUP_CLASS, "byte.]", INT64_MIN, &n, &b);
+	CHECK_UINT(n, ==, 0);
+	keyed(s, GROUP_CLASS, "byte[]", INT64_MIN, &n, &b);
+	CHECK_INT(b, ==, 300);
+	store_close(s);
+	{
+		char p[160];
+
+		snprintf(p, sizeof(p), "%s/q.hsdb", dir);
+		unlink(p);
+		rmdir(dir);
+	}
+}
+
+TEST(query_key_filter_applies_to_trees)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_tree_node *nodes;
+	struct query_total t;
+	size_t n;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	o.key = "main";
+	o.key_by = GROUP_THREAD;
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK(query_tree(q, false, 0, &nodes, &n, &t, &e) == 0);
+	CHECK_UINT(nodes[0].samples, ==, 2);
+	CHECK_INT(nodes[0].est_bytes, ==, 500);
+	/* one outermost caller, Main.run:5, for both of main's samples */
+	CHECK(nodes[0].first_child != QUERY_TREE_NONE);
+	CHECK_STR(nodes[nodes[0].first_child].label, "Main.run:5");
+	CHECK_UINT(nodes[nodes[0].first_child].samples, ==, 2);
+	query_free(q);
+	store_close(s);
+	{
+		char p[160];
+
+		snprintf(p, sizeof(p), "%s/q.hsdb", dir);
+		unlink(p);
+		rmdir(dir);
+	}
+}
+
+TEST(query_recordings_facts_and_counts)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_recording *r;
+	size_t n;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	o.from_ns = 4500; /* filters do not change the counts */
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	query_recordings(q, &r, &n);
+	CHECK_UINT(n, ==, 2);
+	CHECK_STR(r[0].source, "a.jfr");
+	CHECK_STR(r[0].format, "jfr");
+	CHECK_STR(r[0].jvm_name, "");
+	CHECK_INT(r[0].start_ns, ==, 500);
+	CHECK_INT(r[0].end_ns, ==, 4500);
+	CHECK_UINT(r[0].samples[SAMPLE_ALLOC], ==, 4);
+	CHECK_UINT(r[0].samples[SAMPLE_TLAB_NEW], ==, 0);
+	CHECK_UINT(r[0].bytes_skipped, ==, 0);
+	CHECK_STR(r[1].source, "b.jfr");
+	CHECK_UINT(r[1].samples[SAMPLE_ALLOC], ==, 1);
+	CHECK_UINT(r[1].bytes_skipped, ==, 77);
+	query_free(q);
+	store_close(s);
+	{
+		char p[160];
+
+		snprintf(p, sizeof(p), "%s/q.hsdb", dir);
+		unlink(p);
+		rmdir(dir);
+	}
+}
+
+TEST(query_paths_merge_stacks_with_the_same_sites)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_path *p;
+	const char *f[4];
+	struct query_total t;
+	size_t n, all;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK(query_paths(q, 10, &p, &n, &all, &t, &e) == 0);
+	CHECK_UINT(n, ==, 4);
+	CHECK_UINT(all, ==, 4);
+	CHECK_UINT(t.samples, ==, 5);
+	/* (no stack) 1600; both overloads of Foo.alloc:10 from Main.run:5,
+	 * 100 + 800; Bar.make:20 400; Foo.alloc:10 from Other.call:7 200 */
+	CHECK_INT(p[0].est_bytes, ==, 1600);
+	CHECK_UINT(query_path_frames(q, p[0].stack, f, 4), ==, 0);
+	CHECK_INT(p[1].est_bytes, ==, 900);
+	CHECK_UINT(p[1].samples, ==, 2);
+	CHECK_UINT(query_path_frames(q, p[1].stack, f, 4), ==, 2);
+	CHECK_STR(f[0], "Foo.alloc:10");
+	CHECK_STR(f[1], "Main.run:5");
+	CHECK_INT(p[2].est_bytes, ==, 400);
+	CHECK_UINT(query_path_frames(q, p[2].stack, f, 1), ==, 2);
+	CHECK_STR(f[0], "Bar.make:20");
+	CHECK_INT(p[3].est_bytes, ==, 200);
+	CHECK_UINT(query_path_frames(q, p[3].stack, f, 4), ==, 2);
+	CHECK_STR(f[1], "Other.call:7");
+	/* at most max; all still counts every path */
+	CHECK(query_paths(q, 2, &p, &n, &all, &t, &e) == 0);
+	CHECK_UINT(n, ==, 2);
+	CHECK_UINT(all, ==, 4);
+	query_free(q);
+	/* under a drill-down key: only main's paths */
+	o.key = "main";
+	o.key_by = GROUP_THREAD;
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK(query_paths(q, 10, &p, &n, &all, &t, &e) == 0);
+	CHECK_UINT(n, ==, 2);
+	CHECK_INT(p[0].est_bytes, ==, 400);
+	CHECK_INT(p[1].est_bytes, ==, 100);
+	query_free(q);
+	store_close(s);
+	{
+		char path[160];
+
+		snprintf(path, sizeof(path), "%s/q.hsdb", dir);
+		unlink(path);
+		rmdir(dir);
+	}
+}

@@ -1,0 +1,152 @@
+/*
+ * The browser's shared query state (model.h).  Queries are opened on
+ * first use after a change, so that switching the kind and then the
+ * range opens one query, not two.
+ */
+#include "tui/model.h"
+
+#include <string.h>
+
+static void drop(struct model *m)
+{
+	if (m->q_all && m->q_all != m->q)
+		query_free(m->q_all);
+	query_free(m->q);
+	m->q = m->q_all = NULL;
+}
+
+static int open_with(struct model *m, bool range, struct query **out,
+		     struct err *e)
+{
+	struct query_options o;
+
+	query_options_init(&o);
+	o.kind = m->kind;
+	if (range) {
+		o.from_ns = m->from_ns;
+		o.to_ns = m->to_ns;
+	}
+	return query_open(m->s, &o, out, e);
+}
+
+int model_init(struct model *m, struct store *s, struct err *e)
+{
+	const struct query_row *rows;
+	struct query_total t;
+	size_t n;
+
+	memset(m, 0, sizeof(*m));
+	m->s = s;
+	m->kind = -1;
+	m->from_ns = INT64_MIN;
+	m->to_ns = INT64_MAX;
+	if (open_with(m, false, &m->q_all, e) < 0)
+		return ERR_FAIL;
+	m->q = m->q_all;
+	query_kind_counts(m->q, m->kind_counts);
+	m->kind = (int)query_kind(m->q);
+	if (query_top(m->q, GROUP_RECORDING, &rows, &n, &t, e) < 0)
+		return ERR_FAIL;
+	m->first_ns = t.first_ns;
+	m->last_ns = t.last_ns;
+	{
+		const struct query_recording *r;
+		size_t i;
+
+		query_recordings(m->q, &r, &n);
+		m->start_ns = n ? r[0].start_ns : m->first_ns;
+		for (i = 1; i < n; i++)
+			if (r[i].start_ns < m->start_ns)
+				m->start_ns = r[i].start_ns;
+	}
+	return 0;
+}
+
+void model_release(struct model *m)
+{
+	drop(m);
+}
+
+struct query *model_query_all(struct model *m, struct err *e)
+{
+	if (!m->q_all) {
+		if (!model_has_range(m))
+			return model_query(m, e);
+		if (open_with(m, false, &m->q_all, e) < 0)
+			return NULL;
+	}
+	return m->q_all;
+}
+
+struct query *model_query(struct model *m, struct err *e)
+{
+	if (!m->q) {
+		if (open_with(m, true, &m->q, e) < 0)
+			return NULL;
+		if (!model_has_range(m) && !m->q_all)
+			m->q_all = m->q;
+	}
+	return m->q;
+}
+
+int model_open_query(struct model *m, const struct query_options *extra,
+		     struct query **out, struct err *e)
+{
+	struct query_options o;
+
+	if (extra)
+		o = *extra;
+	else
+		query_options_init(&o);
+	if (o.kind < 0)
+		o.kind = m->kind;
+	o.from_ns = m->from_ns;
+	o.to_ns = m->to_ns;
+	return query_open(m->s, &o, out, e);
+}
+
+bool model_has_range(const struct model *m)
+{
+	return m->from_ns != INT64_MIN || m->to_ns != INT64_MAX;
+}
+
+void model_set_range(struct model *m, int64_t from_ns, int64_t to_ns)
+{
+	if (from_ns == m->from_ns && to_ns == m->to_ns)
+		return;
+	/* the whole-span query survives a range change */
+	if (m->q && m->q != m->q_all)
+		query_free(m->q);
+	m->q = NULL;
+	m->from_ns = from_ns;
+	m->to_ns = to_ns;
+	if (!model_has_range(m) && m->q_all)
+		m->q = m->q_all;
+	m->gen++;
+}
+
+void model_set_kind(struct model *m, int kind)
+{
+	struct err e;
+	const struct query_row *rows;
+	struct query_total t;
+	size_t n;
+
+	if (kind == m->kind)
+		return;
+	drop(m);
+	m->kind = kind;
+	m->gen++;
+	/* the axis of the new kind */
+	err_init(&e);
+	if (model_query_all(m, &e) &&
+	    query_top(m->q_all, GROUP_RECORDING, &rows, &n, &t, &e) == 0) {
+		m->first_ns = t.first_ns;
+		m->last_ns = t.last_ns;
+	}
+}
+
+enum sample_kind model_kind(struct model *m)
+{
+	return (enum sample_kind)m->kind;
+}

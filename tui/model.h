@@ -1,0 +1,54 @@
+/*
+ * What every view of the browser looks at: the store, the sample kind
+ * and the time range chosen, and the queries over them, opened once
+ * and shared.  A view caches what it computed from a query together
+ * with the model's generation, and recomputes only when the generation
+ * has moved on (the kind or the time range changed): keys that only
+ * move a cursor or fold a tree never query.
+ */
+#ifndef HS_TUI_MODEL_H
+#define HS_TUI_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "query/query.h"
+
+struct model {
+	struct store *s; /* borrowed */
+	int kind;	 /* enum sample_kind, or -1: the query's default */
+	int64_t from_ns, to_ns; /* INT64_MIN, INT64_MAX: everything */
+	unsigned gen;		/* bumped by every change of the above */
+	struct query *q;	/* the range applied; lazily opened */
+	struct query *q_all;	/* the whole span (the timeline) */
+	/* the whole span of the chosen kind: the timeline's axis */
+	int64_t first_ns, last_ns;
+	uint64_t kind_counts[SAMPLE__COUNT];
+	int64_t start_ns; /* the earliest recording's start: time 0 */
+};
+
+/* Open the base query.  <0 with e set when the store is damaged. */
+int model_init(struct model *m, struct store *s, struct err *e);
+void model_release(struct model *m);
+
+/* The query with the time range (owned by m; valid until the next
+ * model_set_* or model_release).  NULL with e set on failure. */
+struct query *model_query(struct model *m, struct err *e);
+/* The same without the time range. */
+struct query *model_query_all(struct model *m, struct err *e);
+
+/*
+ * Open a query of m's kind and range with extra options (a drill-down
+ * key, another kind): the caller owns it (query_free).  extra may be
+ * NULL; its kind is used when >= 0, its from/to never.
+ */
+int model_open_query(struct model *m, const struct query_options *extra,
+		     struct query **out, struct err *e);
+
+void model_set_range(struct model *m, int64_t from_ns, int64_t to_ns);
+bool model_has_range(const struct model *m);
+void model_set_kind(struct model *m, int kind);
+/* The kind shown (resolving -1). */
+enum sample_kind model_kind(struct model *m);
+
+#endif

@@ -1,0 +1,533 @@
+/*
+ * The Call tree and Inverted tree views: one tree widget over the
+ * query's tree, folded and unfolded in place.  The query result is
+ * copied (the two views would otherwise overwrite each other's) and
+ * kept until the model changes; folding only rebuilds the list of
+ * visible nodes, a walk over what is shown, so it is instant however
+ * big the tree.  Shares are of the whole and of the parent, by
+ * estimated bytes (by samples where the kind has no sizes).  The \
+ * filter keeps the nodes that match and their ancestors, unfolded.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/list.h"
+#include "tui/names.h"
+#include "tui/screen.h"
+#include "tui/view.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+struct tree {
+	bool inverted;
+	unsigned gen;
+	bool valid;
+	struct query_tree_node *nodes;
+	size_t n;
+	struct query_total total;
+	unsigned char *open; /* per node */
+	unsigned char *keep; /* per node, with a filter: it or a descendant
+				matches */
+	struct regex *filter;
+	char filter_text[256];
+	/* labels are the query's site names, one pointer per site: each
+	 * node's label as an index into the distinct ones, so that a regex
+	 * runs once per site and a filter over millions of nodes is array
+	 * reads */
+	uint32_t *label_id;
+	const char **labels;
+	size_t n_labels;
+	uint32_t *vis; /* visible nodes, in order */
+	size_t n_vis;
+	struct list list;
+};
+
+static void *tree_new_common(bool inverted)
+{
+	struct tree *tr = xcalloc(1, sizeof(*tr));
+
+	tr->inverted = inverted;
+	return tr;
+}
+
+static void *call_new(struct tui *t)
+{
+	(void)t;
+	return tree_new_common(false);
+}
+
+static void *inv_new(struct tui *t)
+{
+	(void)t;
+	return tree_new_common(true);
+}
+
+static void tr_free(void *st)
+{
+	struct tree *tr = st;
+
+	free(tr->nodes);
+	free(tr->open);
+	free(tr->keep);
+	free(tr->vis);
+	free(tr->label_id);
+	free(tr->labels);
+	regex_free(tr->filter);
+	free(tr);
+}
+
+static bool shown(const struct tree *tr, uint32_t i)
+{
+	return !tr->keep || tr->keep[i];
+}
+
+/* The visible nodes: a walk over open, kept nodes, children in their
+ * order (heaviest first).  The cursor stays on its node when it is
+ * still visible, else on its nearest visible ancestor. */
+static void rebuild_vis(struct tree *tr)
+{
+	uint32_t cur = tr->n_vis && tr->list.cur < tr->n_vis
+			       ? tr->vis[tr->list.cur]
+			       : 0;
+	uint32_t i = 0;
+	size_t k;
+
+	tr->n_vis = 0;
+	if (!tr->n)
+		return;
+	for (;;) {
+		tr->vis[tr->n_vis++] = i;
+		if (tr->open[i]) {
+			uint32_t c = tr->nodes[i].first_child;
+
+			while (c != QUERY_TREE_NONE && !shown(tr, c))
+				c = tr->nodes[c].next_sibling;
+			if (c != QUERY_TREE_NONE) {
+				i = c;
+				continue;
+			}
+		}
+		/* up until a node with a next shown sibling */
+		for (;;) {
+			uint32_t s;
+
+			if (i == 0)
+				goto done;
+			s = tr->nodes[i].next_sibling;
+			while (s != QUERY_TREE_NONE && !shown(tr, s))
+				s = tr->nodes[s].next_sibling;
+			if (s != QUERY_TREE_NONE) {
+				i = s;
+				break;
+			}
+			i = tr->nodes[i].parent;
+		}
+	}
+done:
+	tr->list.n = tr->n_vis;
+	/* the cursor's node, or its nearest visible ancestor */
+	for (;;) {
+		for (k = 0; k < tr->n_vis; k++)
+			if (tr->vis[k] == cur) {
+				tr->list.cur = k;
+				return;
+			}
+		if (!cur || cur >= tr->n)
+			break;
+		cur = tr->nodes[cur].parent;
+	}
+	tr->list.cur = 0;
+}
+
+/* The labels' index (label_id, labels), once per tree. */
+static void index_labels(struct tree *tr)
+{
+	struct u64map ids;
+	size_t k, alloc = 0;
+
+	free(tr->label_id);
+	free(tr->labels);
+	tr->labels = NULL;
+	tr->n_labels = 0;
+	tr->label_id = xmalloc((tr->n ? tr->n : 1) * sizeof(*tr->label_id));
+	u64map_init(&ids);
+	for (k = 0; k < tr->n; k++) {
+		uint64_t key = (uint64_t)(uintptr_t)tr->nodes[k].label, v;
+
+		if (!u64map_get(&ids, key, &v)) {
+			if (tr->n_labels == alloc) {
+				alloc = alloc ? alloc * 2 : 256;
+				tr->labels = xreallocarray(tr->labels, alloc,
+							   sizeof(*tr->labels));
+			}
+			v = tr->n_labels;
+			tr->labels[tr->n_labels++] = tr->nodes[k].label;
+			u64map_put(&ids, key, v, NULL);
+		}
+		tr->label_id[k] = (uint32_t)v;
+	}
+	u64map_release(&ids);
+}
+
+/* Verdicts of re per distinct label, computed as asked: 0 not yet, 1 no
+ * match, 2 a match. */
+struct verdicts {
+	unsigned char *v;
+};
+
+static bool label_matches(const struct tree *tr, struct verdicts *v,
+			  const struct regex *re, uint32_t node)
+{
+	uint32_t id = tr->label_id[node];
+
+	if (!v->v[id])
+		v->v[id] = regex_match(re, tr->labels[id]) ? 2 : 1;
+	return v->v[id] == 2;
+}
+
+/* keep[]: the nodes that match the filter and their ancestors, shown
+ * unfolded down to the matches.  The number of matching nodes. */
+static size_t apply_filter(struct tree *tr)
+{
+	struct verdicts v;
+	size_t k, kept = 0;
+
+	free(tr->keep);
+	tr->keep = NULL;
+	if (!tr->filter || !tr->n)
+		return 0;
+	tr->keep = xcalloc(tr->n, 1);
+	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
+	/* children come after parents: backwards, a kept node keeps its
+	 * parent */
+	for (k = tr->n; k-- > 1;) {
+		if (!tr->keep[k] &&
+		    label_matches(tr, &v, tr->filter, (uint32_t)k))
+			tr->keep[k] = 1;
+		if (tr->keep[k]) {
+			tr->keep[tr->nodes[k].parent] = 1;
+			kept++;
+		}
+	}
+	tr->keep[0] = 1;
+	free(v.v);
+	for (k = 0; k < tr->n; k++)
+		if (tr->keep[k])
+			tr->open[k] = 1;
+	return kept;
+}
+
+static void ensure(struct tui *t, struct tree *tr)
+{
+	const struct query_tree_node *nodes;
+	struct query *q;
+	size_t n;
+	struct err e;
+
+	if (tr->valid && tr->gen == t->m.gen)
+		return;
+	tr->valid = true;
+	tr->gen = t->m.gen;
+	tr->n = tr->n_vis = 0;
+	err_init(&e);
+	q = model_query(&t->m, &e);
+	if (!q ||
+	    query_tree(q, tr->inverted, 0, &nodes, &n, &tr->total, &e) < 0) {
+		tui_message(t, true, "cannot build the tree: %s", e.msg);
+		return;
+	}
+	free(tr->nodes);
+	free(tr->open);
+	free(tr->vis);
+	free(tr->keep);
+	tr->keep = NULL;
+	tr->nodes = xmalloc((n ? n : 1) * sizeof(*tr->nodes));
+	memcpy(tr->nodes, nodes, n * sizeof(*tr->nodes));
+	tr->n = n;
+	tr->open = xcalloc(n ? n : 1, 1);
+	tr->vis = xmalloc((n ? n : 1) * sizeof(*tr->vis));
+	if (n)
+		tr->open[0] = 1; /* the root's children are the first view */
+	tr->list.cur = tr->list.top = 0;
+	index_labels(tr);
+	if (tr->filter)
+		apply_filter(tr);
+	rebuild_vis(tr);
+}
+
+static double share_of(const struct tree *tr, uint32_t i, uint32_t of)
+{
+	const struct query_tree_node *a = &tr->nodes[i], *b = &tr->nodes[of];
+	bool bytes = tr->nodes[0].est_bytes != 0;
+	double x = bytes ? (double)a->est_bytes : (double)a->samples;
+	double y = bytes ? (double)b->est_bytes : (double)b->samples;
+
+	return y ? x / y : 0;
+}
+
+static void tr_draw(struct tui *t, void *st, const struct area *ar)
+{
+	struct tree *tr = st;
+	int h = ar->height - 1, i, x;
+	char b[32], nm[1024];
+
+	ensure(t, tr);
+	screen_fill(ar->top, 0, ar->width, ST_HEADER);
+	screen_putf(ar->top, 0, ar->width, ST_HEADER, "%6s %6s %9s %10s  %s",
+		    "TOTAL", "PARENT", "SAMPLES", "EST BYTES",
+		    tr->inverted ? "allocating frame > callers"
+				 : "outermost callers > allocating frame");
+	tr->list.n = tr->n_vis;
+	list_fix(&tr->list, h);
+	for (i = 0; i < h && tr->list.top + (size_t)i < tr->n_vis; i++) {
+		size_t row = tr->list.top + (size_t)i;
+		uint32_t id = tr->vis[row];
+		const struct query_tree_node *nd = &tr->nodes[id];
+		bool cur = row == tr->list.cur;
+		enum style s = cur ? ST_CURSOR : ST_NORMAL;
+		int y = ar->top + 1 + i, depth, ind, nw;
+		const char *mark;
+
+		if (cur)
+			screen_fill(y, 0, ar->width, ST_CURSOR);
+		x = screen_putf(y, 0, 36, s, "%5.1f%% %5.1f%% %9llu %10s  ",
+				share_of(tr, id, 0) * 100.0,
+				id ? share_of(tr, id, nd->parent) * 100.0
+				   : 100.0,
+				(unsigned long long)nd->samples,
+				tui_bytes(nd->est_bytes, b, sizeof(b)));
+		/* indentation, capped so that deep stacks keep their names */
+		depth = (int)nd->depth;
+		ind = depth * 2;
+		if (ind > (ar->width - x) / 2)
+			ind = (ar->width - x) / 2;
+		x += ind;
+		mark = nd->first_child == QUERY_TREE_NONE ? scr.leaf
+		       : tr->open[id]			  ? scr.open
+							  : scr.closed;
+		x += screen_put(y, x, 2, s, mark);
+		x += screen_put(y, x, 1, s, " ");
+		nw = ar->width - x;
+		if (nw > 0)
+			screen_put(y, x, nw, s,
+				   names_shorten(nd->label, (size_t)nw,
+						 scr.ellipsis, nm, sizeof(nm)));
+	}
+	if (tr->n_vis && tr->list.cur < tr->n_vis) {
+		const struct query_tree_node *nd =
+			&tr->nodes[tr->vis[tr->list.cur]];
+
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
+			    "depth %u %s self %llu samples, %s %s %s",
+			    nd->depth, scr.vline,
+			    (unsigned long long)nd->self_samples,
+			    tui_bytes(nd->self_bytes, b, sizeof(b)), scr.vline,
+			    nd->label);
+	} else {
+		screen_put(ar->top + 2, 2, ar->width - 2, ST_DIM,
+			   "no samples of this kind in the time range");
+	}
+}
+
+/* Open every node below i (i included). */
+static void open_below(struct tree *tr, uint32_t i)
+{
+	size_t k;
+
+	/* children come after their parents: one forward pass that marks
+	 * the nodes whose parent is being opened */
+	unsigned char *in = xcalloc(tr->n, 1);
+
+	in[i] = 1;
+	tr->open[i] = 1;
+	for (k = (size_t)i + 1; k < tr->n; k++)
+		if (in[tr->nodes[k].parent]) {
+			in[k] = 1;
+			tr->open[k] = 1;
+		}
+	free(in);
+}
+
+static bool tr_act(struct tui *t, void *st, enum action act,
+		   const struct area *ar)
+{
+	struct tree *tr = st;
+	int h = ar->height - 1;
+	uint32_t id;
+
+	ensure(t, tr);
+	if (list_act(&tr->list, act, h))
+		return true;
+	if (!tr->n_vis)
+		return false;
+	id = tr->vis[tr->list.cur];
+	switch (act) {
+	case ACT_ENTER:
+		tr->open[id] = !tr->open[id];
+		break;
+	case ACT_UNFOLD:
+		if (tr->open[id] ||
+		    tr->nodes[id].first_child == QUERY_TREE_NONE)
+			return list_act(&tr->list, ACT_DOWN, h);
+		tr->open[id] = 1;
+		break;
+	case ACT_FOLD:
+		if (tr->open[id] &&
+		    tr->nodes[id].first_child != QUERY_TREE_NONE && id) {
+			tr->open[id] = 0;
+		} else if (id) {
+			/* to the parent */
+			uint32_t p = tr->nodes[id].parent;
+			size_t k;
+
+			for (k = tr->list.cur; k-- > 0;)
+				if (tr->vis[k] == p) {
+					list_go(&tr->list, k, h);
+					break;
+				}
+			return true;
+		}
+		break;
+	case ACT_EXPAND_BELOW:
+		open_below(tr, id);
+		break;
+	case ACT_EXPAND_ALL:
+		memset(tr->open, 1, tr->n);
+		break;
+	case ACT_COLLAPSE_ALL:
+		memset(tr->open, 0, tr->n);
+		tr->open[0] = 1;
+		break;
+	case ACT_BACK:
+		if (tr->filter) {
+			regex_free(tr->filter);
+			tr->filter = NULL;
+			free(tr->keep);
+			tr->keep = NULL;
+			break;
+		}
+		return false;
+	default:
+		return false;
+	}
+	rebuild_vis(tr);
+	list_fix(&tr->list, h);
+	return true;
+}
+
+static void tr_status(struct tui *t, void *st, char *out, size_t size)
+{
+	struct tree *tr = st;
+
+	(void)t;
+	snprintf(out, size, "%zu nodes%s%s", tr->n,
+		 tr->filter ? ", filter \\" : "",
+		 tr->filter ? tr->filter_text : "");
+}
+
+static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
+{
+	struct tree *tr = st;
+	struct verdicts v;
+	size_t i, start;
+	uint32_t found = QUERY_TREE_NONE;
+
+	ensure(t, tr);
+	if (!tr->n || !tr->n_vis)
+		return false;
+	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
+	/* over every node, folded ones too, in node order from the
+	 * cursor's node */
+	start = tr->vis[tr->list.cur];
+	for (i = dir ? 1 : 0; i <= tr->n; i++) {
+		size_t k = dir >= 0 ? (start + i) % tr->n
+				    : (start + tr->n - i % tr->n) % tr->n;
+
+		if (shown(tr, (uint32_t)k) &&
+		    label_matches(tr, &v, re, (uint32_t)k)) {
+			found = (uint32_t)k;
+			break;
+		}
+	}
+	free(v.v);
+	if (found == QUERY_TREE_NONE)
+		return false;
+	/* unfold its ancestors and put the cursor on it */
+	{
+		uint32_t p = tr->nodes[found].parent;
+		size_t k;
+
+		while (p != QUERY_TREE_NONE) {
+			tr->open[p] = 1;
+			p = tr->nodes[p].parent;
+		}
+		rebuild_vis(tr);
+		for (k = 0; k < tr->n_vis; k++)
+			if (tr->vis[k] == found)
+				tr->list.cur = k;
+	}
+	return true;
+}
+
+static void tr_filter(struct tui *t, void *st, const struct regex *re,
+		      const char *pattern)
+{
+	struct tree *tr = st;
+	size_t kept;
+	char err[256];
+
+	ensure(t, tr);
+	regex_free(tr->filter);
+	tr->filter = NULL;
+	if (re) {
+		tr->filter = regex_new(pattern, err, sizeof(err));
+		snprintf(tr->filter_text, sizeof(tr->filter_text), "%s",
+			 pattern);
+	}
+	kept = apply_filter(tr);
+	if (tr->filter)
+		tui_message(t, false,
+			    "%zu of %zu nodes match \\%s or lead to a match",
+			    kept, tr->n ? tr->n - 1 : 0, pattern);
+	rebuild_vis(tr);
+}
+
+static void tr_click(struct tui *t, void *st, const struct area *ar, int y,
+		     int x, bool twice)
+{
+	struct tree *tr = st;
+
+	(void)x;
+	if (y < 1 || tr->list.top + (size_t)(y - 1) >= tr->n_vis)
+		return;
+	tr->list.cur = tr->list.top + (size_t)(y - 1);
+	if (twice)
+		tr_act(t, st, ACT_ENTER, ar);
+}
+
+const struct tui_view_ops view_tree = {
+	.name = "Call tree",
+	.short_name = "Tree",
+	.new = call_new,
+	.free = tr_free,
+	.draw = tr_draw,
+	.act = tr_act,
+	.status = tr_status,
+	.search = tr_search,
+	.filter = tr_filter,
+	.click = tr_click,
+};
+
+const struct tui_view_ops view_inverted = {
+	.name = "Inverted",
+	.short_name = "Inv",
+	.new = inv_new,
+	.free = tr_free,
+	.draw = tr_draw,
+	.act = tr_act,
+	.status = tr_status,
+	.search = tr_search,
+	.filter = tr_filter,
+	.click = tr_click,
+};
