@@ -87,6 +87,23 @@ const struct key_binding key_table[] = {
 	/* survivors */
 	{'o', "o", ACT_COHORT, VMASK(VIEW_SURVIVORS),
 	 "cohorts: none, by age, by GCs survived"},
+	/* code heaps */
+	{'\n', "Enter", ACT_ENTER, VMASK(VIEW_CODEHEAP),
+	 "open the heap's granule map"},
+	{KEY_ENTER, NULL, ACT_ENTER, VMASK(VIEW_CODEHEAP), NULL},
+	{KEY_LEFT, "Left Right", ACT_LEFT, VMASK(VIEW_CODEHEAP),
+	 "previous, next granule of the map (h, l)"},
+	{'h', NULL, ACT_LEFT, VMASK(VIEW_CODEHEAP), NULL},
+	{KEY_RIGHT, NULL, ACT_RIGHT, VMASK(VIEW_CODEHEAP), NULL},
+	{'l', NULL, ACT_RIGHT, VMASK(VIEW_CODEHEAP), NULL},
+	{'+', "+ -", ACT_UNFOLD, VMASK(VIEW_CODEHEAP),
+	 "zoom the map in (fewer granules a cell), out (more)"},
+	{'-', NULL, ACT_FOLD, VMASK(VIEW_CODEHEAP), NULL},
+	{'m', "m", ACT_GROUP, VMASK(VIEW_CODEHEAP),
+	 "next map: space, count, age, tier, type"},
+	{'n', "n N", ACT_SEARCH_NEXT, VMASK(VIEW_CODEHEAP),
+	 "next, previous match"},
+	{'N', NULL, ACT_SEARCH_PREV, VMASK(VIEW_CODEHEAP), NULL},
 	{0, NULL, ACT_NONE, 0, NULL},
 };
 

@@ -243,7 +243,7 @@ b_keys o
 b_screen survivors-age-80x24
 t_end
 
-t_begin "80x24 code heaps placeholder, help from the key table"
+t_begin "80x24 code heaps of a store without any, help from the key table"
 b_keys 7
 b_screen codeheap-80x24
 b_keys 3 '?'
@@ -291,6 +291,108 @@ b_resize 12 4
 b_capture | grep -q 'too small' || t_fail "no 'too small' at 12x4"
 b_resize 80 24
 b_screen tree-resized-back-80x24
+b_quit
+t_end
+
+# a store of code-heap snapshots: the segmented report and a javacore
+CH=$T/work/ch.hsdb
+(cd "$HS_FIXTURES/.." && "$HEAPSIFT" import -o "$CH" \
+	fixtures/codeheap/jdk17-seg-analytics-default.txt.gz \
+	fixtures/javacore/javacore.20230830.134339.30220.0001.txt) >/dev/null 2>&1 ||
+	t_fail "cannot import the code-heap fixtures"
+cli codeheap "$CH" --csv >"$T/work/ch.csv"
+cli codeheap "$CH" --granules --csv --heap "profiled nmethods" >"$T/work/chg.csv"
+
+t_begin "80x24 code heaps: the heaps with heapsift codeheap's facts"
+b_start 80 24 $UTF -- "$CH"
+b_keys 7
+b_screen codeheap-list-80x24
+# every heap of the CSV is a row, with its capacity, used and free as
+# the browser writes bytes (powers of 1000) and its fragmentation
+b_capture | awk -v csv="$T/work/ch.csv" '
+	function fmt(v,   u, units) {
+		if (v == "") return "?"
+		split("B kB MB GB TB PB", units, " ")
+		u = 1
+		while (v >= 1000 && u < 6) { v /= 1000; u++ }
+		return u == 1 ? sprintf("%d B", v) : sprintf("%.2f %s", v, units[u])
+	}
+	BEGIN {
+		FS = ","
+		while ((getline l < csv) > 0) {
+			if (n++ == 0) continue
+			split(l, f, ",")
+			want[n - 1] = fmt(f[6]) "|" fmt(f[7]) "|" fmt(f[8]) "|" (f[11] == "" ? "?" : sprintf("%.3f", f[11]))
+			heap[n - 1] = f[2]
+		}
+	}
+	# at 80 columns: SNAP, then CAPACITY USED FREE LARGEST (9 wide),
+	# FRAG (5), and the heap, "CodeHeap '''x'''" shortened to x
+	NR >= 3 && NR < 3 + n - 1 {
+		r++
+		line = $0
+		got = substr(line, 6, 9) "|" substr(line, 16, 9) "|" substr(line, 26, 9) "|" substr(line, 46, 5)
+		gsub(/^ +/, "", got); gsub(/\| +/, "|", got)
+		name = substr(line, 53)
+		sub(/ +$/, "", name)
+		if (index(heap[r], name) == 0) { print "row " r ": heap " heap[r] " is not " name; bad = 1 }
+		if (got != want[r]) { print "row " r ": screen " got ", CSV " want[r]; bad = 1 }
+	}
+	END { if (r != n - 1) { print r " rows, CSV has " n - 1; bad = 1 } exit bad }' >"$T/work/chk" ||
+	t_fail "$(cat "$T/work/chk")"
+t_end
+
+t_begin "80x24 code heaps: a granule map, the cursor's granule, zoom, search"
+b_keys j Enter
+b_screen codeheap-map-80x24
+b_keys + + + + Home
+# zoomed in to one granule a cell: the detail line is granule 0 of the
+# --granules CSV (count, space as a range)
+row=$(sed -n 2p "$T/work/chg.csv")
+cnt=$(echo "$row" | cut -d, -f5)
+sp=$(echo "$row" | cut -d, -f11)
+b_capture | grep -q "^granule 0 \[0x7f7da1400000, 0x7f7da1401000): count $cnt, space " ||
+	t_fail "detail of granule 0 (count $cnt, space $sp): $(b_capture | tail -4)"
+b_screen codeheap-map-zoomed-80x24
+b_keys l l
+row=$(sed -n 4p "$T/work/chg.csv")
+cnt=$(echo "$row" | cut -d, -f5)
+b_capture | grep -q "^granule 2 \[0x7f7da1402000, 0x7f7da1403000): count $cnt," ||
+	t_fail "detail of granule 2: $(b_capture | tail -4)"
+# search for a method: the cursor moves to the granule that holds it
+b_keys /
+b_type 'URLStreamHandler.parseURL|parseURL'
+b_keys Enter
+# where it should land: the first method-name row of parseURL in the
+# heap, from the export's block table, as a granule of 4096 bytes
+"$HEAPSIFT" export "$CH" --format=csv -o "$T/work/chx" >/dev/null 2>&1
+g=$(awk -F, 'FILENAME ~ /codeheaps/ { if ($1 == 1) low = $4; next }
+	$2 == 1 && $3 == "used" && $15 == 0 && $16 ~ /^parseURL\(/ {
+	a = $4 + 0; if (!m || a < m) m = a } END { printf "%d", (m - low) / 4096 }' \
+	"$T/work/chx/codeheaps.csv" "$T/work/chx/codeheap_blocks.csv")
+b_capture | grep -q "^granule $g \[" || t_fail "search did not land on granule $g: $(b_capture | tail -4)"
+b_capture | grep -q ' parseURL(' || t_fail "parseURL is not listed in the granule"
+b_keys m m
+b_capture | grep -q "tier map" || t_fail "m did not reach the tier map"
+b_screen codeheap-map-tier-80x24
+b_keys Escape
+b_capture | grep -q "^SNAP  *CAPACITY" || t_fail "Esc did not go back to the heaps"
+b_quit
+t_end
+
+t_begin "200x60 code heaps: list, map and the javacore's occupancy bar"
+b_start 200 60 $UTF -- "$CH"
+b_keys 7
+b_screen codeheap-list-200x60
+b_keys j Enter
+b_screen codeheap-map-200x60
+# the javacore's code cache, the row above its data cache
+b_keys Escape End k Enter
+b_capture | grep -q "used total, placement unknown" ||
+	t_fail "the javacore map does not say its placement is unknown"
+b_screen codeheap-javacore-200x60
+b_resize 80 24
+b_resize 200 60
 b_quit
 t_end
 
