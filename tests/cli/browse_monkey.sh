@@ -2,7 +2,8 @@
 # A monkey on heapsift browse: thousands of random keys (every bound key,
 # regex characters typed into the search and filter prompts) and random
 # resizes from 10x3 to 300x100, on a real store (two fixture recordings,
-# five sample kinds between them), through tmux.  The browser must
+# five sample kinds between them, a code-heap report and a javacore),
+# through tmux.  The browser must
 # neither die nor hang: at the end it must still answer keys and quit
 # with status 0 (under make check, with ASan and UBSan watching).
 # MONKEY_SEED and MONKEY_KEYS change the run; the seed is printed.
@@ -17,7 +18,9 @@ N=${MONKEY_KEYS:-3000}
 S=$T/work/case.hsdb
 mkdir -p "$T/home"
 "$HEAPSIFT" import -o "$S" "$HS_FIXTURES/jfr/jdk17-leak-gcroots.jfr" \
-	"$HS_FIXTURES/jfr/jdk17-profile-tlab.jfr" >/dev/null 2>&1 ||
+	"$HS_FIXTURES/jfr/jdk17-profile-tlab.jfr" \
+	"$HS_FIXTURES/codeheap/jdk17-seg-analytics-all-128.txt.gz" \
+	"$HS_FIXTURES/javacore/javacore.20230830.134339.30220.0001.txt" >/dev/null 2>&1 ||
 	{ echo "FAIL setup: cannot import the fixtures"; echo "0 passed, 1 failed"; exit 1; }
 
 # the script of the run: batches of keys, then a resize
@@ -25,7 +28,7 @@ awk -v seed="$SEED" -v n="$N" 'BEGIN {
 	srand(seed)
 	k = "j k Up Down Left Right PageUp PageDown Home End Enter Escape Tab BTab " \
 	    "1 2 3 4 5 6 7 8 9 / \\\\ n N K x c C b s a + - e E h l g G o ? Space BSpace " \
-	    "( ) [ ] * . ^ $ | byte Heap { }"
+	    "( ) [ ] * . ^ $ | byte Heap { } m m 7 7 Enter"
 	nk = split(k, keys, " ")
 	line = ""
 	for (i = 0; i < n; i++) {
