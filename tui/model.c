@@ -53,11 +53,16 @@ int model_init(struct model *m, struct store *s, struct err *e)
 		const struct query_recording *r;
 		size_t i;
 
+		/* time 0: the earliest recording start that is known (a
+		 * code-heap report has none) */
 		query_recordings(m->q, &r, &n);
-		m->start_ns = n ? r[0].start_ns : m->first_ns;
-		for (i = 1; i < n; i++)
-			if (r[i].start_ns < m->start_ns)
+		m->start_ns = INT64_MAX;
+		for (i = 0; i < n; i++)
+			if (r[i].start_ns != INT64_MIN &&
+			    r[i].start_ns < m->start_ns)
 				m->start_ns = r[i].start_ns;
+		if (m->start_ns == INT64_MAX)
+			m->start_ns = m->first_ns;
 	}
 	return 0;
 }

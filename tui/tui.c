@@ -113,13 +113,19 @@ const char *tui_offset(const struct model *m, int64_t ns, char *out,
 
 const char *tui_time(int64_t ns, char *out, size_t size)
 {
-	int64_t s = ns / 1000000000, ms;
+	int64_t s = ns / 1000000000, rem = ns % 1000000000, ms;
 	time_t tt;
 	struct tm tm;
 
-	if (ns % 1000000000 < 0)
+	if (ns == INT64_MIN) { /* not recorded (code-heap reports) */
+		snprintf(out, size, "?");
+		return out;
+	}
+	if (rem < 0) { /* floor, without multiplying back */
+		rem += 1000000000;
 		s--;
-	ms = (ns - s * 1000000000) / 1000000;
+	}
+	ms = rem / 1000000;
 	tt = (time_t)s;
 	if (!gmtime_r(&tt, &tm)) {
 		snprintf(out, size, "?");

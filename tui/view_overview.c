@@ -120,10 +120,13 @@ static void build(struct tui *t, struct overview *o, int width)
 		    r->n_chunks, r->n_chunks == 1 ? "" : "s",
 		    r->jvm_name[0] ? r->jvm_name : "(not recorded)",
 		    r->jvm_version[0] ? " " : "", r->jvm_version);
-		add(o, ST_NORMAL, "  %s .. %s (%.3f s)",
-		    tui_time(r->start_ns, a, sizeof(a)),
-		    tui_time(r->end_ns, b, sizeof(b)),
-		    ((double)r->end_ns - (double)r->start_ns) / 1e9);
+		if (r->start_ns == INT64_MIN)
+			add(o, ST_NORMAL, "  time not recorded");
+		else
+			add(o, ST_NORMAL, "  %s .. %s (%.3f s)",
+			    tui_time(r->start_ns, a, sizeof(a)),
+			    tui_time(r->end_ns, b, sizeof(b)),
+			    ((double)r->end_ns - (double)r->start_ns) / 1e9);
 		for (k = 0; k < SAMPLE__COUNT; k++)
 			if (r->samples[k])
 				add(o, ST_NORMAL, "  %9llu %s",
