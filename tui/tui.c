@@ -23,6 +23,7 @@
 #include "tui/screen.h"
 #include "tui/view.h"
 #include "util/xalloc.h"
+#include "util/human.h"
 
 const struct tui_view_ops *const view_table[] = {
 	&view_overview, &view_alloc,	 &view_tree,	 &view_inverted,
@@ -87,19 +88,7 @@ bool regex_match(const struct regex *re, const char *s)
 
 const char *tui_bytes(int64_t n, char *out, size_t size)
 {
-	static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-	double v = (double)n;
-	int u = 0;
-
-	while ((v >= 1000 || v <= -1000) && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	if (u == 0)
-		snprintf(out, size, "%lld B", (long long)n);
-	else
-		snprintf(out, size, "%.2f %s", v, unit[u]);
-	return out;
+	return human_bytes(n, out, size);
 }
 
 const char *tui_offset(const struct model *m, int64_t ns, char *out,

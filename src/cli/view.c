@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 void view_filters_init(struct view_filters *f)
 {
@@ -289,17 +290,5 @@ int view_bucket_option(const char *cmd, const char *arg, int64_t *out)
 
 const char *view_bytes(int64_t n, char *out, size_t size)
 {
-	static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-	double v = (double)n;
-	int u = 0;
-
-	while ((v >= 1000 || v <= -1000) && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	if (u == 0)
-		snprintf(out, size, "%lld B", (long long)n);
-	else
-		snprintf(out, size, "%.2f %s", v, unit[u]);
-	return out;
+	return human_bytes(n, out, size);
 }

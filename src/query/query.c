@@ -234,28 +234,6 @@ static int build_sites(struct query *q, struct err *e)
 	return 0;
 }
 
-/* The group of sample i under by, numbered as query_top() numbers its
- * accumulators: one past the last class or thread for "none". */
-static inline size_t group_of(const struct query *q, enum query_group by,
-			      uint64_t i)
-{
-	const struct store_samples *sm = &q->sm;
-
-	switch (by) {
-	case GROUP_CLASS:
-		return sm->cls[i] == STORE_NONE ? q->n_classes : sm->cls[i];
-	case GROUP_SITE:
-		return q->node_site[sm->node[i]];
-	case GROUP_APP_SITE:
-		return q->node_app[sm->node[i]];
-	case GROUP_THREAD:
-		return sm->thread[i] == STORE_NONE ? q->n_threads
-						   : sm->thread[i];
-	default:
-		return sm->recording[i];
-	}
-}
-
 static size_t group_count(const struct query *q, enum query_group by)
 {
 	switch (by) {

@@ -195,26 +195,6 @@ static void cohort_edges(const struct survivors_state *st,
 	}
 }
 
-/* The key of sample i for a plain grouping. */
-static size_t key_of(const struct query *q, enum query_group by, uint64_t i)
-{
-	const struct store_samples *sm = &q->sm;
-
-	switch (by) {
-	case GROUP_CLASS:
-		return sm->cls[i] == STORE_NONE ? q->n_classes : sm->cls[i];
-	case GROUP_SITE:
-		return q->node_site[sm->node[i]];
-	case GROUP_APP_SITE:
-		return q->node_app[sm->node[i]];
-	case GROUP_THREAD:
-		return sm->thread[i] == STORE_NONE ? q->n_threads
-						   : sm->thread[i];
-	default:
-		return sm->recording[i];
-	}
-}
-
 static const char *key_name(struct query *q, enum query_group by, size_t g)
 {
 	switch (by) {
@@ -405,7 +385,7 @@ int query_survivors(struct query *q, enum query_group by,
 			continue;
 		}
 		l.i = i;
-		l.key = o->cohort ? 0 : key_of(q, by, i);
+		l.key = o->cohort ? 0 : group_of(q, by, i);
 		l.born = q->sm.time_ns[i];
 		if (q->kind == SAMPLE_OLD_OBJECT) {
 			while (oi < n_old && old[oi].sample < i)
