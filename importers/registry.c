@@ -59,6 +59,10 @@ struct probe_result importer_probe(const unsigned char *prefix, size_t len,
 /* One warning, at a byte offset or (when line is not 0) at a line. */
 static void import_vwarn(const struct import_env *env, enum err_code code,
 			 uint64_t offset, uint64_t line, const char *fmt,
+			 va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void import_vwarn(const struct import_env *env, enum err_code code,
+			 uint64_t offset, uint64_t line, const char *fmt,
 			 va_list ap)
 {
 	struct buf b = BUF_INIT;
