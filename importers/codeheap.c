@@ -124,6 +124,8 @@ enum sub {
 	SUB_MAP, /* a map's title was seen; lines follow */
 };
 
+#define CH_MAX_HEAPS 64
+
 enum snap_kind { SNAP_NONE = 0, SNAP_ANALYTICS, SNAP_SUMMARY, SNAP_CODELIST };
 
 struct heap_build {
@@ -152,7 +154,8 @@ struct chi {
 	struct rec_ch_block *blocks;
 	uint32_t n_blocks, cap_blocks;
 	uint32_t n_snapshots;
-	bool closed; /* the report's closing timing line was seen */
+	bool closed;	   /* the report's closing timing line was seen */
+	bool heaps_warned; /* CH_MAX_HEAPS reached in this snapshot */
 
 	enum section sec;
 	enum sub sub;
@@ -231,6 +234,17 @@ static int heap_find(struct chi *c, const char *name, size_t len, bool create)
 			return (int)i;
 	if (!create)
 		return -1;
+	/* HotSpot has at most 10 heaps; a file naming thousands is not a
+	 * report, and would make this lookup quadratic */
+	if (c->n_heaps >= CH_MAX_HEAPS) {
+		if (!c->heaps_warned)
+			warn(c, c->line,
+			     "more than %d code heaps in one report; the "
+			     "others are skipped",
+			     CH_MAX_HEAPS);
+		c->heaps_warned = true;
+		return -1;
+	}
 	GROW(c->heaps, c->n_heaps, c->cap_heaps);
 	hb = &c->heaps[c->n_heaps];
 	memset(hb, 0, sizeof(*hb));
@@ -485,6 +499,7 @@ static void snap_reset(struct chi *c)
 	c->sub = SUB_NONE;
 	c->cur = c->sum_heap = -1;
 	c->closed = false;
+	c->heaps_warned = false;
 	map_drop(c);
 }
 
@@ -762,7 +777,7 @@ static void minor_title(struct chi *c, const char *t, size_t len)
 		int h = heap_find(c, rest, rl, true);
 
 		c->cur = h;
-		if (c->heaps[h].h.free_blocks == REC_NONE)
+		if (h >= 0 && c->heaps[h].h.free_blocks == REC_NONE)
 			c->heaps[h].h.free_blocks = 0;
 		c->sub = SUB_OTHER;
 	} else if (ch_title(t, len, "Heap not fully initialized", NULL, NULL) ||
@@ -967,12 +982,14 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 		if (c->kind != SNAP_SUMMARY)
 			snap_begin(c, SNAP_SUMMARY);
 		h = heap_find(c, l->text, l->text_len, true);
+		c->sum_heap = h;
+		if (h < 0)
+			break;
 		hb = &c->heaps[h];
 		hb->h.reserved = kib(l->a);
 		hb->h.used = kib(l->b);
 		hb->h.max_used = kib(l->c);
 		hb->h.free = kib(l->d);
-		c->sum_heap = h;
 		break;
 	case CHL_SUM_TOTAL:
 		snap_stat(c, "total.size_kb", l->a);

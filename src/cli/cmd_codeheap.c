@@ -503,8 +503,11 @@ static void javacore_facts(const struct chq *q, uint32_t sn, struct buf *b)
 		snprintf(name, sizeof(name), "mem.%s.segments", types[i]);
 		if (!chq_snapshot_stat(q, sn, name, &segs))
 			segs = CHQ_UNKNOWN;
-		buf_addf(b, "  %-9s memory %s in %" PRId64 " segments, in use ",
-			 types[i], view_bytes(total, t1, sizeof(t1)), segs);
+		buf_addf(b, "  %-9s memory %s", types[i],
+			 view_bytes(total, t1, sizeof(t1)));
+		if (segs != CHQ_UNKNOWN)
+			buf_addf(b, " in %" PRId64 " segments", segs);
+		buf_adds(b, ", in use ");
 		put_bytes(b, used);
 		snprintf(name, sizeof(name), "mem.%s.limit", types[i]);
 		if (chq_snapshot_stat(q, sn, name, &v))

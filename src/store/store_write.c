@@ -496,10 +496,20 @@ static int w_codeheap(void *ctx, const struct rec_codeheap *c)
 	struct store_writer *w = ctx;
 	struct store_ch_snapshot *sn;
 	uint32_t i, k;
+	uint64_t maps = 0, blocks = c->n_blocks, stats = c->n_stats;
 
+	/* every index the store keeps is a uint32 */
+	for (i = 0; i < c->n_heaps; i++) {
+		maps += c->heaps[i].n_maps;
+		blocks += c->heaps[i].n_blocks;
+		stats += c->heaps[i].n_stats;
+	}
 	if (w->ch_snaps.n >= STORE_NONE ||
-	    w->ch_heaps.n + c->n_heaps >= STORE_NONE)
-		die("store: too many code-heap snapshots");
+	    w->ch_heaps.n + c->n_heaps >= STORE_NONE ||
+	    w->ch_maps.n + maps >= STORE_NONE ||
+	    w->ch_blocks.n + blocks >= STORE_NONE ||
+	    w->ch_stats.n + stats >= STORE_NONE)
+		die("store: too many code-heap snapshots, heaps or blocks");
 	sn = vec_push(&w->ch_snaps);
 	memset(sn, 0, sizeof(*sn));
 	sn->recording = (uint32_t)w->recordings.n;

@@ -16,9 +16,9 @@ static struct rx_table *rx_compiling;
 static void compile_table(void)
 {
 	struct rx_table *t = rx_compiling;
+	void **codes = xcalloc(t->n, sizeof(*codes));
 	size_t i;
 
-	t->codes = xcalloc(t->n, sizeof(*t->codes));
 	for (i = 0; i < t->n; i++) {
 		int code;
 		PCRE2_SIZE at;
@@ -35,8 +35,10 @@ static void compile_table(void)
 		}
 		/* without JIT (some platforms) the interpreter still works */
 		pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);
-		t->codes[i] = c;
+		codes[i] = c;
 	}
+	/* published whole: rx_match() reads it without the lock */
+	__atomic_store_n(&t->codes, codes, __ATOMIC_RELEASE);
 }
 
 static void ensure_compiled(struct rx_table *t)
@@ -68,7 +70,8 @@ bool rx_match(struct rx_table *t, size_t idx, const char *s, size_t len,
 	PCRE2_SIZE *ov;
 	int rc, i;
 
-	if (!t->codes)
+	/* published by pthread_once; the acquire pairs with it */
+	if (!__atomic_load_n(&t->codes, __ATOMIC_ACQUIRE))
 		ensure_compiled(t);
 	rc = pcre2_match(t->codes[idx], (PCRE2_SPTR)s, len, 0, 0, m->md, NULL);
 	if (rc <= 0)

@@ -106,6 +106,20 @@ expect_rc 3
 expect_err "'Q' is not in the report's block-type legend"
 t_end
 
+t_begin "codeheap: a report naming 20000 heaps keeps 64 and says so"
+awk 'BEGIN { print "   General JIT info   "
+	for (i = 0; i < 20000; i++) {
+		printf "|  Global CodeHeap statistics for segment H%d  |\n", i
+		print "freeSpace        =      291k, nBlocks_free     =      1,     11.689% of capacity,      0.243% of max_capacity"
+	} }' >"$W/many.txt"
+run import -o "$W/many.hsdb" "$W/many.txt"
+expect_rc 3
+expect_err "more than 64 code heaps in one report"
+run codeheap "$W/many.hsdb" --csv
+# a header and 64 heaps, each with the 291 KiB its own line gave it
+[ "$(printf '%s\n' "$out" | grep -c ',297984,')" = 64 ] || t_fail "heap rows: $out"
+t_end
+
 t_begin "codeheap: empty and data-less files say so"
 : >"$W/empty.log"
 run import -o "$W/e.hsdb" "$W/empty.log"
