@@ -3,7 +3,9 @@
 #   t_begin NAME            start a test case
 #   t_check DESC CONDITION  (use "t_ok"/"t_fail" inside)
 #   t_end                   print "ok NAME" or "FAIL NAME"
-#   t_summary               print "N passed, N failed" and exit 0/1
+#   t_skip REASON           end the current case as skipped, visibly:
+#                           "skip NAME: REASON" (counted, never a pass)
+#   t_summary               print "N passed, N failed, N skipped", exit 0/1
 #   run ARGS...             run $HEAPSIFT with ARGS: sets $out, $err, $rc
 #
 # Every case runs heapsift in an empty working directory with TMPDIR set
@@ -15,7 +17,7 @@ set -u
 T=$(mktemp -d) || exit 1
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 mkdir -p "$T/work" "$T/cwd" "$T/tmp"
-t_passed=0 t_failed=0 t_name= t_bad=0
+t_passed=0 t_failed=0 t_skipped=0 t_name= t_bad=0
 
 t_begin() { t_name=$1; t_bad=0; }
 t_fail() {
@@ -35,8 +37,13 @@ t_end() {
 		t_failed=$((t_failed + 1))
 	fi
 }
+t_skip() {
+	echo "skip $t_name: $*"
+	t_skipped=$((t_skipped + 1))
+	rm -rf "$T/cwd"/* "$T/tmp"/*
+}
 t_summary() {
-	echo "$t_passed passed, $t_failed failed"
+	echo "$t_passed passed, $t_failed failed, $t_skipped skipped"
 	[ $t_failed = 0 ]
 	exit $?
 }
