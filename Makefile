@@ -186,6 +186,7 @@ $(BUILD)/tests/bench/%.o: HS_CFLAGS += -Wno-missing-prototypes
 
 bench: $(BIN) $(BUILD)/store-bench
 	@tests/bench/jfr_bench.sh
+	@tests/bench/scale_bench.sh
 	@STORE_BENCH=$(BUILD)/store-bench tests/bench/store_bench.sh
 	@STORE_BENCH=$(BUILD)/store-bench tests/bench/browse_bench.sh
 	@tests/bench/agent_bench.sh

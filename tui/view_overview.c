@@ -14,6 +14,7 @@
 #include "tui/names.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "util/human.h"
 #include "util/xalloc.h"
 
 #define TOP_N 8
@@ -113,13 +114,18 @@ static void build(struct tui *t, struct overview *o, int width)
 	    n_rec == 1 ? "" : "s", (unsigned long long)all);
 	for (i = 0; i < n_rec; i++) {
 		const struct query_recording *r = &rec[i];
+		const char *jvm;
 
 		add(o, ST_HEADER, "Recording %zu", i);
 		add(o, ST_NORMAL, "  %s", r->source);
+		/* JDK 21+ versions begin with the name: print it once */
+		jvm = !r->jvm_name[0] ? "(not recorded)"
+		      : human_version_has_name(r->jvm_name, r->jvm_version)
+			      ? ""
+			      : r->jvm_name;
 		add(o, ST_NORMAL, "  %s, %u chunk%s; JVM %s%s%s", r->format,
-		    r->n_chunks, r->n_chunks == 1 ? "" : "s",
-		    r->jvm_name[0] ? r->jvm_name : "(not recorded)",
-		    r->jvm_version[0] ? " " : "", r->jvm_version);
+		    r->n_chunks, r->n_chunks == 1 ? "" : "s", jvm,
+		    jvm[0] && r->jvm_version[0] ? " " : "", r->jvm_version);
 		if (r->start_ns == INT64_MIN)
 			add(o, ST_NORMAL, "  time not recorded");
 		else

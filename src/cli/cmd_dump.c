@@ -18,6 +18,7 @@
 #include "input/input.h"
 #include "input/walk.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 static const char dump_help[] =
 	"usage: heapsift dump [--format=text|tsv] [--raw-names] "
@@ -252,8 +253,10 @@ static int dump_recording(void *ctx, const struct rec_recording *r)
 	put_time(&b, r->end_ns);
 	if (r->jvm_name) {
 		buf_adds(&b, ", ");
-		put_name(&b, r->jvm_name);
-		buf_addch(&b, ' ');
+		if (!human_version_has_name(r->jvm_name, r->jvm_version)) {
+			put_name(&b, r->jvm_name);
+			buf_addch(&b, ' ');
+		}
 		put_name(&b, r->jvm_version ? r->jvm_version : "");
 	}
 	buf_addch(&b, '\n');

@@ -13,6 +13,7 @@
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 static const char info_help[] =
 	"usage: heapsift info [--check] CASE.hsdb\n"
@@ -115,9 +116,14 @@ int cmd_info(int argc, char **argv)
 		       rec->n_chunks == 1 ? "" : "s");
 		printf("  jvm         ");
 		if (rec->jvm_name) {
-			put_str(store_str(s, rec->jvm_name));
-			putchar(' ');
-			put_str(store_str(s, rec->jvm_version));
+			const char *name = store_str(s, rec->jvm_name);
+			const char *version = store_str(s, rec->jvm_version);
+
+			if (!human_version_has_name(name, version)) {
+				put_str(name);
+				putchar(' ');
+			}
+			put_str(version);
 		} else {
 			fputs("(not recorded)", stdout);
 		}

@@ -4,6 +4,7 @@
 #include "util/human.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *human_bytes(int64_t n, char *out, size_t size)
 {
@@ -20,4 +21,12 @@ const char *human_bytes(int64_t n, char *out, size_t size)
 	else
 		snprintf(out, size, "%.2f %s", v, unit[u]);
 	return out;
+}
+
+bool human_version_has_name(const char *name, const char *version)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return n && version && strncmp(version, name, n) == 0 &&
+	       (version[n] == ' ' || version[n] == '\0');
 }

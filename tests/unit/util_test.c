@@ -13,6 +13,7 @@
 #include "util/crc32c.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/human.h"
 #include "util/paths.h"
 #include "util/size.h"
 #include "util/xalloc.h"
@@ -457,4 +458,20 @@ TEST(time_sort_matches_a_comparison_sort)
 		t[i] = -5 + (int64_t)(ts_next() % 7);
 	CHECK_INT(ts_check(t, n), ==, 0);
 	free(t);
+}
+
+TEST(human_version_has_name)
+{
+	/* JDK 17+: jvmVersion repeats jvmName; the name is printed once */
+	CHECK(human_version_has_name("OpenJDK 64-Bit Server VM",
+				     "OpenJDK 64-Bit Server VM (25.0.3+9-LTS) "
+				     "for linux-amd64"));
+	CHECK(human_version_has_name("Eclipse OpenJ9 VM", "Eclipse OpenJ9 VM"));
+	/* a version of its own, or a name that is only a prefix of a word */
+	CHECK(!human_version_has_name("OpenJDK 64-Bit Server VM",
+				      "(11.0.2+9) for linux-amd64"));
+	CHECK(!human_version_has_name("Open", "OpenJDK 64-Bit Server VM (17)"));
+	CHECK(!human_version_has_name("", "anything"));
+	CHECK(!human_version_has_name(NULL, "anything"));
+	CHECK(!human_version_has_name("x", NULL));
 }
