@@ -206,21 +206,21 @@ same_set() {
 		t_fail "table $x is listed in $1 but heapsift export writes no $x.csv"
 	done
 }
-# names: comma-separated words on stdin, one a line
-names() { tr ',' '\n' | tr -d ' .()' | grep -E '^[a-z_]+$'; }
+# tables: the first list "recordings, a, b, ..." in the text on stdin
+tables() {
+	tr '\n' ' ' | grep -oE 'recordings(, *(and )?[a-z_]+)+' | head -n 1 |
+		sed 's/, *\(and \)\{0,1\}/,/g' | tr ',' '\n'
+}
 
-# export --help: "...into DIR (created if missing):" then the list, to
-# the first full stop
+# export --help: the list of tables it writes
 help export >/dev/null
-tr '\n' ' ' <"$W/help.export" |
-	sed -n 's/.*(created if missing): *\([^.]*\)\..*/\1/p' | names >"$W/t.help"
-[ -s "$W/t.help" ] || t_fail "no table list found in heapsift export --help"
+tables <"$W/help.export" >"$W/t.help"
+[ -s "$W/t.help" ] || t_fail "no list of tables (recordings, ...) in heapsift export --help"
 same_set "'heapsift export --help'" "$W/t.help"
 
-# the man page: the export entry's "CSV tables (a, b, ...)"
-grep '^CMD export	' "$W/man.txt" | cut -f2- | tr '\n' ' ' |
-	sed -n 's/.*CSV tables *(\([^)]*\)).*/\1/p' | names >"$W/t.man"
-[ -s "$W/t.man" ] || t_fail "no 'CSV tables (...)' list in the man page's export entry"
+# the man page: the list in the export entry
+grep '^CMD export	' "$W/man.txt" | cut -f2- | tables >"$W/t.man"
+[ -s "$W/t.man" ] || t_fail "no list of tables (recordings, ...) in the man page's export entry"
 same_set "docs/heapsift.1 (export)" "$W/t.man"
 
 # docs/export.md: the rows of the table under the export heading, and
@@ -239,6 +239,49 @@ done
 [ "$i" = "$n" ] ||
 	t_fail "docs/export.md says 'Writes ${word:-(no number)} tables', heapsift export writes $n"
 rm -rf "$W/csv"
+t_end
+
+# --- the sample kinds ------------------------------------------------------
+# The truth: the kinds top's usage error names, each of which top must
+# then accept.  The man page's --kind item lists them (the parentheses
+# say what each is), as does every filter command's --help.
+t_begin "--kind: the man page and --help list the kinds the program takes"
+run top "$S" --kind=no-such-kind
+expect_rc 2
+printf '%s\n' "$err" | sed -n "s/.*--kind: 'no-such-kind' is not \(.*\)$/\1/p" |
+	sed 's/ or /, /; s/, */\n/g' | LC_ALL=C sort -u | grep . >"$W/kinds"
+[ -s "$W/kinds" ] || t_fail "no list of kinds in top's usage error: $err"
+for k in $(cat "$W/kinds"); do
+	run top "$S" --kind="$k"
+	[ "$rc" = 0 ] || t_fail "top --kind=$k: exit status $rc ($err), though the usage error lists $k"
+done
+# the --kind item of FILTERS without its parentheses, from "Which
+# samples:" to the first full stop
+grep '^FILTERS	' "$W/man.txt" | cut -f2- | tr '\n' ' ' | sed 's/([^)]*)//g' |
+	sed -n 's/.*--kind=kind *Which samples: *\([^.]*\)\..*/\1/p' |
+	sed 's/ or /, /g; s/ and /, /g' | tr ',' '\n' | tr -d ' ' |
+	LC_ALL=C sort -u | grep . >"$W/kinds.man"
+[ -s "$W/kinds.man" ] || t_fail "no '--kind=kind Which samples: ...' item in the man page's FILTERS"
+for k in $(LC_ALL=C comm -23 "$W/kinds" "$W/kinds.man"); do
+	t_fail "kind '$k' is taken by --kind but not listed under --kind in the man page's FILTERS"
+done
+for k in $(LC_ALL=C comm -13 "$W/kinds" "$W/kinds.man"); do
+	t_fail "kind '$k' is listed under --kind in the man page's FILTERS, but --kind does not take it"
+done
+for c in top tree timeline survivors; do
+	help "$c" || continue
+	# the --kind=KIND line and its continuation lines, parentheses out
+	awk '/--kind=KIND/ { on = 1; sub(/.*--kind=KIND/, ""); print; next }
+		on && /^      --/ { exit }
+		on { print }' "$W/help.$c" | tr '\n' ' ' | sed 's/([^)]*)//g' |
+		tr ',' '\n' | tr -d ' ' | LC_ALL=C sort -u | grep . >"$W/kinds.$c"
+	for k in $(LC_ALL=C comm -23 "$W/kinds" "$W/kinds.$c"); do
+		t_fail "kind '$k' is taken by --kind but not listed under --kind=KIND in 'heapsift $c --help'"
+	done
+	for k in $(LC_ALL=C comm -13 "$W/kinds" "$W/kinds.$c"); do
+		t_fail "'heapsift $c --help' lists a kind '$k' under --kind=KIND that --kind does not take"
+	done
+done
 t_end
 
 t_begin "the man page renders without roff warnings"
