@@ -37,7 +37,8 @@ short_opts() {
 }
 
 # The man page as tagged plain text, one roff line a line:
-#   SYN CMD<TAB>text      the command's SYNOPSIS entry
+#   SYN CMD<TAB>text      the command's SYNOPSIS entry (CMD heapsift: the
+#                         first, heapsift's own)
 #   JOIN CMD<TAB>PREV     CMD's synopsis entry starts with no .br after PREV's
 #   ALL<TAB>text          COMMANDS before the first entry
 #   CMD NAME<TAB>text     NAME's entry under COMMANDS
@@ -87,8 +88,8 @@ function text(line,   m, rest) {
 sec == "SYNOPSIS" {
 	if ($0 ~ /^\.br/) { syn_open = 0; next }
 	t = text($0)
-	if ($1 == ".B" && $2 == "heapsift" && NF >= 3) {
-		name = plain($3)
+	if ($1 == ".B" && $2 == "heapsift") {
+		name = NF >= 3 ? plain($3) : "heapsift"
 		if (syn_open) print "JOIN " name "\t" syn
 		syn = name; syn_open = 1
 		print "SYN " syn "\t" t
@@ -155,6 +156,22 @@ if grep -q '^JOIN ' "$W/man.txt"; then
 $(grep '^JOIN ' "$W/man.txt")
 EOF
 fi
+t_end
+
+t_begin "heapsift --help and the man page's first SYNOPSIS line give the same options"
+run --help
+printf '%s\n' "$out" >"$W/help.main"
+grep '^SYN heapsift	' "$W/man.txt" | cut -f2- >"$W/man.main"
+for kind in long short; do
+	${kind}_opts <"$W/help.main" >"$W/hopts"
+	${kind}_opts <"$W/man.main" >"$W/mopts"
+	for o in $(LC_ALL=C comm -23 "$W/hopts" "$W/mopts"); do
+		t_fail "option $o is in 'heapsift --help' but not in the man page's 'heapsift' SYNOPSIS line"
+	done
+	for o in $(LC_ALL=C comm -13 "$W/hopts" "$W/mopts"); do
+		t_fail "option $o is in the man page's 'heapsift' SYNOPSIS line but not in 'heapsift --help'"
+	done
+done
 t_end
 
 while read -r c; do
