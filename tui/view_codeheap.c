@@ -27,6 +27,8 @@ struct chview {
 	char why[256];
 	uint32_t *rows; /* heap indices, the filter applied */
 	size_t n;
+	bool filtered; /* by a filter (the \ key); Esc clears it */
+	char filter_text[256];
 	struct list list;
 	/* the map of one heap */
 	bool in_map;
@@ -498,6 +500,13 @@ static bool ch_act(struct tui *t, void *st, enum action act,
 	struct chview *v = st;
 
 	ensure(t, v);
+	/* before the emptiness test: a filter that hides every heap must
+	 * still be cleared by Esc, as in the other views */
+	if (!v->in_map && act == ACT_BACK && v->filtered && v->q) {
+		v->filtered = false;
+		set_rows(v, NULL);
+		return true;
+	}
 	if (!v->q || !v->n)
 		return false;
 	if (v->in_map)
@@ -531,8 +540,11 @@ static void ch_status(struct tui *t, void *st, char *out, size_t size)
 	else if (v->q && !chq_n_heaps(v->q))
 		snprintf(out, size, "Code heaps: none in this store");
 	else if (v->q)
-		snprintf(out, size, "Code heaps: %zu of %u heaps, %u snapshots",
-			 v->n, chq_n_heaps(v->q), chq_n_snapshots(v->q));
+		snprintf(out, size,
+			 "Code heaps: %zu of %u heaps, %u snapshots%s%s", v->n,
+			 chq_n_heaps(v->q), chq_n_snapshots(v->q),
+			 v->filtered ? ", filter \\" : "",
+			 v->filtered ? v->filter_text : "");
 	else
 		snprintf(out, size, "Code heaps");
 }
@@ -598,11 +610,13 @@ static void ch_filter(struct tui *t, void *st, const struct regex *re,
 {
 	struct chview *v = st;
 
-	(void)pattern;
 	ensure(t, v);
 	if (!v->q)
 		return;
 	v->in_map = false;
+	v->filtered = re != NULL;
+	snprintf(v->filter_text, sizeof(v->filter_text), "%s",
+		 re ? pattern : "");
 	set_rows(v, re);
 }
 
