@@ -323,3 +323,95 @@ TEST(survivors_cohorts_clip_lives_at_death)
 		store_close(s);
 	remove_store(dir);
 }
+
+/*
+ * jdk.OldObjectSample: alive at the end by definition, live from its
+ * allocation time; where the JDK wrote only the object's age, from the
+ * event's time less the age.  Three events at 20 s (the recording's
+ * end), without sizes (so trends are in samples): Leak.fast allocated
+ * at 2.5 s, Leak.slow 12.5 s old (allocated at 7.5 s), Leak.base at
+ * 0.5 s.  By hand, live at the points t = 1..20 s: Leak.base from 1 s,
+ * Leak.fast from 3 s, Leak.slow from 8 s, each to the last point.
+ */
+TEST(survivors_old_object_samples_live_from_their_allocation)
+{
+	static const struct rec_thread thread = {1, "main", 1, 100, false};
+	static struct rec_stack stacks[3];
+	static const int64_t born_ms[3] = {2500, 7500, 500};
+	static const size_t first_point[3] = {2, 7, 0};
+	static const char *const keys[3] = {"Leak.fast:11", "Leak.slow:13",
+					    "Leak.base:14"};
+	char dir[] = "/tmp/hs-survtest-XXXXXX", path[128];
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	const struct query_survivors *sv = NULL;
+	struct query_survivor_options o;
+	struct query_options qo;
+	struct rec_recording rec;
+	struct query *q = NULL;
+	struct store *s = NULL;
+	struct err e;
+	size_t i, b;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < 3; i++) {
+		struct rec_sample x;
+
+		stacks[i].id = i + 1;
+		stacks[i].frames = site_frames[i];
+		stacks[i].n_frames = 1;
+		rec_sample_init(&x, SAMPLE_OLD_OBJECT);
+		x.time_ns = T0 + 20 * SEC;
+		x.thread = &thread;
+		x.stack = &stacks[i];
+		x.class_name = "byte[]";
+		x.class_raw = "[B";
+		x.liveness = LIVE_AT_END;
+		if (i == 1)
+			x.object_age_ns = x.time_ns - (T0 + born_ms[i] * MS);
+		else
+			x.alloc_time_ns = T0 + born_ms[i] * MS;
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "old.jfr";
+	rec.format = "jfr";
+	rec.start_ns = T0;
+	rec.end_ns = T0 + 20 * SEC;
+	rec.n_chunks = 1;
+	rec.n_samples[SAMPLE_OLD_OBJECT] = 3;
+	sink->ops->recording(sink->ctx, &rec);
+	snprintf(path, sizeof(path), "%s/s.hsdb", dir);
+	err_init(&e);
+	if (store_writer_commit(w, path, &e) < 0 ||
+	    store_open(path, &s, &e) < 0)
+		test_fail(__FILE__, __LINE__, "store: %s", e.msg);
+	store_writer_free(w);
+	query_options_init(&qo);
+	qo.kind = SAMPLE_OLD_OBJECT;
+	if (s && query_open(s, &qo, &q, &e) < 0)
+		test_fail(__FILE__, __LINE__, "query_open: %s", e.msg);
+	memset(&o, 0, sizeof(o));
+	o.bucket_ns = SEC;
+	if (q && query_survivors(q, GROUP_SITE, &o, &sv, &e) < 0)
+		test_fail(__FILE__, __LINE__, "survivors: %s", e.msg);
+	CHECK_UINT(sv ? sv->samples_used : 0, ==, 3);
+	CHECK(sv && sv->by_samples);
+	CHECK_UINT(sv ? sv->n_buckets : 0, ==, 20);
+	for (i = 0; sv && sv->n_buckets == 20 && i < 3; i++) {
+		const struct query_survivor_series *x = find(sv, keys[i]);
+
+		for (b = 0; x && b < 20; b++)
+			if (x->live_samples[b] != (b >= first_point[i]))
+				test_fail(
+					__FILE__, __LINE__,
+					"%s at %zu s: %llu live", keys[i],
+					b + 1,
+					(unsigned long long)x->live_samples[b]);
+	}
+	if (q)
+		query_free(q);
+	if (s)
+		store_close(s);
+	remove_store(dir);
+}
