@@ -91,7 +91,7 @@ for cls in 'byte\[\]' 'long\[\]'; do
 	# shellcheck disable=SC2086
 	python3 "$SRC/check_kept.py" "$W/truth.json" 65536 "$W/kept.csv" \
 		"$W/kepttop.csv" $sites >"$W/kept.bad" 2>"$W/kept.err" ||
-		t_fail "$(cat "$W/kept.bad") $(tail -n 5 "$W/kept.err")"
+		t_fail "$(cat "$W/kept.bad")${W:+ }$([ -s "$W/kept.bad" ] || tail -n 5 "$W/kept.err")"
 	cat "$W/kept.err"
 done
 run survivors "$W/w.hsdb" --kind agent --by site
