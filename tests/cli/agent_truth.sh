@@ -15,15 +15,13 @@ HOLD=2
 # HS_AGENT names a library to test instead of the one heapsift finds
 agent=${HS_AGENT:-$("$HEAPSIFT" agent-path 2>/dev/null)} || agent=
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
-	echo "SKIP agent_truth: no JDK (java, javac) on PATH"
-	t_begin agent_truth_skipped_no_jdk
-	t_end
+	t_begin agent_truth
+	t_skip "no JDK (java, javac) on PATH"
 	t_summary
 fi
 if [ -z "$agent" ] || [ ! -f "$agent" ]; then
-	echo "SKIP agent_truth: no agent library (heapsift agent-path finds none; it is built when the JDK's jvmti.h is found)"
-	t_begin agent_truth_skipped_no_agent
-	t_end
+	t_begin agent_truth
+	t_skip "no agent library (heapsift agent-path finds none; it is built when the JDK's jvmti.h is found)"
 	t_summary
 fi
 
@@ -91,7 +89,7 @@ for cls in 'byte\[\]' 'long\[\]'; do
 	# shellcheck disable=SC2086
 	python3 "$SRC/check_kept.py" "$W/truth.json" 65536 "$W/kept.csv" \
 		"$W/kepttop.csv" $sites >"$W/kept.bad" 2>"$W/kept.err" ||
-		t_fail "$(cat "$W/kept.bad")${W:+ }$([ -s "$W/kept.bad" ] || tail -n 5 "$W/kept.err")"
+		t_fail "$(cat "$W/kept.bad")" "$([ -s "$W/kept.bad" ] || tail -n 5 "$W/kept.err")"
 	cat "$W/kept.err"
 done
 run survivors "$W/w.hsdb" --kind agent --by site
