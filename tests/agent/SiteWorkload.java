@@ -3,7 +3,8 @@
 // as JSON on stdout: the exact bytes each site allocated (arrays only, so
 // that sizes follow from the JVM's array layout: a 16-byte header with
 // compressed class pointers, the elements, padding to 8), and what each
-// site does with its objects.
+// site does with its objects, and how many objects each kept alive to the
+// end and how many it dropped.
 //
 //   java SiteWorkload SECONDS HOLD_SECONDS
 //
@@ -96,6 +97,15 @@ public class SiteWorkload {
 				lastGc = now;
 			}
 		}
+		// What each site keeps alive at the end and what it dropped,
+		// for checking survivors.  A full GC after the last drop
+		// clears the weak reference of every dropped object, so that
+		// the agent finds all of them dead and nothing dropped is
+		// still alive at VM death (without it, whatever was dropped
+		// since the last System.gc() could be).
+		sink = null;
+		long holdKept = held.size();
+		System.gc();
 		System.out.printf(
 			"{\"sites\": {\"SiteWorkload.retain\": %d, "
 				+ "\"SiteWorkload.drop\": %d, \"SiteWorkload.hold\": %d, "
@@ -103,8 +113,16 @@ public class SiteWorkload {
 				+ "\"counts\": {\"SiteWorkload.retain\": %d, "
 				+ "\"SiteWorkload.drop\": %d, \"SiteWorkload.hold\": %d, "
 				+ "\"SiteWorkload.churn\": %d}, "
+				+ "\"kept\": {\"SiteWorkload.retain\": %d, "
+				+ "\"SiteWorkload.drop\": 0, \"SiteWorkload.hold\": %d, "
+				+ "\"SiteWorkload.churn\": 0}, "
+				+ "\"dropped\": {\"SiteWorkload.retain\": 0, "
+				+ "\"SiteWorkload.drop\": %d, \"SiteWorkload.hold\": %d, "
+				+ "\"SiteWorkload.churn\": %d}, "
 				+ "\"hold_seconds\": %s, \"retained_at_end\": %d}%n",
 			retainBytes, dropBytes, holdBytes, churnBytes, retainCount,
-			dropCount, holdCount, churnCount, args[1], retained.size());
+			dropCount, holdCount, churnCount, (long) retained.size(),
+			holdKept, dropCount, holdCount - holdKept, churnCount, args[1],
+			retained.size());
 	}
 }
