@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "importers/registry.h"
 #include "importers/sink.h"
 #include "input/input.h"
@@ -19,15 +20,21 @@
 #include "util/buf.h"
 
 static const char import_help[] =
-	"usage: heapsift import -o CASE.hsdb [--append] [LIMITS] INPUT...\n"
+	"usage: heapsift import -o CASE.hsdb [--append] [--force] [LIMITS] "
+	"INPUT...\n"
 	"\n"
 	"Import every recording found in the inputs (JFR recordings, also\n"
 	"inside compressed files and tar/zip/7z bundles, nested; '-' for\n"
 	"standard input) into the store CASE.hsdb.  The store is written\n"
 	"to a temporary file and renamed over CASE.hsdb only when complete.\n"
+	"CASE.hsdb must not exist or be a heapsift store: any other file is\n"
+	"replaced only with --force; a folder, device, fifo, socket, symbolic\n"
+	"link or one of the inputs never.  Options may come after the inputs;\n"
+	"'--' ends them.\n"
 	"\n"
 	"  -o, --output=FILE  the store to write\n"
 	"      --append       keep the recordings already in FILE\n"
+	"      --force        replace FILE even when it is not a store\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"
 	"Exit status: 0 done; 1 an input could not be read, nothing to\n"
@@ -99,10 +106,11 @@ static int import_member(void *ctx, const struct member *m)
 
 int cmd_import(int argc, char **argv)
 {
-	enum { OPT_APPEND = OPT__CLI_NEXT };
+	enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE };
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"append", no_argument, NULL, OPT_APPEND},
+		{"force", no_argument, NULL, OPT_FORCE},
 		{"help", no_argument, NULL, 'h'},
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -112,15 +120,15 @@ int cmd_import(int argc, char **argv)
 	struct walk_stats stats = {0, 0, 0, 0};
 	struct import im;
 	const char *out = NULL;
+	struct cli_output o = {NULL, CLI_OUTPUT_STORE, NULL, false};
 	bool append = false;
 	int c, i, failed_inputs = 0;
 	struct err e;
 
 	memset(&im, 0, sizeof(im));
 	input_limits_default(&lim);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(import_help, stdout);
@@ -130,6 +138,9 @@ int cmd_import(int argc, char **argv)
 			break;
 		case OPT_APPEND:
 			append = true;
+			break;
+		case OPT_FORCE:
+			o.force = true;
 			break;
 		case '?':
 		case ':':
@@ -144,6 +155,9 @@ int cmd_import(int argc, char **argv)
 				       "no store given (-o CASE.hsdb)");
 	if (optind >= argc)
 		return cli_usage_error("import", "no input given");
+	o.path = out;
+	if (cli_output_check("import", &o, argv + optind, argc - optind))
+		return EXIT_ERROR;
 
 	err_init(&e);
 	im.w = store_writer_new();

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/view.h"
 #include "importers/sink.h"
 #include "store/store.h"
@@ -61,9 +63,8 @@ int cmd_info(int argc, char **argv)
 	bool check = false;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(info_help, stdout);
@@ -80,6 +81,19 @@ int cmd_info(int argc, char **argv)
 		return cli_usage_error("info", "give exactly one store");
 	err_init(&e);
 	if (store_open(argv[optind], &s, &e) < 0) {
+		struct stat st;
+
+		/* a recording given where a store belongs: say what to do */
+		if (stat(argv[optind], &st) == 0 && S_ISREG(st.st_mode) &&
+		    !cli_is_store(argv[optind])) {
+			fprintf(stderr,
+				"heapsift info: error: %s is not a heapsift "
+				"store; to import it (a recording, a bundle, "
+				"anything heapsift scan lists): heapsift "
+				"import -o CASE.hsdb %s\n",
+				argv[optind], argv[optind]);
+			return EXIT_ERROR;
+		}
 		view_error("info", &e);
 		return EXIT_ERROR;
 	}
