@@ -105,6 +105,31 @@ else
 	t_end
 fi
 
+t_begin "import --append of a recording already in the store: skipped with a warning, exit 3"
+JC=$HS_FIXTURES/javacore/javacore.20230830.134339.30220.0001.txt
+run import -o "$W/s.hsdb" "$B" "$JC"
+expect_rc 0
+cp "$B" "$W/copy.jfr"
+# a copy under another name is the same recording; A is new
+run import --append -o "$W/s.hsdb" "$W/copy.jfr" "$A"
+expect_rc 3
+expect_err "$W/copy.jfr: already in the store as recording 0 ($B); skipped"
+# 2188 + 120 samples of B (jdk17-default.expected.json), 8274 of A
+expect_out_line "$W/s.hsdb: 3 recordings (1 new), $((2188 + 120 + 8274)) samples"
+cp "$W/s.hsdb" "$W/before.hsdb"
+run import --append -o "$W/s.hsdb" "$JC" "$A"
+expect_rc 3
+expect_err "$JC: already in the store as recording 1"
+expect_err "$A: already in the store as recording 2"
+expect_err "not rewritten"
+cmp -s "$W/s.hsdb" "$W/before.hsdb" || t_fail "a store with nothing new was rewritten"
+# without --append, the inputs are what is asked for: both kept
+run import -o "$W/s.hsdb" "$A" "$W/copy.jfr" "$B"
+expect_rc 0
+expect_out_line "$W/s.hsdb: 3 recordings (3 new), $((2188 + 120 + 8274 + 2188 + 120)) samples"
+rm -f "$W/s.hsdb" "$W/before.hsdb" "$W/copy.jfr"
+t_end
+
 # --- export -o ----------------------------------------------------------------
 
 t_begin "export -o FILE: one clear error, the file unchanged"
