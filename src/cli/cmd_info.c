@@ -3,15 +3,18 @@
  * time span, samples per kind, settings and event counts.  --check
  * verifies every section's checksum and references.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
+#include "importers/importer.h"
+#include "importers/registry.h"
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -42,6 +45,38 @@ static void put_str(const char *s)
 	buf_add_printable(&b, s, strlen(s));
 	fputs(b.data, stdout);
 	buf_release(&b);
+}
+
+/*
+ * A file an importer bids on (a JFR recording, a javacore...) given
+ * where a store belongs: say so and what to do, and return true.  Any
+ * other file that is no store (a damaged one) gets the store's own
+ * error, which names what is wrong.
+ */
+static bool suggest_import(const char *path)
+{
+	static unsigned char prefix[PROBE_PREFIX];
+	struct probe_result pr;
+	ssize_t got;
+	int fd;
+
+	if (cli_is_store(path))
+		return false;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	got = read(fd, prefix, sizeof(prefix));
+	close(fd);
+	if (got <= 0)
+		return false;
+	pr = importer_probe(prefix, (size_t)got, got < (ssize_t)sizeof(prefix));
+	if (!pr.ops)
+		return false;
+	fprintf(stderr,
+		"heapsift info: error: %s is a %s file, not a heapsift store; "
+		"to import it: heapsift import -o CASE.hsdb %s\n",
+		path, import_kind_name(pr.kind), path);
+	return true;
 }
 
 int cmd_info(int argc, char **argv)
@@ -81,20 +116,8 @@ int cmd_info(int argc, char **argv)
 		return cli_usage_error("info", "give exactly one store");
 	err_init(&e);
 	if (store_open(argv[optind], &s, &e) < 0) {
-		struct stat st;
-
-		/* a recording given where a store belongs: say what to do */
-		if (stat(argv[optind], &st) == 0 && S_ISREG(st.st_mode) &&
-		    !cli_is_store(argv[optind])) {
-			fprintf(stderr,
-				"heapsift info: error: %s is not a heapsift "
-				"store; to import it (a recording, a bundle, "
-				"anything heapsift scan lists): heapsift "
-				"import -o CASE.hsdb %s\n",
-				argv[optind], argv[optind]);
-			return EXIT_ERROR;
-		}
-		view_error("info", &e);
+		if (!suggest_import(argv[optind]))
+			view_error("info", &e);
 		return EXIT_ERROR;
 	}
 	if ((check && store_verify(s, &e) < 0) ||

@@ -251,8 +251,16 @@ t_end
 t_begin "info on a recording says it is not a store and how to import it"
 run info "$A"
 expect_rc 1
-expect_err "is not a heapsift store"
+expect_err "is a jfr file, not a heapsift store"
 expect_err "heapsift import -o CASE.hsdb $A"
+# a damaged store still gets the store's own error
+run import -o "$W/whole.hsdb" "$A"
+head -c 4000 "$W/whole.hsdb" >"$W/cut.hsdb"
+printf '\000' | dd of="$W/cut.hsdb" bs=1 seek=5 conv=notrunc 2>/dev/null
+run info "$W/cut.hsdb"
+expect_rc 1
+expect_err "bad magic"
+rm -f "$W/cut.hsdb" "$W/whole.hsdb"
 t_end
 rm -f "$W/s.hsdb"
 
