@@ -49,21 +49,9 @@ int model_init(struct model *m, struct store *s, struct err *e)
 		return ERR_FAIL;
 	m->first_ns = t.first_ns;
 	m->last_ns = t.last_ns;
-	{
-		const struct query_recording *r;
-		size_t i;
-
-		/* time 0: the earliest recording start that is known (a
-		 * code-heap report has none) */
-		query_recordings(m->q, &r, &n);
-		m->start_ns = INT64_MAX;
-		for (i = 0; i < n; i++)
-			if (r[i].start_ns != INT64_MIN &&
-			    r[i].start_ns < m->start_ns)
-				m->start_ns = r[i].start_ns;
-		if (m->start_ns == INT64_MAX)
-			m->start_ns = m->first_ns;
-	}
+	/* time 0: the same rule as the CLI's offsets (query.h) */
+	if (query_time_origin(m->s, -1, &m->start_ns, e) < 0)
+		return ERR_FAIL;
 	return 0;
 }
 

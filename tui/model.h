@@ -24,7 +24,7 @@ struct model {
 	/* the whole span of the chosen kind: the timeline's axis */
 	int64_t first_ns, last_ns;
 	uint64_t kind_counts[SAMPLE__COUNT];
-	int64_t start_ns; /* the earliest recording's start: time 0 */
+	int64_t start_ns; /* time 0: query_time_origin() */
 };
 
 /* Open the base query.  <0 with e set when the store is damaged. */

@@ -380,7 +380,7 @@ static void run_search(struct loop *l, int dir)
 	}
 	if (!v->search(&l->t, l->state[l->view], l->search, dir))
 		tui_message(&l->t, false, "no %s match for /%s",
-			    dir > 0 ? "further" : "earlier", l->search_text);
+			    dir >= 0 ? "later" : "earlier", l->search_text);
 }
 
 static void prompt_done(struct loop *l)

@@ -53,6 +53,14 @@ void cli_put_time(struct buf *b, int64_t ns, int digits)
 		buf_addf(b, "%s.%03lldZ", s, (long long)(frac / 1000000));
 }
 
+void cli_getopt_begin(void)
+{
+	/* 0, not 1: glibc then forgets the last scan's permutation state
+	 * (musl and the BSDs restart on 0 too) */
+	optind = 0;
+	opterr = 0;
+}
+
 int cli_getopt_error(const char *cmd, int c, char **argv)
 {
 	if (c == ':')

@@ -77,6 +77,15 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
 bool cli_parse_size(const char *s, uint64_t *out);
 bool cli_parse_count(const char *s, uint64_t *out);
 
+/*
+ * Before a command's getopt_long loop.  Every command parses the same
+ * way: GNU getopt permutation (options may follow the operands, "--"
+ * ends the options, "-" is an operand: standard input), with opterr off
+ * (cli_getopt_error speaks).  It restarts getopt's scan completely, so a
+ * command may run another (browse runs import).
+ */
+void cli_getopt_begin(void);
+
 /* getopt_long's '?' (unknown option) and ':' (value missing) as a usage
  * error; returns EXIT_USAGE. */
 int cli_getopt_error(const char *cmd, int c, char **argv);

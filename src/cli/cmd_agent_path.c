@@ -37,9 +37,8 @@ int cmd_agent_path(int argc, char **argv)
 	struct buf path = BUF_INIT;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(agent_path_help, stdout);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/view.h"
 #include "store/store.h"
 #include "tui/tui.h"
@@ -44,20 +45,6 @@ static const char browse_help[] =
 	"\n"
 	"Environment: NO_COLOR turns colours off; a locale that is not UTF-8\n"
 	"gives ASCII bars and lines.\n";
-
-static bool is_store(const char *path)
-{
-	char magic[STORE_MAGIC_LEN];
-	FILE *f = fopen(path, "rb");
-	bool yes;
-
-	if (!f)
-		return false;
-	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-	      !memcmp(magic, STORE_MAGIC, STORE_MAGIC_LEN);
-	fclose(f);
-	return yes;
-}
 
 /* The cache folder, made (0700) when missing; NULL after a message. */
 static char *cache_dir(void)
@@ -157,16 +144,19 @@ static char *cache_path(int n, char **inputs)
 /* Import the inputs into path with heapsift import; the exit status. */
 static int import_into(const char *path, int n, char **inputs)
 {
-	char **args = xcalloc((size_t)n + 4, sizeof(char *));
+	char **args = xcalloc((size_t)n + 5, sizeof(char *));
 	int i, rc;
 
 	args[0] = (char *)"import";
 	args[1] = (char *)"-o";
 	args[2] = (char *)path;
+	args[3] = (char *)"--"; /* an input named -x is not an option */
 	for (i = 0; i < n; i++)
-		args[3 + i] = inputs[i];
+		args[4 + i] = inputs[i];
 	fprintf(stderr, "heapsift browse: importing into %s\n", path);
-	rc = cmd_import(n + 3, args);
+	/* cmd_import runs its own getopt scan: it changes optind and
+	 * may permute args, so nothing here reads them afterwards */
+	rc = cmd_import(n + 4, args);
 	free(args);
 	return rc;
 }
@@ -181,11 +171,11 @@ int cmd_browse(int argc, char **argv)
 	struct err e;
 	char *cached = NULL;
 	const char *path, *name;
-	int c, rc;
+	char **inputs;
+	int c, rc, n;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(browse_help, stdout);
@@ -200,18 +190,21 @@ int cmd_browse(int argc, char **argv)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return cli_usage_error("browse", "needs a terminal; the other "
 						 "commands print to pipes");
-	if (argc - optind == 1 && is_store(argv[optind])) {
-		path = argv[optind];
+	/* kept now: import_into() runs another getopt scan */
+	inputs = argv + optind;
+	n = argc - optind;
+	if (n == 1 && cli_is_store(inputs[0])) {
+		path = inputs[0];
 	} else {
 		struct stat st;
 
-		cached = cache_path(argc - optind, argv + optind);
+		cached = cache_path(n, inputs);
 		if (!cached)
 			return EXIT_ERROR;
 		if (stat(cached, &st) == 0) {
 			fprintf(stderr, "heapsift browse: using %s\n", cached);
 		} else {
-			rc = import_into(cached, argc - optind, argv + optind);
+			rc = import_into(cached, n, inputs);
 			if (rc != EXIT_OK && rc != EXIT_WARNED) {
 				free(cached);
 				return rc;
@@ -219,8 +212,8 @@ int cmd_browse(int argc, char **argv)
 		}
 		path = cached;
 	}
-	name = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1
-					  : argv[optind];
+	name = strrchr(inputs[0], '/') ? strrchr(inputs[0], '/') + 1
+				       : inputs[0];
 	err_init(&e);
 	if (store_open(path, &s, &e) < 0) {
 		view_error("browse", &e);

@@ -729,8 +729,7 @@ int cmd_codeheap(int argc, char **argv)
 	uint32_t sn, i, shown = 0;
 	int c, status = EXIT_OK;
 
-	optind = 1;
-	opterr = 0;
+	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -744,7 +743,8 @@ int cmd_codeheap(int argc, char **argv)
 				return cli_usage_error(
 					"codeheap",
 					"--snapshot: '%s' is not "
-					"a snapshot number",
+					"a snapshot number (a whole "
+					"number from 0)",
 					optarg);
 			o.snapshot = (int64_t)u;
 			break;

@@ -405,9 +405,8 @@ int cmd_dump(int argc, char **argv)
 	buf_init(&d.line);
 	d.events = EV_ALLOC | EV_TLAB | EV_OUTSIDE | EV_OLD | EV_GC;
 	input_limits_default(&lim);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(dump_help, stdout);

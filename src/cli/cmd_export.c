@@ -13,13 +13,14 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/view.h"
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
 
 static const char export_help[] =
-	"usage: heapsift export CASE.hsdb --format=csv -o DIR\n"
+	"usage: heapsift export CASE.hsdb --format=csv -o DIR [--force]\n"
 	"\n"
 	"Write the store as CSV tables into DIR (created if missing):\n"
 	"recordings, settings, threads, classes, methods, frames, stacks,\n"
@@ -27,10 +28,39 @@ static const char export_help[] =
 	"codeheap_snapshots, codeheaps, codeheap_blocks, codeheap_stats.\n"
 	"docs/export.md describes every column; the tables join on their\n"
 	"id columns.\n"
+	"DIR must be new, empty, or hold nothing but files export writes\n"
+	"(they are replaced); a folder with other files only with --force\n"
+	"(they are left alone); a file, symbolic link or device never.\n"
 	"\n"
 	"      --format=csv   the only format so far\n"
 	"  -o, --output=DIR   where to write\n"
+	"      --force        write into a folder that holds other files\n"
 	"  -h, --help         this text\n";
+
+/* Every file export writes (cli_output_check lets these be replaced). */
+static const char *const export_files[] = {
+	"recordings.csv",
+	"settings.csv",
+	"threads.csv",
+	"classes.csv",
+	"methods.csv",
+	"frames.csv",
+	"stacks.csv",
+	"samples.csv",
+	"old_objects.csv",
+	"heap_summaries.csv",
+	"liveness.csv",
+	"gcs.csv",
+	"codeheap_snapshots.csv",
+	"codeheaps.csv",
+	"codeheap_blocks.csv",
+	"codeheap_stats.csv",
+	NULL,
+};
+
+/* After one file could not be created, the others are not tried: one
+ * message, not one a table. */
+static bool create_failed;
 
 struct table {
 	FILE *f;
@@ -47,8 +77,11 @@ static int table_open(struct table *t, const char *dir, const char *name,
 	buf_addf(&t->path, "%s/%s.csv", dir, name);
 	buf_addf(&t->tmp, "%s/.%s.csv.tmp%ld", dir, name, (long)getpid());
 	t->failed = false;
-	t->f = fopen(t->tmp.data, "wb");
+	t->f = create_failed ? NULL : fopen(t->tmp.data, "wb");
 	if (!t->f) {
+		if (create_failed)
+			return -1;
+		create_failed = true;
 		fprintf(stderr,
 			"heapsift export: error: cannot create %s: %s\n",
 			t->tmp.data, strerror(errno));
@@ -282,14 +315,16 @@ static int export_codeheaps(struct store *s, const char *dir)
 
 int cmd_export(int argc, char **argv)
 {
-	enum { OPT_FORMAT = OPT__CLI_NEXT };
+	enum { OPT_FORMAT = OPT__CLI_NEXT, OPT_FORCE };
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
+		{"force", no_argument, NULL, OPT_FORCE},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *dir = NULL, *format = NULL;
+	struct cli_output o = {NULL, CLI_OUTPUT_FOLDER, export_files, false};
 	const struct store_recording *recs;
 	const struct store_setting *sets;
 	const struct store_thread *threads;
@@ -311,8 +346,7 @@ int cmd_export(int argc, char **argv)
 	int c, bad = 0;
 	uint64_t j;
 
-	optind = 1;
-	opterr = 0;
+	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -323,6 +357,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o':
 			dir = optarg;
+			break;
+		case OPT_FORCE:
+			o.force = true;
 			break;
 		case ':':
 			return cli_usage_error("export",
@@ -341,6 +378,9 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error("export", "--format: give --format=csv");
 	if (!dir)
 		return cli_usage_error("export", "no directory given (-o DIR)");
+	o.path = dir;
+	if (cli_output_check("export", &o, argv + optind, 1))
+		return EXIT_ERROR;
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr,
 			"heapsift export: error: cannot create %s: %s\n", dir,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "importers/registry.h"
 #include "importers/sink.h"
 #include "input/input.h"
@@ -19,24 +20,34 @@
 #include "util/buf.h"
 
 static const char import_help[] =
-	"usage: heapsift import -o CASE.hsdb [--append] [LIMITS] INPUT...\n"
+	"usage: heapsift import -o CASE.hsdb [--append] [--force] [LIMITS] "
+	"INPUT...\n"
 	"\n"
 	"Import everything found in the inputs (JFR and heapsift agent\n"
 	"recordings, code-heap reports, OpenJ9 javacores; also inside\n"
 	"compressed files and tar/zip/7z bundles, nested; '-' for standard\n"
 	"input) into the store CASE.hsdb.  The store is written to a\n"
 	"temporary file and renamed over CASE.hsdb only when complete.\n"
+	"CASE.hsdb must not exist or be a heapsift store: any other file is\n"
+	"replaced only with --force; a folder, device, fifo, socket, symbolic\n"
+	"link or one of the inputs never.  Options may come after the inputs;\n"
+	"'--' ends them.\n"
 	"\n"
 	"  -o, --output=FILE  the store to write\n"
-	"      --append       keep the recordings already in FILE\n"
+	"      --append       keep the recordings already in FILE; an input\n"
+	"                     recording already there is skipped (a warning)\n"
+	"      --force        replace FILE even when it is not a store\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"
 	"Exit status: 0 done; 1 an input could not be read, nothing to\n"
 	"import, or the store could not be written; 2 usage; 3 done, but\n"
-	"damaged or unfinished data was skipped.\n";
+	"damaged or unfinished data was skipped, or --append skipped a\n"
+	"recording already in the store.\n";
 
 struct import {
 	struct store_writer *w;
+	struct store *old; /* --append: the store, for duplicates' names */
+	uint64_t duplicates;
 	uint64_t warnings;
 	uint64_t recordings;
 	uint64_t not_importable;
@@ -62,6 +73,32 @@ static void import_problem(void *ctx, enum problem_severity sev,
 	print_problem(sev == PROBLEM_ERROR ? "error" : "warning", e);
 }
 
+/* A recording --append found already in the store: skipped, with a
+ * warning (exit status 3: done, but not everything given was added). */
+static void note_duplicate(struct import *im, const char *display,
+			   uint32_t last)
+{
+	const struct store_recording *recs;
+	uint32_t n = 0;
+	struct err e;
+
+	im->duplicates++;
+	im->warnings++;
+	err_init(&e);
+	cli_progress_done();
+	if (im->old && store_recordings(im->old, &recs, &n, &e) == 0 &&
+	    last < n)
+		fprintf(stderr,
+			"heapsift import: warning: %s: already in the store "
+			"as recording %u (%s); skipped\n",
+			display, last, store_str(im->old, recs[last].source));
+	else
+		fprintf(stderr,
+			"heapsift import: warning: %s: already in the store "
+			"as recording %u; skipped\n",
+			display, last);
+}
+
 static int import_member(void *ctx, const struct member *m)
 {
 	struct import *im = ctx;
@@ -69,7 +106,8 @@ static int import_member(void *ctx, const struct member *m)
 	size_t avail;
 	struct probe_result pr;
 	struct import_env env = {m->display, import_warn, im, 0};
-	uint32_t before = store_writer_n_recordings(im->w);
+	uint32_t before = store_writer_n_recordings(im->w), last;
+	uint32_t dups = store_writer_n_duplicates(im->w, NULL);
 	struct err e;
 
 	input_peek(m->in, PROBE_PREFIX, &p, &avail);
@@ -93,17 +131,49 @@ static int import_member(void *ctx, const struct member *m)
 		print_problem("warning", &e);
 	}
 	im->recordings += store_writer_n_recordings(im->w) - before;
+	if (store_writer_n_duplicates(im->w, &last) != dups)
+		note_duplicate(im, m->display, last);
 	cli_progress("imported %s: %llu samples so far", m->display,
 		     (unsigned long long)store_writer_n_samples(im->w));
 	return 0;
 }
 
+/* Write the store, or say why not; EXIT_OK or the failure's status. */
+static int finish(struct import *im, const char *out, struct err *e)
+{
+	if (!im->recordings && im->duplicates) {
+		fprintf(stderr,
+			"heapsift import: every recording is already in %s; "
+			"not rewritten\n",
+			out);
+		return EXIT_OK; /* the warnings make it 3 */
+	}
+	if (!im->recordings) {
+		fprintf(stderr,
+			"heapsift import: error: no recording could "
+			"be imported from the inputs; %s not written\n",
+			out);
+		return EXIT_ERROR;
+	}
+	if (store_writer_commit(im->w, out, e) < 0) {
+		print_problem("error", e);
+		return EXIT_ERROR;
+	}
+	printf("%s: %u recording%s (%llu new), %llu samples\n", out,
+	       store_writer_n_recordings(im->w),
+	       store_writer_n_recordings(im->w) == 1 ? "" : "s",
+	       (unsigned long long)im->recordings,
+	       (unsigned long long)store_writer_n_samples(im->w));
+	return EXIT_OK;
+}
+
 int cmd_import(int argc, char **argv)
 {
-	enum { OPT_APPEND = OPT__CLI_NEXT };
+	enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE };
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"append", no_argument, NULL, OPT_APPEND},
+		{"force", no_argument, NULL, OPT_FORCE},
 		{"help", no_argument, NULL, 'h'},
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -113,15 +183,15 @@ int cmd_import(int argc, char **argv)
 	struct walk_stats stats = {0, 0, 0, 0};
 	struct import im;
 	const char *out = NULL;
+	struct cli_output o = {NULL, CLI_OUTPUT_STORE, NULL, false};
 	bool append = false;
-	int c, i, failed_inputs = 0;
+	int c, i, rc, failed_inputs = 0;
 	struct err e;
 
 	memset(&im, 0, sizeof(im));
 	input_limits_default(&lim);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(import_help, stdout);
@@ -131,6 +201,9 @@ int cmd_import(int argc, char **argv)
 			break;
 		case OPT_APPEND:
 			append = true;
+			break;
+		case OPT_FORCE:
+			o.force = true;
 			break;
 		case '?':
 		case ':':
@@ -145,52 +218,38 @@ int cmd_import(int argc, char **argv)
 				       "no store given (-o CASE.hsdb)");
 	if (optind >= argc)
 		return cli_usage_error("import", "no input given");
+	o.path = out;
+	if (cli_output_check("import", &o, argv + optind, argc - optind))
+		return EXIT_ERROR;
 
 	err_init(&e);
 	im.w = store_writer_new();
 	if (append) {
-		struct store *old;
-
 		/* appending to a store that is not there yet makes it */
 		if (access(out, F_OK) < 0 && errno == ENOENT) {
-			old = NULL;
-		} else if (store_open(out, &old, &e) < 0 ||
-			   store_writer_add_store(im.w, old, &e) < 0) {
+			im.old = NULL;
+		} else if (store_open(out, &im.old, &e) < 0 ||
+			   store_writer_add_store(im.w, im.old, &e) < 0) {
 			print_problem("error", &e);
-			if (old)
-				store_close(old);
+			if (im.old)
+				store_close(im.old);
 			store_writer_free(im.w);
 			return EXIT_ERROR;
 		}
-		if (old)
-			store_close(old);
+		/* a recording already in the store is not added again */
+		store_writer_skip_duplicates(im.w);
 	}
 	for (i = optind; i < argc; i++)
 		if (walk_input(argv[i], &lim, &ops, &im, &stats) < 0)
 			failed_inputs++;
 	cli_progress_done();
-	if (!im.recordings) {
-		fprintf(stderr,
-			"heapsift import: error: no recording could "
-			"be imported from the inputs; %s not written\n",
-			out);
-		store_writer_free(im.w);
-		return EXIT_ERROR;
-	}
-	if (store_writer_commit(im.w, out, &e) < 0) {
-		print_problem("error", &e);
-		store_writer_free(im.w);
-		return EXIT_ERROR;
-	}
-	printf("%s: %u recording%s (%llu new), %llu samples\n", out,
-	       store_writer_n_recordings(im.w),
-	       store_writer_n_recordings(im.w) == 1 ? "" : "s",
-	       (unsigned long long)im.recordings,
-	       (unsigned long long)store_writer_n_samples(im.w));
+	rc = finish(&im, out, &e);
+	if (rc == EXIT_OK && (failed_inputs || stats.errors))
+		rc = EXIT_ERROR;
+	if (rc == EXIT_OK && (stats.warnings || im.warnings))
+		rc = EXIT_WARNED;
+	if (im.old)
+		store_close(im.old);
 	store_writer_free(im.w);
-	if (failed_inputs || stats.errors)
-		return cli_finish_output(EXIT_ERROR);
-	if (stats.warnings || im.warnings)
-		return cli_finish_output(EXIT_WARNED);
-	return cli_finish_output(EXIT_OK);
+	return cli_finish_output(rc);
 }

@@ -3,13 +3,18 @@
  * time span, samples per kind, settings and event counts.  --check
  * verifies every section's checksum and references.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/view.h"
+#include "importers/importer.h"
+#include "importers/registry.h"
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -43,6 +48,38 @@ static void put_str(const char *s)
 	buf_release(&b);
 }
 
+/*
+ * A file an importer bids on (a JFR recording, a javacore...) given
+ * where a store belongs: say so and what to do, and return true.  Any
+ * other file that is no store (a damaged one) gets the store's own
+ * error, which names what is wrong.
+ */
+static bool suggest_import(const char *path)
+{
+	static unsigned char prefix[PROBE_PREFIX];
+	struct probe_result pr;
+	ssize_t got;
+	int fd;
+
+	if (cli_is_store(path))
+		return false;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	got = read(fd, prefix, sizeof(prefix));
+	close(fd);
+	if (got <= 0)
+		return false;
+	pr = importer_probe(prefix, (size_t)got, got < (ssize_t)sizeof(prefix));
+	if (!pr.ops)
+		return false;
+	fprintf(stderr,
+		"heapsift info: error: %s is a %s file, not a heapsift store; "
+		"to import it: heapsift import -o CASE.hsdb %s\n",
+		path, import_kind_name(pr.kind), path);
+	return true;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -62,9 +99,8 @@ int cmd_info(int argc, char **argv)
 	bool check = false;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(info_help, stdout);
@@ -81,7 +117,8 @@ int cmd_info(int argc, char **argv)
 		return cli_usage_error("info", "give exactly one store");
 	err_init(&e);
 	if (store_open(argv[optind], &s, &e) < 0) {
-		view_error("info", &e);
+		if (!suggest_import(argv[optind]))
+			view_error("info", &e);
 		return EXIT_ERROR;
 	}
 	if ((check && store_verify(s, &e) < 0) ||

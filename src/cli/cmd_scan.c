@@ -137,9 +137,8 @@ int cmd_scan(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	buf_init(&s.line);
 	input_limits_default(&lim);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(scan_help, stdout);

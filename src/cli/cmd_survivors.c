@@ -191,8 +191,7 @@ int cmd_survivors(int argc, char **argv)
 
 	view_filters_init(&f);
 	memset(&so, 0, sizeof(so));
-	optind = 1;
-	opterr = 0;
+	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -219,7 +218,8 @@ int cmd_survivors(int argc, char **argv)
 			if (!cli_parse_count(optarg, &limit))
 				return cli_usage_error("survivors",
 						       "--limit: '%s' is not a "
-						       "number",
+						       "whole number from 0 "
+						       "(0: no limit)",
 						       optarg);
 			limit_given = true;
 			break;
@@ -227,7 +227,7 @@ int cmd_survivors(int argc, char **argv)
 			if (!cli_parse_count(optarg, &n))
 				return cli_usage_error("survivors",
 						       "--min-gcs: '%s' is not "
-						       "a number",
+						       "a whole number from 0",
 						       optarg);
 			so.min_gcs = n > INT64_MAX ? INT64_MAX : (int64_t)n;
 			break;

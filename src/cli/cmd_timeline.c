@@ -51,8 +51,7 @@ int cmd_timeline(int argc, char **argv)
 	int c, rc;
 
 	view_filters_init(&f);
-	optind = 1;
-	opterr = 0;
+	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':

@@ -72,8 +72,7 @@ int cmd_top(int argc, char **argv)
 	int c, rc;
 
 	view_filters_init(&f);
-	optind = 1;
-	opterr = 0;
+	cli_getopt_begin();
 	/* options may come before or after the store (GNU getopt moves
 	 * the operands to the end) */
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -93,7 +92,8 @@ int cmd_top(int argc, char **argv)
 			if (!cli_parse_count(optarg, &limit))
 				return cli_usage_error("top",
 						       "--limit: '%s' is "
-						       "not a number",
+						       "not a whole number "
+						       "from 0 (0: no limit)",
 						       optarg);
 			have_limit = true;
 			break;

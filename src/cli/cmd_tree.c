@@ -188,8 +188,7 @@ int cmd_tree(int argc, char **argv)
 	memset(&p, 0, sizeof(p));
 	p.min_share = 0.5;
 	view_filters_init(&f);
-	optind = 1;
-	opterr = 0;
+	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -202,7 +201,9 @@ int cmd_tree(int argc, char **argv)
 			if (!cli_parse_count(optarg, &depth) || depth > 100000)
 				return cli_usage_error("tree",
 						       "--depth: '%s' is "
-						       "not a number",
+						       "not a whole number "
+						       "from 0 (0: all) to "
+						       "100000",
 						       optarg);
 			break;
 		case OPT_MIN_SHARE:
@@ -212,7 +213,8 @@ int cmd_tree(int argc, char **argv)
 				return cli_usage_error(
 					"tree",
 					"--min-share: "
-					"'%s' is not a percentage",
+					"'%s' is not a percentage "
+					"from 0 to 100",
 					optarg);
 			break;
 		case OPT_CSV:

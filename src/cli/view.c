@@ -49,7 +49,9 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 		if (!cli_parse_count(arg, &n) || n > UINT32_MAX)
 			return cli_usage_error(cmd,
 					       "--recording: '%s' is not a "
-					       "recording number",
+					       "recording number (a whole "
+					       "number from 0; see heapsift "
+					       "info)",
 					       arg);
 		f->q.recording = (int64_t)n;
 		return 0;
@@ -216,8 +218,8 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q)
 {
 	const struct store_recording *recs;
-	uint32_t n, i;
-	int64_t start = INT64_MAX;
+	uint32_t n;
+	int64_t start;
 	const char *path;
 	struct err e;
 
@@ -245,17 +247,23 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 				       (long long)f->q.recording, n,
 				       n == 1 ? "" : "s", n ? n - 1 : 0);
 	}
-	for (i = 0; i < n; i++)
-		if ((f->q.recording < 0 || f->q.recording == i) &&
-		    recs[i].start_ns < start)
-			start = recs[i].start_ns;
-	if (start == INT64_MAX)
-		start = 0;
+	if (query_time_origin(*s, f->q.recording, &start, &e) < 0) {
+		view_error(cmd, &e);
+		goto fail;
+	}
 	if ((f->from &&
 	     parse_time(cmd, "--from", f->from, start, &f->q.from_ns)) ||
 	    (f->to && parse_time(cmd, "--to", f->to, start, &f->q.to_ns))) {
 		store_close(*s);
 		return EXIT_USAGE;
+	}
+	/* an empty window answers nothing: a mistake, not a question */
+	if (f->from && f->to && f->q.from_ns >= f->q.to_ns) {
+		store_close(*s);
+		return cli_usage_error(cmd,
+				       "--from %s is not before --to %s: the "
+				       "time window is empty",
+				       f->from, f->to);
 	}
 	if (query_open(*s, &f->q, q, &e) < 0)
 		return view_query_failed(cmd, &e, *s, NULL);

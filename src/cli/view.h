@@ -43,9 +43,11 @@ enum {
 #define VIEW_FILTER_HELP                                                       \
 	"Filters:\n"                                                           \
 	"      --from=TIME, --to=TIME  a time window: absolute\n"              \
-	"                              (2026-11-21T23:17:12Z) or from the\n"   \
-	"                              recording's start (30s, 1m30s, "        \
-	"500ms)\n"                                                             \
+	"                              (2026-11-21T23:17:12Z) or an offset\n"  \
+	"                              (30s, 1m30s, 500ms) from the start\n"   \
+	"                              of --recording, else of the earliest\n" \
+	"                              recording with samples; --from must\n"  \
+	"                              be before --to\n"                       \
 	"      --recording=N           only recording N (see heapsift info)\n" \
 	"      --thread=REGEX          threads whose name matches\n"           \
 	"      --kind=KIND             alloc (jdk.ObjectAllocationSample, "    \

@@ -82,6 +82,19 @@ int query_open(struct store *s, const struct query_options *o,
 	       struct query **out, struct err *e);
 void query_free(struct query *q);
 
+/*
+ * Time 0 of the offsets the CLI's --from/--to take and the browser
+ * shows (heapsift(1), FILTERS): the start of the recording chosen
+ * (recording >= 0), else the earliest start of the recordings that have
+ * samples (code-heap reports and javacores have none and never move
+ * it), so with one such recording its start.  A recording whose start
+ * is not recorded counts from its first sample.  With no samples at
+ * all, the earliest start known, else 0.  <0 with e set when the store
+ * is damaged.  One pass over the samples' recording column.
+ */
+int query_time_origin(struct store *s, int64_t recording, int64_t *origin,
+		      struct err *e);
+
 enum sample_kind query_kind(const struct query *q);
 /* Samples of each kind in the store, whatever the filters. */
 void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT]);

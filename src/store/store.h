@@ -45,6 +45,20 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 uint64_t store_writer_n_samples(const struct store_writer *w);
 uint32_t store_writer_n_recordings(const struct store_writer *w);
 
+/*
+ * From now on (import --append, after store_writer_add_store), a
+ * recording the same as one already in w is not added: the same format,
+ * JVM, start, end, chunks, settings, event counts, samples (time, kind,
+ * bytes, size, thread, class, stack), heap summaries, GCs and code-heap
+ * snapshots, whatever the source is called.  For JFR that is the chunks'
+ * content as imported; for code-heap reports and javacores, the
+ * snapshots'.  store_writer_n_duplicates() counts those dropped and puts
+ * in *last (if not NULL) the index of the recording the last one matched.
+ */
+void store_writer_skip_duplicates(struct store_writer *w);
+uint32_t store_writer_n_duplicates(const struct store_writer *w,
+				   uint32_t *last);
+
 /* Write everything to path, atomically.  w can be freed afterwards. */
 int store_writer_commit(struct store_writer *w, const char *path,
 			struct err *e);

@@ -143,6 +143,17 @@ struct store_writer {
 	struct vec old_objects, heap, liveness, gcs;
 	struct vec ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats;
 	struct buf ch_cells;
+	/* Duplicates (store_writer_skip_duplicates): each recording's
+	 * identity, and where the last one's records end, so that the next
+	 * one's are [mark, n) and can be dropped whole. */
+	struct vec ids; /* uint64 per recording */
+	struct writer_mark {
+		size_t samples, old_objects, heap, liveness, gcs, settings,
+			counts, ch_snaps, ch_heaps, ch_maps, ch_blocks,
+			ch_stats, ch_cells;
+	} mark;
+	uint32_t n_kept; /* recordings a new one is compared with; 0: none */
+	uint32_t n_dups, last_dup;
 };
 
 /* --- interning ------------------------------------------------------------- */
@@ -401,6 +412,139 @@ static int w_heap_summary(void *ctx, const struct rec_heap_summary *h)
 	return 0;
 }
 
+/* --- duplicates ------------------------------------------------------------ */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	/* splitmix64's finalizer over the running value */
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+#define AT(v, type, i) (((const type *)(v).data)[i])
+
+/* What a recording is, whatever it was called: its facts (string ids
+ * are interned, so equal strings are equal ids), and its records since
+ * the mark, samples summed so that their order does not matter.  Two
+ * imports of the same file, or of copies of it, give the same value. */
+static uint64_t rec_identity(const struct store_writer *w,
+			     const struct store_recording *rec)
+{
+	const struct writer_mark *m = &w->mark;
+	uint64_t h = 0x6865617073696674ull, sum = 0;
+	size_t i;
+
+	h = mix(h, rec->format);
+	h = mix(h, (uint64_t)rec->jvm_name << 32 | rec->jvm_version);
+	h = mix(h, (uint64_t)rec->start_ns);
+	h = mix(h, (uint64_t)rec->end_ns);
+	h = mix(h, (uint64_t)rec->n_chunks << 32 ^ rec->bytes_skipped);
+	for (i = m->settings; i < w->settings.n; i++)
+		h = mix(h,
+			(uint64_t)AT(w->settings, struct store_setting, i).name
+					<< 32 |
+				AT(w->settings, struct store_setting, i).value);
+	for (i = m->counts; i < w->counts.n; i++)
+		h = mix(h, AT(w->counts, struct store_count, i).n ^
+				   AT(w->counts, struct store_count, i).name);
+	for (i = m->samples; i < w->s_time.n; i++) {
+		uint64_t x = mix(0, (uint64_t)AT(w->s_time, int64_t, i));
+
+		x = mix(x, (uint64_t)AT(w->s_bytes, int64_t, i));
+		x = mix(x, (uint64_t)AT(w->s_size, int64_t, i));
+		x = mix(x, (uint64_t)AT(w->s_thread, uint32_t, i) << 16 |
+				   (uint64_t)AT(w->s_kind, uint8_t, i) << 8 |
+				   AT(w->s_flags, uint8_t, i));
+		x = mix(x, (uint64_t)AT(w->s_class, uint32_t, i) << 32 |
+				   AT(w->s_node, uint32_t, i));
+		sum += x;
+	}
+	h = mix(h, sum);
+	h = mix(h, w->s_time.n - m->samples);
+	h = mix(h, (w->heap.n - m->heap) << 32 ^ (w->gcs.n - m->gcs));
+	h = mix(h, (w->liveness.n - m->liveness) << 32 ^
+			   (w->old_objects.n - m->old_objects));
+	for (i = m->ch_snaps; i < w->ch_snaps.n; i++) {
+		const struct store_ch_snapshot *sn =
+			&AT(w->ch_snaps, struct store_ch_snapshot, i);
+
+		h = mix(h, sn->kind);
+		h = mix(h, (uint64_t)sn->time_ns ^ sn->line);
+		h = mix(h, (uint64_t)sn->n_heaps << 32 | sn->n_stats);
+	}
+	for (i = m->ch_stats; i < w->ch_stats.n; i++)
+		h = mix(h,
+			(uint64_t)AT(w->ch_stats, struct store_ch_stat, i).value ^
+				AT(w->ch_stats, struct store_ch_stat, i).name);
+	h = mix(h, (w->ch_blocks.n - m->ch_blocks) << 32 ^
+			   (w->ch_maps.n - m->ch_maps));
+	return h;
+}
+
+static void set_mark(struct store_writer *w)
+{
+	struct writer_mark *m = &w->mark;
+
+	m->samples = w->s_time.n;
+	m->old_objects = w->old_objects.n;
+	m->heap = w->heap.n;
+	m->liveness = w->liveness.n;
+	m->gcs = w->gcs.n;
+	m->settings = w->settings.n;
+	m->counts = w->counts.n;
+	m->ch_snaps = w->ch_snaps.n;
+	m->ch_heaps = w->ch_heaps.n;
+	m->ch_maps = w->ch_maps.n;
+	m->ch_blocks = w->ch_blocks.n;
+	m->ch_stats = w->ch_stats.n;
+	m->ch_cells = w->ch_cells.len;
+}
+
+/* Forget the last recording and its records (what was interned stays:
+ * a duplicate's names, threads and classes are the kept one's anyway). */
+static void drop_since_mark(struct store_writer *w)
+{
+	const struct writer_mark *m = &w->mark;
+
+	w->recordings.n--;
+	w->s_time.n = w->s_rec.n = w->s_kind.n = w->s_flags.n = m->samples;
+	w->s_thread.n = w->s_class.n = w->s_node.n = m->samples;
+	w->s_bytes.n = w->s_size.n = m->samples;
+	w->old_objects.n = m->old_objects;
+	w->heap.n = m->heap;
+	w->liveness.n = m->liveness;
+	w->gcs.n = m->gcs;
+	w->settings.n = m->settings;
+	w->counts.n = m->counts;
+	w->ch_snaps.n = m->ch_snaps;
+	w->ch_heaps.n = m->ch_heaps;
+	w->ch_maps.n = m->ch_maps;
+	w->ch_blocks.n = m->ch_blocks;
+	w->ch_stats.n = m->ch_stats;
+	if (w->ch_cells.len != m->ch_cells)
+		buf_setlen(&w->ch_cells, m->ch_cells);
+}
+
+/* The recording just added: remember its identity, or drop it when it
+ * is one of the kept ones. */
+static void check_duplicate(struct store_writer *w)
+{
+	uint32_t r = (uint32_t)w->recordings.n - 1, i;
+	uint64_t id =
+		rec_identity(w, &AT(w->recordings, struct store_recording, r));
+
+	for (i = 0; i < w->n_kept && i < w->ids.n; i++)
+		if (AT(w->ids, uint64_t, i) == id) {
+			drop_since_mark(w);
+			w->n_dups++;
+			w->last_dup = i;
+			return;
+		}
+	*(uint64_t *)vec_push(&w->ids) = id;
+}
+
 static int w_recording(void *ctx, const struct rec_recording *r)
 {
 	struct store_writer *w = ctx;
@@ -436,6 +580,8 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 		c->reserved = 0;
 		c->n = r->event_types[i].n;
 	}
+	check_duplicate(w);
+	set_mark(w);
 	/* importer ids start again with the next recording */
 	idmap_clear(&w->stack_cache);
 	idmap_clear(&w->thread_cache);
@@ -593,6 +739,7 @@ struct store_writer *store_writer_new(void)
 	idmap_init(&w->thread_cache, 8);
 	idmap_init(&w->class_cache, 10);
 	vec_init(&w->recordings, sizeof(struct store_recording));
+	vec_init(&w->ids, sizeof(uint64_t));
 	vec_init(&w->settings, sizeof(struct store_setting));
 	vec_init(&w->counts, sizeof(struct store_count));
 	vec_init(&w->threads, sizeof(struct store_thread));
@@ -642,6 +789,7 @@ void store_writer_free(struct store_writer *w)
 	idmap_release(&w->thread_cache);
 	idmap_release(&w->class_cache);
 	vec_release(&w->recordings);
+	vec_release(&w->ids);
 	vec_release(&w->settings);
 	vec_release(&w->counts);
 	vec_release(&w->threads);
@@ -685,6 +833,18 @@ uint64_t store_writer_n_samples(const struct store_writer *w)
 uint32_t store_writer_n_recordings(const struct store_writer *w)
 {
 	return (uint32_t)w->recordings.n;
+}
+
+void store_writer_skip_duplicates(struct store_writer *w)
+{
+	w->n_kept = (uint32_t)w->recordings.n;
+}
+
+uint32_t store_writer_n_duplicates(const struct store_writer *w, uint32_t *last)
+{
+	if (last)
+		*last = w->last_dup;
+	return w->n_dups;
 }
 
 /* --- commit ---------------------------------------------------------------- */

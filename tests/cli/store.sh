@@ -136,9 +136,29 @@ t_end
 
 t_begin store_append_keeps_the_old_recordings
 cp "$F/jdk17-leak-gcroots.jfr" "$W/copy.jfr"
+# a recording already in the store, under another name, is skipped with
+# a warning (heapsift(1): --append), and the store is left as it was
+cp "$A" "$W/before.hsdb"
 run import -o "$A" --append "$W/copy.jfr"
 no_crash import
+expect_rc 3
+expect_err "copy.jfr: already in the store as recording"
+cmp -s "$A" "$W/before.hsdb" || t_fail "--append of nothing new rewrote the store"
+# --append keeps the old recordings and adds a new one
+run import -o "$W/two.hsdb" "$F/jdk17-default.jfr"
+run import -o "$W/two.hsdb" --append "$W/copy.jfr"
+no_crash import
 expect_rc 0
+top_csv two.rec "$W/two.hsdb" --by recording
+check recordings "$W/two.rec.csv" "jdk17-default.jfr=$(exp default)" "copy.jfr=$(exp leak-gcroots)"
+# what is given without --append is all imported: the five and the copy,
+# the store the filters below use
+set --
+for f in $ALL; do set -- "$@" "$F/jdk17-$f.jfr"; done
+run import -o "$A" "$@" "$W/copy.jfr"
+no_crash import
+expect_rc 3
+expect_err "was still being written"
 run info --check "$A"
 expect_rc 0
 n=$(printf '%s\n' "$out" | grep -c '^recording [0-9]*: ')

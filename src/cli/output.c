@@ -1,0 +1,173 @@
+/*
+ * The output check every writing command shares (output.h).
+ */
+#include "cli/output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "store/store.h"
+
+bool cli_is_store(const char *path)
+{
+	char magic[STORE_MAGIC_LEN];
+	struct stat st;
+	bool yes;
+	int fd;
+
+	/* O_NONBLOCK: a fifo must not hang the check; only a regular
+	 * file can be a store */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	      read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+	      !memcmp(magic, STORE_MAGIC, STORE_MAGIC_LEN);
+	close(fd);
+	return yes;
+}
+
+static int refuse(const char *cmd, const char *path, const char *why,
+		  const char *hint)
+{
+	fprintf(stderr, "heapsift %s: error: %s %s; not replaced%s%s\n", cmd,
+		path, why, hint ? "; " : "", hint ? hint : "");
+	return EXIT_ERROR;
+}
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "is a folder";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "is a device";
+	if (S_ISFIFO(m))
+		return "is a fifo";
+	if (S_ISSOCK(m))
+		return "is a socket";
+	return "is not a regular file";
+}
+
+/* Is name one of ours, or a leftover temporary ".NAME.tmp..." of one? */
+static bool own_name(const char *const *names, const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; names && names[i]; i++) {
+		n = strlen(names[i]);
+		if (!strcmp(name, names[i]))
+			return true;
+		if (name[0] == '.' && !strncmp(name + 1, names[i], n) &&
+		    !strncmp(name + 1 + n, ".tmp", 4))
+			return true;
+	}
+	return false;
+}
+
+/* The first entry of folder path that the command does not write, into
+ * *other (NULL when there is none); -1 when it cannot be read. */
+static int folder_other(const char *path, const char *const *names, char *other,
+			size_t size)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return -1;
+	other[0] = '\0';
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!own_name(names, de->d_name)) {
+			snprintf(other, size, "%s", de->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+static int check_inputs(const char *cmd, const char *path,
+			const struct stat *out, char *const *inputs,
+			int n_inputs)
+{
+	struct stat st;
+	int i, rc;
+
+	for (i = 0; i < n_inputs; i++) {
+		rc = strcmp(inputs[i], "-") ? stat(inputs[i], &st)
+					    : fstat(STDIN_FILENO, &st);
+		if (rc == 0 && st.st_dev == out->st_dev &&
+		    st.st_ino == out->st_ino) {
+			fprintf(stderr,
+				"heapsift %s: error: the output %s is the "
+				"input %s; not replaced (not even with "
+				"--force)\n",
+				cmd, path, inputs[i]);
+			return EXIT_ERROR;
+		}
+	}
+	return 0;
+}
+
+int cli_output_check(const char *cmd, const struct cli_output *o,
+		     char *const *inputs, int n_inputs)
+{
+	const char *path = o->path;
+	struct stat st;
+	char other[256];
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "heapsift %s: error: %s: %s\n", cmd, path,
+			strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (S_ISLNK(st.st_mode))
+		return refuse(cmd, path, "is a symbolic link",
+			      "give the path it points to, or remove the "
+			      "link (not even --force replaces a link)");
+	if (o->kind == CLI_OUTPUT_STORE) {
+		if (!S_ISREG(st.st_mode))
+			return refuse(cmd, path, kind_of(st.st_mode),
+				      "heapsift writes a store only as a "
+				      "regular file (not even --force "
+				      "replaces this)");
+		if (check_inputs(cmd, path, &st, inputs, n_inputs))
+			return EXIT_ERROR;
+		if (o->force || cli_is_store(path))
+			return 0;
+		return refuse(cmd, path, "exists and is not a heapsift store",
+			      "--force replaces it");
+	}
+	if (!S_ISDIR(st.st_mode))
+		return refuse(cmd, path,
+			      S_ISREG(st.st_mode) ? "is a file, not a folder"
+						  : kind_of(st.st_mode),
+			      "give a folder, or a path that does not exist "
+			      "(not even --force replaces this)");
+	if (check_inputs(cmd, path, &st, inputs, n_inputs))
+		return EXIT_ERROR;
+	if (folder_other(path, o->names, other, sizeof(other)) < 0) {
+		fprintf(stderr, "heapsift %s: error: %s: %s\n", cmd, path,
+			strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (other[0] && !o->force) {
+		fprintf(stderr,
+			"heapsift %s: error: the folder %s holds %s, which "
+			"heapsift %s does not write; give an empty or new "
+			"folder, or --force to write into it anyway (other "
+			"files are left alone)\n",
+			cmd, path, other, cmd);
+		return EXIT_ERROR;
+	}
+	return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * May a command write its output at this path?  The one check every
+ * command that writes a file or folder makes before it writes anything:
+ * import and export today, and the report and diff commands to come
+ * must call it too, so that heapsift never destroys what it did not make.
+ *
+ * The rules (heapsift(1), OUTPUT FILES):
+ *   - a path that does not exist may always be written;
+ *   - a store output may replace a regular file only when it is a
+ *     heapsift store (its magic), anything else only with --force;
+ *   - a folder output (export) may write into a folder that is empty or
+ *     holds nothing but files the command itself writes (names[]), into
+ *     any other folder only with --force (other files are left alone);
+ *   - never, not even with --force: a symbolic link (the link would be
+ *     replaced, not what it points to: give the real path), a device,
+ *     fifo or socket, a folder where a file goes, a file where a folder
+ *     goes, or one of the command's own inputs (same device and inode).
+ * The check and the write are not atomic: a path changed in between by
+ * someone else is not caught (the writers still never follow a link
+ * when they rename a complete file into place).
+ */
+#ifndef HS_CLI_OUTPUT_H
+#define HS_CLI_OUTPUT_H
+
+#include <stdbool.h>
+
+enum cli_output_kind {
+	CLI_OUTPUT_STORE,  /* one file, a heapsift store */
+	CLI_OUTPUT_FOLDER, /* a folder of files named in names[] */
+};
+
+struct cli_output {
+	const char *path;
+	enum cli_output_kind kind;
+	/* CLI_OUTPUT_FOLDER: the file names the command writes, NULL
+	 * last; a leftover temporary file ".NAME.tmp..." of one counts */
+	const char *const *names;
+	bool force; /* --force: replace what is not ours, where allowed */
+};
+
+/*
+ * 0 when the command may write o->path; otherwise prints one clear
+ * "heapsift CMD: error: ..." on stderr and returns EXIT_ERROR.  inputs
+ * are the command's input paths ("-" is standard input), compared by
+ * device and inode with the output.
+ */
+int cli_output_check(const char *cmd, const struct cli_output *o,
+		     char *const *inputs, int n_inputs);
+
+/* Is path a regular file that starts with the store magic?  Never
+ * blocks (a fifo is not a store). */
+bool cli_is_store(const char *path);
+
+#endif
