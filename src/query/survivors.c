@@ -321,8 +321,6 @@ static int by_peak(const void *a, const void *b)
 		return x->peak_bytes < y->peak_bytes ? 1 : -1;
 	if (x->peak_samples != y->peak_samples)
 		return x->peak_samples < y->peak_samples ? 1 : -1;
-	if (x->peak_bytes != y->peak_bytes)
-		return x->peak_bytes < y->peak_bytes ? 1 : -1;
 	return strcmp(x->key, y->key);
 }
 
