@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-extern int test_failures; /* failed checks in the current case */
+extern int test_failures;	 /* failed checks in the current case */
 extern const char *test_skipped; /* why the current case skipped, or NULL */
 
 #define TEST(name)              \
@@ -32,10 +32,10 @@ void test_fail(const char *file, int line, const char *fmt, ...)
  * this machine lacks.  Only before the first CHECK: checks already failed
  * still fail the case.
  */
-#define SKIP(why)                    \
-	do {                         \
+#define SKIP(why)                     \
+	do {                          \
 		test_skipped = (why); \
-		return;              \
+		return;               \
 	} while (0)
 
 /* Path of a file under fixtures/ (HS_FIXTURES, default "fixtures"). */
