@@ -1,7 +1,8 @@
 # heapsift: one non-recursive Makefile.
 #
 #   make              build ./heapsift (objects under build/)
-#   make test         unit, golden and CLI tests; last line "N passed, N failed"
+#   make test         unit, golden and CLI tests; last line "N passed, N failed,
+#                     N skipped" (CI=true or HS_NO_SKIPS=1: a skip fails)
 #   make check        the same suite under ASan+UBSan, built in build-check/
 #   make install      PREFIX=/usr/local, DESTDIR supported; make uninstall
 #
