@@ -1,7 +1,8 @@
 # heapsift: one non-recursive Makefile.
 #
 #   make              build ./heapsift (objects under build/)
-#   make test         unit, golden and CLI tests; last line "N passed, N failed"
+#   make test         unit, golden and CLI tests; last line "N passed, N failed,
+#                     N skipped" (CI=true or HS_NO_SKIPS=1: a skip fails)
 #   make check        the same suite under ASan+UBSan, built in build-check/
 #   make install      PREFIX=/usr/local, DESTDIR supported; make uninstall
 #
@@ -10,6 +11,8 @@
 # notice when it is not.
 #   make format-check clang-format dry run over the sources
 #   make golden-update rewrite tests/golden/*.expected from the current binary
+#   make mutate       the mutation check (tests/mutate/mutations; not in CI);
+#                     ONLY="name ..." runs a subset
 #   make bench        heapsift against the JDK's jfr on a large recording
 #   make fuzz         the libFuzzer harnesses (clang), FUZZ_TIME seconds each
 #
@@ -64,7 +67,8 @@ LIBHS := $(BUILD)/libheapsift.a
 UNIT_BIN := $(BUILD)/unit-tests
 
 .PHONY: all test check unit golden-update install uninstall clean \
-	format format-check layering deps-test fuzz bench agent agent-notice
+	format format-check layering deps-test fuzz bench agent agent-notice \
+	mutate
 .DEFAULT_GOAL := all
 all: $(BIN) agent
 
@@ -191,6 +195,12 @@ bench: $(BIN) $(BUILD)/store-bench
 	@STORE_BENCH=$(BUILD)/store-bench tests/bench/browse_bench.sh
 	@tests/bench/agent_bench.sh
 	@tests/bench/codeheap_bench.sh
+
+# Small bugs put into a copy of the tree one at a time (tests/mutate/run
+# says how); each must make a test that is not a golden comparison fail.
+# Not part of test or check: it builds and runs the suite once a mutation.
+mutate: deps-test
+	@tests/mutate/run $(ONLY)
 
 golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update

@@ -7,22 +7,53 @@
 #   build-aux/deps.sh build   libraries and tools to compile heapsift
 #   build-aux/deps.sh test    the above plus what the test suite packs with
 #   build-aux/deps.sh clang   the above plus clang (CI builds with both)
+#   build-aux/deps.sh ci      everything any suite needs, so that CI skips
+#                             nothing: build, test and clang, plus a JDK
+#                             (java, javac, jfr, jcmd and jvmti.h for the
+#                             agent and live JFR suites; Debian's
+#                             openjdk-17-jdk-headless when one is missing)
+#                             and man-db (install.sh renders the man page)
 #
 # It never downloads anything but Debian packages, and does nothing at all
-# when every package is present.
+# when every package is present.  `make test` asks only for "test": a
+# machine without a JDK builds and passes, with the JDK suites reported as
+# skipped; CI (.ci/run) asks for "ci" and counts every skip as a failure.
 set -eu
 
 what=${1:-build}
 pkgs="gcc make pkg-config libncurses-dev libarchive-dev libpcre2-dev"
-if [ "$what" = clang ]; then
+case $what in
+build | test | clang | ci) ;;
+*)
+	echo "deps: unknown set '$what' (build, test, clang or ci)" >&2
+	exit 2
+	;;
+esac
+if [ "$what" = clang ] || [ "$what" = ci ]; then
 	pkgs="$pkgs clang"
 fi
-if [ "$what" = test ]; then
+if [ "$what" = test ] || [ "$what" = ci ]; then
 	# tmux drives the TUI tests; bsdtar and the compressors pack the
 	# nested bundles the input-layer tests read; util-linux has setpriv;
 	# python3 compares the JFR import with the JDK's references; sqlite3
 	# loads the CSV export.
 	pkgs="$pkgs tmux libarchive-tools gzip bzip2 xz-utils zstd lz4 util-linux python3 sqlite3"
+fi
+if [ "$what" = ci ]; then
+	# binutils: nm lists the agent's exports (agent.sh)
+	pkgs="$pkgs man-db binutils"
+	# A JDK is asked for by what it provides, not by package name: any
+	# JDK on PATH with jfr and jcmd and a jvmti.h next to it will do.
+	jdk_ok=
+	if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 &&
+		command -v jfr >/dev/null 2>&1 && command -v jcmd >/dev/null 2>&1; then
+		j=$(readlink -f "$(command -v javac)")
+		if [ -f "${j%/bin/javac}/include/jvmti.h" ] ||
+			[ -f /usr/lib/jvm/default-java/include/jvmti.h ]; then
+			jdk_ok=1
+		fi
+	fi
+	[ -n "$jdk_ok" ] || pkgs="$pkgs openjdk-17-jdk-headless"
 fi
 
 missing=

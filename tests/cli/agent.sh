@@ -20,9 +20,9 @@
 #     make install puts it.
 # Asserts no times: the machines are shared.
 #
-# Without java and javac on PATH the suite prints one "ok agent # skipped"
-# line and passes; so it does when the JDK has no jvmti.h (then make does
-# not build the agent either).
+# Without java and javac on PATH every case is reported as skipped
+# ("skip NAME: why", counted, never a pass); so it is when the JDK has no
+# jvmti.h (then make does not build the agent either).
 #
 # Run: HEAPSIFT=$PWD/heapsift HS_FIXTURES=$PWD/fixtures sh tests/cli/agent.sh
 . "$(dirname "$0")/lib.sh"
@@ -32,19 +32,13 @@ W=$T/work
 CHECK=$top/tests/agent/check_recording.py
 SRC=$top/tests/agent/AgentWorkload.java
 
-skip() {
-	echo "ok agent # skipped: $1"
-	t_passed=$((t_passed + 1))
-	t_summary
-}
-
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
-	skip "no JDK (java and javac) on this machine"
+	t_skip_all "no JDK (java and javac) on this machine"
 fi
 jdk_inc=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")/include
 if ! LIB=$("$HEAPSIFT" agent-path 2>/dev/null); then
 	if [ ! -f "$jdk_inc/jvmti.h" ] && [ ! -f /usr/lib/jvm/default-java/include/jvmti.h ]; then
-		skip "no jvmti.h in this JDK, so no libheapsift-agent.so was built"
+		t_skip_all "no jvmti.h in this JDK, so no libheapsift-agent.so was built"
 	fi
 	LIB=
 fi
@@ -128,10 +122,10 @@ if command -v nm >/dev/null 2>&1; then
 	syms=$(nm -D --defined-only "$LIB" | awk '$2 ~ /^[TDBRW]$/ { print $3 }' | sort | tr '\n' ' ')
 	[ "$syms" = "Agent_OnAttach Agent_OnLoad Agent_OnUnload " ] ||
 		t_fail "exported: $syms"
+	t_end
 else
-	echo "  (no nm: not checked)"
+	t_skip "no nm (binutils) on this machine"
 fi
-t_end
 
 t_begin install_puts_the_library_in_libdir
 dest=$T/dest
@@ -381,7 +375,7 @@ t_end
 # --- dynamic attach -----------------------------------------------------------
 t_begin attach_with_jcmd
 if ! command -v jcmd >/dev/null 2>&1; then
-	echo "  (no jcmd: not checked)"
+	t_skip "no jcmd in this JDK"
 else
 	# no timeout(1) in front: jcmd needs java's own pid
 	(cd "$W" && exec java -Xmx256m -cp "$W/classes" AgentWorkload until \
@@ -405,7 +399,7 @@ else
 	expect_valid attached
 	expect_gt attached samples 0
 	expect_gt attached deaths 0
+	t_end
 fi
-t_end
 
 t_summary

@@ -127,7 +127,9 @@ t_begin agent_export_has_the_fates
 run export "$W/a.hsdb" --format=csv -o "$W/csv"
 expect_rc 0
 [ -s "$W/csv/liveness.csv" ] && [ -s "$W/csv/gcs.csv" ] || t_fail "no liveness.csv or gcs.csv"
-if command -v sqlite3 >/dev/null 2>&1; then
+if ! command -v sqlite3 >/dev/null 2>&1; then
+	t_fail "sqlite3 is missing (build-aux/deps.sh test installs it)"
+else
 	got=$(cd "$W/csv" && sqlite3 -csv :memory: ".import --csv liveness.csv l" \
 		"SELECT state, count(*) FROM l GROUP BY state ORDER BY state;" | tr -d '\r' | tr '\n' ' ')
 	want="alive_at_end,$(truth "$W/a.json" "t['alive']") dead,$(truth "$W/a.json" "t['deaths']") "

@@ -15,14 +15,10 @@ HOLD=2
 # HS_AGENT names a library to test instead of the one heapsift finds
 agent=${HS_AGENT:-$("$HEAPSIFT" agent-path 2>/dev/null)} || agent=
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
-	t_begin agent_truth
-	t_skip "no JDK (java, javac) on PATH"
-	t_summary
+	t_skip_all "no JDK (java, javac) on PATH"
 fi
 if [ -z "$agent" ] || [ ! -f "$agent" ]; then
-	t_begin agent_truth
-	t_skip "no agent library (heapsift agent-path finds none; it is built when the JDK's jvmti.h is found)"
-	t_summary
+	t_skip_all "no agent library (heapsift agent-path finds none; it is built when the JDK's jvmti.h is found)"
 fi
 
 t_begin agent_truth_workload_records_and_imports

@@ -9,8 +9,7 @@
 # against the JDK's jfr by tests/cli/store.sh) and the JDK's jfr summary.
 . "$(dirname "$0")/lib.sh"
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "skip: tmux is not installed (make test installs it through build-aux/deps.sh)"
-	t_summary
+	t_skip_all "tmux is not installed (make test installs it through build-aux/deps.sh)"
 fi
 . "$(dirname "$0")/../browse/lib.sh"
 FX=$HS_FIXTURES/jfr

@@ -53,7 +53,9 @@ run import -o "$W/ch.hsdb" "$W/seg.txt"
 expect_rc 0
 run export "$W/ch.hsdb" --format=csv -o "$W/chcsv"
 expect_rc 0
-if command -v sqlite3 >/dev/null 2>&1; then
+if ! command -v sqlite3 >/dev/null 2>&1; then
+	t_fail "sqlite3 is missing (build-aux/deps.sh test installs it)"
+else
 	# README: free blocks 1, 2, 1; 'profiled nmethods' free 3300k; used
 	# blocks 1360, 8711, 400 (nBlocks_used) = the method-name rows
 	got=$(cd "$W/chcsv" && sqlite3 -csv :memory: \

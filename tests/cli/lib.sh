@@ -5,6 +5,10 @@
 #   t_end                   print "ok NAME" or "FAIL NAME"
 #   t_skip REASON           end the current case as skipped, visibly:
 #                           "skip NAME: REASON" (counted, never a pass)
+#   t_skip_all REASON       the whole suite cannot run here: every case of
+#                           the script ("t_begin NAME" lines of $0, names
+#                           written literally) is reported and counted as
+#                           "skip NAME: REASON"; then t_summary
 #   t_summary               print "N passed, N failed, N skipped", exit 0/1
 #   run ARGS...             run $HEAPSIFT with ARGS: sets $out, $err, $rc
 #
@@ -41,6 +45,25 @@ t_skip() {
 	echo "skip $t_name: $*"
 	t_skipped=$((t_skipped + 1))
 	rm -rf "$T/cwd"/* "$T/tmp"/*
+}
+t_skip_all() {
+	_names=$(sed -n 's/^[[:space:]]*t_begin[[:space:]]\{1,\}//p' "$0" |
+		sed 's/^"\(.*\)"$/\1/')
+	case $_names in
+	'' | *'$'*)
+		# a suite whose names are built at run time lists its own skips
+		t_name=skip_all
+		t_fail "t_skip_all: no literal t_begin names in $0 (reason: $*)"
+		t_end
+		t_summary
+		;;
+	esac
+	while IFS= read -r t_name; do
+		t_skip "$*"
+	done <<EOF
+$_names
+EOF
+	t_summary
 }
 t_summary() {
 	echo "$t_passed passed, $t_failed failed, $t_skipped skipped"

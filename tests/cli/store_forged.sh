@@ -18,6 +18,10 @@ python3 "$here/jfr/forge_store.py" "$W/good.hsdb" "$W/f" || {
 
 t_begin forged_stores_never_crash
 for s in "$W"/f/*.hsdb; do
+	[ -e "$s" ] || {
+		t_fail "forge_store.py made no store: $s matches nothing"
+		continue
+	}
 	b=$(basename "$s" .hsdb)
 	for cmd in "info --check" "top --csv" "top --by site" "tree --depth 50" \
 		"tree --inverted --depth 50" "timeline --csv" "timeline" \

@@ -26,7 +26,10 @@ lz4 -q -c "$w/rec.jfr" >"$out/walk/rec.jfr.lz4"
 (cd "$w" && bsdtar --format 7zip -cf "$OLDPWD/$out/walk/a.7z" rec.jfr cc.txt)
 (cd "$w" && bsdtar --format zip -cf inner.zip rec.jfr &&
 	bsdtar -czf "$OLDPWD/$out/walk/nested.tar.gz" inner.zip cc.txt)
+# each glob must match: an unmatched one stays as it is
+need() { [ -e "$1" ] || { echo "make-seeds: no fixture matches $1" >&2; exit 1; }; }
 for f in fixtures/jfr/*.jfr fixtures/codeheap/*.txt fixtures/javacore/*.txt; do
+	need "$f"
 	head -c 4096 "$f" >"$out/probe/$(basename "$f")"
 done
 # whole recordings, and cuts that end inside the metadata, a checkpoint
@@ -64,6 +67,7 @@ python3 tests/agent/make_recording.py killed "$w/k.hsa" >/dev/null
 # code-heap reports: whole small files, and slices of the big ones that
 # start at each kind of section (maps, tables, legends, free lists)
 for f in fixtures/codeheap/*.txt fixtures/codeheap/*.gz; do
+	need "$f"
 	b=$(basename "$f" .gz)
 	case $f in *.gz) gzip -dc "$f" >"$w/ch.txt" ;; *) cp "$f" "$w/ch.txt" ;; esac
 	head -c 20000 "$w/ch.txt" >"$out/codeheap/$b.head"
@@ -80,6 +84,7 @@ done
 # after them are within reach of the fuzzer
 cp fixtures/javacore/*.txt "$out/javacore/"
 for f in fixtures/javacore/*.gz; do
+	need "$f"
 	gzip -dc "$f" >"$w/jc.txt"
 	awk '/^1STSEGTYPE/{c=($0 ~ /Class Memory/);k=0} !(c && /^1STSEGMENT/ && ++k>20)' \
 		"$w/jc.txt" |

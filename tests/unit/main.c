@@ -1,9 +1,9 @@
 /*
  * The unit-test runner.  The table of cases is generated from the TEST()
  * markers (see test.h and the Makefile).  Arguments select cases by
- * substring.  Output is one line per case, "ok NAME" or "FAIL NAME", then
- * "N passed, N failed"; the exit status is 1 when anything failed or when
- * no case ran at all.
+ * substring.  Output is one line per case, "ok NAME", "FAIL NAME" or
+ * "skip NAME: why" (SKIP in test.h), then "N passed, N failed, N skipped";
+ * the exit status is 1 when anything failed or when no case ran at all.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "test.h"
 
 int test_failures;
+const char *test_skipped;
 
 #define X(name) void test_##name(void);
 #include "unit_cases.h"
@@ -63,23 +64,27 @@ static int selected(const char *name, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	size_t i;
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, skipped = 0;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (!selected(cases[i].name, argc, argv))
 			continue;
 		test_failures = 0;
+		test_skipped = NULL;
 		cases[i].fn();
 		fflush(stdout);
 		if (test_failures) {
 			printf("FAIL %s\n", cases[i].name);
 			failed++;
+		} else if (test_skipped) {
+			printf("skip %s: %s\n", cases[i].name, test_skipped);
+			skipped++;
 		} else {
 			printf("ok %s\n", cases[i].name);
 			passed++;
 		}
 		fflush(stdout);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
+	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed || passed == 0 ? 1 : 0;
 }

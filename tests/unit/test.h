@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-extern int test_failures; /* failed checks in the current case */
+extern int test_failures;	 /* failed checks in the current case */
+extern const char *test_skipped; /* why the current case skipped, or NULL */
 
 #define TEST(name)              \
 	void test_##name(void); \
@@ -24,6 +25,18 @@ extern int test_failures; /* failed checks in the current case */
 
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * SKIP("why"): end the current case as skipped, visibly ("skip NAME: why",
+ * counted, never a pass), for a case that needs something optional that
+ * this machine lacks.  Only before the first CHECK: checks already failed
+ * still fail the case.
+ */
+#define SKIP(why)                     \
+	do {                          \
+		test_skipped = (why); \
+		return;               \
+	} while (0)
 
 /* Path of a file under fixtures/ (HS_FIXTURES, default "fixtures"). */
 const char *test_fixture(const char *name);
