@@ -25,11 +25,10 @@ t_end
 
 t_begin code_heap_reports_the_fuzzer_broke_are_read_cleanly
 n=0
+# javacore/fuzz/ holds nothing yet: the javacore fuzzer's crashes go
+# there; together the two folders must hold something
 for f in "$HS_FIXTURES"/codeheap/fuzz/* "$HS_FIXTURES"/javacore/fuzz/*; do
-	[ -e "$f" ] || {
-		t_fail "no fuzz inputs: $f matches nothing"
-		continue
-	}
+	[ -e "$f" ] || continue
 	n=$((n + 1))
 	run import -o "$T/work/f.hsdb" "$f"
 	case "$rc" in
