@@ -174,19 +174,23 @@ static uint32_t site_of(struct query *q, struct hmap *idx, uint32_t frame,
 			struct buf *b)
 {
 	const struct store_frame *f = &q->frames[frame];
-	uint32_t key[2] = {f->method, (uint32_t)f->line};
 	uint64_t v;
+	char *name;
 
-	if (hmap_get(idx, key, sizeof(key), &v))
-		return (uint32_t)v;
+	/* keyed by the name, not by (method, line): overloads of a method
+	 * (invokeStatic(Object)Object, invokeStatic(Object,Object)Object)
+	 * are one site, as docs/heapsift.1 defines a site, never two rows
+	 * or two sibling tree nodes with the same name */
 	method_text(q, f->method, b);
 	if (f->line >= 0)
 		buf_addf(b, ":%d", f->line);
+	if (hmap_get(idx, b->data, b->len, &v))
+		return (uint32_t)v;
 	q->site_names =
 		xreallocarray(q->site_names, q->n_sites + 1, sizeof(char *));
-	q->site_names[q->n_sites] = arena_memdup(&q->names, b->data, b->len);
-	hmap_put(idx, arena_memdup(&q->names, key, sizeof(key)), sizeof(key),
-		 q->n_sites, NULL);
+	name = arena_memdup(&q->names, b->data, b->len);
+	q->site_names[q->n_sites] = name;
+	hmap_put(idx, name, b->len, q->n_sites, NULL);
 	return q->n_sites++;
 }
 

@@ -1,0 +1,137 @@
+# tree, timeline and the old-object times against independent sums:
+# tests/jfr/check_views.py adds up the samples of `heapsift dump
+# --format=tsv` (itself compared here with the JDK's `jfr print` through
+# the fixtures' *.ObjectAllocationSample.tsv.gz references) by the
+# definitions of docs/heapsift.1 and docs/export.md, and compares every
+# node and bucket; tests/jfr/check_old.py compares the jdk.OldObjectSample
+# times with `jfr print --json` to the nanosecond.  Golden files cannot
+# catch what these catch: they are heapsift's own past output.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")/.." && pwd)
+F="$HS_FIXTURES/jfr"
+W="$T/work"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "FAIL truth: python3 is needed to compute the expected sums"
+	t_failed=1
+	t_summary
+fi
+
+views() { python3 "$here/jfr/check_views.py" "$@"; }
+
+# tree_case NAME ARGS...: heapsift tree --csv with ARGS (all nodes
+# shown) against the sums of $W/$f.tsv with the same ARGS
+tree_case() {
+	name=$1
+	shift
+	t_begin "tree_${f}_$name"
+	run tree "$W/$f.hsdb" --csv --min-share 0 "$@"
+	expect_rc 0
+	cp "$T/out" "$W/tree.csv"
+	# check_views takes the window in ns
+	r=$(views tree "$W/$f.tsv" "$W/tree.csv" $(win "$@")) || t_fail "$r"
+	t_end
+}
+
+# timeline_case NAME NS ARGS...: heapsift timeline --csv with buckets of
+# NS nanoseconds and ARGS
+timeline_case() {
+	name=$1 ns=$2
+	shift 2
+	t_begin "timeline_${f}_$name"
+	run timeline "$W/$f.hsdb" --csv --bucket "$((ns / 1000000))ms" "$@"
+	expect_rc 0
+	cp "$T/out" "$W/tl.csv"
+	r=$(views timeline "$W/$f.tsv" "$W/tl.csv" --bucket "$ns" $(win "$@")) ||
+		t_fail "$r"
+	t_end
+}
+
+# win ARGS...: ARGS with --from=X/--to=X as "--from X" (what the
+# checker parses); heapsift gets them as they are
+win() {
+	for a in "$@"; do
+		case "$a" in
+		--*=*) printf '%s %s ' "${a%%=*}" "${a#*=}" ;;
+		*) printf '%s ' "$a" ;;
+		esac
+	done
+}
+
+n_fixtures=0
+for f in default multichunk profile-tlab leak-gcroots; do
+	[ -f "$F/jdk17-$f.jfr" ] || continue
+	n_fixtures=$((n_fixtures + 1))
+
+	t_begin "truth_${f}_dump_matches_jfr_print"
+	# the checker's input is itself checked against the JDK first
+	run dump --format=tsv "$F/jdk17-$f.jfr"
+	expect_rc 0
+	printf '%s\n' "$out" >"$W/$f.tsv"
+	run dump --format=tsv --raw-names --events=alloc "$F/jdk17-$f.jfr"
+	printf '%s\n' "$out" >"$W/$f.raw.tsv"
+	r=$(python3 "$here/jfr/compare_tsv.py" \
+		"$F/jdk17-$f.ObjectAllocationSample.tsv.gz" "$W/$f.raw.tsv") ||
+		t_fail "$r"
+	run import -o "$W/$f.hsdb" "$F/jdk17-$f.jfr"
+	expect_rc 0
+	t_end
+
+	tree_case plain --depth=0
+	tree_case inverted --inverted --depth=0
+	tree_case depth3 --depth=3
+	tree_case inverted_depth2 --inverted --depth=2
+	tree_case class_byte_array --depth=0 '--class=^byte\[\]$'
+	tree_case thread_not_main --inverted --depth=0 '--thread=^(?!main$)'
+	from=$(views second "$W/$f.tsv" alloc 2)
+	to=$(views second "$W/$f.tsv" alloc 5)
+	tree_case window --depth=0 "--from=$from" "--to=$to"
+	tree_case window_inverted_depth4 --inverted --depth=4 \
+		"--from=$from" "--to=$to" '--class=\[\]'
+
+	timeline_case 1s 1000000000
+	timeline_case 100ms 100000000
+	timeline_case 3s 3000000000
+	timeline_case 7ms 7000000
+	timeline_case 250ms_class 250000000 '--class=^(int|long)\[\]$'
+	timeline_case 500ms_window_thread 500000000 "--from=$from" "--to=$to" \
+		'--thread=main'
+done
+[ "$n_fixtures" = 4 ] || {
+	echo "FAIL truth: $n_fixtures of the 4 JFR fixtures found in $F"
+	t_failed=$((t_failed + 1))
+}
+
+# the other kinds: --kind never mixes them (docs/heapsift.1)
+f=profile-tlab
+tree_case kind_tlab --kind=tlab --depth=0
+tree_case kind_tlab_inverted --kind=tlab --inverted --depth=3 '--class=^byte'
+tree_case kind_outside --kind=outside --depth=0
+timeline_case kind_tlab_200ms 200000000 --kind=tlab
+timeline_case kind_outside_1s 1000000000 --kind=outside
+f=leak-gcroots
+tree_case kind_outside --kind=outside --inverted --depth=0
+tree_case kind_old --kind=old --depth=0
+timeline_case kind_old_2s 2000000000 --kind=old
+f=multichunk
+tree_case kind_old --kind=old --inverted --depth=5
+
+t_begin old_object_times_match_jfr_print
+if ! command -v jfr >/dev/null 2>&1; then
+	t_skip "the JDK's jfr tool is not installed"
+else
+	# leak-gcroots is one chunk: jfr print and heapsift convert its
+	# ticks with the same time base, so they agree to the nanosecond
+	jfr print --json --events jdk.OldObjectSample \
+		"$F/jdk17-leak-gcroots.jfr" >"$W/old.json" ||
+		t_fail "jfr print failed"
+	run export "$W/leak-gcroots.hsdb" --format=csv -o "$W/leak-csv"
+	expect_rc 0
+	run dump --format=tsv --events=old "$F/jdk17-leak-gcroots.jfr"
+	printf '%s\n' "$out" >"$W/old.tsv"
+	r=$(python3 "$here/jfr/check_old.py" "$W/old.json" "$W/leak-csv" \
+		"$W/old.tsv") || t_fail "$r"
+	t_end
+fi
+
+t_summary
