@@ -134,4 +134,52 @@ else
 	t_end
 fi
 
+# Code-heap maps cell by cell: synthetic reports (fixtures/codeheap/
+# README.md) whose maps hold every character the grammar allows, each at
+# a known granule, against what the grammar says it means
+C="$HS_FIXTURES/codeheap"
+t_begin codeheap_every_cell_character_means_what_the_grammar_says
+set -- "$C"/synthetic-*.txt.gz
+[ -f "$1" ] || t_fail "no synthetic code-heap reports in $C"
+n=0
+for rep in "$@"; do
+	[ -f "$rep" ] || continue
+	rm -f "$W/ch.hsdb"
+	run import -o "$W/ch.hsdb" "$rep"
+	case "$rep" in
+	# its legend lacks the Q that tests an unexplained letter
+	*letters*) expect_rc 3 && expect_err "'Q' is not in the report's block-type legend" ;;
+	*) expect_rc 0 ;;
+	esac
+	run codeheap "$W/ch.hsdb" --granules --csv
+	expect_rc 0
+	cp "$T/out" "$W/granules.csv"
+	r=$(python3 "$here/codeheap/cells.py" check "$rep" "$W/granules.csv" 0) ||
+		t_fail "$(basename "$rep"): $r"
+	n=$((n + 1))
+done
+[ "$n" -ge 2 ] || t_fail "only $n synthetic reports"
+t_end
+
+t_begin codeheap_text_maps_redraw_every_cell
+# 267 granules at 128 cells a line: one cell per granule, so heapsift
+# must print each map's cells as the report has them
+rep="$C/synthetic-noseg-allcells-65536.txt.gz"
+rm -f "$W/ch.hsdb"
+run import -o "$W/ch.hsdb" "$rep"
+for m in count:'Total (all tiers) count,' space:'Total (all types) space consumption.' age:'Age distribution.'; do
+	run codeheap "$W/ch.hsdb" --map="${m%%:*}" --width=128
+	expect_rc 0
+	got=$(printf '%s\n' "$out" | awk '/^    0x[0-9a-f]+ \|/ {
+		sub(/^[^|]*\|/, ""); sub(/\|$/, ""); printf "%s", $0 }')
+	want=$(gzip -dc "$rep" | awk -v t="${m#*:}" '
+		/^\|  / { on = index($0, "|  " t) == 1; next }
+		on && /^0x[0-9a-f]+ \(\+0x[0-9a-f]+\): \|/ {
+			sub(/^[^|]*\|/, ""); sub(/\|$/, ""); printf "%s", $0 }')
+	[ ${#want} = 267 ] || t_fail "${m%%:*}: the report's map has ${#want} cells, not 267"
+	[ "$got" = "$want" ] ||
+		t_fail "--map=${m%%:*}: heapsift draws '$got', the report has '$want'"
+done
+t_end
+
 t_summary
