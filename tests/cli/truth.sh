@@ -182,4 +182,43 @@ for m in count:'Total (all tiers) count,' space:'Total (all types) space consump
 done
 t_end
 
+# Weights and sizes at and beyond 2^32 and around 2^63, in a synthetic
+# recording (tests/jfr/make_jfr.py), through import, the store, top,
+# tree, timeline and export: exact up to INT64_MAX, "not recorded" for a
+# negative Java long (2^63 and above as written), sums held at INT64_MAX
+big="4294967295 4294967296 4294967297 1099511627776 9223372036854775807
+9223372036854775807 9223372036854775808 18446744073709551611"
+python3 "$here/jfr/make_jfr.py" "$W/big.jfr" $big
+
+t_begin big_weights_the_jdk_reads_them_as_written
+if ! command -v jfr >/dev/null 2>&1; then
+	t_skip "the JDK's jfr tool is not installed"
+else
+	# the writer's own check: the JDK reads back every value written
+	jfr print --json "$W/big.jfr" >"$W/big.json" || t_fail "jfr print failed"
+	r=$(python3 "$here/jfr/check_big.py" json "$W/big.json" $big) ||
+		t_fail "$r"
+	t_end
+fi
+
+t_begin big_weights_exact_through_the_store_sums_saturate
+mkdir -p "$W/big"
+run import -o "$W/big.hsdb" "$W/big.jfr"
+expect_rc 0
+for k in alloc tlab outside; do
+	run top "$W/big.hsdb" --csv --by=class --kind=$k
+	expect_rc 0
+	cp "$T/out" "$W/big/top-$k.csv"
+	run tree "$W/big.hsdb" --csv --depth=0 --min-share=0 --kind=$k
+	expect_rc 0
+	cp "$T/out" "$W/big/tree-$k.csv"
+	run timeline "$W/big.hsdb" --csv --bucket=1s --kind=$k
+	expect_rc 0
+	cp "$T/out" "$W/big/tl-$k.csv"
+done
+run export "$W/big.hsdb" --format=csv -o "$W/big/export"
+expect_rc 0
+r=$(python3 "$here/jfr/check_big.py" heapsift "$W/big" $big) || t_fail "$r"
+t_end
+
 t_summary
