@@ -4,7 +4,7 @@ whose heap events carry the weights and sizes given, so that values at
 and beyond 2^32 and around 2^63 can be followed through heapsift's whole
 path (import, store, top, export) and through the JDK's own `jfr print`.
 
-usage: make_jfr.py OUT.jfr VALUE...
+usage: make_jfr.py [--start-ns NS] OUT.jfr VALUE...
 
 Each VALUE (a decimal integer from 0 to 2^64 - 1; the file holds the 64
 bits, so 2^63 and above are negative JFR longs) gives three events, each
@@ -15,7 +15,9 @@ with its own class, so that a per-class sum is that one value:
                                  allocationSize 16
   jdk.ObjectAllocationOutsideTLAB class O<VALUE>, allocationSize VALUE
 
-The events are 1 ms apart from the chunk's start, on thread "main", with
+The events are 1 ms apart from the chunk's start (NS, default
+1795301015789868763: --start-ns on a whole millisecond puts every event
+on the boundary of 1 ms buckets), on thread "main", with
 a two-frame stack Big.make:3 < Big.main:7.  The layout follows
 /work/shared/reference (the JFR format); tests/unit/jfr_test.c's C
 builder writes the same structures.
@@ -165,7 +167,12 @@ def checkpoint(values):
 
 
 def main():
-    out, values = sys.argv[1], [int(v) for v in sys.argv[2:]]
+    global START_NS
+    args = sys.argv[1:]
+    if args[:1] == ["--start-ns"]:
+        START_NS = int(args[1])
+        args = args[2:]
+    out, values = args[0], [int(v) for v in args[1:]]
     if not values or any(v < 0 or v >= 1 << 64 for v in values):
         sys.exit(__doc__)
     cp, classes = checkpoint(values)
