@@ -187,6 +187,15 @@ static inline struct jfr_class *class_of(struct jfr_import *im, uint64_t key)
 	return k;
 }
 
+/* A JFR long that is a size or a weight: exact up to INT64_MAX; the
+ * file's 64 bits read as a Java long are negative beyond that, which no
+ * size can be, so the value is "not recorded" (docs/formats/jfr.md) and
+ * never a negative estimate in a sum. */
+static int64_t size_of(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? REC_NONE : (int64_t)v;
+}
+
 static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 {
 	struct jfr_chunk *c = im->c;
@@ -218,19 +227,19 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 	case JFR_ALLOC_SAMPLE:
 		s.kind = SAMPLE_ALLOC;
 		if (jfr_has(ev, JS_WEIGHT))
-			s.weight = (int64_t)ev->v[JS_WEIGHT];
+			s.weight = size_of(ev->v[JS_WEIGHT]);
 		break;
 	case JFR_TLAB_NEW:
 		s.kind = SAMPLE_TLAB_NEW;
 		if (jfr_has(ev, JS_TLAB_SIZE))
-			s.tlab_size = (int64_t)ev->v[JS_TLAB_SIZE];
+			s.tlab_size = size_of(ev->v[JS_TLAB_SIZE]);
 		if (jfr_has(ev, JS_ALLOC_SIZE))
-			s.alloc_size = (int64_t)ev->v[JS_ALLOC_SIZE];
+			s.alloc_size = size_of(ev->v[JS_ALLOC_SIZE]);
 		break;
 	case JFR_TLAB_OUTSIDE:
 		s.kind = SAMPLE_TLAB_OUTSIDE;
 		if (jfr_has(ev, JS_ALLOC_SIZE))
-			s.alloc_size = (int64_t)ev->v[JS_ALLOC_SIZE];
+			s.alloc_size = size_of(ev->v[JS_ALLOC_SIZE]);
 		break;
 	case JFR_OLD_OBJECT:
 		s.kind = SAMPLE_OLD_OBJECT;
@@ -244,7 +253,7 @@ static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
 			s.object_age_ns =
 				jfr_ticks_to_ns(c, ev->v[JS_OBJECT_AGE]);
 		if (jfr_has(ev, JS_OBJECT_SIZE))
-			s.object_size = (int64_t)ev->v[JS_OBJECT_SIZE];
+			s.object_size = size_of(ev->v[JS_OBJECT_SIZE]);
 		if (jfr_has(ev, JS_HEAP_USAGE))
 			s.last_heap_used = (int64_t)ev->v[JS_HEAP_USAGE];
 		/* an int; the JDK writes INT_MIN for "not an array" */

@@ -174,19 +174,23 @@ static uint32_t site_of(struct query *q, struct hmap *idx, uint32_t frame,
 			struct buf *b)
 {
 	const struct store_frame *f = &q->frames[frame];
-	uint32_t key[2] = {f->method, (uint32_t)f->line};
 	uint64_t v;
+	char *name;
 
-	if (hmap_get(idx, key, sizeof(key), &v))
-		return (uint32_t)v;
+	/* keyed by the name, not by (method, line): overloads of a method
+	 * (invokeStatic(Object)Object, invokeStatic(Object,Object)Object)
+	 * are one site, as docs/heapsift.1 defines a site, never two rows
+	 * or two sibling tree nodes with the same name */
 	method_text(q, f->method, b);
 	if (f->line >= 0)
 		buf_addf(b, ":%d", f->line);
+	if (hmap_get(idx, b->data, b->len, &v))
+		return (uint32_t)v;
 	q->site_names =
 		xreallocarray(q->site_names, q->n_sites + 1, sizeof(char *));
-	q->site_names[q->n_sites] = arena_memdup(&q->names, b->data, b->len);
-	hmap_put(idx, arena_memdup(&q->names, key, sizeof(key)), sizeof(key),
-		 q->n_sites, NULL);
+	name = arena_memdup(&q->names, b->data, b->len);
+	q->site_names[q->n_sites] = name;
+	hmap_put(idx, name, b->len, q->n_sites, NULL);
 	return q->n_sites++;
 }
 
@@ -523,12 +527,12 @@ int query_top(struct query *q, enum query_group by,
 		g = (KEY);                                                     \
 		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];           \
 		q->g[g].samples++;                                             \
-		q->g[g].bytes = add_wrap(q->g[g].bytes, bytes);                \
+		q->g[g].bytes = add_sat(q->g[g].bytes, bytes);                 \
 		if (agent && sm->size[i] > 0)                                  \
 			q->g[g].objects +=                                     \
 				(double)bytes / (double)sm->size[i];           \
 		n_samples++;                                                   \
-		sum_bytes = add_wrap(sum_bytes, bytes);                        \
+		sum_bytes = add_sat(sum_bytes, bytes);                         \
 		if (first == UINT64_MAX)                                       \
 			first = i;                                             \
 		last = i;                                                      \
@@ -684,7 +688,7 @@ void query_recordings(struct query *q, const struct query_recording **out,
 static void total_add(struct query_total *t, int64_t time, int64_t bytes)
 {
 	t->samples++;
-	t->est_bytes = add_wrap(t->est_bytes, bytes);
+	t->est_bytes = add_sat(t->est_bytes, bytes);
 	if (time < t->first_ns)
 		t->first_ns = time;
 	if (time > t->last_ns)
@@ -858,7 +862,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			continue;
 		self[q->sm.node[i]].samples++;
 		self[q->sm.node[i]].bytes =
-			add_wrap(self[q->sm.node[i]].bytes, bytes);
+			add_sat(self[q->sm.node[i]].bytes, bytes);
 		total_add(total, q->sm.time_ns[i], bytes);
 	}
 	tree_add(&t, QUERY_TREE_NONE, "all", 0);
@@ -889,7 +893,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			merged[n] = m;
 			t.nodes[m].self_samples += self[n].samples;
 			t.nodes[m].self_bytes =
-				add_wrap(t.nodes[m].self_bytes, self[n].bytes);
+				add_sat(t.nodes[m].self_bytes, self[n].bytes);
 		}
 		/* totals flow up: a merged node comes after its parent */
 		for (k = 0; k < t.n; k++) {
@@ -900,8 +904,8 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			t.nodes[t.nodes[k].parent].samples +=
 				t.nodes[k].samples;
 			t.nodes[t.nodes[k].parent].est_bytes =
-				add_wrap(t.nodes[t.nodes[k].parent].est_bytes,
-					 t.nodes[k].est_bytes);
+				add_sat(t.nodes[t.nodes[k].parent].est_bytes,
+					t.nodes[k].est_bytes);
 		}
 		free(sub);
 		free(merged);
@@ -923,14 +927,14 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 					q->site_names[q->node_site[node]],
 					depth + 1);
 				t.nodes[at].samples += self[n].samples;
-				t.nodes[at].est_bytes = add_wrap(
+				t.nodes[at].est_bytes = add_sat(
 					t.nodes[at].est_bytes, self[n].bytes);
 				if (depth == 0) {
 					t.nodes[at].self_samples +=
 						self[n].samples;
 					t.nodes[at].self_bytes =
-						add_wrap(t.nodes[at].self_bytes,
-							 self[n].bytes);
+						add_sat(t.nodes[at].self_bytes,
+							self[n].bytes);
 				}
 				depth++;
 			}
@@ -994,7 +998,7 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 			continue;
 		self[q->sm.node[i]].samples++;
 		self[q->sm.node[i]].bytes =
-			add_wrap(self[q->sm.node[i]].bytes, bytes);
+			add_sat(self[q->sm.node[i]].bytes, bytes);
 		total_add(total, q->sm.time_ns[i], bytes);
 	}
 	/* a path's hash from its parent's (parents come first) and the
@@ -1039,7 +1043,7 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		}
 		acc[*slot].samples += self[k].samples;
 		acc[*slot].est_bytes =
-			add_wrap(acc[*slot].est_bytes, self[k].bytes);
+			add_sat(acc[*slot].est_bytes, self[k].bytes);
 	}
 	u64map_release(&idx);
 	free(h);
@@ -1153,7 +1157,7 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 			b = n - 1; /* base clamped at the bottom of int64 */
 		q->buckets[b].samples++;
 		q->buckets[b].est_bytes =
-			add_wrap(q->buckets[b].est_bytes, bytes);
+			add_sat(q->buckets[b].est_bytes, bytes);
 		total_add(total, q->sm.time_ns[i], bytes);
 	}
 	*out = q->buckets;

@@ -64,6 +64,19 @@ static inline int64_t add_wrap(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
+/* a + b, held at INT64_MAX (INT64_MIN) instead of overflowing: the sums
+ * of estimates top, tree and timeline show.  Weights up to INT64_MAX are
+ * kept exactly, so two of them must not add up to a negative total
+ * (docs/formats/jfr.md); a saturated sum is at least the true one. */
+static inline int64_t add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (!__builtin_add_overflow(a, b, &r))
+		return r;
+	return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 /* A round bucket width giving about 60 buckets over span ns. */
 int64_t query_round_bucket(int64_t span);
 

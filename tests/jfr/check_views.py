@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Check `heapsift tree --csv` and `heapsift timeline --csv` against sums
+computed here, sample by sample, from `heapsift dump --format=tsv`
+(which tests/cli/jfr.sh and tests/cli/truth.sh check against the JDK's
+own `jfr print --json`).  Nothing here reads heapsift's query code: the
+arithmetic follows the definitions in docs/heapsift.1 and docs/export.md.
+
+  a node of the call tree is a path of sites (class.method:line, the
+  line left out when it is negative) from the outermost caller in, or
+  from the allocating frame out with --inverted; frames of the same site
+  under the same parent are one node.  A node's samples and est_bytes
+  are those of every sample whose stack starts with its path; its self
+  samples and bytes those allocated by the node's own frame (whose
+  stack is exactly its path; inverted, the nodes under the root); the
+  root "all" holds every sample, its self the samples without a stack.
+  share = est_bytes / the root's (samples / the root's where no sample
+  carries a size); parent_share = the same over the parent's.
+
+  a timeline bucket of width W starts at a multiple of W nanoseconds
+  since the Unix epoch; the rows run from the first sample's bucket to
+  the last's, empty buckets included; alloc_rate = est_bytes / W in
+  seconds, sample_rate = samples / W in seconds.
+
+usage:
+  check_views.py tree DUMP.tsv TREE.csv [--inverted] [--depth N] [filters]
+  check_views.py timeline DUMP.tsv TL.csv --bucket NS [filters]
+  check_views.py second DUMP.tsv KIND K
+      prints the ISO time of the whole second K seconds after the first
+      KIND sample (for --from/--to)
+filters: --kind K (default alloc) --class RE --thread RE --from NS --to NS
+(the window is [from, to))
+Prints what differs and exits 1, or prints a one-line summary.
+"""
+import collections
+import csv
+import datetime
+import re
+import sys
+
+FRAME = re.compile(r"(.*?)\((.*?)\)(.*?):(-?\d+)@(-?\d+):([A-Za-z ]+)(?:;|$)")
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+
+
+def ns(iso):
+    date, _, frac = iso.rstrip("Z").partition(".")
+    t = datetime.datetime.strptime(date, "%Y-%m-%dT%H:%M:%S").replace(
+        tzinfo=datetime.timezone.utc)
+    return int(t.timestamp()) * 1_000_000_000 + int(frac.ljust(9, "0"))
+
+
+def iso(v):
+    s, f = divmod(v, 1_000_000_000)
+    t = datetime.datetime.fromtimestamp(s, datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + ".%09dZ" % f
+
+
+def sites(frames):
+    """The dump's frames (allocation site first) as site names."""
+    out = []
+    for m in FRAME.finditer(frames):
+        line = int(m.group(4))
+        out.append(m.group(1) + (":%d" % line if line >= 0 else ""))
+    return out
+
+
+def samples(path, o):
+    """(time_ns, bytes or None, sites allocation first) of the samples
+    the filters keep."""
+    cls = re.compile(o["class"]) if o["class"] else None
+    thr = re.compile(o["thread"]) if o["thread"] else None
+    n = 0
+    with open(path, encoding="utf-8") as f:
+        head = f.readline().rstrip("\n").split("\t")
+        assert head[:8] == ["kind", "startTime", "javaThreadId", "threadName",
+                            "class", "value", "truncated", "frames"], head
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if c[0] != o["kind"]:
+                continue
+            n += 1
+            t = ns(c[1])
+            if cls and not cls.search(c[4]):
+                continue
+            if thr and not thr.search(c[3]):
+                continue
+            if o["from"] is not None and t < o["from"]:
+                continue
+            if o["to"] is not None and t >= o["to"]:
+                continue
+            yield t, (int(c[5]) if c[5] else None), sites(c[7])
+    if n == 0:
+        fail(f"{path}: no {o['kind']} samples at all: nothing was checked")
+
+
+def read_csv(path, header):
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.endswith(b"\r\n"):
+        fail(f"{path}: does not end in CRLF")
+    rows = list(csv.reader(data.decode("utf-8").splitlines()))
+    if not rows or rows[0] != header:
+        fail(f"{path}: header {rows[:1]!r}, expected {header!r}")
+        return []
+    return rows[1:]
+
+
+def close(a, b, tol):
+    return abs(a - b) <= tol
+
+
+def cmd_tree(dump, tree_csv, o):
+    depth = o["depth"]
+    n, w = collections.Counter(), collections.Counter()
+    sn, sw = collections.Counter(), collections.Counter()
+    sized = False
+    for _, b, st in samples(dump, o):
+        sized = sized or b is not None
+        b = b or 0
+        path = st if o["inverted"] else st[::-1]
+        for d in range(len(path) + 1):
+            if depth and d > depth:
+                break
+            k = tuple(path[:d])
+            n[k] += 1
+            w[k] += b
+        # self: the samples allocated by the node's own frame; the
+        # allocating frame ends the path, or starts it when inverted
+        own = tuple(path[:1]) if o["inverted"] else tuple(path)
+        sn[own] += 1
+        sw[own] += b
+    total = (w[()] if sized else n[()]) or 1
+    rows = read_csv(tree_csv, ["path", "depth", "frame", "samples",
+                               "est_bytes", "share", "parent_share",
+                               "self_samples", "self_bytes"])
+    seen = set()
+    for r in rows:
+        if len(r) != 9:
+            fail(f"row {r!r}: {len(r)} fields")
+            continue
+        k = tuple(r[0].split(";")) if r[0] else ()
+        if k in seen:
+            fail(f"node {r[0]!r} twice")
+        seen.add(k)
+        if k not in n:
+            fail(f"node {r[0]!r}: no sample has that path")
+            continue
+        want_frame = k[-1] if k else "all"
+        if r[2] != want_frame or int(r[1]) != len(k):
+            fail(f"node {r[0]!r}: depth {r[1]}, frame {r[2]!r}")
+        got = (int(r[3]), int(r[4]), int(r[7]), int(r[8]))
+        want = (n[k], w[k], sn[k], sw[k])
+        if got != want:
+            fail(f"node {r[0]!r}: samples, est_bytes, self_samples, "
+                 f"self_bytes {got}, from the samples {want}")
+        v = w[k] if sized else n[k]
+        if not close(float(r[5]), v / total, 2e-6):
+            fail(f"node {r[0]!r}: share {r[5]}, from the samples "
+                 f"{v / total:.6f}")
+        if k:
+            p = k[:-1]
+            pv = (w[p] if sized else n[p]) or 1
+            if not close(float(r[6]), v / pv, 2e-6):
+                fail(f"node {r[0]!r}: parent_share {r[6]}, from the "
+                     f"samples {v / pv:.6f}")
+    for k in n:
+        if k not in seen:
+            fail(f"node {';'.join(k)!r} ({n[k]} samples) is missing")
+    if not rows:
+        fail("no rows")
+    finish(f"{len(rows)} nodes match, {n[()]} samples")
+
+
+def cmd_timeline(dump, tl_csv, o):
+    width = o["bucket"]
+    assert width and width > 0
+    n, w = collections.Counter(), collections.Counter()
+    for t, b, _ in samples(dump, o):
+        k = t // width * width
+        n[k] += 1
+        w[k] += b or 0
+    rows = read_csv(tl_csv, ["time", "samples", "est_bytes", "alloc_rate",
+                             "sample_rate"])
+    if not n:
+        if rows:
+            fail(f"{len(rows)} rows, but no sample passes the filters")
+        finish("no samples, no rows")
+    want = list(range(min(n), max(n) + width, width))
+    if len(rows) != len(want):
+        fail(f"{len(rows)} buckets, from the samples {len(want)} "
+             f"({iso(want[0])} to {iso(want[-1])})")
+    sec = width / 1e9
+    for r, k in zip(rows, want):
+        if ns(r[0]) != k:
+            fail(f"bucket {r[0]}, from the samples {iso(k)}")
+            continue
+        if (int(r[1]), int(r[2])) != (n[k], w[k]):
+            fail(f"bucket {r[0]}: samples, est_bytes {r[1]}, {r[2]}; "
+                 f"from the samples {n[k]}, {w[k]}")
+        if not close(float(r[3]), w[k] / sec, 1 + w[k] / sec * 1e-12):
+            fail(f"bucket {r[0]}: alloc_rate {r[3]}, expected {w[k] / sec}")
+        if not close(float(r[4]), n[k] / sec, 0.0006):
+            fail(f"bucket {r[0]}: sample_rate {r[4]}, expected {n[k] / sec}")
+    finish(f"{len(rows)} buckets match, {sum(n.values())} samples")
+
+
+def cmd_second(dump, kind, k):
+    o = opts([])
+    o["kind"] = kind
+    first = min(t for t, _, _ in samples(dump, o))
+    s = first // 1_000_000_000 + int(k)
+    print(iso(s * 1_000_000_000)[:19] + "Z")
+    sys.exit(0)
+
+
+def finish(summary):
+    if problems:
+        print("\n".join(problems[:30]))
+        if len(problems) > 30:
+            print(f"... and {len(problems) - 30} more")
+        sys.exit(1)
+    print(summary)
+    sys.exit(0)
+
+
+def opts(args):
+    o = {"kind": "alloc", "class": None, "thread": None, "from": None,
+         "to": None, "depth": 0, "inverted": False, "bucket": None}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--inverted":
+            o["inverted"] = True
+            i += 1
+            continue
+        key = a[2:]
+        v = args[i + 1]
+        if key in ("from", "to"):
+            o[key] = ns(v) if "T" in v else int(v)
+        elif key in ("depth", "bucket"):
+            o[key] = int(v)
+        else:
+            o[key] = v
+        i += 2
+    return o
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "tree":
+        cmd_tree(sys.argv[2], sys.argv[3], opts(sys.argv[4:]))
+    elif cmd == "timeline":
+        cmd_timeline(sys.argv[2], sys.argv[3], opts(sys.argv[4:]))
+    elif cmd == "second":
+        cmd_second(*sys.argv[2:5])
+    else:
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
