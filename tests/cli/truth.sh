@@ -226,23 +226,27 @@ r=$(python3 "$here/jfr/check_big.py" heapsift "$W/big" $big) || t_fail "$r"
 t_end
 
 t_begin timeline_samples_on_bucket_boundaries
-# every event of this recording lies exactly on a millisecond: a sample
-# on a boundary belongs to the bucket that starts there, never the one
-# before (docs/heapsift.1)
-python3 "$here/jfr/make_jfr.py" --start-ns 1795301015000000000 \
-	"$W/edge.jfr" 1 2 3 4 5 6 7 8 9 10 11 12 13
-rm -f "$W/edge.hsdb"
-run import -o "$W/edge.hsdb" "$W/edge.jfr"
-expect_rc 0
-run dump --format=tsv "$W/edge.jfr"
-printf '%s\n' "$out" >"$W/edge.tsv"
-for k in alloc tlab outside; do
-	for ms in 1 2 3 5; do
-		run timeline "$W/edge.hsdb" --csv --bucket=${ms}ms --kind=$k
-		expect_rc 0
-		cp "$T/out" "$W/tl.csv"
-		r=$(views timeline "$W/edge.tsv" "$W/tl.csv" --bucket $((ms * 1000000)) \
-			--kind $k) || t_fail "--kind=$k ${ms}ms: $r"
+# every event of the first recording lies exactly on a millisecond, every
+# event of the second 1 ns before one: a sample on a boundary belongs to
+# the bucket that starts there, never the one before, and a sample in a
+# bucket's last nanosecond to that bucket, never the next (docs/heapsift.1)
+for start in 1795301015000000000 1795301014999999999; do
+	python3 "$here/jfr/make_jfr.py" --start-ns $start \
+		"$W/edge.jfr" 1 2 3 4 5 6 7 8 9 10 11 12 13
+	rm -f "$W/edge.hsdb"
+	run import -o "$W/edge.hsdb" "$W/edge.jfr"
+	expect_rc 0
+	run dump --format=tsv "$W/edge.jfr"
+	printf '%s\n' "$out" >"$W/edge.tsv"
+	for k in alloc tlab outside; do
+		for ms in 1 2 3 5; do
+			run timeline "$W/edge.hsdb" --csv --bucket=${ms}ms --kind=$k
+			expect_rc 0
+			cp "$T/out" "$W/tl.csv"
+			r=$(views timeline "$W/edge.tsv" "$W/tl.csv" \
+				--bucket $((ms * 1000000)) --kind $k) ||
+				t_fail "start $start --kind=$k ${ms}ms: $r"
+		done
 	done
 done
 t_end
