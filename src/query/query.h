@@ -85,12 +85,11 @@ void query_free(struct query *q);
 /*
  * Time 0 of the offsets the CLI's --from/--to take and the browser
  * shows (heapsift(1), FILTERS): the start of the recording chosen
- * (recording >= 0), else the earliest start of the recordings that have
- * samples (code-heap reports and javacores have none and never move
- * it), so with one such recording its start.  A recording whose start
- * is not recorded counts from its first sample.  With no samples at
- * all, the earliest start known, else 0.  <0 with e set when the store
- * is damaged.  One pass over the samples' recording column.
+ * (recording >= 0), else the earliest start of the JFR and agent
+ * recordings, the ones that hold samples (code-heap reports and
+ * javacores never move it), so with one such recording its start.
+ * With none, the earliest start known, else 0.  <0 with e set when the
+ * recordings table is damaged.  Reads that table only, no sample.
  */
 int query_time_origin(struct store *s, int64_t recording, int64_t *origin,
 		      struct err *e);
