@@ -137,8 +137,9 @@ unit: $(UNIT_BIN)
 deps-test:
 	@build-aux/deps.sh test
 
-test: deps-test $(BIN) $(UNIT_BIN) layering agent
+test: deps-test $(BIN) $(UNIT_BIN) $(BUILD)/store-bench layering agent
 	@HEAPSIFT=$(abspath $(BIN)) UNIT=$(abspath $(UNIT_BIN)) \
+		STORE_BENCH=$(abspath $(BUILD)/store-bench) \
 		HS_SANITIZED=$(if $(SAN),1,) tests/run
 
 # The whole suite again, under the sanitizers, in its own build folder.

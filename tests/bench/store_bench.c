@@ -2,6 +2,8 @@
  * The store benchmark: `store_bench gen PATH` writes a synthetic store
  * (10 million samples, 200,000 distinct stacks, 50 threads, 4
  * recordings, 300 classes) through the same writer the importers use;
+ * `store_bench gen PATH N` writes the same with N samples (tests/cli/
+ * views_md5.sh uses a small one: the output is a function of N);
  * `store_bench time PATH` times opening it and the queries the views
  * make, each the best of 5 runs.  It asserts nothing: make bench prints.
  */
@@ -39,7 +41,7 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static int gen(const char *path)
+static int gen(const char *path, uint32_t n_samples)
 {
 	static char cls_names[N_CLASSES][48], meth_names[N_METHODS][32];
 	static char thread_names[N_THREADS][32];
@@ -47,7 +49,7 @@ static int gen(const char *path)
 	const struct sink *sink = store_writer_sink(w);
 	struct rec_stack *stacks = calloc(N_STACKS, sizeof(*stacks));
 	struct rec_thread threads[N_THREADS];
-	uint32_t i, r, per_rec = N_SAMPLES / N_RECORDINGS;
+	uint32_t i, r, per_rec = n_samples / N_RECORDINGS;
 	struct err e;
 
 	for (i = 0; i < N_CLASSES; i++)
@@ -214,9 +216,19 @@ static int time_it(const char *path)
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "gen"))
-		return gen(argv[2]);
+		return gen(argv[2], N_SAMPLES);
+	if (argc == 4 && !strcmp(argv[1], "gen")) {
+		unsigned long n = strtoul(argv[3], NULL, 10);
+
+		if (n < N_RECORDINGS || n > N_SAMPLES) {
+			fprintf(stderr, "store_bench: N from %u to %u\n",
+				N_RECORDINGS, N_SAMPLES);
+			return 2;
+		}
+		return gen(argv[2], (uint32_t)n);
+	}
 	if (argc == 3 && !strcmp(argv[1], "time"))
 		return time_it(argv[2]);
-	fprintf(stderr, "usage: store_bench gen|time PATH\n");
+	fprintf(stderr, "usage: store_bench gen PATH [N] | time PATH\n");
 	return 2;
 }
