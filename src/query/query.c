@@ -142,7 +142,7 @@ static int load(struct query *q, struct err *e)
 	    store_methods(s, &q->methods, &q->n_methods, e) < 0 ||
 	    store_frames(s, &q->frames, &q->n_frames, e) < 0 ||
 	    store_nodes(s, &q->nodes, &q->n_nodes, e) < 0 ||
-	    store_samples(s, &q->sm, e) < 0)
+	    store_kind_counts(s, q->kind_counts, e) < 0)
 		return ERR_FAIL;
 	return 0;
 }
@@ -302,7 +302,6 @@ int query_open(struct store *s, const struct query_options *o,
 {
 	struct query *q = xcalloc(1, sizeof(*q));
 	unsigned char *inc = NULL, *exc = NULL;
-	uint64_t i;
 	int k;
 
 	*out = NULL;
@@ -312,8 +311,6 @@ int query_open(struct store *s, const struct query_options *o,
 	if (load(q, e) < 0)
 		goto fail;
 
-	for (i = 0; i < q->sm.n; i++)
-		q->kind_counts[q->sm.kind[i]]++;
 	if (o->kind >= 0 && o->kind < SAMPLE__COUNT) {
 		q->kind = (enum sample_kind)o->kind;
 	} else {
@@ -322,6 +319,9 @@ int query_open(struct store *s, const struct query_options *o,
 			if (q->kind_counts[k])
 				q->kind = (enum sample_kind)k;
 	}
+	/* only the blocks of the kind shown are read */
+	if (store_kind_samples(s, q->kind, &q->sm, e) < 0)
+		goto fail;
 
 	/* the time window, by binary search on the sorted times */
 	{
@@ -653,6 +653,7 @@ void query_recordings(struct query *q, const struct query_recording **out,
 {
 	uint64_t i;
 	uint32_t r;
+	int k;
 
 	if (!q->rec_info) {
 		q->rec_info = xcalloc(q->n_recs ? q->n_recs : 1,
@@ -670,12 +671,20 @@ void query_recordings(struct query *q, const struct query_recording **out,
 			x->n_chunks = sr->n_chunks;
 			x->bytes_skipped = sr->bytes_skipped;
 		}
-		/* the reader checked every sample's recording index */
-		for (i = 0; i < q->sm.n; i++)
-			if (q->sm.recording[i] < q->n_recs &&
-			    q->sm.kind[i] < SAMPLE__COUNT)
-				q->rec_info[q->sm.recording[i]]
-					.samples[q->sm.kind[i]]++;
+		/* every kind's blocks: the reader checked every sample's
+		 * recording index; a kind that cannot be read counts 0 */
+		for (k = 0; k < SAMPLE__COUNT; k++) {
+			struct store_samples m;
+			struct err e;
+
+			err_init(&e);
+			if (!q->kind_counts[k] ||
+			    store_kind_samples(q->s, k, &m, &e) < 0)
+				continue;
+			for (i = 0; i < m.n; i++)
+				if (m.recording[i] < q->n_recs)
+					q->rec_info[m.recording[i]].samples[k]++;
+		}
 	}
 	*out = q->rec_info;
 	*n = q->n_recs;

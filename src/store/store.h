@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "formats/store/store_format.h"
+#include "importers/sink.h"
 #include "util/err.h"
 
 struct sink;
@@ -106,9 +107,17 @@ int store_ch_stats(struct store *s, const struct store_ch_stat **out,
 int store_ch_cells(struct store *s, const uint8_t **out, uint64_t *n,
 		   struct err *e);
 
-/* The sample columns, sorted by time; all n long. */
+/*
+ * Samples, as columns n long, in time order (ties in import order).  The
+ * store keeps them in blocks of one kind (docs/formats/store.md); these
+ * columns are decoded from the blocks the first time they are asked
+ * for, each block's checksum and references checked then, and are owned
+ * by the store until store_close().  seq[i] is the sample's index among
+ * all samples, by which old objects and liveness records name it.
+ */
 struct store_samples {
 	uint64_t n;
+	const uint32_t *seq;
 	const int64_t *time_ns;
 	const uint32_t *recording;
 	const uint8_t *kind;	/* enum sample_kind */
@@ -120,7 +129,14 @@ struct store_samples {
 	const int64_t *size;	/* object size when known, else REC_NONE */
 };
 
+/* Every sample, of every kind (export, --append): seq[i] == i. */
 int store_samples(struct store *s, struct store_samples *out, struct err *e);
+/* The samples of one kind only: only that kind's blocks are read. */
+int store_kind_samples(struct store *s, int kind, struct store_samples *out,
+		       struct err *e);
+/* How many samples of each kind, from the sample index alone. */
+int store_kind_counts(struct store *s, uint64_t counts[SAMPLE__COUNT],
+		      struct err *e);
 
 /* Check every section now (heapsift info --check, tests). */
 int store_verify(struct store *s, struct err *e);

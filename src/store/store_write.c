@@ -10,12 +10,12 @@
  * without walking its frames.
  */
 #include "store/store.h"
+#include "store/sample_block.h"
 #include "store/time_sort.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -697,24 +697,16 @@ struct out {
 	const char *path;
 	struct err *e;
 	bool failed;
-	unsigned char *block; /* OUT_BLOCK bytes: columns are gathered here */
-	uint64_t synced;      /* writeback started up to here */
+	uint64_t synced; /* writeback started up to here */
 };
 
 #define OUT_SYNC_STEP ((uint64_t)8 << 20)
-
-#define STORE_SAMPLE_COLUMNS 9
-
-/* Small enough to stay in the L2 cache while it is filled, checksummed
- * and written; big enough that write() calls are few. */
-#define OUT_BLOCK ((size_t)256 << 10)
 
 static void out_write(struct out *o, const void *p, size_t len)
 {
 	const unsigned char *b = p;
 
 	while (len && !o->failed) {
-		/* positional: the column writers share the descriptor */
 		ssize_t n = pwrite(o->fd, b, len, (off_t)o->pos);
 
 		if (n < 0 && errno == EINTR)
@@ -860,153 +852,77 @@ static int by_sample(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Write column col permuted by order (and its values mapped through
- * remap, for 4-byte columns) as the section t, whose offset is set: a
- * block at a time, so the gathered copy never exists whole and costs no
- * fresh memory.
- */
-static void column_fill(struct out *o, struct store_toc_entry *t,
-			const struct vec *col, const uint32_t *order,
-			const uint32_t *remap)
+static int by_kind_seq(const void *a, const void *b)
 {
-	size_t n = col->n, per = OUT_BLOCK / col->size, i, j, m;
+	const struct store_block *x = a, *y = b;
 
-	if (remap && col->size != 4)
-		BUG("store: remapping a column of %zu-byte values", col->size);
-	o->pos = o->synced = t->offset;
-	for (i = 0; i < n && !o->failed; i += m) {
-		const uint32_t *ord = order + i;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->first_seq < y->first_seq ? -1 : x->first_seq > y->first_seq;
+}
 
-		m = n - i < per ? n - i : per;
-		switch (col->size) {
-		case 1: {
-			const uint8_t *src = (const uint8_t *)col->data;
-			uint8_t *dst = o->block;
+/* A full (or last) block of enc goes out, and into the index. */
+static void block_flush(struct out *o, struct store_toc_entry *t,
+			struct block_enc *enc, struct vec *index)
+{
+	struct store_block *h = vec_push(index);
 
-			for (j = 0; j < m; j++)
-				dst[j] = src[ord[j]];
-			break;
-		}
-		case 4: {
-			const uint32_t *src = (const uint32_t *)col->data;
-			uint32_t *dst = (uint32_t *)o->block;
-
-			if (remap)
-				for (j = 0; j < m; j++)
-					dst[j] = remap[src[ord[j]]];
-			else
-				for (j = 0; j < m; j++)
-					dst[j] = src[ord[j]];
-			break;
-		}
-		case 8: {
-			const uint64_t *src = (const uint64_t *)col->data;
-			uint64_t *dst = (uint64_t *)o->block;
-
-			for (j = 0; j < m; j++)
-				dst[j] = src[ord[j]];
-			break;
-		}
-		default:
-			BUG("store: a column of %zu-byte values", col->size);
-		}
-		section_add(o, t, o->block, m * col->size);
-	}
+	*h = enc->head;
+	h->offset = t->length;
+	h->length = (uint32_t)enc->len;
+	h->crc = crc32c_update(0, enc->buf, enc->len);
+	section_add(o, t, enc->buf, enc->len);
+	block_enc_begin(enc, enc->head.kind, enc->buf);
 }
 
 /*
- * The sample columns are most of a store (42 bytes a sample), and the
- * gathering, checksumming and the kernel's copy of them dominate a
- * commit; two threads write them, each its own columns at offsets laid
- * out beforehand, with pwrite on the shared descriptor.  Padding between
- * columns is left as a hole, which reads as the zeros it must be.
+ * The samples, in time order, into blocks of one kind each: one block
+ * per kind is filled at a time, and goes out when it holds
+ * STORE_BLOCK_SAMPLES.  The index (by kind, then seq) is returned in
+ * index, for its own section.
  */
-struct column_job {
-	struct out o; /* fd shared, position and block its own */
-	struct err err;
-	const uint32_t *order;
-	struct {
-		struct store_toc_entry *t;
-		const struct vec *col;
-		const uint32_t *remap;
-	} c[STORE_SAMPLE_COLUMNS];
-	unsigned n;
-};
-
-static void *column_job_run(void *arg)
+static void out_blocks(struct out *o, const struct store_writer *w,
+		       const uint32_t *order, const uint32_t *renum,
+		       struct vec *index)
 {
-	struct column_job *j = arg;
-	unsigned k;
+	struct block_enc enc[SAMPLE__COUNT];
+	unsigned char *bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
+	const int64_t *time = (const int64_t *)w->s_time.data;
+	const uint32_t *rec = (const uint32_t *)w->s_rec.data;
+	const uint8_t *kind = (const uint8_t *)w->s_kind.data;
+	const uint8_t *flags = (const uint8_t *)w->s_flags.data;
+	const uint32_t *thread = (const uint32_t *)w->s_thread.data;
+	const uint32_t *cls = (const uint32_t *)w->s_class.data;
+	const uint32_t *node = (const uint32_t *)w->s_node.data;
+	const int64_t *bytes = (const int64_t *)w->s_bytes.data;
+	const int64_t *size = (const int64_t *)w->s_size.data;
+	struct store_toc_entry *t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
+	size_t n = w->s_time.n, i;
+	int k;
 
-	for (k = 0; k < j->n && !j->o.failed; k++)
-		column_fill(&j->o, j->c[k].t, j->c[k].col, j->order,
-			    j->c[k].remap);
-	return NULL;
-}
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		block_enc_begin(&enc[k], (uint8_t)k,
+				bufs + (size_t)k * SAMPLE_BLOCK_MAX);
+	for (i = 0; i < n && !o->failed; i++) {
+		uint32_t j = order[i];
+		struct block_sample bs = {(uint32_t)i,	  time[j],   rec[j],
+					  flags[j],	  thread[j], cls[j],
+					  renum[node[j]], bytes[j],  size[j]};
+		struct block_enc *b;
 
-static void out_columns(struct out *o, const struct store_writer *w,
-			const uint32_t *order, const uint32_t *renum)
-{
-	const struct {
-		uint32_t id;
-		const struct vec *col;
-		const uint32_t *remap;
-		unsigned job; /* balanced by bytes: 20 and 22 a sample */
-	} cols[STORE_SAMPLE_COLUMNS] = {
-		{SEC_S_TIME, &w->s_time, NULL, 0},
-		{SEC_S_RECORDING, &w->s_rec, NULL, 1},
-		{SEC_S_KIND, &w->s_kind, NULL, 1},
-		{SEC_S_FLAGS, &w->s_flags, NULL, 1},
-		{SEC_S_THREAD, &w->s_thread, NULL, 0},
-		{SEC_S_CLASS, &w->s_class, NULL, 0},
-		{SEC_S_NODE, &w->s_node, renum, 0},
-		{SEC_S_BYTES, &w->s_bytes, NULL, 1},
-		{SEC_S_SIZE, &w->s_size, NULL, 1},
-	};
-	struct column_job job[2];
-	pthread_t helper;
-	bool threaded;
-	unsigned k;
-
-	out_pad(o);
-	for (k = 0; k < 2; k++) {
-		job[k].o = *o;
-		job[k].o.block = k ? xmalloc(OUT_BLOCK) : o->block;
-		err_init(&job[k].err);
-		job[k].o.e = &job[k].err;
-		job[k].order = order;
-		job[k].n = 0;
+		if (kind[j] >= SAMPLE__COUNT)
+			BUG("store: a sample of kind %u", kind[j]);
+		b = &enc[kind[j]];
+		block_enc_add(b, &bs);
+		if (b->head.n == STORE_BLOCK_SAMPLES)
+			block_flush(o, t, b, index);
 	}
-	for (k = 0; k < STORE_SAMPLE_COLUMNS; k++) {
-		struct store_toc_entry *t;
-		struct column_job *j = &job[cols[k].job];
-		size_t len;
-
-		if (!size_mul(cols[k].col->n, cols[k].col->size, &len))
-			die("store: section too large");
-		/* section_begin lays the section out at o->pos */
-		t = section_begin(o, cols[k].id, cols[k].col->size);
-		o->pos += len;
-		if (o->pos % STORE_ALIGN)
-			o->pos += STORE_ALIGN - o->pos % STORE_ALIGN;
-		j->c[j->n].t = t;
-		j->c[j->n].col = cols[k].col;
-		j->c[j->n].remap = cols[k].remap;
-		j->n++;
-	}
-	threaded = pthread_create(&helper, NULL, column_job_run, &job[1]) == 0;
-	column_job_run(&job[0]);
-	if (threaded)
-		pthread_join(helper, NULL);
-	else
-		column_job_run(&job[1]);
-	free(job[1].o.block);
-	for (k = 0; k < 2 && !o->failed; k++)
-		if (job[k].o.failed) {
-			*o->e = job[k].err;
-			o->failed = true;
-		}
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		if (enc[k].head.n)
+			block_flush(o, t, &enc[k], index);
+	free(bufs);
+	if (index->n > 1)
+		qsort(index->data, index->n, index->size, by_kind_seq);
 }
 
 /*
@@ -1082,6 +998,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	struct buf tmp = BUF_INIT;
 	uint32_t *order, *renum;
 	struct store_node *nodes;
+	struct vec index;
 	size_t n = w->s_time.n;
 	char *dir_copy, *base_copy, *target;
 	mode_t mode;
@@ -1149,8 +1066,8 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		return ERR_FAIL;
 	}
 
-	/* samples by time: a permutation, applied column by column */
-	o.block = xmalloc(OUT_BLOCK);
+	/* samples by time: a permutation, applied as they are encoded */
+	vec_init(&index, sizeof(struct store_block));
 	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
 	time_sort((const int64_t *)w->s_time.data, order, n);
 	nodes = number_nodes(w, &renum);
@@ -1174,7 +1091,9 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->frames.n);
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
-	out_columns(&o, w, order, renum);
+	out_blocks(&o, w, order, renum, &index);
+	out_section(&o, SEC_SAMPLE_INDEX, index.data, index.size, index.n);
+	vec_release(&index);
 	renumber_sparse(w, &w->old_objects, 1u << SAMPLE_OLD_OBJECT, order);
 	renumber_sparse(w, &w->liveness, LIVENESS_KINDS, order);
 	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
@@ -1194,7 +1113,6 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->ch_blocks.n);
 	out_section(&o, SEC_CH_STATS, w->ch_stats.data, w->ch_stats.size,
 		    w->ch_stats.n);
-	free(o.block);
 	free(order);
 	free(renum);
 	free(nodes);

@@ -1,0 +1,389 @@
+/*
+ * The sample blocks of a store (store.h, docs/formats/store.md): the
+ * index is checked as a whole the first time it is used (it is small:
+ * 48 bytes a block of up to 4096 samples); a kind's blocks are read, each
+ * checksummed and decoded with every value checked, the first time that
+ * kind is asked for, into columns the store keeps until it is closed.
+ * All samples together (export, --append, info --check) are the kinds'
+ * columns scattered by seq.
+ */
+#include "store/store_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sample_block.h"
+#include "util/crc32c.h"
+#include "util/size.h"
+#include "util/xalloc.h"
+
+struct cols {
+	int state; /* 0 not read, 1 good, -1 bad (err kept) */
+	struct err bad;
+	uint64_t n;
+	uint32_t *seq, *recording, *thread, *cls, *node;
+	int64_t *time_ns, *bytes, *size;
+	uint8_t *kind, *flags;
+};
+
+struct store_sample_cache {
+	uint64_t n_total;
+	uint64_t kind_n[SAMPLE__COUNT];
+	uint32_t first[SAMPLE__COUNT], n_blocks[SAMPLE__COUNT]; /* index runs */
+	struct cols k[SAMPLE__COUNT];
+	struct cols all;
+};
+
+static void cols_alloc(struct cols *c, uint64_t n)
+{
+	size_t m = n ? (size_t)n : 1;
+
+	c->n = n;
+	c->seq = xmalloc(m * sizeof(uint32_t));
+	c->recording = xmalloc(m * sizeof(uint32_t));
+	c->thread = xmalloc(m * sizeof(uint32_t));
+	c->cls = xmalloc(m * sizeof(uint32_t));
+	c->node = xmalloc(m * sizeof(uint32_t));
+	c->time_ns = xmalloc(m * sizeof(int64_t));
+	c->bytes = xmalloc(m * sizeof(int64_t));
+	c->size = xmalloc(m * sizeof(int64_t));
+	c->kind = xmalloc(m);
+	c->flags = xmalloc(m);
+}
+
+static void cols_free(struct cols *c)
+{
+	free(c->seq);
+	free(c->recording);
+	free(c->thread);
+	free(c->cls);
+	free(c->node);
+	free(c->time_ns);
+	free(c->bytes);
+	free(c->size);
+	free(c->kind);
+	free(c->flags);
+	memset(c, 0, sizeof(*c));
+}
+
+void store_samples_free(struct store *s)
+{
+	int k;
+
+	if (!s->samples)
+		return;
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		cols_free(&s->samples->k[k]);
+	cols_free(&s->samples->all);
+	free(s->samples);
+	s->samples = NULL;
+}
+
+/*
+ * The checks of the index (check_refs() of I_S_INDEX; the tables it
+ * depends on are checked): blocks by kind, then seq; each inside the
+ * blocks section; seqs and times of a kind's blocks increasing; at most
+ * 2^32 - 1 samples.  Fills the cache's runs and counts.
+ */
+const char *store_index_check(struct store *s, uint64_t *at)
+{
+	const struct section *ix = &s->sec[I_S_INDEX];
+	const struct store_block *b = (const void *)ix->p;
+	uint64_t blocks_len = s->sec[I_S_BLOCKS].len, total = 0, i;
+	struct store_sample_cache *c;
+
+	if (!s->samples)
+		s->samples = xcalloc(1, sizeof(*s->samples));
+	c = s->samples;
+	for (i = 0; i < ix->n; i++) {
+		*at = i;
+		if (b[i].kind >= SAMPLE__COUNT)
+			return "holds an unknown sample kind";
+		if (!b[i].n || b[i].n > STORE_BLOCK_SAMPLES ||
+		    b[i].length > SAMPLE_BLOCK_MAX ||
+		    !range_ok(b[i].offset, b[i].length, blocks_len))
+			return "describes a block outside the sample blocks";
+		if (b[i].first_ns > b[i].last_ns)
+			return "ends before it starts";
+		if (i && b[i].kind < b[i - 1].kind)
+			return "is not in kind order";
+		if (i && b[i].kind == b[i - 1].kind &&
+		    (b[i].first_seq < b[i - 1].first_seq + b[i - 1].n ||
+		     b[i].first_ns < b[i - 1].last_ns))
+			return "is not in sample order";
+		if (b[i].first_seq > UINT32_MAX)
+			return "refers to no sample";
+		total += b[i].n;
+		if (!c->n_blocks[b[i].kind])
+			c->first[b[i].kind] = (uint32_t)i;
+		c->n_blocks[b[i].kind]++;
+		c->kind_n[b[i].kind] += b[i].n;
+	}
+	if (total > UINT32_MAX)
+		return "holds more than 2^32 - 1 samples";
+	for (i = 0; i < ix->n; i++)
+		if (b[i].first_seq + b[i].n > total) {
+			*at = i;
+			return "refers to no sample";
+		}
+	c->n_total = total;
+	return NULL;
+}
+
+/* The index checked and its runs known. */
+static int indexed(struct store *s, struct err *e)
+{
+	if (store_section(s, I_S_INDEX, e) < 0 ||
+	    store_section(s, I_S_BLOCKS, e) < 0)
+		return ERR_FAIL;
+	if (!s->samples) /* no index section: no samples */
+		s->samples = xcalloc(1, sizeof(*s->samples));
+	return 0;
+}
+
+static int block_err(struct store *s, struct err *e, uint32_t bi,
+		     const struct store_block *b, const char *what)
+{
+	err_set_at(e, ERR_FORMAT,
+		   (uint64_t)(s->sec[I_S_BLOCKS].p - s->map) + b->offset,
+		   "store: section 'sample blocks'%s block %u (%s, from "
+		   "sample %llu)%s",
+		   what ? "," : " checksum mismatch in", bi,
+		   sample_kind_name((enum sample_kind)b->kind),
+		   (unsigned long long)b->first_seq,
+		   what ? what : ": the file is damaged");
+	err_source(e, s->path);
+	return ERR_FAIL;
+}
+
+/* Read kind k's blocks into its columns: checksums, then values. */
+static int decode_kind(struct store *s, int k, struct err *e)
+{
+	struct store_sample_cache *c = s->samples;
+	struct cols *d = &c->k[k];
+	const struct store_block *ix = (const void *)s->sec[I_S_INDEX].p;
+	const unsigned char *blocks = s->sec[I_S_BLOCKS].p;
+	struct block_limits lim = {
+		c->n_total,
+		(uint32_t)s->sec[I_RECORDINGS].n,
+		(uint32_t)s->sec[I_THREADS].n,
+		(uint32_t)s->sec[I_CLASSES].n,
+		(uint32_t)s->sec[I_NODES].n,
+	};
+	struct block_cols bc;
+	uint64_t at = 0;
+	uint32_t i;
+
+	cols_alloc(d, c->kind_n[k]);
+	bc = (struct block_cols){d->seq,   d->time_ns, d->recording,
+				 d->flags, d->thread,  d->cls,
+				 d->node,  d->bytes,   d->size};
+	for (i = c->first[k]; i < c->first[k] + c->n_blocks[k]; i++) {
+		const struct store_block *b = &ix[i];
+		const unsigned char *p = blocks + b->offset;
+		const char *why;
+		uint32_t bad;
+
+		if (crc32c_update(0, p, b->length) != b->crc)
+			return block_err(s, e, i, b, NULL);
+		why = block_decode(b, p, &lim, &bc, (size_t)at, &bad);
+		if (why) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), ", sample %u %s", bad, why);
+			return block_err(s, e, i, b, msg);
+		}
+		at += b->n;
+	}
+	memset(d->kind, k, d->n ? (size_t)d->n : 1);
+	return 0;
+}
+
+static void cols_out(const struct cols *d, struct store_samples *out)
+{
+	out->n = d->n;
+	out->seq = d->seq;
+	out->time_ns = d->time_ns;
+	out->recording = d->recording;
+	out->kind = d->kind;
+	out->flags = d->flags;
+	out->thread = d->thread;
+	out->cls = d->cls;
+	out->node = d->node;
+	out->bytes = d->bytes;
+	out->size = d->size;
+}
+
+int store_kind_samples(struct store *s, int kind, struct store_samples *out,
+		       struct err *e)
+{
+	struct cols *d;
+
+	if (kind < 0 || kind >= SAMPLE__COUNT)
+		BUG("store: sample kind %d", kind);
+	if (indexed(s, e) < 0)
+		return ERR_FAIL;
+	d = &s->samples->k[kind];
+	if (d->state == 0) {
+		err_init(&d->bad);
+		d->state = decode_kind(s, kind, &d->bad) < 0 ? -1 : 1;
+		if (d->state < 0) {
+			struct err keep = d->bad;
+
+			cols_free(d); /* clears state and the error */
+			d->state = -1;
+			d->bad = keep;
+		}
+	}
+	if (d->state < 0) {
+		*e = d->bad;
+		return ERR_FAIL;
+	}
+	cols_out(d, out);
+	return 0;
+}
+
+int store_kind_counts(struct store *s, uint64_t counts[SAMPLE__COUNT],
+		      struct err *e)
+{
+	if (indexed(s, e) < 0)
+		return ERR_FAIL;
+	memcpy(counts, s->samples->kind_n, sizeof(s->samples->kind_n));
+	return 0;
+}
+
+/* Every kind's columns scattered by seq; each seq once, times in order. */
+static int scatter(struct store *s, struct cols *a, struct err *e)
+{
+	struct store_sample_cache *c = s->samples;
+	uint64_t i;
+	int k;
+
+	cols_alloc(a, c->n_total);
+	memset(a->kind, 0xff, c->n_total ? (size_t)c->n_total : 1);
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		struct store_samples m;
+
+		if (store_kind_samples(s, k, &m, e) < 0)
+			return ERR_FAIL;
+		for (i = 0; i < m.n; i++) {
+			uint32_t j = m.seq[i];
+
+			if (a->kind[j] != 0xff)
+				goto twice;
+			a->seq[j] = j;
+			a->time_ns[j] = m.time_ns[i];
+			a->recording[j] = m.recording[i];
+			a->kind[j] = (uint8_t)k;
+			a->flags[j] = m.flags[i];
+			a->thread[j] = m.thread[i];
+			a->cls[j] = m.cls[i];
+			a->node[j] = m.node[i];
+			a->bytes[j] = m.bytes[i];
+			a->size[j] = m.size[i];
+		}
+	}
+	/* n_total seqs below n_total, none twice: every one is there */
+	for (i = 1; i < a->n; i++)
+		if (a->time_ns[i] < a->time_ns[i - 1]) {
+			err_set(e, ERR_FORMAT,
+				"store: section 'sample blocks', sample %llu "
+				"is not in time order",
+				(unsigned long long)i);
+			err_source(e, s->path);
+			return ERR_FAIL;
+		}
+	return 0;
+twice:
+	err_set(e, ERR_FORMAT,
+		"store: section 'sample blocks' holds a sample twice");
+	err_source(e, s->path);
+	return ERR_FAIL;
+}
+
+int store_samples(struct store *s, struct store_samples *out, struct err *e)
+{
+	struct cols *a;
+
+	if (indexed(s, e) < 0)
+		return ERR_FAIL;
+	a = &s->samples->all;
+	if (a->state == 0) {
+		err_init(&a->bad);
+		if (scatter(s, a, &a->bad) < 0) {
+			struct err keep = a->bad;
+
+			cols_free(a);
+			a->state = -1;
+			a->bad = keep;
+		} else {
+			a->state = 1;
+		}
+	}
+	if (a->state < 0) {
+		*e = a->bad;
+		return ERR_FAIL;
+	}
+	cols_out(a, out);
+	return 0;
+}
+
+/*
+ * The records of section idx (old objects, liveness: a u32 seq first,
+ * strictly increasing, checked) each name a sample of one of kinds.
+ */
+int store_seqs_check(struct store *s, int idx, unsigned kinds, struct err *e)
+{
+	const struct section *sec = &s->sec[idx];
+	size_t rec_len = sec->n ? (size_t)(sec->len / sec->n) : 1;
+	struct store_samples m[SAMPLE__COUNT];
+	uint64_t pos[SAMPLE__COUNT] = {0}, i;
+	int k;
+
+	if (!sec->n)
+		return 0;
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		if (kinds >> k & 1 && store_kind_samples(s, k, &m[k], e) < 0)
+			return ERR_FAIL;
+	for (i = 0; i < sec->n; i++) {
+		uint32_t want;
+		bool found = false;
+
+		memcpy(&want, sec->p + i * rec_len, 4);
+		for (k = 0; k < SAMPLE__COUNT && !found; k++) {
+			if (!(kinds >> k & 1))
+				continue;
+			while (pos[k] < m[k].n && m[k].seq[pos[k]] < want)
+				pos[k]++;
+			found = pos[k] < m[k].n && m[k].seq[pos[k]] == want;
+		}
+		if (!found) {
+			err_set_at(e, ERR_FORMAT,
+				   (uint64_t)(sec->p - s->map) + i * rec_len,
+				   "store: section '%s', record %llu is for no "
+				   "sample of a kind that has one",
+				   store_section_name(idx),
+				   (unsigned long long)i);
+			err_source(e, s->path);
+			return ERR_FAIL;
+		}
+	}
+	return 0;
+}
+
+int store_blocks_verify(struct store *s, struct err *e)
+{
+	const struct section *sec = &s->sec[I_S_BLOCKS];
+	struct store_samples all;
+
+	if (sec->present &&
+	    crc32c_update(0, sec->p, (size_t)sec->len) != sec->crc) {
+		err_set_at(e, ERR_FORMAT, (uint64_t)(sec->p - s->map),
+			   "store: section 'sample blocks' checksum "
+			   "mismatch: the file is damaged");
+		err_source(e, s->path);
+		return ERR_FAIL;
+	}
+	return store_samples(s, &all, e);
+}
