@@ -35,6 +35,12 @@ static inline bool get_uv(const unsigned char **pp, const unsigned char *end,
 	uint64_t r = 0;
 	unsigned shift = 0;
 
+	/* most values of a block fit one byte */
+	if (p != end && *p < 0x80) {
+		*v = *p;
+		*pp = p + 1;
+		return true;
+	}
 	for (;;) {
 		unsigned char b;
 
@@ -103,7 +109,7 @@ const char *block_decode(const struct store_block *h, const unsigned char *p,
 			 uint32_t *bad_sample)
 {
 	const unsigned char *end = p + h->length;
-	uint64_t seq = h->first_seq, v;
+	uint64_t seq = h->first_seq;
 	int64_t t = h->first_ns;
 	bool sized = STORE_KIND_HAS_SIZE(h->kind);
 	uint32_t j;
@@ -144,11 +150,9 @@ const char *block_decode(const struct store_block *h, const unsigned char *p,
 		c->thread[i] = (uint32_t)(th - 1); /* 0 - 1: STORE_NONE */
 		c->cls[i] = (uint32_t)(cl - 1);
 		c->node[i] = (uint32_t)node;
-		v = bytes;
-		c->bytes[i] = unzigzag(v);
-		c->size[i] = sized			? unzigzag(size)
-			     : h->kind == 0 /* alloc */ ? INT64_MIN
-							: c->bytes[i];
+		c->bytes[i] = unzigzag(bytes);
+		if (sized)
+			c->size[i] = unzigzag(size);
 	}
 	j = h->n ? h->n - 1 : 0;
 	if (p != end)

@@ -40,7 +40,8 @@ void block_enc_begin(struct block_enc *b, uint8_t kind, unsigned char *buf);
 /* Append s, whose seq and time are past the block's last ones. */
 void block_enc_add(struct block_enc *b, const struct block_sample *s);
 
-/* The columns a block decodes into, at index at onwards. */
+/* The columns a block decodes into, at index at onwards; size is only
+ * written for the kinds that store one (STORE_KIND_HAS_SIZE). */
 struct block_cols {
 	uint32_t *seq;
 	int64_t *time_ns;

@@ -126,7 +126,9 @@ struct store_samples {
 	const uint32_t *cls;	/* STORE_NONE: none */
 	const uint32_t *node;	/* 0: no stack */
 	const int64_t *bytes;	/* the estimate's basis: weight, tlabSize.. */
-	const int64_t *size;	/* object size when known, else REC_NONE */
+	/* object size when known, else REC_NONE; in store_kind_samples()'s
+	 * columns of jdk.ObjectAllocationSample, which has none, NULL */
+	const int64_t *size;
 };
 
 /* Every sample, of every kind (export, --append): seq[i] == i. */

@@ -9,11 +9,13 @@
  */
 #include "store/store_int.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/sample_block.h"
+#include "util/bigmem.h"
 #include "util/crc32c.h"
 #include "util/size.h"
 #include "util/xalloc.h"
@@ -22,6 +24,7 @@ struct cols {
 	int state; /* 0 not read, 1 good, -1 bad (err kept) */
 	struct err bad;
 	uint64_t n;
+	bool own_size; /* else size is bytes, or NULL */
 	uint32_t *seq, *recording, *thread, *cls, *node;
 	int64_t *time_ns, *bytes, *size;
 	uint8_t *kind, *flags;
@@ -35,35 +38,45 @@ struct store_sample_cache {
 	struct cols all;
 };
 
-static void cols_alloc(struct cols *c, uint64_t n)
+/* Columns of n samples; big ones on huge pages (util/bigmem.h): a
+ * kind's columns are hundreds of MB, and faulting them in 4 KiB pages
+ * cost more than decoding them.  With own_size false, size is not
+ * allocated (the caller points it at bytes, or at nothing). */
+static void cols_alloc(struct cols *c, uint64_t n, bool own_size)
 {
 	size_t m = n ? (size_t)n : 1;
 
 	c->n = n;
-	c->seq = xmalloc(m * sizeof(uint32_t));
-	c->recording = xmalloc(m * sizeof(uint32_t));
-	c->thread = xmalloc(m * sizeof(uint32_t));
-	c->cls = xmalloc(m * sizeof(uint32_t));
-	c->node = xmalloc(m * sizeof(uint32_t));
-	c->time_ns = xmalloc(m * sizeof(int64_t));
-	c->bytes = xmalloc(m * sizeof(int64_t));
-	c->size = xmalloc(m * sizeof(int64_t));
-	c->kind = xmalloc(m);
-	c->flags = xmalloc(m);
+	c->own_size = own_size;
+	c->seq = big_realloc(NULL, 0, m * sizeof(uint32_t));
+	c->recording = big_realloc(NULL, 0, m * sizeof(uint32_t));
+	c->thread = big_realloc(NULL, 0, m * sizeof(uint32_t));
+	c->cls = big_realloc(NULL, 0, m * sizeof(uint32_t));
+	c->node = big_realloc(NULL, 0, m * sizeof(uint32_t));
+	c->time_ns = big_realloc(NULL, 0, m * sizeof(int64_t));
+	c->bytes = big_realloc(NULL, 0, m * sizeof(int64_t));
+	c->size = own_size ? big_realloc(NULL, 0, m * sizeof(int64_t)) : NULL;
+	c->kind = big_realloc(NULL, 0, m);
+	c->flags = big_realloc(NULL, 0, m);
 }
 
 static void cols_free(struct cols *c)
 {
-	free(c->seq);
-	free(c->recording);
-	free(c->thread);
-	free(c->cls);
-	free(c->node);
-	free(c->time_ns);
-	free(c->bytes);
-	free(c->size);
-	free(c->kind);
-	free(c->flags);
+	size_t m = c->n ? (size_t)c->n : 1;
+
+	if (c->seq) { /* allocated */
+		big_free(c->seq, m * sizeof(uint32_t));
+		big_free(c->recording, m * sizeof(uint32_t));
+		big_free(c->thread, m * sizeof(uint32_t));
+		big_free(c->cls, m * sizeof(uint32_t));
+		big_free(c->node, m * sizeof(uint32_t));
+		big_free(c->time_ns, m * sizeof(int64_t));
+		big_free(c->bytes, m * sizeof(int64_t));
+		if (c->own_size)
+			big_free(c->size, m * sizeof(int64_t));
+		big_free(c->kind, m);
+		big_free(c->flags, m);
+	}
 	memset(c, 0, sizeof(*c));
 }
 
@@ -157,11 +170,23 @@ static int block_err(struct store *s, struct err *e, uint32_t bi,
 	return ERR_FAIL;
 }
 
-/* Read kind k's blocks into its columns: checksums, then values. */
-static int decode_kind(struct store *s, int k, struct err *e)
+/* Blocks [from, to) of the index into d, from sample at; the first
+ * error in e. */
+struct decode_job {
+	struct store *s;
+	struct cols *d;
+	uint32_t from, to;
+	uint64_t at;
+	struct err e;
+	int rc;
+};
+
+static void *decode_run(void *arg)
 {
+	struct decode_job *j = arg;
+	struct store *s = j->s;
 	struct store_sample_cache *c = s->samples;
-	struct cols *d = &c->k[k];
+	struct cols *d = j->d;
 	const struct store_block *ix = (const void *)s->sec[I_S_INDEX].p;
 	const unsigned char *blocks = s->sec[I_S_BLOCKS].p;
 	struct block_limits lim = {
@@ -171,31 +196,78 @@ static int decode_kind(struct store *s, int k, struct err *e)
 		(uint32_t)s->sec[I_CLASSES].n,
 		(uint32_t)s->sec[I_NODES].n,
 	};
-	struct block_cols bc;
-	uint64_t at = 0;
+	struct block_cols bc = {d->seq,	  d->time_ns, d->recording,
+				d->flags, d->thread,  d->cls,
+				d->node,  d->bytes,   d->size};
+	uint64_t at = j->at;
 	uint32_t i;
 
-	cols_alloc(d, c->kind_n[k]);
-	bc = (struct block_cols){d->seq,   d->time_ns, d->recording,
-				 d->flags, d->thread,  d->cls,
-				 d->node,  d->bytes,   d->size};
-	for (i = c->first[k]; i < c->first[k] + c->n_blocks[k]; i++) {
+	for (i = j->from; i < j->to; i++) {
 		const struct store_block *b = &ix[i];
 		const unsigned char *p = blocks + b->offset;
 		const char *why;
 		uint32_t bad;
 
-		if (crc32c_update(0, p, b->length) != b->crc)
-			return block_err(s, e, i, b, NULL);
+		if (crc32c_update(0, p, b->length) != b->crc) {
+			j->rc = block_err(s, &j->e, i, b, NULL);
+			return NULL;
+		}
 		why = block_decode(b, p, &lim, &bc, (size_t)at, &bad);
 		if (why) {
 			char msg[96];
 
 			snprintf(msg, sizeof(msg), ", sample %u %s", bad, why);
-			return block_err(s, e, i, b, msg);
+			j->rc = block_err(s, &j->e, i, b, msg);
+			return NULL;
 		}
 		at += b->n;
 	}
+	return NULL;
+}
+
+/*
+ * Read kind k's blocks into its columns: checksums, then values.  The
+ * blocks are independent and their places known from the index, so two
+ * threads share them (the machines this runs on have two cores or more);
+ * an error is the first block's that has one, as one thread would say.
+ */
+static int decode_kind(struct store *s, int k, struct err *e)
+{
+	struct store_sample_cache *c = s->samples;
+	const struct store_block *ix = (const void *)s->sec[I_S_INDEX].p;
+	struct cols *d = &c->k[k];
+	struct decode_job job[2];
+	uint32_t first = c->first[k], n = c->n_blocks[k], half = n / 2, i;
+	uint64_t at = 0;
+	pthread_t helper;
+	bool threaded = false;
+	int t;
+
+	/* outside-TLAB and old-object samples' size is their bytes, and
+	 * ObjectAllocationSample has none: no column of their own */
+	cols_alloc(d, c->kind_n[k], STORE_KIND_HAS_SIZE(k));
+	if (k == SAMPLE_TLAB_OUTSIDE || k == SAMPLE_OLD_OBJECT)
+		d->size = d->bytes;
+	for (i = first; i < first + half; i++)
+		at += ix[i].n;
+	job[0] = (struct decode_job){s, d, first, first + half, 0, {0}, 0};
+	job[1] = (struct decode_job){s, d, first + half, first + n, at, {0}, 0};
+	for (t = 0; t < 2; t++)
+		err_init(&job[t].e);
+	/* a few blocks are not worth a thread */
+	if (c->kind_n[k] >= 8 * STORE_BLOCK_SAMPLES)
+		threaded =
+			pthread_create(&helper, NULL, decode_run, &job[1]) == 0;
+	decode_run(&job[0]);
+	if (threaded)
+		pthread_join(helper, NULL);
+	else
+		decode_run(&job[1]);
+	for (t = 0; t < 2; t++)
+		if (job[t].rc < 0) {
+			*e = job[t].e;
+			return ERR_FAIL;
+		}
 	memset(d->kind, k, d->n ? (size_t)d->n : 1);
 	return 0;
 }
@@ -260,7 +332,7 @@ static int scatter(struct store *s, struct cols *a, struct err *e)
 	uint64_t i;
 	int k;
 
-	cols_alloc(a, c->n_total);
+	cols_alloc(a, c->n_total, true);
 	memset(a->kind, 0xff, c->n_total ? (size_t)c->n_total : 1);
 	for (k = 0; k < SAMPLE__COUNT; k++) {
 		struct store_samples m;
@@ -281,7 +353,7 @@ static int scatter(struct store *s, struct cols *a, struct err *e)
 			a->cls[j] = m.cls[i];
 			a->node[j] = m.node[i];
 			a->bytes[j] = m.bytes[i];
-			a->size[j] = m.size[i];
+			a->size[j] = m.size ? m.size[i] : INT64_MIN;
 		}
 	}
 	/* n_total seqs below n_total, none twice: every one is there */
