@@ -231,11 +231,10 @@ static void *decode_run(void *arg)
  * threads share them (the machines this runs on have two cores or more);
  * an error is the first block's that has one, as one thread would say.
  */
-static int decode_kind(struct store *s, int k, struct err *e)
+static int decode_kind(struct store *s, int k, struct cols *d, struct err *e)
 {
 	struct store_sample_cache *c = s->samples;
 	const struct store_block *ix = (const void *)s->sec[I_S_INDEX].p;
-	struct cols *d = &c->k[k];
 	struct decode_job job[2];
 	uint32_t first = c->first[k], n = c->n_blocks[k], half = n / 2, i;
 	uint64_t at = 0;
@@ -299,7 +298,7 @@ int store_kind_samples(struct store *s, int kind, struct store_samples *out,
 	d = &s->samples->k[kind];
 	if (d->state == 0) {
 		err_init(&d->bad);
-		d->state = decode_kind(s, kind, &d->bad) < 0 ? -1 : 1;
+		d->state = decode_kind(s, kind, d, &d->bad) < 0 ? -1 : 1;
 		if (d->state < 0) {
 			struct err keep = d->bad;
 
@@ -325,36 +324,84 @@ int store_kind_counts(struct store *s, uint64_t counts[SAMPLE__COUNT],
 	return 0;
 }
 
-/* Every kind's columns scattered by seq; each seq once, times in order. */
+/* m's samples, of kind k, into a at their seqs; false when one is there
+ * already. */
+static bool scatter_cols(struct cols *a, const struct store_samples *m, int k)
+{
+	uint64_t i;
+
+	for (i = 0; i < m->n; i++) {
+		uint32_t j = m->seq[i];
+
+		if (a->kind[j] != 0xff)
+			return false;
+		a->seq[j] = j;
+		a->time_ns[j] = m->time_ns[i];
+		a->recording[j] = m->recording[i];
+		a->kind[j] = (uint8_t)k;
+		a->flags[j] = m->flags[i];
+		a->thread[j] = m->thread[i];
+		a->cls[j] = m->cls[i];
+		a->node[j] = m->node[i];
+		a->bytes[j] = m->bytes[i];
+		a->size[j] = m->size ? m->size[i] : INT64_MIN;
+	}
+	return true;
+}
+
+/*
+ * Every kind's samples scattered by seq; each seq once, times in order.
+ * A kind no view has read is decoded a block at a time into scratch
+ * columns and not kept: export and --append would otherwise hold every
+ * sample twice.
+ */
 static int scatter(struct store *s, struct cols *a, struct err *e)
 {
 	struct store_sample_cache *c = s->samples;
+	struct cols scratch;
 	uint64_t i;
 	int k;
+	bool ok = true;
 
 	cols_alloc(a, c->n_total, true);
 	memset(a->kind, 0xff, c->n_total ? (size_t)c->n_total : 1);
-	for (k = 0; k < SAMPLE__COUNT; k++) {
+	cols_alloc(&scratch, STORE_BLOCK_SAMPLES, true);
+	for (k = 0; k < SAMPLE__COUNT && ok; k++) {
 		struct store_samples m;
+		uint32_t b;
 
-		if (store_kind_samples(s, k, &m, e) < 0)
-			return ERR_FAIL;
-		for (i = 0; i < m.n; i++) {
-			uint32_t j = m.seq[i];
-
-			if (a->kind[j] != 0xff)
-				goto twice;
-			a->seq[j] = j;
-			a->time_ns[j] = m.time_ns[i];
-			a->recording[j] = m.recording[i];
-			a->kind[j] = (uint8_t)k;
-			a->flags[j] = m.flags[i];
-			a->thread[j] = m.thread[i];
-			a->cls[j] = m.cls[i];
-			a->node[j] = m.node[i];
-			a->bytes[j] = m.bytes[i];
-			a->size[j] = m.size ? m.size[i] : INT64_MIN;
+		if (c->k[k].state != 0) {
+			if (store_kind_samples(s, k, &m, e) < 0)
+				goto fail;
+			ok = scatter_cols(a, &m, k);
+			continue;
 		}
+		for (b = c->first[k]; b < c->first[k] + c->n_blocks[k] && ok;
+		     b++) {
+			struct decode_job job = {s, &scratch, b, b + 1,
+						 0, {0},      0};
+
+			err_init(&job.e);
+			decode_run(&job);
+			if (job.rc < 0) {
+				*e = job.e;
+				goto fail;
+			}
+			cols_out(&scratch, &m);
+			m.n = ((const struct store_block *)s->sec[I_S_INDEX]
+				       .p)[b]
+				      .n;
+			if (!STORE_KIND_HAS_SIZE(k))
+				m.size = k == SAMPLE_ALLOC ? NULL : m.bytes;
+			ok = scatter_cols(a, &m, k);
+		}
+	}
+	cols_free(&scratch);
+	if (!ok) {
+		err_set(e, ERR_FORMAT,
+			"store: section 'sample blocks' holds a sample twice");
+		err_source(e, s->path);
+		return ERR_FAIL;
 	}
 	/* n_total seqs below n_total, none twice: every one is there */
 	for (i = 1; i < a->n; i++)
@@ -367,10 +414,8 @@ static int scatter(struct store *s, struct cols *a, struct err *e)
 			return ERR_FAIL;
 		}
 	return 0;
-twice:
-	err_set(e, ERR_FORMAT,
-		"store: section 'sample blocks' holds a sample twice");
-	err_source(e, s->path);
+fail:
+	cols_free(&scratch);
 	return ERR_FAIL;
 }
 
