@@ -811,11 +811,13 @@ int cmd_codeheap(int argc, char **argv)
 	if ((o.snapshot >= 0 && o.snapshot >= chq_n_snapshots(q)) ||
 	    (o.cmp_a >= 0 && (o.cmp_a >= chq_n_snapshots(q) ||
 			      o.cmp_b >= chq_n_snapshots(q)))) {
+		/* counted before q is freed: it was read after (ASan) */
+		uint32_t n = chq_n_snapshots(q);
+
 		chq_free(q);
 		store_close(s);
-		return cli_usage_error("codeheap",
-				       "the store has snapshots 0 to %u",
-				       chq_n_snapshots(q) - 1);
+		return cli_usage_error(
+			"codeheap", "the store has snapshots 0 to %u", n - 1);
 	}
 	if (o.cmp_a >= 0) {
 		compare(q, (uint32_t)o.cmp_a, (uint32_t)o.cmp_b, o.csv, &b);
