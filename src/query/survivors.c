@@ -353,7 +353,8 @@ int query_survivors(struct query *q, enum query_group by,
 			       "(--kind old)",
 			       sample_kind_name(q->kind));
 	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
-	    store_old_objects(q->s, &old, &n_old, e) < 0)
+	    store_old_objects(q->s, &old, &n_old, e) < 0 ||
+	    query_materialize(q, e) < 0)
 		return ERR_FAIL;
 	st = xcalloc(1, sizeof(*st));
 	q->surv = st;

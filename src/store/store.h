@@ -136,6 +136,17 @@ int store_samples(struct store *s, struct store_samples *out, struct err *e);
 /* The samples of one kind only: only that kind's blocks are read. */
 int store_kind_samples(struct store *s, int kind, struct store_samples *out,
 		       struct err *e);
+/*
+ * A kind a block at a time, for passes that need no more than one block
+ * in memory: the index records of kind's blocks (in time order, *n of
+ * them), and block b of those decoded into columns the store owns,
+ * valid until the next store_read_block() or store_close().  The block's
+ * checksum and values are checked each time it is read.
+ */
+int store_kind_blocks(struct store *s, int kind, const struct store_block **out,
+		      uint32_t *n, struct err *e);
+int store_read_block(struct store *s, int kind, uint32_t b,
+		     struct store_samples *out, struct err *e);
 /* How many samples of each kind, from the sample index alone. */
 int store_kind_counts(struct store *s, uint64_t counts[SAMPLE__COUNT],
 		      struct err *e);

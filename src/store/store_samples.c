@@ -36,6 +36,7 @@ struct store_sample_cache {
 	uint32_t first[SAMPLE__COUNT], n_blocks[SAMPLE__COUNT]; /* index runs */
 	struct cols k[SAMPLE__COUNT];
 	struct cols all;
+	struct cols scratch; /* store_read_block()'s */
 };
 
 /* Columns of n samples; big ones on huge pages (util/bigmem.h): a
@@ -89,6 +90,7 @@ void store_samples_free(struct store *s)
 	for (k = 0; k < SAMPLE__COUNT; k++)
 		cols_free(&s->samples->k[k]);
 	cols_free(&s->samples->all);
+	cols_free(&s->samples->scratch);
 	free(s->samples);
 	s->samples = NULL;
 }
@@ -312,6 +314,55 @@ int store_kind_samples(struct store *s, int kind, struct store_samples *out,
 		return ERR_FAIL;
 	}
 	cols_out(d, out);
+	return 0;
+}
+
+int store_kind_blocks(struct store *s, int kind, const struct store_block **out,
+		      uint32_t *n, struct err *e)
+{
+	if (kind < 0 || kind >= SAMPLE__COUNT)
+		BUG("store: sample kind %d", kind);
+	if (indexed(s, e) < 0)
+		return ERR_FAIL;
+	*out = (const struct store_block *)s->sec[I_S_INDEX].p +
+	       s->samples->first[kind];
+	*n = s->samples->n_blocks[kind];
+	return 0;
+}
+
+int store_read_block(struct store *s, int kind, uint32_t b,
+		     struct store_samples *out, struct err *e)
+{
+	struct store_sample_cache *c;
+	struct decode_job job;
+
+	if (kind < 0 || kind >= SAMPLE__COUNT)
+		BUG("store: sample kind %d", kind);
+	if (indexed(s, e) < 0)
+		return ERR_FAIL;
+	c = s->samples;
+	if (b >= c->n_blocks[kind])
+		BUG("store: block %u of %u", b, c->n_blocks[kind]);
+	if (!c->scratch.seq)
+		cols_alloc(&c->scratch, STORE_BLOCK_SAMPLES, true);
+	job = (struct decode_job){s,
+				  &c->scratch,
+				  c->first[kind] + b,
+				  c->first[kind] + b + 1,
+				  0,
+				  {0},
+				  0};
+	err_init(&job.e);
+	decode_run(&job);
+	if (job.rc < 0) {
+		*e = job.e;
+		return ERR_FAIL;
+	}
+	cols_out(&c->scratch, out);
+	out->n = ((const struct store_block *)s->sec[I_S_INDEX].p)[job.from].n;
+	memset(c->scratch.kind, kind, (size_t)out->n);
+	if (!STORE_KIND_HAS_SIZE(kind))
+		out->size = kind == SAMPLE_ALLOC ? NULL : out->bytes;
 	return 0;
 }
 

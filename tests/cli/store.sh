@@ -570,6 +570,45 @@ else
 fi
 t_end
 
+t_begin store_a_time_range_reads_only_its_blocks
+# the last block of the in-new-TLAB samples damaged: a range that ends
+# before it starts never reads it, the whole range does and says so
+S="$W/lastblock.hsdb"
+cp "$W/profile-tlab.hsdb" "$S"
+set -- $(python3 - "$S" <<'EOF'
+import struct, sys, time
+d = open(sys.argv[1], "rb").read()
+toc, n = struct.unpack("<QI", d[24:36])
+secs = {}
+for i in range(n):
+    e = d[toc + 32 * i:toc + 32 * i + 32]
+    sid, _, off, ln, _, _ = struct.unpack("<4sIQQII", e)
+    secs[sid] = (off, ln)
+ix, ixlen = secs[b"SIDX"]
+last = None
+for b in range(ix, ix + ixlen, 48):
+    kind, _, boff, _, _, t0, _, _ = struct.unpack("<B3xIQIIqqQ", d[b:b + 48])
+    if kind == 1:  # jdk.ObjectAllocationInNewTLAB
+        last = (secs[b"SBLK"][0] + boff, t0)
+# the whole second before the block's first sample
+print(last[0], time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                             time.gmtime(last[1] // 10**9)))
+EOF
+)
+at=$1 to=$2
+run top "$S" --kind tlab --to "$to" --csv
+expect_rc 0
+cp "$T/out" "$W/lastblock.want"
+printf '\377' | dd of="$S" bs=1 seek="$at" conv=notrunc 2>/dev/null
+run top "$S" --kind tlab --to "$to" --csv
+expect_rc 0
+cmp -s "$T/out" "$W/lastblock.want" || t_fail "top --to $to changed"
+[ "$(printf '%s\n' "$out" | wc -l)" -gt 1 ] || t_fail "top --to $to has no rows"
+run top "$S" --kind tlab
+expect_rc 1
+expect_err "section 'sample blocks' checksum mismatch in block"
+t_end
+
 t_begin store_usage_errors
 run top
 expect_rc 2
