@@ -44,6 +44,35 @@ static void put_str(const char *s)
 	buf_release(&b);
 }
 
+/* per_rec[r * SAMPLE__COUNT + k]: recording r's samples of kind k, read
+ * a block at a time (no kind is held whole). */
+static int count_per_recording(struct store *s,
+			       const uint64_t kind_n[SAMPLE__COUNT],
+			       uint64_t *per_rec, struct err *e)
+{
+	int k;
+
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		const struct store_block *blocks;
+		struct store_samples sm;
+		uint32_t n_blocks, b;
+		uint64_t i;
+
+		if (!kind_n[k])
+			continue;
+		if (store_kind_blocks(s, k, &blocks, &n_blocks, e) < 0)
+			return ERR_FAIL;
+		for (b = 0; b < n_blocks; b++) {
+			if (store_read_block(s, k, b, &sm, e) < 0)
+				return ERR_FAIL;
+			for (i = 0; i < sm.n; i++)
+				per_rec[(size_t)sm.recording[i] * SAMPLE__COUNT +
+					(size_t)k]++;
+		}
+	}
+	return 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -99,21 +128,13 @@ int cmd_info(int argc, char **argv)
 	/* samples of each kind in each recording: every kind's blocks */
 	per_rec = xcalloc((size_t)(n_recs ? n_recs : 1) * SAMPLE__COUNT,
 			  sizeof(*per_rec));
-	for (k = 0; k < SAMPLE__COUNT; k++) {
-		struct store_samples sm;
-		uint64_t i;
-
+	for (k = 0; k < SAMPLE__COUNT; k++)
 		n_samples += kind_n[k];
-		if (!kind_n[k])
-			continue;
-		if (store_kind_samples(s, (int)k, &sm, &e) < 0) {
-			view_error("info", &e);
-			free(per_rec);
-			store_close(s);
-			return EXIT_ERROR;
-		}
-		for (i = 0; i < sm.n; i++)
-			per_rec[(size_t)sm.recording[i] * SAMPLE__COUNT + k]++;
+	if (count_per_recording(s, kind_n, per_rec, &e) < 0) {
+		view_error("info", &e);
+		free(per_rec);
+		store_close(s);
+		return EXIT_ERROR;
 	}
 	printf("store %s: %u recording%s, %llu samples%s\n", argv[optind],
 	       n_recs, n_recs == 1 ? "" : "s", (unsigned long long)n_samples,
