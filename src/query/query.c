@@ -460,6 +460,13 @@ static void window(struct query *q)
 
 int query_next_block(struct query *q, uint32_t *b, struct err *e)
 {
+	/* the kind held decoded (query_hold): one pass over all of it */
+	if (*b == 0 && q->n_blocks && store_kind_decoded(q->s, q->kind)) {
+		if (query_materialize(q, e) < 0)
+			return ERR_FAIL;
+		*b = q->n_blocks;
+		return 1;
+	}
 	while (*b < q->n_blocks) {
 		const struct store_block *h = &q->blocks[*b];
 
@@ -477,6 +484,11 @@ int query_next_block(struct query *q, uint32_t *b, struct err *e)
 	memset(&q->sm, 0, sizeof(q->sm));
 	q->lo = q->hi = 0;
 	return 0;
+}
+
+int query_hold(struct query *q, struct err *e)
+{
+	return query_materialize(q, e);
 }
 
 int query_materialize(struct query *q, struct err *e)

@@ -82,6 +82,15 @@ int query_open(struct store *s, const struct query_options *o,
 	       struct query **out, struct err *e);
 void query_free(struct query *q);
 
+/*
+ * Keep the query's kind decoded in memory for the passes that follow
+ * (every query on the store benefits): the browser makes a pass at every
+ * key, and decoding a block at a time each time would cost more than the
+ * pass.  Without it a pass reads one block at a time, which is what a
+ * single command wants.
+ */
+int query_hold(struct query *q, struct err *e);
+
 enum sample_kind query_kind(const struct query *q);
 /* Samples of each kind in the store, whatever the filters. */
 void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT]);

@@ -136,6 +136,9 @@ int store_samples(struct store *s, struct store_samples *out, struct err *e);
 /* The samples of one kind only: only that kind's blocks are read. */
 int store_kind_samples(struct store *s, int kind, struct store_samples *out,
 		       struct err *e);
+/* Whether store_kind_samples() has decoded kind already (then asking
+ * again costs nothing). */
+bool store_kind_decoded(const struct store *s, int kind);
 /*
  * A kind a block at a time, for passes that need no more than one block
  * in memory: the index records of kind's blocks (in time order, *n of

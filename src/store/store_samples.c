@@ -317,6 +317,12 @@ int store_kind_samples(struct store *s, int kind, struct store_samples *out,
 	return 0;
 }
 
+bool store_kind_decoded(const struct store *s, int kind)
+{
+	return s->samples && kind >= 0 && kind < SAMPLE__COUNT &&
+	       s->samples->k[kind].state == 1;
+}
+
 int store_kind_blocks(struct store *s, int kind, const struct store_block **out,
 		      uint32_t *n, struct err *e)
 {
