@@ -115,7 +115,10 @@ const char *store_index_check(struct store *s, uint64_t *at)
 		*at = i;
 		if (b[i].kind >= SAMPLE__COUNT)
 			return "holds an unknown sample kind";
+		/* a sample takes 7 bytes at least: a block is never empty,
+		 * so it lies in a present blocks section */
 		if (!b[i].n || b[i].n > STORE_BLOCK_SAMPLES ||
+		    b[i].length < 7 * (uint64_t)b[i].n ||
 		    b[i].length > SAMPLE_BLOCK_MAX ||
 		    !range_ok(b[i].offset, b[i].length, blocks_len))
 			return "describes a block outside the sample blocks";
@@ -330,9 +333,12 @@ int store_kind_blocks(struct store *s, int kind, const struct store_block **out,
 		BUG("store: sample kind %d", kind);
 	if (indexed(s, e) < 0)
 		return ERR_FAIL;
-	*out = (const struct store_block *)s->sec[I_S_INDEX].p +
-	       s->samples->first[kind];
 	*n = s->samples->n_blocks[kind];
+	/* no index section at all: its pointer is NULL, and NULL + 0 is
+	 * undefined */
+	*out = *n ? (const struct store_block *)s->sec[I_S_INDEX].p +
+			       s->samples->first[kind]
+		  : NULL;
 	return 0;
 }
 
