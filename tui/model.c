@@ -15,6 +15,21 @@ static void drop(struct model *m)
 	m->q = m->q_all = NULL;
 }
 
+/* A query whose kind stays decoded: the browser makes a pass at every
+ * key (query_hold). */
+static int open_held(struct model *m, const struct query_options *o,
+		     struct query **out, struct err *e)
+{
+	if (query_open(m->s, o, out, e) < 0)
+		return ERR_FAIL;
+	if (query_hold(*out, e) < 0) {
+		query_free(*out);
+		*out = NULL;
+		return ERR_FAIL;
+	}
+	return 0;
+}
+
 static int open_with(struct model *m, bool range, struct query **out,
 		     struct err *e)
 {
@@ -26,7 +41,7 @@ static int open_with(struct model *m, bool range, struct query **out,
 		o.from_ns = m->from_ns;
 		o.to_ns = m->to_ns;
 	}
-	return query_open(m->s, &o, out, e);
+	return open_held(m, &o, out, e);
 }
 
 int model_init(struct model *m, struct store *s, struct err *e)
@@ -95,7 +110,7 @@ int model_open_query(struct model *m, const struct query_options *extra,
 		o.kind = m->kind;
 	o.from_ns = m->from_ns;
 	o.to_ns = m->to_ns;
-	return query_open(m->s, &o, out, e);
+	return open_held(m, &o, out, e);
 }
 
 bool model_has_range(const struct model *m)

@@ -1,5 +1,5 @@
 /*
- * The on-disk layout of a heapsift store (.hsdb), version 1.2.
+ * The on-disk layout of a heapsift store (.hsdb), version 2.0.
  * docs/formats/store.md is the normative description; this header is its
  * mirror in C and must agree with it.
  *
@@ -18,8 +18,8 @@
 
 #define STORE_MAGIC	    "\x89HSDB\r\n\x1a"
 #define STORE_MAGIC_LEN	    8
-#define STORE_MAJOR	    1
-#define STORE_MINOR	    2 /* 1.1: liveness and GCs; 1.2: code heaps */
+#define STORE_MAJOR	    2 /* 2: samples in blocks per kind */
+#define STORE_MINOR	    0
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
 #define STORE_ALIGN	    8
@@ -55,27 +55,20 @@ struct store_toc_entry {
 
 enum store_section {
 	SEC_STRINGS = STORE_ID('S', 'T', 'R', 'S'), /* NUL-terminated UTF-8 */
-	SEC_RECORDINGS = STORE_ID('R', 'E', 'C', 'S'),	 /* store_recording */
-	SEC_SETTINGS = STORE_ID('S', 'E', 'T', 'S'),	 /* store_setting */
-	SEC_EVENT_COUNTS = STORE_ID('E', 'C', 'N', 'T'), /* store_count */
-	SEC_THREADS = STORE_ID('T', 'H', 'R', 'D'),	 /* store_thread */
-	SEC_CLASSES = STORE_ID('C', 'L', 'S', 'S'),	 /* store_class */
-	SEC_METHODS = STORE_ID('M', 'T', 'H', 'D'),	 /* store_method */
-	SEC_FRAMES = STORE_ID('F', 'R', 'A', 'M'),	 /* store_frame */
-	SEC_NODES = STORE_ID('T', 'R', 'I', 'E'),	 /* store_node */
-	SEC_S_TIME = STORE_ID('S', 'T', 'I', 'M'),	 /* int64 per sample */
-	SEC_S_RECORDING = STORE_ID('S', 'R', 'E', 'C'),	 /* uint32 */
-	SEC_S_KIND = STORE_ID('S', 'K', 'N', 'D'),	 /* uint8 */
-	SEC_S_FLAGS = STORE_ID('S', 'F', 'L', 'G'),	 /* uint8 */
-	SEC_S_THREAD = STORE_ID('S', 'T', 'H', 'R'),	 /* uint32 */
-	SEC_S_CLASS = STORE_ID('S', 'C', 'L', 'S'),	 /* uint32 */
-	SEC_S_NODE = STORE_ID('S', 'N', 'O', 'D'),	 /* uint32 */
-	SEC_S_BYTES = STORE_ID('S', 'B', 'Y', 'T'),	 /* int64: est. bytes */
-	SEC_S_SIZE = STORE_ID('S', 'S', 'I', 'Z'),	/* int64: object size */
-	SEC_OLD_OBJECTS = STORE_ID('O', 'L', 'D', 'O'), /* store_old_object */
-	SEC_HEAP = STORE_ID('H', 'E', 'A', 'P'),	/* store_heap */
-	SEC_LIVENESS = STORE_ID('L', 'I', 'V', 'E'),	/* store_liveness */
-	SEC_GCS = STORE_ID('G', 'C', 'S', ' '),		/* store_gc */
+	SEC_RECORDINGS = STORE_ID('R', 'E', 'C', 'S'),	  /* store_recording */
+	SEC_SETTINGS = STORE_ID('S', 'E', 'T', 'S'),	  /* store_setting */
+	SEC_EVENT_COUNTS = STORE_ID('E', 'C', 'N', 'T'),  /* store_count */
+	SEC_THREADS = STORE_ID('T', 'H', 'R', 'D'),	  /* store_thread */
+	SEC_CLASSES = STORE_ID('C', 'L', 'S', 'S'),	  /* store_class */
+	SEC_METHODS = STORE_ID('M', 'T', 'H', 'D'),	  /* store_method */
+	SEC_FRAMES = STORE_ID('F', 'R', 'A', 'M'),	  /* store_frame */
+	SEC_NODES = STORE_ID('T', 'R', 'I', 'E'),	  /* store_node */
+	SEC_SAMPLE_INDEX = STORE_ID('S', 'I', 'D', 'X'),  /* store_block */
+	SEC_SAMPLE_BLOCKS = STORE_ID('S', 'B', 'L', 'K'), /* encoded blocks */
+	SEC_OLD_OBJECTS = STORE_ID('O', 'L', 'D', 'O'),	  /* store_old_object */
+	SEC_HEAP = STORE_ID('H', 'E', 'A', 'P'),	  /* store_heap */
+	SEC_LIVENESS = STORE_ID('L', 'I', 'V', 'E'),	  /* store_liveness */
+	SEC_GCS = STORE_ID('G', 'C', 'S', ' '),		  /* store_gc */
 	SEC_CH_SNAPSHOTS = STORE_ID('C', 'H', 'S', 'N'), /* store_ch_snapshot */
 	SEC_CH_HEAPS = STORE_ID('C', 'H', 'H', 'P'),	 /* store_ch_heap */
 	SEC_CH_MAPS = STORE_ID('C', 'H', 'M', 'P'),	 /* store_ch_map */
@@ -149,8 +142,37 @@ struct store_node {
 /* Per-sample flags. */
 #define STORE_SAMPLE_TRUNCATED 1u /* the stack's root end is missing */
 
+/*
+ * Samples are stored in blocks, each of one kind: SEC_SAMPLE_INDEX
+ * describes them, by kind and then by first_seq, and SEC_SAMPLE_BLOCKS
+ * holds their bytes.  A sample's seq is its index in the time order of
+ * all samples (ties in import order): old objects and liveness records
+ * refer to samples by seq.  A block's bytes are its samples one after
+ * another, each a run of LEB128 varints (docs/formats/store.md):
+ * seq gap, time gap, recording << 1 | truncated, thread + 1, class + 1,
+ * node, zigzag(bytes), and zigzag(size) for the kinds that have a size
+ * of their own (STORE_KIND_HAS_SIZE).
+ */
+#define STORE_BLOCK_SAMPLES 4096u /* at most, a block */
+/* sizes kept apart: in-new-TLAB (allocationSize) and agent samples; the
+ * size of outside-TLAB and old-object samples is their bytes, and
+ * ObjectAllocationSample has none (REC_NONE) */
+#define STORE_KIND_HAS_SIZE(k) ((k) == 1 || (k) == 4)
+
+struct store_block {
+	uint8_t kind; /* enum sample_kind */
+	uint8_t reserved[3];
+	uint32_t n;	    /* samples, 1 to STORE_BLOCK_SAMPLES */
+	uint64_t offset;    /* into SEC_SAMPLE_BLOCKS */
+	uint32_t length;    /* bytes */
+	uint32_t crc;	    /* CRC32C of the block's bytes */
+	int64_t first_ns;   /* the time of its first sample */
+	int64_t last_ns;    /* and of its last */
+	uint64_t first_seq; /* the seq of its first sample */
+};
+
 struct store_old_object {
-	uint32_t sample; /* index into the sample columns */
+	uint32_t sample; /* a sample's seq */
 	uint32_t root;	 /* string: the GC root, 0: none known */
 	int64_t alloc_time_ns, age_ns, object_size, last_heap_used;
 	int64_t array_elements;
@@ -173,7 +195,7 @@ enum store_live_state {
 };
 
 struct store_liveness {
-	uint32_t sample;  /* index into the sample columns */
+	uint32_t sample;  /* a sample's seq */
 	uint32_t state;	  /* enum store_live_state */
 	int64_t death_ns; /* STORE_LIVE_DEAD; else INT64_MIN */
 	int64_t alloc_gc; /* GCs finished before the allocation; -1: unknown */
@@ -264,6 +286,7 @@ _Static_assert(sizeof(struct store_thread) == 24, "thread");
 _Static_assert(sizeof(struct store_method) == 16, "method");
 _Static_assert(sizeof(struct store_frame) == 16, "frame");
 _Static_assert(sizeof(struct store_node) == 16, "node");
+_Static_assert(sizeof(struct store_block) == 48, "block");
 _Static_assert(sizeof(struct store_old_object) == 48, "old object");
 _Static_assert(sizeof(struct store_heap) == 48, "heap");
 _Static_assert(sizeof(struct store_liveness) == 32, "liveness");

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/human.h"
+#include "util/xalloc.h"
 
 static const char info_help[] =
 	"usage: heapsift info [--check] CASE.hsdb\n"
@@ -80,6 +82,35 @@ static bool suggest_import(const char *path)
 	return true;
 }
 
+/* per_rec[r * SAMPLE__COUNT + k]: recording r's samples of kind k, read
+ * a block at a time (no kind is held whole). */
+static int count_per_recording(struct store *s,
+			       const uint64_t kind_n[SAMPLE__COUNT],
+			       uint64_t *per_rec, struct err *e)
+{
+	int k;
+
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		const struct store_block *blocks;
+		struct store_samples sm;
+		uint32_t n_blocks, b;
+		uint64_t i;
+
+		if (!kind_n[k])
+			continue;
+		if (store_kind_blocks(s, k, &blocks, &n_blocks, e) < 0)
+			return ERR_FAIL;
+		for (b = 0; b < n_blocks; b++) {
+			if (store_read_block(s, k, b, &sm, e) < 0)
+				return ERR_FAIL;
+			for (i = 0; i < sm.n; i++)
+				per_rec[(size_t)sm.recording[i] * SAMPLE__COUNT +
+					(size_t)k]++;
+		}
+	}
+	return 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -92,7 +123,7 @@ int cmd_info(int argc, char **argv)
 	const struct store_count *counts;
 	const struct store_heap *heap;
 	const struct store_ch_snapshot *chs;
-	struct store_samples sm;
+	uint64_t kind_n[SAMPLE__COUNT], n_samples = 0, *per_rec;
 	uint32_t n_recs, n_sets, n_counts, n_heap, n_chs, r, k;
 	struct store *s;
 	struct err e;
@@ -127,23 +158,32 @@ int cmd_info(int argc, char **argv)
 	    store_counts(s, &counts, &n_counts, &e) < 0 ||
 	    store_heap(s, &heap, &n_heap, &e) < 0 ||
 	    store_ch_snapshots(s, &chs, &n_chs, &e) < 0 ||
-	    store_samples(s, &sm, &e) < 0) {
+	    store_kind_counts(s, kind_n, &e) < 0) {
 		view_error("info", &e);
 		store_close(s);
 		return EXIT_ERROR;
 	}
+	/* samples of each kind in each recording: every kind's blocks */
+	per_rec = xcalloc((size_t)(n_recs ? n_recs : 1) * SAMPLE__COUNT,
+			  sizeof(*per_rec));
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		n_samples += kind_n[k];
+	if (count_per_recording(s, kind_n, per_rec, &e) < 0) {
+		view_error("info", &e);
+		free(per_rec);
+		store_close(s);
+		return EXIT_ERROR;
+	}
 	printf("store %s: %u recording%s, %llu samples%s\n", argv[optind],
-	       n_recs, n_recs == 1 ? "" : "s", (unsigned long long)sm.n,
+	       n_recs, n_recs == 1 ? "" : "s", (unsigned long long)n_samples,
 	       check ? ", every section verified" : "");
 	for (r = 0; r < n_recs; r++) {
 		const struct store_recording *rec = &recs[r];
-		uint64_t per_kind[SAMPLE__COUNT] = {0}, i, heaps = 0;
+		const uint64_t *per_kind = per_rec + (size_t)r * SAMPLE__COUNT;
+		uint64_t heaps = 0, i;
 		/* in double: a damaged store may hold any two times */
 		double dur = (double)rec->end_ns - (double)rec->start_ns;
 
-		for (i = 0; i < sm.n; i++)
-			if (sm.recording[i] == r)
-				per_kind[sm.kind[i]]++;
 		for (k = 0; k < n_heap; k++)
 			heaps += heap[k].recording == r;
 		printf("\nrecording %u: ", r);
@@ -173,7 +213,7 @@ int cmd_info(int argc, char **argv)
 			put_time(rec->end_ns);
 			printf(" (%.3f s)\n", dur / 1e9);
 		}
-		if (sm.n || !n_chs) {
+		if (n_samples || !n_chs) {
 			printf("  samples    ");
 			for (k = 0; k < SAMPLE__COUNT; k++)
 				if (per_kind[k])
@@ -222,6 +262,7 @@ int cmd_info(int argc, char **argv)
 		if (rec->n_counts)
 			putchar('\n');
 	}
+	free(per_rec);
 	store_close(s);
 	return cli_finish_output(EXIT_OK);
 }

@@ -5,10 +5,15 @@
  * class, per thread, per method (a regex run once on its "class.method"
  * text), per stack node (method verdicts propagated from the root down,
  * parents before children, which the depth-first numbering makes a
- * single forward pass), and a sample index range for the time window.
- * query_top() is then one pass over the samples in that range that reads
- * those arrays and adds into per-group accumulators sized by the number
- * of groups, allocated once per query.
+ * single forward pass).  query_top(), query_tree(), query_paths() and
+ * query_timeline() are then passes over the samples of the query's kind
+ * in its time window, a block of the store at a time (query_next_block:
+ * only the blocks that overlap the window are read, each decoded into
+ * columns that stay in the cache, the window found in it by binary
+ * search), that read those arrays and add into per-group accumulators
+ * sized by the number of groups, allocated once per query.  Survivors
+ * keeps indices into the samples, so it has the kind decoded whole
+ * (query_materialize).
  */
 #include "query/query.h"
 #include "query/query_impl.h"
@@ -142,7 +147,7 @@ static int load(struct query *q, struct err *e)
 	    store_methods(s, &q->methods, &q->n_methods, e) < 0 ||
 	    store_frames(s, &q->frames, &q->n_frames, e) < 0 ||
 	    store_nodes(s, &q->nodes, &q->n_nodes, e) < 0 ||
-	    store_samples(s, &q->sm, e) < 0)
+	    store_kind_counts(s, q->kind_counts, e) < 0)
 		return ERR_FAIL;
 	return 0;
 }
@@ -306,7 +311,6 @@ int query_open(struct store *s, const struct query_options *o,
 {
 	struct query *q = xcalloc(1, sizeof(*q));
 	unsigned char *inc = NULL, *exc = NULL;
-	uint64_t i;
 	int k;
 
 	*out = NULL;
@@ -316,8 +320,6 @@ int query_open(struct store *s, const struct query_options *o,
 	if (load(q, e) < 0)
 		goto fail;
 
-	for (i = 0; i < q->sm.n; i++)
-		q->kind_counts[q->sm.kind[i]]++;
 	if (o->kind >= 0 && o->kind < SAMPLE__COUNT) {
 		q->kind = (enum sample_kind)o->kind;
 	} else {
@@ -326,31 +328,9 @@ int query_open(struct store *s, const struct query_options *o,
 			if (q->kind_counts[k])
 				q->kind = (enum sample_kind)k;
 	}
-
-	/* the time window, by binary search on the sorted times */
-	{
-		uint64_t a = 0, b = q->sm.n;
-
-		while (a < b) {
-			uint64_t m = a + (b - a) / 2;
-
-			if (q->sm.time_ns[m] < o->from_ns)
-				a = m + 1;
-			else
-				b = m;
-		}
-		q->lo = a;
-		b = q->sm.n;
-		while (a < b) {
-			uint64_t m = a + (b - a) / 2;
-
-			if (q->sm.time_ns[m] < o->to_ns)
-				a = m + 1;
-			else
-				b = m;
-		}
-		q->hi = a;
-	}
+	/* only the blocks of the kind shown are read, when a pass does */
+	if (store_kind_blocks(s, q->kind, &q->blocks, &q->n_blocks, e) < 0)
+		goto fail;
 
 	q->class_ok = xmalloc(q->n_classes ? q->n_classes : 1);
 	memset(q->class_ok, 1, q->n_classes ? q->n_classes : 1);
@@ -455,6 +435,74 @@ enum sample_kind query_kind(const struct query *q)
 	return q->kind;
 }
 
+/* q->lo, q->hi: the samples of q->sm inside the time window, by binary
+ * search on their sorted times. */
+static void window(struct query *q)
+{
+	uint64_t a = 0, b = q->sm.n;
+
+	while (a < b) {
+		uint64_t m = a + (b - a) / 2;
+
+		if (q->sm.time_ns[m] < q->o.from_ns)
+			a = m + 1;
+		else
+			b = m;
+	}
+	q->lo = a;
+	b = q->sm.n;
+	while (a < b) {
+		uint64_t m = a + (b - a) / 2;
+
+		if (q->sm.time_ns[m] < q->o.to_ns)
+			a = m + 1;
+		else
+			b = m;
+	}
+	q->hi = a;
+}
+
+int query_next_block(struct query *q, uint32_t *b, struct err *e)
+{
+	/* the kind held decoded (query_hold): one pass over all of it */
+	if (*b == 0 && q->n_blocks && store_kind_decoded(q->s, q->kind)) {
+		if (query_materialize(q, e) < 0)
+			return ERR_FAIL;
+		*b = q->n_blocks;
+		return 1;
+	}
+	while (*b < q->n_blocks) {
+		const struct store_block *h = &q->blocks[*b];
+
+		/* a kind's blocks are in time order */
+		if (h->first_ns >= q->o.to_ns)
+			break;
+		(*b)++;
+		if (h->last_ns < q->o.from_ns)
+			continue;
+		if (store_read_block(q->s, q->kind, *b - 1, &q->sm, e) < 0)
+			return ERR_FAIL;
+		window(q);
+		return 1;
+	}
+	memset(&q->sm, 0, sizeof(q->sm));
+	q->lo = q->hi = 0;
+	return 0;
+}
+
+int query_hold(struct query *q, struct err *e)
+{
+	return query_materialize(q, e);
+}
+
+int query_materialize(struct query *q, struct err *e)
+{
+	if (store_kind_samples(q->s, q->kind, &q->sm, e) < 0)
+		return ERR_FAIL;
+	window(q);
+	return 0;
+}
+
 void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT])
 {
 	memcpy(counts, q->kind_counts, sizeof(q->kind_counts));
@@ -498,7 +546,6 @@ int query_top(struct query *q, enum query_group by,
 	uint64_t i;
 	double per = objects_per_sample(q->kind);
 
-	(void)e;
 	n_groups = group_count(q, by);
 	if (n_groups > q->g_alloc) {
 		q->g = xreallocarray(q->g, n_groups, sizeof(*q->g));
@@ -541,41 +588,56 @@ int query_top(struct query *q, enum query_group by,
 		const bool plain = !q->filtered;
 		const bool agent = q->kind == SAMPLE_AGENT;
 		const uint8_t kind = (uint8_t)q->kind;
-		uint64_t first = UINT64_MAX, last = 0, n_samples = 0;
+		uint64_t n_samples = 0;
 		int64_t sum_bytes = 0;
+		uint32_t blk = 0;
+		int rc;
 
-		switch (by) {
-		case GROUP_CLASS:
-			GROUP_LOOP(sm->cls[i] == STORE_NONE ? q->n_classes
-							    : sm->cls[i])
-			break;
-		case GROUP_SITE:
-			/* the per-node table is big and read at random:
-			 * fetch a few samples ahead */
-			GROUP_LOOP(
-				(__builtin_prefetch(
-					 &q->node_site[sm->node[ahead(q, i)]]),
-				 q->node_site[sm->node[i]]))
-			break;
-		case GROUP_APP_SITE:
-			GROUP_LOOP(
-				(__builtin_prefetch(
-					 &q->node_app[sm->node[ahead(q, i)]]),
-				 q->node_app[sm->node[i]]))
-			break;
-		case GROUP_THREAD:
-			GROUP_LOOP(sm->thread[i] == STORE_NONE ? q->n_threads
-							       : sm->thread[i])
-			break;
-		default:
-			GROUP_LOOP(sm->recording[i])
+		/* a block at a time: the loop works in the cache */
+		while ((rc = query_next_block(q, &blk, e)) > 0) {
+			uint64_t first = UINT64_MAX, last = 0;
+
+			switch (by) {
+			case GROUP_CLASS:
+				GROUP_LOOP(sm->cls[i] == STORE_NONE
+						   ? q->n_classes
+						   : sm->cls[i])
+				break;
+			case GROUP_SITE:
+				/* the per-node table is big and read at
+				 * random: fetch a few samples ahead */
+				GROUP_LOOP(
+					(__builtin_prefetch(
+						 &q->node_site[sm->node[ahead(
+							 q, i)]]),
+					 q->node_site[sm->node[i]]))
+				break;
+			case GROUP_APP_SITE:
+				GROUP_LOOP((__builtin_prefetch(
+						    &q->node_app[sm->node[ahead(
+							    q, i)]]),
+					    q->node_app[sm->node[i]]))
+				break;
+			case GROUP_THREAD:
+				GROUP_LOOP(sm->thread[i] == STORE_NONE
+						   ? q->n_threads
+						   : sm->thread[i])
+				break;
+			default:
+				GROUP_LOOP(sm->recording[i])
+			}
+			/* times are sorted: the first block with a sample
+			 * gives the first, the last one the last */
+			if (first != UINT64_MAX) {
+				if (total->first_ns == INT64_MAX)
+					total->first_ns = sm->time_ns[first];
+				total->last_ns = sm->time_ns[last];
+			}
 		}
+		if (rc < 0)
+			return ERR_FAIL;
 		total->samples = n_samples;
 		total->est_bytes = sum_bytes;
-		if (n_samples) {
-			total->first_ns = sm->time_ns[first];
-			total->last_ns = sm->time_ns[last];
-		}
 	}
 #undef GROUP_LOOP
 	total->est_objects = per * (double)total->samples;
@@ -657,6 +719,7 @@ void query_recordings(struct query *q, const struct query_recording **out,
 {
 	uint64_t i;
 	uint32_t r;
+	int k;
 
 	if (!q->rec_info) {
 		q->rec_info = xcalloc(q->n_recs ? q->n_recs : 1,
@@ -674,12 +737,20 @@ void query_recordings(struct query *q, const struct query_recording **out,
 			x->n_chunks = sr->n_chunks;
 			x->bytes_skipped = sr->bytes_skipped;
 		}
-		/* the reader checked every sample's recording index */
-		for (i = 0; i < q->sm.n; i++)
-			if (q->sm.recording[i] < q->n_recs &&
-			    q->sm.kind[i] < SAMPLE__COUNT)
-				q->rec_info[q->sm.recording[i]]
-					.samples[q->sm.kind[i]]++;
+		/* every kind's blocks: the reader checked every sample's
+		 * recording index; a kind that cannot be read counts 0 */
+		for (k = 0; k < SAMPLE__COUNT; k++) {
+			struct store_samples m;
+			struct err e;
+
+			err_init(&e);
+			if (!q->kind_counts[k] ||
+			    store_kind_samples(q->s, k, &m, &e) < 0)
+				continue;
+			for (i = 0; i < m.n; i++)
+				if (m.recording[i] < q->n_recs)
+					q->rec_info[m.recording[i]].samples[k]++;
+		}
 	}
 	*out = q->rec_info;
 	*n = q->n_recs;
@@ -849,22 +920,28 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		int64_t bytes;
 	} *self = xcalloc(q->n_nodes, sizeof(*self));
 	uint64_t i;
-	uint32_t n;
+	uint32_t n, blk = 0;
+	int rc;
 
-	(void)e;
+	total_init(total);
+	while ((rc = query_next_block(q, &blk, e)) > 0)
+		for (i = q->lo; i < q->hi; i++) {
+			int64_t bytes =
+				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+
+			if (!query_sample_ok(q, i))
+				continue;
+			self[q->sm.node[i]].samples++;
+			self[q->sm.node[i]].bytes =
+				add_sat(self[q->sm.node[i]].bytes, bytes);
+			total_add(total, q->sm.time_ns[i], bytes);
+		}
+	if (rc < 0) {
+		free(self);
+		return ERR_FAIL;
+	}
 	memset(&t, 0, sizeof(t));
 	u64map_init(&t.wide);
-	total_init(total);
-	for (i = q->lo; i < q->hi; i++) {
-		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-
-		if (!query_sample_ok(q, i))
-			continue;
-		self[q->sm.node[i]].samples++;
-		self[q->sm.node[i]].bytes =
-			add_sat(self[q->sm.node[i]].bytes, bytes);
-		total_add(total, q->sm.time_ns[i], bytes);
-	}
 	tree_add(&t, QUERY_TREE_NONE, "all", 0);
 	t.nodes[0].self_samples = self[0].samples;
 	t.nodes[0].self_bytes = self[0].bytes;
@@ -987,19 +1064,25 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 	uint64_t *h, i;
 	struct u64map idx;
 	size_t n = 0, alloc = 0;
-	uint32_t k;
+	uint32_t k, blk = 0;
+	int rc;
 
-	(void)e;
 	total_init(total);
-	for (i = q->lo; i < q->hi; i++) {
-		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+	while ((rc = query_next_block(q, &blk, e)) > 0)
+		for (i = q->lo; i < q->hi; i++) {
+			int64_t bytes =
+				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
 
-		if (!query_sample_ok(q, i))
-			continue;
-		self[q->sm.node[i]].samples++;
-		self[q->sm.node[i]].bytes =
-			add_sat(self[q->sm.node[i]].bytes, bytes);
-		total_add(total, q->sm.time_ns[i], bytes);
+			if (!query_sample_ok(q, i))
+				continue;
+			self[q->sm.node[i]].samples++;
+			self[q->sm.node[i]].bytes =
+				add_sat(self[q->sm.node[i]].bytes, bytes);
+			total_add(total, q->sm.time_ns[i], bytes);
+		}
+	if (rc < 0) {
+		free(self);
+		return ERR_FAIL;
 	}
 	/* a path's hash from its parent's (parents come first) and the
 	 * text of its frame: overloads of a method on one line print the
@@ -1101,13 +1184,19 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	uint64_t i;
 	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
 	size_t n, b;
+	uint32_t blk = 0;
+	int rc;
 
-	for (i = q->lo; i < q->hi; i++)
-		if (query_sample_ok(q, i)) {
-			if (q->sm.time_ns[i] < first)
-				first = q->sm.time_ns[i];
-			last = q->sm.time_ns[i];
-		}
+	/* two passes, a block at a time: the span, then the buckets */
+	while ((rc = query_next_block(q, &blk, e)) > 0)
+		for (i = q->lo; i < q->hi; i++)
+			if (query_sample_ok(q, i)) {
+				if (q->sm.time_ns[i] < first)
+					first = q->sm.time_ns[i];
+				last = q->sm.time_ns[i];
+			}
+	if (rc < 0)
+		return ERR_FAIL;
 	total_init(total);
 	*out = NULL;
 	*n_out = 0;
@@ -1145,21 +1234,26 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	for (b = 0; b < n; b++)
 		q->buckets[b].start_ns =
 			(int64_t)((uint64_t)base + (uint64_t)b * (uint64_t)w);
-	for (i = q->lo; i < q->hi; i++) {
-		int64_t bytes;
+	blk = 0;
+	while ((rc = query_next_block(q, &blk, e)) > 0)
+		for (i = q->lo; i < q->hi; i++) {
+			int64_t bytes;
 
-		if (!query_sample_ok(q, i))
-			continue;
-		bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-		b = (size_t)(((uint64_t)q->sm.time_ns[i] - (uint64_t)base) /
-			     (uint64_t)w);
-		if (b >= n)
-			b = n - 1; /* base clamped at the bottom of int64 */
-		q->buckets[b].samples++;
-		q->buckets[b].est_bytes =
-			add_sat(q->buckets[b].est_bytes, bytes);
-		total_add(total, q->sm.time_ns[i], bytes);
-	}
+			if (!query_sample_ok(q, i))
+				continue;
+			bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+			b = (size_t)(((uint64_t)q->sm.time_ns[i] -
+				      (uint64_t)base) /
+				     (uint64_t)w);
+			if (b >= n)
+				b = n - 1; /* base clamped at the bottom */
+			q->buckets[b].samples++;
+			q->buckets[b].est_bytes =
+				add_sat(q->buckets[b].est_bytes, bytes);
+			total_add(total, q->sm.time_ns[i], bytes);
+		}
+	if (rc < 0)
+		return ERR_FAIL;
 	*out = q->buckets;
 	*n_out = n;
 	return 0;

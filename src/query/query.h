@@ -94,6 +94,15 @@ void query_free(struct query *q);
 int query_time_origin(struct store *s, int64_t recording, int64_t *origin,
 		      struct err *e);
 
+/*
+ * Keep the query's kind decoded in memory for the passes that follow
+ * (every query on the store benefits): the browser makes a pass at every
+ * key, and decoding a block at a time each time would cost more than the
+ * pass.  Without it a pass reads one block at a time, which is what a
+ * single command wants.
+ */
+int query_hold(struct query *q, struct err *e);
+
 enum sample_kind query_kind(const struct query *q);
 /* Samples of each kind in the store, whatever the filters. */
 void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT]);

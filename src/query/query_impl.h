@@ -32,8 +32,13 @@ struct query {
 	uint32_t n_recs, n_threads, n_classes, n_methods, n_frames, n_nodes;
 	enum sample_kind kind;
 	uint64_t kind_counts[SAMPLE__COUNT];
-	uint64_t lo, hi; /* samples in the time window */
-	bool filtered;	 /* anything but the kind and the window */
+	/* the kind's blocks; sm is one of them during a pass
+	 * (query_next_block), or all the kind's samples after
+	 * query_materialize(); lo, hi: those of sm in the time window */
+	const struct store_block *blocks;
+	uint32_t n_blocks;
+	uint64_t lo, hi;
+	bool filtered; /* anything but the kind and the window */
 	unsigned char *class_ok, *thread_ok, *node_ok;
 	/* sites: (method, line) pairs, named once */
 	uint32_t *frame_site, *node_site, *node_app, n_sites;
@@ -53,6 +58,18 @@ struct query {
 };
 
 void query_survivors_free(struct query *q);
+
+/*
+ * A pass over the samples of the query's kind in its time window, a
+ * block at a time: *b starts at 0; each call points q->sm at the next
+ * block that overlaps the window and q->lo, q->hi at its samples inside
+ * it.  1: a block, 0: none left, <0: a damaged block (e set).  Only the
+ * blocks that overlap the window are read.
+ */
+int query_next_block(struct query *q, uint32_t *b, struct err *e);
+/* All the kind's samples in q->sm at once (survivors keeps indices into
+ * them), and q->lo, q->hi the window over them. */
+int query_materialize(struct query *q, struct err *e);
 
 /* The sample passes every filter but the time window. */
 bool query_sample_ok(const struct query *q, uint64_t i);

@@ -351,7 +351,8 @@ int query_survivors(struct query *q, enum query_group by,
 			       "(--kind old)",
 			       sample_kind_name(q->kind));
 	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
-	    store_old_objects(q->s, &old, &n_old, e) < 0)
+	    store_old_objects(q->s, &old, &n_old, e) < 0 ||
+	    query_materialize(q, e) < 0)
 		return ERR_FAIL;
 	st = xcalloc(1, sizeof(*st));
 	q->surv = st;
@@ -367,11 +368,13 @@ int query_survivors(struct query *q, enum query_group by,
 		int64_t alloc_gc = -1, death_gc = -1;
 		uint32_t state = 0;
 
+		uint32_t seq = q->sm.seq[i]; /* what the records name */
+
 		if (q->sm.kind[i] != q->kind)
 			continue;
-		while (li < n_live && live[li].sample < i)
+		while (li < n_live && live[li].sample < seq)
 			li++;
-		if (li < n_live && live[li].sample == i) {
+		if (li < n_live && live[li].sample == seq) {
 			state = live[li].state;
 			alloc_gc = live[li].alloc_gc;
 			death_gc = live[li].death_gc;
@@ -386,9 +389,9 @@ int query_survivors(struct query *q, enum query_group by,
 		l.key = o->cohort ? 0 : group_of(q, by, i);
 		l.born = q->sm.time_ns[i];
 		if (q->kind == SAMPLE_OLD_OBJECT) {
-			while (oi < n_old && old[oi].sample < i)
+			while (oi < n_old && old[oi].sample < seq)
 				oi++;
-			if (oi < n_old && old[oi].sample == i) {
+			if (oi < n_old && old[oi].sample == seq) {
 				if (old[oi].alloc_time_ns != REC_NONE)
 					l.born = old[oi].alloc_time_ns;
 				else if (old[oi].age_ns != REC_NONE)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "formats/store/store_format.h"
+#include "importers/sink.h"
 #include "util/err.h"
 
 struct sink;
@@ -120,9 +121,17 @@ int store_ch_stats(struct store *s, const struct store_ch_stat **out,
 int store_ch_cells(struct store *s, const uint8_t **out, uint64_t *n,
 		   struct err *e);
 
-/* The sample columns, sorted by time; all n long. */
+/*
+ * Samples, as columns n long, in time order (ties in import order).  The
+ * store keeps them in blocks of one kind (docs/formats/store.md); these
+ * columns are decoded from the blocks the first time they are asked
+ * for, each block's checksum and references checked then, and are owned
+ * by the store until store_close().  seq[i] is the sample's index among
+ * all samples, by which old objects and liveness records name it.
+ */
 struct store_samples {
 	uint64_t n;
+	const uint32_t *seq;
 	const int64_t *time_ns;
 	const uint32_t *recording;
 	const uint8_t *kind;	/* enum sample_kind */
@@ -131,10 +140,33 @@ struct store_samples {
 	const uint32_t *cls;	/* STORE_NONE: none */
 	const uint32_t *node;	/* 0: no stack */
 	const int64_t *bytes;	/* the estimate's basis: weight, tlabSize.. */
-	const int64_t *size;	/* object size when known, else REC_NONE */
+	/* object size when known, else REC_NONE; in store_kind_samples()'s
+	 * columns of jdk.ObjectAllocationSample, which has none, NULL */
+	const int64_t *size;
 };
 
+/* Every sample, of every kind (export, --append): seq[i] == i. */
 int store_samples(struct store *s, struct store_samples *out, struct err *e);
+/* The samples of one kind only: only that kind's blocks are read. */
+int store_kind_samples(struct store *s, int kind, struct store_samples *out,
+		       struct err *e);
+/* Whether store_kind_samples() has decoded kind already (then asking
+ * again costs nothing). */
+bool store_kind_decoded(const struct store *s, int kind);
+/*
+ * A kind a block at a time, for passes that need no more than one block
+ * in memory: the index records of kind's blocks (in time order, *n of
+ * them), and block b of those decoded into columns the store owns,
+ * valid until the next store_read_block() or store_close().  The block's
+ * checksum and values are checked each time it is read.
+ */
+int store_kind_blocks(struct store *s, int kind, const struct store_block **out,
+		      uint32_t *n, struct err *e);
+int store_read_block(struct store *s, int kind, uint32_t b,
+		     struct store_samples *out, struct err *e);
+/* How many samples of each kind, from the sample index alone. */
+int store_kind_counts(struct store *s, uint64_t counts[SAMPLE__COUNT],
+		      struct err *e);
 
 /* Check every section now (heapsift info --check, tests). */
 int store_verify(struct store *s, struct err *e);

@@ -527,6 +527,108 @@ no_crash info
 expect_rc 1
 t_end
 
+t_begin store_version_1_is_refused_saying_how_to_reimport
+# a store as heapsift wrote it before format 2: the same header with
+# major 1, its checksum made to agree
+python3 - "$W/leak-gcroots.hsdb" "$W/v1.hsdb" "$here/jfr" <<'EOF'
+import struct, sys
+sys.path.insert(0, sys.argv[3])
+from check_top import crc32c
+d = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<HH", d, 8, 1, 2)
+struct.pack_into("<I", d, 40, 0)
+struct.pack_into("<I", d, 40, crc32c(bytes(d[:64])))
+open(sys.argv[2], "wb").write(d)
+EOF
+run top "$W/v1.hsdb"
+no_crash top
+expect_rc 1
+expect_err "format version 1.2, made by an older heapsift"
+expect_err "import the recordings again"
+t_end
+
+t_begin store_a_kind_reads_only_its_own_blocks
+# one byte of the old-object samples' block damaged: the views of the
+# other kinds never read it and answer as before; the old objects' view
+# and info --check name the block
+S="$W/oldblock.hsdb"
+cp "$W/profile-tlab.hsdb" "$S"
+run top "$S" --kind tlab --csv
+cp "$T/out" "$W/oldblock.want"
+at=$(python3 - "$S" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+toc, n = struct.unpack("<QI", d[24:36])
+secs = {}
+for i in range(n):
+    e = d[toc + 32 * i:toc + 32 * i + 32]
+    sid, _, off, ln, _, _ = struct.unpack("<4sIQQII", e)
+    secs[sid] = (off, ln)
+ix, ixlen = secs[b"SIDX"]
+for b in range(ix, ix + ixlen, 48):
+    kind, = struct.unpack("<B", d[b:b + 1])
+    boff, = struct.unpack("<Q", d[b + 8:b + 16])
+    if kind == 3:  # jdk.OldObjectSample
+        print(secs[b"SBLK"][0] + boff)
+        break
+EOF
+)
+if [ -z "$at" ]; then
+	t_fail "profile-tlab's store has no old-object block"
+else
+	printf '\377' | dd of="$S" bs=1 seek="$at" conv=notrunc 2>/dev/null
+	run top "$S" --kind tlab --csv
+	expect_rc 0
+	cmp -s "$T/out" "$W/oldblock.want" || t_fail "top --kind tlab changed"
+	run top "$S" --kind old
+	expect_rc 1
+	expect_err "section 'sample blocks' checksum mismatch in block"
+	expect_err "jdk.OldObjectSample"
+	run info --check "$S"
+	expect_rc 1
+	expect_err "checksum mismatch"
+fi
+t_end
+
+t_begin store_a_time_range_reads_only_its_blocks
+# the last block of the in-new-TLAB samples damaged: a range that ends
+# before it starts never reads it, the whole range does and says so
+S="$W/lastblock.hsdb"
+cp "$W/profile-tlab.hsdb" "$S"
+set -- $(python3 - "$S" <<'EOF'
+import struct, sys, time
+d = open(sys.argv[1], "rb").read()
+toc, n = struct.unpack("<QI", d[24:36])
+secs = {}
+for i in range(n):
+    e = d[toc + 32 * i:toc + 32 * i + 32]
+    sid, _, off, ln, _, _ = struct.unpack("<4sIQQII", e)
+    secs[sid] = (off, ln)
+ix, ixlen = secs[b"SIDX"]
+last = None
+for b in range(ix, ix + ixlen, 48):
+    kind, _, boff, _, _, t0, _, _ = struct.unpack("<B3xIQIIqqQ", d[b:b + 48])
+    if kind == 1:  # jdk.ObjectAllocationInNewTLAB
+        last = (secs[b"SBLK"][0] + boff, t0)
+# the whole second before the block's first sample
+print(last[0], time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                             time.gmtime(last[1] // 10**9)))
+EOF
+)
+at=$1 to=$2
+run top "$S" --kind tlab --to "$to" --csv
+expect_rc 0
+cp "$T/out" "$W/lastblock.want"
+printf '\377' | dd of="$S" bs=1 seek="$at" conv=notrunc 2>/dev/null
+run top "$S" --kind tlab --to "$to" --csv
+expect_rc 0
+cmp -s "$T/out" "$W/lastblock.want" || t_fail "top --to $to changed"
+[ "$(printf '%s\n' "$out" | wc -l)" -gt 1 ] || t_fail "top --to $to has no rows"
+run top "$S" --kind tlab
+expect_rc 1
+expect_err "section 'sample blocks' checksum mismatch in block"
+t_end
+
 t_begin store_usage_errors
 run top
 expect_rc 2

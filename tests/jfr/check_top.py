@@ -505,6 +505,8 @@ def forgeries(d):
         recs = {n // 2} | ({0, 1} if sid == "TRIE" and n > 1 else set())
         if sid == "STRS":
             recs |= {0, n - 1}
+        if sid == "SBLK":  # the sample blocks: some 30 bytes, spread
+            recs |= {k * (n - 1) // 29 for k in range(30)}
         for r in sorted(recs):
             at = off + r * rec_len
             if rec_len < 4:
@@ -514,6 +516,24 @@ def forgeries(d):
                 out += [(sid, at + w, struct.pack("<I", v))
                         for v in (0xFFFFFFFF, 0x7FFFFFFF, 0x80000000)]
     return out
+
+
+def fix_block_crc(d, toc_off, n_sec, at):
+    """The checksum of the sample block holding byte at, in the sample
+    index, made to agree with its bytes (the index's own is done by the
+    caller, as every section's)."""
+    secs = {}
+    for i in range(n_sec):
+        sid, _, off, length, _, _ = struct.unpack(
+            "<4sIQQII", d[toc_off + 32 * i:toc_off + 32 * i + 32])
+        secs[sid.decode("ascii")] = (off, length)
+    ix_off, ix_len = secs["SIDX"]
+    bl_off = secs["SBLK"][0]
+    for b in range(ix_off, ix_off + ix_len, 48):
+        boff, blen = struct.unpack("<QI", d[b + 8:b + 20])
+        if bl_off + boff <= at < bl_off + boff + blen:
+            struct.pack_into("<I", d, b + 20,
+                             crc32c(d[bl_off + boff:bl_off + boff + blen]))
 
 
 def cmd_forge(src, outdir, start, count):
@@ -530,11 +550,14 @@ def cmd_forge(src, outdir, start, count):
         sid, at, new = all_[k]
         d = bytearray(d0)
         d[at:at + len(new)] = new
+        if sid == "SBLK":
+            fix_block_crc(d, toc_off, n_sec, at)
         for i in range(n_sec):
             e = toc_off + 32 * i
-            _, _, off, length, _, _ = struct.unpack("<4sIQQII",
-                                                    d[e:e + 32])
-            if off <= at < off + length:
+            esid, _, off, length, _, _ = struct.unpack("<4sIQQII",
+                                                       d[e:e + 32])
+            if off <= at < off + length or \
+                    (sid == "SBLK" and esid == b"SIDX"):
                 struct.pack_into("<I", d, e + 24,
                                  crc32c(d[off:off + length]))
         struct.pack_into("<I", d, 36,

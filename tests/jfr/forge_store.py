@@ -41,7 +41,7 @@ def write(path, secs):
         out.append(0)
     toc_off = len(out)
     out += toc
-    h = bytearray(struct.pack("<8sHHIQQIII", b"\x89HSDB\r\n\x1a", 1, 0, 64,
+    h = bytearray(struct.pack("<8sHHIQQIII", b"\x89HSDB\r\n\x1a", 2, 0, 64,
                               len(out), toc_off, len(secs),
                               crc32c(bytes(toc)), 0)) + bytes(20)
     struct.pack_into("<I", h, 40, crc32c(bytes(h)))
@@ -56,30 +56,114 @@ def sec(secs, sid):
     raise KeyError(sid)
 
 
+# The sample blocks (docs/formats/store.md, "sample blocks"), decoded and
+# encoded here independently of the C code.
+SIZED = (1, 4)  # kinds with a size of their own
+NONE = 0xFFFFFFFF
+
+
+def uv(b, p):
+    v = shift = 0
+    while True:
+        x = b[p]
+        p += 1
+        v |= (x & 0x7F) << shift
+        shift += 7
+        if not x & 0x80:
+            return v, p
+
+
+def put_uv(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return out
+
+
+def unzig(u):
+    return (u >> 1) ^ -(u & 1)
+
+
+def zig(v):
+    return ((v << 1) ^ (v >> 63)) & (2**64 - 1)
+
+
+def samples(secs):
+    """every sample as a dict, by seq"""
+    ix, bl = sec(secs, "SIDX"), sec(secs, "SBLK")
+    rows = []
+    for i in range(len(ix) // 48):
+        kind, n, off, ln, _, t0, _, seq = struct.unpack(
+            "<B3xIQIIqqQ", ix[48 * i:48 * i + 48])
+        p, t = off, t0
+        for j in range(n):
+            f = []
+            for _ in range(8 if kind in SIZED else 7):
+                v, p = uv(bl, p)
+                f.append(v)
+            seq += f[0]
+            t += f[1]
+            rows.append({"seq": seq, "kind": kind, "time": t,
+                         "rec": f[2] >> 1, "flags": f[2] & 1,
+                         "thread": (f[3] - 1) & NONE,
+                         "cls": (f[4] - 1) & NONE, "node": f[5],
+                         "bytes": unzig(f[6]),
+                         "size": unzig(f[7]) if kind in SIZED else None})
+    rows.sort(key=lambda r: r["seq"])
+    return rows
+
+
+def set_samples(secs, rows):
+    """rows (by seq; their seq is their index) into SIDX and SBLK"""
+    ix, bl = bytearray(), bytearray()
+    for kind in range(5):
+        mine = [(i, r) for i, r in enumerate(rows) if r["kind"] == kind]
+        for a in range(0, len(mine), 4096):
+            blk = bytearray()
+            part = mine[a:a + 4096]
+            prev_seq, prev_t = part[0][0], part[0][1]["time"]
+            for seq, r in part:
+                blk += put_uv(seq - prev_seq)
+                blk += put_uv((r["time"] - prev_t) % 2**64)
+                blk += put_uv(r["rec"] << 1 | r["flags"])
+                blk += put_uv((r["thread"] + 1) & NONE)
+                blk += put_uv((r["cls"] + 1) & NONE)
+                blk += put_uv(r["node"])
+                blk += put_uv(zig(r["bytes"]))
+                if kind in SIZED:
+                    blk += put_uv(zig(r["size"]))
+                prev_seq, prev_t = seq, r["time"]
+            ix += struct.pack("<B3xIQIIqqQ", kind, len(part), len(bl),
+                              len(blk), crc32c(bytes(blk)),
+                              part[0][1]["time"], part[-1][1]["time"],
+                              part[0][0])
+            bl += blk
+    for s in secs:
+        if s[0] == "SIDX":
+            s[2] = ix
+        if s[0] == "SBLK":
+            s[2] = bl
+
+
 def forge(good, outdir, name, change):
     secs = read(good)
     change(secs)
     write(os.path.join(outdir, name + ".hsdb"), secs)
 
 
-def set_time(i, v):
-    def f(secs):
-        t = sec(secs, "STIM")
-        struct.pack_into("<q", t, 8 * i, v)
-    return f
-
-
 def main():
     good, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
-    n = len(sec(read(good), "STIM")) // 8
+    n = len(samples(read(good)))
 
     def times(first, last):
         def f(secs):
-            t = sec(secs, "STIM")
-            for i in range(n):
-                v = first if i < n // 2 else last
-                struct.pack_into("<q", t, 8 * i, v)
+            rows = samples(secs)
+            for i, r in enumerate(rows):
+                r["time"] = first if i < n // 2 else last
+            set_samples(secs, rows)
         return f
     # samples 292 years apart: the widest span int64 allows
     forge(good, outdir, "wide", times(-9 * 10**18, 9 * 10**18))
@@ -90,9 +174,10 @@ def main():
 
     def bytes_to(v):
         def f(secs):
-            b = sec(secs, "SBYT")
-            for i in range(n):
-                struct.pack_into("<q", b, 8 * i, v)
+            rows = samples(secs)
+            for r in rows:
+                r["bytes"] = v
+            set_samples(secs, rows)
         return f
     forge(good, outdir, "hugebytes", bytes_to(2**62))
     forge(good, outdir, "negbytes", bytes_to(-2**62))
@@ -104,8 +189,8 @@ def main():
 
     def empty(secs):
         for s in secs:
-            if s[0] in ("RECS", "SETS", "ECNT", "OLDO", "HEAP") or \
-                    s[0].startswith("S") and s[0] != "STRS":
+            if s[0] in ("RECS", "SETS", "ECNT", "OLDO", "HEAP", "LIVE",
+                        "SIDX", "SBLK"):
                 s[2] = bytearray()
     forge(good, outdir, "empty", empty)
 
@@ -122,9 +207,10 @@ def main():
         for s in secs:
             if s[0] == "TRIE":
                 s[2] = t
-        nodes = sec(secs, "SNOD")
-        for i in range(n):
-            struct.pack_into("<I", nodes, 4 * i, depth)
+        rows = samples(secs)
+        for r in rows:
+            r["node"] = depth
+        set_samples(secs, rows)
     forge(good, outdir, "deep", deep)
 
     def not_depth_first(secs):

@@ -1,0 +1,163 @@
+/*
+ * Sample blocks (sample_block.h): LEB128 varints, gaps for seq and time,
+ * zigzag for the signed byte counts.  Samples of one kind a block, in
+ * time order, so gaps are small and most values take one or two bytes.
+ */
+#include "store/sample_block.h"
+
+#include <string.h>
+
+static inline unsigned char *put_uv(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static inline uint64_t zigzag(int64_t v)
+{
+	return (uint64_t)v << 1 ^ -((uint64_t)v >> 63);
+}
+
+static inline int64_t unzigzag(uint64_t u)
+{
+	return (int64_t)(u >> 1 ^ -(u & 1));
+}
+
+/* false when the varint runs past end or is longer than 64 bits */
+static inline bool get_uv(const unsigned char **pp, const unsigned char *end,
+			  uint64_t *v)
+{
+	const unsigned char *p = *pp;
+	uint64_t r = 0;
+	unsigned shift = 0;
+
+	/* most values of a block fit one byte */
+	if (p != end && *p < 0x80) {
+		*v = *p;
+		*pp = p + 1;
+		return true;
+	}
+	for (;;) {
+		unsigned char b;
+
+		if (p == end)
+			return false;
+		b = *p++;
+		if (shift == 63 && b > 1)
+			return false;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		shift += 7;
+		if (shift > 63)
+			return false;
+	}
+	*pp = p;
+	*v = r;
+	return true;
+}
+
+void block_enc_begin(struct block_enc *b, uint8_t kind, unsigned char *buf)
+{
+	memset(&b->head, 0, sizeof(b->head));
+	b->head.kind = kind;
+	b->buf = buf;
+	b->len = 0;
+	b->last_seq = 0;
+}
+
+void block_enc_add(struct block_enc *b, const struct block_sample *s)
+{
+	unsigned char *p = b->buf + b->len;
+	uint64_t seq_gap = 0, time_gap = 0;
+
+	if (b->head.n) {
+		seq_gap = s->seq - b->last_seq;
+		time_gap = (uint64_t)s->time_ns - (uint64_t)b->head.last_ns;
+	} else {
+		b->head.first_seq = s->seq;
+		b->head.first_ns = s->time_ns;
+	}
+	p = put_uv(p, seq_gap);
+	p = put_uv(p, time_gap);
+	p = put_uv(p, (uint64_t)s->recording << 1 | (s->flags & 1u));
+	p = put_uv(p, (uint32_t)(s->thread + 1));
+	p = put_uv(p, (uint32_t)(s->cls + 1));
+	p = put_uv(p, s->node);
+	p = put_uv(p, zigzag(s->bytes));
+	if (STORE_KIND_HAS_SIZE(b->head.kind))
+		p = put_uv(p, zigzag(s->size));
+	b->len = (size_t)(p - b->buf);
+	b->last_seq = s->seq;
+	b->head.last_ns = s->time_ns;
+	b->head.n++;
+}
+
+#define BAD(msg)                 \
+	do {                     \
+		*bad_sample = j; \
+		return (msg);    \
+	} while (0)
+
+const char *block_decode(const struct store_block *h, const unsigned char *p,
+			 const struct block_limits *lim,
+			 const struct block_cols *c, size_t at,
+			 uint32_t *bad_sample)
+{
+	const unsigned char *end = p + h->length;
+	uint64_t seq = h->first_seq;
+	int64_t t = h->first_ns;
+	bool sized = STORE_KIND_HAS_SIZE(h->kind);
+	uint32_t j;
+
+	for (j = 0; j < h->n; j++) {
+		uint64_t gap, tgap, rec, th, cl, node, bytes, size = 0;
+		size_t i = at + j;
+
+		if (!get_uv(&p, end, &gap) || !get_uv(&p, end, &tgap) ||
+		    !get_uv(&p, end, &rec) || !get_uv(&p, end, &th) ||
+		    !get_uv(&p, end, &cl) || !get_uv(&p, end, &node) ||
+		    !get_uv(&p, end, &bytes) ||
+		    (sized && !get_uv(&p, end, &size)))
+			BAD("runs past its end");
+		if (j == 0 ? gap || tgap : !gap)
+			BAD("is not in sample order");
+		/* seq < n_samples <= 2^32, so no wrap-around */
+		if (gap >= lim->n_samples - seq)
+			BAD("refers to no sample");
+		seq += gap;
+		/* t + tgap must not pass INT64_MAX: the headroom is
+		 * INT64_MAX - t, exact in unsigned arithmetic */
+		if (tgap > (uint64_t)INT64_MAX - (uint64_t)t)
+			BAD("has a time out of range");
+		t = (int64_t)((uint64_t)t + tgap);
+		if ((rec >> 1) >= lim->n_recordings)
+			BAD("refers to no recording");
+		if (th > (uint64_t)lim->n_threads)
+			BAD("refers to no thread");
+		if (cl > (uint64_t)lim->n_classes)
+			BAD("refers to no class");
+		if (node >= lim->n_nodes)
+			BAD("refers to no stack");
+		c->seq[i] = (uint32_t)seq;
+		c->time_ns[i] = t;
+		c->recording[i] = (uint32_t)(rec >> 1);
+		c->flags[i] = (uint8_t)(rec & 1);
+		c->thread[i] = (uint32_t)(th - 1); /* 0 - 1: STORE_NONE */
+		c->cls[i] = (uint32_t)(cl - 1);
+		c->node[i] = (uint32_t)node;
+		c->bytes[i] = unzigzag(bytes);
+		if (sized)
+			c->size[i] = unzigzag(size);
+	}
+	j = h->n ? h->n - 1 : 0;
+	if (p != end)
+		BAD("has bytes past its last sample");
+	if (t != h->last_ns)
+		BAD("does not end at its last time");
+	return NULL;
+}

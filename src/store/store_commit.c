@@ -1,0 +1,503 @@
+/*
+ * The store writer's commit (store.h): the trie numbered depth first,
+ * the samples sorted by time and encoded into blocks of one kind, every
+ * section laid out as docs/formats/store.md says, written to a temporary
+ * file beside the target, synced, and renamed over it.
+ */
+#include "store/sample_block.h"
+#include "store/store.h"
+#include "store/store_write_int.h"
+#include "store/time_sort.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/crc32c.h"
+
+/* --- commit ---------------------------------------------------------------- */
+
+struct out {
+	int fd;
+	uint64_t pos;
+	struct store_toc_entry toc[32];
+	uint32_t n_toc;
+	const char *path;
+	struct err *e;
+	bool failed;
+	uint64_t synced; /* writeback started up to here */
+};
+
+#define OUT_SYNC_STEP ((uint64_t)8 << 20)
+
+static void out_write(struct out *o, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len && !o->failed) {
+		ssize_t n = pwrite(o->fd, b, len, (off_t)o->pos);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err_set(o->e, ERR_IO, "store: writing %s: %s", o->path,
+				n < 0 ? strerror(errno) : "short write");
+			o->failed = true;
+			return;
+		}
+		b += n;
+		len -= (size_t)n;
+		o->pos += (uint64_t)n;
+	}
+}
+
+static void out_pad(struct out *o)
+{
+	static const unsigned char zeros[STORE_ALIGN];
+
+	if (o->pos % STORE_ALIGN)
+		out_write(o, zeros, STORE_ALIGN - o->pos % STORE_ALIGN);
+}
+
+/* A section is begun, fed its bytes (checksummed on the way), ended. */
+static struct store_toc_entry *section_begin(struct out *o, uint32_t id,
+					     size_t rec_len)
+{
+	struct store_toc_entry *t;
+
+	out_pad(o);
+	if (o->n_toc == sizeof(o->toc) / sizeof(o->toc[0]))
+		BUG("store: too many sections");
+	t = &o->toc[o->n_toc++];
+	t->id = id;
+	t->rec_len = (uint32_t)rec_len;
+	t->offset = o->pos;
+	t->length = 0;
+	t->crc = 0;
+	t->reserved = 0;
+	return t;
+}
+
+static void section_add(struct out *o, struct store_toc_entry *t,
+			const void *data, size_t len)
+{
+	t->crc = crc32c_update(t->crc, data, len);
+	t->length += len;
+	out_write(o, data, len);
+#ifdef SYNC_FILE_RANGE_WRITE
+	/* Start writing back what is complete while the rest is gathered:
+	 * the fsync before the rename then waits for less.  Asynchronous,
+	 * and only a hint: errors surface in that fsync. */
+	if (o->pos - o->synced >= OUT_SYNC_STEP) {
+		(void)sync_file_range(o->fd, (off_t)o->synced,
+				      (off_t)(o->pos - o->synced),
+				      SYNC_FILE_RANGE_WRITE);
+		o->synced = o->pos;
+	}
+#endif
+}
+
+static void out_section(struct out *o, uint32_t id, const void *data,
+			size_t rec_len, size_t n)
+{
+	struct store_toc_entry *t;
+	size_t len;
+
+	if (!size_mul(rec_len, n, &len))
+		die("store: section too large");
+	t = section_begin(o, id, rec_len);
+	section_add(o, t, data, len);
+}
+
+/* Number the trie depth first; old -> new ids, and the new node table. */
+static struct store_node *number_nodes(const struct store_writer *w,
+				       uint32_t **renum_out)
+{
+	size_t n = w->node_parent.n, i;
+	const uint32_t *parent = (const uint32_t *)w->node_parent.data;
+	const uint32_t *frame = (const uint32_t *)w->node_frame.data;
+	uint32_t *first_child = xmalloc(n * sizeof(uint32_t));
+	uint32_t *next_sibling = xmalloc(n * sizeof(uint32_t));
+	uint32_t *renum = xmalloc(n * sizeof(uint32_t));
+	uint32_t *stack = xmalloc(n * sizeof(uint32_t));
+	struct store_node *nodes = xmalloc(n * sizeof(struct store_node));
+	uint32_t top = 0, next_id = 0;
+
+	for (i = 0; i < n; i++)
+		first_child[i] = next_sibling[i] = STORE_NONE;
+	/* children in reverse so that the walk meets them in order */
+	for (i = n; i-- > 1;) {
+		next_sibling[i] = first_child[parent[i]];
+		first_child[parent[i]] = (uint32_t)i;
+	}
+	/* pre-order walk; a node's end is known when its subtree is done */
+	stack[top++] = 0;
+	while (top) {
+		uint32_t v = stack[top - 1];
+
+		if (v & 0x80000000u) {
+			/* second visit: close the subtree */
+			v &= 0x7fffffffu;
+			nodes[renum[v]].end = next_id;
+			top--;
+			continue;
+		}
+		renum[v] = next_id++;
+		stack[top - 1] = v | 0x80000000u;
+		{
+			uint32_t c;
+
+			for (c = first_child[v]; c != STORE_NONE;
+			     c = next_sibling[c])
+				stack[top++] = c;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct store_node *nd = &nodes[renum[i]];
+
+		nd->parent = i ? renum[parent[i]] : STORE_NONE;
+		nd->frame = frame[i];
+	}
+	/* depth, parents first (parent < child after renumbering) */
+	nodes[0].depth = 0;
+	for (i = 1; i < n; i++)
+		nodes[i].depth = nodes[nodes[i].parent].depth + 1;
+	free(first_child);
+	free(next_sibling);
+	free(stack);
+	*renum_out = renum;
+	return nodes;
+}
+
+/* Sparse per-sample records (old objects, liveness) start with a u32
+ * sample index. */
+static int by_sample(const void *a, const void *b)
+{
+	uint32_t x, y;
+
+	memcpy(&x, a, 4);
+	memcpy(&y, b, 4);
+	return x < y ? -1 : x > y;
+}
+
+static int by_kind_seq(const void *a, const void *b)
+{
+	const struct store_block *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->first_seq < y->first_seq ? -1 : x->first_seq > y->first_seq;
+}
+
+/* A full (or last) block of enc goes out, and into the index. */
+static void block_flush(struct out *o, struct store_toc_entry *t,
+			struct block_enc *enc, struct vec *index)
+{
+	struct store_block *h = vec_push(index);
+
+	*h = enc->head;
+	h->offset = t->length;
+	h->length = (uint32_t)enc->len;
+	h->crc = crc32c_update(0, enc->buf, enc->len);
+	section_add(o, t, enc->buf, enc->len);
+	block_enc_begin(enc, enc->head.kind, enc->buf);
+}
+
+/*
+ * The samples, in time order, into blocks of one kind each: one block
+ * per kind is filled at a time, and goes out when it holds
+ * STORE_BLOCK_SAMPLES.  The index (by kind, then seq) is returned in
+ * index, for its own section.
+ */
+static void out_blocks(struct out *o, const struct store_writer *w,
+		       const uint32_t *order, const uint32_t *renum,
+		       struct vec *index)
+{
+	struct block_enc enc[SAMPLE__COUNT];
+	unsigned char *bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
+	const int64_t *time = (const int64_t *)w->s_time.data;
+	const uint32_t *rec = (const uint32_t *)w->s_rec.data;
+	const uint8_t *kind = (const uint8_t *)w->s_kind.data;
+	const uint8_t *flags = (const uint8_t *)w->s_flags.data;
+	const uint32_t *thread = (const uint32_t *)w->s_thread.data;
+	const uint32_t *cls = (const uint32_t *)w->s_class.data;
+	const uint32_t *node = (const uint32_t *)w->s_node.data;
+	const int64_t *bytes = (const int64_t *)w->s_bytes.data;
+	const int64_t *size = (const int64_t *)w->s_size.data;
+	struct store_toc_entry *t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
+	size_t n = w->s_time.n, i;
+	int k;
+
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		block_enc_begin(&enc[k], (uint8_t)k,
+				bufs + (size_t)k * SAMPLE_BLOCK_MAX);
+	for (i = 0; i < n && !o->failed; i++) {
+		uint32_t j = order[i];
+		struct block_sample bs = {(uint32_t)i,	  time[j],   rec[j],
+					  flags[j],	  thread[j], cls[j],
+					  renum[node[j]], bytes[j],  size[j]};
+		struct block_enc *b;
+
+		if (kind[j] >= SAMPLE__COUNT)
+			BUG("store: a sample of kind %u", kind[j]);
+		b = &enc[kind[j]];
+		block_enc_add(b, &bs);
+		if (b->head.n == STORE_BLOCK_SAMPLES)
+			block_flush(o, t, b, index);
+	}
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		if (enc[k].head.n)
+			block_flush(o, t, &enc[k], index);
+	free(bufs);
+	if (index->n > 1)
+		qsort(index->data, index->n, index->size, by_kind_seq);
+}
+
+/*
+ * Sparse per-sample records (old-object details, liveness) point at
+ * their samples: by import index until now, by position in time order
+ * from here, and sorted that way, as the format says and readers rely
+ * on.  They are in import order, and only samples of the kinds in
+ * kinds (a bit mask) have them, so each such sample met in time order
+ * finds its record by binary search; no table of n positions is built
+ * for the JFR case of a few dozen old objects among millions.
+ */
+static void renumber_sparse(struct store_writer *w, struct vec *v,
+			    unsigned kinds, const uint32_t *order)
+{
+	const uint8_t *kind = (const uint8_t *)w->s_kind.data;
+	size_t n_sp = v->n, n = w->s_time.n, i, found = 0;
+	uint32_t *pos, at;
+
+	if (!n_sp)
+		return;
+	pos = xmalloc(n_sp * sizeof(*pos));
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = n_sp;
+
+		if (!(kinds >> kind[order[i]] & 1))
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			memcpy(&at, v->data + mid * v->size, 4);
+			if (at < order[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n_sp)
+			continue;
+		memcpy(&at, v->data + lo * v->size, 4);
+		if (at != order[i])
+			continue; /* this sample has none */
+		pos[lo] = (uint32_t)i;
+		found++;
+	}
+	if (found != n_sp)
+		BUG("store: %zu per-sample records, %zu found", n_sp, found);
+	for (i = 0; i < n_sp; i++)
+		memcpy(v->data + i * v->size, &pos[i], 4);
+	free(pos);
+	if (n_sp > 1)
+		qsort(v->data, n_sp, v->size, by_sample);
+}
+
+static int fsync_dir(const char *path)
+{
+	char *copy = xstrdup(path);
+	int fd, rc = 0;
+
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -1;
+	} else {
+		rc = fsync(fd);
+		close(fd);
+	}
+	free(copy);
+	return rc;
+}
+
+int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
+{
+	struct store_header h;
+	struct out o;
+	struct buf tmp = BUF_INIT;
+	uint32_t *order, *renum;
+	struct store_node *nodes;
+	struct vec index;
+	size_t n = w->s_time.n;
+	char *dir_copy, *base_copy, *target;
+	mode_t mode;
+	unsigned attempt;
+
+	if (n > UINT32_MAX)
+		return err_set(e, ERR_LIMIT,
+			       "store: %zu samples, more than "
+			       "the 4 billion a store holds",
+			       n);
+	/* A symbolic link is followed: the store it points at is replaced,
+	 * in its own directory, and the link stays. */
+	{
+		char *real = realpath(path, NULL);
+
+		if (real)
+			target = real;
+		else
+			target = xstrdup(path); /* a new store */
+	}
+	/* the file being replaced keeps its permissions */
+	mode = 0644;
+	{
+		struct stat st;
+
+		if (stat(target, &st) == 0)
+			mode = st.st_mode & 07777;
+	}
+	memset(&o, 0, sizeof(o));
+	o.e = e;
+	/* a unique name: pid, time and a counter, retried if taken (a
+	 * crash can leave one behind, and pids are reused) */
+	for (attempt = 0; attempt < 100; attempt++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		dir_copy = xstrdup(target);
+		base_copy = xstrdup(target);
+		buf_reset(&tmp);
+		buf_addf(&tmp, "%s/.%s.tmp%ld.%lx.%u", dirname(dir_copy),
+			 basename(base_copy), (long)getpid(),
+			 (unsigned long)ts.tv_nsec, attempt);
+		free(dir_copy);
+		free(base_copy);
+		o.fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    0600);
+		if (o.fd >= 0 || errno != EEXIST)
+			break;
+	}
+	o.path = tmp.data;
+	if (o.fd < 0) {
+		err_set(e, ERR_IO, "store: cannot create %s: %s", tmp.data,
+			strerror(errno));
+		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
+	if (fchmod(o.fd, mode) < 0) {
+		err_set(e, ERR_IO, "store: cannot set the mode of %s: %s",
+			tmp.data, strerror(errno));
+		close(o.fd);
+		unlink(tmp.data);
+		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
+
+	/* samples by time: a permutation, applied as they are encoded */
+	vec_init(&index, sizeof(struct store_block));
+	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	time_sort((const int64_t *)w->s_time.data, order, n);
+	nodes = number_nodes(w, &renum);
+
+	memset(&h, 0, sizeof(h));
+	out_write(&o, &h, sizeof(h)); /* filled in last */
+	out_section(&o, SEC_STRINGS, w->strings.data, 1, w->strings.len);
+	out_section(&o, SEC_RECORDINGS, w->recordings.data, w->recordings.size,
+		    w->recordings.n);
+	out_section(&o, SEC_SETTINGS, w->settings.data, w->settings.size,
+		    w->settings.n);
+	out_section(&o, SEC_EVENT_COUNTS, w->counts.data, w->counts.size,
+		    w->counts.n);
+	out_section(&o, SEC_THREADS, w->threads.data, w->threads.size,
+		    w->threads.n);
+	out_section(&o, SEC_CLASSES, w->classes.data, w->classes.size,
+		    w->classes.n);
+	out_section(&o, SEC_METHODS, w->methods.data, w->methods.size,
+		    w->methods.n);
+	out_section(&o, SEC_FRAMES, w->frames.data, w->frames.size,
+		    w->frames.n);
+	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
+		    w->node_parent.n);
+	out_blocks(&o, w, order, renum, &index);
+	out_section(&o, SEC_SAMPLE_INDEX, index.data, index.size, index.n);
+	vec_release(&index);
+	renumber_sparse(w, &w->old_objects, 1u << SAMPLE_OLD_OBJECT, order);
+	renumber_sparse(w, &w->liveness, LIVENESS_KINDS, order);
+	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
+		    w->old_objects.size, w->old_objects.n);
+	out_section(&o, SEC_HEAP, w->heap.data, w->heap.size, w->heap.n);
+	out_section(&o, SEC_LIVENESS, w->liveness.data, w->liveness.size,
+		    w->liveness.n);
+	out_section(&o, SEC_GCS, w->gcs.data, w->gcs.size, w->gcs.n);
+	out_section(&o, SEC_CH_SNAPSHOTS, w->ch_snaps.data, w->ch_snaps.size,
+		    w->ch_snaps.n);
+	out_section(&o, SEC_CH_HEAPS, w->ch_heaps.data, w->ch_heaps.size,
+		    w->ch_heaps.n);
+	out_section(&o, SEC_CH_MAPS, w->ch_maps.data, w->ch_maps.size,
+		    w->ch_maps.n);
+	out_section(&o, SEC_CH_CELLS, w->ch_cells.data, 1, w->ch_cells.len);
+	out_section(&o, SEC_CH_BLOCKS, w->ch_blocks.data, w->ch_blocks.size,
+		    w->ch_blocks.n);
+	out_section(&o, SEC_CH_STATS, w->ch_stats.data, w->ch_stats.size,
+		    w->ch_stats.n);
+	free(order);
+	free(renum);
+	free(nodes);
+
+	out_pad(&o);
+	memcpy(h.magic, STORE_MAGIC, STORE_MAGIC_LEN);
+	h.major = STORE_MAJOR;
+	h.minor = STORE_MINOR;
+	h.header_len = STORE_HEADER_LEN;
+	h.toc_offset = o.pos;
+	h.n_sections = o.n_toc;
+	h.toc_crc = crc32c_update(0, o.toc, o.n_toc * sizeof(o.toc[0]));
+	out_write(&o, o.toc, o.n_toc * sizeof(o.toc[0]));
+	h.file_len = o.pos;
+	h.header_crc = 0;
+	h.header_crc = crc32c_update(0, &h, sizeof(h));
+	o.pos = 0; /* the header, over its placeholder */
+	out_write(&o, &h, sizeof(h));
+	if (!o.failed && fsync(o.fd) < 0) {
+		err_set(e, ERR_IO, "store: fsync of %s: %s", tmp.data,
+			strerror(errno));
+		o.failed = true;
+	}
+	if (close(o.fd) < 0 && !o.failed) {
+		err_set(e, ERR_IO, "store: closing %s: %s", tmp.data,
+			strerror(errno));
+		o.failed = true;
+	}
+	if (!o.failed && rename(tmp.data, target) < 0) {
+		err_set(e, ERR_IO, "store: cannot replace %s: %s", target,
+			strerror(errno));
+		o.failed = true;
+	}
+	if (o.failed) {
+		unlink(tmp.data);
+		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
+	/* the rename is durable once the directory is: if this fails the
+	 * new store is in place, but a power cut could still undo it */
+	if (fsync_dir(target) < 0) {
+		err_set(e, ERR_IO,
+			"store: %s written, but syncing its "
+			"directory failed: %s",
+			target, strerror(errno));
+		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
+	buf_release(&tmp);
+	free(target);
+	return 0;
+}

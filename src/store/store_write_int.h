@@ -1,0 +1,112 @@
+/*
+ * The store writer's insides, shared by store_write.c (the sink: interning,
+ * the stack trie, the samples as they arrive) and store_commit.c (laying
+ * the file out and writing it atomically).  Private to src/store.
+ */
+#ifndef HS_STORE_WRITE_INT_H
+#define HS_STORE_WRITE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "importers/sink.h"
+#include "store/store.h"
+#include "util/arena.h"
+#include "util/bigmem.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/size.h"
+#include "util/xalloc.h"
+
+/* the sample kinds that can have liveness records */
+#define LIVENESS_KINDS (1u << SAMPLE_AGENT | 1u << SAMPLE_OLD_OBJECT)
+
+/* A growable array of fixed-size records; big ones on huge pages. */
+struct vec {
+	unsigned char *data;
+	size_t n, alloc, size;
+};
+
+static inline void vec_init(struct vec *v, size_t size)
+{
+	v->data = NULL;
+	v->n = v->alloc = 0;
+	v->size = size;
+}
+
+static inline void vec_reserve(struct vec *v, size_t alloc)
+{
+	size_t old_bytes, new_bytes;
+
+	if (alloc <= v->alloc)
+		return;
+	if (!size_mul(v->alloc, v->size, &old_bytes) ||
+	    !size_mul(alloc, v->size, &new_bytes))
+		die("store: table too large");
+	v->data = big_realloc(v->data, old_bytes, new_bytes);
+	v->alloc = alloc;
+}
+
+static inline void vec_grow(struct vec *v)
+{
+	size_t alloc;
+
+	if (!size_mul(v->alloc ? v->alloc : 128, 2, &alloc))
+		die("store: table too large");
+	vec_reserve(v, alloc);
+}
+
+static inline void *vec_push(struct vec *v)
+{
+	if (v->n == v->alloc)
+		vec_grow(v);
+	return v->data + v->size * v->n++;
+}
+
+static inline void vec_release(struct vec *v)
+{
+	big_free(v->data, v->alloc * v->size);
+	vec_init(v, v->size);
+}
+
+/*
+ * The importer's ids (per recording) -> ours: nearly every sample looks
+ * up three, so a direct-mapped cache sits in front of the map.
+ */
+struct idmap {
+	struct u64cache fast;
+	struct u64map all;
+};
+
+struct store_writer {
+	struct sink sink;
+	struct arena keys; /* bytes the interning maps point at */
+	struct buf strings;
+	struct hmap string_index;
+	struct hmap thread_index, class_index, method_index, frame_index;
+	struct hmap node_index;	  /* (parent, frame) -> node */
+	struct idmap stack_cache; /* importer stack id -> node, per recording */
+	struct idmap thread_cache, class_cache; /* importer ids, the same */
+	struct vec recordings, settings, counts, threads, classes, methods,
+		frames;
+	struct vec node_parent, node_frame; /* uint32 each, insertion order */
+	struct vec s_time, s_rec, s_kind, s_flags, s_thread, s_class, s_node,
+		s_bytes, s_size;
+	struct vec old_objects, heap, liveness, gcs;
+	struct vec ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats;
+	struct buf ch_cells;
+	/* Duplicates (store_writer_skip_duplicates): each recording's
+	 * identity, and where the last one's records end, so that the next
+	 * one's are [mark, n) and can be dropped whole. */
+	struct vec ids; /* uint64 per recording */
+	struct writer_mark {
+		size_t samples, old_objects, heap, liveness, gcs, settings,
+			counts, ch_snaps, ch_heaps, ch_maps, ch_blocks,
+			ch_stats, ch_cells;
+	} mark;
+	uint32_t n_kept; /* recordings a new one is compared with; 0: none */
+	uint32_t n_dups, last_dup;
+};
+
+#endif
