@@ -909,18 +909,24 @@ static void link_children(struct query_tree_node *nodes, size_t n)
 	free(kids);
 }
 
-int query_tree(struct query *q, bool inverted, uint32_t max_depth,
-	       const struct query_tree_node **out, size_t *n_out,
-	       struct query_total *total, struct err *e)
+/* side by side: a sample's node costs one cache miss, not two */
+struct node_self {
+	uint64_t samples;
+	int64_t bytes;
+};
+
+/*
+ * The samples and bytes of every stack node that passes q's filters, as
+ * the samples' own nodes (self, not yet summed up the tree), and the
+ * totals: the pass tree and paths share.  An array of q->n_nodes the
+ * caller frees; NULL with e set when a block is damaged.
+ */
+static struct node_self *
+node_self_sums(struct query *q, struct query_total *total, struct err *e)
 {
-	struct tree_scratch t;
-	/* side by side: a sample's node costs one cache miss, not two */
-	struct {
-		uint64_t samples;
-		int64_t bytes;
-	} *self = xcalloc(q->n_nodes, sizeof(*self));
+	struct node_self *self = xcalloc(q->n_nodes, sizeof(*self));
+	uint32_t blk = 0;
 	uint64_t i;
-	uint32_t n, blk = 0;
 	int rc;
 
 	total_init(total);
@@ -938,8 +944,22 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		}
 	if (rc < 0) {
 		free(self);
-		return ERR_FAIL;
+		return NULL;
 	}
+	return self;
+}
+
+int query_tree(struct query *q, bool inverted, uint32_t max_depth,
+	       const struct query_tree_node **out, size_t *n_out,
+	       struct query_total *total, struct err *e)
+{
+	struct tree_scratch t;
+	struct node_self *self;
+	uint32_t n;
+
+	self = node_self_sums(q, total, e);
+	if (!self)
+		return ERR_FAIL;
 	memset(&t, 0, sizeof(t));
 	u64map_init(&t.wide);
 	tree_add(&t, QUERY_TREE_NONE, "all", 0);
@@ -1057,33 +1077,15 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		struct err *e)
 {
 	struct query_path *acc = NULL;
-	struct {
-		uint64_t samples;
-		int64_t bytes;
-	} *self = xcalloc(q->n_nodes, sizeof(*self));
-	uint64_t *h, i;
+	struct node_self *self;
+	uint64_t *h;
 	struct u64map idx;
 	size_t n = 0, alloc = 0;
-	uint32_t k, blk = 0;
-	int rc;
+	uint32_t k;
 
-	total_init(total);
-	while ((rc = query_next_block(q, &blk, e)) > 0)
-		for (i = q->lo; i < q->hi; i++) {
-			int64_t bytes =
-				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-
-			if (!query_sample_ok(q, i))
-				continue;
-			self[q->sm.node[i]].samples++;
-			self[q->sm.node[i]].bytes =
-				add_sat(self[q->sm.node[i]].bytes, bytes);
-			total_add(total, q->sm.time_ns[i], bytes);
-		}
-	if (rc < 0) {
-		free(self);
+	self = node_self_sums(q, total, e);
+	if (!self)
 		return ERR_FAIL;
-	}
 	/* a path's hash from its parent's (parents come first) and the
 	 * text of its frame: overloads of a method on one line print the
 	 * same, and a list that shows them twice looks broken */
