@@ -195,9 +195,13 @@ TEST(hash_spreads_similar_keys)
 		collisions += seen[b]++ != 0;
 	}
 	/* 4096 into 1024 buckets: about 3072 land on a used one anyway; a
-	 * bad hash piles them into few buckets and leaves most empty */
+	 * bad hash piles them into few buckets and leaves most empty.  The
+	 * seed is random per process, so the bound must hold for a good hash
+	 * whatever the seed: a bucket's load is about Poisson(4), and
+	 * P(X >= 24) is about 1e-11, 1e-8 over 1024 buckets (16 failed about
+	 * once in 60 runs: make mutate saw it) */
 	for (i = 0; i < 1024; i++)
-		CHECK(seen[i] < 16);
+		CHECK(seen[i] < 24);
 	CHECK(collisions < 4096);
 }
 
