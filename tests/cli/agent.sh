@@ -286,7 +286,11 @@ else
 	expect_err "no end record"
 fi
 run info "$W/killed.hsdb"
-printf '%s\n' "$out" | grep -qxF "  samples     heapsift.AgentSample $ks" ||
+# on a loaded machine the kill can come before the first sample: info
+# then lists no kind on the samples line
+want="  samples     heapsift.AgentSample $ks"
+[ "$ks" = 0 ] && want="  samples    "
+printf '%s\n' "$out" | grep -qxF "$want" ||
 	t_fail "import of the killed recording does not hold its $ks samples: $out"
 printf '%s\n' "$out" | grep -qF "agent#complete=no" || t_fail "not marked incomplete: $out"
 # the same, cut inside its last record: the readable part ends at the
