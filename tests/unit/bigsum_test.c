@@ -26,7 +26,7 @@ static const struct {
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
-static struct store *big_store(const char *path)
+static struct store *big_store(const char *dir)
 {
 	static const struct rec_frame f[] = {
 		{"Big", "Big", "make", "()V", 3, 1, "Interpreted", false}};
@@ -35,8 +35,6 @@ static struct store *big_store(const char *path)
 	struct store_writer *w = store_writer_new();
 	const struct sink *sink = store_writer_sink(w);
 	struct rec_recording rec;
-	struct store *s = NULL;
-	struct err e;
 	size_t i;
 
 	for (i = 0; i < N_ROWS; i++) {
@@ -58,12 +56,7 @@ static struct store *big_store(const char *path)
 	rec.end_ns = 2000000000LL;
 	rec.n_chunks = 1;
 	sink->ops->recording(sink->ctx, &rec);
-	err_init(&e);
-	if (store_writer_commit(w, path, &e) < 0 ||
-	    store_open(path, &s, &e) < 0)
-		test_fail(__FILE__, __LINE__, "store: %s", e.msg);
-	store_writer_free(w);
-	return s;
+	return test_store_commit(w, dir, "big.hsdb");
 }
 
 /* the sum of the weights of class cls (NULL: all), held at INT64_MAX */
@@ -80,7 +73,7 @@ static int64_t want_sum(const char *cls)
 
 TEST(query_sums_past_int64_max_saturate_and_smaller_ones_are_exact)
 {
-	char dir[] = "/tmp/hs-bigsum-XXXXXX", path[160];
+	char dir[] = "/tmp/hs-bigsum-XXXXXX";
 	struct store *s;
 	struct query_options o;
 	struct query *q;
@@ -93,8 +86,7 @@ TEST(query_sums_past_int64_max_saturate_and_smaller_ones_are_exact)
 	struct err e;
 
 	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/big.hsdb", dir);
-	s = big_store(path);
+	s = big_store(dir);
 	if (!s)
 		return;
 	/* the arithmetic of the test itself: Mid is exact, Big overflows */
@@ -145,6 +137,5 @@ TEST(query_sums_past_int64_max_saturate_and_smaller_ones_are_exact)
 	CHECK_INT(n ? b[0].est_bytes : -1, ==, want_sum("Mid"));
 	query_free(q);
 	store_close(s);
-	unlink(path);
-	rmdir(dir);
+	test_store_remove(dir, "big.hsdb");
 }

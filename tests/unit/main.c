@@ -12,6 +12,10 @@
 
 #include "test.h"
 
+#include <unistd.h>
+
+#include "store/store.h"
+
 int test_failures;
 const char *test_skipped;
 
@@ -87,4 +91,32 @@ int main(int argc, char **argv)
 	}
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed || passed == 0 ? 1 : 0;
+}
+
+struct store *test_store_commit_at(const char *file, int line,
+				   struct store_writer *w, const char *dir,
+				   const char *name)
+{
+	struct store *s = NULL;
+	char path[256];
+	struct err e;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err_init(&e);
+	if (store_writer_commit(w, path, &e) < 0 ||
+	    store_open(path, &s, &e) < 0) {
+		test_fail(file, line, "store %s: %s", path, e.msg);
+		s = NULL;
+	}
+	store_writer_free(w);
+	return s;
+}
+
+void test_store_remove(const char *dir, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+	rmdir(dir);
 }

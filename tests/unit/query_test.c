@@ -55,8 +55,6 @@ static struct store *make_store(char *dir)
 	const struct sink *sink = store_writer_sink(w);
 	struct rec_recording rec;
 	struct store *s = NULL;
-	char path[128];
-	struct err e;
 	size_t i;
 
 	for (i = 0; i < 5; i++) {
@@ -80,12 +78,7 @@ static struct store *make_store(char *dir)
 			sink->ops->recording(sink->ctx, &rec);
 		}
 	}
-	snprintf(path, sizeof(path), "%s/q.hsdb", dir);
-	err_init(&e);
-	if (store_writer_commit(w, path, &e) < 0 ||
-	    store_open(path, &s, &e) < 0)
-		test_fail(__FILE__, __LINE__, "store: %s", e.msg);
-	store_writer_free(w);
+	s = test_store_commit(w, dir, "q.hsdb");
 	return s;
 }
 
@@ -161,13 +154,7 @@ TEST(query_key_filter_drills_into_one_row)
 	keyed(s, GROUP_CLASS, "byte[]", INT64_MIN, &n, &b);
 	CHECK_INT(b, ==, 300);
 	store_close(s);
-	{
-		char p[160];
-
-		snprintf(p, sizeof(p), "%s/q.hsdb", dir);
-		unlink(p);
-		rmdir(dir);
-	}
+	test_store_remove(dir, "q.hsdb");
 }
 
 TEST(query_key_filter_applies_to_trees)
@@ -199,13 +186,7 @@ TEST(query_key_filter_applies_to_trees)
 	CHECK_UINT(nodes[nodes[0].first_child].samples, ==, 2);
 	query_free(q);
 	store_close(s);
-	{
-		char p[160];
-
-		snprintf(p, sizeof(p), "%s/q.hsdb", dir);
-		unlink(p);
-		rmdir(dir);
-	}
+	test_store_remove(dir, "q.hsdb");
 }
 
 TEST(query_recordings_facts_and_counts)
@@ -241,13 +222,7 @@ TEST(query_recordings_facts_and_counts)
 	CHECK_UINT(r[1].bytes_skipped, ==, 77);
 	query_free(q);
 	store_close(s);
-	{
-		char p[160];
-
-		snprintf(p, sizeof(p), "%s/q.hsdb", dir);
-		unlink(p);
-		rmdir(dir);
-	}
+	test_store_remove(dir, "q.hsdb");
 }
 
 TEST(query_paths_merge_stacks_with_the_same_sites)
@@ -303,11 +278,5 @@ TEST(query_paths_merge_stacks_with_the_same_sites)
 	CHECK_INT(p[1].est_bytes, ==, 100);
 	query_free(q);
 	store_close(s);
-	{
-		char path[160];
-
-		snprintf(path, sizeof(path), "%s/q.hsdb", dir);
-		unlink(path);
-		rmdir(dir);
-	}
+	test_store_remove(dir, "q.hsdb");
 }

@@ -61,8 +61,6 @@ static struct store *make_store(const char *dir, struct life *l, size_t n)
 	const struct sink *sink = store_writer_sink(w);
 	struct rec_recording rec;
 	struct store *s = NULL;
-	char path[128];
-	struct err e;
 	size_t i;
 
 	for (i = 0; i < 7; i++) {
@@ -106,12 +104,7 @@ static struct store *make_store(const char *dir, struct life *l, size_t n)
 	rec.n_chunks = 1;
 	rec.n_samples[SAMPLE_AGENT] = n;
 	sink->ops->recording(sink->ctx, &rec);
-	snprintf(path, sizeof(path), "%s/s.hsdb", dir);
-	err_init(&e);
-	if (store_writer_commit(w, path, &e) < 0 ||
-	    store_open(path, &s, &e) < 0)
-		test_fail(__FILE__, __LINE__, "store: %s", e.msg);
-	store_writer_free(w);
+	s = test_store_commit(w, dir, "s.hsdb");
 	return s;
 }
 
@@ -139,15 +132,6 @@ find(const struct query_survivors *sv, const char *key)
 			return &sv->series[i];
 	test_fail(__FILE__, __LINE__, "no series %s", key);
 	return NULL;
-}
-
-static void remove_store(char *dir)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "%s/s.hsdb", dir);
-	unlink(path);
-	rmdir(dir);
 }
 
 /*
@@ -244,7 +228,7 @@ TEST(survivors_leak_rule_and_ranking)
 		query_free(q);
 	if (s)
 		store_close(s);
-	remove_store(dir);
+	test_store_remove(dir, "s.hsdb");
 	free(l);
 }
 
@@ -321,7 +305,7 @@ TEST(survivors_cohorts_clip_lives_at_death)
 		query_free(q);
 	if (s)
 		store_close(s);
-	remove_store(dir);
+	test_store_remove(dir, "s.hsdb");
 }
 
 /*
@@ -341,7 +325,7 @@ TEST(survivors_old_object_samples_live_from_their_allocation)
 	static const size_t first_point[3] = {2, 7, 0};
 	static const char *const keys[3] = {"Leak.fast:11", "Leak.slow:13",
 					    "Leak.base:14"};
-	char dir[] = "/tmp/hs-survtest-XXXXXX", path[128];
+	char dir[] = "/tmp/hs-survtest-XXXXXX";
 	struct store_writer *w = store_writer_new();
 	const struct sink *sink = store_writer_sink(w);
 	const struct query_survivors *sv = NULL;
@@ -381,12 +365,8 @@ TEST(survivors_old_object_samples_live_from_their_allocation)
 	rec.n_chunks = 1;
 	rec.n_samples[SAMPLE_OLD_OBJECT] = 3;
 	sink->ops->recording(sink->ctx, &rec);
-	snprintf(path, sizeof(path), "%s/s.hsdb", dir);
+	s = test_store_commit(w, dir, "s.hsdb");
 	err_init(&e);
-	if (store_writer_commit(w, path, &e) < 0 ||
-	    store_open(path, &s, &e) < 0)
-		test_fail(__FILE__, __LINE__, "store: %s", e.msg);
-	store_writer_free(w);
 	query_options_init(&qo);
 	qo.kind = SAMPLE_OLD_OBJECT;
 	if (s && query_open(s, &qo, &q, &e) < 0)
@@ -413,5 +393,5 @@ TEST(survivors_old_object_samples_live_from_their_allocation)
 		query_free(q);
 	if (s)
 		store_close(s);
-	remove_store(dir);
+	test_store_remove(dir, "s.hsdb");
 }

@@ -41,6 +41,20 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 /* Path of a file under fixtures/ (HS_FIXTURES, default "fixtures"). */
 const char *test_fixture(const char *name);
 
+/*
+ * The store tests build by hand through a writer's sink: commit w to
+ * DIR/NAME, free w, and open the result (NULL after a test_fail naming
+ * the caller's line).  test_store_remove() deletes DIR/NAME and DIR.
+ */
+struct store;
+struct store_writer;
+#define test_store_commit(w, dir, name) \
+	test_store_commit_at(__FILE__, __LINE__, (w), (dir), (name))
+struct store *test_store_commit_at(const char *file, int line,
+				   struct store_writer *w, const char *dir,
+				   const char *name);
+void test_store_remove(const char *dir, const char *name);
+
 #define CHECK(cond)                                                        \
 	do {                                                               \
 		if (!(cond))                                               \
