@@ -1,0 +1,193 @@
+#!/bin/sh
+# The streaming store writer (docs/development.md, "The store writer")
+# spills samples to disk in sorted runs of HEAPSIFT_STORE_RUN_SAMPLES and
+# merges them at commit.  The store it writes must not depend on the run
+# size: every fixture recording, several multi-file imports and --append
+# sequences (duplicates dropped among kept recordings included) are
+# imported with runs of 1, 7, 4096 and 100000 samples and the default,
+# and the store files must be byte-identical to each other and to
+# tests/stream.md5, the md5 of the store that the writer before streaming
+# (commit bc5bd63, which held every sample in memory) wrote for the same
+# inputs.  Each case also checks that the import left nothing behind but
+# the store (the spill file is never linked into the folder).
+#
+#   tests/cli/stream.sh            check (a suite of tests/run)
+#   tests/cli/stream.sh --update   write tests/stream.md5 anew, with the
+#                                  default run size only
+#
+# Each line of the list is "MD5 exit=N NAME"; MD5 is "none" when no store
+# was written.  Environment: HEAPSIFT, HS_FIXTURES, PYTHON3 optional.
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+LIST="$HERE/../stream.md5"
+MK="$HERE/../agent/make_recording.py"
+F=$HS_FIXTURES
+W="$T/work"
+GOT="$T/got.md5"
+UPDATE=0
+[ "${1:-}" = --update ] && UPDATE=1
+RUNS="1 7 4096 100000 default"
+[ $UPDATE = 1 ] && RUNS=default
+: >"$GOT"
+
+# imp ARGS...: heapsift ARGS in $D with the run size $RUN; sets $rc
+imp() {
+	if [ "$RUN" = default ]; then
+		(cd "$D" && TMPDIR="$T/tmp" LC_ALL=C TZ=UTC "$HEAPSIFT" "$@" \
+			>"$T/o" 2>"$T/e" </dev/null)
+	else
+		(cd "$D" && HEAPSIFT_STORE_RUN_SAMPLES=$RUN TMPDIR="$T/tmp" \
+			LC_ALL=C TZ=UTC "$HEAPSIFT" "$@" \
+			>"$T/o" 2>"$T/e" </dev/null)
+	fi
+	rc=$?
+	[ "$rc" -lt 128 ] || t_fail "$NAME (run $RUN): killed by signal $((rc - 128))"
+	case $(cat "$T/e") in
+	*Sanitizer* | *"runtime error:"*) t_fail "$NAME (run $RUN): sanitizer: $(cat "$T/e")" ;;
+	esac
+}
+
+# scenario NAME FUNC INPUT...: run FUNC in a fresh folder with the inputs
+# copied in, once per run size; every run's store must have one md5
+scenario() {
+	NAME=$1
+	func=$2
+	shift 2
+	first=
+	for RUN in $RUNS; do
+		D="$W/$NAME.$RUN"
+		rm -rf "$D"
+		mkdir -p "$D"
+		for f in "$@"; do
+			[ -e "$f" ] || t_fail "$NAME: no input $f"
+			cp "$f" "$D/"
+		done
+		before=$(ls -A "$D" | LC_ALL=C sort | tr '\n' ' ')
+		$func
+		if [ -f "$D/s.hsdb" ]; then
+			m=$(md5sum <"$D/s.hsdb" | cut -c1-32)
+			after=$(ls -A "$D" | grep -vx s.hsdb | LC_ALL=C sort | tr '\n' ' ')
+		else
+			m=none
+			after=$(ls -A "$D" | LC_ALL=C sort | tr '\n' ' ')
+		fi
+		[ "$after" = "$before" ] ||
+			t_fail "$NAME (run $RUN): left behind: $after (had: $before)"
+		line="$m exit=$rc $NAME"
+		if [ -z "$first" ]; then
+			first=$line
+			echo "$line" >>"$GOT"
+		elif [ "$line" != "$first" ]; then
+			t_fail "run $RUN gave '$line', the first run size '$first'"
+		fi
+		rm -rf "$D"
+	done
+}
+
+one() { imp import -o s.hsdb "$(ls "$D" | head -n 1)"; }
+
+t_begin stream_fixtures_each
+n=0
+for f in "$F"/jfr/*.jfr "$F"/jfr/hostile/* "$F"/jfr/fuzz/* \
+	"$F"/agent/review/*.hsa "$F"/codeheap/*.txt "$F"/codeheap/*.gz \
+	"$F"/codeheap/fuzz/* "$F"/javacore/* "$F"/bundles/*.tar.gz; do
+	[ -e "$f" ] || {
+		t_fail "no fixture matches $f"
+		continue
+	}
+	b=${f#"$F"/}
+	scenario "$(echo "$b" | tr / _)" one "$f"
+	n=$((n + 1))
+done
+[ $n -ge 70 ] || t_fail "only $n fixtures"
+t_end
+
+t_begin stream_agent_made
+if command -v python3 >/dev/null 2>&1; then
+	for sc in basic openj9 killed; do
+		python3 "$MK" "$sc" "$W/$sc.hsa" >/dev/null ||
+			t_fail "make_recording.py $sc failed"
+		scenario "agent-made-$sc" one "$W/$sc.hsa"
+	done
+else
+	t_fail "python3 is missing (build-aux/deps.sh test installs it)"
+fi
+t_end
+
+J=$F/jfr
+multi() {
+	imp import -o s.hsdb jdk17-default.jfr jdk17-profile-tlab.jfr \
+		jdk17-leak-gcroots.jfr dead_and_alive.hsa gc_ring.hsa \
+		jdk17-multichunk.jfr javacore.20230830.134339.30220.0001.txt
+}
+same_twice() {
+	# no --append: the same recording twice is kept twice
+	imp import -o s.hsdb jdk17-leak-gcroots.jfr jdk17-leak-gcroots.jfr \
+		dead_and_alive.hsa
+}
+append_seq() {
+	imp import -o s.hsdb jdk17-default.jfr
+	imp import --append -o s.hsdb jdk17-profile-tlab.jfr \
+		jdk17-leak-gcroots.jfr
+	imp import --append -o s.hsdb dead_and_alive.hsa \
+		jdk17-seg-jcmd-codecache.txt
+}
+append_dups() {
+	# duplicates dropped between kept recordings: the kept ones' old
+	# objects and liveness records must still name their samples
+	imp import -o s.hsdb jdk17-leak-gcroots.jfr dead_and_alive.hsa
+	imp import --append -o s.hsdb jdk17-leak-gcroots.jfr \
+		jdk17-multichunk.jfr dead_and_alive.hsa partial_deaths.hsa \
+		jdk17-leak-gcroots.jfr
+}
+append_all_dups() {
+	imp import -o s.hsdb jdk17-multichunk.jfr
+	imp import --append -o s.hsdb jdk17-multichunk.jfr
+}
+
+t_begin stream_multi_file
+scenario multi multi "$J"/jdk17-default.jfr "$J"/jdk17-profile-tlab.jfr \
+	"$J"/jdk17-leak-gcroots.jfr "$F"/agent/review/dead_and_alive.hsa \
+	"$F"/agent/review/gc_ring.hsa "$J"/jdk17-multichunk.jfr \
+	"$F"/javacore/javacore.20230830.134339.30220.0001.txt
+scenario same-twice same_twice "$J"/jdk17-leak-gcroots.jfr \
+	"$F"/agent/review/dead_and_alive.hsa
+t_end
+
+t_begin stream_append
+scenario append append_seq "$J"/jdk17-default.jfr "$J"/jdk17-profile-tlab.jfr \
+	"$J"/jdk17-leak-gcroots.jfr "$F"/agent/review/dead_and_alive.hsa \
+	"$F"/codeheap/jdk17-seg-jcmd-codecache.txt
+scenario append-dups append_dups "$J"/jdk17-leak-gcroots.jfr \
+	"$J"/jdk17-multichunk.jfr "$F"/agent/review/dead_and_alive.hsa \
+	"$F"/agent/review/partial_deaths.hsa
+scenario append-all-dups append_all_dups "$J"/jdk17-multichunk.jfr
+t_end
+
+if [ $UPDATE = 1 ]; then
+	cp "$GOT" "$LIST"
+	echo "stream: wrote $(wc -l <"$LIST") lines to $LIST"
+	t_begin stream_update
+	t_end
+	t_summary
+fi
+
+# every store's md5 is the one the writer before streaming wrote
+t_begin stream_same_as_before
+if [ ! -s "$LIST" ]; then
+	t_fail "no list: tests/stream.md5"
+else
+	bad=$(awk '
+		NR == FNR { want[$3] = $1 " " $2; next }
+		{ got[$3] = 1
+		  if (!($3 in want)) print "not in the list: " $0
+		  else if (want[$3] != $1 " " $2) print $3 ": want " want[$3] ", got " $1 " " $2 }
+		END { for (k in want) if (!(k in got)) print "did not run: " k }
+	' "$LIST" "$GOT")
+	[ -z "$bad" ] || t_fail "$bad"
+	# the list is not empty of stores: most cases wrote one
+	[ "$(grep -c -v '^none' "$LIST")" -ge 60 ] ||
+		t_fail "fewer than 60 stores in the list"
+fi
+t_end
+t_summary
