@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@
 #include "input/walk.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 static const char import_help[] =
 	"usage: heapsift import -o CASE.hsdb [--append] [--force] [LIMITS] "
@@ -167,6 +170,18 @@ static int finish(struct import *im, const char *out, struct err *e)
 	return EXIT_OK;
 }
 
+/* The writer spills its samples beside the store (not in /tmp, which
+ * may be small or in memory), where the store's own temporary file goes
+ * (a link's target's directory). */
+static void spill_beside(struct store_writer *w, const char *out)
+{
+	char *real = realpath(out, NULL);
+	char *copy = real ? real : xstrdup(out);
+
+	store_writer_set_spill_dir(w, dirname(copy));
+	free(copy);
+}
+
 int cmd_import(int argc, char **argv)
 {
 	enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE };
@@ -224,6 +239,7 @@ int cmd_import(int argc, char **argv)
 
 	err_init(&e);
 	im.w = store_writer_new();
+	spill_beside(im.w, out);
 	if (append) {
 		/* appending to a store that is not there yet makes it */
 		if (access(out, F_OK) < 0 && errno == ENOENT) {

@@ -7,6 +7,12 @@
  * stack trie) and store_writer_commit() writes the file atomically: a
  * temporary file in the same directory, fsync, rename, fsync of the
  * directory.  A crash at any moment leaves the previous file intact.
+ * The writer's memory follows the distinct keys (strings, threads,
+ * classes, frames, stack nodes) and a run of samples, never the number
+ * of samples: samples are spilled, in time-sorted runs, to an unlinked
+ * file (src/store/spill.h) that commit merges.  Only old-object and
+ * liveness records (one per OldObjectSample or agent sample at most)
+ * are kept in memory until commit.
  *
  * Reading: store_open() maps the file read-only and checks the header and
  * the table of sections (O(1) in the number of samples).  Each section's
@@ -35,6 +41,15 @@ struct store_writer;
 
 struct store_writer *store_writer_new(void);
 void store_writer_free(struct store_writer *w);
+
+/*
+ * Where the samples are spilled until commit: an unlinked file in dir
+ * (the store's directory, so that the spill fills the file system the
+ * store goes to; dir is copied).  Call it before the first sample; the
+ * default is $TMPDIR, else /tmp.  Errors on that file (no space left,
+ * I/O) make the sink's calls fail and store_writer_commit() return them.
+ */
+void store_writer_set_spill_dir(struct store_writer *w, const char *dir);
 
 /* The sink importers write into; borrowed, valid while w lives. */
 const struct sink *store_writer_sink(struct store_writer *w);

@@ -1,13 +1,14 @@
 /*
  * The store writer's commit (store.h): the trie numbered depth first,
- * the samples sorted by time and encoded into blocks of one kind, every
+ * the spilled runs of samples merged in time order (spill.h) and encoded
+ * into blocks of one kind, every
  * section laid out as docs/formats/store.md says, written to a temporary
  * file beside the target, synced, and renamed over it.
  */
 #include "store/sample_block.h"
 #include "store/store.h"
 #include "store/store_write_int.h"
-#include "store/time_sort.h"
+#include "store/spill.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,103 +211,170 @@ static void block_flush(struct out *o, struct store_toc_entry *t,
 }
 
 /*
- * The samples, in time order, into blocks of one kind each: one block
- * per kind is filled at a time, and goes out when it holds
- * STORE_BLOCK_SAMPLES.  The index (by kind, then seq) is returned in
- * index, for its own section.
+ * Sparse per-sample records (old-object details, liveness) point at
+ * their samples: by import index until now, by seq from here, and
+ * sorted that way, as the format says and readers rely on.  They are in
+ * import order, and only samples of the kinds in kinds (a bit mask) have
+ * them, so each such sample met in seq order finds its record by binary
+ * search; no table as long as the samples is built.
  */
-static void out_blocks(struct out *o, const struct store_writer *w,
-		       const uint32_t *order, const uint32_t *renum,
-		       struct vec *index)
+struct sparse_map {
+	struct vec *v;
+	unsigned kinds;
+	uint32_t *pos; /* seq of each record, once found */
+	size_t found;
+};
+
+static void sparse_init(struct sparse_map *sm, struct vec *v, unsigned kinds)
 {
-	struct block_enc enc[SAMPLE__COUNT];
-	unsigned char *bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
-	const int64_t *time = (const int64_t *)w->s_time.data;
-	const uint32_t *rec = (const uint32_t *)w->s_rec.data;
-	const uint8_t *kind = (const uint8_t *)w->s_kind.data;
-	const uint8_t *flags = (const uint8_t *)w->s_flags.data;
-	const uint32_t *thread = (const uint32_t *)w->s_thread.data;
-	const uint32_t *cls = (const uint32_t *)w->s_class.data;
-	const uint32_t *node = (const uint32_t *)w->s_node.data;
-	const int64_t *bytes = (const int64_t *)w->s_bytes.data;
-	const int64_t *size = (const int64_t *)w->s_size.data;
-	struct store_toc_entry *t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
-	size_t n = w->s_time.n, i;
-	int k;
+	sm->v = v;
+	sm->kinds = kinds;
+	sm->pos = xmalloc((v->n ? v->n : 1) * sizeof(*sm->pos));
+	sm->found = 0;
+}
 
-	for (k = 0; k < SAMPLE__COUNT; k++)
-		block_enc_begin(&enc[k], (uint8_t)k,
-				bufs + (size_t)k * SAMPLE_BLOCK_MAX);
-	for (i = 0; i < n && !o->failed; i++) {
-		uint32_t j = order[i];
-		struct block_sample bs = {(uint32_t)i,	  time[j],   rec[j],
-					  flags[j],	  thread[j], cls[j],
-					  renum[node[j]], bytes[j],  size[j]};
-		struct block_enc *b;
+static void sparse_note(struct sparse_map *sm, const struct spill_sample *x,
+			uint32_t seq)
+{
+	size_t lo = 0, hi = sm->v->n;
+	uint32_t at;
 
-		if (kind[j] >= SAMPLE__COUNT)
-			BUG("store: a sample of kind %u", kind[j]);
-		b = &enc[kind[j]];
-		block_enc_add(b, &bs);
-		if (b->head.n == STORE_BLOCK_SAMPLES)
-			block_flush(o, t, b, index);
+	if (!hi || !(sm->kinds >> x->kind & 1))
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&at, sm->v->data + mid * sm->v->size, 4);
+		if (at < x->import)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (k = 0; k < SAMPLE__COUNT; k++)
-		if (enc[k].head.n)
-			block_flush(o, t, &enc[k], index);
-	free(bufs);
-	if (index->n > 1)
-		qsort(index->data, index->n, index->size, by_kind_seq);
+	if (lo == sm->v->n)
+		return;
+	memcpy(&at, sm->v->data + lo * sm->v->size, 4);
+	if (at != x->import)
+		return; /* this sample has none */
+	sm->pos[lo] = seq;
+	sm->found++;
+}
+
+static void sparse_finish(struct sparse_map *sm)
+{
+	size_t i, n = sm->v->n;
+
+	if (sm->found != n)
+		BUG("store: %zu per-sample records, %zu found", n, sm->found);
+	for (i = 0; i < n; i++)
+		memcpy(sm->v->data + i * sm->v->size, &sm->pos[i], 4);
+	free(sm->pos);
+	if (n > 1)
+		qsort(sm->v->data, n, sm->v->size, by_sample);
+}
+
+/* What the loop over the samples in seq order writes into. */
+struct emit {
+	struct out *o;
+	struct store_toc_entry *t; /* the sample blocks' section */
+	struct block_enc enc[SAMPLE__COUNT];
+	unsigned char *bufs;
+	struct vec *index;
+	struct sparse_map old, live;
+	const uint32_t *renum;
+	uint32_t n_nodes;
+};
+
+/* One sample, the seq-th: into its kind's open block (written out when
+ * full), and its sparse records told their seq. */
+static int emit_sample(struct emit *em, const struct spill_sample *x,
+		       uint32_t seq)
+{
+	struct block_sample bs;
+	struct block_enc *b;
+
+	if (x->kind >= SAMPLE__COUNT || x->node >= em->n_nodes)
+		return err_set(em->o->e, ERR_FORMAT,
+			       "store: the spill file is damaged (sample %u)",
+			       seq);
+	bs = (struct block_sample){seq,	      x->time_ns, x->recording,
+				   x->flags,  x->thread,  x->cls,
+				   em->renum[x->node], x->bytes, x->size};
+	b = &em->enc[x->kind];
+	block_enc_add(b, &bs);
+	if (b->head.n == STORE_BLOCK_SAMPLES)
+		block_flush(em->o, em->t, b, em->index);
+	if (x->import != SPILL_NO_IMPORT) {
+		sparse_note(&em->old, x, seq);
+		sparse_note(&em->live, x, seq);
+	}
+	return 0;
 }
 
 /*
- * Sparse per-sample records (old-object details, liveness) point at
- * their samples: by import index until now, by position in time order
- * from here, and sorted that way, as the format says and readers rely
- * on.  They are in import order, and only samples of the kinds in
- * kinds (a bit mask) have them, so each such sample met in time order
- * finds its record by binary search; no table of n positions is built
- * for the JFR case of a few dozen old objects among millions.
+ * The samples in their final order: the merge of the spilled runs gives
+ * them by time, ties in import order, and the i-th is seq i.  This is the
+ * one pass over every sample at commit; work per sample in seq order
+ * belongs in emit_sample().  Blocks are filled one per kind and go out
+ * when they hold STORE_BLOCK_SAMPLES; the index (by kind, then seq) is
+ * returned in index, for its own section; the sparse records are
+ * renumbered to seqs.
  */
-static void renumber_sparse(struct store_writer *w, struct vec *v,
-			    unsigned kinds, const uint32_t *order)
+static int emit_samples(struct out *o, struct store_writer *w,
+			const uint32_t *renum, struct vec *index)
 {
-	const uint8_t *kind = (const uint8_t *)w->s_kind.data;
-	size_t n_sp = v->n, n = w->s_time.n, i, found = 0;
-	uint32_t *pos, at;
+	struct emit em;
+	struct spill_merge *m = NULL;
+	struct spill_sample x;
+	uint64_t seq = 0;
+	int k, rc;
 
-	if (!n_sp)
-		return;
-	pos = xmalloc(n_sp * sizeof(*pos));
-	for (i = 0; i < n; i++) {
-		size_t lo = 0, hi = n_sp;
-
-		if (!(kinds >> kind[order[i]] & 1))
-			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			memcpy(&at, v->data + mid * v->size, 4);
-			if (at < order[i])
-				lo = mid + 1;
-			else
-				hi = mid;
+	memset(&em, 0, sizeof(em));
+	em.o = o;
+	em.index = index;
+	em.renum = renum;
+	em.n_nodes = (uint32_t)w->node_parent.n;
+	em.bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
+	em.t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		block_enc_begin(&em.enc[k], (uint8_t)k,
+				em.bufs + (size_t)k * SAMPLE_BLOCK_MAX);
+	sparse_init(&em.old, &w->old_objects, 1u << SAMPLE_OLD_OBJECT);
+	sparse_init(&em.live, &w->liveness, LIVENESS_KINDS);
+	rc = spill_merge_new(w->spill, &m, o->e);
+	while (rc >= 0 && !o->failed &&
+	       (rc = spill_merge_next(m, &x, o->e)) > 0) {
+		if (seq >= w->n_samples) {
+			rc = err_set(o->e, ERR_FORMAT,
+				     "store: the spill file holds more than "
+				     "%llu samples",
+				     (unsigned long long)w->n_samples);
+			break;
 		}
-		if (lo == n_sp)
-			continue;
-		memcpy(&at, v->data + lo * v->size, 4);
-		if (at != order[i])
-			continue; /* this sample has none */
-		pos[lo] = (uint32_t)i;
-		found++;
+		rc = emit_sample(&em, &x, (uint32_t)seq++);
 	}
-	if (found != n_sp)
-		BUG("store: %zu per-sample records, %zu found", n_sp, found);
-	for (i = 0; i < n_sp; i++)
-		memcpy(v->data + i * v->size, &pos[i], 4);
-	free(pos);
-	if (n_sp > 1)
-		qsort(v->data, n_sp, v->size, by_sample);
+	spill_merge_free(m);
+	if (rc >= 0 && !o->failed && seq != w->n_samples)
+		rc = err_set(o->e, ERR_FORMAT,
+			     "store: the spill file holds %llu samples, "
+			     "not %llu",
+			     (unsigned long long)seq,
+			     (unsigned long long)w->n_samples);
+	if (rc < 0 || o->failed) {
+		o->failed = true;
+		free(em.old.pos);
+		free(em.live.pos);
+		free(em.bufs);
+		return ERR_FAIL;
+	}
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		if (em.enc[k].head.n)
+			block_flush(o, em.t, &em.enc[k], index);
+	free(em.bufs);
+	if (index->n > 1)
+		qsort(index->data, index->n, index->size, by_kind_seq);
+	sparse_finish(&em.old);
+	sparse_finish(&em.live);
+	return 0;
 }
 
 static int fsync_dir(const char *path)
@@ -330,19 +398,25 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	struct store_header h;
 	struct out o;
 	struct buf tmp = BUF_INIT;
-	uint32_t *order, *renum;
+	uint32_t *renum;
 	struct store_node *nodes;
 	struct vec index;
-	size_t n = w->s_time.n;
+	uint64_t n = w->n_samples;
 	char *dir_copy, *base_copy, *target;
 	mode_t mode;
 	unsigned attempt;
 
 	if (n > UINT32_MAX)
 		return err_set(e, ERR_LIMIT,
-			       "store: %zu samples, more than "
+			       "store: %llu samples, more than "
 			       "the 4 billion a store holds",
-			       n);
+			       (unsigned long long)n);
+	/* a spill that failed fails the commit, before any file is made */
+	if (err_isset(&w->spill_err) ||
+	    spill_end_run(w->spill, &w->spill_err) < 0) {
+		*e = w->spill_err;
+		return ERR_FAIL;
+	}
 	/* A symbolic link is followed: the store it points at is replaced,
 	 * in its own directory, and the link stays. */
 	{
@@ -400,10 +474,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		return ERR_FAIL;
 	}
 
-	/* samples by time: a permutation, applied as they are encoded */
 	vec_init(&index, sizeof(struct store_block));
-	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
-	time_sort((const int64_t *)w->s_time.data, order, n);
 	nodes = number_nodes(w, &renum);
 
 	memset(&h, 0, sizeof(h));
@@ -425,11 +496,10 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->frames.n);
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
-	out_blocks(&o, w, order, renum, &index);
+	if (!o.failed)
+		emit_samples(&o, w, renum, &index);
 	out_section(&o, SEC_SAMPLE_INDEX, index.data, index.size, index.n);
 	vec_release(&index);
-	renumber_sparse(w, &w->old_objects, 1u << SAMPLE_OLD_OBJECT, order);
-	renumber_sparse(w, &w->liveness, LIVENESS_KINDS, order);
 	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
 		    w->old_objects.size, w->old_objects.n);
 	out_section(&o, SEC_HEAP, w->heap.data, w->heap.size, w->heap.n);
@@ -447,7 +517,6 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->ch_blocks.n);
 	out_section(&o, SEC_CH_STATS, w->ch_stats.data, w->ch_stats.size,
 		    w->ch_stats.n);
-	free(order);
 	free(renum);
 	free(nodes);
 

@@ -200,89 +200,117 @@ static uint32_t stack_node(struct store_writer *w, const struct rec_stack *st)
 
 /* --- the sink -------------------------------------------------------------- */
 
+static uint64_t mix(uint64_t h, uint64_t v);
+
+/* rec_identity's term for one sample: summed, so order does not count */
+static uint64_t sample_identity(const struct spill_sample *x)
+{
+	uint64_t h = mix(0, (uint64_t)x->time_ns);
+
+	h = mix(h, (uint64_t)x->bytes);
+	h = mix(h, (uint64_t)x->size);
+	h = mix(h, (uint64_t)x->thread << 16 | (uint64_t)x->kind << 8 |
+			   x->flags);
+	return mix(h, (uint64_t)x->cls << 32 | x->node);
+}
+
+static uint32_t sample_class(struct store_writer *w, const struct rec_sample *s)
+{
+	uint64_t cached;
+	uint32_t cls;
+
+	if (s->class_id && idmap_get(&w->class_cache, s->class_id, &cached))
+		return (uint32_t)cached;
+	cls = class_id(w, s->class_name, s->class_raw);
+	if (s->class_id)
+		idmap_put(&w->class_cache, s->class_id, cls);
+	return cls;
+}
+
+static void put_old_object(struct store_writer *w, const struct rec_sample *s,
+			   uint64_t idx)
+{
+	struct store_old_object *o = vec_push(&w->old_objects);
+
+	o->sample = (uint32_t)idx;
+	o->root = str_id(w, s->gc_root);
+	o->alloc_time_ns = s->alloc_time_ns;
+	o->age_ns = s->object_age_ns;
+	o->object_size = s->object_size;
+	o->last_heap_used = s->last_heap_used;
+	o->array_elements = s->array_elements;
+}
+
+static void put_liveness(struct store_writer *w, const struct rec_sample *s,
+			 uint64_t idx)
+{
+	struct store_liveness *l;
+
+	if (!(LIVENESS_KINDS >> s->kind & 1))
+		return; /* the format keeps it for these only */
+	if (s->liveness == LIVE_DEAD && s->death_ns == REC_NONE)
+		return; /* dead with no time: the reader's "none" */
+	l = vec_push(&w->liveness);
+	l->sample = (uint32_t)idx;
+	l->state = s->liveness == LIVE_DEAD	 ? STORE_LIVE_DEAD
+		   : s->liveness == LIVE_AT_END ? STORE_LIVE_AT_END
+						: STORE_LIVE_AT_CUT;
+	l->death_ns = s->liveness == LIVE_DEAD ? s->death_ns : INT64_MIN;
+	l->alloc_gc = s->alloc_gc == REC_NONE ? -1 : s->alloc_gc;
+	l->death_gc = s->liveness == LIVE_DEAD && s->death_gc != REC_NONE
+			      ? s->death_gc
+			      : -1;
+}
+
 static int w_sample(void *ctx, const struct rec_sample *s)
 {
 	struct store_writer *w = ctx;
-	int64_t bytes, size;
-	size_t idx = w->s_time.n;
+	struct spill_sample x;
 
+	if (err_isset(&w->spill_err))
+		return ERR_FAIL;
 	switch (s->kind) {
 	case SAMPLE_ALLOC:
-		bytes = s->weight;
-		size = REC_NONE;
+		x.bytes = s->weight;
+		x.size = REC_NONE;
 		break;
 	case SAMPLE_TLAB_NEW:
-		bytes = s->tlab_size;
-		size = s->alloc_size;
+		x.bytes = s->tlab_size;
+		x.size = s->alloc_size;
 		break;
 	case SAMPLE_TLAB_OUTSIDE:
-		bytes = s->alloc_size;
-		size = s->alloc_size;
+		x.bytes = s->alloc_size;
+		x.size = s->alloc_size;
 		break;
 	case SAMPLE_OLD_OBJECT:
-		bytes = s->object_size;
-		size = s->object_size;
+		x.bytes = s->object_size;
+		x.size = s->object_size;
 		break;
 	default:
-		bytes = s->weight;
-		size = s->alloc_size;
+		x.bytes = s->weight;
+		x.size = s->alloc_size;
 	}
-	*(int64_t *)vec_push(&w->s_time) = s->time_ns;
-	*(uint32_t *)vec_push(&w->s_rec) = (uint32_t)w->recordings.n;
-	*(uint8_t *)vec_push(&w->s_kind) = (uint8_t)s->kind;
-	*(uint8_t *)vec_push(&w->s_flags) =
-		s->stack && s->stack->truncated ? STORE_SAMPLE_TRUNCATED : 0;
-	*(uint32_t *)vec_push(&w->s_thread) = thread_id(w, s->thread);
-	{
-		uint64_t cached;
-		uint32_t cls;
-
-		if (s->class_id &&
-		    idmap_get(&w->class_cache, s->class_id, &cached)) {
-			cls = (uint32_t)cached;
-		} else {
-			cls = class_id(w, s->class_name, s->class_raw);
-			if (s->class_id)
-				idmap_put(&w->class_cache, s->class_id, cls);
-		}
-		*(uint32_t *)vec_push(&w->s_class) = cls;
-	}
-	*(uint32_t *)vec_push(&w->s_node) = stack_node(w, s->stack);
-	*(int64_t *)vec_push(&w->s_bytes) = bytes;
-	*(int64_t *)vec_push(&w->s_size) = size;
+	if (s->kind >= SAMPLE__COUNT)
+		BUG("store: a sample of kind %u", (unsigned)s->kind);
+	x.time_ns = s->time_ns;
+	x.recording = (uint32_t)w->recordings.n;
+	x.kind = (uint8_t)s->kind;
+	x.flags = s->stack && s->stack->truncated ? STORE_SAMPLE_TRUNCATED : 0;
+	x.thread = thread_id(w, s->thread);
+	x.cls = sample_class(w, s);
+	x.node = stack_node(w, s->stack);
+	x.import = w->n_samples;
+	if (spill_add(w->spill, &x, &w->spill_err) < 0)
+		return ERR_FAIL;
+	w->n_samples++;
+	w->id_sum += sample_identity(&x);
 	if (s->kind == SAMPLE_OLD_OBJECT) {
-		struct store_old_object *o = vec_push(&w->old_objects);
-
-		if (idx > UINT32_MAX)
+		if (x.import > UINT32_MAX)
 			die("store: more than 4 billion samples");
-		o->sample = (uint32_t)idx;
-		o->root = str_id(w, s->gc_root);
-		o->alloc_time_ns = s->alloc_time_ns;
-		o->age_ns = s->object_age_ns;
-		o->object_size = s->object_size;
-		o->last_heap_used = s->last_heap_used;
-		o->array_elements = s->array_elements;
+		put_old_object(w, s, x.import);
 	}
-	if (s->liveness != LIVE_UNKNOWN) {
-		struct store_liveness *l;
-
-		if (!(LIVENESS_KINDS >> s->kind & 1))
-			return 0; /* the format keeps it for these only */
-		if (s->liveness == LIVE_DEAD && s->death_ns == REC_NONE)
-			return 0; /* dead with no time: the reader's "none" */
-		l = vec_push(&w->liveness);
-		l->sample = (uint32_t)idx;
-		l->state = s->liveness == LIVE_DEAD	? STORE_LIVE_DEAD
-			   : s->liveness == LIVE_AT_END ? STORE_LIVE_AT_END
-							: STORE_LIVE_AT_CUT;
-		l->death_ns =
-			s->liveness == LIVE_DEAD ? s->death_ns : INT64_MIN;
-		l->alloc_gc = s->alloc_gc == REC_NONE ? -1 : s->alloc_gc;
-		l->death_gc =
-			s->liveness == LIVE_DEAD && s->death_gc != REC_NONE
-				? s->death_gc
-				: -1;
-	}
+	if (s->liveness != LIVE_UNKNOWN)
+		put_liveness(w, s, x.import);
 	return 0;
 }
 
@@ -335,7 +363,7 @@ static uint64_t rec_identity(const struct store_writer *w,
 			     const struct store_recording *rec)
 {
 	const struct writer_mark *m = &w->mark;
-	uint64_t h = 0x6865617073696674ull, sum = 0;
+	uint64_t h = 0x6865617073696674ull;
 	size_t i;
 
 	h = mix(h, rec->format);
@@ -351,20 +379,8 @@ static uint64_t rec_identity(const struct store_writer *w,
 	for (i = m->counts; i < w->counts.n; i++)
 		h = mix(h, AT(w->counts, struct store_count, i).n ^
 				   AT(w->counts, struct store_count, i).name);
-	for (i = m->samples; i < w->s_time.n; i++) {
-		uint64_t x = mix(0, (uint64_t)AT(w->s_time, int64_t, i));
-
-		x = mix(x, (uint64_t)AT(w->s_bytes, int64_t, i));
-		x = mix(x, (uint64_t)AT(w->s_size, int64_t, i));
-		x = mix(x, (uint64_t)AT(w->s_thread, uint32_t, i) << 16 |
-				   (uint64_t)AT(w->s_kind, uint8_t, i) << 8 |
-				   AT(w->s_flags, uint8_t, i));
-		x = mix(x, (uint64_t)AT(w->s_class, uint32_t, i) << 32 |
-				   AT(w->s_node, uint32_t, i));
-		sum += x;
-	}
-	h = mix(h, sum);
-	h = mix(h, w->s_time.n - m->samples);
+	h = mix(h, w->id_sum); /* summed as the samples arrived */
+	h = mix(h, w->n_samples - m->samples);
 	h = mix(h, (w->heap.n - m->heap) << 32 ^ (w->gcs.n - m->gcs));
 	h = mix(h, (w->liveness.n - m->liveness) << 32 ^
 			   (w->old_objects.n - m->old_objects));
@@ -389,7 +405,9 @@ static void set_mark(struct store_writer *w)
 {
 	struct writer_mark *m = &w->mark;
 
-	m->samples = w->s_time.n;
+	m->samples = w->n_samples;
+	m->runs = spill_n_runs(w->spill);
+	w->id_sum = 0;
 	m->old_objects = w->old_objects.n;
 	m->heap = w->heap.n;
 	m->liveness = w->liveness.n;
@@ -411,9 +429,9 @@ static void drop_since_mark(struct store_writer *w)
 	const struct writer_mark *m = &w->mark;
 
 	w->recordings.n--;
-	w->s_time.n = w->s_rec.n = w->s_kind.n = w->s_flags.n = m->samples;
-	w->s_thread.n = w->s_class.n = w->s_node.n = m->samples;
-	w->s_bytes.n = w->s_size.n = m->samples;
+	/* its samples are whole runs (one ended with it): cut them off */
+	spill_truncate(w->spill, m->runs);
+	w->n_samples = m->samples;
 	w->old_objects.n = m->old_objects;
 	w->heap.n = m->heap;
 	w->liveness.n = m->liveness;
@@ -455,6 +473,10 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 
 	if (w->recordings.n >= STORE_NONE)
 		die("store: too many recordings");
+	/* runs never span recordings: a duplicate's are dropped whole */
+	if (!err_isset(&w->spill_err) &&
+	    spill_end_run(w->spill, &w->spill_err) < 0)
+		return ERR_FAIL;
 	rec = vec_push(&w->recordings);
 	memset(rec, 0, sizeof(*rec));
 	rec->source = str_id(w, r->source);
@@ -650,15 +672,8 @@ struct store_writer *store_writer_new(void)
 	vec_init(&w->frames, sizeof(struct store_frame));
 	vec_init(&w->node_parent, sizeof(uint32_t));
 	vec_init(&w->node_frame, sizeof(uint32_t));
-	vec_init(&w->s_time, sizeof(int64_t));
-	vec_init(&w->s_rec, sizeof(uint32_t));
-	vec_init(&w->s_kind, 1);
-	vec_init(&w->s_flags, 1);
-	vec_init(&w->s_thread, sizeof(uint32_t));
-	vec_init(&w->s_class, sizeof(uint32_t));
-	vec_init(&w->s_node, sizeof(uint32_t));
-	vec_init(&w->s_bytes, sizeof(int64_t));
-	vec_init(&w->s_size, sizeof(int64_t));
+	w->spill = spill_new(0, LIVENESS_KINDS);
+	err_init(&w->spill_err);
 	vec_init(&w->old_objects, sizeof(struct store_old_object));
 	vec_init(&w->heap, sizeof(struct store_heap));
 	vec_init(&w->liveness, sizeof(struct store_liveness));
@@ -700,15 +715,7 @@ void store_writer_free(struct store_writer *w)
 	vec_release(&w->frames);
 	vec_release(&w->node_parent);
 	vec_release(&w->node_frame);
-	vec_release(&w->s_time);
-	vec_release(&w->s_rec);
-	vec_release(&w->s_kind);
-	vec_release(&w->s_flags);
-	vec_release(&w->s_thread);
-	vec_release(&w->s_class);
-	vec_release(&w->s_node);
-	vec_release(&w->s_bytes);
-	vec_release(&w->s_size);
+	spill_free(w->spill);
 	vec_release(&w->old_objects);
 	vec_release(&w->heap);
 	vec_release(&w->liveness);
@@ -729,7 +736,12 @@ const struct sink *store_writer_sink(struct store_writer *w)
 
 uint64_t store_writer_n_samples(const struct store_writer *w)
 {
-	return w->s_time.n;
+	return w->n_samples;
+}
+
+void store_writer_set_spill_dir(struct store_writer *w, const char *dir)
+{
+	spill_set_dir(w->spill, dir);
 }
 
 uint32_t store_writer_n_recordings(const struct store_writer *w)

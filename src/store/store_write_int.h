@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "importers/sink.h"
+#include "store/spill.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/bigmem.h"
@@ -91,8 +92,16 @@ struct store_writer {
 	struct vec recordings, settings, counts, threads, classes, methods,
 		frames;
 	struct vec node_parent, node_frame; /* uint32 each, insertion order */
-	struct vec s_time, s_rec, s_kind, s_flags, s_thread, s_class, s_node,
-		s_bytes, s_size;
+	/* The samples go to the spill as they arrive (spill.h): only their
+	 * count and the running identity of the current recording stay.
+	 * Old-object and liveness records (one per OldObjectSample or agent
+	 * sample at most) stay in memory, naming their samples by import
+	 * index until commit. */
+	struct spill *spill;
+	uint64_t n_samples; /* import index of the next sample */
+	uint64_t id_sum;    /* rec_identity's sum over this recording's */
+	struct err spill_err; /* the first spill error; set: every later
+			       * sample and the commit fail with it */
 	struct vec old_objects, heap, liveness, gcs;
 	struct vec ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats;
 	struct buf ch_cells;
@@ -101,7 +110,9 @@ struct store_writer {
 	 * one's are [mark, n) and can be dropped whole. */
 	struct vec ids; /* uint64 per recording */
 	struct writer_mark {
-		size_t samples, old_objects, heap, liveness, gcs, settings,
+		uint64_t samples;
+		uint32_t runs;
+		size_t old_objects, heap, liveness, gcs, settings,
 			counts, ch_snaps, ch_heaps, ch_maps, ch_blocks,
 			ch_stats, ch_cells;
 	} mark;

@@ -1,0 +1,105 @@
+/*
+ * The store writer's spill: samples leave memory as they arrive, so that
+ * an import's memory follows its largest chunk and its distinct keys,
+ * never its number of samples.
+ *
+ * Samples are buffered up to a run's size (spill_run_samples():
+ * SPILL_RUN_DEFAULT, or HEAPSIFT_STORE_RUN_SAMPLES), stably sorted by time
+ * (time_sort) and appended to one spill file as a run, varint coded.  A
+ * run holds the samples of one recording only (the writer ends a run at
+ * each recording's end, and a sample of another recording ends it too).
+ * The spill file is created, unlinked (O_TMPFILE where the file system
+ * has it, else mkstemp and an unlink at once), in the directory the
+ * writer is told (the store's, so that it fills that file system and not
+ * /tmp), else $TMPDIR, else /tmp; it never outlives the process.
+ *
+ * At commit, spill_merge_*() reads the runs back, a buffer per run (all
+ * buffers together about SPILL_MERGE_BUDGET bytes), and yields every
+ * sample in time order, ties in import order (an earlier run first, then
+ * run order): the order a stable sort of all samples would give.  Runs
+ * of a recording follow each other in time, so the run in front is
+ * drained with one comparison a sample against the next run's head; the
+ * heap of runs is touched only where runs overlap.
+ *
+ * What a spilled sample keeps is what the writer knew when it arrived:
+ * its own thread, class and node ids (the trie is numbered only at
+ * commit), and, for the kinds in sparse_kinds, its import index (its
+ * number among all samples in arrival order), by which old-object and
+ * liveness records find their samples.
+ *
+ * Errors (creating, writing or reading the spill file) are returned with
+ * e set, naming the file's directory and saying "no space left" for
+ * ENOSPC; the writer keeps the first one.  Nothing here exits but on
+ * out-of-memory.
+ */
+#ifndef HS_SPILL_H
+#define HS_SPILL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+#define SPILL_RUN_DEFAULT ((size_t)1 << 20)
+#define SPILL_MERGE_BUDGET ((size_t)16 << 20)
+#define SPILL_NO_IMPORT UINT64_MAX
+
+struct spill_sample {
+	int64_t time_ns;
+	uint32_t recording;
+	uint8_t kind, flags;	    /* flags: STORE_SAMPLE_* (one bit) */
+	uint32_t thread, cls, node; /* the writer's ids; STORE_NONE: none */
+	int64_t bytes, size;
+	/* import index: set by the writer for every sample; spilled, and
+	 * given back by the merge, only for the kinds in sparse_kinds
+	 * (else SPILL_NO_IMPORT) */
+	uint64_t import;
+};
+
+struct spill;
+
+/* A spill whose runs hold at most run_samples samples (0: the default or
+ * the environment's, spill_run_samples()).  Owned by the caller. */
+struct spill *spill_new(size_t run_samples, unsigned sparse_kinds);
+void spill_free(struct spill *sp);
+/* Where the spill file is made; copied.  Only before the first run is
+ * written (later calls are ignored). */
+void spill_set_dir(struct spill *sp, const char *dir);
+/* SPILL_RUN_DEFAULT, or HEAPSIFT_STORE_RUN_SAMPLES when it is a number
+ * from 1 to 2^31. */
+size_t spill_run_samples(void);
+
+/* Add one sample; a full run is sorted and written. */
+int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e);
+/* Sort and write the buffered samples as a run (none: no run). */
+int spill_end_run(struct spill *sp, struct err *e);
+
+/* Runs written so far; the buffered samples are not counted. */
+uint32_t spill_n_runs(const struct spill *sp);
+uint64_t spill_file_len(const struct spill *sp);
+
+/* Forget every run after the first n_runs (a recording dropped as a
+ * duplicate); nothing may be buffered. */
+void spill_truncate(struct spill *sp, uint32_t n_runs);
+
+/* The merge of every run written (end the last run first). */
+struct spill_merge;
+int spill_merge_new(struct spill *sp, struct spill_merge **out,
+		    struct err *e);
+/* The next sample in time order: 1, 0 at the end, <0 on a read error or a
+ * damaged run (e set). */
+int spill_merge_next(struct spill_merge *m, struct spill_sample *out,
+		     struct err *e);
+void spill_merge_free(struct spill_merge *m);
+
+/* Exposed for the unit tests: one sample's bytes in a run. */
+#define SPILL_REC_MAX 64
+size_t spill_encode(unsigned char *p, const struct spill_sample *s,
+		    int64_t prev_time, uint64_t pos, unsigned sparse_kinds);
+/* false when the bytes are not one whole sample */
+bool spill_decode(const unsigned char **pp, const unsigned char *end,
+		  struct spill_sample *s, int64_t prev_time, uint64_t *pos,
+		  unsigned sparse_kinds);
+
+#endif
