@@ -3,8 +3,15 @@
  * heapsift import --append (store.h): each sample is replayed through
  * the writer's sink as an importer would emit it, in the store's order,
  * so that the writer interns and sorts it anew.
+ *
+ * The samples are read a block at a time (one open block per kind,
+ * merged by seq), never decoded whole: a first pass checks that they
+ * hold every seq once in time order, as store_verify() would, and notes
+ * which recordings each block holds; then each recording's samples are
+ * replayed from the blocks that hold some of them.
  */
 #include "store/store.h"
+#include "store/store_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -160,220 +167,436 @@ static int ch_replay(struct store *s, const struct sink *sink, uint32_t r,
 	return 0;
 }
 
-int store_writer_add_store(struct store_writer *w, struct store *s,
-			   struct err *e)
+/* --- the samples in seq order, a block of each kind at a time ---------- */
+
+struct kind_cursor {
+	uint32_t n_blocks, b; /* b: the next block to read */
+	struct store_block_buf *bb;
+	struct store_samples m; /* block b - 1, decoded */
+	uint64_t i;		/* the next sample of m */
+	uint32_t *rec_lo, *rec_hi; /* recordings each block holds */
+};
+
+struct seq_cursor {
+	struct store *s;
+	struct kind_cursor k[SAMPLE__COUNT];
+	uint32_t rec; /* only this recording's samples; UINT32_MAX: all */
+};
+
+/* One sample of the old store, as its columns give it. */
+struct old_sample {
+	uint32_t seq, recording, thread, cls, node;
+	int64_t time_ns, bytes, size;
+	uint8_t kind, flags;
+};
+
+static int cursor_init(struct seq_cursor *sc, struct store *s, struct err *e)
 {
-	const struct sink *sink = store_writer_sink(w);
-	const struct store_recording *recs;
-	const struct store_setting *sets;
-	const struct store_count *counts;
+	int k;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->s = s;
+	sc->rec = UINT32_MAX;
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		struct kind_cursor *c = &sc->k[k];
+		const struct store_block *ix;
+		uint32_t b;
+
+		if (store_kind_blocks(s, k, &ix, &c->n_blocks, e) < 0)
+			return ERR_FAIL;
+		c->bb = store_block_buf_new();
+		c->rec_lo = xmalloc((c->n_blocks + 1) * sizeof(uint32_t));
+		c->rec_hi = xmalloc((c->n_blocks + 1) * sizeof(uint32_t));
+		for (b = 0; b < c->n_blocks; b++) {
+			c->rec_lo[b] = UINT32_MAX;
+			c->rec_hi[b] = 0;
+		}
+	}
+	return 0;
+}
+
+/* Start again from the first blocks, for recording rec only. */
+static void cursor_rewind(struct seq_cursor *sc, uint32_t rec)
+{
+	int k;
+
+	sc->rec = rec;
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		sc->k[k].b = 0;
+		sc->k[k].i = sc->k[k].m.n = 0;
+	}
+}
+
+static void cursor_release(struct seq_cursor *sc)
+{
+	int k;
+
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		store_block_buf_free(sc->k[k].bb);
+		free(sc->k[k].rec_lo);
+		free(sc->k[k].rec_hi);
+	}
+}
+
+/* Kind k's next sample (of sc->rec) at m[i], reading blocks as needed;
+ * false when the kind has no more. */
+static int kind_ready(struct seq_cursor *sc, int k, struct err *e)
+{
+	struct kind_cursor *c = &sc->k[k];
+
+	for (;;) {
+		while (c->i < c->m.n) {
+			if (sc->rec == UINT32_MAX ||
+			    c->m.recording[c->i] == sc->rec)
+				return 1;
+			c->i++;
+		}
+		/* a block that holds none of rec is not read */
+		while (c->b < c->n_blocks && sc->rec != UINT32_MAX &&
+		       (sc->rec < c->rec_lo[c->b] || sc->rec > c->rec_hi[c->b]))
+			c->b++;
+		if (c->b == c->n_blocks)
+			return 0;
+		if (store_read_block_buf(sc->s, k, c->b, c->bb, &c->m, e) < 0)
+			return ERR_FAIL;
+		c->b++;
+		c->i = 0;
+	}
+}
+
+/* The next sample by seq: 1, 0 at the end, <0 on damage. */
+static int cursor_next(struct seq_cursor *sc, struct old_sample *x,
+		       struct err *e)
+{
+	struct kind_cursor *c;
+	int k, best = -1, rc;
+	uint64_t i;
+
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		rc = kind_ready(sc, k, e);
+		if (rc < 0)
+			return ERR_FAIL;
+		if (rc && (best < 0 || sc->k[k].m.seq[sc->k[k].i] <
+					       sc->k[best].m.seq[sc->k[best].i]))
+			best = k;
+	}
+	if (best < 0)
+		return 0;
+	c = &sc->k[best];
+	i = c->i++;
+	x->seq = c->m.seq[i];
+	x->recording = c->m.recording[i];
+	x->thread = c->m.thread[i];
+	x->cls = c->m.cls[i];
+	x->node = c->m.node[i];
+	x->time_ns = c->m.time_ns[i];
+	x->bytes = c->m.bytes[i];
+	x->size = c->m.size ? c->m.size[i] : REC_NONE;
+	x->kind = (uint8_t)best;
+	x->flags = c->m.flags[i];
+	/* the first pass notes which recordings each block holds */
+	if (sc->rec == UINT32_MAX) {
+		if (x->recording < c->rec_lo[c->b - 1])
+			c->rec_lo[c->b - 1] = x->recording;
+		if (x->recording > c->rec_hi[c->b - 1])
+			c->rec_hi[c->b - 1] = x->recording;
+	}
+	return 1;
+}
+
+/* Every seq once, in time order (what store_samples() checks), and the
+ * blocks' recordings noted. */
+static int check_samples(struct seq_cursor *sc, struct err *e)
+{
+	struct old_sample x;
+	uint64_t want = 0;
+	int64_t prev = INT64_MIN;
+	int rc;
+
+	while ((rc = cursor_next(sc, &x, e)) > 0) {
+		if (x.seq != want) {
+			err_set(e, ERR_FORMAT,
+				"store: section 'sample blocks' holds a "
+				"sample twice");
+			return ERR_FAIL;
+		}
+		if (x.time_ns < prev) {
+			err_set(e, ERR_FORMAT,
+				"store: section 'sample blocks', sample %llu "
+				"is not in time order",
+				(unsigned long long)want);
+			return ERR_FAIL;
+		}
+		prev = x.time_ns;
+		want++;
+	}
+	return rc;
+}
+
+/* --- replaying -------------------------------------------------------- */
+
+struct old_tables {
 	const struct store_thread *threads;
 	const struct store_class *classes;
 	const struct store_method *methods;
 	const struct store_frame *frames;
 	const struct store_node *nodes;
-	const struct store_heap *heap;
 	const struct store_old_object *old;
 	const struct store_liveness *live;
+	uint32_t n_old, n_live;
+	struct rec_frame *fbuf; /* as deep as the trie */
+	uint64_t oi, li;	/* old and live records before these seqs done */
+};
+
+/* x's stack into st (frames in t->fbuf), site first. */
+static void replay_stack(struct store *s, struct old_tables *t,
+			 const struct old_sample *x, struct rec_stack *st)
+{
+	uint32_t node = x->node, depth = 0;
+
+	for (; node; node = t->nodes[node].parent) {
+		const struct store_frame *f = &t->frames[t->nodes[node].frame];
+		const struct store_method *m = &t->methods[f->method];
+		struct rec_frame *rf = &t->fbuf[depth++];
+
+		rf->class_name = store_str(s, t->classes[m->cls].display);
+		rf->class_raw = store_str(s, t->classes[m->cls].raw);
+		rf->method = store_str(s, m->name);
+		rf->descriptor = store_str(s, m->descriptor);
+		rf->hidden = m->flags & STORE_METHOD_HIDDEN;
+		rf->line = f->line;
+		rf->bci = f->bci;
+		rf->type = store_str(s, f->type);
+	}
+	st->id = x->node; /* never 0 here */
+	st->frames = t->fbuf;
+	st->n_frames = depth;
+	st->truncated = x->flags & STORE_SAMPLE_TRUNCATED;
+}
+
+/* The old-object and liveness facts of sample seq into r (both sections
+ * sorted by seq, met in increasing seq). */
+static void replay_sparse(struct store *s, struct old_tables *t, uint32_t seq,
+			  struct rec_sample *r)
+{
+	const struct store_old_object *o;
+	const struct store_liveness *l;
+
+	while (t->oi < t->n_old && t->old[t->oi].sample < seq)
+		t->oi++;
+	if (t->oi < t->n_old && t->old[t->oi].sample == seq) {
+		o = &t->old[t->oi];
+		r->alloc_time_ns = o->alloc_time_ns;
+		r->object_age_ns = o->age_ns;
+		r->object_size = o->object_size;
+		r->last_heap_used = o->last_heap_used;
+		r->array_elements = o->array_elements;
+		r->gc_root = o->root ? store_str(s, o->root) : NULL;
+	}
+	while (t->li < t->n_live && t->live[t->li].sample < seq)
+		t->li++;
+	if (t->li < t->n_live && t->live[t->li].sample == seq) {
+		l = &t->live[t->li];
+		r->liveness = l->state == STORE_LIVE_DEAD     ? LIVE_DEAD
+			      : l->state == STORE_LIVE_AT_END ? LIVE_AT_END
+							      : LIVE_AT_CUT;
+		if (r->liveness == LIVE_DEAD)
+			r->death_ns = l->death_ns;
+		if (l->alloc_gc >= 0)
+			r->alloc_gc = l->alloc_gc;
+		if (l->death_gc >= 0)
+			r->death_gc = l->death_gc;
+	}
+}
+
+static int replay_sample(struct store *s, const struct sink *sink,
+			 struct old_tables *t, const struct old_sample *x)
+{
+	struct rec_sample r;
+	struct rec_thread th;
+	struct rec_stack st;
+
+	rec_sample_init(&r, (enum sample_kind)x->kind);
+	r.time_ns = x->time_ns;
+	switch (r.kind) {
+	case SAMPLE_TLAB_NEW:
+		r.tlab_size = x->bytes;
+		r.alloc_size = x->size;
+		break;
+	case SAMPLE_TLAB_OUTSIDE:
+		r.alloc_size = x->bytes;
+		break;
+	case SAMPLE_OLD_OBJECT:
+		r.object_size = x->size;
+		break;
+	default:
+		r.weight = x->bytes;
+		r.alloc_size = x->size;
+	}
+	if (x->thread != STORE_NONE) {
+		const struct store_thread *th_rec = &t->threads[x->thread];
+
+		th.id = (uint64_t)x->thread + 1;
+		th.name = store_str(s, th_rec->name);
+		th.java_id = th_rec->java_id;
+		th.os_id = th_rec->os_id;
+		th.is_virtual = th_rec->flags & STORE_THREAD_VIRTUAL;
+		r.thread = &th;
+	}
+	if (x->cls != STORE_NONE) {
+		r.class_id = (uint64_t)x->cls + 1;
+		r.class_name = store_str(s, t->classes[x->cls].display);
+		r.class_raw = store_str(s, t->classes[x->cls].raw);
+	}
+	if (x->node) {
+		replay_stack(s, t, x, &st);
+		r.stack = &st;
+	}
+	replay_sparse(s, t, x->seq, &r);
+	return sink->ops->sample(sink->ctx, &r);
+}
+
+/* Recording r's samples, in seq order, into sink. */
+static int replay_samples(struct store *s, const struct sink *sink,
+			  struct seq_cursor *sc, struct old_tables *t,
+			  uint32_t r, struct err *e)
+{
+	struct old_sample x;
+	int rc;
+
+	cursor_rewind(sc, r);
+	t->oi = t->li = 0;
+	while ((rc = cursor_next(sc, &x, e)) > 0)
+		if (replay_sample(s, sink, t, &x) < 0)
+			return err_set(e, ERR_IO, "store: copying failed");
+	return rc;
+}
+
+/* Recording r's GCs, heap summaries and code-heap snapshots, then the
+ * recording itself, into sink. */
+static int replay_recording(struct store *s, const struct sink *sink,
+			    uint32_t r, struct err *e)
+{
+	const struct store_recording *recs;
+	const struct store_setting *sets;
+	const struct store_count *counts;
+	const struct store_heap *heap;
 	const struct store_gc *gcs;
-	struct store_samples sm;
-	uint32_t n_recs, n_sets, n_counts, n_threads, n_classes, n_methods,
-		n_frames, n_nodes, n_heap, n_old, n_live, n_gcs, r;
-	struct rec_frame *fbuf;
+	uint32_t n_recs, n_sets, n_counts, n_heap, n_gcs, k;
 	struct rec_setting *sbuf;
 	struct rec_count *cbuf;
-	uint64_t i, oi, li;
+	struct rec_recording rr;
 	int rc = 0;
 
-	if (store_verify(s, e) < 0 ||
-	    store_recordings(s, &recs, &n_recs, e) < 0 ||
+	if (store_recordings(s, &recs, &n_recs, e) < 0 ||
 	    store_settings(s, &sets, &n_sets, e) < 0 ||
 	    store_counts(s, &counts, &n_counts, e) < 0 ||
-	    store_threads(s, &threads, &n_threads, e) < 0 ||
-	    store_classes(s, &classes, &n_classes, e) < 0 ||
-	    store_methods(s, &methods, &n_methods, e) < 0 ||
-	    store_frames(s, &frames, &n_frames, e) < 0 ||
-	    store_nodes(s, &nodes, &n_nodes, e) < 0 ||
 	    store_heap(s, &heap, &n_heap, e) < 0 ||
-	    store_old_objects(s, &old, &n_old, e) < 0 ||
-	    store_liveness(s, &live, &n_live, e) < 0 ||
-	    store_gcs(s, &gcs, &n_gcs, e) < 0 || store_samples(s, &sm, e) < 0)
+	    store_gcs(s, &gcs, &n_gcs, e) < 0)
 		return ERR_FAIL;
-	(void)n_threads;
-	(void)n_classes;
-	(void)n_methods;
-	(void)n_frames;
-	fbuf = xmalloc(sizeof(*fbuf) * (n_nodes ? n_nodes : 1));
-	sbuf = xmalloc(sizeof(*sbuf) * (n_sets ? n_sets : 1));
-	cbuf = xmalloc(sizeof(*cbuf) * (n_counts ? n_counts : 1));
-	for (r = 0; r < n_recs && rc >= 0; r++) {
-		struct rec_recording rr;
-		uint32_t k;
+	for (k = 0; k < n_gcs && rc >= 0; k++) {
+		struct rec_gc g;
 
-		for (i = 0, oi = 0, li = 0; i < sm.n && rc >= 0; i++) {
-			struct rec_sample x;
-			struct rec_thread th;
-			struct rec_stack st;
-			uint32_t node = sm.node[i], depth = 0;
-
-			if (sm.recording[i] != r)
-				continue;
-			rec_sample_init(&x, (enum sample_kind)sm.kind[i]);
-			x.time_ns = sm.time_ns[i];
-			switch (x.kind) {
-			case SAMPLE_TLAB_NEW:
-				x.tlab_size = sm.bytes[i];
-				x.alloc_size = sm.size[i];
-				break;
-			case SAMPLE_TLAB_OUTSIDE:
-				x.alloc_size = sm.bytes[i];
-				break;
-			case SAMPLE_OLD_OBJECT:
-				x.object_size = sm.size[i];
-				break;
-			default:
-				x.weight = sm.bytes[i];
-				x.alloc_size = sm.size[i];
-			}
-			if (sm.thread[i] != STORE_NONE) {
-				const struct store_thread *t =
-					&threads[sm.thread[i]];
-
-				th.id = (uint64_t)sm.thread[i] + 1;
-				th.name = store_str(s, t->name);
-				th.java_id = t->java_id;
-				th.os_id = t->os_id;
-				th.is_virtual = t->flags & STORE_THREAD_VIRTUAL;
-				x.thread = &th;
-			}
-			if (sm.cls[i] != STORE_NONE) {
-				x.class_id = (uint64_t)sm.cls[i] + 1;
-				x.class_name = store_str(
-					s, classes[sm.cls[i]].display);
-				x.class_raw =
-					store_str(s, classes[sm.cls[i]].raw);
-			}
-			/* a node's path, site first */
-			for (; node; node = nodes[node].parent) {
-				const struct store_frame *f =
-					&frames[nodes[node].frame];
-				const struct store_method *m =
-					&methods[f->method];
-				struct rec_frame *rf = &fbuf[depth++];
-
-				rf->class_name =
-					store_str(s, classes[m->cls].display);
-				rf->class_raw =
-					store_str(s, classes[m->cls].raw);
-				rf->method = store_str(s, m->name);
-				rf->descriptor = store_str(s, m->descriptor);
-				rf->hidden = m->flags & STORE_METHOD_HIDDEN;
-				rf->line = f->line;
-				rf->bci = f->bci;
-				rf->type = store_str(s, f->type);
-			}
-			if (sm.node[i]) {
-				st.id = sm.node[i]; /* never 0 here */
-				st.frames = fbuf;
-				st.n_frames = depth;
-				st.truncated =
-					sm.flags[i] & STORE_SAMPLE_TRUNCATED;
-				x.stack = &st;
-			}
-			/* old-object extras are sorted by sample too */
-			while (oi < n_old && old[oi].sample < i)
-				oi++;
-			if (oi < n_old && old[oi].sample == i) {
-				x.alloc_time_ns = old[oi].alloc_time_ns;
-				x.object_age_ns = old[oi].age_ns;
-				x.object_size = old[oi].object_size;
-				x.last_heap_used = old[oi].last_heap_used;
-				x.array_elements = old[oi].array_elements;
-				x.gc_root = old[oi].root
-						    ? store_str(s, old[oi].root)
-						    : NULL;
-			}
-			while (li < n_live && live[li].sample < i)
-				li++;
-			if (li < n_live && live[li].sample == i) {
-				x.liveness =
-					live[li].state == STORE_LIVE_DEAD
-						? LIVE_DEAD
-					: live[li].state == STORE_LIVE_AT_END
-						? LIVE_AT_END
-						: LIVE_AT_CUT;
-				if (x.liveness == LIVE_DEAD)
-					x.death_ns = live[li].death_ns;
-				if (live[li].alloc_gc >= 0)
-					x.alloc_gc = live[li].alloc_gc;
-				if (live[li].death_gc >= 0)
-					x.death_gc = live[li].death_gc;
-			}
-			rc = sink->ops->sample(sink->ctx, &x);
-		}
-		for (k = 0; k < n_gcs && rc >= 0; k++) {
-			struct rec_gc g;
-
-			if (gcs[k].recording != r || !sink->ops->gc)
-				continue;
-			g.number = gcs[k].number;
-			g.start_ns = gcs[k].start_ns;
-			g.end_ns = gcs[k].end_ns;
-			rc = sink->ops->gc(sink->ctx, &g);
-		}
-		for (k = 0; k < n_heap && rc >= 0; k++) {
-			struct rec_heap_summary hs;
-
-			if (heap[k].recording != r)
-				continue;
-			hs.time_ns = heap[k].time_ns;
-			hs.gc_id = heap[k].gc_id;
-			hs.when = store_str(s, heap[k].when);
-			hs.heap_used = heap[k].used;
-			hs.committed = heap[k].committed;
-			hs.reserved = heap[k].reserved;
-			rc = sink->ops->heap_summary(sink->ctx, &hs);
-		}
-		memset(&rr, 0, sizeof(rr));
-		rr.source = store_str(s, recs[r].source);
-		rr.format = store_str(s, recs[r].format);
-		rr.jvm_name = recs[r].jvm_name ? store_str(s, recs[r].jvm_name)
-					       : NULL;
-		rr.jvm_version = recs[r].jvm_version
-					 ? store_str(s, recs[r].jvm_version)
-					 : NULL;
-		rr.start_ns = recs[r].start_ns;
-		rr.end_ns = recs[r].end_ns;
-		rr.n_chunks = recs[r].n_chunks;
-		rr.bytes_skipped = recs[r].bytes_skipped;
-		for (k = 0; k < recs[r].n_settings; k++) {
-			sbuf[k].name = store_str(
-				s, sets[recs[r].first_setting + k].name);
-			sbuf[k].value = store_str(
-				s, sets[recs[r].first_setting + k].value);
-		}
-		rr.settings = sbuf;
-		rr.n_settings = recs[r].n_settings;
-		for (k = 0; k < recs[r].n_counts; k++) {
-			cbuf[k].name = store_str(
-				s, counts[recs[r].first_count + k].name);
-			cbuf[k].n = counts[recs[r].first_count + k].n;
-		}
-		rr.event_types = cbuf;
-		rr.n_event_types = recs[r].n_counts;
-		if (rc >= 0 && ch_replay(s, sink, r, e) < 0) {
-			free(fbuf);
-			free(sbuf);
-			free(cbuf);
-			return ERR_FAIL;
-		}
-		if (rc >= 0)
-			rc = sink->ops->recording(sink->ctx, &rr);
+		if (gcs[k].recording != r || !sink->ops->gc)
+			continue;
+		g.number = gcs[k].number;
+		g.start_ns = gcs[k].start_ns;
+		g.end_ns = gcs[k].end_ns;
+		rc = sink->ops->gc(sink->ctx, &g);
 	}
-	free(fbuf);
-	free(sbuf);
-	free(cbuf);
+	for (k = 0; k < n_heap && rc >= 0; k++) {
+		struct rec_heap_summary hs;
+
+		if (heap[k].recording != r)
+			continue;
+		hs.time_ns = heap[k].time_ns;
+		hs.gc_id = heap[k].gc_id;
+		hs.when = store_str(s, heap[k].when);
+		hs.heap_used = heap[k].used;
+		hs.committed = heap[k].committed;
+		hs.reserved = heap[k].reserved;
+		rc = sink->ops->heap_summary(sink->ctx, &hs);
+	}
 	if (rc < 0)
 		return err_set(e, ERR_IO, "store: copying failed");
-	return 0;
+	memset(&rr, 0, sizeof(rr));
+	rr.source = store_str(s, recs[r].source);
+	rr.format = store_str(s, recs[r].format);
+	rr.jvm_name = recs[r].jvm_name ? store_str(s, recs[r].jvm_name) : NULL;
+	rr.jvm_version =
+		recs[r].jvm_version ? store_str(s, recs[r].jvm_version) : NULL;
+	rr.start_ns = recs[r].start_ns;
+	rr.end_ns = recs[r].end_ns;
+	rr.n_chunks = recs[r].n_chunks;
+	rr.bytes_skipped = recs[r].bytes_skipped;
+	sbuf = xmalloc(sizeof(*sbuf) * (recs[r].n_settings + 1));
+	cbuf = xmalloc(sizeof(*cbuf) * (recs[r].n_counts + 1));
+	for (k = 0; k < recs[r].n_settings; k++) {
+		sbuf[k].name = store_str(s, sets[recs[r].first_setting + k].name);
+		sbuf[k].value =
+			store_str(s, sets[recs[r].first_setting + k].value);
+	}
+	rr.settings = sbuf;
+	rr.n_settings = recs[r].n_settings;
+	for (k = 0; k < recs[r].n_counts; k++) {
+		cbuf[k].name = store_str(s, counts[recs[r].first_count + k].name);
+		cbuf[k].n = counts[recs[r].first_count + k].n;
+	}
+	rr.event_types = cbuf;
+	rr.n_event_types = recs[r].n_counts;
+	rc = ch_replay(s, sink, r, e);
+	if (rc >= 0 && sink->ops->recording(sink->ctx, &rr) < 0)
+		rc = err_set(e, ERR_IO, "store: copying failed");
+	free(sbuf);
+	free(cbuf);
+	return rc;
+}
+
+/* Every section checked as store_verify() does, but the samples, which
+ * check_samples() checks a block at a time. */
+static int check_sections(struct store *s, struct err *e)
+{
+	int i;
+
+	for (i = 0; i < I__COUNT; i++)
+		if (store_section(s, i, e) < 0)
+			return ERR_FAIL;
+	return store_blocks_crc_check(s, e);
+}
+
+int store_writer_add_store(struct store_writer *w, struct store *s,
+			   struct err *e)
+{
+	const struct sink *sink = store_writer_sink(w);
+	const struct store_recording *recs;
+	struct old_tables t;
+	struct seq_cursor sc;
+	uint32_t n_recs, n, r;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	if (check_sections(s, e) < 0 ||
+	    store_recordings(s, &recs, &n_recs, e) < 0 ||
+	    store_threads(s, &t.threads, &n, e) < 0 ||
+	    store_classes(s, &t.classes, &n, e) < 0 ||
+	    store_methods(s, &t.methods, &n, e) < 0 ||
+	    store_frames(s, &t.frames, &n, e) < 0 ||
+	    store_nodes(s, &t.nodes, &n, e) < 0 ||
+	    store_old_objects(s, &t.old, &t.n_old, e) < 0 ||
+	    store_liveness(s, &t.live, &t.n_live, e) < 0)
+		return ERR_FAIL;
+	t.fbuf = xmalloc(sizeof(*t.fbuf) * (n ? n : 1));
+	rc = cursor_init(&sc, s, e);
+	if (rc >= 0)
+		rc = check_samples(&sc, e);
+	if (rc < 0)
+		err_source(e, s->path);
+	for (r = 0; r < n_recs && rc >= 0; r++) {
+		rc = replay_samples(s, sink, &sc, &t, r, e);
+		if (rc >= 0)
+			rc = replay_recording(s, sink, r, e);
+	}
+	cursor_release(&sc);
+	free(t.fbuf);
+	return rc < 0 ? ERR_FAIL : 0;
 }

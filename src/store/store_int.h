@@ -62,6 +62,19 @@ const char *store_section_name(int idx);
 const char *store_index_check(struct store *s, uint64_t *at);
 int store_seqs_check(struct store *s, int idx, unsigned kinds, struct err *e);
 int store_blocks_verify(struct store *s, struct err *e);
+/* The sample blocks section's checksum alone (info --check's part that
+ * needs no sample in memory). */
+int store_blocks_crc_check(struct store *s, struct err *e);
+
+/* A block's decoded columns owned by the caller, so that blocks of
+ * several kinds can be open at once (store_append.c merges them by seq):
+ * store_read_block() into bb, valid until the next read into bb. */
+struct store_block_buf;
+struct store_block_buf *store_block_buf_new(void);
+void store_block_buf_free(struct store_block_buf *bb);
+int store_read_block_buf(struct store *s, int kind, uint32_t b,
+			 struct store_block_buf *bb, struct store_samples *out,
+			 struct err *e);
 void store_samples_free(struct store *s);
 
 #endif

@@ -342,8 +342,9 @@ int store_kind_blocks(struct store *s, int kind, const struct store_block **out,
 	return 0;
 }
 
-int store_read_block(struct store *s, int kind, uint32_t b,
-		     struct store_samples *out, struct err *e)
+/* Block b of kind into d (STORE_BLOCK_SAMPLES long), checked. */
+static int read_block(struct store *s, int kind, uint32_t b, struct cols *d,
+		      struct store_samples *out, struct err *e)
 {
 	struct store_sample_cache *c;
 	struct decode_job job;
@@ -355,27 +356,54 @@ int store_read_block(struct store *s, int kind, uint32_t b,
 	c = s->samples;
 	if (b >= c->n_blocks[kind])
 		BUG("store: block %u of %u", b, c->n_blocks[kind]);
-	if (!c->scratch.seq)
-		cols_alloc(&c->scratch, STORE_BLOCK_SAMPLES, true);
-	job = (struct decode_job){s,
-				  &c->scratch,
-				  c->first[kind] + b,
-				  c->first[kind] + b + 1,
-				  0,
-				  {0},
-				  0};
+	if (!d->seq)
+		cols_alloc(d, STORE_BLOCK_SAMPLES, true);
+	job = (struct decode_job){
+		s, d, c->first[kind] + b, c->first[kind] + b + 1, 0, {0}, 0};
 	err_init(&job.e);
 	decode_run(&job);
 	if (job.rc < 0) {
 		*e = job.e;
 		return ERR_FAIL;
 	}
-	cols_out(&c->scratch, out);
+	cols_out(d, out);
 	out->n = ((const struct store_block *)s->sec[I_S_INDEX].p)[job.from].n;
-	memset(c->scratch.kind, kind, (size_t)out->n);
+	memset(d->kind, kind, (size_t)out->n);
 	if (!STORE_KIND_HAS_SIZE(kind))
 		out->size = kind == SAMPLE_ALLOC ? NULL : out->bytes;
 	return 0;
+}
+
+int store_read_block(struct store *s, int kind, uint32_t b,
+		     struct store_samples *out, struct err *e)
+{
+	if (indexed(s, e) < 0)
+		return ERR_FAIL;
+	return read_block(s, kind, b, &s->samples->scratch, out, e);
+}
+
+struct store_block_buf {
+	struct cols d;
+};
+
+struct store_block_buf *store_block_buf_new(void)
+{
+	return xcalloc(1, sizeof(struct store_block_buf));
+}
+
+void store_block_buf_free(struct store_block_buf *bb)
+{
+	if (!bb)
+		return;
+	cols_free(&bb->d);
+	free(bb);
+}
+
+int store_read_block_buf(struct store *s, int kind, uint32_t b,
+			 struct store_block_buf *bb, struct store_samples *out,
+			 struct err *e)
+{
+	return read_block(s, kind, b, &bb->d, out, e);
 }
 
 int store_kind_counts(struct store *s, uint64_t counts[SAMPLE__COUNT],
@@ -552,10 +580,9 @@ int store_seqs_check(struct store *s, int idx, unsigned kinds, struct err *e)
 	return 0;
 }
 
-int store_blocks_verify(struct store *s, struct err *e)
+int store_blocks_crc_check(struct store *s, struct err *e)
 {
 	const struct section *sec = &s->sec[I_S_BLOCKS];
-	struct store_samples all;
 
 	if (sec->present &&
 	    crc32c_update(0, sec->p, (size_t)sec->len) != sec->crc) {
@@ -565,5 +592,14 @@ int store_blocks_verify(struct store *s, struct err *e)
 		err_source(e, s->path);
 		return ERR_FAIL;
 	}
+	return 0;
+}
+
+int store_blocks_verify(struct store *s, struct err *e)
+{
+	struct store_samples all;
+
+	if (store_blocks_crc_check(s, e) < 0)
+		return ERR_FAIL;
 	return store_samples(s, &all, e);
 }
