@@ -128,7 +128,9 @@ static int import_member(void *ctx, const struct member *m)
 	}
 	cli_progress("importing %s", m->display);
 	err_init(&e);
-	if (pr.ops->import(m->in, store_writer_sink(im->w), &env, &e) < 0) {
+	if (pr.ops->import(m->in, store_writer_sink(im->w), &env, &e) < 0 &&
+	    !store_writer_failed(im->w, NULL)) {
+		/* (a writer that failed says why once, at the end) */
 		err_source(&e, m->display);
 		im->warnings++;
 		print_problem("warning", &e);
@@ -144,6 +146,12 @@ static int import_member(void *ctx, const struct member *m)
 /* Write the store, or say why not; EXIT_OK or the failure's status. */
 static int finish(struct import *im, const char *out, struct err *e)
 {
+	if (store_writer_failed(im->w, e)) {
+		/* the spill file: no space left, or an I/O error */
+		print_problem("error", e);
+		fprintf(stderr, "heapsift import: %s not written\n", out);
+		return EXIT_ERROR;
+	}
 	if (!im->recordings && im->duplicates) {
 		fprintf(stderr,
 			"heapsift import: every recording is already in %s; "
@@ -177,8 +185,11 @@ static void spill_beside(struct store_writer *w, const char *out)
 {
 	char *real = realpath(out, NULL);
 	char *copy = real ? real : xstrdup(out);
+	char *dir = realpath(dirname(copy), NULL);
 
-	store_writer_set_spill_dir(w, dirname(copy));
+	/* the full path, for the messages */
+	store_writer_set_spill_dir(w, dir ? dir : dirname(copy));
+	free(dir);
 	free(copy);
 }
 

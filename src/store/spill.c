@@ -361,7 +361,9 @@ int spill_end_run(struct spill *sp, struct err *e)
 	sp->n = 0;
 	r->len = spill_file_len(sp) - r->off;
 	sp->n_runs++;
-	return 0;
+	/* on disk now: a full disk is said during the import, and a
+	 * dropped recording's runs are cut from the file alone */
+	return wbuf_flush(sp, e);
 }
 
 int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e)
@@ -404,13 +406,9 @@ void spill_truncate(struct spill *sp, uint32_t n_runs)
 		BUG("spill: truncated with samples buffered");
 	if (n_runs >= sp->n_runs)
 		return;
+	/* every run is on disk (spill_end_run): give the space back */
 	len = sp->runs[n_runs].off;
 	sp->n_runs = n_runs;
-	if (len >= sp->file_len) {
-		sp->wlen = (size_t)(len - sp->file_len);
-		return;
-	}
-	/* the bytes written past the cut are dead; give the space back */
 	sp->wlen = 0;
 	sp->file_len = len;
 	if (ftruncate(sp->fd, (off_t)len) < 0)

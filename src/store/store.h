@@ -51,6 +51,11 @@ void store_writer_free(struct store_writer *w);
  */
 void store_writer_set_spill_dir(struct store_writer *w, const char *dir);
 
+/* Whether the writer failed (its spill file: no space left, I/O); then
+ * every later sample fails, commit fails, and e (if not NULL) gets the
+ * reason, which is better to show than an importer's "sink failed". */
+bool store_writer_failed(const struct store_writer *w, struct err *e);
+
 /* The sink importers write into; borrowed, valid while w lives. */
 const struct sink *store_writer_sink(struct store_writer *w);
 

@@ -457,18 +457,22 @@ static int replay_sample(struct store *s, const struct sink *sink,
 }
 
 /* Recording r's samples, in seq order, into sink. */
-static int replay_samples(struct store *s, const struct sink *sink,
+static int replay_samples(struct store_writer *w, struct store *s,
 			  struct seq_cursor *sc, struct old_tables *t,
 			  uint32_t r, struct err *e)
 {
+	const struct sink *sink = store_writer_sink(w);
 	struct old_sample x;
 	int rc;
 
 	cursor_rewind(sc, r);
 	t->oi = t->li = 0;
 	while ((rc = cursor_next(sc, &x, e)) > 0)
-		if (replay_sample(s, sink, t, &x) < 0)
+		if (replay_sample(s, sink, t, &x) < 0) {
+			if (store_writer_failed(w, e))
+				return ERR_FAIL; /* the spill's reason */
 			return err_set(e, ERR_IO, "store: copying failed");
+		}
 	return rc;
 }
 
@@ -592,9 +596,11 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 	if (rc < 0)
 		err_source(e, s->path);
 	for (r = 0; r < n_recs && rc >= 0; r++) {
-		rc = replay_samples(s, sink, &sc, &t, r, e);
+		rc = replay_samples(w, s, &sc, &t, r, e);
 		if (rc >= 0)
 			rc = replay_recording(s, sink, r, e);
+		if (rc < 0)
+			store_writer_failed(w, e);
 	}
 	cursor_release(&sc);
 	free(t.fbuf);

@@ -739,6 +739,15 @@ uint64_t store_writer_n_samples(const struct store_writer *w)
 	return w->n_samples;
 }
 
+bool store_writer_failed(const struct store_writer *w, struct err *e)
+{
+	if (!err_isset(&w->spill_err))
+		return false;
+	if (e)
+		*e = w->spill_err;
+	return true;
+}
+
 void store_writer_set_spill_dir(struct store_writer *w, const char *dir)
 {
 	spill_set_dir(w->spill, dir);

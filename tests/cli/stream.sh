@@ -164,6 +164,37 @@ scenario append-dups append_dups "$J"/jdk17-leak-gcroots.jfr \
 scenario append-all-dups append_all_dups "$J"/jdk17-multichunk.jfr
 t_end
 
+# The spill file cannot grow (a file size limit; SIGXFSZ ignored, so the
+# write fails with EFBIG as it would with ENOSPC): the import fails with
+# exit 1 naming the spill file's folder, the old store is untouched and
+# nothing is left behind.
+t_begin stream_spill_error
+if [ $UPDATE = 0 ]; then
+	D="$W/spillerr"
+	mkdir -p "$D"
+	cp "$J"/jdk17-leak-gcroots.jfr "$J"/jdk17-multichunk.jfr "$D/"
+	(cd "$D" && TMPDIR="$T/tmp" "$HEAPSIFT" import -o s.hsdb \
+		jdk17-leak-gcroots.jfr >/dev/null 2>&1) || t_fail "first import failed"
+	want=$(md5sum <"$D/s.hsdb")
+	for args in "--append -o s.hsdb jdk17-multichunk.jfr" \
+		"-o new.hsdb jdk17-multichunk.jfr jdk17-leak-gcroots.jfr"; do
+		# shellcheck disable=SC2086
+		(cd "$D" && trap '' XFSZ && ulimit -f 1 &&
+			HEAPSIFT_STORE_RUN_SAMPLES=100 TMPDIR="$T/tmp" LC_ALL=C \
+				"$HEAPSIFT" import $args >"$T/o" 2>"$T/e" </dev/null)
+		rc=$?
+		[ "$rc" = 1 ] || t_fail "import $args: exit $rc, want 1"
+		grep -q "error: store: writing the spill file in $D: " "$T/e" ||
+			t_fail "import $args: stderr: $(cat "$T/e")"
+		[ "$(md5sum <"$D/s.hsdb")" = "$want" ] ||
+			t_fail "import $args: the old store changed"
+		left=$(ls -A "$D" | LC_ALL=C sort | tr '\n' ' ')
+		[ "$left" = "jdk17-leak-gcroots.jfr jdk17-multichunk.jfr s.hsdb " ] ||
+			t_fail "import $args: left $left"
+	done
+fi
+t_end
+
 if [ $UPDATE = 1 ]; then
 	cp "$GOT" "$LIST"
 	echo "stream: wrote $(wc -l <"$LIST") lines to $LIST"
