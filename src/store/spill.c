@@ -13,7 +13,7 @@
  *   position in the run's import order, for the kinds in sparse_kinds
  *
  * The recording and the import index of the run's first sample are the
- * run's (struct run).  The merge does not trust nothing it reads: a run
+ * run's (struct run).  The merge trusts nothing it reads back: a run
  * that decodes to other than its count is an error, not a crash.
  */
 #include "store/spill.h"
