@@ -59,7 +59,8 @@ bool store_writer_failed(const struct store_writer *w, struct err *e);
 /* The sink importers write into; borrowed, valid while w lives. */
 const struct sink *store_writer_sink(struct store_writer *w);
 
-/* Copy every recording of an open store into w (for --append). */
+/* Copy every recording of an open store into w (for --append), before
+ * anything else is added to w. */
 int store_writer_add_store(struct store_writer *w, struct store *s,
 			   struct err *e);
 

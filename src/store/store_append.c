@@ -12,6 +12,7 @@
  */
 #include "store/store.h"
 #include "store/store_int.h"
+#include "store/store_write_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -578,6 +579,11 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 	uint32_t n_recs, n, r;
 	int rc;
 
+	/* the recordings from here on may be compared (--append), so each
+	 * one's identity is computed, from the first */
+	if (w->recordings.n && !w->identify)
+		BUG("store: a store added after other recordings");
+	w->identify = true;
 	memset(&t, 0, sizeof(t));
 	if (check_sections(s, e) < 0 ||
 	    store_recordings(s, &recs, &n_recs, e) < 0 ||

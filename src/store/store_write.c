@@ -303,7 +303,8 @@ static int w_sample(void *ctx, const struct rec_sample *s)
 	if (spill_add(w->spill, &x, &w->spill_err) < 0)
 		return ERR_FAIL;
 	w->n_samples++;
-	w->id_sum += sample_identity(&x);
+	if (w->identify)
+		w->id_sum += sample_identity(&x);
 	if (s->kind == SAMPLE_OLD_OBJECT) {
 		if (x.import > UINT32_MAX)
 			die("store: more than 4 billion samples");
@@ -452,8 +453,11 @@ static void drop_since_mark(struct store_writer *w)
 static void check_duplicate(struct store_writer *w)
 {
 	uint32_t r = (uint32_t)w->recordings.n - 1, i;
-	uint64_t id =
-		rec_identity(w, &AT(w->recordings, struct store_recording, r));
+	uint64_t id;
+
+	if (!w->identify)
+		return; /* nothing kept to compare with (no store added) */
+	id = rec_identity(w, &AT(w->recordings, struct store_recording, r));
 
 	for (i = 0; i < w->n_kept && i < w->ids.n; i++)
 		if (AT(w->ids, uint64_t, i) == id) {

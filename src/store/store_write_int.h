@@ -117,6 +117,10 @@ struct store_writer {
 			ch_stats, ch_cells;
 	} mark;
 	uint32_t n_kept; /* recordings a new one is compared with; 0: none */
+	/* identities are computed (id_sum, ids) only once a store has been
+	 * added (--append): a plain import never compares recordings, and
+	 * hashing every sample was a quarter of its time */
+	bool identify;
 	uint32_t n_dups, last_dup;
 };
 
