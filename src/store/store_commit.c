@@ -4,6 +4,7 @@
  * section laid out as docs/formats/store.md says, written to a temporary
  * file beside the target, synced, and renamed over it.
  */
+#include "store/rollup.h"
 #include "store/sample_block.h"
 #include "store/store.h"
 #include "store/store_write_int.h"
@@ -213,11 +214,12 @@ static void block_flush(struct out *o, struct store_toc_entry *t,
  * The samples, in time order, into blocks of one kind each: one block
  * per kind is filled at a time, and goes out when it holds
  * STORE_BLOCK_SAMPLES.  The index (by kind, then seq) is returned in
- * index, for its own section.
+ * index, for its own section.  Each sample goes to the rollup builder
+ * too, in the same (time) order.
  */
 static void out_blocks(struct out *o, const struct store_writer *w,
 		       const uint32_t *order, const uint32_t *renum,
-		       struct vec *index)
+		       struct vec *index, struct rollup_builder *rb)
 {
 	struct block_enc enc[SAMPLE__COUNT];
 	unsigned char *bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
@@ -248,6 +250,7 @@ static void out_blocks(struct out *o, const struct store_writer *w,
 			BUG("store: a sample of kind %u", kind[j]);
 		b = &enc[kind[j]];
 		block_enc_add(b, &bs);
+		rollup_add(rb, kind[j], &bs);
 		if (b->head.n == STORE_BLOCK_SAMPLES)
 			block_flush(o, t, b, index);
 	}
@@ -309,6 +312,53 @@ static void renumber_sparse(struct store_writer *w, struct vec *v,
 		qsort(v->data, n_sp, v->size, by_sample);
 }
 
+static void rows_out(void *ctx, const void *p, size_t len)
+{
+	struct out *o = ctx;
+
+	section_add(o, &o->toc[o->n_toc - 1], p, len);
+}
+
+/*
+ * The rollups' rows are spilled, bucket by bucket, while the blocks are
+ * written, and copied into their section in the format's order after
+ * them: a file beside the store, unlinked at once, so that nothing is
+ * left of it whatever happens.
+ */
+static int spill_open(const char *tmp, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	int fd;
+
+	buf_addf(&b, "%s.rollup", tmp);
+	fd = open(b.data, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		err_set(e, ERR_IO, "store: cannot create %s: %s", b.data,
+			strerror(errno));
+	else
+		unlink(b.data);
+	buf_release(&b);
+	return fd;
+}
+
+static void out_rollups(struct out *o, struct rollup_builder *rb)
+{
+	const struct store_rollup_bucket *b;
+	size_t n;
+
+	if (o->failed)
+		return;
+	if (rollup_finish(rb, o->e) < 0) {
+		o->failed = true;
+		return;
+	}
+	b = rollup_buckets(rb, &n);
+	out_section(o, SEC_ROLLUP_BUCKETS, b, sizeof(*b), n);
+	section_begin(o, SEC_ROLLUP_ROWS, sizeof(struct store_rollup_row));
+	if (rollup_write_rows(rb, rows_out, o, o->e) < 0)
+		o->failed = true;
+}
+
 static int fsync_dir(const char *path)
 {
 	char *copy = xstrdup(path);
@@ -333,7 +383,9 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	uint32_t *order, *renum;
 	struct store_node *nodes;
 	struct vec index;
+	struct rollup_builder *rb;
 	size_t n = w->s_time.n;
+	int spill_fd;
 	char *dir_copy, *base_copy, *target;
 	mode_t mode;
 	unsigned attempt;
@@ -400,6 +452,17 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		return ERR_FAIL;
 	}
 
+	spill_fd = spill_open(tmp.data, e);
+	if (spill_fd < 0) {
+		close(o.fd);
+		unlink(tmp.data);
+		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
+	rb = rollup_builder_new((const struct store_recording *)w->recordings.data,
+				(uint32_t)w->recordings.n, spill_fd);
+
 	/* samples by time: a permutation, applied as they are encoded */
 	vec_init(&index, sizeof(struct store_block));
 	order = xmalloc((n ? n : 1) * sizeof(uint32_t));
@@ -425,8 +488,11 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->frames.n);
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
-	out_blocks(&o, w, order, renum, &index);
+	out_blocks(&o, w, order, renum, &index, rb);
 	out_section(&o, SEC_SAMPLE_INDEX, index.data, index.size, index.n);
+	out_rollups(&o, rb);
+	rollup_builder_free(rb);
+	close(spill_fd);
 	vec_release(&index);
 	renumber_sparse(w, &w->old_objects, 1u << SAMPLE_OLD_OBJECT, order);
 	renumber_sparse(w, &w->liveness, LIVENESS_KINDS, order);
