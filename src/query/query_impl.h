@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "query/query.h"
 #include "store/store.h"
@@ -93,6 +94,26 @@ static inline int64_t add_sat(int64_t a, int64_t b)
 		return r;
 	return b > 0 ? INT64_MAX : INT64_MIN;
 }
+
+static inline void total_add(struct query_total *t, int64_t time, int64_t bytes)
+{
+	t->samples++;
+	t->est_bytes = add_sat(t->est_bytes, bytes);
+	if (time < t->first_ns)
+		t->first_ns = time;
+	if (time > t->last_ns)
+		t->last_ns = time;
+}
+
+static inline void total_init(struct query_total *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->first_ns = INT64_MAX;
+	t->last_ns = INT64_MIN;
+}
+
+/* How many groups there are under by (query_top's accumulators). */
+size_t query_group_count(const struct query *q, enum query_group by);
 
 /* A round bucket width giving about 60 buckets over span ns. */
 int64_t query_round_bucket(int64_t span);
