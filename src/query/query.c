@@ -398,6 +398,12 @@ int query_open(struct store *s, const struct query_options *o,
 	build_key_filter(q);
 	q->filtered = o->class_re || o->thread_re || o->include_re ||
 		      o->exclude_re || o->recording >= 0 || q->key_ok;
+	/* the parts of a rollup row's key the filters look at */
+	q->need = (o->class_re ? PASS_NEED_CLASS : 0) |
+		  (o->thread_re ? PASS_NEED_THREAD : 0) |
+		  (o->include_re || o->exclude_re ? PASS_NEED_NODE : 0) |
+		  (q->key_ok ? query_group_need((enum query_group)q->o.key_by)
+			     : 0);
 	*out = q;
 	return 0;
 fail:

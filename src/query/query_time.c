@@ -43,17 +43,36 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	uint64_t i;
 	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
 	size_t n, b;
-	uint32_t blk = 0;
+	struct query_pass p;
 	int rc;
 
-	/* two passes, a block at a time: the span, then the buckets */
-	while ((rc = query_next_block(q, &blk, e)) > 0)
+	/* two passes: the span, then the buckets */
+	if (query_pass_init(q, &p, 0, 0, 0, e) < 0)
+		return ERR_FAIL;
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			uint32_t r;
+
+			for (r = 0; r < p.n_rows; r++)
+				if (query_row_ok(q, &p, &p.rows[r])) {
+					if (p.rows[r].first_ns < first)
+						first = p.rows[r].first_ns;
+					if (p.rows[r].last_ns > last)
+						last = p.rows[r].last_ns;
+				}
+			continue;
+		}
 		for (i = q->lo; i < q->hi; i++)
-			if (query_sample_ok(q, i)) {
+			if ((p.rec == PASS_ANY_REC ||
+			     q->sm.recording[i] == p.rec) &&
+			    query_sample_ok(q, i)) {
 				if (q->sm.time_ns[i] < first)
 					first = q->sm.time_ns[i];
-				last = q->sm.time_ns[i];
+				if (q->sm.time_ns[i] > last)
+					last = q->sm.time_ns[i];
 			}
+	}
+	query_pass_release(&p);
 	if (rc < 0)
 		return ERR_FAIL;
 	total_init(total);
@@ -93,12 +112,39 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	for (b = 0; b < n; b++)
 		q->buckets[b].start_ns =
 			(int64_t)((uint64_t)base + (uint64_t)b * (uint64_t)w);
-	blk = 0;
-	while ((rc = query_next_block(q, &blk, e)) > 0)
+	/* rollup buckets in which a timeline bucket starts are read as
+	 * samples: the others fall in one timeline bucket each */
+	if (query_pass_init(q, &p, 0, base, w, e) < 0)
+		return ERR_FAIL;
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			uint32_t r;
+
+			for (r = 0; r < p.n_rows; r++) {
+				const struct store_rollup_row *x = &p.rows[r];
+
+				if (!query_row_ok(q, &p, x))
+					continue;
+				b = (size_t)(((uint64_t)x->first_ns -
+					      (uint64_t)base) /
+					     (uint64_t)w);
+				if (b >= n)
+					b = n - 1;
+				q->buckets[b].samples += x->samples;
+				q->buckets[b].est_bytes =
+					add_sat(q->buckets[b].est_bytes,
+						x->bytes);
+				total_add_rows(total, x->samples, x->bytes,
+					       x->first_ns, x->last_ns);
+			}
+			continue;
+		}
 		for (i = q->lo; i < q->hi; i++) {
 			int64_t bytes;
 
-			if (!query_sample_ok(q, i))
+			if ((p.rec != PASS_ANY_REC &&
+			     q->sm.recording[i] != p.rec) ||
+			    !query_sample_ok(q, i))
 				continue;
 			bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
 			b = (size_t)(((uint64_t)q->sm.time_ns[i] -
@@ -111,6 +157,8 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 				add_sat(q->buckets[b].est_bytes, bytes);
 			total_add(total, q->sm.time_ns[i], bytes);
 		}
+	}
+	query_pass_release(&p);
 	if (rc < 0)
 		return ERR_FAIL;
 	*out = q->buckets;

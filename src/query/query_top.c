@@ -67,17 +67,21 @@ int query_top(struct query *q, enum query_group by,
 	total->last_ns = INT64_MIN;
 
 	/*
-	 * One pass.  Without filters only the kind is tested, and the key
-	 * is one array read: the loop is specialised per group so that the
-	 * compiler keeps it tight (this is the 100 ms over 10 million
-	 * samples that make bench watches).  Samples are time-sorted, so
-	 * the first and last times are taken outside the loop.
+	 * One pass (query_pass): rollup rows for the whole buckets of the
+	 * window, samples at its edges.  On samples, without filters only
+	 * the kind (and the edge's recording) is tested, and the key is one
+	 * array read: the loop is specialised per group so that the
+	 * compiler keeps it tight.  Samples are time-sorted, so a batch's
+	 * first and last times are taken outside the loop; batches come in
+	 * no particular order, so the totals' are a minimum and a maximum.
 	 */
 #define GROUP_LOOP(KEY)                                                        \
 	for (i = q->lo; i < q->hi; i++) {                                      \
 		int64_t bytes;                                                 \
                                                                                \
-		if (sm->kind[i] != kind || (!plain && !query_sample_ok(q, i))) \
+		if (sm->kind[i] != kind ||                                     \
+		    (rec != PASS_ANY_REC && sm->recording[i] != rec) ||        \
+		    (!plain && !query_sample_ok(q, i)))                        \
 			continue;                                              \
 		g = (KEY);                                                     \
 		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];           \
@@ -98,13 +102,37 @@ int query_top(struct query *q, enum query_group by,
 		const uint8_t kind = (uint8_t)q->kind;
 		uint64_t n_samples = 0;
 		int64_t sum_bytes = 0;
-		uint32_t blk = 0;
+		struct query_pass p;
 		int rc;
 
-		/* a block at a time: the loop works in the cache */
-		while ((rc = query_next_block(q, &blk, e)) > 0) {
+		if (query_pass_init(q, &p, query_group_need(by), 0, 0, e) < 0)
+			return ERR_FAIL;
+		while ((rc = query_pass_next(q, &p, e)) > 0) {
 			uint64_t first = UINT64_MAX, last = 0;
+			const uint32_t rec = p.rec;
 
+			if (rc == PASS_ROWS) {
+				uint32_t r;
+
+				for (r = 0; r < p.n_rows; r++) {
+					const struct store_rollup_row *x =
+						&p.rows[r];
+
+					if (!query_row_ok(q, &p, x))
+						continue;
+					g = group_of_row(q, by, &p, x);
+					q->g[g].samples += x->samples;
+					q->g[g].bytes =
+						add_sat(q->g[g].bytes, x->bytes);
+					n_samples += x->samples;
+					sum_bytes = add_sat(sum_bytes, x->bytes);
+					if (x->first_ns < total->first_ns)
+						total->first_ns = x->first_ns;
+					if (x->last_ns > total->last_ns)
+						total->last_ns = x->last_ns;
+				}
+				continue;
+			}
 			switch (by) {
 			case GROUP_CLASS:
 				GROUP_LOOP(sm->cls[i] == STORE_NONE
@@ -134,14 +162,14 @@ int query_top(struct query *q, enum query_group by,
 			default:
 				GROUP_LOOP(sm->recording[i])
 			}
-			/* times are sorted: the first block with a sample
-			 * gives the first, the last one the last */
 			if (first != UINT64_MAX) {
-				if (total->first_ns == INT64_MAX)
+				if (sm->time_ns[first] < total->first_ns)
 					total->first_ns = sm->time_ns[first];
-				total->last_ns = sm->time_ns[last];
+				if (sm->time_ns[last] > total->last_ns)
+					total->last_ns = sm->time_ns[last];
 			}
 		}
+		query_pass_release(&p);
 		if (rc < 0)
 			return ERR_FAIL;
 		total->samples = n_samples;
@@ -230,15 +258,32 @@ void query_recordings(struct query *q, const struct query_recording **out,
 			x->n_chunks = sr->n_chunks;
 			x->bytes_skipped = sr->bytes_skipped;
 		}
-		/* every kind's blocks: the reader checked every sample's
-		 * recording index; a kind that cannot be read counts 0 */
+		/* every kind's samples per recording: from the rollups'
+		 * buckets where the kind has them, else from its blocks,
+		 * whose recording indices the reader checked; a kind that
+		 * cannot be read counts 0 */
 		for (k = 0; k < SAMPLE__COUNT; k++) {
+			const struct store_rollup_bucket *b = NULL;
+			const struct store_rollup_row *rows;
 			struct store_samples m;
 			struct err e;
+			uint32_t nb = 0, j;
 
 			err_init(&e);
-			if (!q->kind_counts[k] ||
-			    store_kind_samples(q->s, k, &m, &e) < 0)
+			if (!q->kind_counts[k])
+				continue;
+			if (store_rollup(q->s, k, STORE_PROJ_THREAD, &b, &nb,
+					 &rows, &e) == 0 &&
+			    nb) {
+				for (j = 0; j < nb; j++)
+					if (b[j].recording < q->n_recs)
+						q->rec_info[b[j].recording]
+							.samples[k] +=
+							b[j].samples;
+				continue;
+			}
+			err_init(&e);
+			if (store_kind_samples(q->s, k, &m, &e) < 0)
 				continue;
 			for (i = 0; i < m.n; i++)
 				if (m.recording[i] < q->n_recs)
@@ -248,4 +293,3 @@ void query_recordings(struct query *q, const struct query_recording **out,
 	*out = q->rec_info;
 	*n = q->n_recs;
 }
-

@@ -167,23 +167,47 @@ static struct node_self *
 node_self_sums(struct query *q, struct query_total *total, struct err *e)
 {
 	struct node_self *self = xcalloc(q->n_nodes, sizeof(*self));
-	uint32_t blk = 0;
+	struct query_pass p;
 	uint64_t i;
 	int rc;
 
 	total_init(total);
-	while ((rc = query_next_block(q, &blk, e)) > 0)
+	if (query_pass_init(q, &p, PASS_NEED_NODE, 0, 0, e) < 0) {
+		free(self);
+		return NULL;
+	}
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			uint32_t r;
+
+			for (r = 0; r < p.n_rows; r++) {
+				const struct store_rollup_row *x = &p.rows[r];
+
+				if (!query_row_ok(q, &p, x))
+					continue;
+				self[x->node].samples += x->samples;
+				self[x->node].bytes =
+					add_sat(self[x->node].bytes, x->bytes);
+				total_add_rows(total, x->samples, x->bytes,
+					       x->first_ns, x->last_ns);
+			}
+			continue;
+		}
 		for (i = q->lo; i < q->hi; i++) {
 			int64_t bytes =
 				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
 
-			if (!query_sample_ok(q, i))
+			if ((p.rec != PASS_ANY_REC &&
+			     q->sm.recording[i] != p.rec) ||
+			    !query_sample_ok(q, i))
 				continue;
 			self[q->sm.node[i]].samples++;
 			self[q->sm.node[i]].bytes =
 				add_sat(self[q->sm.node[i]].bytes, bytes);
 			total_add(total, q->sm.time_ns[i], bytes);
 		}
+	}
+	query_pass_release(&p);
 	if (rc < 0) {
 		free(self);
 		return NULL;
