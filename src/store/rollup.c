@@ -350,9 +350,26 @@ int rollup_finish(struct rollup_builder *rb, struct err *e)
 	if (rb->failed)
 		return err_set(e, ERR_IO, "store: writing the rollups: %s",
 			       strerror(rb->err_no));
-	for (i = 0; i < rb->n_b; i++)
-		if (!rb->negative[rb->b[i].kind])
-			rb->b[n++] = rb->b[i];
+	/* a projection with more rows than half its samples (keys that
+	 * hardly repeat, as in a synthetic store of random ones) would
+	 * make the store bigger for little gain: left out, its views read
+	 * the samples or another projection */
+	{
+		uint64_t rows[SAMPLE__COUNT][STORE_PROJ__COUNT] = {{0}};
+		uint64_t smp[SAMPLE__COUNT][STORE_PROJ__COUNT] = {{0}};
+
+		for (i = 0; i < rb->n_b; i++) {
+			rows[rb->b[i].kind][rb->b[i].proj] += rb->b[i].n_rows;
+			smp[rb->b[i].kind][rb->b[i].proj] += rb->b[i].samples;
+		}
+		for (i = 0; i < rb->n_b; i++) {
+			const struct store_rollup_bucket *x = &rb->b[i];
+
+			if (!rb->negative[x->kind] &&
+			    rows[x->kind][x->proj] * 2 <= smp[x->kind][x->proj])
+				rb->b[n++] = *x;
+		}
+	}
 	rb->n_b = n;
 	if (n > 1)
 		qsort(rb->b, n, sizeof(*rb->b), bucket_cmp);

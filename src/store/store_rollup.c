@@ -37,9 +37,9 @@ void store_rollups_free(struct store *s)
  * the rows' section present): kinds and projections known, agent
  * samples never rolled up, recordings in range, buckets in (kind,
  * projection, recording, time) order without overlap, each owning the
- * next run of rows, together all of them; and under each projection a
- * kind's buckets hold exactly its samples, as many as the sample index
- * says.
+ * next run of rows, together all of them; and under each projection it
+ * has, a kind's buckets hold exactly its samples, as many as the sample
+ * index says.
  */
 const char *store_rollup_index_check(struct store *s, uint64_t *at)
 {
@@ -95,12 +95,8 @@ const char *store_rollup_index_check(struct store *s, uint64_t *at)
 		return "leaves rows to no bucket";
 	}
 	for (k = 0; k < SAMPLE__COUNT; k++) {
-		bool any = false;
-
 		for (p = 0; p < STORE_PROJ__COUNT; p++)
-			any |= c->n[k][p] != 0;
-		for (p = 0; any && p < STORE_PROJ__COUNT; p++)
-			if (sum[k][p] != kind_n[k]) {
+			if (c->n[k][p] && sum[k][p] != kind_n[k]) {
 				*at = c->n[k][p] ? c->first[k][p] : 0;
 				return "does not hold as many samples as the "
 				       "sample index";

@@ -156,14 +156,15 @@ def drop_rollups(secs):
 
 
 def rollup_row(secs, kind, proj, change):
-    """change(row) on the first row of the first bucket of (kind, proj),
+    """change(row) on the first row of the first bucket of (kind, proj)
+    (proj None: of any projection),
     the bucket's checksum made to agree; row is a list: node, class,
     thread, flags, samples, bytes, first_ns, last_ns"""
     bk, rows = sec(secs, "RBKT"), sec(secs, "RROW")
     for b in range(0, len(bk), 48):
         k, p, _, _, _, _, first, n, _, _ = struct.unpack_from(
             "<BBHIqqQIIQ", bk, b)
-        if (k, p) != (kind, proj):
+        if k != kind or (proj is not None and p != proj):
             continue
         row = list(struct.unpack_from("<IIIIQqqq", rows, first * 48))
         change(row)
@@ -251,7 +252,7 @@ def main():
     def more_bytes(row):
         row[5] += 1
     forge(good, outdir, "rollupbytes",
-          lambda secs: rollup_row(secs, 0, 0, more_bytes))
+          lambda secs: rollup_row(secs, 0, None, more_bytes))
 
     def node_out(row):
         row[0] = 0x7FFFFFFF
