@@ -1,5 +1,5 @@
 /*
- * The on-disk layout of a heapsift store (.hsdb), version 2.0.
+ * The on-disk layout of a heapsift store (.hsdb), version 2.1.
  * docs/formats/store.md is the normative description; this header is its
  * mirror in C and must agree with it.
  *
@@ -19,7 +19,7 @@
 #define STORE_MAGIC	    "\x89HSDB\r\n\x1a"
 #define STORE_MAGIC_LEN	    8
 #define STORE_MAJOR	    2 /* 2: samples in blocks per kind */
-#define STORE_MINOR	    0
+#define STORE_MINOR	    1 /* 1: rollups (RBKT, RROW) */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
 #define STORE_ALIGN	    8
@@ -75,6 +75,8 @@ enum store_section {
 	SEC_CH_CELLS = STORE_ID('C', 'H', 'C', 'L'),	 /* uint8 cells */
 	SEC_CH_BLOCKS = STORE_ID('C', 'H', 'B', 'K'),	 /* store_ch_block */
 	SEC_CH_STATS = STORE_ID('C', 'H', 'S', 'T'),	 /* store_ch_stat */
+	SEC_ROLLUP_BUCKETS = STORE_ID('R', 'B', 'K', 'T'), /* 2.1 */
+	SEC_ROLLUP_ROWS = STORE_ID('R', 'R', 'O', 'W'),	   /* 2.1 */
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
@@ -169,6 +171,48 @@ struct store_block {
 	int64_t first_ns;   /* the time of its first sample */
 	int64_t last_ns;    /* and of its last */
 	uint64_t first_seq; /* the seq of its first sample */
+};
+
+/*
+ * Rollups (since 2.1): the samples of a kind aggregated per recording in
+ * time buckets, under four projections of the key (recording, thread,
+ * class, stack node, truncated flag): all of it, or the node, the class
+ * or the thread alone.  SEC_ROLLUP_BUCKETS lists the buckets, by kind,
+ * projection, recording and time; each owns a run of SEC_ROLLUP_ROWS,
+ * sorted by key, with a checksum of its own.  A bucket holds every
+ * sample of its kind and recording with start_ns <= time < end_ns.
+ * Kinds whose samples carry negative bytes, and agent samples, have
+ * none: readers use the samples (docs/formats/store.md).
+ */
+enum store_rollup_proj {
+	STORE_PROJ_FULL, /* thread, class, node, flags */
+	STORE_PROJ_NODE, /* node; the others 0 */
+	STORE_PROJ_CLASS,
+	STORE_PROJ_THREAD,
+	STORE_PROJ__COUNT
+};
+
+struct store_rollup_bucket {
+	uint8_t kind; /* enum sample_kind */
+	uint8_t proj; /* enum store_rollup_proj */
+	uint16_t reserved;
+	uint32_t recording;
+	int64_t start_ns, end_ns; /* [start, end) */
+	uint64_t first_row;	  /* into SEC_ROLLUP_ROWS */
+	uint32_t n_rows;
+	uint32_t crc;	  /* CRC32C of its rows' bytes */
+	uint64_t samples; /* the sum of its rows' */
+};
+
+struct store_rollup_row {
+	uint32_t node;	 /* STORE_PROJ_FULL, _NODE; else 0 */
+	uint32_t cls;	 /* STORE_PROJ_FULL, _CLASS (STORE_NONE: none); else 0 */
+	uint32_t thread; /* STORE_PROJ_FULL, _THREAD (STORE_NONE: none); else 0 */
+	uint32_t flags;	 /* STORE_PROJ_FULL: STORE_SAMPLE_*; else 0 */
+	uint64_t samples;
+	int64_t bytes; /* sum of the samples' bytes (REC_NONE as 0), held
+			  at INT64_MAX; never negative */
+	int64_t first_ns, last_ns; /* of its samples */
 };
 
 struct store_old_object {
@@ -288,6 +332,8 @@ _Static_assert(sizeof(struct store_frame) == 16, "frame");
 _Static_assert(sizeof(struct store_node) == 16, "node");
 _Static_assert(sizeof(struct store_block) == 48, "block");
 _Static_assert(sizeof(struct store_old_object) == 48, "old object");
+_Static_assert(sizeof(struct store_rollup_bucket) == 48, "rollup bucket");
+_Static_assert(sizeof(struct store_rollup_row) == 48, "rollup row");
 _Static_assert(sizeof(struct store_heap) == 48, "heap");
 _Static_assert(sizeof(struct store_liveness) == 32, "liveness");
 _Static_assert(sizeof(struct store_gc) == 32, "gc");

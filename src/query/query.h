@@ -99,7 +99,8 @@ int query_time_origin(struct store *s, int64_t recording, int64_t *origin,
  * (every query on the store benefits): the browser makes a pass at every
  * key, and decoding a block at a time each time would cost more than the
  * pass.  Without it a pass reads one block at a time, which is what a
- * single command wants.
+ * single command wants.  A kind with rollups (store 2.1) is not decoded:
+ * its passes read rows, and samples only at the window's edges.
  */
 int query_hold(struct query *q, struct err *e);
 

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "query/query.h"
 #include "store/store.h"
@@ -55,7 +56,84 @@ struct query {
 	unsigned char *key_ok;
 	struct query_recording *rec_info; /* query_recordings(), lazily */
 	struct query_path *paths;	  /* query_paths()' results */
+	/* what the filters look at, of a rollup row's key (PASS_NEED_*) */
+	unsigned need;
 };
+
+/*
+ * A pass over the query's kind in its window, from the rollups where it
+ * can (docs/formats/store.md, 2.1): each rollup bucket inside the window
+ * with no cut inside it is handed out as rows (PASS_ROWS), and the
+ * samples of the others, only those inside the window, as samples
+ * (PASS_SAMPLES: q->sm[q->lo, q->hi), of recording rec only unless rec
+ * is PASS_ANY_REC).  Without rollups for the kind, every sample in the
+ * window comes as samples.  Every sample of the window comes exactly
+ * once, in one form or the other, in no particular order: what is
+ * added up from it must not depend on the order (counts, sums of
+ * non-negative bytes held at INT64_MAX, minimum and maximum times).
+ */
+#define PASS_NEED_NODE	 1u
+#define PASS_NEED_CLASS	 2u
+#define PASS_NEED_THREAD 4u
+#define PASS_ANY_REC	 UINT32_MAX
+
+enum { PASS_END, PASS_ROWS, PASS_SAMPLES };
+
+struct pass_edge {
+	int64_t a, b; /* [a, b], inclusive */
+	uint32_t rec;
+};
+
+struct query_pass {
+	/* cuts: the times cut_base + j * cut_w (cut_w 0: none); a bucket
+	 * with one after its start is read as samples */
+	int64_t cut_base, cut_w;
+	/* PASS_ROWS: a bucket's rows, of recording rec, under proj */
+	const struct store_rollup_row *rows;
+	uint32_t n_rows, rec;
+	int proj;
+	int64_t start_ns, end_ns;
+	/* the state */
+	const struct store_rollup_bucket *b;
+	const struct store_rollup_row *all_rows;
+	uint32_t n_b, bi;
+	int phase;
+	struct pass_edge *edges;
+	size_t n_edges, alloc_edges, ei;
+	uint32_t blk, cur_blk;
+};
+
+/* need: PASS_NEED_* of what the caller groups by, besides the filters. */
+int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
+		    int64_t cut_base, int64_t cut_w, struct err *e);
+/* PASS_ROWS, PASS_SAMPLES, PASS_END, or <0 with e set (a damaged block) */
+int query_pass_next(struct query *q, struct query_pass *p, struct err *e);
+void query_pass_release(struct query_pass *p);
+/* PASS_NEED_* of a group-by */
+unsigned query_group_need(enum query_group by);
+
+/* Row r of a PASS_ROWS batch passes every filter. */
+bool query_row_ok(const struct query *q, const struct query_pass *p,
+		  const struct store_rollup_row *r);
+
+/* The group of a row, as group_of() for a sample. */
+static inline size_t group_of_row(const struct query *q, enum query_group by,
+				  const struct query_pass *p,
+				  const struct store_rollup_row *r)
+{
+	switch (by) {
+	case GROUP_CLASS:
+		return r->cls == STORE_NONE ? q->n_classes : r->cls;
+	case GROUP_SITE:
+		return q->node_site[r->node];
+	case GROUP_APP_SITE:
+		return q->node_app[r->node];
+	case GROUP_THREAD:
+		return r->thread == STORE_NONE ? q->n_threads : r->thread;
+	default:
+		return p->rec;
+	}
+}
 
 void query_survivors_free(struct query *q);
 
@@ -93,6 +171,38 @@ static inline int64_t add_sat(int64_t a, int64_t b)
 		return r;
 	return b > 0 ? INT64_MAX : INT64_MIN;
 }
+
+static inline void total_add(struct query_total *t, int64_t time, int64_t bytes)
+{
+	t->samples++;
+	t->est_bytes = add_sat(t->est_bytes, bytes);
+	if (time < t->first_ns)
+		t->first_ns = time;
+	if (time > t->last_ns)
+		t->last_ns = time;
+}
+
+/* A rollup row's samples into t. */
+static inline void total_add_rows(struct query_total *t, uint64_t samples,
+				  int64_t bytes, int64_t first, int64_t last)
+{
+	t->samples += samples;
+	t->est_bytes = add_sat(t->est_bytes, bytes);
+	if (first < t->first_ns)
+		t->first_ns = first;
+	if (last > t->last_ns)
+		t->last_ns = last;
+}
+
+static inline void total_init(struct query_total *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->first_ns = INT64_MAX;
+	t->last_ns = INT64_MIN;
+}
+
+/* How many groups there are under by (query_top's accumulators). */
+size_t query_group_count(const struct query *q, enum query_group by);
 
 /* A round bucket width giving about 60 buckets over span ns. */
 int64_t query_round_bucket(int64_t span);

@@ -184,30 +184,30 @@ static int io_err(const struct spill *sp, struct err *e, const char *doing,
 				       : "short read");
 }
 
-static int spill_open(struct spill *sp, struct err *e)
+int spill_tmpfile(const char *dir)
 {
-	const char *dir = spill_dir(sp);
 	struct buf path = BUF_INIT;
+	int fd;
 
 #ifdef O_TMPFILE
-	sp->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (sp->fd >= 0)
-		return 0;
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-		return io_err(sp, e, "creating", errno);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 ||
+	    (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
 #endif
 	/* no O_TMPFILE here: a name, unlinked at once */
 	buf_addf(&path, "%s/.heapsift-spill.XXXXXX", dir);
-	sp->fd = mkostemp(path.data, O_CLOEXEC);
-	if (sp->fd < 0) {
-		int errnum = errno;
-
-		buf_release(&path);
-		return io_err(sp, e, "creating", errnum);
-	}
-	unlink(path.data);
+	fd = mkostemp(path.data, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path.data);
 	buf_release(&path);
-	return 0;
+	return fd;
+}
+
+static int spill_open(struct spill *sp, struct err *e)
+{
+	sp->fd = spill_tmpfile(spill_dir(sp));
+	return sp->fd < 0 ? io_err(sp, e, "creating", errno) : 0;
 }
 
 static int wbuf_flush(struct spill *sp, struct err *e)

@@ -70,6 +70,12 @@ void spill_set_dir(struct spill *sp, const char *dir);
  * from 1 to 2^31. */
 size_t spill_run_samples(void);
 
+/* A temporary file in dir, open for reading and writing, that has no
+ * name (O_TMPFILE, else made and unlinked at once), so that nothing of it
+ * outlives the process; <0 with errno set.  The rollup builder's spill
+ * uses it too. */
+int spill_tmpfile(const char *dir);
+
 /* Add one sample; a full run is sorted and written. */
 int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e);
 /* Sort and write the buffered samples as a run (none: no run). */

@@ -189,7 +189,22 @@ int store_read_block(struct store *s, int kind, uint32_t b,
 int store_kind_counts(struct store *s, uint64_t counts[SAMPLE__COUNT],
 		      struct err *e);
 
-/* Check every section now (heapsift info --check, tests). */
+/*
+ * The rollups of kind under projection proj (enum store_rollup_proj;
+ * since 2.1, docs/formats/store.md): *n buckets, by recording then
+ * time, and *rows the rows they index (bucket b's are rows[b.first_row,
+ * + b.n_rows), sorted by key).  The buckets and rows of (kind, proj) are
+ * checked the first time they are asked for.  *n is 0 when the store
+ * has none for kind (a 2.0 store, agent samples, a kind with negative
+ * byte counts): the samples are then the only source.  Borrowed until
+ * store_close().
+ */
+int store_rollup(struct store *s, int kind, int proj,
+		 const struct store_rollup_bucket **buckets, uint32_t *n,
+		 const struct store_rollup_row **rows, struct err *e);
+
+/* Check every section now (heapsift info --check, tests), the rollups
+ * against the samples included. */
 int store_verify(struct store *s, struct err *e);
 
 #endif

@@ -5,6 +5,7 @@
  * section laid out as docs/formats/store.md says, written to a temporary
  * file beside the target, synced, and renamed over it.
  */
+#include "store/rollup.h"
 #include "store/sample_block.h"
 #include "store/store.h"
 #include "store/store_write_int.h"
@@ -282,10 +283,11 @@ struct emit {
 	struct sparse_map old, live;
 	const uint32_t *renum;
 	uint32_t n_nodes;
+	struct rollup_builder *rb;
 };
 
 /* One sample, the seq-th: into its kind's open block (written out when
- * full), and its sparse records told their seq. */
+ * full) and the rollup builder, and its sparse records told their seq. */
 static int emit_sample(struct emit *em, const struct spill_sample *x,
 		       uint32_t seq)
 {
@@ -301,6 +303,7 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
 				   em->renum[x->node], x->bytes, x->size};
 	b = &em->enc[x->kind];
 	block_enc_add(b, &bs);
+	rollup_add(em->rb, x->kind, &bs);
 	if (b->head.n == STORE_BLOCK_SAMPLES)
 		block_flush(em->o, em->t, b, em->index);
 	if (x->import != SPILL_NO_IMPORT) {
@@ -320,7 +323,8 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
  * renumbered to seqs.
  */
 static int emit_samples(struct out *o, struct store_writer *w,
-			const uint32_t *renum, struct vec *index)
+			const uint32_t *renum, struct vec *index,
+			struct rollup_builder *rb)
 {
 	struct emit em;
 	struct spill_merge *m = NULL;
@@ -332,6 +336,7 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	em.o = o;
 	em.index = index;
 	em.renum = renum;
+	em.rb = rb;
 	em.n_nodes = (uint32_t)w->node_parent.n;
 	em.bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
 	em.t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
@@ -377,6 +382,49 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	return 0;
 }
 
+static void rows_out(void *ctx, const void *p, size_t len)
+{
+	struct out *o = ctx;
+
+	section_add(o, &o->toc[o->n_toc - 1], p, len);
+}
+
+/* The rollups: their buckets, then their rows, which the builder spilled
+ * bucket by bucket while the blocks were written and now copies into
+ * their section in the format's order. */
+static void out_rollups(struct out *o, struct rollup_builder *rb)
+{
+	const struct store_rollup_bucket *b;
+	size_t n;
+
+	if (o->failed)
+		return;
+	if (rollup_finish(rb, o->e) < 0) {
+		o->failed = true;
+		return;
+	}
+	b = rollup_buckets(rb, &n);
+	out_section(o, SEC_ROLLUP_BUCKETS, b, sizeof(*b), n);
+	section_begin(o, SEC_ROLLUP_ROWS, sizeof(struct store_rollup_row));
+	if (rollup_write_rows(rb, rows_out, o, o->e) < 0)
+		o->failed = true;
+}
+
+/* The rollup builder's spill: a file with no name beside the store. */
+static int rollup_spill_open(const char *target, struct err *e)
+{
+	char *copy = xstrdup(target);
+	const char *dir = dirname(copy);
+	int fd = spill_tmpfile(dir);
+
+	if (fd < 0)
+		err_set(e, ERR_IO, "store: cannot create a temporary file in %s: %s",
+			dir, errno == ENOSPC ? "no space left on device"
+					     : strerror(errno));
+	free(copy);
+	return fd;
+}
+
 static int fsync_dir(const char *path)
 {
 	char *copy = xstrdup(path);
@@ -401,7 +449,9 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	uint32_t *renum;
 	struct store_node *nodes;
 	struct vec index;
+	struct rollup_builder *rb;
 	uint64_t n = w->n_samples;
+	int rollup_fd;
 	char *dir_copy, *base_copy, *target;
 	mode_t mode;
 	unsigned attempt;
@@ -474,6 +524,17 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		return ERR_FAIL;
 	}
 
+	rollup_fd = rollup_spill_open(target, e);
+	if (rollup_fd < 0) {
+		close(o.fd);
+		unlink(tmp.data);
+		buf_release(&tmp);
+		free(target);
+		return ERR_FAIL;
+	}
+	rb = rollup_builder_new(
+		(const struct store_recording *)w->recordings.data,
+		(uint32_t)w->recordings.n, rollup_fd);
 	vec_init(&index, sizeof(struct store_block));
 	nodes = number_nodes(w, &renum);
 
@@ -497,8 +558,11 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
 	if (!o.failed)
-		emit_samples(&o, w, renum, &index);
+		emit_samples(&o, w, renum, &index, rb);
 	out_section(&o, SEC_SAMPLE_INDEX, index.data, index.size, index.n);
+	out_rollups(&o, rb);
+	rollup_builder_free(rb);
+	close(rollup_fd);
 	vec_release(&index);
 	out_section(&o, SEC_OLD_OBJECTS, w->old_objects.data,
 		    w->old_objects.size, w->old_objects.n);

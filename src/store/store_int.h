@@ -1,6 +1,7 @@
 /*
  * The store reader's insides, shared by its files: store_read.c (opening,
- * the tables, their checks), store_samples.c (the sample blocks) and
+ * the tables, their checks), store_samples.c (the sample blocks),
+ * store_rollup.c (the rollups) and
  * store_append.c (copying a store into a writer).  Private to src/store.
  */
 #ifndef HS_STORE_INT_H
@@ -30,6 +31,8 @@ enum sec_index {
 	I_CH_CELLS,
 	I_CH_BLOCKS,
 	I_CH_STATS,
+	I_R_BUCKETS,
+	I_R_ROWS,
 	I__COUNT
 };
 
@@ -45,6 +48,7 @@ struct section {
 struct store {
 	char *path;
 	struct store_sample_cache *samples; /* store_samples.c's */
+	struct store_rollup_cache *rollups; /* store_rollup.c's */
 	const unsigned char *map;
 	size_t map_len;
 	bool mapped; /* else the caller's memory */
@@ -76,5 +80,11 @@ int store_read_block_buf(struct store *s, int kind, uint32_t b,
 			 struct store_block_buf *bb, struct store_samples *out,
 			 struct err *e);
 void store_samples_free(struct store *s);
+
+/* store_rollup.c: the check of the rollup buckets (a section's
+ * check_refs), the rebuild store_verify() compares with, the cache. */
+const char *store_rollup_index_check(struct store *s, uint64_t *at);
+int store_rollups_verify(struct store *s, struct err *e);
+void store_rollups_free(struct store *s);
 
 #endif

@@ -53,6 +53,9 @@ static const struct {
 	{SEC_CH_CELLS, 1, "granule cells"},
 	{SEC_CH_BLOCKS, sizeof(struct store_ch_block), "code blocks"},
 	{SEC_CH_STATS, sizeof(struct store_ch_stat), "code-heap facts"},
+	{SEC_ROLLUP_BUCKETS, sizeof(struct store_rollup_bucket),
+	 "rollup buckets"},
+	{SEC_ROLLUP_ROWS, sizeof(struct store_rollup_row), "rollup rows"},
 };
 
 static int bad_file(struct err *e, const char *path, uint64_t off,
@@ -245,6 +248,7 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	store_samples_free(s);
+	store_rollups_free(s);
 	if (s->mapped && s->map && s->map != MAP_FAILED)
 		munmap((void *)s->map, s->map_len);
 	free(s->path);
@@ -414,6 +418,15 @@ static bool check_refs(struct check *c)
 		}
 		return true;
 	}
+	case I_R_BUCKETS: {
+		const char *why = store_rollup_index_check(c->s, &c->at);
+
+		if (why) {
+			c->why = why;
+			return false;
+		}
+		return true;
+	}
 	case I_OLD: {
 		const struct store_old_object *r = (const void *)sec->p;
 
@@ -553,6 +566,7 @@ static const int deps[I__COUNT][4] = {
 	[I_CH_MAPS] = {D(I_CH_CELLS)},
 	[I_CH_BLOCKS] = {D(I_STRINGS)},
 	[I_CH_STATS] = {D(I_STRINGS)},
+	[I_R_BUCKETS] = {D(I_RECORDINGS), D(I_S_INDEX), D(I_R_ROWS)},
 };
 #undef D
 
@@ -573,8 +587,9 @@ static int section(struct store *s, int idx, struct err *e)
 			return ERR_FAIL;
 	err_init(&s->bad[idx]);
 	/* the sample blocks are checked a block at a time, when read
-	 * (store_samples.c); store_verify() checks their whole too */
-	if (idx == I_S_BLOCKS) {
+	 * (store_samples.c), the rollup rows a bucket at a time
+	 * (store_rollup.c); store_verify() checks their whole too */
+	if (idx == I_S_BLOCKS || idx == I_R_ROWS) {
 		sec->state = 1;
 		return 0;
 	}
@@ -666,10 +681,21 @@ int store_ch_cells(struct store *s, const uint8_t **out, uint64_t *n,
 
 int store_verify(struct store *s, struct err *e)
 {
+	const struct section *rows = &s->sec[I_R_ROWS];
 	int i;
 
 	for (i = 0; i < I__COUNT; i++)
 		if (section(s, i, e) < 0)
 			return ERR_FAIL;
-	return store_blocks_verify(s, e);
+	if (rows->present &&
+	    crc32c_update(0, rows->p, (size_t)rows->len) != rows->crc) {
+		err_set_at(e, ERR_FORMAT, (uint64_t)(rows->p - s->map),
+			   "store: section 'rollup rows' checksum mismatch: "
+			   "the file is damaged");
+		err_source(e, s->path);
+		return ERR_FAIL;
+	}
+	if (store_blocks_verify(s, e) < 0)
+		return ERR_FAIL;
+	return store_rollups_verify(s, e);
 }

@@ -44,6 +44,25 @@ expect_rc 1
 expect_err "numbered depth first"
 t_end
 
+t_begin forged_rollups_are_refused_or_detected
+# a row's bytes one more than its samples': the views cannot tell (they
+# read the rollups, not the samples), info --check compares them
+run info --check "$W/f/rollupbytes.hsdb"
+expect_rc 1
+expect_err "'rollup buckets' disagrees with the samples"
+# a row's node out of range: refused when first read
+run top --by site "$W/f/rollupnode.hsdb"
+expect_rc 1
+expect_err "section 'rollup rows'"
+expect_err "refers outside its tables"
+# a row's samples that do not add up to its bucket's
+run top --by thread "$W/f/rollupcount.hsdb"
+expect_rc 1
+expect_err "does not add up to its bucket's samples"
+run info --check "$W/f/rollupcount.hsdb"
+expect_rc 1
+t_end
+
 t_begin forged_times_before_1970_print_right
 run timeline "$W/f/pre1970.hsdb" --csv --bucket 1s
 expect_rc 0

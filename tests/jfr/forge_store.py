@@ -145,6 +145,34 @@ def set_samples(secs, rows):
             s[2] = ix
         if s[0] == "SBLK":
             s[2] = bl
+    drop_rollups(secs)
+
+
+def drop_rollups(secs):
+    """Samples forged without their rollups make a store of version 2.0's
+    layout (a reader then uses the samples); a rollup left from the
+    samples before would disagree with them: a damaged store."""
+    secs[:] = [s for s in secs if s[0] not in ("RBKT", "RROW")]
+
+
+def rollup_row(secs, kind, proj, change):
+    """change(row) on the first row of the first bucket of (kind, proj)
+    (proj None: of any projection),
+    the bucket's checksum made to agree; row is a list: node, class,
+    thread, flags, samples, bytes, first_ns, last_ns"""
+    bk, rows = sec(secs, "RBKT"), sec(secs, "RROW")
+    for b in range(0, len(bk), 48):
+        k, p, _, _, _, _, first, n, _, _ = struct.unpack_from(
+            "<BBHIqqQIIQ", bk, b)
+        if k != kind or (proj is not None and p != proj):
+            continue
+        row = list(struct.unpack_from("<IIIIQqqq", rows, first * 48))
+        change(row)
+        struct.pack_into("<IIIIQqqq", rows, first * 48, *row)
+        struct.pack_into("<I", bk, b + 36,
+                         crc32c(bytes(rows[first * 48:(first + n) * 48])))
+        return
+    raise KeyError((kind, proj))
 
 
 def forge(good, outdir, name, change):
@@ -192,6 +220,7 @@ def main():
             if s[0] in ("RECS", "SETS", "ECNT", "OLDO", "HEAP", "LIVE",
                         "SIDX", "SBLK"):
                 s[2] = bytearray()
+        drop_rollups(secs)
     forge(good, outdir, "empty", empty)
 
     def deep(secs):
@@ -218,6 +247,22 @@ def main():
         # node 1 claims a subtree that swallows a node of another parent
         struct.pack_into("<I", t, 16 + 12, min(len(t) // 16, 42))
     forge(good, outdir, "notdfs", not_depth_first)
+
+    # rollups (2.1) that disagree with their samples, checksums agreeing
+    def more_bytes(row):
+        row[5] += 1
+    forge(good, outdir, "rollupbytes",
+          lambda secs: rollup_row(secs, 0, None, more_bytes))
+
+    def node_out(row):
+        row[0] = 0x7FFFFFFF
+    forge(good, outdir, "rollupnode",
+          lambda secs: rollup_row(secs, 0, 1, node_out))
+
+    def more_samples(row):
+        row[4] += 1
+    forge(good, outdir, "rollupcount",
+          lambda secs: rollup_row(secs, 0, 3, more_samples))
 
 
 if __name__ == "__main__":

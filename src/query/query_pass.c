@@ -1,0 +1,279 @@
+/*
+ * Passes over a kind from its rollups (query_impl.h, struct query_pass).
+ *
+ * The rollup buckets of the kind under the smallest projection that
+ * holds what the pass needs (the filters' and the grouping's parts of
+ * the key) are walked in order; a bucket that lies inside the window
+ * and has no cut after its start is handed out whole, as rows; of the
+ * others, the part inside the window becomes an edge, read afterwards
+ * from the sample blocks (or from the kind held in memory), only the
+ * samples of the bucket's recording.  A window therefore reads samples
+ * only at its two ends, and a timeline only where one of its buckets
+ * starts inside a rollup bucket; the results stay exact to the
+ * nanosecond.  Without rollups for the kind (a 2.0 store, agent
+ * samples, negative byte counts), every block in the window is read,
+ * as before.
+ */
+#include "query/query.h"
+#include "query/query_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/xalloc.h"
+
+unsigned query_group_need(enum query_group by)
+{
+	switch (by) {
+	case GROUP_CLASS:
+		return PASS_NEED_CLASS;
+	case GROUP_SITE:
+	case GROUP_APP_SITE:
+		return PASS_NEED_NODE;
+	case GROUP_THREAD:
+		return PASS_NEED_THREAD;
+	default:
+		return 0;
+	}
+}
+
+static bool has(int proj, unsigned need)
+{
+	switch (proj) {
+	case STORE_PROJ_FULL:
+		return true;
+	case STORE_PROJ_NODE:
+		return !(need & ~PASS_NEED_NODE);
+	case STORE_PROJ_CLASS:
+		return !(need & ~PASS_NEED_CLASS);
+	default:
+		return !(need & ~PASS_NEED_THREAD);
+	}
+}
+
+bool query_row_ok(const struct query *q, const struct query_pass *p,
+		  const struct store_rollup_row *r)
+{
+	/* the projection holds every part a filter looks at (pass_init
+	 * chose it so); the parts it does not hold are 0 and unfiltered */
+	if (!q->filtered)
+		return true;
+	if (p->proj == STORE_PROJ_FULL || p->proj == STORE_PROJ_NODE)
+		if (!q->node_ok[r->node])
+			return false;
+	if (q->o.class_re &&
+	    (r->cls == STORE_NONE || !q->class_ok[r->cls]))
+		return false;
+	if (q->o.thread_re &&
+	    (r->thread == STORE_NONE || !q->thread_ok[r->thread]))
+		return false;
+	return !q->key_ok ||
+	       q->key_ok[group_of_row(q, (enum query_group)q->o.key_by, p, r)];
+}
+
+int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
+		    int64_t cut_base, int64_t cut_w, struct err *e)
+{
+	int proj, best = -1;
+	uint64_t best_rows = UINT64_MAX;
+
+	memset(p, 0, sizeof(*p));
+	p->cut_base = cut_base;
+	p->cut_w = cut_w;
+	p->cur_blk = UINT32_MAX;
+	p->rec = PASS_ANY_REC;
+	need |= q->need;
+	/* the projection with the fewest rows of those that hold what is
+	 * needed: the full key always does */
+	for (proj = 0; proj < STORE_PROJ__COUNT; proj++) {
+		const struct store_rollup_bucket *b;
+		const struct store_rollup_row *r;
+		uint64_t rows = 0;
+		uint32_t n, i;
+
+		if (!has(proj, need))
+			continue;
+		if (store_rollup(q->s, q->kind, proj, &b, &n, &r, e) < 0)
+			return ERR_FAIL;
+		if (!n)
+			continue;
+		for (i = 0; i < n; i++)
+			rows += b[i].n_rows;
+		if (rows < best_rows) {
+			best_rows = rows;
+			best = proj;
+		}
+	}
+	if (best < 0) {
+		p->phase = 2; /* no rollups: the samples in the window */
+		return 0;
+	}
+	p->proj = best;
+	return store_rollup(q->s, q->kind, best, &p->b, &p->n_b, &p->all_rows,
+			    e);
+}
+
+void query_pass_release(struct query_pass *p)
+{
+	free(p->edges);
+	p->edges = NULL;
+}
+
+/* [a, b] of the samples of q->sm, by binary search on their times. */
+static void window_of(struct query *q, int64_t a, int64_t b)
+{
+	uint64_t lo = 0, hi = q->sm.n;
+
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo) / 2;
+
+		if (q->sm.time_ns[m] < a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	q->lo = lo;
+	hi = q->sm.n;
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo) / 2;
+
+		if (q->sm.time_ns[m] <= b)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	q->hi = lo;
+}
+
+/* Whether a cut lies in (s, e]: the first one after s is at or
+ * before e (128 bits: a damaged store may hold any times). */
+static bool cut_inside(const struct query_pass *p, int64_t s, int64_t e)
+{
+	__int128 d, f;
+
+	if (p->cut_w <= 0)
+		return false;
+	d = (__int128)s - p->cut_base;
+	f = d / p->cut_w;
+	if (d % p->cut_w && d < 0)
+		f--; /* floor */
+	return (__int128)p->cut_base + (f + 1) * p->cut_w <= e;
+}
+
+static int edge_cmp(const void *x, const void *y)
+{
+	const struct pass_edge *a = x, *b = y;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->rec < b->rec ? -1 : a->rec > b->rec;
+}
+
+int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
+{
+	const int64_t from = q->o.from_ns, to = q->o.to_ns;
+
+	if (p->phase == 0) {
+		/* the buckets: whole ones out, the others kept as edges */
+		while (p->bi < p->n_b) {
+			const struct store_rollup_bucket *b = &p->b[p->bi++];
+			struct pass_edge *x;
+
+			if ((q->o.recording >= 0 &&
+			     b->recording != (uint64_t)q->o.recording) ||
+			    to == INT64_MIN || b->end_ns < from ||
+			    b->start_ns >= to)
+				continue;
+			if (b->start_ns >= from && b->end_ns < to &&
+			    !cut_inside(p, b->start_ns, b->end_ns)) {
+				p->rows = p->all_rows + b->first_row;
+				p->n_rows = b->n_rows;
+				p->rec = b->recording;
+				p->start_ns = b->start_ns;
+				p->end_ns = b->end_ns;
+				return PASS_ROWS;
+			}
+			if (p->n_edges == p->alloc_edges) {
+				p->alloc_edges =
+					p->alloc_edges ? p->alloc_edges * 2 : 16;
+				p->edges = xreallocarray(p->edges,
+							 p->alloc_edges,
+							 sizeof(*p->edges));
+			}
+			x = &p->edges[p->n_edges++];
+			x->a = b->start_ns > from ? b->start_ns : from;
+			x->b = b->end_ns < to - 1 ? b->end_ns : to - 1;
+			x->rec = b->recording;
+		}
+		if (p->n_edges > 1)
+			qsort(p->edges, p->n_edges, sizeof(*p->edges),
+			      edge_cmp);
+		p->phase = 1;
+		p->ei = 0;
+		p->blk = 0;
+		p->rows = NULL;
+		p->n_rows = 0;
+	}
+	if (p->phase == 1) {
+		/* the edges: the blocks that overlap each, or the kind held
+		 * in memory */
+		bool held = q->n_blocks && store_kind_decoded(q->s, q->kind);
+
+		while (p->ei < p->n_edges) {
+			const struct pass_edge *x = &p->edges[p->ei];
+
+			p->rec = x->rec;
+			if (held) {
+				p->ei++;
+				if (query_materialize(q, e) < 0)
+					return ERR_FAIL;
+				window_of(q, x->a, x->b);
+				return PASS_SAMPLES;
+			}
+			if (p->blk == 0) {
+				/* the first block that ends at a or later */
+				uint32_t lo = 0, hi = q->n_blocks;
+
+				while (lo < hi) {
+					uint32_t m = lo + (hi - lo) / 2;
+
+					if (q->blocks[m].last_ns < x->a)
+						lo = m + 1;
+					else
+						hi = m;
+				}
+				p->blk = lo + 1; /* blk - 1 is next */
+			}
+			if (p->blk - 1 < q->n_blocks &&
+			    q->blocks[p->blk - 1].first_ns <= x->b) {
+				uint32_t b = p->blk - 1;
+
+				p->blk++;
+				if (b != p->cur_blk) {
+					if (store_read_block(q->s, q->kind, b,
+							     &q->sm, e) < 0)
+						return ERR_FAIL;
+					p->cur_blk = b;
+				}
+				window_of(q, x->a, x->b);
+				return PASS_SAMPLES;
+			}
+			p->ei++;
+			p->blk = 0;
+		}
+		p->phase = 3;
+		return PASS_END;
+	}
+	if (p->phase == 2) {
+		int rc = query_next_block(q, &p->blk, e);
+
+		p->rec = PASS_ANY_REC;
+		if (rc <= 0) {
+			p->phase = 3;
+			return rc < 0 ? ERR_FAIL : PASS_END;
+		}
+		return PASS_SAMPLES;
+	}
+	return PASS_END;
+}

@@ -1,0 +1,167 @@
+/*
+ * The timeline: two passes, one for the span of the filtered samples,
+ * one that adds them into buckets; a rollup bucket is read whole when no
+ * timeline bucket starts inside it, else its samples are.
+ */
+#include "query/query.h"
+#include "query/query_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+/* --- time --------------------------------------------------------------------- */
+
+int64_t query_round_bucket(int64_t span)
+{
+	static const int64_t steps[] = {
+		1000000,	2000000,	5000000,       10000000,
+		20000000,	50000000,	100000000,     200000000,
+		500000000,	1000000000,	2000000000,    5000000000,
+		10000000000,	15000000000,	30000000000,   60000000000,
+		120000000000,	300000000000,	600000000000,  900000000000,
+		1800000000000,	3600000000000,	7200000000000, 21600000000000,
+		43200000000000, 86400000000000,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (span / steps[i] <= 60)
+			return steps[i];
+	return steps[sizeof(steps) / sizeof(steps[0]) - 1];
+}
+
+int query_timeline(struct query *q, int64_t *bucket_ns,
+		   const struct query_bucket **out, size_t *n_out,
+		   struct query_total *total, struct err *e)
+{
+	uint64_t i;
+	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
+	size_t n, b;
+	struct query_pass p;
+	int rc;
+
+	/* two passes: the span, then the buckets */
+	if (query_pass_init(q, &p, 0, 0, 0, e) < 0)
+		return ERR_FAIL;
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			uint32_t r;
+
+			for (r = 0; r < p.n_rows; r++)
+				if (query_row_ok(q, &p, &p.rows[r])) {
+					if (p.rows[r].first_ns < first)
+						first = p.rows[r].first_ns;
+					if (p.rows[r].last_ns > last)
+						last = p.rows[r].last_ns;
+				}
+			continue;
+		}
+		for (i = q->lo; i < q->hi; i++)
+			if ((p.rec == PASS_ANY_REC ||
+			     q->sm.recording[i] == p.rec) &&
+			    query_sample_ok(q, i)) {
+				if (q->sm.time_ns[i] < first)
+					first = q->sm.time_ns[i];
+				if (q->sm.time_ns[i] > last)
+					last = q->sm.time_ns[i];
+			}
+	}
+	query_pass_release(&p);
+	if (rc < 0)
+		return ERR_FAIL;
+	total_init(total);
+	*out = NULL;
+	*n_out = 0;
+	if (first == INT64_MAX)
+		return 0;
+	{
+		/* a damaged store may hold any times: no step may overflow */
+		uint64_t span = (uint64_t)last - (uint64_t)first, r;
+
+		if (span > (uint64_t)INT64_MAX)
+			return err_set(e, ERR_FORMAT,
+				       "samples span more than 292 years: "
+				       "the store's times are damaged");
+		w = *bucket_ns > 0 ? *bucket_ns
+				   : query_round_bucket((int64_t)span);
+		*bucket_ns = w;
+		{
+			int64_t m = first % w;
+
+			r = (uint64_t)(m < 0 ? m + w : m); /* first mod w */
+		}
+		if (__builtin_sub_overflow(first, (int64_t)r, &base))
+			base = first; /* only at the very bottom of int64 */
+		if (((uint64_t)last - (uint64_t)base) / (uint64_t)w >= 10000000)
+			return err_set(e, ERR_USAGE,
+				       "%lld ns buckets make more than 10 "
+				       "million over %.3f s; give a wider "
+				       "--bucket",
+				       (long long)w, (double)span / 1e9);
+		n = (size_t)(((uint64_t)last - (uint64_t)base) / (uint64_t)w) +
+		    1;
+	}
+	free(q->buckets);
+	q->buckets = xcalloc(n, sizeof(*q->buckets));
+	for (b = 0; b < n; b++)
+		q->buckets[b].start_ns =
+			(int64_t)((uint64_t)base + (uint64_t)b * (uint64_t)w);
+	/* rollup buckets in which a timeline bucket starts are read as
+	 * samples: the others fall in one timeline bucket each */
+	if (query_pass_init(q, &p, 0, base, w, e) < 0)
+		return ERR_FAIL;
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			uint32_t r;
+
+			for (r = 0; r < p.n_rows; r++) {
+				const struct store_rollup_row *x = &p.rows[r];
+
+				if (!query_row_ok(q, &p, x))
+					continue;
+				b = (size_t)(((uint64_t)x->first_ns -
+					      (uint64_t)base) /
+					     (uint64_t)w);
+				if (b >= n)
+					b = n - 1;
+				q->buckets[b].samples += x->samples;
+				q->buckets[b].est_bytes =
+					add_sat(q->buckets[b].est_bytes,
+						x->bytes);
+				total_add_rows(total, x->samples, x->bytes,
+					       x->first_ns, x->last_ns);
+			}
+			continue;
+		}
+		for (i = q->lo; i < q->hi; i++) {
+			int64_t bytes;
+
+			if ((p.rec != PASS_ANY_REC &&
+			     q->sm.recording[i] != p.rec) ||
+			    !query_sample_ok(q, i))
+				continue;
+			bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+			b = (size_t)(((uint64_t)q->sm.time_ns[i] -
+				      (uint64_t)base) /
+				     (uint64_t)w);
+			if (b >= n)
+				b = n - 1; /* base clamped at the bottom */
+			q->buckets[b].samples++;
+			q->buckets[b].est_bytes =
+				add_sat(q->buckets[b].est_bytes, bytes);
+			total_add(total, q->sm.time_ns[i], bytes);
+		}
+	}
+	query_pass_release(&p);
+	if (rc < 0)
+		return ERR_FAIL;
+	*out = q->buckets;
+	*n_out = n;
+	return 0;
+}

@@ -1,0 +1,295 @@
+/*
+ * Group-bys (query_top) and the recordings' overview (query_recordings):
+ * one pass over the query's kind (query_pass: rollup rows for the whole
+ * buckets of the window, samples at its edges) adding into per-group
+ * accumulators sized by the number of groups.
+ */
+#include "query/query.h"
+#include "query/query_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+/* How many objects a sample of this kind stands for (NaN: unknown). */
+static double objects_per_sample(enum sample_kind k)
+{
+	switch (k) {
+	case SAMPLE_TLAB_OUTSIDE: /* every outside allocation is an event */
+	case SAMPLE_OLD_OBJECT:	  /* each is one sampled object */
+		return 1.0;
+	default:
+		return NAN; /* bytes only: no honest object count */
+	}
+}
+
+/* The sample to prefetch for while working on sample i. */
+static inline uint64_t ahead(const struct query *q, uint64_t i)
+{
+	return i + 16 < q->hi ? i + 16 : i;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct query_row *x = a, *y = b;
+
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes < y->est_bytes ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+int query_top(struct query *q, enum query_group by,
+	      const struct query_row **rows_out, size_t *n_rows,
+	      struct query_total *total, struct err *e)
+{
+	const struct store_samples *sm = &q->sm;
+	size_t n_groups, n = 0, g;
+	uint64_t i;
+	double per = objects_per_sample(q->kind);
+
+	n_groups = query_group_count(q, by);
+	if (n_groups > q->g_alloc) {
+		q->g = xreallocarray(q->g, n_groups, sizeof(*q->g));
+		q->rows = xreallocarray(q->rows, n_groups, sizeof(*q->rows));
+		q->g_alloc = n_groups;
+	}
+	if (n_groups)
+		memset(q->g, 0, n_groups * sizeof(*q->g));
+	memset(total, 0, sizeof(*total));
+	total->first_ns = INT64_MAX;
+	total->last_ns = INT64_MIN;
+
+	/*
+	 * One pass (query_pass): rollup rows for the whole buckets of the
+	 * window, samples at its edges.  On samples, without filters only
+	 * the kind (and the edge's recording) is tested, and the key is one
+	 * array read: the loop is specialised per group so that the
+	 * compiler keeps it tight.  Samples are time-sorted, so a batch's
+	 * first and last times are taken outside the loop; batches come in
+	 * no particular order, so the totals' are a minimum and a maximum.
+	 */
+#define GROUP_LOOP(KEY)                                                        \
+	for (i = q->lo; i < q->hi; i++) {                                      \
+		int64_t bytes;                                                 \
+                                                                               \
+		if (sm->kind[i] != kind ||                                     \
+		    (rec != PASS_ANY_REC && sm->recording[i] != rec) ||        \
+		    (!plain && !query_sample_ok(q, i)))                        \
+			continue;                                              \
+		g = (KEY);                                                     \
+		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];           \
+		q->g[g].samples++;                                             \
+		q->g[g].bytes = add_sat(q->g[g].bytes, bytes);                 \
+		if (agent && sm->size[i] > 0)                                  \
+			q->g[g].objects +=                                     \
+				(double)bytes / (double)sm->size[i];           \
+		n_samples++;                                                   \
+		sum_bytes = add_sat(sum_bytes, bytes);                         \
+		if (first == UINT64_MAX)                                       \
+			first = i;                                             \
+		last = i;                                                      \
+	}
+	{
+		const bool plain = !q->filtered;
+		const bool agent = q->kind == SAMPLE_AGENT;
+		const uint8_t kind = (uint8_t)q->kind;
+		uint64_t n_samples = 0;
+		int64_t sum_bytes = 0;
+		struct query_pass p;
+		int rc;
+
+		if (query_pass_init(q, &p, query_group_need(by), 0, 0, e) < 0)
+			return ERR_FAIL;
+		while ((rc = query_pass_next(q, &p, e)) > 0) {
+			uint64_t first = UINT64_MAX, last = 0;
+			const uint32_t rec = p.rec;
+
+			if (rc == PASS_ROWS) {
+				uint32_t r;
+
+				for (r = 0; r < p.n_rows; r++) {
+					const struct store_rollup_row *x =
+						&p.rows[r];
+
+					if (!query_row_ok(q, &p, x))
+						continue;
+					g = group_of_row(q, by, &p, x);
+					q->g[g].samples += x->samples;
+					q->g[g].bytes =
+						add_sat(q->g[g].bytes, x->bytes);
+					n_samples += x->samples;
+					sum_bytes = add_sat(sum_bytes, x->bytes);
+					if (x->first_ns < total->first_ns)
+						total->first_ns = x->first_ns;
+					if (x->last_ns > total->last_ns)
+						total->last_ns = x->last_ns;
+				}
+				continue;
+			}
+			switch (by) {
+			case GROUP_CLASS:
+				GROUP_LOOP(sm->cls[i] == STORE_NONE
+						   ? q->n_classes
+						   : sm->cls[i])
+				break;
+			case GROUP_SITE:
+				/* the per-node table is big and read at
+				 * random: fetch a few samples ahead */
+				GROUP_LOOP(
+					(__builtin_prefetch(
+						 &q->node_site[sm->node[ahead(
+							 q, i)]]),
+					 q->node_site[sm->node[i]]))
+				break;
+			case GROUP_APP_SITE:
+				GROUP_LOOP((__builtin_prefetch(
+						    &q->node_app[sm->node[ahead(
+							    q, i)]]),
+					    q->node_app[sm->node[i]]))
+				break;
+			case GROUP_THREAD:
+				GROUP_LOOP(sm->thread[i] == STORE_NONE
+						   ? q->n_threads
+						   : sm->thread[i])
+				break;
+			default:
+				GROUP_LOOP(sm->recording[i])
+			}
+			if (first != UINT64_MAX) {
+				if (sm->time_ns[first] < total->first_ns)
+					total->first_ns = sm->time_ns[first];
+				if (sm->time_ns[last] > total->last_ns)
+					total->last_ns = sm->time_ns[last];
+			}
+		}
+		query_pass_release(&p);
+		if (rc < 0)
+			return ERR_FAIL;
+		total->samples = n_samples;
+		total->est_bytes = sum_bytes;
+	}
+#undef GROUP_LOOP
+	total->est_objects = per * (double)total->samples;
+	if (q->kind == SAMPLE_AGENT) {
+		total->est_objects = 0;
+		for (g = 0; g < n_groups; g++)
+			total->est_objects += q->g[g].objects;
+	}
+	for (g = 0; g < n_groups; g++) {
+		struct query_row *r;
+
+		if (!q->g[g].samples)
+			continue;
+		r = &q->rows[n++];
+		r->samples = q->g[g].samples;
+		r->est_bytes = q->g[g].bytes;
+		r->est_objects = q->kind == SAMPLE_AGENT
+					 ? q->g[g].objects
+					 : per * (double)r->samples;
+		/* of the bytes; of the samples where the kind has no sizes
+		 * (OldObjectSample before JDK 21) */
+		r->share = total->est_bytes ? (double)r->est_bytes /
+						      (double)total->est_bytes
+			   : total->samples
+				   ? (double)r->samples / (double)total->samples
+				   : 0.0;
+		switch (by) {
+		case GROUP_CLASS:
+			r->key = g == q->n_classes
+					 ? "(unknown class)"
+					 : store_str(q->s,
+						     q->classes[g].display);
+			break;
+		case GROUP_SITE:
+		case GROUP_APP_SITE:
+			r->key = q->site_names[g];
+			break;
+		case GROUP_THREAD:
+			r->key = g == q->n_threads
+					 ? "(no thread)"
+					 : store_str(q->s, q->threads[g].name);
+			break;
+		default: {
+			/* the number too: the same file may be in twice, and
+			 * --recording takes the number */
+			struct buf b = BUF_INIT;
+
+			buf_addf(&b, "%zu: %s", g,
+				 store_str(q->s, q->recs[g].source));
+			r->key = arena_memdup(&q->names, b.data, b.len);
+			buf_release(&b);
+		}
+		}
+	}
+	qsort(q->rows, n, sizeof(*q->rows), row_cmp);
+	*rows_out = q->rows;
+	*n_rows = n;
+	return 0;
+}
+
+
+void query_recordings(struct query *q, const struct query_recording **out,
+		      size_t *n)
+{
+	uint64_t i;
+	uint32_t r;
+	int k;
+
+	if (!q->rec_info) {
+		q->rec_info = xcalloc(q->n_recs ? q->n_recs : 1,
+				      sizeof(*q->rec_info));
+		for (r = 0; r < q->n_recs; r++) {
+			const struct store_recording *sr = &q->recs[r];
+			struct query_recording *x = &q->rec_info[r];
+
+			x->source = store_str(q->s, sr->source);
+			x->format = store_str(q->s, sr->format);
+			x->jvm_name = store_str(q->s, sr->jvm_name);
+			x->jvm_version = store_str(q->s, sr->jvm_version);
+			x->start_ns = sr->start_ns;
+			x->end_ns = sr->end_ns;
+			x->n_chunks = sr->n_chunks;
+			x->bytes_skipped = sr->bytes_skipped;
+		}
+		/* every kind's samples per recording: from the rollups'
+		 * buckets where the kind has them, else from its blocks,
+		 * whose recording indices the reader checked; a kind that
+		 * cannot be read counts 0 */
+		for (k = 0; k < SAMPLE__COUNT; k++) {
+			const struct store_rollup_bucket *b = NULL;
+			const struct store_rollup_row *rows;
+			struct store_samples m;
+			struct err e;
+			uint32_t nb = 0, j;
+
+			err_init(&e);
+			if (!q->kind_counts[k])
+				continue;
+			if (store_rollup(q->s, k, STORE_PROJ_THREAD, &b, &nb,
+					 &rows, &e) == 0 &&
+			    nb) {
+				for (j = 0; j < nb; j++)
+					if (b[j].recording < q->n_recs)
+						q->rec_info[b[j].recording]
+							.samples[k] +=
+							b[j].samples;
+				continue;
+			}
+			err_init(&e);
+			if (store_kind_samples(q->s, k, &m, &e) < 0)
+				continue;
+			for (i = 0; i < m.n; i++)
+				if (m.recording[i] < q->n_recs)
+					q->rec_info[m.recording[i]].samples[k]++;
+		}
+	}
+	*out = q->rec_info;
+	*n = q->n_recs;
+}

@@ -1,0 +1,426 @@
+/*
+ * Call trees, inverted trees and call paths: one pass for the stack
+ * nodes' own samples (node_self_sums: rollup rows under the node
+ * projection, samples at the window's edges), then the trie walked once.
+ */
+#include "query/query.h"
+#include "query/query_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+/* --- trees ------------------------------------------------------------------ */
+
+/*
+ * The tree being built, and its children by site.  Most nodes have one
+ * to three children, so a child is found by scanning its parent's list,
+ * which was touched moments ago and is in the cache; a global map keyed
+ * by (parent, site) cost a cache miss per trie node, 40% of a call tree
+ * over 10 million samples.  A parent past KIDS_SCAN children (the roots,
+ * the inverted tree's sites) moves its children into the map.
+ */
+#define KIDS_SCAN 8
+
+struct tree_scratch {
+	struct query_tree_node *nodes;
+	uint32_t *site, *kid_count; /* per node */
+	size_t n, alloc;
+	struct u64map wide; /* (parent << 32 | site) -> child, wide parents */
+};
+
+static uint32_t tree_add(struct tree_scratch *t, uint32_t parent,
+			 const char *label, uint32_t depth)
+{
+	struct query_tree_node *nd;
+
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 1024;
+		t->nodes = xreallocarray(t->nodes, t->alloc, sizeof(*t->nodes));
+		t->site = xreallocarray(t->site, t->alloc, sizeof(*t->site));
+		t->kid_count = xreallocarray(t->kid_count, t->alloc,
+					     sizeof(*t->kid_count));
+	}
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->label = label;
+	nd->parent = parent;
+	nd->first_child = nd->next_sibling = QUERY_TREE_NONE;
+	nd->depth = depth;
+	t->site[t->n] = UINT32_MAX;
+	t->kid_count[t->n] = 0;
+	return (uint32_t)t->n++;
+}
+
+/* parent's child for site, added (label, depth) when it has none */
+static uint32_t tree_child(struct tree_scratch *t, uint32_t parent,
+			   uint32_t site, const char *label, uint32_t depth)
+{
+	uint64_t key = (uint64_t)parent << 32 | site, v;
+	uint32_t c;
+
+	if (t->kid_count[parent] > KIDS_SCAN) {
+		if (u64map_get(&t->wide, key, &v))
+			return (uint32_t)v;
+	} else {
+		for (c = t->nodes[parent].first_child; c != QUERY_TREE_NONE;
+		     c = t->nodes[c].next_sibling)
+			if (t->site[c] == site)
+				return c;
+	}
+	c = tree_add(t, parent, label, depth);
+	t->site[c] = site;
+	/* linked in front; link_children orders them for real later */
+	t->nodes[c].next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = c;
+	if (++t->kid_count[parent] == KIDS_SCAN + 1) {
+		uint32_t k;
+
+		for (k = t->nodes[parent].first_child; k != QUERY_TREE_NONE;
+		     k = t->nodes[k].next_sibling)
+			u64map_put(&t->wide,
+				   (uint64_t)parent << 32 | t->site[k], k,
+				   NULL);
+	} else if (t->kid_count[parent] > KIDS_SCAN) {
+		u64map_put(&t->wide, key, c, NULL);
+	}
+	return c;
+}
+
+static void tree_scratch_release(struct tree_scratch *t)
+{
+	free(t->site);
+	free(t->kid_count);
+	u64map_release(&t->wide);
+	t->site = t->kid_count = NULL;
+}
+
+static const struct query_tree_node *sort_nodes;
+
+static int child_cmp(const void *a, const void *b)
+{
+	const struct query_tree_node *x = &sort_nodes[*(const uint32_t *)a],
+				     *y = &sort_nodes[*(const uint32_t *)b];
+
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes < y->est_bytes ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->label, y->label);
+}
+
+/*
+ * Chain every node's children, heaviest first.  The children are laid
+ * out parent by parent (counting sort on the parent) and each parent's
+ * few children sorted on their own: most have one to three, so this is
+ * close to linear where one big sort of millions of nodes is not.
+ */
+static void link_children(struct query_tree_node *nodes, size_t n)
+{
+	uint32_t *start = xcalloc(n + 1, sizeof(uint32_t));
+	uint32_t *kids = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	uint32_t *fill;
+	size_t i, p;
+
+	for (i = 1; i < n; i++)
+		start[nodes[i].parent + 1]++;
+	for (p = 0; p < n; p++)
+		start[p + 1] += start[p];
+	fill = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	memcpy(fill, start, (n ? n : 1) * sizeof(uint32_t));
+	for (i = 1; i < n; i++)
+		kids[fill[nodes[i].parent]++] = (uint32_t)i;
+	free(fill);
+	sort_nodes = nodes;
+	for (p = 0; p < n; p++) {
+		uint32_t a = start[p], b = start[p + 1], k;
+
+		if (b - a > 1)
+			qsort(kids + a, b - a, sizeof(uint32_t), child_cmp);
+		nodes[p].first_child = a < b ? kids[a] : QUERY_TREE_NONE;
+		for (k = a; k < b; k++)
+			nodes[kids[k]].next_sibling =
+				k + 1 < b ? kids[k + 1] : QUERY_TREE_NONE;
+	}
+	free(start);
+	free(kids);
+}
+
+/* side by side: a sample's node costs one cache miss, not two */
+struct node_self {
+	uint64_t samples;
+	int64_t bytes;
+};
+
+/*
+ * The samples and bytes of every stack node that passes q's filters, as
+ * the samples' own nodes (self, not yet summed up the tree), and the
+ * totals: the pass tree and paths share.  An array of q->n_nodes the
+ * caller frees; NULL with e set when a block is damaged.
+ */
+static struct node_self *
+node_self_sums(struct query *q, struct query_total *total, struct err *e)
+{
+	struct node_self *self = xcalloc(q->n_nodes, sizeof(*self));
+	struct query_pass p;
+	uint64_t i;
+	int rc;
+
+	total_init(total);
+	if (query_pass_init(q, &p, PASS_NEED_NODE, 0, 0, e) < 0) {
+		free(self);
+		return NULL;
+	}
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			uint32_t r;
+
+			for (r = 0; r < p.n_rows; r++) {
+				const struct store_rollup_row *x = &p.rows[r];
+
+				if (!query_row_ok(q, &p, x))
+					continue;
+				self[x->node].samples += x->samples;
+				self[x->node].bytes =
+					add_sat(self[x->node].bytes, x->bytes);
+				total_add_rows(total, x->samples, x->bytes,
+					       x->first_ns, x->last_ns);
+			}
+			continue;
+		}
+		for (i = q->lo; i < q->hi; i++) {
+			int64_t bytes =
+				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+
+			if ((p.rec != PASS_ANY_REC &&
+			     q->sm.recording[i] != p.rec) ||
+			    !query_sample_ok(q, i))
+				continue;
+			self[q->sm.node[i]].samples++;
+			self[q->sm.node[i]].bytes =
+				add_sat(self[q->sm.node[i]].bytes, bytes);
+			total_add(total, q->sm.time_ns[i], bytes);
+		}
+	}
+	query_pass_release(&p);
+	if (rc < 0) {
+		free(self);
+		return NULL;
+	}
+	return self;
+}
+
+int query_tree(struct query *q, bool inverted, uint32_t max_depth,
+	       const struct query_tree_node **out, size_t *n_out,
+	       struct query_total *total, struct err *e)
+{
+	struct tree_scratch t;
+	struct node_self *self;
+	uint32_t n;
+
+	self = node_self_sums(q, total, e);
+	if (!self)
+		return ERR_FAIL;
+	memset(&t, 0, sizeof(t));
+	u64map_init(&t.wide);
+	tree_add(&t, QUERY_TREE_NONE, "all", 0);
+	t.nodes[0].self_samples = self[0].samples;
+	t.nodes[0].self_bytes = self[0].bytes;
+	if (!inverted) {
+		/* The trie, with the children of one parent that share a
+		 * site merged (frames that differ only in bytecode index or
+		 * compilation): one map lookup per trie node, parents first
+		 * as the depth-first numbering guarantees. */
+		uint64_t *sub = xcalloc(q->n_nodes, sizeof(uint64_t));
+		uint32_t *merged = xmalloc(q->n_nodes * sizeof(uint32_t));
+		size_t k;
+
+		for (n = q->n_nodes; n-- > 1;) {
+			sub[n] += self[n].samples;
+			sub[q->nodes[n].parent] += sub[n];
+		}
+		merged[0] = 0;
+		for (n = 1; n < q->n_nodes; n++) {
+			uint32_t up = merged[q->nodes[n].parent], m;
+
+			if (!sub[n])
+				continue; /* nothing below: no node */
+			m = tree_child(&t, up, q->node_site[n],
+				       q->site_names[q->node_site[n]],
+				       t.nodes[up].depth + 1);
+			merged[n] = m;
+			t.nodes[m].self_samples += self[n].samples;
+			t.nodes[m].self_bytes =
+				add_sat(t.nodes[m].self_bytes, self[n].bytes);
+		}
+		/* totals flow up: a merged node comes after its parent */
+		for (k = 0; k < t.n; k++) {
+			t.nodes[k].samples = t.nodes[k].self_samples;
+			t.nodes[k].est_bytes = t.nodes[k].self_bytes;
+		}
+		for (k = t.n; k-- > 1;) {
+			t.nodes[t.nodes[k].parent].samples +=
+				t.nodes[k].samples;
+			t.nodes[t.nodes[k].parent].est_bytes =
+				add_sat(t.nodes[t.nodes[k].parent].est_bytes,
+					t.nodes[k].est_bytes);
+		}
+		free(sub);
+		free(merged);
+	} else {
+		/* From each stack that has samples, out from its site to the
+		 * outermost caller, merging (parent, site) pairs. */
+		t.nodes[0].samples = total->samples;
+		t.nodes[0].est_bytes = total->est_bytes;
+		for (n = 1; n < q->n_nodes; n++) {
+			uint32_t at = 0, node, depth = 0;
+
+			if (!self[n].samples)
+				continue;
+			for (node = n; node; node = q->nodes[node].parent) {
+				if (max_depth && depth >= max_depth)
+					break;
+				at = tree_child(
+					&t, at, q->node_site[node],
+					q->site_names[q->node_site[node]],
+					depth + 1);
+				t.nodes[at].samples += self[n].samples;
+				t.nodes[at].est_bytes = add_sat(
+					t.nodes[at].est_bytes, self[n].bytes);
+				if (depth == 0) {
+					t.nodes[at].self_samples +=
+						self[n].samples;
+					t.nodes[at].self_bytes =
+						add_sat(t.nodes[at].self_bytes,
+							self[n].bytes);
+				}
+				depth++;
+			}
+		}
+	}
+	tree_scratch_release(&t);
+	free(self);
+	link_children(t.nodes, t.n);
+	free(q->tree);
+	q->tree = t.nodes;
+	*out = t.nodes;
+	*n_out = t.n;
+	return 0;
+}
+
+/* --- call paths ---------------------------------------------------------- */
+
+/* splitmix64's finaliser over a path's hash and its next frame's */
+static uint64_t path_mix(uint64_t h, uint64_t frame)
+{
+	uint64_t x = h + frame * 0x9e3779b97f4a7c15ull + 1;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+	const struct query_path *x = a, *y = b;
+
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes < y->est_bytes ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+int query_paths(struct query *q, size_t max, const struct query_path **out,
+		size_t *n_out, size_t *n_all, struct query_total *total,
+		struct err *e)
+{
+	struct query_path *acc = NULL;
+	struct node_self *self;
+	uint64_t *h;
+	struct u64map idx;
+	size_t n = 0, alloc = 0;
+	uint32_t k;
+
+	self = node_self_sums(q, total, e);
+	if (!self)
+		return ERR_FAIL;
+	/* a path's hash from its parent's (parents come first) and the
+	 * text of its frame: overloads of a method on one line print the
+	 * same, and a list that shows them twice looks broken */
+	{
+		uint64_t *site_h = xmalloc(q->n_sites * sizeof(*site_h));
+		uint32_t st;
+
+		for (st = 0; st < q->n_sites; st++) {
+			const char *c = q->site_names[st];
+			uint64_t x = 0xcbf29ce484222325ull;
+
+			for (; *c; c++)
+				x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
+			site_h[st] = x;
+		}
+		h = xmalloc(q->n_nodes * sizeof(*h));
+		h[0] = 0;
+		for (k = 1; k < q->n_nodes; k++)
+			h[k] = path_mix(h[q->nodes[k].parent],
+					site_h[q->node_site[k]]);
+		free(site_h);
+	}
+	u64map_init(&idx);
+	for (k = 0; k < q->n_nodes; k++) {
+		uint64_t *slot;
+		bool added;
+
+		if (!self[k].samples)
+			continue;
+		slot = u64map_put(&idx, h[k], n, &added);
+		if (added) {
+			if (n == alloc) {
+				alloc = alloc ? alloc * 2 : 256;
+				acc = xreallocarray(acc, alloc, sizeof(*acc));
+			}
+			acc[n].stack = k;
+			acc[n].samples = 0;
+			acc[n].est_bytes = 0;
+			n++;
+		}
+		acc[*slot].samples += self[k].samples;
+		acc[*slot].est_bytes =
+			add_sat(acc[*slot].est_bytes, self[k].bytes);
+	}
+	u64map_release(&idx);
+	free(h);
+	free(self);
+	if (n > 1)
+		qsort(acc, n, sizeof(*acc), path_cmp);
+	*n_all = n;
+	if (n > max)
+		n = max;
+	free(q->paths);
+	q->paths = acc;
+	*out = acc;
+	*n_out = n;
+	return 0;
+}
+
+size_t query_path_frames(const struct query *q, uint32_t stack,
+			 const char **labels, size_t max)
+{
+	size_t n = 0;
+
+	if (stack >= q->n_nodes)
+		return 0;
+	for (; stack; stack = q->nodes[stack].parent, n++)
+		if (n < max)
+			labels[n] = q->site_names[q->node_site[stack]];
+	return n;
+}
+

@@ -1,0 +1,441 @@
+/*
+ * The rollup builder (rollup.h).  A series is one kind of one recording;
+ * it has one open bucket at a time (samples come in time order), and
+ * under each projection a small open-addressing table from key to row.
+ * When a sample falls past the open bucket, each projection's rows are
+ * sorted by key, checksummed and spilled, and only the bucket's record
+ * stays in memory.  It does not choose what the readers do with the
+ * rows, nor check them: store_rollup.c does.
+ */
+#include "store/rollup.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/crc32c.h"
+#include "util/xalloc.h"
+
+struct proj_rows {
+	struct store_rollup_row *rows;
+	uint32_t n, alloc;
+	uint32_t *slots; /* row + 1; 0: empty */
+	uint32_t mask;	 /* slots - 1, a power of two minus one */
+};
+
+struct series {
+	bool open;
+	int64_t start, end; /* the open bucket, end inclusive */
+	int64_t width;
+	struct proj_rows p[STORE_PROJ__COUNT];
+};
+
+struct rollup_builder {
+	const struct store_recording *recs;
+	uint32_t n_recs;
+	struct series **s[SAMPLE__COUNT]; /* [kind][recording], lazily */
+	uint32_t n_s[SAMPLE__COUNT];
+	bool negative[SAMPLE__COUNT];
+	/* closed buckets; first_row is the spill's row until finish */
+	struct store_rollup_bucket *b;
+	uint64_t *spill_row; /* after finish: each bucket's row in the spill */
+	size_t n_b, alloc_b;
+	int fd;
+	struct store_rollup_row *mem; /* fd < 0: the spill */
+	uint64_t n_rows, alloc_mem;
+	bool failed;
+	int err_no;
+};
+
+int64_t rollup_width(int64_t start_ns, int64_t end_ns)
+{
+	static const int64_t ladder[] = {
+		1000000ll,	 10000000ll,	  100000000ll, 1000000000ll,
+		60000000000ll, 3600000000000ll, 86400000000000ll,
+	};
+	uint64_t span;
+	size_t i;
+
+	if (start_ns == INT64_MIN || end_ns == INT64_MIN || end_ns < start_ns)
+		return 1000000000ll;
+	span = (uint64_t)end_ns - (uint64_t)start_ns;
+	for (i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++)
+		if (span / (uint64_t)ladder[i] < 1024)
+			return ladder[i];
+	return ladder[sizeof(ladder) / sizeof(ladder[0]) - 1];
+}
+
+struct rollup_builder *rollup_builder_new(const struct store_recording *recs,
+					  uint32_t n_recs, int spill_fd)
+{
+	struct rollup_builder *rb = xcalloc(1, sizeof(*rb));
+
+	rb->recs = recs;
+	rb->n_recs = n_recs;
+	rb->fd = spill_fd;
+	return rb;
+}
+
+void rollup_builder_free(struct rollup_builder *rb)
+{
+	int k, p;
+	uint32_t r;
+
+	if (!rb)
+		return;
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		for (r = 0; r < rb->n_s[k]; r++) {
+			if (!rb->s[k][r])
+				continue;
+			for (p = 0; p < STORE_PROJ__COUNT; p++) {
+				free(rb->s[k][r]->p[p].rows);
+				free(rb->s[k][r]->p[p].slots);
+			}
+			free(rb->s[k][r]);
+		}
+		free(rb->s[k]);
+	}
+	free(rb->b);
+	free(rb->spill_row);
+	free(rb->mem);
+	free(rb);
+}
+
+static void key_of(int proj, const struct block_sample *s,
+		   struct store_rollup_row *k)
+{
+	k->node = k->cls = k->thread = k->flags = 0;
+	switch (proj) {
+	case STORE_PROJ_FULL:
+		k->node = s->node;
+		k->cls = s->cls;
+		k->thread = s->thread;
+		k->flags = s->flags;
+		break;
+	case STORE_PROJ_NODE:
+		k->node = s->node;
+		break;
+	case STORE_PROJ_CLASS:
+		k->cls = s->cls;
+		break;
+	default:
+		k->thread = s->thread;
+	}
+}
+
+static uint64_t key_hash(const struct store_rollup_row *k)
+{
+	uint64_t x = ((uint64_t)k->node << 32 | k->cls) * 0x9e3779b97f4a7c15ull;
+
+	x ^= ((uint64_t)k->thread << 1 | k->flags) * 0xbf58476d1ce4e5b9ull;
+	return x ^ x >> 29;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct store_rollup_row *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->flags < y->flags ? -1 : x->flags > y->flags;
+}
+
+static bool same_key(const struct store_rollup_row *x,
+		     const struct store_rollup_row *y)
+{
+	return x->node == y->node && x->cls == y->cls &&
+	       x->thread == y->thread && x->flags == y->flags;
+}
+
+static void rehash(struct proj_rows *pr, uint32_t n_slots)
+{
+	uint32_t i;
+
+	free(pr->slots);
+	pr->slots = xcalloc(n_slots, sizeof(uint32_t));
+	pr->mask = n_slots - 1;
+	for (i = 0; i < pr->n; i++) {
+		uint32_t h = (uint32_t)key_hash(&pr->rows[i]) & pr->mask;
+
+		while (pr->slots[h])
+			h = (h + 1) & pr->mask;
+		pr->slots[h] = i + 1;
+	}
+}
+
+static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
+		     int64_t time, int64_t bytes)
+{
+	struct store_rollup_row *r;
+	uint32_t h;
+
+	if (!pr->slots || (uint64_t)pr->n * 2 >= (uint64_t)pr->mask + 1)
+		rehash(pr, pr->slots ? (pr->mask + 1) * 2 : 256);
+	for (h = (uint32_t)key_hash(k) & pr->mask; pr->slots[h];
+	     h = (h + 1) & pr->mask) {
+		r = &pr->rows[pr->slots[h] - 1];
+		if (same_key(r, k)) {
+			r->samples++;
+			/* never negative (a kind with a negative count has
+			 * no rollups): held at the top, which any order of
+			 * additions reaches alike */
+			if (__builtin_add_overflow(r->bytes, bytes, &r->bytes))
+				r->bytes = INT64_MAX;
+			r->last_ns = time; /* in time order */
+			return;
+		}
+	}
+	if (pr->n == pr->alloc) {
+		pr->alloc = pr->alloc ? pr->alloc * 2 : 64;
+		pr->rows = xreallocarray(pr->rows, pr->alloc, sizeof(*pr->rows));
+	}
+	r = &pr->rows[pr->n];
+	*r = *k;
+	r->samples = 1;
+	r->bytes = bytes;
+	r->first_ns = r->last_ns = time;
+	pr->slots[h] = ++pr->n;
+}
+
+static void spill(struct rollup_builder *rb, const struct store_rollup_row *r,
+		  uint32_t n)
+{
+	size_t len = (size_t)n * sizeof(*r);
+
+	if (rb->fd < 0) {
+		if (rb->n_rows + n > rb->alloc_mem) {
+			rb->alloc_mem = (rb->n_rows + n) * 2;
+			rb->mem = xreallocarray(rb->mem, rb->alloc_mem,
+						sizeof(*rb->mem));
+		}
+		memcpy(rb->mem + rb->n_rows, r, len);
+	} else {
+		const char *p = (const char *)r;
+		off_t at = (off_t)(rb->n_rows * sizeof(*r));
+
+		while (len && !rb->failed) {
+			ssize_t w = pwrite(rb->fd, p, len, at);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				rb->failed = true;
+				rb->err_no = w < 0 ? errno : ENOSPC;
+				break;
+			}
+			p += w;
+			at += w;
+			len -= (size_t)w;
+		}
+	}
+	rb->n_rows += n;
+}
+
+/* The open bucket of se (kind, recording) out: every projection's rows
+ * sorted, checksummed, spilled. */
+static void close_bucket(struct rollup_builder *rb, struct series *se,
+			 int kind, uint32_t rec)
+{
+	int p;
+
+	for (p = 0; p < STORE_PROJ__COUNT; p++) {
+		struct proj_rows *pr = &se->p[p];
+		struct store_rollup_bucket *b;
+		uint32_t i;
+
+		if (!pr->n)
+			continue;
+		qsort(pr->rows, pr->n, sizeof(*pr->rows), key_cmp);
+		if (rb->n_b == rb->alloc_b) {
+			rb->alloc_b = rb->alloc_b ? rb->alloc_b * 2 : 256;
+			rb->b = xreallocarray(rb->b, rb->alloc_b, sizeof(*rb->b));
+		}
+		b = &rb->b[rb->n_b++];
+		memset(b, 0, sizeof(*b));
+		b->kind = (uint8_t)kind;
+		b->proj = (uint8_t)p;
+		b->recording = rec;
+		b->start_ns = se->start;
+		b->end_ns = se->end;
+		b->first_row = rb->n_rows;
+		b->n_rows = pr->n;
+		b->crc = crc32c_update(0, pr->rows, pr->n * sizeof(*pr->rows));
+		for (i = 0; i < pr->n; i++)
+			b->samples += pr->rows[i].samples;
+		spill(rb, pr->rows, pr->n);
+		pr->n = 0;
+		memset(pr->slots, 0, ((size_t)pr->mask + 1) * sizeof(uint32_t));
+	}
+	se->open = false;
+}
+
+void rollup_add(struct rollup_builder *rb, int kind,
+		const struct block_sample *s)
+{
+	struct series *se;
+	int64_t bytes = s->bytes == INT64_MIN ? 0 : s->bytes;
+	int p;
+
+	if (kind < 0 || kind >= SAMPLE__COUNT || kind == SAMPLE_AGENT)
+		return;
+	if (bytes < 0)
+		rb->negative[kind] = true;
+	if (s->recording >= rb->n_s[kind]) {
+		uint32_t n = s->recording + 1, r;
+
+		rb->s[kind] = xreallocarray(rb->s[kind], n, sizeof(void *));
+		for (r = rb->n_s[kind]; r < n; r++)
+			rb->s[kind][r] = NULL;
+		rb->n_s[kind] = n;
+	}
+	se = rb->s[kind][s->recording];
+	if (!se) {
+		se = xcalloc(1, sizeof(*se));
+		se->width = s->recording < rb->n_recs
+				    ? rollup_width(rb->recs[s->recording].start_ns,
+						   rb->recs[s->recording].end_ns)
+				    : 1000000000ll;
+		rb->s[kind][s->recording] = se;
+	}
+	if (se->open && s->time_ns > se->end)
+		close_bucket(rb, se, kind, s->recording);
+	if (!se->open) {
+		int64_t w = se->width, m = s->time_ns % w;
+
+		if (m < 0)
+			m += w;
+		if (__builtin_sub_overflow(s->time_ns, m, &se->start))
+			se->start = INT64_MIN;
+		if (__builtin_add_overflow(se->start, w - 1, &se->end))
+			se->end = INT64_MAX;
+		se->open = true;
+	}
+	for (p = 0; p < STORE_PROJ__COUNT; p++) {
+		struct store_rollup_row k;
+
+		key_of(p, s, &k);
+		proj_add(&se->p[p], &k, s->time_ns, bytes);
+	}
+}
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	const struct store_rollup_bucket *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->proj != y->proj)
+		return x->proj < y->proj ? -1 : 1;
+	if (x->recording != y->recording)
+		return x->recording < y->recording ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+int rollup_finish(struct rollup_builder *rb, struct err *e)
+{
+	size_t i, n = 0;
+	uint64_t row = 0;
+	int k;
+	uint32_t r;
+
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		for (r = 0; r < rb->n_s[k]; r++)
+			if (rb->s[k][r] && rb->s[k][r]->open)
+				close_bucket(rb, rb->s[k][r], k, r);
+	if (rb->failed)
+		return err_set(e, ERR_IO, "store: writing the rollups: %s",
+			       strerror(rb->err_no));
+	/* a projection with more rows than half its samples (keys that
+	 * hardly repeat, as in a synthetic store of random ones) would
+	 * make the store bigger for little gain: left out, its views read
+	 * the samples or another projection */
+	{
+		uint64_t rows[SAMPLE__COUNT][STORE_PROJ__COUNT] = {{0}};
+		uint64_t smp[SAMPLE__COUNT][STORE_PROJ__COUNT] = {{0}};
+
+		for (i = 0; i < rb->n_b; i++) {
+			rows[rb->b[i].kind][rb->b[i].proj] += rb->b[i].n_rows;
+			smp[rb->b[i].kind][rb->b[i].proj] += rb->b[i].samples;
+		}
+		for (i = 0; i < rb->n_b; i++) {
+			const struct store_rollup_bucket *x = &rb->b[i];
+
+			if (!rb->negative[x->kind] &&
+			    rows[x->kind][x->proj] * 2 <= smp[x->kind][x->proj])
+				rb->b[n++] = *x;
+		}
+	}
+	rb->n_b = n;
+	if (n > 1)
+		qsort(rb->b, n, sizeof(*rb->b), bucket_cmp);
+	rb->spill_row = xmalloc((n ? n : 1) * sizeof(uint64_t));
+	for (i = 0; i < n; i++) {
+		rb->spill_row[i] = rb->b[i].first_row;
+		rb->b[i].first_row = row;
+		row += rb->b[i].n_rows;
+	}
+	return 0;
+}
+
+const struct store_rollup_bucket *rollup_buckets(const struct rollup_builder *rb,
+						 size_t *n)
+{
+	*n = rb->n_b;
+	return rb->b;
+}
+
+uint64_t rollup_n_rows(const struct rollup_builder *rb)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < rb->n_b; i++)
+		n += rb->b[i].n_rows;
+	return n;
+}
+
+int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn,
+		      void *ctx, struct err *e)
+{
+	struct store_rollup_row *buf = NULL;
+	size_t alloc = 0, i;
+
+	for (i = 0; i < rb->n_b; i++) {
+		size_t len = (size_t)rb->b[i].n_rows * sizeof(*buf), done = 0;
+
+		if (rb->fd < 0) {
+			fn(ctx, rb->mem + rb->spill_row[i], len);
+			continue;
+		}
+		if (rb->b[i].n_rows > alloc) {
+			alloc = rb->b[i].n_rows;
+			buf = xreallocarray(buf, alloc, sizeof(*buf));
+		}
+		while (done < len) {
+			ssize_t got = pread(rb->fd, (char *)buf + done,
+					    len - done,
+					    (off_t)(rb->spill_row[i] *
+						    sizeof(*buf) + done));
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				free(buf);
+				return err_set(e, ERR_IO,
+					       "store: reading the rollups "
+					       "back: %s",
+					       got < 0 ? strerror(errno)
+						       : "file cut short");
+			}
+			done += (size_t)got;
+		}
+		fn(ctx, buf, len);
+	}
+	free(buf);
+	return 0;
+}

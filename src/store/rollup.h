@@ -1,0 +1,67 @@
+/*
+ * The rollup builder (docs/formats/store.md, "rollups"): fed the samples
+ * of a store in seq (time) order, it adds each into the open bucket of
+ * its kind and recording under every projection, and writes a bucket's
+ * rows out (sorted by key, with their checksum) as soon as a sample of
+ * its series falls past its end.  Its memory therefore follows the
+ * distinct keys of the open buckets, never the number of samples: the
+ * closed rows go to a spill file (or to memory, for store_verify's
+ * rebuild) and come back, bucket by bucket in the format's order, when
+ * the section is written.
+ *
+ * The commit feeds it (store_commit.c: one rollup_add() per sample, in
+ * the loop that encodes the blocks); store_verify() feeds it the
+ * samples it read and compares what it builds with what the file holds.
+ * Private to the store module.
+ */
+#ifndef HS_ROLLUP_H
+#define HS_ROLLUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/store/store_format.h"
+#include "importers/sink.h"
+#include "store/sample_block.h"
+#include "util/err.h"
+
+struct rollup_builder;
+
+/*
+ * A builder for a store whose recordings are recs[0..n_recs): each
+ * recording's bucket width is chosen from its start and end
+ * (rollup_width).  spill_fd >= 0: closed rows are written there (the
+ * caller's file, read back by rollup_write_rows; it must be empty);
+ * -1: they are kept in memory.
+ */
+struct rollup_builder *rollup_builder_new(const struct store_recording *recs,
+					  uint32_t n_recs, int spill_fd);
+void rollup_builder_free(struct rollup_builder *rb);
+
+/* The bucket width of a recording from start_ns to end_ns (either may
+ * be REC_NONE): a width that every timeline width at least as wide is a
+ * multiple of, giving at most 1024 buckets over the recording. */
+int64_t rollup_width(int64_t start_ns, int64_t end_ns);
+
+/* One sample of kind, after every sample of smaller seq.  Agent samples
+ * are not rolled up, and are ignored. */
+void rollup_add(struct rollup_builder *rb, int kind,
+		const struct block_sample *s);
+
+/*
+ * No more samples: the open buckets are closed, the kinds with a
+ * negative byte count are dropped, and the buckets put in the format's
+ * order.  <0 with e set when the spill file could not be written.
+ */
+int rollup_finish(struct rollup_builder *rb, struct err *e);
+
+/* After rollup_finish: the buckets (borrowed, valid until free), and
+ * their rows in the same order, len bytes at a time, to write. */
+const struct store_rollup_bucket *rollup_buckets(const struct rollup_builder *rb,
+						 size_t *n);
+uint64_t rollup_n_rows(const struct rollup_builder *rb);
+typedef void rollup_write_fn(void *ctx, const void *p, size_t len);
+int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn,
+		      void *ctx, struct err *e);
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * The rollups of a store (store.h, docs/formats/store.md, 2.1): the
+ * bucket index is checked as a whole the first time it is used (it is
+ * small: a record per bucket, a few thousand per kind and recording); a
+ * kind's rows under one projection are checked, each bucket's checksum
+ * and every row's values, the first time that (kind, projection) is
+ * asked for.  store_verify() also rebuilds the rollups from the samples
+ * (rollup.c, the writer's own builder) and compares: a rollup that
+ * disagrees with its samples is a damaged store.
+ */
+#include "store/store_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/rollup.h"
+#include "util/crc32c.h"
+#include "util/xalloc.h"
+
+struct store_rollup_cache {
+	/* per kind and projection: the run of buckets, checked or not */
+	uint32_t first[SAMPLE__COUNT][STORE_PROJ__COUNT];
+	uint32_t n[SAMPLE__COUNT][STORE_PROJ__COUNT];
+	int state[SAMPLE__COUNT][STORE_PROJ__COUNT]; /* 0, 1 good, -1 bad */
+	struct err bad[SAMPLE__COUNT][STORE_PROJ__COUNT];
+};
+
+void store_rollups_free(struct store *s)
+{
+	free(s->rollups);
+	s->rollups = NULL;
+}
+
+/*
+ * check_refs() of the bucket index (recordings, the sample index and
+ * the rows' section present): kinds and projections known, agent
+ * samples never rolled up, recordings in range, buckets in (kind,
+ * projection, recording, time) order without overlap, each owning the
+ * next run of rows, together all of them; and under each projection it
+ * has, a kind's buckets hold exactly its samples, as many as the sample
+ * index says.
+ */
+const char *store_rollup_index_check(struct store *s, uint64_t *at)
+{
+	const struct section *ix = &s->sec[I_R_BUCKETS];
+	const struct store_rollup_bucket *b = (const void *)ix->p;
+	uint64_t kind_n[SAMPLE__COUNT], sum[SAMPLE__COUNT][STORE_PROJ__COUNT];
+	uint64_t row = 0, i;
+	struct store_rollup_cache *c;
+	struct err e;
+	int k, p;
+
+	err_init(&e);
+	if (store_kind_counts(s, kind_n, &e) < 0) {
+		*at = 0;
+		return "cannot be checked: the sample index is damaged";
+	}
+	if (!s->rollups)
+		s->rollups = xcalloc(1, sizeof(*s->rollups));
+	c = s->rollups;
+	memset(sum, 0, sizeof(sum));
+	for (i = 0; i < ix->n; i++) {
+		const struct store_rollup_bucket *x = &b[i],
+						 *y = i ? &b[i - 1] : x;
+
+		*at = i;
+		if (x->kind >= SAMPLE__COUNT || x->kind == SAMPLE_AGENT ||
+		    x->proj >= STORE_PROJ__COUNT || x->reserved)
+			return "holds an unknown kind or projection";
+		if (x->recording >= s->sec[I_RECORDINGS].n)
+			return "refers to no recording";
+		if (x->start_ns > x->end_ns || !x->n_rows ||
+		    x->samples < x->n_rows)
+			return "is empty or ends before it starts";
+		if (x->first_row != row || x->n_rows > s->sec[I_R_ROWS].n - row)
+			return "does not own the next rows";
+		row += x->n_rows;
+		if (i && (x->kind < y->kind ||
+			  (x->kind == y->kind && x->proj < y->proj) ||
+			  (x->kind == y->kind && x->proj == y->proj &&
+			   (x->recording < y->recording ||
+			    (x->recording == y->recording &&
+			     x->start_ns <= y->end_ns)))))
+			return "is not in order, or overlaps the one before";
+		sum[x->kind][x->proj] += x->samples;
+		if (sum[x->kind][x->proj] < x->samples)
+			return "holds more samples than there are";
+		if (!c->n[x->kind][x->proj])
+			c->first[x->kind][x->proj] = (uint32_t)i;
+		c->n[x->kind][x->proj]++;
+	}
+	if (row != s->sec[I_R_ROWS].n) {
+		*at = ix->n ? ix->n - 1 : 0;
+		return "leaves rows to no bucket";
+	}
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		for (p = 0; p < STORE_PROJ__COUNT; p++)
+			if (c->n[k][p] && sum[k][p] != kind_n[k]) {
+				*at = c->n[k][p] ? c->first[k][p] : 0;
+				return "does not hold as many samples as the "
+				       "sample index";
+			}
+	}
+	return NULL;
+}
+
+static bool key_less(const struct store_rollup_row *x,
+		     const struct store_rollup_row *y)
+{
+	if (x->node != y->node)
+		return x->node < y->node;
+	if (x->cls != y->cls)
+		return x->cls < y->cls;
+	if (x->thread != y->thread)
+		return x->thread < y->thread;
+	return x->flags < y->flags;
+}
+
+/* Bucket bi's rows, checked: NULL, or what is wrong with row *bad. */
+static const char *rows_check(struct store *s,
+			      const struct store_rollup_bucket *b,
+			      const struct store_rollup_row *r, uint32_t *bad)
+{
+	uint64_t n_nodes = s->sec[I_NODES].n, n_cls = s->sec[I_CLASSES].n;
+	uint64_t n_thr = s->sec[I_THREADS].n, sum = 0;
+	bool node = b->proj == STORE_PROJ_FULL || b->proj == STORE_PROJ_NODE;
+	bool cls = b->proj == STORE_PROJ_FULL || b->proj == STORE_PROJ_CLASS;
+	bool thr = b->proj == STORE_PROJ_FULL || b->proj == STORE_PROJ_THREAD;
+	uint32_t i;
+
+	for (i = 0; i < b->n_rows; i++) {
+		const struct store_rollup_row *x = &r[i];
+
+		*bad = i;
+		if ((node ? x->node >= n_nodes : x->node != 0) ||
+		    (cls ? x->cls != STORE_NONE && x->cls >= n_cls
+			 : x->cls != 0) ||
+		    (thr ? x->thread != STORE_NONE && x->thread >= n_thr
+			 : x->thread != 0) ||
+		    (b->proj == STORE_PROJ_FULL
+			     ? x->flags & ~STORE_SAMPLE_TRUNCATED
+			     : x->flags != 0))
+			return "refers outside its tables";
+		if (!x->samples || x->bytes < 0 || x->first_ns > x->last_ns ||
+		    x->first_ns < b->start_ns || x->last_ns > b->end_ns)
+			return "holds no sample, negative bytes, or times "
+			       "outside its bucket";
+		if (i && !key_less(&r[i - 1], x))
+			return "is not in key order";
+		sum += x->samples;
+		if (sum < x->samples)
+			return "holds more samples than its bucket";
+	}
+	if (sum != b->samples)
+		return "does not add up to its bucket's samples";
+	return NULL;
+}
+
+static int rows_err(struct store *s, struct err *e, uint64_t bi,
+		    const struct store_rollup_bucket *b, uint64_t at,
+		    const char *what)
+{
+	err_set_at(e, ERR_FORMAT,
+		   (uint64_t)(s->sec[I_R_ROWS].p - s->map) +
+			   at * sizeof(struct store_rollup_row),
+		   "store: section 'rollup rows'%s bucket %llu (%s, "
+		   "recording %u)%s",
+		   what ? "," : " checksum mismatch in", (unsigned long long)bi,
+		   sample_kind_name((enum sample_kind)b->kind), b->recording,
+		   what ? what : ": the file is damaged");
+	err_source(e, s->path);
+	return ERR_FAIL;
+}
+
+static int group_check(struct store *s, int kind, int proj, struct err *e)
+{
+	struct store_rollup_cache *c = s->rollups;
+	const struct store_rollup_bucket *b =
+		(const void *)s->sec[I_R_BUCKETS].p;
+	const struct store_rollup_row *rows = (const void *)s->sec[I_R_ROWS].p;
+	uint32_t i;
+
+	for (i = c->first[kind][proj];
+	     i < c->first[kind][proj] + c->n[kind][proj]; i++) {
+		const struct store_rollup_row *r = rows + b[i].first_row;
+		const char *why;
+		uint32_t bad = 0;
+
+		if (crc32c_update(0, r, b[i].n_rows * sizeof(*r)) != b[i].crc)
+			return rows_err(s, e, i, &b[i], b[i].first_row, NULL);
+		why = rows_check(s, &b[i], r, &bad);
+		if (why) {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), ", row %u %s", bad, why);
+			return rows_err(s, e, i, &b[i], b[i].first_row + bad,
+					msg);
+		}
+	}
+	return 0;
+}
+
+int store_rollup(struct store *s, int kind, int proj,
+		 const struct store_rollup_bucket **buckets, uint32_t *n,
+		 const struct store_rollup_row **rows, struct err *e)
+{
+	struct store_rollup_cache *c;
+
+	if (kind < 0 || kind >= SAMPLE__COUNT || proj < 0 ||
+	    proj >= STORE_PROJ__COUNT)
+		BUG("store: rollup of kind %d, projection %d", kind, proj);
+	*buckets = NULL;
+	*rows = NULL;
+	*n = 0;
+	if (!s->sec[I_R_BUCKETS].present)
+		return 0; /* a 2.0 store: no rollups */
+	if (store_section(s, I_NODES, e) < 0 ||
+	    store_section(s, I_CLASSES, e) < 0 ||
+	    store_section(s, I_THREADS, e) < 0 ||
+	    store_section(s, I_R_BUCKETS, e) < 0)
+		return ERR_FAIL;
+	c = s->rollups;
+	if (!c || !c->n[kind][proj])
+		return 0;
+	if (c->state[kind][proj] == 0) {
+		err_init(&c->bad[kind][proj]);
+		c->state[kind][proj] =
+			group_check(s, kind, proj, &c->bad[kind][proj]) < 0
+				? -1
+				: 1;
+	}
+	if (c->state[kind][proj] < 0) {
+		*e = c->bad[kind][proj];
+		return ERR_FAIL;
+	}
+	*buckets = (const struct store_rollup_bucket *)s->sec[I_R_BUCKETS].p +
+		   c->first[kind][proj];
+	*n = c->n[kind][proj];
+	*rows = (const struct store_rollup_row *)s->sec[I_R_ROWS].p;
+	return 0;
+}
+
+/* --- the rebuild store_verify() compares with ------------------------------ */
+
+struct cmp_rows {
+	const unsigned char *p, *end;
+	bool same;
+};
+
+static void cmp_rows_fn(void *ctx, const void *p, size_t len)
+{
+	struct cmp_rows *c = ctx;
+
+	if (!c->same || (size_t)(c->end - c->p) < len ||
+	    memcmp(c->p, p, len) != 0) {
+		c->same = false;
+		return;
+	}
+	c->p += len;
+}
+
+int store_rollups_verify(struct store *s, struct err *e)
+{
+	const struct section *bs = &s->sec[I_R_BUCKETS], *rs = &s->sec[I_R_ROWS];
+	const struct store_recording *recs;
+	const struct store_rollup_bucket *want;
+	struct store_samples all;
+	struct rollup_builder *rb;
+	struct cmp_rows cr;
+	uint32_t n_recs;
+	uint64_t i;
+	size_t n;
+	int k, p;
+
+	if (!bs->present)
+		return 0; /* 2.0: nothing to compare */
+	if (store_recordings(s, &recs, &n_recs, e) < 0 ||
+	    store_samples(s, &all, e) < 0)
+		return ERR_FAIL;
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		for (p = 0; p < STORE_PROJ__COUNT; p++) {
+			const struct store_rollup_bucket *b;
+			const struct store_rollup_row *r;
+			uint32_t nb;
+
+			if (store_rollup(s, k, p, &b, &nb, &r, e) < 0)
+				return ERR_FAIL;
+		}
+	rb = rollup_builder_new(recs, n_recs, -1);
+	for (i = 0; i < all.n; i++) {
+		struct block_sample x = {
+			all.seq[i],    all.time_ns[i], all.recording[i],
+			all.flags[i],  all.thread[i],  all.cls[i],
+			all.node[i],   all.bytes[i],   all.size[i],
+		};
+
+		rollup_add(rb, all.kind[i], &x);
+	}
+	if (rollup_finish(rb, e) < 0) {
+		rollup_builder_free(rb);
+		return ERR_FAIL;
+	}
+	want = rollup_buckets(rb, &n);
+	cr.p = rs->p;
+	cr.end = rs->p + rs->len;
+	cr.same = n == bs->n &&
+		  (!n || !memcmp(want, bs->p, n * sizeof(*want)));
+	if (cr.same && rollup_write_rows(rb, cmp_rows_fn, &cr, e) < 0) {
+		rollup_builder_free(rb);
+		return ERR_FAIL;
+	}
+	rollup_builder_free(rb);
+	if (!cr.same || cr.p != cr.end) {
+		err_set_at(e, ERR_FORMAT, (uint64_t)(bs->p - s->map),
+			   "store: section 'rollup buckets' disagrees with the "
+			   "samples: the file is damaged");
+		err_source(e, s->path);
+		return ERR_FAIL;
+	}
+	return 0;
+}

@@ -1,0 +1,242 @@
+/*
+ * Rollups (docs/formats/store.md, 2.1): the builder's buckets hold
+ * every sample once, and views over time ranges whose ends fall on a
+ * bucket's edge, 1 ns before or after it, inside one bucket, or nowhere
+ * (empty ranges) give what a brute-force pass over the samples gives.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "importers/sink.h"
+#include "query/query.h"
+#include "store/rollup.h"
+#include "store/store.h"
+
+#define N      6000
+#define W      10000000ll /* the bucket width of a 10 s recording */
+#define T0     1700000000000000000ll
+#define N_THR  3
+#define N_STK  4
+
+static int64_t t_of[N], b_of[N];
+static int th_of[N], st_of[N];
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Samples on bucket edges, 1 ns either side, and anywhere. */
+static struct store *make(char *dir)
+{
+	static const struct rec_frame f[N_STK][1] = {
+		{{"A", "A", "a", "()V", 1, 1, "Interpreted", false}},
+		{{"B", "B", "b", "()V", 2, 1, "Interpreted", false}},
+		{{"C", "C", "c", "()V", 3, 1, "Interpreted", false}},
+		{{"D", "D", "d", "()V", 4, 1, "Interpreted", false}}};
+	static const struct rec_stack stacks[N_STK] = {{1, f[0], 1, false},
+						       {2, f[1], 1, false},
+						       {3, f[2], 1, false},
+						       {4, f[3], 1, false}};
+	static const struct rec_thread thr[N_THR] = {
+		{1, "t0", 1, 1, false}, {2, "t1", 2, 2, false},
+		{3, "t2", 3, 3, false}};
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	struct rec_recording rec;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		int64_t edge = T0 + (int64_t)(next() % 50) * W;
+
+		switch (next() % 4) {
+		case 0: t_of[i] = edge; break;
+		case 1: t_of[i] = edge - 1; break;
+		case 2: t_of[i] = edge + 1; break;
+		default: t_of[i] = edge + (int64_t)(next() % W);
+		}
+	}
+	qsort(t_of, N, sizeof(t_of[0]), cmp64);
+	for (i = 0; i < N; i++) {
+		struct rec_sample x;
+
+		th_of[i] = (int)(next() % N_THR);
+		st_of[i] = (int)(next() % N_STK);
+		b_of[i] = 1 + (int64_t)(next() % 100000);
+		rec_sample_init(&x, SAMPLE_ALLOC);
+		x.time_ns = t_of[i];
+		x.thread = &thr[th_of[i]];
+		x.stack = &stacks[st_of[i]];
+		x.class_name = x.class_raw = "byte[]";
+		x.weight = b_of[i];
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "r.jfr";
+	rec.format = "jfr";
+	rec.start_ns = T0;
+	rec.end_ns = T0 + 1000 * W - 1;
+	rec.n_chunks = 1;
+	sink->ops->recording(sink->ctx, &rec);
+	return test_store_commit(w, dir, "r.hsdb");
+}
+
+TEST(rollup_width_ladder)
+{
+	CHECK_INT(rollup_width(0, 1000000000ll), ==, 1000000ll);
+	CHECK_INT(rollup_width(0, 10000000000ll - 1), ==, 10000000ll);
+	CHECK_INT(rollup_width(0, 10240000000ll), ==, 100000000ll);
+	CHECK_INT(rollup_width(INT64_MIN, 5), ==, 1000000000ll);
+	CHECK_INT(rollup_width(0, INT64_MAX), ==, 86400000000000ll);
+}
+
+TEST(rollup_buckets_hold_every_sample_once)
+{
+	char dir[] = "/tmp/hs-rollup-XXXXXX";
+	const struct store_rollup_bucket *b;
+	const struct store_rollup_row *r;
+	struct store *s;
+	struct err e;
+	uint32_t n, i, j;
+	int p;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make(dir);
+	if (!s)
+		return;
+	err_init(&e);
+	for (p = 0; p < STORE_PROJ__COUNT; p++) {
+		uint64_t total = 0;
+
+		CHECK_INT(store_rollup(s, SAMPLE_ALLOC, p, &b, &n, &r, &e), ==,
+			  0);
+		CHECK(n > 0 && n <= 51);
+		for (i = 0; i < n; i++) {
+			uint64_t want = 0, got = 0;
+			int64_t want_bytes = 0, got_bytes = 0;
+			int k;
+
+			CHECK_INT(b[i].end_ns - b[i].start_ns, ==, W - 1);
+			CHECK_INT((b[i].start_ns - T0) % W, ==, 0);
+			for (k = 0; k < N; k++)
+				if (t_of[k] >= b[i].start_ns &&
+				    t_of[k] <= b[i].end_ns) {
+					want++;
+					want_bytes += b_of[k];
+				}
+			for (j = 0; j < b[i].n_rows; j++) {
+				got += r[b[i].first_row + j].samples;
+				got_bytes += r[b[i].first_row + j].bytes;
+			}
+			CHECK_UINT(got, ==, want);
+			CHECK_INT(got_bytes, ==, want_bytes);
+			total += got;
+		}
+		CHECK_UINT(total, ==, N);
+	}
+	CHECK_INT(store_verify(s, &e), ==, 0);
+	store_close(s);
+	test_store_remove(dir, "r.hsdb");
+}
+
+/* top by thread and the timeline over [from, to), against the samples */
+static void check_range(struct store *s, int64_t from, int64_t to,
+			int64_t bucket)
+{
+	struct query_options o;
+	struct query *q;
+	const struct query_row *rows;
+	const struct query_bucket *bk;
+	const struct query_tree_node *nodes;
+	struct query_total tot;
+	struct err e;
+	size_t n_rows, n_b, n_nodes, i;
+	uint64_t want_n = 0, th_n[N_THR] = {0};
+	int64_t want_b = 0, first = INT64_MAX, last = INT64_MIN, w = bucket;
+	int k;
+
+	for (k = 0; k < N; k++)
+		if (t_of[k] >= from && t_of[k] < to) {
+			want_n++;
+			want_b += b_of[k];
+			th_n[th_of[k]]++;
+			if (t_of[k] < first)
+				first = t_of[k];
+			if (t_of[k] > last)
+				last = t_of[k];
+		}
+	query_options_init(&o);
+	o.from_ns = from;
+	o.to_ns = to;
+	err_init(&e);
+	CHECK_INT(query_open(s, &o, &q, &e), ==, 0);
+	if (!q)
+		return;
+	CHECK_INT(query_top(q, GROUP_THREAD, &rows, &n_rows, &tot, &e), ==, 0);
+	CHECK_UINT(tot.samples, ==, want_n);
+	CHECK_INT(tot.est_bytes, ==, want_b);
+	if (want_n) {
+		CHECK_INT(tot.first_ns, ==, first);
+		CHECK_INT(tot.last_ns, ==, last);
+	}
+	for (i = 0; i < n_rows; i++)
+		CHECK_UINT(rows[i].samples, ==, th_n[rows[i].key[1] - '0']);
+	CHECK_INT(query_tree(q, false, 0, &nodes, &n_nodes, &tot, &e), ==, 0);
+	CHECK_UINT(nodes[0].samples, ==, want_n);
+	CHECK_INT(nodes[0].est_bytes, ==, want_b);
+	CHECK_INT(query_timeline(q, &w, &bk, &n_b, &tot, &e), ==, 0);
+	CHECK_UINT(tot.samples, ==, want_n);
+	for (i = 0; i < n_b; i++) {
+		uint64_t in = 0;
+
+		for (k = 0; k < N; k++)
+			if (t_of[k] >= from && t_of[k] < to &&
+			    t_of[k] >= bk[i].start_ns &&
+			    t_of[k] - bk[i].start_ns < w)
+				in++;
+		CHECK_UINT(bk[i].samples, ==, in);
+	}
+	query_free(q);
+}
+
+TEST(rollup_ranges_at_bucket_edges_match_the_samples)
+{
+	char dir[] = "/tmp/hs-rollup-XXXXXX";
+	struct store *s;
+	int64_t e0 = T0 + 37 * W;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make(dir);
+	if (!s)
+		return;
+	check_range(s, INT64_MIN, INT64_MAX, 0);
+	check_range(s, e0, e0 + 10 * W, 0);	     /* on edges */
+	check_range(s, e0 - 1, e0 + 100 * W - 1, 0); /* 1 ns before */
+	check_range(s, e0 + 1, e0 + 100 * W + 1, 0); /* 1 ns after */
+	check_range(s, e0 + 3, e0 + W - 5, 0);	     /* inside one */
+	check_range(s, e0, e0 + W, 0);		     /* one bucket */
+	check_range(s, e0, e0, 0);		     /* empty */
+	check_range(s, e0 + 5, e0 + 1, 0);	     /* empty */
+	check_range(s, e0, e0 + 1, 0);		     /* one ns */
+	check_range(s, INT64_MIN, e0, 0);
+	check_range(s, e0 - 1, INT64_MAX, 0);
+	/* timelines finer than the rollups, aligned and not */
+	check_range(s, INT64_MIN, INT64_MAX, 1000000);
+	check_range(s, INT64_MIN, INT64_MAX, 3 * W + 7);
+	check_range(s, e0 + 17, e0 + 200 * W, W / 2);
+	store_close(s);
+	test_store_remove(dir, "r.hsdb");
+}
