@@ -102,28 +102,6 @@ void rollup_builder_free(struct rollup_builder *rb)
 	free(rb);
 }
 
-static void key_of(int proj, const struct block_sample *s,
-		   struct store_rollup_row *k)
-{
-	k->node = k->cls = k->thread = k->flags = 0;
-	switch (proj) {
-	case STORE_PROJ_FULL:
-		k->node = s->node;
-		k->cls = s->cls;
-		k->thread = s->thread;
-		k->flags = s->flags;
-		break;
-	case STORE_PROJ_NODE:
-		k->node = s->node;
-		break;
-	case STORE_PROJ_CLASS:
-		k->cls = s->cls;
-		break;
-	default:
-		k->thread = s->thread;
-	}
-}
-
 static uint64_t key_hash(const struct store_rollup_row *k)
 {
 	uint64_t x = ((uint64_t)k->node << 32 | k->cls) * 0x9e3779b97f4a7c15ull;
@@ -168,8 +146,11 @@ static void rehash(struct proj_rows *pr, uint32_t n_slots)
 	}
 }
 
+/* Add to k's row a run of samples: one sample as it arrives, or a row of
+ * the full projection folded into a narrower one when its bucket closes. */
 static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
-		     int64_t time, int64_t bytes)
+		     uint64_t samples, int64_t bytes, int64_t first,
+		     int64_t last)
 {
 	struct store_rollup_row *r;
 	uint32_t h;
@@ -180,13 +161,16 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 	     h = (h + 1) & pr->mask) {
 		r = &pr->rows[pr->slots[h] - 1];
 		if (same_key(r, k)) {
-			r->samples++;
+			r->samples += samples;
 			/* never negative (a kind with a negative count has
 			 * no rollups): held at the top, which any order of
 			 * additions reaches alike */
 			if (__builtin_add_overflow(r->bytes, bytes, &r->bytes))
 				r->bytes = INT64_MAX;
-			r->last_ns = time; /* in time order */
+			if (first < r->first_ns)
+				r->first_ns = first;
+			if (last > r->last_ns)
+				r->last_ns = last;
 			return;
 		}
 	}
@@ -196,10 +180,39 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 	}
 	r = &pr->rows[pr->n];
 	*r = *k;
-	r->samples = 1;
+	r->samples = samples;
 	r->bytes = bytes;
-	r->first_ns = r->last_ns = time;
+	r->first_ns = first;
+	r->last_ns = last;
 	pr->slots[h] = ++pr->n;
+}
+
+/* The narrower projections of a closing bucket, from its full rows: one
+ * table insert a sample instead of four, and the same sums (counts,
+ * sums held at the top, minima and maxima do not depend on order). */
+static void fold_projections(struct series *se)
+{
+	const struct proj_rows *full = &se->p[STORE_PROJ_FULL];
+	uint32_t i;
+	int p;
+
+	for (i = 0; i < full->n; i++) {
+		const struct store_rollup_row *r = &full->rows[i];
+
+		for (p = STORE_PROJ_FULL + 1; p < STORE_PROJ__COUNT; p++) {
+			struct store_rollup_row k;
+
+			memset(&k, 0, sizeof(k));
+			if (p == STORE_PROJ_NODE)
+				k.node = r->node;
+			else if (p == STORE_PROJ_CLASS)
+				k.cls = r->cls;
+			else
+				k.thread = r->thread;
+			proj_add(&se->p[p], &k, r->samples, r->bytes,
+				 r->first_ns, r->last_ns);
+		}
+	}
 }
 
 static void spill(struct rollup_builder *rb, const struct store_rollup_row *r,
@@ -243,6 +256,7 @@ static void close_bucket(struct rollup_builder *rb, struct series *se,
 {
 	int p;
 
+	fold_projections(se);
 	for (p = 0; p < STORE_PROJ__COUNT; p++) {
 		struct proj_rows *pr = &se->p[p];
 		struct store_rollup_bucket *b;
@@ -279,7 +293,6 @@ void rollup_add(struct rollup_builder *rb, int kind,
 {
 	struct series *se;
 	int64_t bytes = s->bytes == INT64_MIN ? 0 : s->bytes;
-	int p;
 
 	if (kind < 0 || kind >= SAMPLE__COUNT || kind == SAMPLE_AGENT)
 		return;
@@ -315,11 +328,16 @@ void rollup_add(struct rollup_builder *rb, int kind,
 			se->end = INT64_MAX;
 		se->open = true;
 	}
-	for (p = 0; p < STORE_PROJ__COUNT; p++) {
+	{
 		struct store_rollup_row k;
 
-		key_of(p, s, &k);
-		proj_add(&se->p[p], &k, s->time_ns, bytes);
+		memset(&k, 0, sizeof(k));
+		k.node = s->node;
+		k.cls = s->cls;
+		k.thread = s->thread;
+		k.flags = s->flags;
+		proj_add(&se->p[STORE_PROJ_FULL], &k, 1, bytes, s->time_ns,
+			 s->time_ns);
 	}
 }
 
