@@ -17,7 +17,7 @@ static void put(struct buf *out, const char *s)
 	report_clean(out, s);
 }
 
-static void put_time(struct buf *out, int64_t ns)
+void report_time(struct buf *out, int64_t ns)
 {
 	char b[64];
 	time_t t;
@@ -209,10 +209,10 @@ void report_render_text(const struct report *r, struct buf *out)
 			 x->n_chunks, x->n_chunks == 1 ? "" : "s");
 		put(out, x->jvm[0] ? x->jvm : "(not recorded)");
 		buf_adds(out, "\n  time     ");
-		put_time(out, x->start_ns);
+		report_time(out, x->start_ns);
 		if (x->start_ns != INT64_MIN) {
 			buf_adds(out, " .. ");
-			put_time(out, x->end_ns);
+			report_time(out, x->end_ns);
 			buf_addf(out, " (%.3f s)",
 				 ((double)x->end_ns - (double)x->start_ns) /
 					 1e9);

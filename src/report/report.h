@@ -202,6 +202,9 @@ void report_regex_literal(struct buf *out, const char *s);
 /* "1.23 GB", as the views print sizes (powers of 1000). */
 const char *report_bytes(int64_t n, char *out, size_t size);
 const char *report_duration(int64_t ns, char *out, size_t size);
+/* An instant as ISO 8601 UTC, to the millisecond; "(not recorded)" for
+ * INT64_MIN. */
+void report_time(struct buf *out, int64_t ns);
 
 enum report_format {
 	REPORT_TEXT,

@@ -1013,6 +1013,43 @@ static void kib(struct buf *b, const char *what, int64_t v)
 		 v / 1024);
 }
 
+/* Heap h's space map, merged to at most 256 cells, as a figure; -1
+ * when the heap has none. */
+static int map_figure(struct report_ctx *c, struct chq *q, uint32_t h)
+{
+	uint32_t n = chq_map_len(q, h, CHQ_SPACE), merge, cells, i;
+	const struct store_ch_heap *hp = chq_heap(q, h);
+	struct report_figure *g;
+	struct buf title = BUF_INIT;
+	uint8_t *v;
+	int fig;
+
+	if (!n)
+		return -1;
+	merge = (n + 255) / 256;
+	v = xmalloc(n / merge + 2);
+	cells = chq_map_merged(q, h, CHQ_SPACE, merge, v, n / merge + 2);
+	buf_addf(&title, "Space map of %s", chq_str(q, hp->name));
+	fig = report_add_figure(c->r, FIG_MAP, title.data, "", 0);
+	buf_release(&title);
+	g = &c->r->figures[fig];
+	g->cells = xmalloc(cells + 1);
+	g->fill = xmalloc((cells ? cells : 1) * sizeof(double));
+	g->n_cells = cells;
+	g->cell_bytes = hp->granule_size > 0
+				? (uint64_t)hp->granule_size * merge
+				: 0;
+	for (i = 0; i < cells; i++) {
+		g->cells[i] = chq_cell_char(CHQ_SPACE, v[i]);
+		g->fill[i] = v[i] == 0		     ? -1
+			     : v[i] >= CH_SPACE_FULL ? 1
+						     : (v[i] - 0.5) / 10.0;
+	}
+	g->cells[cells] = '\0';
+	free(v);
+	return fig;
+}
+
 static int rule_code_heaps(struct report_ctx *c,
 			   const struct report_rule *rule, struct err *e)
 {
@@ -1029,6 +1066,7 @@ static int rule_code_heaps(struct report_ctx *c,
 		int64_t v, full = 0, disabled = 0;
 		enum report_severity sev = REPORT_INFO;
 		double worst = 0;
+		uint32_t map_heap = UINT32_MAX;
 		struct buf what = BUF_INIT;
 		char *a;
 
@@ -1104,6 +1142,8 @@ static int rule_code_heaps(struct report_ctx *c,
 					worst = use;
 				if (hw > worst)
 					worst = hw;
+				if (map_heap == UINT32_MAX)
+					map_heap = h;
 				if (hw > use)
 					report_evidence(
 						f,
@@ -1142,6 +1182,8 @@ static int rule_code_heaps(struct report_ctx *c,
 					fa.free_blocks, fa.fragmentation);
 				report_fact(f, "fragmentation",
 					    fa.fragmentation, "");
+				if (map_heap == UINT32_MAX)
+					map_heap = h;
 				report_fact(f, "largest_free",
 					    (double)fa.largest_free, "bytes");
 			}
@@ -1175,6 +1217,8 @@ static int rule_code_heaps(struct report_ctx *c,
 			}
 		}
 #undef NEED_FINDING
+		if (f && map_heap != UINT32_MAX)
+			f->figure = map_figure(c, q, map_heap);
 		if (f) {
 			f->severity = sev;
 			f->weight = worst + (disabled ? 1 : 0);
