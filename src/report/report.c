@@ -96,6 +96,28 @@ int report_add_figure(struct report *r, enum report_figure_kind kind,
 	return (int)r->n_figures++;
 }
 
+static void figure_release(struct report_figure *g)
+{
+	size_t k;
+
+	free(g->title);
+	free(g->t_ns);
+	for (k = 0; k < g->n_series; k++) {
+		free(g->series[k].name);
+		free(g->series[k].y);
+	}
+	free(g->series);
+	free(g->peaks);
+	free(g->cells);
+	free(g->fill);
+}
+
+void report_drop_figure(struct report *r)
+{
+	if (r->n_figures)
+		figure_release(&r->figures[--r->n_figures]);
+}
+
 int report_query(struct report_ctx *c, int kind, const char *key,
 		 enum query_group by, struct query **q, struct err *e)
 {
@@ -467,7 +489,7 @@ static void free_strs(char **v, size_t n)
 
 void report_release(struct report *r)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < r->n_findings; i++) {
 		struct report_finding *f = &r->findings[i];
@@ -479,20 +501,8 @@ void report_release(struct report *r)
 		free(f->fix);
 	}
 	free(r->findings);
-	for (i = 0; i < r->n_figures; i++) {
-		struct report_figure *g = &r->figures[i];
-
-		free(g->title);
-		free(g->t_ns);
-		for (k = 0; k < g->n_series; k++) {
-			free(g->series[k].name);
-			free(g->series[k].y);
-		}
-		free(g->series);
-		free(g->peaks);
-		free(g->cells);
-		free(g->fill);
-	}
+	for (i = 0; i < r->n_figures; i++)
+		figure_release(&r->figures[i]);
 	free(r->figures);
 	for (i = 0; i < r->n_flame; i++)
 		free(r->flame[i].label);

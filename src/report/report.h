@@ -184,6 +184,10 @@ char *report_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int report_add_figure(struct report *r, enum report_figure_kind kind,
 		      const char *title, const char *unit, size_t n_points);
 
+/* Drop the figure added last (a rule that made it and then did not
+ * fire). */
+void report_drop_figure(struct report *r);
+
 /* A query of c's filters with kind (or -1: the filters' own) and,
  * when key is not NULL, a drill-down to key under by. */
 int report_query(struct report_ctx *c, int kind, const char *key,

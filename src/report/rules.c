@@ -309,7 +309,7 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 		struct report_finding *f;
 		struct query *qk;
 		double g = growth_pct(sv, x);
-		bool unrooted, young, strong;
+		bool unrooted, young, strong, bounded;
 		enum report_severity sev;
 		char b1[32], b2[32], b3[32];
 		char *a;
@@ -328,9 +328,12 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 			   !ev.with_root;
 		/* alive at the end, but none survived a GC */
 		young = ev.alive_at_end && ev.young_unrooted == ev.alive_at_end;
+		/* most of its sampled objects were found dead: they live a
+		 * while and go, a working set that grew to its size */
+		bounded = ev.dead > ev.alive_at_end;
 		strong = ev.with_root > 0 ||
 			 (ev.alive_at_end && ev.old_gc_many * 2 >= ev.alive_at_end);
-		if (unrooted || young)
+		if (unrooted || young || bounded)
 			sev = REPORT_INFO;
 		else if (strong && ev.n_gcs >= MIN_GCS &&
 			 g >= LIVE_GROWTH_PCT)
@@ -349,6 +352,15 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 				"recording searched for roots: they are most "
 				"likely not yet collected, not leaked.",
 				x->key);
+		else if (bounded)
+			f->sentence = report_strf(
+				"%s's live set grew, but most of its sampled "
+				"objects were found dead (%" PRIu64 " of %" PRIu64
+				", median life %s): a working set that lives a "
+				"while and goes, not a leak.",
+				x->key, ev.dead, ev.samples,
+				report_duration(x->median_life_ns, b2,
+						sizeof(b2)));
 		else if (young)
 			f->sentence = report_strf(
 				"%s's objects alive at the end survived no GC "
@@ -441,7 +453,7 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 		a = report_strf("--kind=%s --leaks", kind_opt(kind));
 		f->command = command(c, "survivors", a);
 		free(a);
-		if (!unrooted && !young)
+		if (!unrooted && !young && !bounded)
 			f->fix = xstrdup(
 				"Find what holds these objects (often a static "
 				"collection or a cache without eviction) and "
@@ -928,6 +940,7 @@ static int rule_alloc_rate(struct report_ctx *c,
 		    g->series[0].y[i] >= 1.5 * mean)
 			g->peaks[g->n_peaks++] = i;
 	if (mean < HIGH_RATE && !g->n_peaks) {
+		report_drop_figure(c->r);
 		query_free(q);
 		return 0;
 	}
@@ -1120,6 +1133,11 @@ static int rule_code_heaps(struct report_ctx *c,
 			double use, hw;
 
 			chq_facts(q, h, &fa);
+			/* the size it may grow to: reserved, where the
+			 * report says (a summary's free is relative to it) */
+			if (fa.reserved != CHQ_UNKNOWN &&
+			    fa.reserved > fa.capacity)
+				fa.capacity = fa.reserved;
 			if (fa.capacity == CHQ_UNKNOWN || fa.capacity <= 0)
 				continue;
 			use = fa.used != CHQ_UNKNOWN
