@@ -29,10 +29,11 @@ static char *cache_dir(const char *cmd)
 	else if (home && *home)
 		buf_addf(&b, "%s/.cache/heapsift", home);
 	else {
-		fprintf(stderr, "heapsift %s: error: neither "
-				"XDG_CACHE_HOME nor HOME is set: no place "
-				"for the cache store; import with heapsift "
-				"import -o CASE.hsdb and give that\n",
+		fprintf(stderr,
+			"heapsift %s: error: neither "
+			"XDG_CACHE_HOME nor HOME is set: no place "
+			"for the cache store; import with heapsift "
+			"import -o CASE.hsdb and give that\n",
 			cmd);
 		buf_release(&b);
 		return NULL;
@@ -112,4 +113,3 @@ char *cli_cache_path(const char *cmd, int n, char **inputs)
 	buf_release(&key);
 	return buf_detach(&path, NULL);
 }
-

@@ -53,8 +53,7 @@ static const char report_help[] =
 	"      --force          replace FILE even when it is not a report\n"
 	"      --rules          list the rules and stop\n"
 	"  -h, --help           this text\n"
-	"\n" CLI_LIMIT_HELP "\n" VIEW_FILTER_HELP
-	"\n"
+	"\n" CLI_LIMIT_HELP "\n" VIEW_FILTER_HELP "\n"
 	"Exit status: 0 done; 1 an input or the store could not be read, or\n"
 	"FILE not written; 2 usage; 3 done, but damaged or unfinished data\n"
 	"was skipped or a limit was hit (the inventory says where).\n";
@@ -92,7 +91,8 @@ static void inv_warn(void *ctx, const struct err *e)
 	if (iv->warnings.len)
 		buf_adds(&iv->warnings, "; ");
 	buf_adds(&iv->warnings, e->msg);
-	if (strstr(e->msg, "still being written") || strstr(e->msg, "unfinished"))
+	if (strstr(e->msg, "still being written") ||
+	    strstr(e->msg, "unfinished"))
 		iv->unfinished = true;
 	buf_release(&b);
 }
@@ -170,8 +170,7 @@ static int inv_member(void *ctx, const struct member *mb)
 	} else if (!pr.ops) {
 		m->status = xstrdup("skipped");
 		buf_adds(&iv->warnings,
-			 m->bytes ? "no importer recognises it"
-				  : "empty");
+			 m->bytes ? "no importer recognises it" : "empty");
 	} else if (!pr.ops->import) {
 		m->status = xstrdup("skipped");
 		buf_addf(&iv->warnings, "%s data is not importable yet",
@@ -219,8 +218,8 @@ static void inv_problem(void *ctx, enum problem_severity sev,
 			return;
 		}
 	err_format(e, &b);
-	r->problems = xreallocarray(r->problems, r->n_problems + 1,
-				    sizeof(char *));
+	r->problems =
+		xreallocarray(r->problems, r->n_problems + 1, sizeof(char *));
 	r->problems[r->n_problems++] = buf_detach(&b, NULL);
 }
 
@@ -327,8 +326,7 @@ static size_t split_fields(char *line, char **field, size_t max)
 }
 
 /* 0 read, -1 missing or not ours (then the inputs are read again). */
-static int read_inventory(const char *path, struct report *r,
-			  uint64_t *warned)
+static int read_inventory(const char *path, struct report *r, uint64_t *warned)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -358,16 +356,16 @@ static int read_inventory(const char *path, struct report *r,
 				m->bytes = strtoull(fl[4], NULL, 10);
 				m->compression = xstrdup(fl[5]);
 				m->status = xstrdup(fl[6]);
-				m->recordings = (uint32_t)strtoul(fl[7], NULL,
-								  10);
+				m->recordings =
+					(uint32_t)strtoul(fl[7], NULL, 10);
 				m->reason = xstrdup(fl[8]);
 				if (strcmp(m->status, "imported") &&
 				    strcmp(m->status, "skipped"))
 					(*warned)++;
 			} else if (!strcmp(fl[0], "P") && n == 2) {
-				r->problems = xreallocarray(
-					r->problems, r->n_problems + 1,
-					sizeof(char *));
+				r->problems = xreallocarray(r->problems,
+							    r->n_problems + 1,
+							    sizeof(char *));
 				r->problems[r->n_problems++] = xstrdup(fl[1]);
 				(*warned)++;
 			} else {
@@ -503,11 +501,11 @@ int cmd_report(int argc, char **argv)
 			return cli_finish_output(EXIT_OK);
 		case OPT_FORMAT:
 			if (!report_format_parse(optarg, &fmt))
-				return cli_usage_error(
-					"report",
-					"--format: '%s' is not one of text, md, "
-					"html, json",
-					optarg);
+				return cli_usage_error("report",
+						       "--format: '%s' is not "
+						       "one of text, md, "
+						       "html, json",
+						       optarg);
 			break;
 		case 'o':
 			o.path = optarg;
@@ -523,8 +521,7 @@ int cmd_report(int argc, char **argv)
 			return cli_getopt_error("report", c, argv);
 		default:
 			if (c >= OPT_MAX_MEMBER_SIZE && c < OPT__CLI_NEXT) {
-				if (cli_limit_option("report", c, optarg,
-						     &lim))
+				if (cli_limit_option("report", c, optarg, &lim))
 					return EXIT_USAGE;
 				break;
 			}
@@ -545,8 +542,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		buf_release(&fargs);
-		return cli_usage_error("report",
-				       "give a store or the inputs to report on");
+		return cli_usage_error(
+			"report", "give a store or the inputs to report on");
 	}
 	inputs = argv + optind;
 	n = argc - optind;
@@ -591,7 +588,8 @@ int cmd_report(int argc, char **argv)
 					&have_store, &warned);
 			if (write_inventory(inv_path, &r) < 0)
 				fprintf(stderr,
-					"heapsift report: warning: cannot write "
+					"heapsift report: warning: cannot "
+					"write "
 					"%s: %s\n",
 					inv_path, strerror(errno));
 			if (!have_store)
@@ -630,8 +628,9 @@ int cmd_report(int argc, char **argv)
 		if (write_file(o.path, &out) < 0)
 			status = EXIT_ERROR;
 		else
-			fprintf(stderr, "heapsift report: wrote %s (%zu "
-					"finding%s)\n",
+			fprintf(stderr,
+				"heapsift report: wrote %s (%zu "
+				"finding%s)\n",
 				o.path, r.n_findings,
 				r.n_findings == 1 ? "" : "s");
 	} else {

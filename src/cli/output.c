@@ -158,13 +158,14 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 		bool report = o->kind == CLI_OUTPUT_REPORT;
 
 		if (!S_ISREG(st.st_mode))
-			return refuse(cmd, path, kind_of(st.st_mode),
-				      report ? "heapsift writes a report only "
-					       "as a regular file (not even "
-					       "--force replaces this)"
-					     : "heapsift writes a store only as "
-					       "a regular file (not even "
-					       "--force replaces this)");
+			return refuse(
+				cmd, path, kind_of(st.st_mode),
+				report ? "heapsift writes a report only "
+					 "as a regular file (not even "
+					 "--force replaces this)"
+				       : "heapsift writes a store only as "
+					 "a regular file (not even "
+					 "--force replaces this)");
 		if (check_inputs(cmd, path, &st, inputs, n_inputs))
 			return EXIT_ERROR;
 		if (o->force ||

@@ -160,7 +160,8 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 				if (old[oi].alloc_time_ns != REC_NONE)
 					born = old[oi].alloc_time_ns;
 				else if (old[oi].age_ns != REC_NONE)
-					born = q->sm.time_ns[i] - old[oi].age_ns;
+					born = q->sm.time_ns[i] -
+					       old[oi].age_ns;
 				rooted = old[oi].root != 0;
 				size = old[oi].object_size;
 				if (rooted && rec < q->n_recs)
@@ -182,7 +183,8 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		}
 		ev->alive_at_end++;
 		if (q->sm.bytes[i] != REC_NONE)
-			ev->bytes_alive = add_sat(ev->bytes_alive, q->sm.bytes[i]);
+			ev->bytes_alive =
+				add_sat(ev->bytes_alive, q->sm.bytes[i]);
 		if (rooted) {
 			ev->with_root++;
 			roots = xreallocarray(roots, n_roots + 1,
@@ -198,8 +200,8 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 			gcs_n = ge ? (int64_t)gcs_between(ge, born, end) : 0;
 		if (gcs_n < 0)
 			gcs_n = 0;
-		gc_counts = xreallocarray(gc_counts, n_counts + 1,
-					  sizeof(int64_t));
+		gc_counts =
+			xreallocarray(gc_counts, n_counts + 1, sizeof(int64_t));
 		gc_counts[n_counts++] = gcs_n;
 		if (gcs_n >= 1)
 			ev->old_gc_1++;

@@ -22,23 +22,23 @@
 /* The liveness facts of the query's filtered samples (agent samples,
  * jdk.OldObjectSample); zero counts for a kind without liveness. */
 struct query_evidence {
-	uint64_t samples;	/* with a known fate */
-	uint64_t alive_at_end;	/* alive when their recording ended */
-	uint64_t dead;		/* found dead */
-	uint64_t with_root;	/* OldObjectSample with a path to a GC root */
+	uint64_t samples;      /* with a known fate */
+	uint64_t alive_at_end; /* alive when their recording ended */
+	uint64_t dead;	       /* found dead */
+	uint64_t with_root;    /* OldObjectSample with a path to a GC root */
 	uint64_t rooted_elsewhere; /* samples with a root in the same
 				      recordings, of any key: roots were
 				      searched for (path-to-gc-roots) */
-	uint64_t old_gc_1;	/* alive at the end and survived >= 1 GC */
-	uint64_t old_gc_many;	/* ... >= QUERY_MANY_GCS GCs */
-	uint64_t young_unrooted; /* alive at the end, no root, no GC
+	uint64_t old_gc_1;	   /* alive at the end and survived >= 1 GC */
+	uint64_t old_gc_many;	   /* ... >= QUERY_MANY_GCS GCs */
+	uint64_t young_unrooted;   /* alive at the end, no root, no GC
 				    survived: not yet collected */
-	int64_t median_gcs;	/* GCs survived by the live ones; -1 none */
+	int64_t median_gcs;	   /* GCs survived by the live ones; -1 none */
 	int64_t max_gcs;
-	int64_t bytes_alive;	/* estimated bytes of those alive at end */
-	int64_t largest_size;	/* the largest object size known; -1 */
-	const char *root;	/* the most common root (borrowed); NULL */
-	uint64_t n_gcs;		/* GCs seen in the recordings involved */
+	int64_t bytes_alive;  /* estimated bytes of those alive at end */
+	int64_t largest_size; /* the largest object size known; -1 */
+	const char *root;     /* the most common root (borrowed); NULL */
+	uint64_t n_gcs;	      /* GCs seen in the recordings involved */
 };
 
 #define QUERY_MANY_GCS 4
@@ -66,8 +66,8 @@ int query_heap_summaries(struct query *q, uint32_t rec, const char *when,
  * borrowed from q; the caller frees *rows.  Sorted by bytes. */
 struct query_size_row {
 	const char *key;
-	uint64_t objects;     /* samples at or above min_size */
-	int64_t bytes;	      /* their sizes' sum */
+	uint64_t objects; /* samples at or above min_size */
+	int64_t bytes;	  /* their sizes' sum */
 	int64_t largest;
 };
 

@@ -17,8 +17,8 @@ static size_t col_of(size_t i, size_t n, size_t cols)
 	return n > 1 ? i * (cols - 1) / (n - 1) : 0;
 }
 
-void chart_columns(struct buf *out, const struct report_figure *g,
-		   size_t width, size_t height, const char *indent)
+void chart_columns(struct buf *out, const struct report_figure *g, size_t width,
+		   size_t height, const char *indent)
 {
 	const double *y = g->series[0].y;
 	size_t n = g->n_points, cols = n < width ? n : width, i, row;
@@ -46,8 +46,8 @@ void chart_columns(struct buf *out, const struct report_figure *g,
 
 		buf_adds(out, indent);
 		if (row == height)
-			buf_addf(out, "%11s |", report_bytes((int64_t)max, b,
-							     sizeof(b)));
+			buf_addf(out, "%11s |",
+				 report_bytes((int64_t)max, b, sizeof(b)));
 		else
 			buf_addf(out, "%11s |", "");
 		for (i = 0; i < cols; i++)

@@ -121,22 +121,24 @@ static void svg_lines(struct buf *out, const struct report_figure *g)
 		 "stroke=\"#888\"/><line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
 		 "y2=\"%.0f\" stroke=\"#888\"/>\n",
 		 L, T, L, T + ph, L, T + ph, L + pw, T + ph);
-	buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">",
-		 L - 4, T + 10);
+	buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", L - 4,
+		 T + 10);
 	h(out, report_bytes((int64_t)max, b, sizeof(b)));
-	buf_addf(out, "%s</text><text x=\"%.0f\" y=\"%.0f\" "
-		      "text-anchor=\"end\">0</text>\n",
+	buf_addf(out,
+		 "%s</text><text x=\"%.0f\" y=\"%.0f\" "
+		 "text-anchor=\"end\">0</text>\n",
 		 strcmp(g->unit, "bytes/s") ? "" : "/s", L - 4, T + ph);
 	buf_addf(out,
 		 "<text x=\"%.0f\" y=\"%.0f\">+0 s</text><text x=\"%.0f\" "
 		 "y=\"%.0f\" text-anchor=\"end\">+%.1f s</text>\n",
 		 L, H - 8, L + pw, H - 8,
-		 g->n_points ? (double)(g->t_ns[g->n_points - 1] - g->t_ns[0]) /
-				       1e9
-			     : 0.0);
+		 g->n_points
+			 ? (double)(g->t_ns[g->n_points - 1] - g->t_ns[0]) / 1e9
+			 : 0.0);
 	for (k = 0; k < g->n_series; k++) {
-		buf_addf(out, "<polyline fill=\"none\" stroke=\"%s\" "
-			      "stroke-width=\"1.5\" points=\"",
+		buf_addf(out,
+			 "<polyline fill=\"none\" stroke=\"%s\" "
+			 "stroke-width=\"1.5\" points=\"",
 			 palette[k % 6]);
 		for (i = 0; i < g->n_points; i++)
 			buf_addf(out, "%s%.1f,%.1f", i ? " " : "",
@@ -149,21 +151,22 @@ static void svg_lines(struct buf *out, const struct report_figure *g)
 	for (i = 0; i < g->n_peaks && g->n_series; i++) {
 		size_t p = g->peaks[i];
 
-		buf_addf(out,
-			 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-			 "fill=\"#c0392b\"><title>peak at +%.3f s: %s/s"
-			 "</title></circle>\n",
-			 xpos(g, p, L, pw),
-			 T + ph - ph * g->series[0].y[p] / max,
-			 (double)(g->t_ns[p] - g->t_ns[0]) / 1e9,
-			 report_bytes((int64_t)g->series[0].y[p], b,
-				      sizeof(b)));
+		buf_addf(
+			out,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			"fill=\"#c0392b\"><title>peak at +%.3f s: %s/s"
+			"</title></circle>\n",
+			xpos(g, p, L, pw),
+			T + ph - ph * g->series[0].y[p] / max,
+			(double)(g->t_ns[p] - g->t_ns[0]) / 1e9,
+			report_bytes((int64_t)g->series[0].y[p], b, sizeof(b)));
 	}
 	buf_adds(out, "</svg>\n");
 	if (g->n_series > 1 || g->kind == FIG_LIVE) {
 		buf_adds(out, "<p>");
 		for (k = 0; k < g->n_series; k++) {
-			buf_addf(out, "%s<span style=\"color:%s\">&#9632;</span> ",
+			buf_addf(out,
+				 "%s<span style=\"color:%s\">&#9632;</span> ",
 				 k ? " &nbsp; " : "", palette[k % 6]);
 			h(out, g->series[k].name);
 		}
@@ -204,7 +207,7 @@ static void svg_map(struct buf *out, const struct report_figure *g)
 			 1 + (i % per_row) * cell, 1 + (i / per_row) * cell,
 			 cell, cell, fill_colour(g->fill[i]), i,
 			 report_bytes((int64_t)g->cell_bytes, b, sizeof(b)),
-			 g->fill[i] < 0 ? "empty"
+			 g->fill[i] < 0	      ? "empty"
 			 : g->cells[i] == '*' ? "full"
 					      : "partly used");
 	buf_adds(out, "</svg>\n<p>Lighter is emptier; white is free. One "
@@ -239,9 +242,8 @@ static void flame(struct buf *out, const struct report *r)
 
 		for (p = fn->label; *p; p++)
 			hue = hue * 31 + (unsigned char)*p;
-		buf_addf(out,
-			 "<g data-x=\"%.6f\" data-w=\"%.6f\"><title>", fn->x,
-			 share);
+		buf_addf(out, "<g data-x=\"%.6f\" data-w=\"%.6f\"><title>",
+			 fn->x, share);
 		h(out, fn->label);
 		buf_addf(out, " (%s, %.2f%%, %" PRIu64 " samples)</title>",
 			 report_bytes(fn->bytes, b, sizeof(b)), 100 * share,
@@ -313,14 +315,15 @@ void report_render_html(const struct report *r, struct buf *out)
 	bool drawn[64];
 
 	memset(drawn, 0, sizeof(drawn));
-	buf_addf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-		      "<meta charset=\"utf-8\">\n"
-		      "<!-- made by heapsift report %s -->\n"
-		      "<meta http-equiv=\"Content-Security-Policy\" "
-		      "content=\"default-src 'none'; style-src "
-		      "'unsafe-inline'; script-src 'unsafe-inline'\">\n"
-		      "<meta name=\"viewport\" content=\"width=device-width\">"
-		      "\n<title>heapsift report: ",
+	buf_addf(out,
+		 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		 "<meta charset=\"utf-8\">\n"
+		 "<!-- made by heapsift report %s -->\n"
+		 "<meta http-equiv=\"Content-Security-Policy\" "
+		 "content=\"default-src 'none'; style-src "
+		 "'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+		 "<meta name=\"viewport\" content=\"width=device-width\">"
+		 "\n<title>heapsift report: ",
 		 r->version);
 	h(out, r->title);
 	buf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
@@ -366,9 +369,10 @@ void report_render_html(const struct report *r, struct buf *out)
 		h(out, f->sentence);
 		buf_adds(out, "</p>\n");
 		if (f->few_samples)
-			buf_adds(out, "<p class=\"few\">It rests on few samples "
-				      "or GCs, and is ranked lower for "
-				      "it.</p>\n");
+			buf_adds(out,
+				 "<p class=\"few\">It rests on few samples "
+				 "or GCs, and is ranked lower for "
+				 "it.</p>\n");
 		buf_adds(out, "<ul>\n");
 		for (k = 0; k < f->n_evidence; k++) {
 			buf_adds(out, "<li>");
@@ -463,7 +467,8 @@ void report_render_html(const struct report *r, struct buf *out)
 		buf_adds(out, "</td><td class=\"n\">");
 		if (x->start_ns != INT64_MIN)
 			buf_addf(out, "%.3f s",
-				 ((double)x->end_ns - (double)x->start_ns) / 1e9);
+				 ((double)x->end_ns - (double)x->start_ns) /
+					 1e9);
 		buf_adds(out, "</td><td>");
 		for (k = 0; k < SAMPLE__COUNT; k++)
 			if (x->samples[k])
@@ -483,7 +488,8 @@ void report_render_html(const struct report *r, struct buf *out)
 		h(out, report_estimate_notes[i]);
 		buf_adds(out, "</li>\n");
 	}
-	buf_addf(out, "</ul>\n</section>\n<script>%s</script>\n</body>\n"
-		      "</html>\n",
+	buf_addf(out,
+		 "</ul>\n</section>\n<script>%s</script>\n</body>\n"
+		 "</html>\n",
 		 script);
 }

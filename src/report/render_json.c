@@ -130,8 +130,9 @@ void report_render_json(const struct report *r, struct buf *out)
 	for (i = 0; i < r->n_findings; i++) {
 		const struct report_finding *f = &r->findings[i];
 
-		buf_addf(out, "%s\n    {\"rank\": %zu, \"rule\": ",
-			 i ? "," : "", i + 1);
+		buf_addf(out,
+			 "%s\n    {\"rank\": %zu, \"rule\": ", i ? "," : "",
+			 i + 1);
 		str(out, f->rule);
 		buf_adds(out, ", \"severity\": ");
 		str(out, report_severity_name(f->severity));
@@ -182,8 +183,8 @@ void report_render_json(const struct report *r, struct buf *out)
 		str(out, m->compression);
 		buf_adds(out, ", \"status\": ");
 		str(out, m->status);
-		buf_addf(out, ", \"recordings\": %u, \"reason\": ",
-			 m->recordings);
+		buf_addf(out,
+			 ", \"recordings\": %u, \"reason\": ", m->recordings);
 		str(out, m->reason);
 		buf_addch(out, '}');
 	}
@@ -272,8 +273,8 @@ void report_render_json(const struct report *r, struct buf *out)
 		buf_adds(out, ", \"start_ns\": ");
 		time_or_null(out, x->start_ns);
 		buf_adds(out, ", \"end_ns\": ");
-		time_or_null(out, x->start_ns == INT64_MIN ? INT64_MIN
-							   : x->end_ns);
+		time_or_null(out,
+			     x->start_ns == INT64_MIN ? INT64_MIN : x->end_ns);
 		buf_addf(out, ", \"chunks\": %u, \"samples\": {", x->n_chunks);
 		for (k = 0; k < SAMPLE__COUNT; k++) {
 			if (!x->samples[k])

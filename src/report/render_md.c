@@ -23,8 +23,7 @@ static void md(struct buf *out, const char *s)
 	for (i = 0; i < c.len; i++) {
 		unsigned char ch = (unsigned char)c.data[i];
 
-		if (ch < 0x80 && strchr("\\`*_{}[]()#+-.!|<>&~$^@", ch) &&
-		    ch)
+		if (ch < 0x80 && strchr("\\`*_{}[]()#+-.!|<>&~$^@", ch) && ch)
 			buf_addch(out, '\\');
 		buf_addch(out, ch);
 	}
@@ -198,7 +197,8 @@ void report_render_md(const struct report *r, struct buf *out)
 		md(out, x->jvm[0] ? x->jvm : "not recorded");
 		if (x->start_ns != INT64_MIN)
 			buf_addf(out, " | %.3f s | ",
-				 ((double)x->end_ns - (double)x->start_ns) / 1e9);
+				 ((double)x->end_ns - (double)x->start_ns) /
+					 1e9);
 		else
 			buf_adds(out, " | not recorded | ");
 		for (k = 0; k < SAMPLE__COUNT; k++)

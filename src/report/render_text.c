@@ -32,8 +32,9 @@ void report_time(struct buf *out, int64_t ns)
 		t--;
 	gmtime_r(&t, &tm);
 	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-	buf_addf(out, "%s.%03dZ", b,
-		 (int)(((ns % 1000000000) + 1000000000) % 1000000000 / 1000000));
+	buf_addf(
+		out, "%s.%03dZ", b,
+		(int)(((ns % 1000000000) + 1000000000) % 1000000000 / 1000000));
 }
 
 static void figure_text(struct buf *out, const struct report *r, int fig)
@@ -127,8 +128,9 @@ void report_render_text(const struct report *r, struct buf *out)
 	}
 	for (i = 0; i < r->n_findings; i++)
 		sev[r->findings[i].severity]++;
-	buf_addf(out, "\nFINDINGS (%zu: %zu critical, %zu warning, %zu info)"
-		      "\n\n",
+	buf_addf(out,
+		 "\nFINDINGS (%zu: %zu critical, %zu warning, %zu info)"
+		 "\n\n",
 		 r->n_findings, sev[REPORT_CRITICAL], sev[REPORT_WARNING],
 		 sev[REPORT_INFO]);
 	if (!r->n_findings)
@@ -160,9 +162,11 @@ void report_render_text(const struct report *r, struct buf *out)
 					best = k;
 			if (best == SIZE_MAX)
 				break;
-			buf_addf(out, "  %5.1f%%  %*s", 100.0 * (double)fn[best].bytes /
-						       (double)fn[0].bytes,
-				 (int)(fn[best].depth > 30 ? 30 : fn[best].depth),
+			buf_addf(out, "  %5.1f%%  %*s",
+				 100.0 * (double)fn[best].bytes /
+					 (double)fn[0].bytes,
+				 (int)(fn[best].depth > 30 ? 30
+							   : fn[best].depth),
 				 "");
 			put(out, fn[best].label);
 			buf_addch(out, '\n');

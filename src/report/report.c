@@ -63,8 +63,8 @@ void report_evidence(struct report_finding *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	f->evidence = xreallocarray(f->evidence, f->n_evidence + 1,
-				    sizeof(char *));
+	f->evidence =
+		xreallocarray(f->evidence, f->n_evidence + 1, sizeof(char *));
 	f->evidence[f->n_evidence++] = buf_detach(&b, NULL);
 }
 
@@ -350,7 +350,8 @@ static int build_flame(struct report_ctx *c, struct err *e)
 
 	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
-	if (query_kind(q) == SAMPLE_OLD_OBJECT && !c->kind_counts[query_kind(q)]) {
+	if (query_kind(q) == SAMPLE_OLD_OBJECT &&
+	    !c->kind_counts[query_kind(q)]) {
 		query_free(q);
 		return 0;
 	}
@@ -371,7 +372,8 @@ static int build_flame(struct report_ctx *c, struct err *e)
 	for (i = 0; i < n; i++) {
 		const struct query_tree_node *t = &nodes[i];
 		struct report_flame_node *fn;
-		double share = (double)t->est_bytes / (double)nodes[0].est_bytes;
+		double share =
+			(double)t->est_bytes / (double)nodes[0].est_bytes;
 		uint32_t p = t->parent;
 
 		map[i] = UINT32_MAX;
@@ -430,8 +432,8 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 		x->n_chunks = recs[i].n_chunks;
 		memcpy(x->samples, recs[i].samples, sizeof(x->samples));
 		x->bytes_skipped = recs[i].bytes_skipped;
-		if (query_heap_summaries(q, (uint32_t)i, "After GC", &hp,
-					 &n_hp, e) < 0) {
+		if (query_heap_summaries(q, (uint32_t)i, "After GC", &hp, &n_hp,
+					 e) < 0) {
 			query_free(q);
 			return ERR_FAIL;
 		}
@@ -471,8 +473,8 @@ int report_build(struct report_ctx *c, struct err *e)
 		if (rule->fn(c, rule, e) < 0)
 			return ERR_FAIL;
 	if (c->r->n_findings > 1)
-		qsort(c->r->findings, c->r->n_findings,
-		      sizeof(*c->r->findings), by_severity);
+		qsort(c->r->findings, c->r->n_findings, sizeof(*c->r->findings),
+		      by_severity);
 	if (build_flame(c, e) < 0 || build_recordings(c, e) < 0)
 		return ERR_FAIL;
 	return 0;

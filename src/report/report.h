@@ -58,10 +58,10 @@ struct report_finding {
 };
 
 enum report_figure_kind {
-	FIG_RATE,	/* allocation rate over time; peaks marked */
-	FIG_LIVE,	/* live set of leak suspects over time */
-	FIG_HEAP,	/* heap used after GC over time */
-	FIG_MAP,	/* a code heap's granule map */
+	FIG_RATE, /* allocation rate over time; peaks marked */
+	FIG_LIVE, /* live set of leak suspects over time */
+	FIG_HEAP, /* heap used after GC over time */
+	FIG_MAP,  /* a code heap's granule map */
 };
 
 struct report_series {
@@ -117,8 +117,8 @@ struct report_recording {
 	uint32_t n_chunks;
 	uint64_t samples[SAMPLE__COUNT];
 	uint64_t bytes_skipped;
-	uint64_t gcs; /* "After GC" heap summaries */
-	char *sampling; /* the sampling settings, one line; "" none */
+	uint64_t gcs;	 /* "After GC" heap summaries */
+	char *sampling;	 /* the sampling settings, one line; "" none */
 	char **settings; /* "name=value" */
 	size_t n_settings;
 };

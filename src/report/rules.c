@@ -33,7 +33,7 @@
  * on a heap of a few GB */
 #define HIGH_RATE 1e9
 /* code heaps: nearly full, and fragmented */
-#define CH_FULL 0.90
+#define CH_FULL	      0.90
 #define CH_FRAGMENTED 0.80
 /* a javacore memory type at its limit */
 #define JC_LIMIT 0.95
@@ -95,13 +95,13 @@ static double pct(double part, double whole)
  * query's default when it is an allocation kind. */
 static int alloc_kind(struct report_ctx *c)
 {
-	static const int order[] = {SAMPLE_ALLOC, SAMPLE_AGENT,
-				    SAMPLE_TLAB_NEW, SAMPLE_TLAB_OUTSIDE};
+	static const int order[] = {SAMPLE_ALLOC, SAMPLE_AGENT, SAMPLE_TLAB_NEW,
+				    SAMPLE_TLAB_OUTSIDE};
 	size_t i;
 
 	if (c->filters->kind >= 0)
 		return c->filters->kind == SAMPLE_OLD_OBJECT ? -1
-							      : c->filters->kind;
+							     : c->filters->kind;
 	for (i = 0; i < 4; i++)
 		if (c->kind_counts[order[i]])
 			return order[i];
@@ -112,8 +112,8 @@ static int alloc_kind(struct report_ctx *c)
 
 static int top_rows(struct report_ctx *c, int kind, const char *key,
 		    enum query_group key_by, enum query_group by,
-		    struct query **q, const struct query_row **rows,
-		    size_t *n, struct query_total *t, struct err *e)
+		    struct query **q, const struct query_row **rows, size_t *n,
+		    struct query_total *t, struct err *e)
 {
 	if (report_query(c, kind, key, key_by, q, e) < 0)
 		return ERR_FAIL;
@@ -132,14 +132,15 @@ static void list_rows(struct report_finding *f, const char *what,
 	char b[32];
 
 	for (i = 0; i < n && i < max; i++)
-		report_evidence(f, "%s %zu: %s, %.1f%% of the bytes (%s, %" PRIu64
-			       " samples, +/-%.0f%%)",
-			       what, i + 1, rows[i].key, 100 * rows[i].share,
-			       report_bytes(rows[i].est_bytes, b, sizeof(b)),
-			       rows[i].samples,
-			       rows[i].samples
-				       ? 100 / sqrt((double)rows[i].samples)
-				       : 100.0);
+		report_evidence(f,
+				"%s %zu: %s, %.1f%% of the bytes (%s, %" PRIu64
+				" samples, +/-%.0f%%)",
+				what, i + 1, rows[i].key, 100 * rows[i].share,
+				report_bytes(rows[i].est_bytes, b, sizeof(b)),
+				rows[i].samples,
+				rows[i].samples
+					? 100 / sqrt((double)rows[i].samples)
+					: 100.0);
 }
 
 static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,
@@ -192,8 +193,9 @@ static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,
 	report_fact(f, "bytes", (double)rows[0].est_bytes, "bytes");
 	report_fact(f, "samples", (double)rows[0].samples, "samples");
 	report_fact(f, "total_bytes", (double)t.est_bytes, "bytes");
-	report_evidence(f, "%s samples, %" PRIu64 " in all, from %.3f s of "
-			   "recording",
+	report_evidence(f,
+			"%s samples, %" PRIu64 " in all, from %.3f s of "
+			"recording",
 			sample_kind_name((enum sample_kind)kind), t.samples,
 			(double)(t.last_ns - t.first_ns) / 1e9);
 	list_rows(f, "site", rows, n, 3);
@@ -213,9 +215,10 @@ static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,
 		query_free(qt);
 	}
 	for (i = 0; i < ns && i < 2; i++)
-		report_evidence(f, "thread of the top site: %s, %.0f%% (%" PRIu64
-			       " samples)",
-			       sub[i].key, 100 * sub[i].share, sub[i].samples);
+		report_evidence(f,
+				"thread of the top site: %s, %.0f%% (%" PRIu64
+				" samples)",
+				sub[i].key, 100 * sub[i].share, sub[i].samples);
 	{
 		char *inc = include_arg(key);
 		char *a = report_strf("--kind=%s --inverted %s",
@@ -332,11 +335,11 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 		 * while and go, a working set that grew to its size */
 		bounded = ev.dead > ev.alive_at_end;
 		strong = ev.with_root > 0 ||
-			 (ev.alive_at_end && ev.old_gc_many * 2 >= ev.alive_at_end);
+			 (ev.alive_at_end &&
+			  ev.old_gc_many * 2 >= ev.alive_at_end);
 		if (unrooted || young || bounded)
 			sev = REPORT_INFO;
-		else if (strong && ev.n_gcs >= MIN_GCS &&
-			 g >= LIVE_GROWTH_PCT)
+		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
 			sev = REPORT_CRITICAL;
 		else
 			sev = REPORT_WARNING;
@@ -347,7 +350,8 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 		f->figure = fig;
 		if (unrooted)
 			f->sentence = report_strf(
-				"%s's objects look like a growing live set, but "
+				"%s's objects look like a growing live set, "
+				"but "
 				"none has a path to a GC root although the "
 				"recording searched for roots: they are most "
 				"likely not yet collected, not leaked.",
@@ -355,7 +359,8 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 		else if (bounded)
 			f->sentence = report_strf(
 				"%s's live set grew, but most of its sampled "
-				"objects were found dead (%" PRIu64 " of %" PRIu64
+				"objects were found dead (%" PRIu64
+				" of %" PRIu64
 				", median life %s): a working set that lives a "
 				"while and goes, not a leak.",
 				x->key, ev.dead, ev.samples,
@@ -391,21 +396,21 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 		if (sv->by_samples)
 			report_evidence(f,
 					"live set: %" PRIu64 " samples at the "
-					"end, peak %" PRIu64 ", rising at %u of "
+					"end, peak %" PRIu64
+					", rising at %u of "
 					"%zu points",
 					x->end_samples, x->peak_samples,
 					x->rising, sv->n_buckets);
 		else
-			report_evidence(f,
-					"live set: %s at the end, peak %s, "
-					"rising at %u of %zu points, slope %s/s",
-					report_bytes(x->end_bytes, b1,
-						     sizeof(b1)),
-					report_bytes(x->peak_bytes, b2,
-						     sizeof(b2)),
-					x->rising, sv->n_buckets,
-					report_bytes((int64_t)x->slope, b3,
-						     sizeof(b3)));
+			report_evidence(
+				f,
+				"live set: %s at the end, peak %s, "
+				"rising at %u of %zu points, slope %s/s",
+				report_bytes(x->end_bytes, b1, sizeof(b1)),
+				report_bytes(x->peak_bytes, b2, sizeof(b2)),
+				x->rising, sv->n_buckets,
+				report_bytes((int64_t)x->slope, b3,
+					     sizeof(b3)));
 		report_evidence(f,
 				"%" PRIu64 " sampled objects (%s), %" PRIu64
 				" alive at the end, %" PRIu64 " found dead; "
@@ -422,28 +427,30 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 				ev.median_gcs, ev.max_gcs, ev.old_gc_many,
 				QUERY_MANY_GCS, ev.n_gcs);
 		if (kind == SAMPLE_OLD_OBJECT)
-			report_evidence(f,
-					"%" PRIu64 " with a path to a GC root%s%s%s",
-					ev.with_root,
-					ev.root ? " (mostly " : "",
-					ev.root ? ev.root : "",
-					ev.root ? ")"
-					: ev.rooted_elsewhere
-						? "; the recording has roots "
-						  "for other objects"
-						: "; the recording has no "
-						  "roots (path-to-gc-roots "
-						  "was off)");
+			report_evidence(
+				f, "%" PRIu64 " with a path to a GC root%s%s%s",
+				ev.with_root, ev.root ? " (mostly " : "",
+				ev.root ? ev.root : "",
+				ev.root ? ")"
+				: ev.rooted_elsewhere
+					? "; the recording has roots "
+					  "for other objects"
+					: "; the recording has no "
+					  "roots (path-to-gc-roots "
+					  "was off)");
 		if (sv->n_buckets)
-			report_evidence(f, "time window: %.3f s, %zu points",
-					(double)(sv->time_ns[sv->n_buckets - 1] -
-						 sv->start_ns) / 1e9,
-					sv->n_buckets);
+			report_evidence(
+				f, "time window: %.3f s, %zu points",
+				(double)(sv->time_ns[sv->n_buckets - 1] -
+					 sv->start_ns) /
+					1e9,
+				sv->n_buckets);
 		report_fact(f, "slope", x->slope,
 			    sv->by_samples ? "samples/s" : "bytes/s");
 		report_fact(f, "growth", g, "%/s");
-		report_fact(f, "end", sv->by_samples ? (double)x->end_samples
-						      : (double)x->end_bytes,
+		report_fact(f, "end",
+			    sv->by_samples ? (double)x->end_samples
+					   : (double)x->end_bytes,
 			    sv->by_samples ? "samples" : "bytes");
 		report_fact(f, "samples", (double)ev.samples, "samples");
 		report_fact(f, "with_root", (double)ev.with_root, "samples");
@@ -475,8 +482,8 @@ static int rooted_old(struct report_ctx *c, const struct report_rule *rule,
 	struct query *q;
 	size_t n, i;
 
-	if (top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, GROUP_APP_SITE,
-		     &q, &rows, &n, &t, e) < 0)
+	if (top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, GROUP_APP_SITE, &q,
+		     &rows, &n, &t, e) < 0)
 		return ERR_FAIL;
 	for (i = 0; i < n && i < 20; i++) {
 		struct query_evidence ev;
@@ -515,13 +522,15 @@ static int rooted_old(struct report_ctx *c, const struct report_rule *rule,
 			f->few_samples ? " resting on few samples" : "");
 		report_evidence(f,
 				"%" PRIu64 " old-object samples by this "
-				"app-site, %" PRIu64 " with a path to a GC root "
+				"app-site, %" PRIu64
+				" with a path to a GC root "
 				"(mostly %s)",
 				ev.samples, ev.with_root,
 				ev.root ? ev.root : "unknown");
 		report_evidence(f,
-				"GCs survived: median %" PRId64 ", most %" PRId64
-				" of %" PRIu64 " in the recording",
+				"GCs survived: median %" PRId64
+				", most %" PRId64 " of %" PRIu64
+				" in the recording",
 				ev.median_gcs, ev.max_gcs, ev.n_gcs);
 		report_evidence(f, "jdk.OldObjectSample keeps a fixed number "
 				   "of samples, so its live set cannot show "
@@ -591,7 +600,7 @@ static int rule_heap_after_gc(struct report_ctx *c,
 		}
 		/* warm-up: the first fifth of the recording */
 		t0 = recs[r].start_ns != INT64_MIN ? recs[r].start_ns
-						    : p[0].time_ns;
+						   : p[0].time_ns;
 		warm = t0 + (p[n - 1].time_ns - t0) / 5;
 		while (from < n && p[from].time_ns < warm)
 			from++;
@@ -601,7 +610,8 @@ static int rule_heap_after_gc(struct report_ctx *c,
 			continue;
 		}
 		for (i = from; i < n; i++) {
-			double x = (double)(p[i].time_ns - p[from].time_ns) / 1e9,
+			double x = (double)(p[i].time_ns - p[from].time_ns) /
+				   1e9,
 			       y = (double)p[i].used;
 
 			sx += x;
@@ -614,7 +624,8 @@ static int rule_heap_after_gc(struct report_ctx *c,
 			free(p);
 			continue;
 		}
-		slope = ((double)m * sxy - sx * sy) / ((double)m * sxx - sx * sx);
+		slope = ((double)m * sxy - sx * sy) /
+			((double)m * sxx - sx * sx);
 		g = 100.0 * slope / mean;
 		if (g < LIVE_GROWTH_PCT || p[n - 1].used <= p[from].used) {
 			free(p);
@@ -647,18 +658,21 @@ static int rule_heap_after_gc(struct report_ctx *c,
 			"survivors data.",
 			recs[r].source,
 			report_bytes((int64_t)slope, b1, sizeof(b1)), g);
+		report_evidence(
+			f,
+			"%zu GCs with an \"After GC\" heap summary, %zu "
+			"after the warm-up (the first fifth of the "
+			"recording)",
+			n, m);
 		report_evidence(f,
-				"%zu GCs with an \"After GC\" heap summary, %zu "
-				"after the warm-up (the first fifth of the "
-				"recording)",
-				n, m);
-		report_evidence(f, "heap used after GC: %s after the warm-up, "
-				   "%s at the last GC, mean %s",
+				"heap used after GC: %s after the warm-up, "
+				"%s at the last GC, mean %s",
 				report_bytes(p[from].used, b1, sizeof(b1)),
 				report_bytes(p[n - 1].used, b2, sizeof(b2)),
 				report_bytes((int64_t)mean, b3, sizeof(b3)));
-		report_evidence(f, "time window: %.3f s from the first GC "
-				   "after the warm-up to the last",
+		report_evidence(f,
+				"time window: %.3f s from the first GC "
+				"after the warm-up to the last",
 				(double)(p[n - 1].time_ns - p[from].time_ns) /
 					1e9);
 		report_fact(f, "slope", slope, "bytes/s");
@@ -667,10 +681,11 @@ static int rule_heap_after_gc(struct report_ctx *c,
 		report_fact(f, "first", (double)p[from].used, "bytes");
 		report_fact(f, "last", (double)p[n - 1].used, "bytes");
 		f->command = command(c, "survivors", "--leaks");
-		f->fix = xstrdup("Look at the leak suspects; where the "
-				 "recording has none, record with "
-				 "OldObjectSample and path-to-gc-roots=true, or "
-				 "with heapsift's agent, or take a heap dump.");
+		f->fix =
+			xstrdup("Look at the leak suspects; where the "
+				"recording has none, record with "
+				"OldObjectSample and path-to-gc-roots=true, or "
+				"with heapsift's agent, or take a heap dump.");
 		free(p);
 	}
 	query_free(q);
@@ -692,8 +707,8 @@ static int rule_old_objects(struct report_ctx *c,
 
 	if (!c->kind_counts[SAMPLE_OLD_OBJECT])
 		return 0;
-	if (top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, GROUP_APP_SITE,
-		     &q, &rows, &n, &t, e) < 0)
+	if (top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, GROUP_APP_SITE, &q,
+		     &rows, &n, &t, e) < 0)
 		return ERR_FAIL;
 	if (report_query(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, &qe, e) < 0 ||
 	    query_evidence(qe, &ev, e) < 0) {
@@ -718,20 +733,21 @@ static int rule_old_objects(struct report_ctx *c,
 			: " (the recording did not search for roots: "
 			  "path-to-gc-roots=false)");
 	for (i = 0; i < n && i < 5; i++)
-		report_evidence(f, "app-site %zu: %s, %" PRIu64 " objects%s%s",
-				i + 1, rows[i].key, rows[i].samples,
-				rows[i].est_bytes > 0 ? ", " : "",
-				rows[i].est_bytes > 0
-					? report_bytes(rows[i].est_bytes, b,
-						       sizeof(b))
-					: "");
+		report_evidence(
+			f, "app-site %zu: %s, %" PRIu64 " objects%s%s", i + 1,
+			rows[i].key, rows[i].samples,
+			rows[i].est_bytes > 0 ? ", " : "",
+			rows[i].est_bytes > 0
+				? report_bytes(rows[i].est_bytes, b, sizeof(b))
+				: "");
 	if (ev.largest_size > 0)
 		report_evidence(f, "largest object: %s",
 				report_bytes(ev.largest_size, b, sizeof(b)));
 	if (ev.root)
 		report_evidence(f, "most common GC root: %s", ev.root);
-	report_evidence(f, "GCs survived by these objects: median %" PRId64
-			   ", most %" PRId64,
+	report_evidence(f,
+			"GCs survived by these objects: median %" PRId64
+			", most %" PRId64,
 			ev.median_gcs, ev.max_gcs);
 	report_fact(f, "objects", (double)t.samples, "samples");
 	report_fact(f, "with_root", (double)ev.with_root, "samples");
@@ -832,21 +848,20 @@ static int rule_large_arrays(struct report_ctx *c,
 			"%" PRIu64 " %s of %s or more (humongous in G1, whose "
 			"regions are %s%s), most from %s.",
 			objs,
-			kinds[k] == SAMPLE_OLD_OBJECT ? "objects alive at the end"
-						      : "allocations",
+			kinds[k] == SAMPLE_OLD_OBJECT
+				? "objects alive at the end"
+				: "allocations",
 			report_bytes(region / 2, b1, sizeof(b1)),
 			report_bytes(region, b2, sizeof(b2)),
-			known ? " for this heap" : ", assumed",
-			rows[0].key);
+			known ? " for this heap" : ", assumed", rows[0].key);
 		for (i = 0; i < n && i < 3; i++)
-			report_evidence(f,
-					"%s: %" PRIu64 " objects, %s, the largest "
-					"%s",
-					rows[i].key, rows[i].objects,
-					report_bytes(rows[i].bytes, b1,
-						     sizeof(b1)),
-					report_bytes(rows[i].largest, b2,
-						     sizeof(b2)));
+			report_evidence(
+				f,
+				"%s: %" PRIu64 " objects, %s, the largest "
+				"%s",
+				rows[i].key, rows[i].objects,
+				report_bytes(rows[i].bytes, b1, sizeof(b1)),
+				report_bytes(rows[i].largest, b2, sizeof(b2)));
 		report_evidence(f,
 				"from %s: sizes as the %s events give them; "
 				"%s of %s (%.1f%%)",
@@ -855,9 +870,8 @@ static int rule_large_arrays(struct report_ctx *c,
 				report_bytes(bytes, b1, sizeof(b1)),
 				report_bytes(t.est_bytes, b3, sizeof(b3)),
 				pct((double)bytes, (double)t.est_bytes));
-		report_evidence(f,
-				"region size %s: %s", report_bytes(region, b1,
-								   sizeof(b1)),
+		report_evidence(f, "region size %s: %s",
+				report_bytes(region, b1, sizeof(b1)),
 				known ? "G1's default for the heap's reserved "
 					"size (reserved / 2048, 1 to 32 MiB)"
 				      : "not known from the recording; G1's "
@@ -887,8 +901,8 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int rule_alloc_rate(struct report_ctx *c,
-			   const struct report_rule *rule, struct err *e)
+static int rule_alloc_rate(struct report_ctx *c, const struct report_rule *rule,
+			   struct err *e)
 {
 	const struct query_bucket *bk;
 	struct query_total t;
@@ -1022,8 +1036,7 @@ static void kib(struct buf *b, const char *what, int64_t v)
 {
 	if (v == CHQ_UNKNOWN)
 		return;
-	buf_addf(b, "%s%s %" PRId64 " KiB", b->len ? ", " : "", what,
-		 v / 1024);
+	buf_addf(b, "%s%s %" PRId64 " KiB", b->len ? ", " : "", what, v / 1024);
 }
 
 /* Heap h's space map, merged to at most 256 cells, as a figure; -1
@@ -1049,9 +1062,8 @@ static int map_figure(struct report_ctx *c, struct chq *q, uint32_t h)
 	g->cells = xmalloc(cells + 1);
 	g->fill = xmalloc((cells ? cells : 1) * sizeof(double));
 	g->n_cells = cells;
-	g->cell_bytes = hp->granule_size > 0
-				? (uint64_t)hp->granule_size * merge
-				: 0;
+	g->cell_bytes =
+		hp->granule_size > 0 ? (uint64_t)hp->granule_size * merge : 0;
 	for (i = 0; i < cells; i++) {
 		g->cells[i] = chq_cell_char(CHQ_SPACE, v[i]);
 		g->fill[i] = v[i] == 0		     ? -1
@@ -1063,8 +1075,8 @@ static int map_figure(struct report_ctx *c, struct chq *q, uint32_t h)
 	return fig;
 }
 
-static int rule_code_heaps(struct report_ctx *c,
-			   const struct report_rule *rule, struct err *e)
+static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
+			   struct err *e)
 {
 	struct chq *q;
 	uint32_t s, h;
@@ -1108,13 +1120,13 @@ static int rule_code_heaps(struct report_ctx *c,
 					 disabled ? ", " : "", full,
 					 full == 1 ? "" : "s");
 		}
-#define NEED_FINDING()                                                      \
-	do {                                                                \
-		if (!f) {                                                   \
-			f = report_add(c, rule->name, REPORT_INFO);         \
+#define NEED_FINDING()                                                        \
+	do {                                                                  \
+		if (!f) {                                                     \
+			f = report_add(c, rule->name, REPORT_INFO);           \
 			f->subject = report_strf("%s (%s, line %" PRIu64 ")", \
-						 src, kind, sn->line);      \
-		}                                                           \
+						 src, kind, sn->line);        \
+		}                                                             \
 	} while (0)
 		if (what.len) {
 			NEED_FINDING();
@@ -1125,7 +1137,8 @@ static int rule_code_heaps(struct report_ctx *c,
 						   "on)"
 						 : "");
 		}
-		for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps; h++) {
+		for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps;
+		     h++) {
 			const struct store_ch_heap *hp = chq_heap(q, h);
 			const char *name = chq_str(q, hp->name);
 			struct ch_facts fa;
@@ -1165,11 +1178,13 @@ static int rule_code_heaps(struct report_ctx *c,
 				if (hw > use)
 					report_evidence(
 						f,
-						"%s %s: %s (%.1f%% used, %.1f%% "
+						"%s %s: %s (%.1f%% used, "
+						"%.1f%% "
 						"at its highest)",
 						name,
-						use >= CH_FULL ? "is nearly full"
-							       : "was nearly full",
+						use >= CH_FULL
+							? "is nearly full"
+							: "was nearly full",
 						fig.data, 100 * use, 100 * hw);
 				else
 					report_evidence(f,
@@ -1179,8 +1194,8 @@ static int rule_code_heaps(struct report_ctx *c,
 							100 * use);
 				report_fact(f, "used_pct", 100 * use, "%");
 				if (fa.max_used != CHQ_UNKNOWN)
-					report_fact(f, "max_used_pct",
-						    100 * hw, "%");
+					report_fact(f, "max_used_pct", 100 * hw,
+						    "%");
 			}
 			if (!isnan(fa.fragmentation) &&
 			    fa.fragmentation >= CH_FRAGMENTED &&
@@ -1209,14 +1224,16 @@ static int rule_code_heaps(struct report_ctx *c,
 		}
 		/* a javacore: the JIT's code and data caches at their limit */
 		{
-			static const char *const jt[] = {"jit_code", "jit_data"};
+			static const char *const jt[] = {"jit_code",
+							 "jit_data"};
 			size_t i;
 
 			for (i = 0; i < 2; i++) {
 				char n1[64], n2[64];
 				int64_t used, limit;
 
-				snprintf(n1, sizeof(n1), "mem.%s.in_use", jt[i]);
+				snprintf(n1, sizeof(n1), "mem.%s.in_use",
+					 jt[i]);
 				snprintf(n2, sizeof(n2), "mem.%s.limit", jt[i]);
 				if (!chq_snapshot_stat(q, s, n1, &used) ||
 				    !chq_snapshot_stat(q, s, n2, &limit) ||
@@ -1226,12 +1243,13 @@ static int rule_code_heaps(struct report_ctx *c,
 				NEED_FINDING();
 				if (sev < REPORT_WARNING)
 					sev = REPORT_WARNING;
-				report_evidence(f,
-						"%s segments: %" PRId64
-						" KiB in use of a %" PRId64
-						" KiB limit (%.1f%%)",
-						jt[i], used / 1024, limit / 1024,
-						pct((double)used, (double)limit));
+				report_evidence(
+					f,
+					"%s segments: %" PRId64
+					" KiB in use of a %" PRId64
+					" KiB limit (%.1f%%)",
+					jt[i], used / 1024, limit / 1024,
+					pct((double)used, (double)limit));
 			}
 		}
 #undef NEED_FINDING
@@ -1256,7 +1274,8 @@ static int rule_code_heaps(struct report_ctx *c,
 			free(a);
 			f->fix = xstrdup(
 				"Give the code cache more room "
-				"(-XX:ReservedCodeCacheSize=, or the heap's own "
+				"(-XX:ReservedCodeCacheSize=, or the heap's "
+				"own "
 				"-XX:ProfiledCodeHeapSize= / "
 				"-XX:NonProfiledCodeHeapSize=), keep "
 				"-XX:+UseCodeCacheFlushing on, and look for "
@@ -1297,11 +1316,11 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 				"Some sites' bytes rest on one or a few JFR "
 				"samples: their numbers are far less certain "
 				"than they look.");
-			f->command = command(c, "top", "--kind=alloc --by=site");
+			f->command =
+				command(c, "top", "--kind=alloc --by=site");
 		}
 		few++;
-		report_evidence(f,
-				"%s: %s (%.1f%%) from %" PRIu64 " sample%s",
+		report_evidence(f, "%s: %s (%.1f%%) from %" PRIu64 " sample%s",
 				rows[i].key,
 				report_bytes(rows[i].est_bytes, b1, sizeof(b1)),
 				100 * rows[i].share, rows[i].samples,
@@ -1337,7 +1356,8 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 			 * of all; elsewhere small objects dominate the
 			 * weight and the two do not measure the same */
 			if ((double)orow[i].est_bytes < 0.5 * (double)w ||
-			    (double)orow[i].est_bytes < 0.01 * (double)t.est_bytes)
+			    (double)orow[i].est_bytes <
+				    0.01 * (double)t.est_bytes)
 				continue;
 			k++;
 			report_evidence(
@@ -1346,9 +1366,11 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 				" events) against a JFR weight of %s (%+.0f%%)",
 				orow[i].key,
 				report_bytes(orow[i].est_bytes, b1, sizeof(b1)),
-				orow[i].samples, report_bytes(w, b2, sizeof(b2)),
+				orow[i].samples,
+				report_bytes(w, b2, sizeof(b2)),
 				orow[i].est_bytes
-					? 100.0 * ((double)w -
+					? 100.0 *
+						  ((double)w -
 						   (double)orow[i].est_bytes) /
 						  (double)orow[i].est_bytes
 					: 0);
@@ -1368,8 +1390,9 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 }
 
 const struct report_rule report_rule_table[] = {
-	{"leak-suspect", "survivors (agent samples, jdk.OldObjectSample), GC "
-			 "roots, GCs survived",
+	{"leak-suspect",
+	 "survivors (agent samples, jdk.OldObjectSample), GC "
+	 "roots, GCs survived",
 	 "a key's live set rises steadily (survivors --leaks), or old "
 	 "objects are reachable from a GC root after surviving GCs",
 	 "critical with roots or many GCs survived, 5+ GCs and growth of "
@@ -1392,27 +1415,26 @@ const struct report_rule report_rule_table[] = {
 	 "the JIT is out of room for compiled code", rule_code_heaps},
 	{"allocation-hot-spot", "allocation samples (alloc, agent, tlab)",
 	 "the heaviest site has 20%+ of the sampled bytes",
-	 "warning at 50%+, else info",
-	 "one site does most of the allocating", rule_hot_spots},
+	 "warning at 50%+, else info", "one site does most of the allocating",
+	 rule_hot_spots},
 	{"allocation-rate", "allocation samples over time",
 	 "the mean rate is 1 GB/s or more, or buckets reach twice the median",
 	 "warning at 1 GB/s, else info",
 	 "the allocation rate and its peaks, with the sites of the highest",
 	 rule_alloc_rate},
-	{"large-arrays", "OutsideTLAB allocationSize, agent sizes, "
-			 "OldObjectSample objectSize",
+	{"large-arrays",
+	 "OutsideTLAB allocationSize, agent sizes, "
+	 "OldObjectSample objectSize",
 	 "objects of half a G1 region or more (humongous)",
 	 "warning when they are 10%+ of the bytes, else info",
 	 "large arrays that G1 allocates as humongous", rule_large_arrays},
 	{"old-objects", "jdk.OldObjectSample",
-	 "the recording holds old-object samples",
-	 "info", "the objects alive at the end, with their GC roots",
-	 rule_old_objects},
+	 "the recording holds old-object samples", "info",
+	 "the objects alive at the end, with their GC roots", rule_old_objects},
 	{"estimation-caveat", "jdk.ObjectAllocationSample, OutsideTLAB",
 	 "sites of 1%+ of the bytes on 3 samples or fewer; every JFR "
 	 "recording (weights of large objects)",
-	 "info",
-	 "where the numbers are less certain than they look",
+	 "info", "where the numbers are less certain than they look",
 	 rule_caveats},
 	{NULL, NULL, NULL, NULL, NULL, NULL},
 };
