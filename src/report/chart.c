@@ -17,8 +17,8 @@ static size_t col_of(size_t i, size_t n, size_t cols)
 	return n > 1 ? i * (cols - 1) / (n - 1) : 0;
 }
 
-void chart_columns(struct buf *out, const struct report_figure *g, size_t width,
-		   size_t height, const char *indent)
+void report_chart_columns(struct buf *out, const struct report_figure *g,
+			  size_t width, size_t height, const char *indent)
 {
 	const double *y = g->series[0].y;
 	size_t n = g->n_points, cols = n < width ? n : width, i, row;
@@ -79,7 +79,8 @@ void chart_columns(struct buf *out, const struct report_figure *g, size_t width,
 	}
 }
 
-void chart_spark(struct buf *out, const double *y, size_t n, size_t width)
+void report_chart_spark(struct buf *out, const double *y, size_t n,
+			size_t width)
 {
 	static const char levels[] = " .:-=+*#%@";
 	size_t cols = n < width ? n : width, c;
@@ -96,8 +97,8 @@ void chart_spark(struct buf *out, const double *y, size_t n, size_t width)
 	}
 }
 
-void chart_map(struct buf *out, const struct report_figure *g, size_t width,
-	       const char *indent)
+void report_chart_map(struct buf *out, const struct report_figure *g,
+		      size_t width, const char *indent)
 {
 	size_t i;
 

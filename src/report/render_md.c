@@ -60,13 +60,14 @@ static void figure_md(struct buf *out, const struct report *r, int fig)
 	md(out, g->title);
 	buf_adds(out, "*\n\n```text\n");
 	if (g->kind == FIG_RATE || g->kind == FIG_HEAP) {
-		chart_columns(out, g, 60, 6, "");
+		report_chart_columns(out, g, 60, 6, "");
 	} else if (g->kind == FIG_MAP) {
-		chart_map(out, g, 64, "");
+		report_chart_map(out, g, 64, "");
 	} else {
 		for (i = 0; i < g->n_series; i++) {
 			buf_addf(out, "%zu ", i + 1);
-			chart_spark(out, g->series[i].y, g->n_points, 40);
+			report_chart_spark(out, g->series[i].y, g->n_points,
+					   40);
 			buf_addch(out, '\n');
 		}
 	}

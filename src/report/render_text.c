@@ -49,16 +49,16 @@ static void figure_text(struct buf *out, const struct report *r, int fig)
 	put(out, g->title);
 	buf_adds(out, ":\n");
 	if (g->kind == FIG_RATE || g->kind == FIG_HEAP) {
-		chart_columns(out, g, 60, 6, "   ");
+		report_chart_columns(out, g, 60, 6, "   ");
 		return;
 	}
 	if (g->kind == FIG_MAP) {
-		chart_map(out, g, 64, "   ");
+		report_chart_map(out, g, 64, "   ");
 		return;
 	}
 	for (i = 0; i < g->n_series; i++) {
 		buf_adds(out, "   ");
-		chart_spark(out, g->series[i].y, g->n_points, 40);
+		report_chart_spark(out, g->series[i].y, g->n_points, 40);
 		buf_adds(out, "  ");
 		put(out, g->series[i].name);
 		buf_addch(out, '\n');
