@@ -55,6 +55,7 @@ $(BUILD)/config.mk: build-aux/deps.sh
 # Everything but the CLI's main() goes into a static library that the
 # binary, the unit tests and (later) the fuzz harnesses link.
 LIB_SRC := $(wildcard src/util/*.c src/input/*.c src/store/*.c src/query/*.c \
+	src/report/*.c \
 	formats/*/*.c importers/*.c tui/*.c) \
 	$(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
 MAIN_SRC := src/cli/main.c

@@ -40,8 +40,11 @@ if [ "$what" = test ] || [ "$what" = ci ]; then
 	pkgs="$pkgs tmux libarchive-tools gzip bzip2 xz-utils zstd lz4 util-linux python3 sqlite3"
 fi
 if [ "$what" = ci ]; then
-	# binutils: nm lists the agent's exports (agent.sh)
-	pkgs="$pkgs man-db binutils"
+	# binutils: nm lists the agent's exports (agent.sh); the report's
+	# renderers are checked by real ones (report.sh): headless Chromium
+	# for the HTML, xmllint for its SVG, pandoc for the Markdown, and
+	# jsonschema for the JSON
+	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc python3-jsonschema"
 	# A JDK is asked for by what it provides, not by package name: any
 	# JDK on PATH with jfr and jcmd and a jvmti.h next to it will do.
 	jdk_ok=

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cache.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
@@ -45,101 +46,6 @@ static const char browse_help[] =
 	"\n"
 	"Environment: NO_COLOR turns colours off; a locale that is not UTF-8\n"
 	"gives ASCII bars and lines.\n";
-
-/* The cache folder, made (0700) when missing; NULL after a message. */
-static char *cache_dir(void)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	struct buf b = BUF_INIT;
-	size_t i;
-
-	/* XDG: a relative path is invalid and must be ignored */
-	if (x && x[0] == '/')
-		buf_addf(&b, "%s/heapsift", x);
-	else if (home && *home)
-		buf_addf(&b, "%s/.cache/heapsift", home);
-	else {
-		fprintf(stderr, "heapsift browse: error: neither "
-				"XDG_CACHE_HOME nor HOME is set: no place "
-				"for the cache store; import with heapsift "
-				"import -o CASE.hsdb and browse that\n");
-		buf_release(&b);
-		return NULL;
-	}
-	for (i = 1; i <= b.len; i++)
-		if (i == b.len || b.data[i] == '/') {
-			char c = b.data[i];
-
-			b.data[i] = '\0';
-			if (mkdir(b.data, 0700) < 0 && errno != EEXIST) {
-				fprintf(stderr,
-					"heapsift browse: error: cannot make "
-					"the cache folder %s: %s\n",
-					b.data, strerror(errno));
-				buf_release(&b);
-				return NULL;
-			}
-			b.data[i] = c;
-		}
-	return buf_detach(&b, NULL);
-}
-
-/* FNV-1a: the name must be the same in every run, and hash_bytes() is
- * seeded per process (against hostile keys, no concern here). */
-static uint64_t fnv1a(const char *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (len--) {
-		h ^= (unsigned char)*p++;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-/* The cache store's path for these inputs; NULL after a message. */
-static char *cache_path(int n, char **inputs)
-{
-	struct buf key = BUF_INIT, path = BUF_INIT;
-	char *dir;
-	int i;
-
-	/* a new heapsift or store format makes a new cache store */
-	buf_addf(&key, "heapsift %s store %u.%u\n", HS_VERSION,
-		 (unsigned)STORE_MAJOR, (unsigned)STORE_MINOR);
-	for (i = 0; i < n; i++) {
-		char real[PATH_MAX];
-		struct stat st;
-
-		if (!strcmp(inputs[i], "-")) {
-			fprintf(stderr,
-				"heapsift browse: error: standard input "
-				"cannot be cached; heapsift import -o "
-				"CASE.hsdb - and browse CASE.hsdb\n");
-			buf_release(&key);
-			return NULL;
-		}
-		if (!realpath(inputs[i], real) || stat(real, &st) < 0) {
-			fprintf(stderr, "heapsift browse: error: %s: %s\n",
-				inputs[i], strerror(errno));
-			buf_release(&key);
-			return NULL;
-		}
-		buf_addf(&key, "%s\n%lld %lld.%09ld\n", real,
-			 (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			 st.st_mtim.tv_nsec);
-	}
-	dir = cache_dir();
-	if (!dir) {
-		buf_release(&key);
-		return NULL;
-	}
-	buf_addf(&path, "%s/%016llx.hsdb", dir,
-		 (unsigned long long)fnv1a(key.data, key.len));
-	free(dir);
-	buf_release(&key);
-	return buf_detach(&path, NULL);
-}
 
 /* Import the inputs into path with heapsift import; the exit status. */
 static int import_into(const char *path, int n, char **inputs)
@@ -198,7 +104,7 @@ int cmd_browse(int argc, char **argv)
 	} else {
 		struct stat st;
 
-		cached = cache_path(n, inputs);
+		cached = cli_cache_path("browse", n, inputs);
 		if (!cached)
 			return EXIT_ERROR;
 		if (stat(cached, &st) == 0) {

@@ -33,6 +33,26 @@ bool cli_is_store(const char *path)
 	return yes;
 }
 
+bool cli_is_report(const char *path)
+{
+	char head[513];
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+		      ? read(fd, head, sizeof(head) - 1)
+		      : -1;
+	close(fd);
+	if (got <= 0)
+		return false;
+	head[got] = '\0';
+	return memmem(head, (size_t)got, "heapsift report", 15) != NULL;
+}
+
 static int refuse(const char *cmd, const char *path, const char *why,
 		  const char *hint)
 {
@@ -134,17 +154,26 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 		return refuse(cmd, path, "is a symbolic link",
 			      "give the path it points to, or remove the "
 			      "link (not even --force replaces a link)");
-	if (o->kind == CLI_OUTPUT_STORE) {
+	if (o->kind == CLI_OUTPUT_STORE || o->kind == CLI_OUTPUT_REPORT) {
+		bool report = o->kind == CLI_OUTPUT_REPORT;
+
 		if (!S_ISREG(st.st_mode))
-			return refuse(cmd, path, kind_of(st.st_mode),
-				      "heapsift writes a store only as a "
-				      "regular file (not even --force "
-				      "replaces this)");
+			return refuse(
+				cmd, path, kind_of(st.st_mode),
+				report ? "heapsift writes a report only "
+					 "as a regular file (not even "
+					 "--force replaces this)"
+				       : "heapsift writes a store only as "
+					 "a regular file (not even "
+					 "--force replaces this)");
 		if (check_inputs(cmd, path, &st, inputs, n_inputs))
 			return EXIT_ERROR;
-		if (o->force || cli_is_store(path))
+		if (o->force ||
+		    (report ? cli_is_report(path) : cli_is_store(path)))
 			return 0;
-		return refuse(cmd, path, "exists and is not a heapsift store",
+		return refuse(cmd, path,
+			      report ? "exists and is not a heapsift report"
+				     : "exists and is not a heapsift store",
 			      "--force replaces it");
 	}
 	if (!S_ISDIR(st.st_mode))

@@ -8,6 +8,8 @@
  *   - a path that does not exist may always be written;
  *   - a store output may replace a regular file only when it is a
  *     heapsift store (its magic), anything else only with --force;
+ *   - a report output likewise only a report heapsift wrote (the words
+ *     "heapsift report" in its first 512 bytes), else only with --force;
  *   - a folder output (export) may write into a folder that is empty or
  *     holds nothing but files the command itself writes (names[]), into
  *     any other folder only with --force (other files are left alone);
@@ -27,6 +29,7 @@
 enum cli_output_kind {
 	CLI_OUTPUT_STORE,  /* one file, a heapsift store */
 	CLI_OUTPUT_FOLDER, /* a folder of files named in names[] */
+	CLI_OUTPUT_REPORT, /* one file, a report (heapsift report -o) */
 };
 
 struct cli_output {
@@ -50,5 +53,7 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 /* Is path a regular file that starts with the store magic?  Never
  * blocks (a fifo is not a store). */
 bool cli_is_store(const char *path);
+/* Is path a regular file that heapsift report wrote? */
+bool cli_is_report(const char *path);
 
 #endif

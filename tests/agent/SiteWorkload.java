@@ -6,8 +6,11 @@
 // site does with its objects, and how many objects each kept alive to the
 // end and how many it dropped.
 //
-//   java SiteWorkload SECONDS HOLD_SECONDS
+//   java SiteWorkload SECONDS HOLD_SECONDS [noretain]
 //
+// With "noretain" the retain site still allocates its arrays but drops
+// them at once, like drop: a workload with no leak (heapsift report's
+// tests), whose truth then says it kept nothing.
 // It calls System.gc() every 500 ms (see the loop) so that deaths are
 // seen promptly.
 //
@@ -33,9 +36,14 @@ public class SiteWorkload {
 		return (n + 7) & ~7L;
 	}
 
+	static boolean noRetain;
+
 	static void retain(Random r) {
 		int n = 1024 + r.nextInt(3072);
-		retained.add(new byte[n]);
+		if (noRetain)
+			sink = new byte[n];
+		else
+			retained.add(new byte[n]);
 		retainBytes += arrayBytes(n, 1);
 		retainCount++;
 	}
@@ -64,6 +72,7 @@ public class SiteWorkload {
 	public static void main(String[] args) throws Exception {
 		double seconds = Double.parseDouble(args[0]);
 		double holdSeconds = Double.parseDouble(args[1]);
+		noRetain = args.length > 2 && args[2].equals("noretain");
 		long holdNanos = (long) (holdSeconds * 1e9);
 		Random r = new Random(42);
 		long start = System.nanoTime(), end = start + (long) (seconds * 1e9);

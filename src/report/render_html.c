@@ -1,0 +1,495 @@
+/*
+ * The report as one self-contained HTML page: inline CSS and SVG, no
+ * network (a Content-Security-Policy forbids any), readable with
+ * scripts off.  Pictures: a flame graph (each frame a <title> tooltip;
+ * a small script zooms on click where scripts run), the allocation rate
+ * with its peaks, the live set of the leak suspects, the heap after GC
+ * and granule maps.  Every string from a file is cleaned
+ * (report_clean) and then HTML-escaped; the same escaping serves the
+ * inline SVG, which stays well-formed XML (only the five XML entities
+ * are used).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/buf.h"
+
+static void esc_raw(struct buf *out, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		switch (s[i]) {
+		case '&':
+			buf_adds(out, "&amp;");
+			break;
+		case '<':
+			buf_adds(out, "&lt;");
+			break;
+		case '>':
+			buf_adds(out, "&gt;");
+			break;
+		case '"':
+			buf_adds(out, "&quot;");
+			break;
+		case '\'':
+			buf_adds(out, "&#39;");
+			break;
+		default:
+			buf_addch(out, s[i]);
+		}
+}
+
+static void h(struct buf *out, const char *s)
+{
+	struct buf c = BUF_INIT;
+
+	report_clean(&c, s ? s : "");
+	esc_raw(out, c.data, c.len);
+	buf_release(&c);
+}
+
+static void h_cmd(struct buf *out, const char *s)
+{
+	struct buf c = BUF_INIT;
+
+	report_clean_command(&c, s);
+	esc_raw(out, c.data, c.len);
+	buf_release(&c);
+}
+
+static const char *const palette[] = {"#c0392b", "#2471a3", "#229954",
+				      "#b9770e", "#7d3c98", "#17a589"};
+
+static const char css[] =
+	"body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;"
+	"max-width:1100px;padding:0 1em;color:#222;background:#fff}"
+	"h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
+	"code{background:#f3f3f3;padding:0 .2em;word-break:break-all}"
+	"table{border-collapse:collapse;font-size:13px}"
+	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;"
+	"vertical-align:top}td.n{text-align:right}"
+	".finding{border-left:6px solid #999;padding:.3em 1em;margin:1em 0;"
+	"background:#fafafa}"
+	".critical{border-color:#c0392b}.warning{border-color:#e67e22}"
+	".info{border-color:#2e86c1}"
+	".sev{display:inline-block;min-width:5.5em;font-weight:bold;"
+	"text-transform:uppercase;font-size:12px}"
+	".critical .sev{color:#c0392b}.warning .sev{color:#b9770e}"
+	".info .sev{color:#2471a3}"
+	".few{color:#777;font-style:italic}"
+	"svg{display:block;margin:.5em 0;max-width:100%;height:auto}"
+	"svg text{font:11px sans-serif}"
+	".flame g:hover rect{stroke:#000;stroke-width:.5}"
+	".flame text{pointer-events:none}";
+
+/* An x position on a chart of width w for point i of n. */
+static double xpos(const struct report_figure *g, size_t i, double left,
+		   double w)
+{
+	double span = (double)(g->t_ns[g->n_points - 1] - g->t_ns[0]);
+
+	if (g->n_points < 2 || span <= 0)
+		return left;
+	return left + w * (double)(g->t_ns[i] - g->t_ns[0]) / span;
+}
+
+static void svg_lines(struct buf *out, const struct report_figure *g)
+{
+	const double W = 760, H = 220, L = 80, R = 20, T = 10, B = 30;
+	double max = 0, pw = W - L - R, ph = H - T - B;
+	char b[32];
+	size_t i, k;
+
+	for (k = 0; k < g->n_series; k++)
+		for (i = 0; i < g->n_points; i++)
+			if (g->series[k].y[i] > max)
+				max = g->series[k].y[i];
+	if (max <= 0)
+		max = 1;
+	buf_addf(out,
+		 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		 "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">"
+		 "<title>",
+		 W, H, W, H);
+	h(out, g->title);
+	buf_adds(out, "</title>\n");
+	buf_addf(out,
+		 "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+		 "stroke=\"#888\"/><line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
+		 "y2=\"%.0f\" stroke=\"#888\"/>\n",
+		 L, T, L, T + ph, L, T + ph, L + pw, T + ph);
+	buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", L - 4,
+		 T + 10);
+	h(out, report_bytes((int64_t)max, b, sizeof(b)));
+	buf_addf(out,
+		 "%s</text><text x=\"%.0f\" y=\"%.0f\" "
+		 "text-anchor=\"end\">0</text>\n",
+		 strcmp(g->unit, "bytes/s") ? "" : "/s", L - 4, T + ph);
+	buf_addf(out,
+		 "<text x=\"%.0f\" y=\"%.0f\">+0 s</text><text x=\"%.0f\" "
+		 "y=\"%.0f\" text-anchor=\"end\">+%.1f s</text>\n",
+		 L, H - 8, L + pw, H - 8,
+		 g->n_points
+			 ? (double)(g->t_ns[g->n_points - 1] - g->t_ns[0]) / 1e9
+			 : 0.0);
+	for (k = 0; k < g->n_series; k++) {
+		buf_addf(out,
+			 "<polyline fill=\"none\" stroke=\"%s\" "
+			 "stroke-width=\"1.5\" points=\"",
+			 palette[k % 6]);
+		for (i = 0; i < g->n_points; i++)
+			buf_addf(out, "%s%.1f,%.1f", i ? " " : "",
+				 xpos(g, i, L, pw),
+				 T + ph - ph * g->series[k].y[i] / max);
+		buf_adds(out, "\"><title>");
+		h(out, g->series[k].name);
+		buf_adds(out, "</title></polyline>\n");
+	}
+	for (i = 0; i < g->n_peaks && g->n_series; i++) {
+		size_t p = g->peaks[i];
+
+		buf_addf(
+			out,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			"fill=\"#c0392b\"><title>peak at +%.3f s: %s/s"
+			"</title></circle>\n",
+			xpos(g, p, L, pw),
+			T + ph - ph * g->series[0].y[p] / max,
+			(double)(g->t_ns[p] - g->t_ns[0]) / 1e9,
+			report_bytes((int64_t)g->series[0].y[p], b, sizeof(b)));
+	}
+	buf_adds(out, "</svg>\n");
+	if (g->n_series > 1 || g->kind == FIG_LIVE) {
+		buf_adds(out, "<p>");
+		for (k = 0; k < g->n_series; k++) {
+			buf_addf(out,
+				 "%s<span style=\"color:%s\">&#9632;</span> ",
+				 k ? " &nbsp; " : "", palette[k % 6]);
+			h(out, g->series[k].name);
+		}
+		buf_adds(out, "</p>\n");
+	}
+}
+
+static const char *fill_colour(double f)
+{
+	static const char *const c[] = {"#fff5eb", "#fee6ce", "#fdd0a2",
+					"#fdae6b", "#fd8d3c", "#f16913",
+					"#d94801", "#a63603", "#7f2704"};
+
+	if (f < 0)
+		return "#ffffff";
+	return c[f >= 1 ? 8 : (int)(f * 8.999)];
+}
+
+static void svg_map(struct buf *out, const struct report_figure *g)
+{
+	const size_t per_row = 64, cell = 11;
+	size_t rows = (g->n_cells + per_row - 1) / per_row, i;
+	char b[32];
+
+	buf_addf(out,
+		 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" "
+		 "height=\"%zu\" viewBox=\"0 0 %zu %zu\" role=\"img\"><title>",
+		 per_row * cell + 2, rows * cell + 2, per_row * cell + 2,
+		 rows * cell + 2);
+	h(out, g->title);
+	buf_adds(out, "</title>\n");
+	for (i = 0; i < g->n_cells; i++)
+		buf_addf(out,
+			 "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" "
+			 "height=\"%zu\" fill=\"%s\" stroke=\"#ccc\" "
+			 "stroke-width=\"0.5\"><title>cell %zu (%s): %s"
+			 "</title></rect>\n",
+			 1 + (i % per_row) * cell, 1 + (i / per_row) * cell,
+			 cell, cell, fill_colour(g->fill[i]), i,
+			 report_bytes((int64_t)g->cell_bytes, b, sizeof(b)),
+			 g->fill[i] < 0	      ? "empty"
+			 : g->cells[i] == '*' ? "full"
+					      : "partly used");
+	buf_adds(out, "</svg>\n<p>Lighter is emptier; white is free. One "
+		      "cell per granule group, as in the report's space "
+		      "map.</p>\n");
+}
+
+static void flame(struct buf *out, const struct report *r)
+{
+	const double W = 1060, RH = 17;
+	uint32_t depth = 0;
+	size_t i;
+	char b[32];
+
+	for (i = 0; i < r->n_flame; i++)
+		if (r->flame[i].depth > depth)
+			depth = r->flame[i].depth;
+	buf_addf(out,
+		 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\" "
+		 "id=\"flame\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
+		 "%.0f %.0f\" role=\"img\"><title>Flame graph: ",
+		 W, (depth + 1) * RH + 2, W, (depth + 1) * RH + 2);
+	h(out, r->flame_kind);
+	buf_adds(out, "</title>\n");
+	for (i = 0; i < r->n_flame; i++) {
+		const struct report_flame_node *fn = &r->flame[i];
+		double share = (double)fn->bytes / (double)r->flame[0].bytes;
+		double x = fn->x * W, w = share * W;
+		size_t chars = (size_t)(w / 6.5);
+		unsigned hue = 0;
+		const char *p;
+
+		for (p = fn->label; *p; p++)
+			hue = hue * 31 + (unsigned char)*p;
+		buf_addf(out, "<g data-x=\"%.6f\" data-w=\"%.6f\"><title>",
+			 fn->x, share);
+		h(out, fn->label);
+		buf_addf(out, " (%s, %.2f%%, %" PRIu64 " samples)</title>",
+			 report_bytes(fn->bytes, b, sizeof(b)), 100 * share,
+			 fn->samples);
+		buf_addf(out,
+			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+			 "height=\"%.1f\" fill=\"hsl(%u,70%%,%u%%)\"/>",
+			 x, fn->depth * RH, w > 0.5 ? w - 0.5 : w, RH - 1,
+			 i ? 10 + hue % 45 : 0, i ? 55 + hue % 15 : 80);
+		if (chars >= 4) {
+			struct buf lb = BUF_INIT;
+
+			buf_addf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
+				 fn->depth * RH + 12);
+			report_clean(&lb, fn->label);
+			if (lb.len > chars) {
+				/* cut on a character boundary */
+				size_t cut = chars - 2;
+
+				while (cut && ((unsigned char)lb.data[cut] &
+					       0xc0) == 0x80)
+					cut--;
+				buf_setlen(&lb, cut);
+				buf_adds(&lb, "..");
+			}
+			esc_raw(out, lb.data, lb.len);
+			buf_adds(out, "</text>");
+			buf_release(&lb);
+		}
+		buf_adds(out, "</g>\n");
+	}
+	buf_adds(out, "</svg>\n");
+}
+
+/* Zoom where scripts run: a click on a frame widens it to the whole
+ * graph; a click on the root goes back.  Nothing needs it to read. */
+static const char script[] =
+	"(function(){var s=document.getElementById('flame');if(!s)return;"
+	"var W=s.viewBox.baseVal.width,gs=s.querySelectorAll('g');"
+	"function zoom(x0,w0){for(var i=0;i<gs.length;i++){var g=gs[i],"
+	"x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),"
+	"r=g.querySelector('rect'),t=g.querySelector('text'),"
+	"nx=(x-x0)/w0*W,nw=w/w0*W,out=x+w<=x0+1e-9||x>=x0+w0-1e-9;"
+	"g.style.display=out?'none':'';r.setAttribute('x',nx);"
+	"r.setAttribute('width',Math.max(nw-0.5,0));"
+	"if(t){t.setAttribute('x',nx+3);"
+	"t.style.display=nw<26?'none':'';}}}"
+	"for(var i=0;i<gs.length;i++){gs[i].addEventListener('click',"
+	"function(){zoom(+this.getAttribute('data-x'),"
+	"+this.getAttribute('data-w'));});}})();";
+
+static void figure_html(struct buf *out, const struct report *r, int fig)
+{
+	const struct report_figure *g = &r->figures[fig];
+
+	buf_adds(out, "<figure><figcaption>");
+	h(out, g->title);
+	buf_adds(out, "</figcaption>\n");
+	if (g->kind == FIG_MAP)
+		svg_map(out, g);
+	else
+		svg_lines(out, g);
+	buf_adds(out, "</figure>\n");
+}
+
+void report_render_html(const struct report *r, struct buf *out)
+{
+	size_t i, k, sev[3] = {0, 0, 0};
+	bool drawn[64];
+
+	memset(drawn, 0, sizeof(drawn));
+	buf_addf(out,
+		 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		 "<meta charset=\"utf-8\">\n"
+		 "<!-- made by heapsift report %s -->\n"
+		 "<meta http-equiv=\"Content-Security-Policy\" "
+		 "content=\"default-src 'none'; style-src "
+		 "'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+		 "<meta name=\"viewport\" content=\"width=device-width\">"
+		 "\n<title>heapsift report: ",
+		 r->version);
+	h(out, r->title);
+	buf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
+	buf_adds(out, "<h1>heapsift report: ");
+	h(out, r->title);
+	buf_adds(out, "</h1>\n<p>");
+	if (r->store_path) {
+		buf_adds(out, "Store <code>");
+		h(out, r->store_path);
+		buf_adds(out, "</code>. ");
+	}
+	if (r->filters && *r->filters) {
+		buf_adds(out, "Filters <code>");
+		h(out, r->filters);
+		buf_adds(out, "</code>. ");
+	}
+	buf_addf(out, "Made by heapsift report %s.</p>\n", r->version);
+	buf_adds(out, "<p><a href=\"#findings\">Findings</a> &middot; "
+		      "<a href=\"#flamegraph\">Flame graph</a> &middot; "
+		      "<a href=\"#inventory\">Inventory</a> &middot; "
+		      "<a href=\"#appendix\">Appendix</a></p>\n");
+	for (i = 0; i < r->n_findings; i++)
+		sev[r->findings[i].severity]++;
+	buf_addf(out,
+		 "<section id=\"findings\"><h2>Findings</h2>\n<p>%zu "
+		 "findings: %zu critical, %zu warning, %zu info, most severe "
+		 "first.</p>\n",
+		 r->n_findings, sev[REPORT_CRITICAL], sev[REPORT_WARNING],
+		 sev[REPORT_INFO]);
+	for (i = 0; i < r->n_findings; i++) {
+		const struct report_finding *f = &r->findings[i];
+
+		buf_addf(out,
+			 "<article class=\"finding %s\" id=\"f%zu\"><h3>"
+			 "<span class=\"sev\">%s</span> %zu. %s",
+			 report_severity_name(f->severity), i + 1,
+			 report_severity_name(f->severity), i + 1, f->rule);
+		if (f->subject) {
+			buf_adds(out, ": ");
+			h(out, f->subject);
+		}
+		buf_adds(out, "</h3>\n<p>");
+		h(out, f->sentence);
+		buf_adds(out, "</p>\n");
+		if (f->few_samples)
+			buf_adds(out,
+				 "<p class=\"few\">It rests on few samples "
+				 "or GCs, and is ranked lower for "
+				 "it.</p>\n");
+		buf_adds(out, "<ul>\n");
+		for (k = 0; k < f->n_evidence; k++) {
+			buf_adds(out, "<li>");
+			h(out, f->evidence[k]);
+			buf_adds(out, "</li>\n");
+		}
+		buf_adds(out, "</ul>\n");
+		if (f->command) {
+			buf_adds(out, "<p>More: <code>");
+			h_cmd(out, f->command);
+			buf_adds(out, "</code></p>\n");
+		}
+		if (f->fix) {
+			buf_adds(out, "<p>Fix: ");
+			h(out, f->fix);
+			buf_adds(out, "</p>\n");
+		}
+		if (f->figure >= 0 && f->figure < 64 && !drawn[f->figure]) {
+			drawn[f->figure] = true;
+			figure_html(out, r, f->figure);
+		}
+		buf_adds(out, "</article>\n");
+	}
+	buf_adds(out, "</section>\n<section id=\"flamegraph\"><h2>Flame "
+		      "graph</h2>\n");
+	if (r->n_flame) {
+		buf_adds(out, "<p>The call tree of the ");
+		h(out, r->flame_kind);
+		buf_adds(out, " samples, callers above, allocating frames "
+			      "below, width the share of the bytes (frames "
+			      "under 0.2% left out). Hover for the numbers; "
+			      "where scripts run, click a frame to zoom and "
+			      "the top frame to go back.</p>\n");
+		flame(out, r);
+	} else {
+		buf_adds(out, "<p>No allocation samples.</p>\n");
+	}
+	buf_adds(out, "</section>\n<section id=\"inventory\"><h2>Inventory"
+		      "</h2>\n");
+	if (r->from_store)
+		buf_adds(out, "<p>A store was given: its recordings are listed "
+			      "in the appendix; the members of the bundles "
+			      "it came from are not kept in it.</p>\n");
+	if (r->n_members) {
+		buf_adds(out, "<table><tr><th>member</th><th>kind</th>"
+			      "<th>confidence</th><th>bytes</th>"
+			      "<th>compression</th><th>status</th>"
+			      "<th>reason</th></tr>\n");
+		for (i = 0; i < r->n_members; i++) {
+			const struct report_member *m = &r->members[i];
+
+			buf_adds(out, "<tr><td>");
+			h(out, m->display);
+			buf_adds(out, "</td><td>");
+			h(out, m->kind);
+			buf_addf(out,
+				 "</td><td class=\"n\">%d</td><td "
+				 "class=\"n\">%" PRIu64 "</td><td>",
+				 m->confidence, m->bytes);
+			h(out, m->compression[0] ? m->compression : "none");
+			buf_adds(out, "</td><td>");
+			h(out, m->status);
+			buf_adds(out, "</td><td>");
+			h(out, m->reason);
+			buf_adds(out, "</td></tr>\n");
+		}
+		buf_adds(out, "</table>\n");
+	}
+	for (i = 0; i < r->n_problems; i++) {
+		buf_adds(out, "<p>Problem: ");
+		h(out, r->problems[i]);
+		buf_adds(out, "</p>\n");
+	}
+	buf_adds(out, "</section>\n<section id=\"appendix\"><h2>Appendix"
+		      "</h2>\n<h3>Recordings</h3>\n");
+	if (r->n_recs)
+		buf_adds(out, "<table><tr><th>#</th><th>source</th>"
+			      "<th>format</th><th>JVM</th><th>start</th>"
+			      "<th>span</th><th>samples</th><th>GCs</th>"
+			      "<th>sampling</th></tr>\n");
+	for (i = 0; i < r->n_recs; i++) {
+		const struct report_recording *x = &r->recs[i];
+
+		buf_addf(out, "<tr><td class=\"n\">%zu</td><td>", i);
+		h(out, x->source);
+		buf_adds(out, "</td><td>");
+		h(out, x->format);
+		buf_adds(out, "</td><td>");
+		h(out, x->jvm[0] ? x->jvm : "not recorded");
+		buf_adds(out, "</td><td class=\"n\">");
+		report_time(out, x->start_ns);
+		buf_adds(out, "</td><td class=\"n\">");
+		if (x->start_ns != INT64_MIN)
+			buf_addf(out, "%.3f s",
+				 ((double)x->end_ns - (double)x->start_ns) /
+					 1e9);
+		buf_adds(out, "</td><td>");
+		for (k = 0; k < SAMPLE__COUNT; k++)
+			if (x->samples[k])
+				buf_addf(out, "%s %" PRIu64 "<br>",
+					 sample_kind_name((enum sample_kind)k),
+					 x->samples[k]);
+		buf_addf(out, "</td><td class=\"n\">%" PRIu64 "</td><td>",
+			 x->gcs);
+		h(out, x->sampling);
+		buf_adds(out, "</td></tr>\n");
+	}
+	if (r->n_recs)
+		buf_adds(out, "</table>\n");
+	buf_adds(out, "<h3>How the estimates are made</h3>\n<ul>\n");
+	for (i = 0; report_estimate_notes[i]; i++) {
+		buf_adds(out, "<li>");
+		h(out, report_estimate_notes[i]);
+		buf_adds(out, "</li>\n");
+	}
+	buf_addf(out,
+		 "</ul>\n</section>\n<script>%s</script>\n</body>\n"
+		 "</html>\n",
+		 script);
+}

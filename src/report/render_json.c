@@ -1,0 +1,305 @@
+/*
+ * The report as JSON (docs/report.schema.json, docs/report.md): every
+ * finding with its figures, the inventory, the pictures' data and the
+ * appendix.  Strings keep the files' spelling where it is valid UTF-8
+ * (control characters as \u00XX); a byte that is not valid UTF-8
+ * becomes the text \xNN, since JSON cannot carry it.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/buf.h"
+
+static size_t utf8_ok(const unsigned char *p, size_t len)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void str(struct buf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p), i = 0, n;
+
+	if (!s) {
+		buf_adds(out, "null");
+		return;
+	}
+	buf_addch(out, '"');
+	while (i < len) {
+		unsigned char ch = p[i];
+
+		if (ch == '"' || ch == '\\') {
+			buf_addch(out, '\\');
+			buf_addch(out, ch);
+			i++;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			buf_addf(out, "\\u%04x", ch);
+			i++;
+		} else if ((n = utf8_ok(p + i, len - i)) != 0) {
+			/* U+2028 and U+2029 are valid JSON but break
+			 * JavaScript that embeds it: escaped too */
+			if (n == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 &&
+			    (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
+				buf_addf(out, "\\u%04x",
+					 p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
+			else
+				buf_add(out, p + i, n);
+			i += n;
+		} else {
+			buf_addf(out, "\\\\x%02x", ch);
+			i++;
+		}
+	}
+	buf_addch(out, '"');
+}
+
+static void num(struct buf *out, double v)
+{
+	if (!isfinite(v))
+		buf_adds(out, "null");
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		buf_addf(out, "%.0f", v);
+	else
+		buf_addf(out, "%.6g", v);
+}
+
+static void time_or_null(struct buf *out, int64_t ns)
+{
+	if (ns == INT64_MIN)
+		buf_adds(out, "null");
+	else
+		buf_addf(out, "%" PRId64, ns);
+}
+
+static const char *fig_kind(enum report_figure_kind k)
+{
+	switch (k) {
+	case FIG_RATE:
+		return "rate";
+	case FIG_LIVE:
+		return "live";
+	case FIG_HEAP:
+		return "heap";
+	default:
+		return "map";
+	}
+}
+
+void report_render_json(const struct report *r, struct buf *out)
+{
+	size_t i, k;
+
+	buf_adds(out, "{\n  \"generator\": ");
+	str(out, "heapsift report");
+	buf_adds(out, ",\n  \"version\": ");
+	str(out, r->version);
+	buf_adds(out, ",\n  \"schema\": 1,\n  \"title\": ");
+	str(out, r->title);
+	buf_adds(out, ",\n  \"store\": ");
+	str(out, r->store_path);
+	buf_addf(out, ",\n  \"from_store\": %s,\n  \"filters\": ",
+		 r->from_store ? "true" : "false");
+	str(out, r->filters ? r->filters : "");
+
+	buf_adds(out, ",\n  \"findings\": [");
+	for (i = 0; i < r->n_findings; i++) {
+		const struct report_finding *f = &r->findings[i];
+
+		buf_addf(out,
+			 "%s\n    {\"rank\": %zu, \"rule\": ", i ? "," : "",
+			 i + 1);
+		str(out, f->rule);
+		buf_adds(out, ", \"severity\": ");
+		str(out, report_severity_name(f->severity));
+		buf_addf(out, ", \"few_samples\": %s,\n     \"subject\": ",
+			 f->few_samples ? "true" : "false");
+		str(out, f->subject);
+		buf_adds(out, ",\n     \"sentence\": ");
+		str(out, f->sentence);
+		buf_adds(out, ",\n     \"evidence\": [");
+		for (k = 0; k < f->n_evidence; k++) {
+			buf_adds(out, k ? ", " : "");
+			str(out, f->evidence[k]);
+		}
+		buf_adds(out, "],\n     \"command\": ");
+		str(out, f->command);
+		buf_adds(out, ",\n     \"fix\": ");
+		str(out, f->fix);
+		buf_adds(out, ",\n     \"figures\": {");
+		for (k = 0; k < f->n_facts; k++) {
+			buf_adds(out, k ? ", " : "");
+			str(out, f->facts[k].name);
+			buf_adds(out, ": {\"value\": ");
+			num(out, f->facts[k].value);
+			buf_adds(out, ", \"unit\": ");
+			str(out, f->facts[k].unit);
+			buf_addch(out, '}');
+		}
+		buf_adds(out, "},\n     \"figure\": ");
+		if (f->figure >= 0)
+			buf_addf(out, "%d", f->figure);
+		else
+			buf_adds(out, "null");
+		buf_addch(out, '}');
+	}
+	buf_adds(out, "\n  ],\n  \"inventory\": {\"members\": [");
+	for (i = 0; i < r->n_members; i++) {
+		const struct report_member *m = &r->members[i];
+
+		buf_adds(out, i ? ",\n    " : "\n    ");
+		buf_adds(out, "{\"member\": ");
+		str(out, m->display);
+		buf_adds(out, ", \"kind\": ");
+		str(out, m->kind);
+		buf_addf(out,
+			 ", \"confidence\": %d, \"bytes\": %" PRIu64
+			 ", \"compression\": ",
+			 m->confidence, m->bytes);
+		str(out, m->compression);
+		buf_adds(out, ", \"status\": ");
+		str(out, m->status);
+		buf_addf(out,
+			 ", \"recordings\": %u, \"reason\": ", m->recordings);
+		str(out, m->reason);
+		buf_addch(out, '}');
+	}
+	buf_adds(out, "],\n    \"problems\": [");
+	for (i = 0; i < r->n_problems; i++) {
+		buf_adds(out, i ? ", " : "");
+		str(out, r->problems[i]);
+	}
+	buf_adds(out, "]},\n  \"figures\": [");
+	for (i = 0; i < r->n_figures; i++) {
+		const struct report_figure *g = &r->figures[i];
+
+		buf_adds(out, i ? ",\n    " : "\n    ");
+		buf_adds(out, "{\"kind\": ");
+		str(out, fig_kind(g->kind));
+		buf_adds(out, ", \"title\": ");
+		str(out, g->title);
+		buf_adds(out, ", \"unit\": ");
+		str(out, g->unit);
+		buf_adds(out, ",\n     \"time_ns\": [");
+		for (k = 0; k < g->n_points && g->kind != FIG_MAP; k++)
+			buf_addf(out, "%s%" PRId64, k ? ", " : "", g->t_ns[k]);
+		buf_adds(out, "],\n     \"series\": [");
+		for (k = 0; k < g->n_series; k++) {
+			size_t j;
+
+			buf_adds(out, k ? ", " : "");
+			buf_adds(out, "{\"name\": ");
+			str(out, g->series[k].name);
+			buf_adds(out, ", \"y\": [");
+			for (j = 0; j < g->n_points; j++) {
+				buf_adds(out, j ? ", " : "");
+				num(out, g->series[k].y[j]);
+			}
+			buf_adds(out, "]}");
+		}
+		buf_adds(out, "],\n     \"peaks\": [");
+		for (k = 0; k < g->n_peaks; k++)
+			buf_addf(out, "%s%zu", k ? ", " : "", g->peaks[k]);
+		buf_adds(out, "], \"cells\": ");
+		if (g->cells)
+			str(out, g->cells);
+		else
+			buf_adds(out, "null");
+		buf_addf(out, ", \"cell_bytes\": %" PRIu64 "}", g->cell_bytes);
+	}
+	buf_adds(out, "],\n  \"flame\": ");
+	if (!r->n_flame) {
+		buf_adds(out, "null");
+	} else {
+		buf_adds(out, "{\"kind\": ");
+		str(out, r->flame_kind);
+		buf_adds(out, ", \"nodes\": [");
+		for (i = 0; i < r->n_flame; i++) {
+			const struct report_flame_node *fn = &r->flame[i];
+
+			buf_adds(out, i ? ",\n    " : "\n    ");
+			buf_adds(out, "{\"label\": ");
+			str(out, fn->label);
+			buf_adds(out, ", \"parent\": ");
+			if (fn->parent == UINT32_MAX)
+				buf_adds(out, "null");
+			else
+				buf_addf(out, "%u", fn->parent);
+			buf_addf(out,
+				 ", \"depth\": %u, \"bytes\": %" PRId64
+				 ", \"samples\": %" PRIu64 ", \"x\": ",
+				 fn->depth, fn->bytes, fn->samples);
+			num(out, fn->x);
+			buf_addch(out, '}');
+		}
+		buf_adds(out, "]}");
+	}
+	buf_adds(out, ",\n  \"recordings\": [");
+	for (i = 0; i < r->n_recs; i++) {
+		const struct report_recording *x = &r->recs[i];
+		bool first = true;
+
+		buf_adds(out, i ? ",\n    " : "\n    ");
+		buf_adds(out, "{\"source\": ");
+		str(out, x->source);
+		buf_adds(out, ", \"format\": ");
+		str(out, x->format);
+		buf_adds(out, ", \"jvm\": ");
+		str(out, x->jvm);
+		buf_adds(out, ", \"start_ns\": ");
+		time_or_null(out, x->start_ns);
+		buf_adds(out, ", \"end_ns\": ");
+		time_or_null(out,
+			     x->start_ns == INT64_MIN ? INT64_MIN : x->end_ns);
+		buf_addf(out, ", \"chunks\": %u, \"samples\": {", x->n_chunks);
+		for (k = 0; k < SAMPLE__COUNT; k++) {
+			if (!x->samples[k])
+				continue;
+			buf_adds(out, first ? "" : ", ");
+			first = false;
+			str(out, sample_kind_name((enum sample_kind)k));
+			buf_addf(out, ": %" PRIu64, x->samples[k]);
+		}
+		buf_addf(out,
+			 "}, \"bytes_skipped\": %" PRIu64 ", \"gcs\": %" PRIu64
+			 ", \"sampling\": ",
+			 x->bytes_skipped, x->gcs);
+		str(out, x->sampling);
+		buf_adds(out, ", \"settings\": [");
+		for (k = 0; k < x->n_settings; k++) {
+			buf_adds(out, k ? ", " : "");
+			str(out, x->settings[k]);
+		}
+		buf_adds(out, "]}");
+	}
+	buf_adds(out, "],\n  \"estimates\": [");
+	for (i = 0; report_estimate_notes[i]; i++) {
+		buf_adds(out, i ? ",\n    " : "\n    ");
+		str(out, report_estimate_notes[i]);
+	}
+	buf_adds(out, "]\n}\n");
+}

@@ -1,0 +1,223 @@
+/*
+ * The report as Markdown to paste into a ticket (CommonMark with pipe
+ * tables, as GitHub, GitLab and pandoc read it).  Every string from a
+ * file is cleaned (report_clean) and then every ASCII punctuation mark
+ * in it is backslash-escaped, so a class or file name can neither make
+ * markup nor raw HTML; commands go into code spans with a fence longer
+ * than any run of backticks in them.  Charts are fenced code blocks of
+ * our own characters only.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report/chart.h"
+#include "report/report.h"
+#include "util/buf.h"
+
+static void md(struct buf *out, const char *s)
+{
+	struct buf c = BUF_INIT;
+	size_t i;
+
+	report_clean(&c, s);
+	for (i = 0; i < c.len; i++) {
+		unsigned char ch = (unsigned char)c.data[i];
+
+		if (ch < 0x80 && strchr("\\`*_{}[]()#+-.!|<>&~$^@", ch) && ch)
+			buf_addch(out, '\\');
+		buf_addch(out, ch);
+	}
+	buf_release(&c);
+}
+
+static void code_span(struct buf *out, const char *s)
+{
+	struct buf c = BUF_INIT;
+	size_t i, run = 0, longest = 0, k;
+
+	report_clean_command(&c, s);
+	for (i = 0; i < c.len; i++) {
+		run = c.data[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (k = 0; k <= longest; k++)
+		buf_addch(out, '`');
+	buf_addch(out, ' ');
+	buf_add(out, c.data, c.len);
+	buf_addch(out, ' ');
+	for (k = 0; k <= longest; k++)
+		buf_addch(out, '`');
+	buf_release(&c);
+}
+
+static void figure_md(struct buf *out, const struct report *r, int fig)
+{
+	const struct report_figure *g = &r->figures[fig];
+	size_t i;
+
+	buf_adds(out, "\n*");
+	md(out, g->title);
+	buf_adds(out, "*\n\n```text\n");
+	if (g->kind == FIG_RATE || g->kind == FIG_HEAP) {
+		report_chart_columns(out, g, 60, 6, "");
+	} else if (g->kind == FIG_MAP) {
+		report_chart_map(out, g, 64, "");
+	} else {
+		for (i = 0; i < g->n_series; i++) {
+			buf_addf(out, "%zu ", i + 1);
+			report_chart_spark(out, g->series[i].y, g->n_points,
+					   40);
+			buf_addch(out, '\n');
+		}
+	}
+	buf_adds(out, "```\n");
+	for (i = 0; g->kind == FIG_LIVE && i < g->n_series; i++) {
+		buf_addf(out, "%s%zu: ", i ? "; " : "\n", i + 1);
+		md(out, g->series[i].name);
+		if (i + 1 == g->n_series)
+			buf_addch(out, '\n');
+	}
+}
+
+void report_render_md(const struct report *r, struct buf *out)
+{
+	size_t i, k, sev[3] = {0, 0, 0};
+	bool drawn[64];
+
+	memset(drawn, 0, sizeof(drawn));
+	buf_addf(out, "# heapsift report: ");
+	md(out, r->title);
+	buf_addf(out, "\n\nMade by heapsift report %s", r->version);
+	if (r->store_path) {
+		buf_adds(out, " from the store ");
+		code_span(out, r->store_path);
+	}
+	if (r->filters && *r->filters) {
+		buf_adds(out, " with the filters ");
+		code_span(out, r->filters);
+	}
+	buf_adds(out, ".\n\n## Findings\n\n");
+	for (i = 0; i < r->n_findings; i++)
+		sev[r->findings[i].severity]++;
+	buf_addf(out, "%zu findings: %zu critical, %zu warning, %zu info.\n\n",
+		 r->n_findings, sev[REPORT_CRITICAL], sev[REPORT_WARNING],
+		 sev[REPORT_INFO]);
+	if (r->n_findings) {
+		buf_adds(out, "| # | severity | rule | about |\n"
+			      "|---:|---|---|---|\n");
+		for (i = 0; i < r->n_findings; i++) {
+			const struct report_finding *f = &r->findings[i];
+
+			buf_addf(out, "| %zu | %s%s | %s | ", i + 1,
+				 report_severity_name(f->severity),
+				 f->few_samples ? " (few samples)" : "",
+				 f->rule);
+			md(out, f->subject ? f->subject : "");
+			buf_adds(out, " |\n");
+		}
+	}
+	for (i = 0; i < r->n_findings; i++) {
+		const struct report_finding *f = &r->findings[i];
+
+		buf_addf(out, "\n### %zu. %s: %s", i + 1,
+			 report_severity_name(f->severity), f->rule);
+		if (f->subject) {
+			buf_adds(out, ": ");
+			md(out, f->subject);
+		}
+		buf_adds(out, "\n\n");
+		md(out, f->sentence);
+		if (f->few_samples)
+			buf_adds(out, " *It rests on few samples or GCs, and "
+				      "is ranked lower for it.*");
+		buf_adds(out, "\n\n");
+		for (k = 0; k < f->n_evidence; k++) {
+			buf_adds(out, "- ");
+			md(out, f->evidence[k]);
+			buf_addch(out, '\n');
+		}
+		if (f->command) {
+			buf_adds(out, "\nMore: ");
+			code_span(out, f->command);
+			buf_addch(out, '\n');
+		}
+		if (f->fix) {
+			buf_adds(out, "\nFix: ");
+			md(out, f->fix);
+			buf_addch(out, '\n');
+		}
+		if (f->figure >= 0 && f->figure < 64 && !drawn[f->figure]) {
+			drawn[f->figure] = true;
+			figure_md(out, r, f->figure);
+		}
+	}
+
+	buf_adds(out, "\n## Inventory\n\n");
+	if (r->from_store)
+		buf_adds(out, "A store was given: its recordings are listed "
+			      "in the appendix; the members of the bundles it "
+			      "came from are not kept in it.\n");
+	if (r->n_members) {
+		buf_adds(out, "| member | kind | confidence | bytes | "
+			      "compression | status | reason |\n"
+			      "|---|---|---:|---:|---|---|---|\n");
+		for (i = 0; i < r->n_members; i++) {
+			const struct report_member *m = &r->members[i];
+
+			buf_adds(out, "| ");
+			md(out, m->display);
+			buf_addf(out, " | %s | %d | %" PRIu64 " | ", m->kind,
+				 m->confidence, m->bytes);
+			md(out, m->compression[0] ? m->compression : "none");
+			buf_addf(out, " | %s | ", m->status);
+			md(out, m->reason);
+			buf_adds(out, " |\n");
+		}
+	}
+	for (i = 0; i < r->n_problems; i++) {
+		buf_adds(out, "\nProblem: ");
+		md(out, r->problems[i]);
+		buf_addch(out, '\n');
+	}
+
+	buf_adds(out, "\n## Appendix: recordings\n\n");
+	if (r->n_recs)
+		buf_adds(out, "| # | source | format | JVM | span | samples | "
+			      "GCs | sampling |\n"
+			      "|---:|---|---|---|---:|---|---:|---|\n");
+	for (i = 0; i < r->n_recs; i++) {
+		const struct report_recording *x = &r->recs[i];
+		struct buf smp = BUF_INIT;
+
+		buf_addf(out, "| %zu | ", i);
+		md(out, x->source);
+		buf_adds(out, " | ");
+		md(out, x->format);
+		buf_adds(out, " | ");
+		md(out, x->jvm[0] ? x->jvm : "not recorded");
+		if (x->start_ns != INT64_MIN)
+			buf_addf(out, " | %.3f s | ",
+				 ((double)x->end_ns - (double)x->start_ns) /
+					 1e9);
+		else
+			buf_adds(out, " | not recorded | ");
+		for (k = 0; k < SAMPLE__COUNT; k++)
+			if (x->samples[k])
+				buf_addf(&smp, "%s%s %" PRIu64,
+					 smp.len ? ", " : "",
+					 sample_kind_name((enum sample_kind)k),
+					 x->samples[k]);
+		md(out, smp.data);
+		buf_addf(out, " | %" PRIu64 " | ", x->gcs);
+		md(out, x->sampling);
+		buf_adds(out, " |\n");
+		buf_release(&smp);
+	}
+	buf_adds(out, "\n## Appendix: how the estimates are made\n\n");
+	for (i = 0; report_estimate_notes[i]; i++) {
+		buf_adds(out, "- ");
+		md(out, report_estimate_notes[i]);
+		buf_addch(out, '\n');
+	}
+}

@@ -1,0 +1,244 @@
+/*
+ * The report as plain text for a terminal: findings first, then the
+ * inventory and the appendix; charts made of characters.  Every string
+ * from a file goes through report_clean(), so no control character or
+ * invalid UTF-8 reaches the terminal.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/chart.h"
+#include "report/report.h"
+#include "util/buf.h"
+
+static void put(struct buf *out, const char *s)
+{
+	report_clean(out, s);
+}
+
+void report_time(struct buf *out, int64_t ns)
+{
+	char b[64];
+	time_t t;
+	struct tm tm;
+
+	if (ns == INT64_MIN) {
+		buf_adds(out, "(not recorded)");
+		return;
+	}
+	t = (time_t)(ns / 1000000000);
+	if (ns < 0 && ns % 1000000000)
+		t--;
+	gmtime_r(&t, &tm);
+	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+	buf_addf(
+		out, "%s.%03dZ", b,
+		(int)(((ns % 1000000000) + 1000000000) % 1000000000 / 1000000));
+}
+
+static void figure_text(struct buf *out, const struct report *r, int fig)
+{
+	const struct report_figure *g;
+	size_t i;
+
+	if (fig < 0 || (size_t)fig >= r->n_figures)
+		return;
+	g = &r->figures[fig];
+	buf_adds(out, "   ");
+	put(out, g->title);
+	buf_adds(out, ":\n");
+	if (g->kind == FIG_RATE || g->kind == FIG_HEAP) {
+		report_chart_columns(out, g, 60, 6, "   ");
+		return;
+	}
+	if (g->kind == FIG_MAP) {
+		report_chart_map(out, g, 64, "   ");
+		return;
+	}
+	for (i = 0; i < g->n_series; i++) {
+		buf_adds(out, "   ");
+		report_chart_spark(out, g->series[i].y, g->n_points, 40);
+		buf_adds(out, "  ");
+		put(out, g->series[i].name);
+		buf_addch(out, '\n');
+	}
+}
+
+static void finding_text(struct buf *out, const struct report *r, size_t k,
+			 bool *drawn)
+{
+	const struct report_finding *f = &r->findings[k];
+	size_t i;
+
+	buf_addf(out, "%zu. [%s] %s", k + 1, report_severity_name(f->severity),
+		 f->rule);
+	if (f->subject) {
+		buf_adds(out, ": ");
+		put(out, f->subject);
+	}
+	buf_addch(out, '\n');
+	buf_adds(out, "   ");
+	put(out, f->sentence);
+	buf_addch(out, '\n');
+	if (f->few_samples)
+		buf_adds(out, "   (rests on few samples or GCs: ranked "
+			      "lower)\n");
+	for (i = 0; i < f->n_evidence; i++) {
+		buf_adds(out, "   - ");
+		put(out, f->evidence[i]);
+		buf_addch(out, '\n');
+	}
+	if (f->command) {
+		buf_adds(out, "   more: ");
+		report_clean_command(out, f->command);
+		buf_addch(out, '\n');
+	}
+	if (f->fix) {
+		buf_adds(out, "   fix:  ");
+		put(out, f->fix);
+		buf_addch(out, '\n');
+	}
+	/* a figure shared by several findings is drawn once */
+	if (f->figure >= 0 && !drawn[f->figure]) {
+		drawn[f->figure] = true;
+		figure_text(out, r, f->figure);
+	}
+	buf_addch(out, '\n');
+}
+
+void report_render_text(const struct report *r, struct buf *out)
+{
+	size_t i, k, sev[3] = {0, 0, 0};
+	bool drawn[64];
+
+	memset(drawn, 0, sizeof(drawn));
+	buf_addf(out, "heapsift report %s: ", r->version);
+	put(out, r->title);
+	buf_addch(out, '\n');
+	if (r->store_path) {
+		buf_adds(out, "store: ");
+		put(out, r->store_path);
+		buf_addch(out, '\n');
+	}
+	if (r->filters && *r->filters) {
+		buf_adds(out, "filters: ");
+		put(out, r->filters);
+		buf_addch(out, '\n');
+	}
+	for (i = 0; i < r->n_findings; i++)
+		sev[r->findings[i].severity]++;
+	buf_addf(out,
+		 "\nFINDINGS (%zu: %zu critical, %zu warning, %zu info)"
+		 "\n\n",
+		 r->n_findings, sev[REPORT_CRITICAL], sev[REPORT_WARNING],
+		 sev[REPORT_INFO]);
+	if (!r->n_findings)
+		buf_adds(out, r->store_path ? "No rule fired.\n\n"
+					    : "Nothing could be imported, so "
+					      "there is nothing to judge.\n\n");
+	for (i = 0; i < r->n_findings; i++)
+		finding_text(out, r, i, drawn);
+	for (i = 0; i < r->n_figures && i < 64; i++)
+		if (!drawn[i]) {
+			figure_text(out, r, (int)i);
+			buf_addch(out, '\n');
+		}
+	if (r->n_flame > 1) {
+		const struct report_flame_node *fn = r->flame;
+		size_t at = 0;
+
+		buf_adds(out, "HEAVIEST CALL PATH (");
+		put(out, r->flame_kind);
+		buf_adds(out, "; the HTML report has the flame graph)\n");
+		/* from the root, always into the heaviest child */
+		for (;;) {
+			size_t best = SIZE_MAX;
+
+			for (k = at + 1; k < r->n_flame; k++)
+				if (fn[k].parent == at &&
+				    (best == SIZE_MAX ||
+				     fn[k].bytes > fn[best].bytes))
+					best = k;
+			if (best == SIZE_MAX)
+				break;
+			buf_addf(out, "  %5.1f%%  %*s",
+				 100.0 * (double)fn[best].bytes /
+					 (double)fn[0].bytes,
+				 (int)(fn[best].depth > 30 ? 30
+							   : fn[best].depth),
+				 "");
+			put(out, fn[best].label);
+			buf_addch(out, '\n');
+			at = best;
+		}
+		buf_addch(out, '\n');
+	}
+
+	buf_adds(out, "INVENTORY\n");
+	if (r->from_store)
+		buf_adds(out, "A store was given: its recordings are listed "
+			      "below; the members of the bundles it came "
+			      "from are not kept in it.\n");
+	else
+		buf_addf(out, "%-9s %4s %12s  %-11s %-10s %s\n", "KIND", "CONF",
+			 "BYTES", "COMPRESSION", "STATUS", "MEMBER");
+	for (i = 0; i < r->n_members; i++) {
+		const struct report_member *m = &r->members[i];
+
+		buf_addf(out, "%-9s %4d %12" PRIu64 "  %-11s %-10s ", m->kind,
+			 m->confidence, m->bytes,
+			 m->compression[0] ? m->compression : "-", m->status);
+		put(out, m->display);
+		buf_addch(out, '\n');
+		if (m->reason[0]) {
+			buf_adds(out, "          ");
+			put(out, m->reason);
+			buf_addch(out, '\n');
+		}
+	}
+	for (i = 0; i < r->n_problems; i++) {
+		buf_adds(out, "problem: ");
+		put(out, r->problems[i]);
+		buf_addch(out, '\n');
+	}
+
+	buf_adds(out, "\nAPPENDIX: RECORDINGS\n");
+	for (i = 0; i < r->n_recs; i++) {
+		const struct report_recording *x = &r->recs[i];
+
+		buf_addf(out, "recording %zu: ", i);
+		put(out, x->source);
+		buf_addf(out, "\n  format   %s, %u chunk%s; jvm ", x->format,
+			 x->n_chunks, x->n_chunks == 1 ? "" : "s");
+		put(out, x->jvm[0] ? x->jvm : "(not recorded)");
+		buf_adds(out, "\n  time     ");
+		report_time(out, x->start_ns);
+		if (x->start_ns != INT64_MIN) {
+			buf_adds(out, " .. ");
+			report_time(out, x->end_ns);
+			buf_addf(out, " (%.3f s)",
+				 ((double)x->end_ns - (double)x->start_ns) /
+					 1e9);
+		}
+		buf_adds(out, "\n  samples ");
+		for (k = 0; k < SAMPLE__COUNT; k++)
+			if (x->samples[k])
+				buf_addf(out, " %s %" PRIu64,
+					 sample_kind_name((enum sample_kind)k),
+					 x->samples[k]);
+		buf_addf(out, "; %" PRIu64 " GCs seen", x->gcs);
+		if (x->bytes_skipped)
+			buf_addf(out, "; %" PRIu64 " bytes damaged, skipped",
+				 x->bytes_skipped);
+		buf_addch(out, '\n');
+		if (x->sampling[0]) {
+			buf_adds(out, "  sampling ");
+			put(out, x->sampling);
+			buf_addch(out, '\n');
+		}
+	}
+	buf_adds(out, "\nAPPENDIX: HOW THE ESTIMATES ARE MADE\n");
+	for (i = 0; report_estimate_notes[i]; i++)
+		buf_addf(out, "- %s\n", report_estimate_notes[i]);
+}

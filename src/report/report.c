@@ -1,0 +1,539 @@
+/*
+ * The report's model (report.h): adding findings, facts and figures,
+ * running the rules, the flame graph and the appendix, the sort, and
+ * the helpers every renderer shares (cleaning names from files, shell
+ * words, sizes).  The rules themselves are in rules.c.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/findings.h"
+#include "report/report.h"
+#include "util/buf.h"
+#include "util/human.h"
+#include "util/xalloc.h"
+
+const char *report_severity_name(enum report_severity s)
+{
+	switch (s) {
+	case REPORT_CRITICAL:
+		return "critical";
+	case REPORT_WARNING:
+		return "warning";
+	default:
+		return "info";
+	}
+}
+
+char *report_strf(const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	return buf_detach(&b, NULL);
+}
+
+struct report_finding *report_add(struct report_ctx *c, const char *rule,
+				  enum report_severity sev)
+{
+	struct report *r = c->r;
+	struct report_finding *f;
+
+	r->findings = xreallocarray(r->findings, r->n_findings + 1,
+				    sizeof(*r->findings));
+	f = &r->findings[r->n_findings++];
+	memset(f, 0, sizeof(*f));
+	f->rule = rule;
+	f->severity = sev;
+	f->figure = -1;
+	return f;
+}
+
+void report_evidence(struct report_finding *f, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	f->evidence =
+		xreallocarray(f->evidence, f->n_evidence + 1, sizeof(char *));
+	f->evidence[f->n_evidence++] = buf_detach(&b, NULL);
+}
+
+void report_fact(struct report_finding *f, const char *name, double value,
+		 const char *unit)
+{
+	if (f->n_facts >= REPORT_MAX_FACTS || !isfinite(value))
+		return;
+	f->facts[f->n_facts].name = name;
+	f->facts[f->n_facts].value = value;
+	f->facts[f->n_facts].unit = unit;
+	f->n_facts++;
+}
+
+int report_add_figure(struct report *r, enum report_figure_kind kind,
+		      const char *title, const char *unit, size_t n_points)
+{
+	struct report_figure *g;
+
+	r->figures = xreallocarray(r->figures, r->n_figures + 1,
+				   sizeof(*r->figures));
+	g = &r->figures[r->n_figures];
+	memset(g, 0, sizeof(*g));
+	g->kind = kind;
+	g->title = xstrdup(title);
+	g->unit = unit;
+	g->n_points = n_points;
+	g->t_ns = xcalloc(n_points ? n_points : 1, sizeof(int64_t));
+	return (int)r->n_figures++;
+}
+
+static void figure_release(struct report_figure *g)
+{
+	size_t k;
+
+	free(g->title);
+	free(g->t_ns);
+	for (k = 0; k < g->n_series; k++) {
+		free(g->series[k].name);
+		free(g->series[k].y);
+	}
+	free(g->series);
+	free(g->peaks);
+	free(g->cells);
+	free(g->fill);
+}
+
+void report_drop_figure(struct report *r)
+{
+	if (r->n_figures)
+		figure_release(&r->figures[--r->n_figures]);
+}
+
+int report_query(struct report_ctx *c, int kind, const char *key,
+		 enum query_group by, struct query **q, struct err *e)
+{
+	struct query_options o = *c->filters;
+
+	if (kind >= 0)
+		o.kind = kind;
+	if (key) {
+		o.key = key;
+		o.key_by = (int)by;
+	}
+	return query_open(c->s, &o, q, e);
+}
+
+/* Length of the valid UTF-8 sequence at p (at most len bytes), 0 when
+ * there is none: overlong forms, surrogates and values past U+10FFFF
+ * are not valid. */
+static size_t utf8_len(const unsigned char *p, size_t len)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* C1 controls (U+0080-U+009F: CSI among them) and the bidi
+	 * overrides and isolates, which reorder what a terminal shows */
+	if ((cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return n;
+}
+
+static void clean(struct buf *out, const char *s, bool keep_backslash)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0, n;
+
+	while (i < len) {
+		if (p[i] == '\\' && !keep_backslash) {
+			buf_adds(out, "\\\\");
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			buf_addf(out, "\\x%02x", p[i]);
+			i++;
+		} else if ((n = utf8_len(p + i, len - i)) != 0) {
+			buf_add(out, p + i, n);
+			i += n;
+		} else {
+			/* a whole sequence that decodes to a refused code
+			 * point is escaped byte by byte */
+			buf_addf(out, "\\x%02x", p[i]);
+			i++;
+		}
+	}
+}
+
+void report_shell_word(struct buf *out, const char *s)
+{
+	const char *p;
+
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
+			    "XYZ0123456789_-+=.,/:@%") == strlen(s)) {
+		buf_adds(out, s);
+		return;
+	}
+	buf_addch(out, '\'');
+	for (p = s; *p; p++)
+		if (*p == '\'')
+			buf_adds(out, "'\\''");
+		else
+			buf_addch(out, *p);
+	buf_addch(out, '\'');
+}
+
+void report_regex_literal(struct buf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\^$.|?*+()[]{}", *s))
+			buf_addch(out, '\\');
+		buf_addch(out, *s);
+	}
+}
+
+const char *report_bytes(int64_t n, char *out, size_t size)
+{
+	static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	double v = (double)n;
+	int u = 0;
+
+	if (n < 1000 && n > -1000) {
+		snprintf(out, size, "%" PRId64 " B", n);
+		return out;
+	}
+	while ((v >= 1000 || v <= -1000) && u < 5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(out, size, "%.2f %s", v, unit[u]);
+	return out;
+}
+
+const char *report_duration(int64_t ns, char *out, size_t size)
+{
+	if (ns < 0)
+		snprintf(out, size, "-");
+	else if (ns < 1000000000ll)
+		snprintf(out, size, "%.0f ms", (double)ns / 1e6);
+	else if (ns < 600000000000ll)
+		snprintf(out, size, "%.1f s", (double)ns / 1e9);
+	else
+		snprintf(out, size, "%.1f min", (double)ns / 6e10);
+	return out;
+}
+
+bool report_format_parse(const char *s, enum report_format *f)
+{
+	if (!strcmp(s, "text"))
+		*f = REPORT_TEXT;
+	else if (!strcmp(s, "md") || !strcmp(s, "markdown"))
+		*f = REPORT_MD;
+	else if (!strcmp(s, "html"))
+		*f = REPORT_HTML;
+	else if (!strcmp(s, "json"))
+		*f = REPORT_JSON;
+	else
+		return false;
+	return true;
+}
+
+void report_render(const struct report *r, enum report_format f,
+		   struct buf *out)
+{
+	switch (f) {
+	case REPORT_MD:
+		report_render_md(r, out);
+		break;
+	case REPORT_HTML:
+		report_render_html(r, out);
+		break;
+	case REPORT_JSON:
+		report_render_json(r, out);
+		break;
+	default:
+		report_render_text(r, out);
+	}
+}
+
+const char *const report_estimate_notes[] = {
+	"jdk.ObjectAllocationSample: estimated bytes are the sum of the "
+	"events' weight, every byte the thread allocated since its previous "
+	"sample; the uncertainty printed is 1/sqrt(samples), which counts "
+	"samples only (see the caveats: large objects bias a site's weight)",
+	"jdk.ObjectAllocationInNewTLAB: tlabSize; "
+	"jdk.ObjectAllocationOutsideTLAB: allocationSize, exact for every "
+	"allocation outside a TLAB that the recording kept",
+	"heapsift agent samples: Poisson sampling with mean interval I "
+	"(HotSpot): an object of size s weighs s / (1 - exp(-s/I)) bytes; "
+	"systematic sampling (OpenJ9): an object smaller than I weighs I "
+	"bytes, a larger one its size",
+	"jdk.OldObjectSample: each event is one sampled object alive when "
+	"the recording ended, counted as one sample (sizes from JDK 21)",
+	"survivors: an object is live from its allocation until it is found "
+	"dead (the first check after the GC that collected it), or to the "
+	"end of its recording; a leak suspect's live set rises at several "
+	"points, seldom falls, still grows in the later half and ends near "
+	"its peak (heapsift(1), survivors --leaks)",
+	"live-set growth is judged as JDK Mission Control's IncreasingLiveSet "
+	"rule does: heap used after each GC, after a warm-up of the first "
+	"fifth of the recording, by least squares, against 1% of the mean "
+	"per second, and only with at least 5 GCs after the warm-up",
+	NULL,
+};
+
+void report_clean(struct buf *out, const char *s)
+{
+	clean(out, s, false);
+}
+
+void report_clean_command(struct buf *out, const char *s)
+{
+	clean(out, s, true);
+}
+
+/* --- building ------------------------------------------------------------ */
+
+static int by_severity(const void *a, const void *b)
+{
+	const struct report_finding *x = a, *y = b;
+
+	/* a finding on too few samples ranks below the others of its
+	 * severity */
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? 1 : -1;
+	if (x->few_samples != y->few_samples)
+		return x->few_samples ? 1 : -1;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return strcmp(x->rule, y->rule);
+}
+
+/* The flame graph: the call tree of the default kind, nodes of at least
+ * 0.2% of the bytes (the rest would be thinner than a pixel). */
+static int build_flame(struct report_ctx *c, struct err *e)
+{
+	const struct query_tree_node *nodes;
+	struct query_total total;
+	struct query *q;
+	size_t n, i;
+	uint32_t *map;
+	double *next_x;
+	struct report *r = c->r;
+
+	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+		return ERR_FAIL;
+	if (query_kind(q) == SAMPLE_OLD_OBJECT &&
+	    !c->kind_counts[query_kind(q)]) {
+		query_free(q);
+		return 0;
+	}
+	if (query_tree(q, false, 0, &nodes, &n, &total, e) < 0) {
+		query_free(q);
+		return ERR_FAIL;
+	}
+	if (!n || nodes[0].est_bytes <= 0) {
+		query_free(q);
+		return 0;
+	}
+	r->flame_kind = xstrdup(sample_kind_name(query_kind(q)));
+	map = xmalloc(n * sizeof(*map));
+	next_x = xcalloc(n, sizeof(*next_x));
+	r->flame = xcalloc(n, sizeof(*r->flame));
+	/* nodes come parents first: a node's x is where its parent's next
+	 * child starts */
+	for (i = 0; i < n; i++) {
+		const struct query_tree_node *t = &nodes[i];
+		struct report_flame_node *fn;
+		double share =
+			(double)t->est_bytes / (double)nodes[0].est_bytes;
+		uint32_t p = t->parent;
+
+		map[i] = UINT32_MAX;
+		if (i && (p == QUERY_TREE_NONE || map[p] == UINT32_MAX ||
+			  share < 0.002))
+			continue;
+		fn = &r->flame[r->n_flame];
+		fn->label = xstrdup(t->label);
+		fn->parent = i ? map[p] : UINT32_MAX;
+		fn->depth = t->depth;
+		fn->bytes = t->est_bytes;
+		fn->samples = t->samples;
+		fn->x = i ? next_x[p] : 0;
+		if (i)
+			next_x[p] += share;
+		next_x[i] = fn->x;
+		map[i] = (uint32_t)r->n_flame++;
+	}
+	free(map);
+	free(next_x);
+	query_free(q);
+	return 0;
+}
+
+/* The appendix: each recording's facts and sampling settings. */
+static int build_recordings(struct report_ctx *c, struct err *e)
+{
+	const struct query_recording *recs;
+	struct report *r = c->r;
+	struct query *q;
+	size_t n, i, k;
+
+	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+		return ERR_FAIL;
+	query_recordings(q, &recs, &n);
+	r->recs = xcalloc(n ? n : 1, sizeof(*r->recs));
+	r->n_recs = n;
+	for (i = 0; i < n; i++) {
+		struct report_recording *x = &r->recs[i];
+		const char **names, **values;
+		struct query_heap_point *hp;
+		size_t n_hp, n_set;
+		struct buf smp = BUF_INIT;
+
+		x->source = xstrdup(recs[i].source);
+		x->format = xstrdup(recs[i].format);
+		if (recs[i].jvm_name[0] &&
+		    !human_version_has_name(recs[i].jvm_name,
+					    recs[i].jvm_version))
+			x->jvm = report_strf("%s %s", recs[i].jvm_name,
+					     recs[i].jvm_version);
+		else
+			x->jvm = xstrdup(recs[i].jvm_version);
+		x->start_ns = recs[i].start_ns;
+		x->end_ns = recs[i].end_ns;
+		x->n_chunks = recs[i].n_chunks;
+		memcpy(x->samples, recs[i].samples, sizeof(x->samples));
+		x->bytes_skipped = recs[i].bytes_skipped;
+		if (query_heap_summaries(q, (uint32_t)i, "After GC", &hp, &n_hp,
+					 e) < 0) {
+			query_free(q);
+			return ERR_FAIL;
+		}
+		free(hp);
+		x->gcs = n_hp;
+		n_set = query_settings(q, (uint32_t)i, &names, &values);
+		x->settings = xcalloc(n_set ? n_set : 1, sizeof(char *));
+		for (k = 0; k < n_set; k++) {
+			x->settings[x->n_settings++] =
+				report_strf("%s=%s", names[k], values[k]);
+			/* the sampling intervals, on a line of their own */
+			if (strstr(names[k], "#throttle") ||
+			    strstr(names[k], "#threshold") ||
+			    strstr(names[k], "interval") ||
+			    strstr(names[k], "sampl"))
+				buf_addf(&smp, "%s%s=%s", smp.len ? ", " : "",
+					 names[k], values[k]);
+		}
+		x->sampling = buf_detach(&smp, NULL);
+		free(names);
+		free(values);
+	}
+	query_free(q);
+	return 0;
+}
+
+int report_build(struct report_ctx *c, struct err *e)
+{
+	const struct report_rule *rule;
+	struct query *q;
+
+	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+		return ERR_FAIL;
+	query_kind_counts(q, c->kind_counts);
+	query_free(q);
+	for (rule = report_rule_table; rule->name; rule++)
+		if (rule->fn(c, rule, e) < 0)
+			return ERR_FAIL;
+	if (c->r->n_findings > 1)
+		qsort(c->r->findings, c->r->n_findings, sizeof(*c->r->findings),
+		      by_severity);
+	if (build_flame(c, e) < 0 || build_recordings(c, e) < 0)
+		return ERR_FAIL;
+	return 0;
+}
+
+static void free_strs(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void report_release(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_findings; i++) {
+		struct report_finding *f = &r->findings[i];
+
+		free(f->subject);
+		free(f->sentence);
+		free_strs(f->evidence, f->n_evidence);
+		free(f->command);
+		free(f->fix);
+	}
+	free(r->findings);
+	for (i = 0; i < r->n_figures; i++)
+		figure_release(&r->figures[i]);
+	free(r->figures);
+	for (i = 0; i < r->n_flame; i++)
+		free(r->flame[i].label);
+	free(r->flame);
+	free(r->flame_kind);
+	for (i = 0; i < r->n_members; i++) {
+		struct report_member *m = &r->members[i];
+
+		free(m->display);
+		free(m->kind);
+		free(m->compression);
+		free(m->status);
+		free(m->reason);
+	}
+	free(r->members);
+	free_strs(r->problems, r->n_problems);
+	for (i = 0; i < r->n_recs; i++) {
+		struct report_recording *x = &r->recs[i];
+
+		free(x->source);
+		free(x->format);
+		free(x->jvm);
+		free(x->sampling);
+		free_strs(x->settings, x->n_settings);
+	}
+	free(r->recs);
+	free(r->title);
+	free(r->store_path);
+	free(r->version);
+	free(r->filters);
+	memset(r, 0, sizeof(*r));
+}

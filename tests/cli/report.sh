@@ -1,0 +1,328 @@
+#!/bin/sh
+# heapsift report (docs/report.md) against truths from outside heapsift:
+# the fixture READMEs (the leaking site of the leak-gcroots workload, the
+# killed recording's unfinished chunk, the code-heap summaries' sizes and
+# free blocks), workloads that print their own truth
+# (tests/agent/SiteWorkload.java, with and without its retaining site),
+# the JSON Schema in docs/report.schema.json, and real renderers:
+# headless Chromium for the HTML (console errors, a screenshot, scripts
+# off), xmllint for its SVG, pandoc for the Markdown.  A tool the machine
+# lacks skips its case visibly.
+. "$(dirname "$0")/lib.sh"
+W=$T/work
+F=$HS_FIXTURES
+CHECK="$(cd "$(dirname "$0")/../report" && pwd)/check_report.py"
+SCHEMA="$(cd "$(dirname "$0")/../../docs" && pwd)/report.schema.json"
+SRC="$(cd "$(dirname "$0")/../agent" && pwd)"
+# the cache store goes here, never into the working directory
+export XDG_CACHE_HOME="$W/cache"
+
+# report_json NAME ARGS...: heapsift report --format=json ARGS into
+# $W/NAME.json; fails the case on a status other than 0 or 3.
+report_json() {
+	_n=$1
+	shift
+	run report --format=json "$@"
+	printf '%s\n' "$out" >"$W/$_n.json"
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] || t_fail "report $*: status $rc: $err"
+}
+
+t_begin report_rules_are_listed_and_documented
+run report --rules
+expect_rc 0
+rules=$(printf '%s\n' "$out" | grep -E '^[a-z]' | sort)
+[ "$(printf '%s\n' "$rules" | wc -l)" -ge 8 ] || t_fail "rules: $rules"
+for r in $rules; do
+	grep -q "^| \`$r\`" "$(dirname "$0")/../../docs/report.md" ||
+		t_fail "docs/report.md does not list rule $r"
+	grep -q "\"$r\"" "$SCHEMA" || t_fail "the schema does not list rule $r"
+done
+t_end
+
+t_begin report_leak_gcroots_names_the_leaking_site
+# fixtures/jfr README (../shared/fixtures/jfr): HeapWorkload.leakIntoCache
+# keeps its objects forever in a static HashMap; hugeArray's int[] are
+# dropped at once (alive at the end only because not yet collected)
+report_json leak "$F/jfr/jdk17-leak-gcroots.jfr"
+python3 "$CHECK" leak "$W/leak.json" HeapWorkload.leakIntoCache 2>"$W/bad" ||
+	t_fail "$(cat "$W/bad")"
+python3 "$CHECK" noleak "$W/leak.json" HeapWorkload.hugeArray 2>"$W/bad" ||
+	t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_json_matches_its_schema
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+	t_skip "python3-jsonschema missing (apt-get install python3-jsonschema)"
+else
+	for f in "$F/jfr/jdk17-leak-gcroots.jfr" "$F/jfr/jdk17-profile-tlab.jfr" \
+		"$F/codeheap/jdk17-full-seg-stdout.txt.gz" \
+		"$F/javacore/javacore.20230830.134339.30220.0001.txt"; do
+		[ -e "$f" ] || t_fail "fixture $f is missing"
+		report_json s "$f"
+		python3 "$CHECK" schema "$SCHEMA" "$W/s.json" 2>"$W/bad" ||
+			t_fail "$f: $(cat "$W/bad")"
+	done
+	t_end
+fi
+
+t_begin report_killed_recording_is_unfinished_in_the_inventory
+# the JVM was killed with kill -9: chunk state 7, never finished
+report_json k "$F/jfr/jdk17-killed-unfinished.jfr"
+expect_rc 3
+python3 "$CHECK" member "$W/k.json" jdk17-killed-unfinished.jfr unfinished \
+	"still being written" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+# the second report reads the inventory kept beside the cache store
+report_json k2 "$F/jfr/jdk17-killed-unfinished.jfr"
+expect_err "using $XDG_CACHE_HOME/heapsift/"
+python3 "$CHECK" member "$W/k2.json" jdk17-killed-unfinished.jfr unfinished \
+	"still being written" 2>"$W/bad" || t_fail "cached: $(cat "$W/bad")"
+t_end
+
+t_begin report_inventory_lists_every_member_of_a_bundle
+# fixtures/README.md: case-demo.tar.gz holds five members, the stderr
+# log among them (kind unknown: skipped), the recording two levels down
+report_json demo "$F/bundles/case-demo.tar.gz"
+n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["inventory"]["members"]))' "$W/demo.json")
+[ "$n" = 5 ] || t_fail "$n members, expected 5"
+python3 "$CHECK" member "$W/demo.json" "case-1234/stderr.log" skipped \
+	"no importer" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+python3 "$CHECK" member "$W/demo.json" "app.zip!app.jfr.zst" imported "" \
+	2>"$W/bad" || t_fail "$(cat "$W/bad")"
+python3 "$CHECK" leak "$W/demo.json" HeapWorkload.leakIntoCache \
+	2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_full_code_heaps_with_the_readme_figures
+R=$F/codeheap/README.md
+for x in seg noseg; do
+	f=$F/codeheap/jdk17-full-$x-jcmd-codecache.txt.gz
+	[ -e "$f" ] || t_fail "fixture $f is missing"
+	report_json ch "$f"
+	python3 "$CHECK" codeheap-summary "$R" "jdk17-full-$x-jcmd-codecache.txt" \
+		"$W/ch.json" 2>"$W/bad" || t_fail "$x: $(cat "$W/bad")"
+done
+report_json fr "$F/codeheap/jdk17-full-seg-analytics-default.txt.gz"
+python3 "$CHECK" codeheap-fragmented "$R" jdk17-full-seg-analytics-default.txt \
+	"profiled nmethods" "$W/fr.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+# a normal-size cache is no finding
+report_json ok "$F/codeheap/jdk17-seg-jcmd-codecache.txt"
+grep -q '"rule": "code-heap"' "$W/ok.json" &&
+	t_fail "a code-heap finding on a cache 1% used"
+t_end
+
+t_begin report_hot_nmethods_heap_name_is_read
+# JDK-8326205's fourth heap: the same summary with a heap renamed
+mkdir -p "$W/hot"
+gzip -dc "$F/codeheap/jdk17-full-seg-jcmd-codecache.txt.gz" |
+	sed "s/'non-profiled nmethods'/'hot nmethods'/" \
+		>"$W/hot/jdk17-full-seg-jcmd-codecache.txt"
+grep -q "'hot nmethods'" "$W/hot/jdk17-full-seg-jcmd-codecache.txt" ||
+	t_fail "no heap renamed"
+report_json hot "$W/hot/jdk17-full-seg-jcmd-codecache.txt"
+python3 "$CHECK" codeheap-summary "$F/codeheap/README.md" \
+	jdk17-full-seg-jcmd-codecache.txt "$W/hot.json" \
+	"non-profiled nmethods" "hot nmethods" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_escapes_names_from_files
+# markup in a heap name; an escape sequence, a C1 control (U+009B, CSI)
+# and a byte that is not UTF-8 in the file's name
+gzip -dc "$F/codeheap/jdk17-full-seg-jcmd-codecache.txt.gz" |
+	sed "s/'profiled nmethods'/'<b>x<\/b>\&amp;|*_\`'/" >"$W/esc.txt"
+grep -q "'<b>x</b>&amp;|\*_\`'" "$W/esc.txt" || t_fail "no heap renamed"
+evil=$(printf 'e\033[31m<i>\302\233\200.txt')
+cp "$W/esc.txt" "$W/$evil"
+run report "$W/$evil"
+printf '%s' "$out" | grep -q "$(printf '\033')" && t_fail "text: raw ESC"
+printf '%s' "$out" | grep -q "$(printf '\302\233')" && t_fail "text: raw CSI"
+printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\200')" && t_fail "text: invalid UTF-8"
+printf '%s' "$out" | grep -qF 'e\x1b[31m<i>\xc2\x9b\x80.txt' ||
+	t_fail "text: the file name not shown escaped: $(printf '%s' "$out" | grep INVENTORY -A2)"
+run report --format=html "$W/$evil"
+printf '%s' "$out" | grep -q '<b>x\|<i>' && t_fail "html: raw markup from a file"
+printf '%s' "$out" | grep -qF "CodeHeap &#39;&lt;b&gt;x&lt;/b&gt;&amp;amp;|*_\`&#39; was nearly full" ||
+	t_fail "html: heap name not escaped"
+printf '%s' "$out" | grep -q "$(printf '\033')" && t_fail "html: raw ESC"
+printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\200')" && t_fail "html: invalid UTF-8"
+run report --format=md "$W/$evil"
+printf '%s' "$out" | grep -q '<b>\|<i>' && t_fail "md: raw markup"
+printf '%s' "$out" | grep -qF "CodeHeap '\<b\>x\</b\>\&amp;\|\*\_\\\`' was nearly full" ||
+	t_fail "md: not escaped: $(printf '%s' "$out" | grep -F 'nearly full' | head -2)"
+printf '%s' "$out" | grep -q "$(printf '\033')" && t_fail "md: raw ESC"
+run report --format=json "$W/$evil"
+printf '%s\n' "$out" >"$W/esc.json"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+ev = [e for f in r["findings"] for e in f["evidence"] if "nearly full" in e]
+assert any(e.startswith("CodeHeap \x27<b>x</b>&amp;|*_`\x27 was") for e in ev), ev
+m = r["inventory"]["members"][0]["member"]
+assert m.endswith("e\x1b[31m<i>\u009b\\x80.txt"), repr(m)
+' "$W/esc.json" 2>"$W/bad" || t_fail "json: $(cat "$W/bad")"
+t_end
+
+t_begin report_output_file_rules
+run report --format=html -o "$W/r.html" "$F/jfr/jdk17-leak-gcroots.jfr"
+expect_rc 0
+[ -s "$W/r.html" ] || t_fail "no $W/r.html"
+# a report may replace a report
+run report --format=md -o "$W/r.html" "$F/jfr/jdk17-leak-gcroots.jfr"
+expect_rc 0
+head -c 20 "$W/r.html" | grep -q '^# heapsift report' || t_fail "not replaced"
+# but not anything else, unless --force; never a link
+echo precious >"$W/notes.txt"
+run report -o "$W/notes.txt" "$F/jfr/jdk17-leak-gcroots.jfr"
+expect_rc 1
+expect_err "exists and is not a heapsift report"
+[ "$(cat "$W/notes.txt")" = precious ] || t_fail "notes.txt replaced"
+run report --force -o "$W/notes.txt" "$F/jfr/jdk17-leak-gcroots.jfr"
+expect_rc 0
+ln -s "$W/r.html" "$W/link.html"
+run report --force -o "$W/link.html" "$F/jfr/jdk17-leak-gcroots.jfr"
+expect_rc 1
+expect_err "symbolic link"
+t_end
+
+t_begin report_on_a_store_gives_the_same_findings
+run import -o "$W/case.hsdb" "$F/jfr/jdk17-leak-gcroots.jfr"
+report_json st "$W/case.hsdb"
+python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+fa = [(f["rule"], f["subject"], f["severity"]) for f in a["findings"]]
+fb = [(f["rule"], f["subject"], f["severity"]) for f in b["findings"]]
+assert fa == fb, (fa, fb)
+assert b["from_store"] and not b["inventory"]["members"]
+' "$W/leak.json" "$W/st.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_markdown_renders_with_pandoc
+if ! command -v pandoc >/dev/null 2>&1; then
+	t_skip "no pandoc (apt-get install pandoc)"
+else
+	run report --format=md "$F/jfr/jdk17-leak-gcroots.jfr" \
+		"$F/codeheap/jdk17-full-seg-jcmd-codecache.txt.gz"
+	printf '%s\n' "$out" >"$W/r.md"
+	pandoc --wrap=none -f gfm -t html "$W/r.md" >"$W/md.html" 2>"$W/pandoc.err" ||
+		t_fail "pandoc: $(cat "$W/pandoc.err")"
+	grep -q '<table>' "$W/md.html" || t_fail "no table rendered"
+	grep -q '<h3[^>]*>[0-9]*\. warning: leak-suspect: HeapWorkload.leakIntoCache' \
+		"$W/md.html" || t_fail "no leak heading: $(grep '<h3' "$W/md.html" | head -3)"
+	grep -q '<code>heapsift survivors' "$W/md.html" || t_fail "no command"
+	t_end
+fi
+
+t_begin report_html_svg_is_well_formed
+if ! command -v xmllint >/dev/null 2>&1; then
+	t_skip "no xmllint (apt-get install libxml2-utils)"
+else
+	run report --format=html "$F/jfr/jdk17-leak-gcroots.jfr" \
+		"$F/codeheap/jdk17-full-seg-analytics-default.txt.gz"
+	printf '%s\n' "$out" >"$W/r.html"
+	python3 - "$W/r.html" "$W" <<'EOF' || t_fail "$(cat "$W/bad" 2>/dev/null)"
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+svgs = re.findall(r"<svg.*?</svg>", html, re.S)
+kinds = [("flame" in s, "<polyline" in s, "<circle" in s) for s in svgs]
+bad = []
+if len(svgs) < 4: bad.append("%d svgs" % len(svgs))
+if not any(k[0] for k in kinds): bad.append("no flame graph")
+if not any(k[1] for k in kinds): bad.append("no line chart")
+flame = [s for s in svgs if 'class="flame"' in s][0]
+if flame.count("<title>") < 10: bad.append("flame frames without <title>")
+for i, s in enumerate(svgs):
+    open("%s/svg%d.svg" % (sys.argv[2], i), "w", encoding="utf-8").write(s)
+if re.search(r"<(link|img|iframe)[^>]*(src|href)=\"?https?:", html) or "url(http" in html:
+    bad.append("a network reference")
+open(sys.argv[2] + "/bad", "w").write("; ".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+	for s in "$W"/svg*.svg; do
+		xmllint --noout "$s" 2>"$W/xml.err" || t_fail "$s: $(head -3 "$W/xml.err")"
+	done
+	t_end
+fi
+
+t_begin report_html_in_headless_chromium
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chrome" ]; then
+	t_skip "no chromium (apt-get install chromium)"
+else
+	run report --format=html "$F/jfr/jdk17-leak-gcroots.jfr" \
+		"$F/codeheap/jdk17-full-seg-analytics-default.txt.gz"
+	printf '%s\n' "$out" >"$W/page-scripts.html"
+	# without scripts: the page's script taken out and any script
+	# forbidden by its policy (Chromium's scriptEnabled=false also stops
+	# --screenshot and --dump-dom, which run script themselves)
+	python3 - "$W" <<'EOF'
+import re, sys
+w = sys.argv[1]
+s = open(w + "/page-scripts.html", encoding="utf-8").read()
+s = re.sub(r"<script>.*?</script>", "", s, flags=re.S)
+s = s.replace("script-src 'unsafe-inline'", "script-src 'none'")
+open(w + "/page-noscripts.html", "w", encoding="utf-8").write(s)
+EOF
+	grep -q '<script' "$W/page-noscripts.html" && t_fail "a script left"
+	for mode in scripts noscripts; do
+		set -- --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+			--user-data-dir="$W/chrome-$mode" --window-size=1200,2400 \
+			--enable-logging=stderr --v=0
+		HOME="$W" timeout 120 "$chrome" "$@" --screenshot="$W/$mode.png" \
+			"file://$W/page-$mode.html" >"$W/chrome.out" 2>"$W/chrome.err" ||
+			t_fail "$mode: chromium failed: $(tail -3 "$W/chrome.err")"
+		# console messages are logged as CONSOLE(line) "message"
+		grep -E 'CONSOLE|Uncaught|Refused to' "$W/chrome.err" >"$W/console" &&
+			t_fail "$mode: console: $(head -3 "$W/console")"
+		[ -s "$W/$mode.png" ] || t_fail "$mode: no screenshot"
+		HOME="$W" timeout 120 "$chrome" "$@" --dump-dom "file://$W/page-$mode.html" \
+			>"$W/$mode.dom" 2>/dev/null
+		grep -q 'leak-suspect: HeapWorkload.leakIntoCache' "$W/$mode.dom" ||
+			t_fail "$mode: the finding is not in the rendered page"
+	done
+	# the screenshots stay for a person to look at when asked
+	[ -n "${REPORT_SCREENSHOTS:-}" ] && cp "$W"/scripts.png "$W"/noscripts.png \
+		"$REPORT_SCREENSHOTS"/ 2>/dev/null
+	t_end
+fi
+
+# --- the agent, on workloads that print their own truth --------------------
+agent=$("$HEAPSIFT" agent-path 2>/dev/null) || agent=
+if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 ||
+	[ -z "$agent" ] || [ ! -f "$agent" ]; then
+	t_begin report_agent_leak_workload_names_the_retaining_site
+	t_skip "no JDK or no agent library"
+	t_begin report_agent_workload_without_a_leak_raises_none
+	t_skip "no JDK or no agent library"
+	t_summary
+fi
+
+mkdir -p "$W/classes"
+javac -d "$W/classes" "$SRC/SiteWorkload.java" 2>"$W/javac.err"
+
+t_begin report_agent_leak_workload_names_the_retaining_site
+java -Xms1g -Xmx1g -XX:+UseG1GC "-agentpath:$agent=file=$W/leak.hsa,interval=64k,quiet" \
+	-cp "$W/classes" SiteWorkload 6 2 >"$W/truth.json" 2>"$W/java.err" ||
+	t_fail "the workload failed: $(tail -n 3 "$W/java.err") $(cat "$W/javac.err")"
+# its truth: the retain site kept objects to the end
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert t["kept"]["SiteWorkload.retain"] > 0' \
+	"$W/truth.json" || t_fail "the workload kept nothing: $(cat "$W/truth.json")"
+report_json al "$W/leak.hsa"
+python3 "$CHECK" leak "$W/al.json" SiteWorkload.retain 2>"$W/bad" ||
+	t_fail "$(cat "$W/bad")"
+# the sites that keep nothing to the end are no leak
+for s in SiteWorkload.drop SiteWorkload.churn; do
+	python3 "$CHECK" noleak "$W/al.json" $s 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+done
+t_end
+
+t_begin report_agent_workload_without_a_leak_raises_none
+java -Xms1g -Xmx1g -XX:+UseG1GC "-agentpath:$agent=file=$W/noleak.hsa,interval=64k,quiet" \
+	-cp "$W/classes" SiteWorkload 6 2 noretain >"$W/truth2.json" 2>"$W/java2.err" ||
+	t_fail "the workload failed: $(tail -n 3 "$W/java2.err")"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert t["retained_at_end"] == 0' \
+	"$W/truth2.json" || t_fail "the workload kept objects: $(cat "$W/truth2.json")"
+report_json nl "$W/noleak.hsa"
+python3 "$CHECK" noleak-any "$W/nl.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_summary
