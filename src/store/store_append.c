@@ -168,172 +168,6 @@ static int ch_replay(struct store *s, const struct sink *sink, uint32_t r,
 	return 0;
 }
 
-/* --- the samples in seq order, a block of each kind at a time ---------- */
-
-struct kind_cursor {
-	uint32_t n_blocks, b; /* b: the next block to read */
-	struct store_block_buf *bb;
-	struct store_samples m; /* block b - 1, decoded */
-	uint64_t i;		/* the next sample of m */
-	uint32_t *rec_lo, *rec_hi; /* recordings each block holds */
-};
-
-struct seq_cursor {
-	struct store *s;
-	struct kind_cursor k[SAMPLE__COUNT];
-	uint32_t rec; /* only this recording's samples; UINT32_MAX: all */
-};
-
-/* One sample of the old store, as its columns give it. */
-struct old_sample {
-	uint32_t seq, recording, thread, cls, node;
-	int64_t time_ns, bytes, size;
-	uint8_t kind, flags;
-};
-
-static int cursor_init(struct seq_cursor *sc, struct store *s, struct err *e)
-{
-	int k;
-
-	memset(sc, 0, sizeof(*sc));
-	sc->s = s;
-	sc->rec = UINT32_MAX;
-	for (k = 0; k < SAMPLE__COUNT; k++) {
-		struct kind_cursor *c = &sc->k[k];
-		const struct store_block *ix;
-		uint32_t b;
-
-		if (store_kind_blocks(s, k, &ix, &c->n_blocks, e) < 0)
-			return ERR_FAIL;
-		c->bb = store_block_buf_new();
-		c->rec_lo = xmalloc((c->n_blocks + 1) * sizeof(uint32_t));
-		c->rec_hi = xmalloc((c->n_blocks + 1) * sizeof(uint32_t));
-		for (b = 0; b < c->n_blocks; b++) {
-			c->rec_lo[b] = UINT32_MAX;
-			c->rec_hi[b] = 0;
-		}
-	}
-	return 0;
-}
-
-/* Start again from the first blocks, for recording rec only. */
-static void cursor_rewind(struct seq_cursor *sc, uint32_t rec)
-{
-	int k;
-
-	sc->rec = rec;
-	for (k = 0; k < SAMPLE__COUNT; k++) {
-		sc->k[k].b = 0;
-		sc->k[k].i = sc->k[k].m.n = 0;
-	}
-}
-
-static void cursor_release(struct seq_cursor *sc)
-{
-	int k;
-
-	for (k = 0; k < SAMPLE__COUNT; k++) {
-		store_block_buf_free(sc->k[k].bb);
-		free(sc->k[k].rec_lo);
-		free(sc->k[k].rec_hi);
-	}
-}
-
-/* Kind k's next sample (of sc->rec) at m[i], reading blocks as needed;
- * false when the kind has no more. */
-static int kind_ready(struct seq_cursor *sc, int k, struct err *e)
-{
-	struct kind_cursor *c = &sc->k[k];
-
-	for (;;) {
-		while (c->i < c->m.n) {
-			if (sc->rec == UINT32_MAX ||
-			    c->m.recording[c->i] == sc->rec)
-				return 1;
-			c->i++;
-		}
-		/* a block that holds none of rec is not read */
-		while (c->b < c->n_blocks && sc->rec != UINT32_MAX &&
-		       (sc->rec < c->rec_lo[c->b] || sc->rec > c->rec_hi[c->b]))
-			c->b++;
-		if (c->b == c->n_blocks)
-			return 0;
-		if (store_read_block_buf(sc->s, k, c->b, c->bb, &c->m, e) < 0)
-			return ERR_FAIL;
-		c->b++;
-		c->i = 0;
-	}
-}
-
-/* The next sample by seq: 1, 0 at the end, <0 on damage. */
-static int cursor_next(struct seq_cursor *sc, struct old_sample *x,
-		       struct err *e)
-{
-	struct kind_cursor *c;
-	int k, best = -1, rc;
-	uint64_t i;
-
-	for (k = 0; k < SAMPLE__COUNT; k++) {
-		rc = kind_ready(sc, k, e);
-		if (rc < 0)
-			return ERR_FAIL;
-		if (rc && (best < 0 || sc->k[k].m.seq[sc->k[k].i] <
-					       sc->k[best].m.seq[sc->k[best].i]))
-			best = k;
-	}
-	if (best < 0)
-		return 0;
-	c = &sc->k[best];
-	i = c->i++;
-	x->seq = c->m.seq[i];
-	x->recording = c->m.recording[i];
-	x->thread = c->m.thread[i];
-	x->cls = c->m.cls[i];
-	x->node = c->m.node[i];
-	x->time_ns = c->m.time_ns[i];
-	x->bytes = c->m.bytes[i];
-	x->size = c->m.size ? c->m.size[i] : REC_NONE;
-	x->kind = (uint8_t)best;
-	x->flags = c->m.flags[i];
-	/* the first pass notes which recordings each block holds */
-	if (sc->rec == UINT32_MAX) {
-		if (x->recording < c->rec_lo[c->b - 1])
-			c->rec_lo[c->b - 1] = x->recording;
-		if (x->recording > c->rec_hi[c->b - 1])
-			c->rec_hi[c->b - 1] = x->recording;
-	}
-	return 1;
-}
-
-/* Every seq once, in time order (what store_samples() checks), and the
- * blocks' recordings noted. */
-static int check_samples(struct seq_cursor *sc, struct err *e)
-{
-	struct old_sample x;
-	uint64_t want = 0;
-	int64_t prev = INT64_MIN;
-	int rc;
-
-	while ((rc = cursor_next(sc, &x, e)) > 0) {
-		if (x.seq != want) {
-			err_set(e, ERR_FORMAT,
-				"store: section 'sample blocks' holds a "
-				"sample twice");
-			return ERR_FAIL;
-		}
-		if (x.time_ns < prev) {
-			err_set(e, ERR_FORMAT,
-				"store: section 'sample blocks', sample %llu "
-				"is not in time order",
-				(unsigned long long)want);
-			return ERR_FAIL;
-		}
-		prev = x.time_ns;
-		want++;
-	}
-	return rc;
-}
-
 /* --- replaying -------------------------------------------------------- */
 
 struct old_tables {
@@ -351,7 +185,7 @@ struct old_tables {
 
 /* x's stack into st (frames in t->fbuf), site first. */
 static void replay_stack(struct store *s, struct old_tables *t,
-			 const struct old_sample *x, struct rec_stack *st)
+			 const struct seq_sample *x, struct rec_stack *st)
 {
 	uint32_t node = x->node, depth = 0;
 
@@ -411,7 +245,7 @@ static void replay_sparse(struct store *s, struct old_tables *t, uint32_t seq,
 }
 
 static int replay_sample(struct store *s, const struct sink *sink,
-			 struct old_tables *t, const struct old_sample *x)
+			 struct old_tables *t, const struct seq_sample *x)
 {
 	struct rec_sample r;
 	struct rec_thread th;
@@ -463,12 +297,12 @@ static int replay_samples(struct store_writer *w, struct store *s,
 			  uint32_t r, struct err *e)
 {
 	const struct sink *sink = store_writer_sink(w);
-	struct old_sample x;
+	struct seq_sample x;
 	int rc;
 
-	cursor_rewind(sc, r);
+	seq_cursor_rewind(sc, r);
 	t->oi = t->li = 0;
-	while ((rc = cursor_next(sc, &x, e)) > 0)
+	while ((rc = seq_cursor_next(sc, &x, e)) > 0)
 		if (replay_sample(s, sink, t, &x) < 0) {
 			if (store_writer_failed(w, e))
 				return ERR_FAIL; /* the spill's reason */
@@ -558,7 +392,7 @@ static int replay_recording(struct store *s, const struct sink *sink,
 }
 
 /* Every section checked as store_verify() does, but the samples, which
- * check_samples() checks a block at a time. */
+ * seq_cursor_check() checks a block at a time. */
 static int check_sections(struct store *s, struct err *e)
 {
 	int i;
@@ -596,9 +430,9 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 	    store_liveness(s, &t.live, &t.n_live, e) < 0)
 		return ERR_FAIL;
 	t.fbuf = xmalloc(sizeof(*t.fbuf) * (n ? n : 1));
-	rc = cursor_init(&sc, s, e);
+	rc = seq_cursor_init(&sc, s, e);
 	if (rc >= 0)
-		rc = check_samples(&sc, e);
+		rc = seq_cursor_check(&sc, e);
 	if (rc < 0)
 		err_source(e, s->path);
 	for (r = 0; r < n_recs && rc >= 0; r++) {
@@ -608,7 +442,7 @@ int store_writer_add_store(struct store_writer *w, struct store *s,
 		if (rc < 0)
 			store_writer_failed(w, e);
 	}
-	cursor_release(&sc);
+	seq_cursor_release(&sc);
 	free(t.fbuf);
 	return rc < 0 ? ERR_FAIL : 0;
 }

@@ -87,4 +87,40 @@ const char *store_rollup_index_check(struct store *s, uint64_t *at);
 int store_rollups_verify(struct store *s, struct err *e);
 void store_rollups_free(struct store *s);
 
+/*
+ * store_seq.c: every sample in seq order, merging the kinds' blocks, one
+ * decoded block per kind in memory.  seq_cursor_next() gives 1 and a sample,
+ * 0 at the end, <0 on damage (a block's own checks); the first pass over
+ * all samples notes which recordings each block holds, so that
+ * seq_cursor_rewind(sc, rec) then reads only the blocks that hold rec.
+ * seq_cursor_check() is that first pass, checking that the seqs are 0 to
+ * N - 1 once each and the times in order (the rule across kinds).
+ */
+struct kind_cursor {
+	uint32_t n_blocks, b; /* b: the next block to read */
+	struct store_block_buf *bb;
+	struct store_samples m; /* block b - 1, decoded */
+	uint64_t i;		/* the next sample of m */
+	uint32_t *rec_lo, *rec_hi; /* recordings each block holds */
+};
+
+struct seq_cursor {
+	struct store *s;
+	struct kind_cursor k[SAMPLE__COUNT];
+	uint32_t rec; /* only this recording's samples; UINT32_MAX: all */
+};
+
+/* One sample of the old store, as its columns give it. */
+struct seq_sample {
+	uint32_t seq, recording, thread, cls, node;
+	int64_t time_ns, bytes, size;
+	uint8_t kind, flags;
+};
+
+int seq_cursor_init(struct seq_cursor *sc, struct store *s, struct err *e);
+void seq_cursor_rewind(struct seq_cursor *sc, uint32_t rec);
+void seq_cursor_release(struct seq_cursor *sc);
+int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x, struct err *e);
+int seq_cursor_check(struct seq_cursor *sc, struct err *e);
+
 #endif

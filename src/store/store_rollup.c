@@ -265,7 +265,6 @@ int store_rollups_verify(struct store *s, struct err *e)
 	const struct section *bs = &s->sec[I_R_BUCKETS], *rs = &s->sec[I_R_ROWS];
 	const struct store_recording *recs;
 	const struct store_rollup_bucket *want;
-	struct store_samples all;
 	struct rollup_builder *rb;
 	struct cmp_rows cr;
 	uint32_t n_recs;
@@ -275,8 +274,7 @@ int store_rollups_verify(struct store *s, struct err *e)
 
 	if (!bs->present)
 		return 0; /* 2.0: nothing to compare */
-	if (store_recordings(s, &recs, &n_recs, e) < 0 ||
-	    store_samples(s, &all, e) < 0)
+	if (store_recordings(s, &recs, &n_recs, e) < 0)
 		return ERR_FAIL;
 	for (k = 0; k < SAMPLE__COUNT; k++)
 		for (p = 0; p < STORE_PROJ__COUNT; p++) {
@@ -287,15 +285,37 @@ int store_rollups_verify(struct store *s, struct err *e)
 			if (store_rollup(s, k, p, &b, &nb, &r, e) < 0)
 				return ERR_FAIL;
 		}
+	/* a kind at a time, a block at a time: the builder keeps each
+	 * kind's buckets apart, so this order gives the rows interleaving
+	 * kinds would, and memory holds one block, not every sample */
 	rb = rollup_builder_new(recs, n_recs, -1);
-	for (i = 0; i < all.n; i++) {
-		struct block_sample x = {
-			all.seq[i],    all.time_ns[i], all.recording[i],
-			all.flags[i],  all.thread[i],  all.cls[i],
-			all.node[i],   all.bytes[i],   all.size[i],
-		};
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		const struct store_block *blocks;
+		uint32_t n_blocks, b;
 
-		rollup_add(rb, all.kind[i], &x);
+		if (store_kind_blocks(s, k, &blocks, &n_blocks, e) < 0) {
+			rollup_builder_free(rb);
+			return ERR_FAIL;
+		}
+		for (b = 0; b < n_blocks; b++) {
+			struct store_samples sm;
+
+			if (store_read_block(s, k, b, &sm, e) < 0) {
+				rollup_builder_free(rb);
+				return ERR_FAIL;
+			}
+			for (i = 0; i < sm.n; i++) {
+				struct block_sample x = {
+					sm.seq[i],	 sm.time_ns[i],
+					sm.recording[i], sm.flags[i],
+					sm.thread[i],	 sm.cls[i],
+					sm.node[i],	 sm.bytes[i],
+					sm.size ? sm.size[i] : REC_NONE,
+				};
+
+				rollup_add(rb, k, &x);
+			}
+		}
 	}
 	if (rollup_finish(rb, e) < 0) {
 		rollup_builder_free(rb);
@@ -303,7 +323,7 @@ int store_rollups_verify(struct store *s, struct err *e)
 	}
 	want = rollup_buckets(rb, &n);
 	cr.p = rs->p;
-	cr.end = rs->p + rs->len;
+	cr.end = rs->p ? rs->p + rs->len : rs->p; /* no rows section: none */
 	cr.same = n == bs->n &&
 		  (!n || !memcmp(want, bs->p, n * sizeof(*want)));
 	if (cr.same && rollup_write_rows(rb, cmp_rows_fn, &cr, e) < 0) {
