@@ -502,10 +502,13 @@ int query_hold(struct query *q, struct err *e)
 	const struct store_rollup_row *r;
 	uint32_t n;
 
-	/* with rollups a pass reads samples only at the edges of its
-	 * window, a block or two: decoding the whole kind would cost more
-	 * than every pass together */
-	if (store_rollup(q->s, q->kind, STORE_PROJ_NODE, &b, &n, &r, e) < 0)
+	/* with the full key's rollups every pass reads rows, and samples
+	 * only at the edges of its window, a block or two: decoding the
+	 * whole kind would cost more than every pass together.  Without
+	 * them (a 2.0 store, agent samples, or keys too many to roll up,
+	 * which left the full projection out) some passes read every
+	 * sample, and the browser makes one at every key */
+	if (store_rollup(q->s, q->kind, STORE_PROJ_FULL, &b, &n, &r, e) < 0)
 		return ERR_FAIL;
 	if (n)
 		return 0;
