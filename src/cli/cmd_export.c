@@ -44,7 +44,8 @@ static const char export_help[] =
 	"\n"
 	"The other formats write one file (standard output without -o) of\n"
 	"the samples of one kind that pass the filters:\n"
-	"  folded      collapsed stacks for flamegraph.pl, inferno, speedscope\n"
+	"  folded      collapsed stacks for flamegraph.pl, inferno, "
+	"speedscope\n"
 	"  pprof       gzipped profile.proto for go tool pprof\n"
 	"  speedscope  speedscope's JSON, one profile per sample kind\n"
 	"  svg         the report's flame graph, as one SVG file\n"
@@ -825,9 +826,8 @@ int cmd_export(int argc, char **argv)
 					       "tables, fleet",
 					       layout);
 		if (fmt != FORMAT_CSV)
-			return cli_usage_error("export",
-					       "--layout applies to "
-					       "--format=csv only");
+			return cli_usage_error("export", "--layout applies to "
+							 "--format=csv only");
 	}
 	if ((fo.id || fo.host[0] || fo.gzip) && !fleet)
 		return cli_usage_error("export",

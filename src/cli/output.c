@@ -168,8 +168,7 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 			return EXIT_ERROR;
 		if (o->force)
 			return 0;
-		return refuse(cmd, path, "exists",
-			      "--force replaces it");
+		return refuse(cmd, path, "exists", "--force replaces it");
 	}
 	if (o->kind == CLI_OUTPUT_STORE || o->kind == CLI_OUTPUT_REPORT) {
 		bool report = o->kind == CLI_OUTPUT_REPORT;

@@ -35,8 +35,8 @@ struct fout {
 	bool failed;
 };
 
-static int fout_open(struct fout *o, const char *dir, const char *name,
-		     bool gz, const char *header)
+static int fout_open(struct fout *o, const char *dir, const char *name, bool gz,
+		     const char *header)
 {
 	buf_init(&o->path);
 	buf_init(&o->tmp);
@@ -52,7 +52,8 @@ static int fout_open(struct fout *o, const char *dir, const char *name,
 	else
 		o->f = fopen(o->tmp.data, "wb");
 	if (!o->f && !o->gz) {
-		fprintf(stderr, "heapsift export: error: cannot create %s: %s\n",
+		fprintf(stderr,
+			"heapsift export: error: cannot create %s: %s\n",
 			o->tmp.data, strerror(errno));
 		buf_release(&o->path);
 		buf_release(&o->tmp);
@@ -277,8 +278,7 @@ int export_fleet(struct store *s, const char *store_path,
 			f_str(&fs, sample_kind_name(sm.kind[j]), false);
 			f_str(&fs,
 			      sm.thread[j] < n_threads
-				      ? store_str(s,
-						  threads[sm.thread[j]].name)
+				      ? store_str(s, threads[sm.thread[j]].name)
 				      : "",
 			      false);
 			f_str(&fs,
@@ -298,8 +298,7 @@ int export_fleet(struct store *s, const char *store_path,
 			else
 				buf_addch(&fs.row, ',');
 			f_int(&fs, sm.size[j], false);
-			f_int(&fs, sm.flags[j] & STORE_SAMPLE_TRUNCATED,
-			      false);
+			f_int(&fs, sm.flags[j] & STORE_SAMPLE_TRUNCATED, false);
 			if (li < n_live && live[li].sample == j) {
 				f_str(&fs,
 				      live[li].state < 4

@@ -96,7 +96,8 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT;
 	Mapping *maps[1] = {&map};
-	ValueType vt[V__N], *vtp[V__N], period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	ValueType vt[V__N], *vtp[V__N],
+		period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	int slot[V__N]; /* the value's index in a sample, -1: not written */
 	const struct query_stack *st;
 	struct query_total total;
@@ -128,10 +129,8 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 	/* sample types, Go's names */
 	{
 		static const char *const names[V__N][2] = {
-			{"samples", "count"},
-			{"alloc_objects", "count"},
-			{"alloc_space", "bytes"},
-			{"inuse_objects", "count"},
+			{"samples", "count"},	  {"alloc_objects", "count"},
+			{"alloc_space", "bytes"}, {"inuse_objects", "count"},
 			{"inuse_space", "bytes"},
 		};
 		bool on[V__N] = {true, objects, true, fate && objects, fate};
@@ -181,13 +180,13 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 			id = *hmap_put(&loc_idx, site, strlen(site), n_locs + 1,
 				       &added);
 			if (added) {
-				Location *l = xcalloc(1, sizeof(*l) +
-								 sizeof(Line) +
-								 sizeof(Line *));
+				Location *l =
+					xcalloc(1, sizeof(*l) + sizeof(Line) +
+							   sizeof(Line *));
 				Line *ln = (Line *)(l + 1);
 				Line **lnp = (Line **)(ln + 1);
-				int64_t name = str_id(&strs, method.data,
-						      method.len);
+				int64_t name =
+					str_id(&strs, method.data, method.len);
 				uint64_t fid;
 				bool fadded;
 
@@ -200,9 +199,10 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 					f->id = fid;
 					f->name = f->system_name = name;
 					if (n_fns == alloc_fns) {
-						alloc_fns = alloc_fns
-								    ? 2 * alloc_fns
-								    : 256;
+						alloc_fns =
+							alloc_fns
+								? 2 * alloc_fns
+								: 256;
 						fns = xreallocarray(
 							fns, alloc_fns,
 							sizeof(*fns));
@@ -219,8 +219,8 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 				l->n_line = 1;
 				l->line = lnp;
 				if (n_locs == alloc_locs) {
-					alloc_locs =
-						alloc_locs ? 2 * alloc_locs : 256;
+					alloc_locs = alloc_locs ? 2 * alloc_locs
+								: 256;
 					locs = xreallocarray(locs, alloc_locs,
 							     sizeof(*locs));
 				}
@@ -237,8 +237,7 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 		if (slot[V_OBJECTS] >= 0)
 			v[slot[V_OBJECTS]] = llround(st[k].est_objects);
 		if (slot[V_INUSE_OBJECTS] >= 0)
-			v[slot[V_INUSE_OBJECTS]] =
-				llround(st[k].inuse_objects);
+			v[slot[V_INUSE_OBJECTS]] = llround(st[k].inuse_objects);
 		if (slot[V_INUSE_SPACE] >= 0)
 			v[slot[V_INUSE_SPACE]] = st[k].inuse_bytes;
 	}
@@ -271,7 +270,8 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 		prof.comment = &c;
 		prof.n_string_table = strs.n;
 		prof.string_table = strs.v;
-		packed_len = perftools__profiles__profile__get_packed_size(&prof);
+		packed_len =
+			perftools__profiles__profile__get_packed_size(&prof);
 		packed = xmalloc(packed_len ? packed_len : 1);
 		perftools__profiles__profile__pack(&prof, packed);
 		prof.comment = NULL;

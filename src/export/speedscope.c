@@ -96,9 +96,9 @@ int export_speedscope(struct query *const *queries, size_t n_queries,
 			size_t depth = 0, d;
 			uint32_t node = st[k].stack;
 
-			w = v == EXPORT_VALUE_SAMPLES  ? (double)st[k].samples
+			w = v == EXPORT_VALUE_SAMPLES ? (double)st[k].samples
 			    : v == EXPORT_VALUE_BYTES ? (double)st[k].est_bytes
-						       : st[k].est_objects;
+						      : st[k].est_objects;
 			if (!(w > 0))
 				continue;
 			/* leaf first, then written reversed */

@@ -124,8 +124,7 @@ int query_stacks(struct query *q, const struct query_stack **out, size_t *n,
 
 	*out = NULL;
 	*n = 0;
-	*has_fate =
-		q->kind == SAMPLE_AGENT || q->kind == SAMPLE_OLD_OBJECT;
+	*has_fate = q->kind == SAMPLE_AGENT || q->kind == SAMPLE_OLD_OBJECT;
 	total_init(total);
 	acc = xcalloc(q->n_nodes ? q->n_nodes : 1, sizeof(*acc));
 	rc = *has_fate ? sums_with_fate(q, acc, total, e)
