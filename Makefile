@@ -31,13 +31,13 @@ BIN ?= heapsift
 CC ?= cc
 SAN ?=
 
-PKGS := ncursesw libarchive libpcre2-8
+PKGS := ncursesw libarchive libpcre2-8 libprotobuf-c zlib
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
 	-Wmissing-prototypes -Wstrict-prototypes -Wimplicit-fallthrough
 CFLAGS ?= -O2 -g
 HS_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	-Isrc -I. -MMD -MP $(PKG_CFLAGS) $(SAN) \
+	-Isrc -I. -I$(BUILD)/gen -MMD -MP $(PKG_CFLAGS) $(SAN) \
 	-DHS_VERSION='"$(VERSION)"' -DHS_LIBDIR='"$(LIBDIR)"'
 HS_LDFLAGS = $(SAN) $(LDFLAGS)
 HS_LIBS = $(PKG_LIBS) -lpthread -lm
@@ -55,13 +55,17 @@ $(BUILD)/config.mk: build-aux/deps.sh
 # Everything but the CLI's main() goes into a static library that the
 # binary, the unit tests and (later) the fuzz harnesses link.
 LIB_SRC := $(wildcard src/util/*.c src/input/*.c src/store/*.c src/query/*.c \
-	src/report/*.c \
+	src/report/*.c src/export/*.c \
 	formats/*/*.c importers/*.c tui/*.c) \
 	$(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
 MAIN_SRC := src/cli/main.c
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# pprof's profile.proto (formats/pprof/, vendored from the pprof project,
+# Apache-2.0) is compiled to C with protoc-c at build time; the generated
+# files live under $(BUILD)/gen/ and are never committed.
+PROTO_GEN := $(BUILD)/gen/formats/pprof/profile.pb-c
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(PROTO_GEN).o
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 LIBHS := $(BUILD)/libheapsift.a
@@ -115,6 +119,17 @@ $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC      $<")
 	$(Q)$(CC) $(HS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(PROTO_GEN).c $(PROTO_GEN).h: formats/pprof/profile.proto $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  PROTOC  $<")
+	$(Q)protoc-c --c_out=$(BUILD)/gen formats/pprof/profile.proto
+# generated code: not held to the house warnings
+$(PROTO_GEN).o: $(PROTO_GEN).c
+	$(if $(V),,@echo "  CC      $<")
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(SAN) $(CFLAGS) \
+		-I$(BUILD)/gen -c -o $@ $<
+$(BUILD)/src/export/pprof.o: $(PROTO_GEN).h
 
 $(LIBHS): $(LIB_OBJ)
 	@rm -f $@

@@ -21,7 +21,9 @@
 set -eu
 
 what=${1:-build}
-pkgs="gcc make pkg-config libncurses-dev libarchive-dev libpcre2-dev"
+# protobuf-c: the pprof export (its .proto is compiled at build time);
+# zlib: the gzipped exports (pprof, csv --gzip)
+pkgs="gcc make pkg-config libncurses-dev libarchive-dev libpcre2-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev"
 case $what in
 build | test | clang | ci) ;;
 *)
@@ -45,6 +47,9 @@ if [ "$what" = ci ]; then
 	# for the HTML, xmllint for its SVG, pandoc for the Markdown, and
 	# jsonschema for the JSON
 	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc python3-jsonschema"
+	# the export formats' real readers (interchange.sh): go tool pprof
+	# for pprof, node and npm for speedscope's importer and DuckDB
+	pkgs="$pkgs golang-go nodejs npm"
 	# A JDK is asked for by what it provides, not by package name: any
 	# JDK on PATH with jfr and jcmd and a jvmti.h next to it will do.
 	jdk_ok=

@@ -6,6 +6,7 @@
  * temporary name and renamed, so a reader never sees half a table.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,27 +16,55 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
+#include "export/export.h"
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
 
 static const char export_help[] =
 	"usage: heapsift export CASE.hsdb --format=csv -o DIR [--force]\n"
+	"       heapsift export CASE.hsdb --format=csv --layout=fleet -o DIR\n"
+	"              [--id=ID] [--host=NAME] [--gzip] [--force]\n"
+	"       heapsift export CASE.hsdb --format=FORMAT [-o FILE] [--force]\n"
+	"              [--value=VALUE] [FILTERS]\n"
 	"\n"
-	"Write the store as CSV tables into DIR (created if missing):\n"
-	"recordings, settings, threads, classes, methods, frames, stacks,\n"
-	"samples, old_objects, heap_summaries, liveness, gcs,\n"
+	"--format=csv writes the store as CSV tables into DIR (created if\n"
+	"missing): recordings, settings, threads, classes, methods, frames,\n"
+	"stacks, samples, old_objects, heap_summaries, liveness, gcs,\n"
 	"codeheap_snapshots, codeheaps, codeheap_blocks, codeheap_stats.\n"
 	"docs/export.md describes every column; the tables join on their\n"
 	"id columns.\n"
 	"DIR must be new, empty, or hold nothing but files export writes\n"
 	"(they are replaced); a folder with other files only with --force\n"
 	"(they are left alone); a file, symbolic link or device never.\n"
+	"--layout=fleet writes one folder a recording instead,\n"
+	"DIR/recording=ID/ (Hive style), for DuckDB, Spark or Trino over\n"
+	"many stores: fleet_samples, fleet_stacks, fleet_stack_frames,\n"
+	"fleet_recordings (docs/export.md, Fleet layout).\n"
 	"\n"
-	"      --format=csv   the only format so far\n"
-	"  -o, --output=DIR   where to write\n"
-	"      --force        write into a folder that holds other files\n"
-	"  -h, --help         this text\n";
+	"The other formats write one file (standard output without -o) of\n"
+	"the samples of one kind that pass the filters:\n"
+	"  folded      collapsed stacks for flamegraph.pl, inferno, "
+	"speedscope\n"
+	"  pprof       gzipped profile.proto for go tool pprof\n"
+	"  speedscope  speedscope's JSON, one profile per sample kind\n"
+	"  svg         the report's flame graph, as one SVG file\n"
+	"\n"
+	"      --format=FORMAT  csv, folded, pprof, speedscope or svg\n"
+	"  -o, --output=PATH    the folder (csv) or file to write\n"
+	"      --force          write into a folder that holds other files,\n"
+	"                       or replace a file\n"
+	"      --value=VALUE    folded and speedscope: bytes (estimated, the\n"
+	"                       default), samples, or objects (estimated;\n"
+	"                       agent, outside and old samples only)\n"
+	"      --layout=LAYOUT  csv: tables (the default) or fleet\n"
+	"      --id=ID          fleet: the recordings' id, ID-N for the\n"
+	"                       store's recording N (default: the store's\n"
+	"                       file name without .hsdb)\n"
+	"      --host=NAME      fleet: the host column (default: empty)\n"
+	"      --gzip           fleet: write TABLE.csv.gz\n"
+	"  -h, --help           this text\n"
+	"\n" VIEW_FILTER_HELP;
 
 /* Every file export writes (cli_output_check lets these be replaced). */
 static const char *const export_files[] = {
@@ -57,6 +86,9 @@ static const char *const export_files[] = {
 	"codeheap_stats.csv",
 	NULL,
 };
+
+/* The fleet layout writes only folders recording=ID/ into DIR. */
+static const char *const fleet_files[] = {"recording=*", NULL};
 
 /* After one file could not be created, the others are not tried: one
  * message, not one a table. */
@@ -313,18 +345,9 @@ static int export_codeheaps(struct store *s, const char *dir)
 	return bad;
 }
 
-int cmd_export(int argc, char **argv)
+/* The CSV tables of the whole store (the filters do not apply). */
+static int export_tables(const char *path, const char *dir)
 {
-	enum { OPT_FORMAT = OPT__CLI_NEXT, OPT_FORCE };
-	static const struct option opts[] = {
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *dir = NULL, *format = NULL;
-	struct cli_output o = {NULL, CLI_OUTPUT_FOLDER, export_files, false};
 	const struct store_recording *recs;
 	const struct store_setting *sets;
 	const struct store_thread *threads;
@@ -343,52 +366,11 @@ int cmd_export(int argc, char **argv)
 	struct store *s;
 	struct table t;
 	struct err e;
-	int c, bad = 0;
+	int bad = 0;
 	uint64_t j;
 
-	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(export_help, stdout);
-			return cli_finish_output(EXIT_OK);
-		case OPT_FORMAT:
-			format = optarg;
-			break;
-		case 'o':
-			dir = optarg;
-			break;
-		case OPT_FORCE:
-			o.force = true;
-			break;
-		case ':':
-			return cli_usage_error("export",
-					       "option '%s' needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error("export", "unknown option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage_error("export",
-				       optind < argc ? "give exactly one store"
-						     : "no store given");
-	if (!format || strcmp(format, "csv"))
-		return cli_usage_error("export", "--format: give --format=csv");
-	if (!dir)
-		return cli_usage_error("export", "no directory given (-o DIR)");
-	o.path = dir;
-	if (cli_output_check("export", &o, argv + optind, 1))
-		return EXIT_ERROR;
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr,
-			"heapsift export: error: cannot create %s: %s\n", dir,
-			strerror(errno));
-		return EXIT_ERROR;
-	}
 	err_init(&e);
-	if (store_open(argv[optind], &s, &e) < 0) {
+	if (store_open(path, &s, &e) < 0) {
 		view_error("export", &e);
 		return EXIT_ERROR;
 	}
@@ -606,5 +588,293 @@ int cmd_export(int argc, char **argv)
 	}
 	bad |= export_codeheaps(s, dir);
 	store_close(s);
-	return cli_finish_output(bad ? EXIT_ERROR : EXIT_OK);
+	return bad ? EXIT_ERROR : EXIT_OK;
+}
+
+enum export_format {
+	FORMAT_CSV,
+	FORMAT_FOLDED,
+	FORMAT_PPROF,
+	FORMAT_SPEEDSCOPE,
+	FORMAT_SVG,
+};
+
+static bool format_parse(const char *s, enum export_format *f)
+{
+	static const char *const names[] = {"csv", "folded", "pprof",
+					    "speedscope", "svg"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*f = (enum export_format)i;
+			return true;
+		}
+	return false;
+}
+
+/* Write b to path through a temporary file renamed into place, or to
+ * standard output when path is NULL or "-". */
+static int write_out(const char *path, const struct buf *b)
+{
+	struct buf tmp = BUF_INIT;
+	const char *slash;
+	int fd, ok;
+
+	if (!path || !strcmp(path, "-")) {
+		if (fwrite(b->data, 1, b->len, stdout) != b->len)
+			return cli_finish_output(EXIT_ERROR);
+		return cli_finish_output(EXIT_OK);
+	}
+	slash = strrchr(path, '/');
+	if (slash)
+		buf_addf(&tmp, "%.*s/.%s.tmp%ld", (int)(slash - path), path,
+			 slash + 1, (long)getpid());
+	else
+		buf_addf(&tmp, ".%s.tmp%ld", path, (long)getpid());
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ok = fd >= 0 && write(fd, b->data, b->len) == (ssize_t)b->len &&
+	     fsync(fd) == 0;
+	if (fd >= 0 && close(fd) != 0)
+		ok = 0;
+	if (ok && rename(tmp.data, path) != 0)
+		ok = 0;
+	if (!ok) {
+		fprintf(stderr, "heapsift export: error: cannot write %s: %s\n",
+			path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp.data);
+	}
+	buf_release(&tmp);
+	return ok ? EXIT_OK : EXIT_ERROR;
+}
+
+/* The one-file formats: a view of the filtered samples. */
+static int export_view(enum export_format fmt, enum export_value v,
+		       const char *path, bool force, int argc, char **argv,
+		       struct view_filters *f)
+{
+	struct cli_output o = {path, CLI_OUTPUT_FILE, NULL, force};
+	struct store *s;
+	struct query *q, *kq[SAMPLE__COUNT];
+	size_t n_kq = 0, i;
+	struct buf out = BUF_INIT;
+	struct err e;
+	int rc, status;
+
+	if (path && strcmp(path, "-") &&
+	    cli_output_check("export", &o, argv + optind, 1))
+		return EXIT_ERROR;
+	if ((!path || !strcmp(path, "-")) && fmt == FORMAT_PPROF &&
+	    isatty(STDOUT_FILENO))
+		return cli_usage_error("export",
+				       "--format=pprof writes gzipped binary "
+				       "data: give -o FILE, or redirect "
+				       "standard output");
+	status = view_open("export", argc, argv, f, &s, &q);
+	if (status)
+		return status;
+	err_init(&e);
+	switch (fmt) {
+	case FORMAT_FOLDED:
+		rc = export_folded(q, v, &out, &e);
+		break;
+	case FORMAT_PPROF:
+		rc = export_pprof(q, &out, &e);
+		break;
+	case FORMAT_SVG:
+		rc = export_svg(q, &out, &e);
+		break;
+	default: {
+		/* a profile per kind: --kind's, else every kind held */
+		uint64_t counts[SAMPLE__COUNT];
+		const char *base = strrchr(argv[optind], '/');
+		int k;
+
+		query_kind_counts(q, counts);
+		rc = 0;
+		for (k = 0; k < SAMPLE__COUNT && rc == 0; k++) {
+			struct query_options ko = f->q;
+
+			if (f->q.kind >= 0 ? k != f->q.kind : !counts[k])
+				continue;
+			ko.kind = k;
+			rc = query_open(s, &ko, &kq[n_kq], &e);
+			if (rc == 0)
+				n_kq++;
+		}
+		if (rc == 0 && !n_kq)
+			kq[n_kq++] = q; /* nothing at all: an empty profile */
+		if (rc == 0)
+			rc = export_speedscope(kq, n_kq, v,
+					       base ? base + 1 : argv[optind],
+					       &out, &e);
+		for (i = 0; i < n_kq; i++)
+			if (kq[i] != q)
+				query_free(kq[i]);
+	}
+	}
+	if (rc < 0) {
+		buf_release(&out);
+		return view_query_failed("export", &e, s, q);
+	}
+	view_close(s, q);
+	status = write_out(path, &out);
+	buf_release(&out);
+	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	enum {
+		OPT_FORMAT = OPT__VIEW_NEXT,
+		OPT_FORCE,
+		OPT_VALUE,
+		OPT_LAYOUT,
+		OPT_ID,
+		OPT_HOST,
+		OPT_GZIP,
+	};
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"output", required_argument, NULL, 'o'},
+		{"value", required_argument, NULL, OPT_VALUE},
+		{"layout", required_argument, NULL, OPT_LAYOUT},
+		{"id", required_argument, NULL, OPT_ID},
+		{"host", required_argument, NULL, OPT_HOST},
+		{"gzip", no_argument, NULL, OPT_GZIP},
+		{"help", no_argument, NULL, 'h'},
+		VIEW_FILTER_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	const char *dir = NULL, *format = NULL, *value = NULL, *layout = NULL;
+	const char *filter = NULL;
+	struct export_fleet_options fo = {NULL, NULL, "", false};
+	struct cli_output o = {NULL, CLI_OUTPUT_FOLDER, export_files, false};
+	enum export_format fmt;
+	enum export_value v = EXPORT_VALUE_BYTES;
+	struct view_filters f;
+	bool fleet = false;
+	int c, st;
+
+	view_filters_init(&f);
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(export_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_FORMAT:
+			format = optarg;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case OPT_FORCE:
+			o.force = true;
+			break;
+		case OPT_VALUE:
+			value = optarg;
+			break;
+		case OPT_LAYOUT:
+			layout = optarg;
+			break;
+		case OPT_ID:
+			fo.id = optarg;
+			break;
+		case OPT_HOST:
+			fo.host = optarg;
+			break;
+		case OPT_GZIP:
+			fo.gzip = true;
+			break;
+		case '?':
+		case ':':
+			return cli_getopt_error("export", c, argv);
+		default:
+			st = view_filter_option("export", c, optarg, &f);
+			if (st)
+				return EXIT_USAGE;
+			filter = argv[optind - 1];
+		}
+	}
+	if (!format)
+		return cli_usage_error("export",
+				       "--format: give --format=csv, folded, "
+				       "pprof, speedscope or svg");
+	if (!format_parse(format, &fmt))
+		return cli_usage_error("export",
+				       "--format: '%s' is not one of csv, "
+				       "folded, pprof, speedscope, svg",
+				       format);
+	if (value && !export_value_parse(value, &v))
+		return cli_usage_error("export",
+				       "--value: '%s' is not one of bytes, "
+				       "samples, objects",
+				       value);
+	if (value && fmt != FORMAT_FOLDED && fmt != FORMAT_SPEEDSCOPE)
+		return cli_usage_error("export",
+				       "--value applies to --format=folded "
+				       "and speedscope only");
+	if (layout) {
+		if (!strcmp(layout, "fleet"))
+			fleet = true;
+		else if (strcmp(layout, "tables"))
+			return cli_usage_error("export",
+					       "--layout: '%s' is not one of "
+					       "tables, fleet",
+					       layout);
+		if (fmt != FORMAT_CSV)
+			return cli_usage_error("export", "--layout applies to "
+							 "--format=csv only");
+	}
+	if ((fo.id || fo.host[0] || fo.gzip) && !fleet)
+		return cli_usage_error("export",
+				       "--id, --host and --gzip apply to "
+				       "--format=csv --layout=fleet only");
+	if (fmt != FORMAT_CSV)
+		return export_view(fmt, v, dir, o.force, argc, argv, &f);
+
+	if (filter)
+		return cli_usage_error("export",
+				       "%s: --format=csv exports the whole "
+				       "store; the filters apply to folded, "
+				       "pprof, speedscope and svg",
+				       filter);
+	if (optind != argc - 1)
+		return cli_usage_error("export",
+				       optind < argc ? "give exactly one store"
+						     : "no store given");
+	if (!dir)
+		return cli_usage_error("export", "no directory given (-o DIR)");
+	o.path = dir;
+	if (fleet)
+		o.names = fleet_files;
+	if (cli_output_check("export", &o, argv + optind, 1))
+		return EXIT_ERROR;
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr,
+			"heapsift export: error: cannot create %s: %s\n", dir,
+			strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (fleet) {
+		struct store *s;
+		struct err e;
+		int rc;
+
+		err_init(&e);
+		if (store_open(argv[optind], &s, &e) < 0) {
+			view_error("export", &e);
+			return EXIT_ERROR;
+		}
+		fo.dir = dir;
+		rc = export_fleet(s, argv[optind], &fo, &e);
+		if (rc < 0 && e.code)
+			view_error("export", &e);
+		store_close(s);
+		return cli_finish_output(rc < 0 ? EXIT_ERROR : EXIT_OK);
+	}
+	return cli_finish_output(export_tables(argv[optind], dir));
 }

@@ -83,6 +83,10 @@ static bool own_name(const char *const *names, const char *name)
 		n = strlen(names[i]);
 		if (!strcmp(name, names[i]))
 			return true;
+		/* "recording=*": every name with that prefix */
+		if (n && names[i][n - 1] == '*' &&
+		    !strncmp(name, names[i], n - 1))
+			return true;
 		if (name[0] == '.' && !strncmp(name + 1, names[i], n) &&
 		    !strncmp(name + 1 + n, ".tmp", 4))
 			return true;
@@ -154,6 +158,18 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 		return refuse(cmd, path, "is a symbolic link",
 			      "give the path it points to, or remove the "
 			      "link (not even --force replaces a link)");
+	if (o->kind == CLI_OUTPUT_FILE) {
+		if (!S_ISREG(st.st_mode))
+			return refuse(cmd, path, kind_of(st.st_mode),
+				      "heapsift writes an export only as a "
+				      "regular file (not even --force "
+				      "replaces this)");
+		if (check_inputs(cmd, path, &st, inputs, n_inputs))
+			return EXIT_ERROR;
+		if (o->force)
+			return 0;
+		return refuse(cmd, path, "exists", "--force replaces it");
+	}
 	if (o->kind == CLI_OUTPUT_STORE || o->kind == CLI_OUTPUT_REPORT) {
 		bool report = o->kind == CLI_OUTPUT_REPORT;
 

@@ -10,6 +10,8 @@
  *     heapsift store (its magic), anything else only with --force;
  *   - a report output likewise only a report heapsift wrote (the words
  *     "heapsift report" in its first 512 bytes), else only with --force;
+ *   - a file output (export's one-file formats) replaces an existing
+ *     regular file only with --force;
  *   - a folder output (export) may write into a folder that is empty or
  *     holds nothing but files the command itself writes (names[]), into
  *     any other folder only with --force (other files are left alone);
@@ -30,13 +32,16 @@ enum cli_output_kind {
 	CLI_OUTPUT_STORE,  /* one file, a heapsift store */
 	CLI_OUTPUT_FOLDER, /* a folder of files named in names[] */
 	CLI_OUTPUT_REPORT, /* one file, a report (heapsift report -o) */
+	CLI_OUTPUT_FILE,   /* one file of any kind (export --format=svg...):
+			      an existing one only with --force */
 };
 
 struct cli_output {
 	const char *path;
 	enum cli_output_kind kind;
 	/* CLI_OUTPUT_FOLDER: the file names the command writes, NULL
-	 * last; a leftover temporary file ".NAME.tmp..." of one counts */
+	 * last; a leftover temporary file ".NAME.tmp..." of one counts;
+	 * a name ending in '*' stands for every name with its prefix */
 	const char *const *names;
 	bool force; /* --force: replace what is not ours, where allowed */
 };

@@ -137,6 +137,25 @@ static void method_text(const struct query *q, uint32_t m, struct buf *b)
 	buf_adds(b, store_str(q->s, mm->name));
 }
 
+uint32_t query_node_frame(const struct query *q, uint32_t node, struct buf *b,
+			  int32_t *line, const char **site)
+{
+	const struct store_frame *f;
+
+	buf_reset(b);
+	*line = -1;
+	if (node == 0 || node >= q->n_nodes) {
+		*site = q->site_names[q->node_site[0]]; /* "(no stack)" */
+		buf_adds(b, *site);
+		return 0;
+	}
+	f = &q->frames[q->nodes[node].frame];
+	method_text(q, f->method, b);
+	*line = f->line >= 0 ? f->line : -1;
+	*site = q->site_names[q->node_site[node]];
+	return q->nodes[node].parent;
+}
+
 static int load(struct query *q, struct err *e)
 {
 	struct store *s = q->s;
@@ -431,6 +450,7 @@ void query_free(struct query *q)
 	free(q->key_ok);
 	free(q->rec_info);
 	free(q->paths);
+	free(q->stacks);
 	query_survivors_free(q);
 	arena_release(&q->names);
 	free(q);

@@ -24,6 +24,7 @@
 #include "util/err.h"
 
 struct store;
+struct buf;
 
 #define QUERY_LIBRARY_DEFAULT "^(java|javax|jdk|sun|com\\.sun)\\."
 
@@ -190,6 +191,46 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
  * than max; 0 for samples without a stack. */
 size_t query_path_frames(const struct query *q, uint32_t stack,
 			 const char **labels, size_t max);
+
+/* --- stacks, for the exports ------------------------------------------------ */
+
+/*
+ * The filtered samples summed per stack (a node of the store's stack
+ * trie, not merged by name: two stacks that print the same are two
+ * entries), for exporters that write every stack with its frames
+ * (folded, pprof, speedscope).  est_objects is NaN where the kind has
+ * no object count (query_kind_objects()).  The fate, where the kind has
+ * liveness (agent samples, OldObjectSample: *has_fate true): inuse_*
+ * count the samples whose object was still alive when its recording
+ * ended (or was cut short); 0 otherwise.  Entries with no sample are
+ * left out; the order is the trie's.  *out is owned by q, valid until
+ * the next call or query_free().
+ */
+struct query_stack {
+	uint32_t stack; /* the node; 0: samples without a stack */
+	uint64_t samples;
+	int64_t est_bytes;
+	double est_objects;
+	uint64_t inuse_samples;
+	int64_t inuse_bytes;
+	double inuse_objects;
+};
+
+int query_stacks(struct query *q, const struct query_stack **out, size_t *n,
+		 bool *has_fate, struct query_total *total, struct err *e);
+
+/* Does a sample of this kind stand for a known number of objects (agent
+ * samples: bytes / size; OutsideTLAB and OldObjectSample: one each)?
+ * ObjectAllocationSample and InNewTLAB carry bytes only. */
+bool query_kind_objects(enum sample_kind k);
+
+/* One frame of a stack node as the exports name it: the method as
+ * class.method (what --include matches), its line (-1: not known), and
+ * the site label query_tree() gives it (class.method:line).  method is
+ * written into *b (reset first); site is borrowed from q.  The node's
+ * parent (0: the node is an outermost caller) is returned. */
+uint32_t query_node_frame(const struct query *q, uint32_t node, struct buf *b,
+			  int32_t *line, const char **site);
 
 /* --- time --------------------------------------------------------------------- */
 

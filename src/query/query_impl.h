@@ -56,6 +56,7 @@ struct query {
 	unsigned char *key_ok;
 	struct query_recording *rec_info; /* query_recordings(), lazily */
 	struct query_path *paths;	  /* query_paths()' results */
+	struct query_stack *stacks;	  /* query_stacks()' results */
 	/* what the filters look at, of a rollup row's key (PASS_NEED_*) */
 	unsigned need;
 };

@@ -28,6 +28,11 @@ static double objects_per_sample(enum sample_kind k)
 	}
 }
 
+bool query_kind_objects(enum sample_kind k)
+{
+	return k == SAMPLE_AGENT || !isnan(objects_per_sample(k));
+}
+
 /* The sample to prefetch for while working on sample i. */
 static inline uint64_t ahead(const struct query *q, uint64_t i)
 {

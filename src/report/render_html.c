@@ -13,33 +13,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/flame_svg.h"
 #include "report/report.h"
 #include "util/buf.h"
 
 static void esc_raw(struct buf *out, const char *s, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		switch (s[i]) {
-		case '&':
-			buf_adds(out, "&amp;");
-			break;
-		case '<':
-			buf_adds(out, "&lt;");
-			break;
-		case '>':
-			buf_adds(out, "&gt;");
-			break;
-		case '"':
-			buf_adds(out, "&quot;");
-			break;
-		case '\'':
-			buf_adds(out, "&#39;");
-			break;
-		default:
-			buf_addch(out, s[i]);
-		}
+	report_xml_escape(out, s, len);
 }
 
 static void h(struct buf *out, const char *s)
@@ -81,9 +61,7 @@ static const char css[] =
 	".info .sev{color:#2471a3}"
 	".few{color:#777;font-style:italic}"
 	"svg{display:block;margin:.5em 0;max-width:100%;height:auto}"
-	"svg text{font:11px sans-serif}"
-	".flame g:hover rect{stroke:#000;stroke-width:.5}"
-	".flame text{pointer-events:none}";
+	"svg text{font:11px sans-serif}"; /* then report_flame_css */
 
 /* An x position on a chart of width w for point i of n. */
 static double xpos(const struct report_figure *g, size_t i, double left,
@@ -215,86 +193,6 @@ static void svg_map(struct buf *out, const struct report_figure *g)
 		      "map.</p>\n");
 }
 
-static void flame(struct buf *out, const struct report *r)
-{
-	const double W = 1060, RH = 17;
-	uint32_t depth = 0;
-	size_t i;
-	char b[32];
-
-	for (i = 0; i < r->n_flame; i++)
-		if (r->flame[i].depth > depth)
-			depth = r->flame[i].depth;
-	buf_addf(out,
-		 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\" "
-		 "id=\"flame\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
-		 "%.0f %.0f\" role=\"img\"><title>Flame graph: ",
-		 W, (depth + 1) * RH + 2, W, (depth + 1) * RH + 2);
-	h(out, r->flame_kind);
-	buf_adds(out, "</title>\n");
-	for (i = 0; i < r->n_flame; i++) {
-		const struct report_flame_node *fn = &r->flame[i];
-		double share = (double)fn->bytes / (double)r->flame[0].bytes;
-		double x = fn->x * W, w = share * W;
-		size_t chars = (size_t)(w / 6.5);
-		unsigned hue = 0;
-		const char *p;
-
-		for (p = fn->label; *p; p++)
-			hue = hue * 31 + (unsigned char)*p;
-		buf_addf(out, "<g data-x=\"%.6f\" data-w=\"%.6f\"><title>",
-			 fn->x, share);
-		h(out, fn->label);
-		buf_addf(out, " (%s, %.2f%%, %" PRIu64 " samples)</title>",
-			 report_bytes(fn->bytes, b, sizeof(b)), 100 * share,
-			 fn->samples);
-		buf_addf(out,
-			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-			 "height=\"%.1f\" fill=\"hsl(%u,70%%,%u%%)\"/>",
-			 x, fn->depth * RH, w > 0.5 ? w - 0.5 : w, RH - 1,
-			 i ? 10 + hue % 45 : 0, i ? 55 + hue % 15 : 80);
-		if (chars >= 4) {
-			struct buf lb = BUF_INIT;
-
-			buf_addf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
-				 fn->depth * RH + 12);
-			report_clean(&lb, fn->label);
-			if (lb.len > chars) {
-				/* cut on a character boundary */
-				size_t cut = chars - 2;
-
-				while (cut && ((unsigned char)lb.data[cut] &
-					       0xc0) == 0x80)
-					cut--;
-				buf_setlen(&lb, cut);
-				buf_adds(&lb, "..");
-			}
-			esc_raw(out, lb.data, lb.len);
-			buf_adds(out, "</text>");
-			buf_release(&lb);
-		}
-		buf_adds(out, "</g>\n");
-	}
-	buf_adds(out, "</svg>\n");
-}
-
-/* Zoom where scripts run: a click on a frame widens it to the whole
- * graph; a click on the root goes back.  Nothing needs it to read. */
-static const char script[] =
-	"(function(){var s=document.getElementById('flame');if(!s)return;"
-	"var W=s.viewBox.baseVal.width,gs=s.querySelectorAll('g');"
-	"function zoom(x0,w0){for(var i=0;i<gs.length;i++){var g=gs[i],"
-	"x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),"
-	"r=g.querySelector('rect'),t=g.querySelector('text'),"
-	"nx=(x-x0)/w0*W,nw=w/w0*W,out=x+w<=x0+1e-9||x>=x0+w0-1e-9;"
-	"g.style.display=out?'none':'';r.setAttribute('x',nx);"
-	"r.setAttribute('width',Math.max(nw-0.5,0));"
-	"if(t){t.setAttribute('x',nx+3);"
-	"t.style.display=nw<26?'none':'';}}}"
-	"for(var i=0;i<gs.length;i++){gs[i].addEventListener('click',"
-	"function(){zoom(+this.getAttribute('data-x'),"
-	"+this.getAttribute('data-w'));});}})();";
-
 static void figure_html(struct buf *out, const struct report *r, int fig)
 {
 	const struct report_figure *g = &r->figures[fig];
@@ -326,7 +224,8 @@ void report_render_html(const struct report *r, struct buf *out)
 		 "\n<title>heapsift report: ",
 		 r->version);
 	h(out, r->title);
-	buf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
+	buf_addf(out, "</title>\n<style>%s%s</style>\n</head>\n<body>\n", css,
+		 report_flame_css);
 	buf_adds(out, "<h1>heapsift report: ");
 	h(out, r->title);
 	buf_adds(out, "</h1>\n<p>");
@@ -406,7 +305,8 @@ void report_render_html(const struct report *r, struct buf *out)
 			      "under 0.2% left out). Hover for the numbers; "
 			      "where scripts run, click a frame to zoom and "
 			      "the top frame to go back.</p>\n");
-		flame(out, r);
+		report_flame_svg(out, r->flame, r->n_flame, r->flame_kind,
+				 false);
 	} else {
 		buf_adds(out, "<p>No allocation samples.</p>\n");
 	}
@@ -491,5 +391,5 @@ void report_render_html(const struct report *r, struct buf *out)
 	buf_addf(out,
 		 "</ul>\n</section>\n<script>%s</script>\n</body>\n"
 		 "</html>\n",
-		 script);
+		 report_flame_script);
 }

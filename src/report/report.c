@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "query/findings.h"
+#include "report/flame_svg.h"
 #include "report/report.h"
 #include "util/buf.h"
 #include "util/human.h"
@@ -336,17 +337,13 @@ static int by_severity(const void *a, const void *b)
 	return strcmp(x->rule, y->rule);
 }
 
-/* The flame graph: the call tree of the default kind, nodes of at least
- * 0.2% of the bytes (the rest would be thinner than a pixel). */
+/* The flame graph: the call tree of the default kind
+ * (report_flame_build, shared with export --format=svg). */
 static int build_flame(struct report_ctx *c, struct err *e)
 {
-	const struct query_tree_node *nodes;
-	struct query_total total;
 	struct query *q;
-	size_t n, i;
-	uint32_t *map;
-	double *next_x;
 	struct report *r = c->r;
+	int rc;
 
 	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
@@ -355,47 +352,11 @@ static int build_flame(struct report_ctx *c, struct err *e)
 		query_free(q);
 		return 0;
 	}
-	if (query_tree(q, false, 0, &nodes, &n, &total, e) < 0) {
-		query_free(q);
-		return ERR_FAIL;
-	}
-	if (!n || nodes[0].est_bytes <= 0) {
-		query_free(q);
-		return 0;
-	}
-	r->flame_kind = xstrdup(sample_kind_name(query_kind(q)));
-	map = xmalloc(n * sizeof(*map));
-	next_x = xcalloc(n, sizeof(*next_x));
-	r->flame = xcalloc(n, sizeof(*r->flame));
-	/* nodes come parents first: a node's x is where its parent's next
-	 * child starts */
-	for (i = 0; i < n; i++) {
-		const struct query_tree_node *t = &nodes[i];
-		struct report_flame_node *fn;
-		double share =
-			(double)t->est_bytes / (double)nodes[0].est_bytes;
-		uint32_t p = t->parent;
-
-		map[i] = UINT32_MAX;
-		if (i && (p == QUERY_TREE_NONE || map[p] == UINT32_MAX ||
-			  share < 0.002))
-			continue;
-		fn = &r->flame[r->n_flame];
-		fn->label = xstrdup(t->label);
-		fn->parent = i ? map[p] : UINT32_MAX;
-		fn->depth = t->depth;
-		fn->bytes = t->est_bytes;
-		fn->samples = t->samples;
-		fn->x = i ? next_x[p] : 0;
-		if (i)
-			next_x[p] += share;
-		next_x[i] = fn->x;
-		map[i] = (uint32_t)r->n_flame++;
-	}
-	free(map);
-	free(next_x);
+	rc = report_flame_build(q, &r->flame, &r->n_flame, e);
+	if (rc == 0 && r->n_flame)
+		r->flame_kind = xstrdup(sample_kind_name(query_kind(q)));
 	query_free(q);
-	return 0;
+	return rc;
 }
 
 /* The appendix: each recording's facts and sampling settings. */

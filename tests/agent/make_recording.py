@@ -13,6 +13,8 @@ Scenarios:
   killed     basic without the final ALIVE/COUNTERS/END (a JVM killed
              after its last flush), plus half a record at the end.
   corrupt    basic with one byte of the second SAMPLES batch flipped.
+  oddnames   basic with App.drop named "drop it;now": a space and a
+             semicolon in a frame (the folded export must escape it).
 
 The truth: per class and per site, samples and the unbiased weights
 (DESIGN.md: Poisson s / (1 - exp(-s/I)); systematic I if s < I else s),
@@ -58,7 +60,7 @@ def weight(sampler, size):
     return size / -math.expm1(-size / INTERVAL)
 
 
-def build(sampler, ending=True):
+def build(sampler, ending=True, drop="drop"):
     out = bytearray(MAGIC + struct.pack("<HHI", 1, 0, 0))
     hdr = struct.pack("<QQIIII", T0, INTERVAL, 64, 4242, sampler, 1000)
     hdr += s("OpenJDK 64-Bit Server VM" if sampler == 1 else "Eclipse OpenJ9 VM")
@@ -70,7 +72,7 @@ def build(sampler, ending=True):
     for cid, name in classes.items():
         out += frame(2, struct.pack("<I", cid) + s(name))
     # methods: 10 App.retain, 11 App.drop, 12 App.main, 13 HashMap.resize
-    methods = {10: (4, "retain"), 11: (4, "drop"), 12: (4, "main"),
+    methods = {10: (4, "retain"), 11: (4, drop), 12: (4, "main"),
                13: (5, "resize")}
     out += frame(2, struct.pack("<I", 4) + s("com/example/App"))
     out += frame(2, struct.pack("<I", 5) + s("java/util/HashMap"))
@@ -82,7 +84,7 @@ def build(sampler, ending=True):
     stacks = {1: [(10, 5, 20), (12, 1, 5)],      # retain <- main
               2: [(11, 7, 30), (12, 9, 6)],      # drop <- main
               3: [(13, 40, 700), (11, 7, 30), (12, 9, 6)]}  # resize<-drop<-main
-    site = {1: "com.example.App.retain:20", 2: "com.example.App.drop:30",
+    site = {1: "com.example.App.retain:20", 2: "com.example.App.%s:30" % drop,
             3: "java.util.HashMap.resize:700"}
     for sid, frames in stacks.items():
         p = struct.pack("<III", sid, 1 if sid == 3 else 0, len(frames))
@@ -157,6 +159,14 @@ def build(sampler, ending=True):
             r["samples"] += 1
             r["bytes"] += w
             r["rounded"] += int(math.floor(w + 0.5))
+    # what is still alive when the recording ends, per site
+    truth["alive_sites"] = {}
+    for (i, t, size, th, c, st, gc, fl) in samples:
+        if ending and i in alive:
+            r = truth["alive_sites"].setdefault(site[st], {"samples": 0,
+                                                           "bytes": 0.0})
+            r["samples"] += 1
+            r["bytes"] += weight(sampler, size)
     return out, truth
 
 
@@ -164,6 +174,8 @@ def main():
     scenario, path = sys.argv[1], sys.argv[2]
     if scenario in ("basic", "corrupt"):
         data, truth = build(1)
+    elif scenario == "oddnames":
+        data, truth = build(1, drop="drop it;now")
     elif scenario == "openj9":
         data, truth = build(2)
     elif scenario == "killed":

@@ -1,0 +1,153 @@
+/*
+ * Per-stack sums for the exports (query_stacks): what the folded,
+ * pprof and speedscope writers need, the samples, bytes and objects of
+ * every stack node, and for the kinds with liveness the part still
+ * alive when its recording ended.  Kinds without liveness go through
+ * the usual pass (rollup rows where they can); kinds with it are
+ * decoded whole, as survivors does, since the fate is per sample.
+ * It does not merge stacks that print the same: the writers' formats
+ * (and their readers) add up equal stacks themselves.
+ */
+#include "query/query.h"
+#include "query/query_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/xalloc.h"
+
+/* Objects one sample i stands for; NaN where unknown. */
+static double sample_objects(const struct query *q, uint64_t i, int64_t bytes)
+{
+	if (q->kind == SAMPLE_AGENT)
+		return q->sm.size[i] > 0 ? (double)bytes / (double)q->sm.size[i]
+					 : 0;
+	return query_kind_objects(q->kind) ? 1.0 : NAN;
+}
+
+static int sums_by_pass(struct query *q, struct query_stack *acc,
+			struct query_total *total, struct err *e)
+{
+	struct query_pass p;
+	uint64_t i;
+	int rc;
+
+	if (query_pass_init(q, &p, PASS_NEED_NODE, 0, 0, e) < 0)
+		return ERR_FAIL;
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			uint32_t r;
+
+			for (r = 0; r < p.n_rows; r++) {
+				const struct store_rollup_row *x = &p.rows[r];
+				struct query_stack *a = &acc[x->node];
+
+				if (!query_row_ok(q, &p, x))
+					continue;
+				a->samples += x->samples;
+				a->est_bytes = add_sat(a->est_bytes, x->bytes);
+				/* rows exist only for kinds of one object a
+				 * sample or none (agent samples have none) */
+				a->est_objects += (double)x->samples;
+				total_add_rows(total, x->samples, x->bytes,
+					       x->first_ns, x->last_ns);
+			}
+			continue;
+		}
+		for (i = q->lo; i < q->hi; i++) {
+			int64_t bytes =
+				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+			struct query_stack *a = &acc[q->sm.node[i]];
+
+			if (q->sm.kind[i] != q->kind ||
+			    (p.rec != PASS_ANY_REC &&
+			     q->sm.recording[i] != p.rec) ||
+			    !query_sample_ok(q, i))
+				continue;
+			a->samples++;
+			a->est_bytes = add_sat(a->est_bytes, bytes);
+			a->est_objects += sample_objects(q, i, bytes);
+			total_add(total, q->sm.time_ns[i], bytes);
+		}
+	}
+	query_pass_release(&p);
+	return rc < 0 ? ERR_FAIL : 0;
+}
+
+/* Kinds with liveness: every sample of the window, decoded, with its
+ * fate from the LIVE records (sorted by the sample's seq, as the kind's
+ * samples are). */
+static int sums_with_fate(struct query *q, struct query_stack *acc,
+			  struct query_total *total, struct err *e)
+{
+	const struct store_liveness *live;
+	uint32_t n_live, li = 0;
+	uint64_t i;
+
+	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
+	    query_materialize(q, e) < 0)
+		return ERR_FAIL;
+	for (i = q->lo; i < q->hi && i < q->sm.n; i++) {
+		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+		struct query_stack *a = &acc[q->sm.node[i]];
+		uint32_t seq = q->sm.seq[i];
+		double obj;
+
+		if (q->sm.kind[i] != q->kind || !query_sample_ok(q, i))
+			continue;
+		obj = sample_objects(q, i, bytes);
+		a->samples++;
+		a->est_bytes = add_sat(a->est_bytes, bytes);
+		a->est_objects += obj;
+		total_add(total, q->sm.time_ns[i], bytes);
+		while (li < n_live && live[li].sample < seq)
+			li++;
+		if (li < n_live && live[li].sample == seq &&
+		    (live[li].state == STORE_LIVE_AT_END ||
+		     live[li].state == STORE_LIVE_AT_CUT)) {
+			a->inuse_samples++;
+			a->inuse_bytes = add_sat(a->inuse_bytes, bytes);
+			a->inuse_objects += obj;
+		}
+	}
+	return 0;
+}
+
+int query_stacks(struct query *q, const struct query_stack **out, size_t *n,
+		 bool *has_fate, struct query_total *total, struct err *e)
+{
+	struct query_stack *acc;
+	size_t k, m = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	*has_fate = q->kind == SAMPLE_AGENT || q->kind == SAMPLE_OLD_OBJECT;
+	total_init(total);
+	acc = xcalloc(q->n_nodes ? q->n_nodes : 1, sizeof(*acc));
+	rc = *has_fate ? sums_with_fate(q, acc, total, e)
+		       : sums_by_pass(q, acc, total, e);
+	if (rc < 0) {
+		free(acc);
+		return ERR_FAIL;
+	}
+	total->est_objects = query_kind_objects(q->kind) ? 0 : NAN;
+	for (k = 0; k < q->n_nodes; k++) {
+		if (!acc[k].samples)
+			continue;
+		acc[m] = acc[k];
+		acc[m].stack = (uint32_t)k;
+		if (!query_kind_objects(q->kind))
+			acc[m].est_objects = acc[m].inuse_objects = NAN;
+		else
+			total->est_objects += acc[m].est_objects;
+		m++;
+	}
+	free(q->stacks);
+	q->stacks = acc;
+	*out = acc;
+	*n = m;
+	return 0;
+}

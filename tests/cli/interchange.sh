@@ -1,0 +1,394 @@
+#!/bin/sh
+# heapsift export --format=folded, pprof, speedscope, svg and the fleet CSV
+# layout, each read by its real consumer, installed here when missing (go
+# tool pprof from Debian's golang-go, speedscope's published schema and
+# DuckDB from npm; build-aux/deps.sh ci installs go, node and npm so that
+# CI skips nothing).  The expected numbers come from outside export: the
+# CSV export read by sqlite3, `heapsift top` (which store.sh holds to the
+# JDK's jfr), the ground truth tests/agent/make_recording.py prints, and
+# arithmetic.
+. "$(dirname "$0")/lib.sh"
+F="$HS_FIXTURES/jfr"
+W="$T/work"
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+NPM_CACHE=${HS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/heapsift-tests/npm}
+
+"$HEAPSIFT" import -o "$W/c.hsdb" "$F/jdk17-profile-tlab.jfr" \
+	"$F/jdk17-leak-gcroots.jfr" >/dev/null 2>&1
+"$HEAPSIFT" export "$W/c.hsdb" --format=csv -o "$W/csv" >/dev/null 2>&1
+python3 "$HERE/agent/make_recording.py" oddnames "$W/odd.hsa" >"$W/odd.json"
+"$HEAPSIFT" import -o "$W/odd.hsdb" "$W/odd.hsa" >/dev/null 2>&1
+
+kind_name() {
+	case $1 in
+	alloc) echo jdk.ObjectAllocationSample ;;
+	tlab) echo jdk.ObjectAllocationInNewTLAB ;;
+	outside) echo jdk.ObjectAllocationOutsideTLAB ;;
+	old) echo jdk.OldObjectSample ;;
+	agent) echo heapsift.AgentSample ;;
+	esac
+}
+# sql QUERY: over the CSV export's samples and classes, one line a row
+sql() {
+	(cd "$W/csv" && sqlite3 -csv :memory: ".import --csv samples.csv samples" \
+		".import --csv classes.csv classes" "$1") | tr -d '\r'
+}
+# top_total ARGS: "samples,est_bytes" summed over top --csv's rows
+top_total() {
+	run top "$@" --csv
+	printf '%s\n' "$out" | tr -d '\r' | sed 1d |
+		awk -F, '{ s += $(NF-4); b += $(NF-3) } END { printf "%.0f,%.0f\n", s, b }'
+}
+# folded_sum FILE: the sum of the values (the text after the last space)
+folded_sum() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
+
+t_begin folded_sums_match_top_and_the_csv_export
+for kind in alloc tlab outside; do
+	name=$(kind_name $kind)
+	want=$(sql "SELECT count(*), sum(est_bytes) FROM samples WHERE kind = '$name';")
+	got=$(top_total "$W/c.hsdb" --kind $kind)
+	[ "$got" = "$want" ] || t_fail "$kind: top says $got, the CSV export $want"
+	run export "$W/c.hsdb" --format=folded --kind $kind
+	expect_rc 0
+	printf '%s\n' "$out" >"$W/b.folded"
+	run export "$W/c.hsdb" --format=folded --kind $kind --value=samples
+	expect_rc 0
+	printf '%s\n' "$out" >"$W/s.folded"
+	got="$(folded_sum "$W/s.folded"),$(folded_sum "$W/b.folded")"
+	[ "$got" = "$want" ] || t_fail "$kind: folded sums $got, the CSV export $want"
+	# every line: frames, a space, an integer
+	bad=$(grep -cvE '^[^;]+(;[^;]+)* [0-9]+$' "$W/b.folded")
+	[ "$bad" = 0 ] || t_fail "$kind: $bad lines are not 'a;b;c N'"
+done
+# objects: one per OutsideTLAB event (docs/export.md)
+want=$(sql "SELECT count(*) FROM samples WHERE kind = 'jdk.ObjectAllocationOutsideTLAB';")
+run export "$W/c.hsdb" --format=folded --kind outside --value=objects
+printf '%s\n' "$out" >"$W/o.folded"
+[ "$(folded_sum "$W/o.folded")" = "$want" ] ||
+	t_fail "outside objects: $(folded_sum "$W/o.folded"), want $want"
+t_end
+
+t_begin folded_is_root_first_and_takes_filters
+# the last frame of each line is the allocation site: summed by it, the
+# lines give top --by site
+run export "$W/c.hsdb" --format=folded --kind alloc
+printf '%s\n' "$out" | awk '{ v = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";");
+	s[f[n]] += v } END { for (k in s) printf "%s,%.0f\n", k, s[k] }' |
+	LC_ALL=C sort >"$W/by_leaf"
+run top "$W/c.hsdb" --kind alloc --by site --csv
+printf '%s\n' "$out" | tr -d '\r' | sed 1d | awk -F, '{ print $1 "," $3 }' |
+	LC_ALL=C sort >"$W/by_site"
+cmp -s "$W/by_leaf" "$W/by_site" ||
+	t_fail "folded summed by leaf frame differs from top --by site: $(diff "$W/by_leaf" "$W/by_site" | head -5)"
+# a filter: --class
+want=$(sql "SELECT sum(s.est_bytes) FROM samples s JOIN classes c ON c.id = s.class
+	WHERE s.kind = 'jdk.ObjectAllocationSample' AND c.name = 'int[]';")
+run export "$W/c.hsdb" --format=folded --kind alloc --class '^int\[\]$'
+expect_rc 0
+printf '%s\n' "$out" >"$W/f.folded"
+[ "$(folded_sum "$W/f.folded")" = "$want" ] ||
+	t_fail "--class int[]: folded $(folded_sum "$W/f.folded"), the CSV export $want"
+t_end
+
+t_begin folded_escapes_semicolons_and_keeps_spaces
+run export "$W/odd.hsdb" --format=folded --kind agent
+expect_rc 0
+printf '%s\n' "$out" >"$W/odd.folded"
+# the truth: make_recording.py's sites, weights rounded per sample
+python3 - "$W/odd.json" "$W/odd.folded" <<'PY' || t_fail "odd names: see above"
+import json, sys
+truth = json.load(open(sys.argv[1]))
+got = {}
+for line in open(sys.argv[2]):
+    stack, value = line.rstrip("\n").rsplit(" ", 1)
+    frames = stack.split(";")
+    leaf = frames[-1].replace("\\x3b", ";")
+    got[leaf] = got.get(leaf, 0) + int(value)
+    if len(frames) < 2 or not frames[0].startswith("com.example.App.main:"):
+        sys.exit("  not root first, or a ';' split a frame: " + line)
+want = {k: round(v["bytes"]) for k, v in truth["sites"].items()}
+for k in want:
+    if abs(got.get(k, 0) - want[k]) > truth["sites"][k]["samples"]:
+        sys.exit("  %s: folded %s, truth %s" % (k, got.get(k), want[k]))
+if set(got) != set(want):
+    sys.exit("  sites %s, truth %s" % (sorted(got), sorted(want)))
+PY
+grep -q 'drop it\\x3bnow:30' "$W/odd.folded" || t_fail "no escaped frame: $(cat "$W/odd.folded")"
+t_end
+
+t_begin folded_value_errors
+run export "$W/c.hsdb" --format=folded --kind alloc --value=objects
+expect_rc 2
+expect_err "jdk.ObjectAllocationSample samples carry no object count"
+run export "$W/c.hsdb" --format=folded --value=kilos
+expect_rc 2
+run export "$W/c.hsdb" --format=pprof --value=samples -o "$W/x.pb.gz"
+expect_rc 2
+run export "$W/c.hsdb" --format=csv --kind alloc -o "$W/x"
+expect_rc 2
+expect_err "exports the whole store"
+run export "$W/c.hsdb" --format=svg -o "$W/c.hsdb" --force
+expect_rc 1
+t_end
+
+# --- pprof -------------------------------------------------------------------
+have_go() {
+	command -v go >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends golang-go >/dev/null 2>&1
+	fi
+	command -v go >/dev/null 2>&1
+}
+# pprof_sums FILE: go tool pprof -raw's samples by leaf "func:line"
+pprof_sums() {
+	HOME="$W" GOCACHE="$W/gocache" GOFLAGS= go tool pprof -raw "$1" \
+		2>"$W/pprof.err" | python3 "$HERE/export/pprof_raw.py" ${2:-}
+}
+
+t_begin pprof_read_by_go_tool_pprof_matches_top
+if ! have_go; then
+	t_skip "no go (apt-get install golang-go)"
+else
+	for kind in alloc tlab outside; do
+		run export "$W/c.hsdb" --format=pprof --kind $kind -o "$W/$kind.pb.gz"
+		expect_rc 0
+		gzip -t "$W/$kind.pb.gz" || t_fail "$kind: not gzip"
+		pprof_sums "$W/$kind.pb.gz" >"$W/$kind.sums"
+		[ -s "$W/$kind.sums" ] || t_fail "$kind: go tool pprof read nothing: $(cat "$W/pprof.err")"
+		# per site: samples and alloc_space against top --by site
+		awk -F'\t' '$1 != "(total)" && $2 == "samples" { s[$1] = $3 }
+			$1 != "(total)" && $2 == "alloc_space" { b[$1] = $3 }
+			END { for (k in s) printf "%s,%.0f,%.0f\n", k, s[k], b[k] }' \
+			"$W/$kind.sums" | LC_ALL=C sort >"$W/pp"
+		run top "$W/c.hsdb" --kind $kind --by site --csv
+		printf '%s\n' "$out" | tr -d '\r' | sed 1d |
+			awk -F, '{ print $1 "," $2 "," $3 }' | LC_ALL=C sort >"$W/tp"
+		cmp -s "$W/pp" "$W/tp" ||
+			t_fail "$kind: pprof by leaf differs from top --by site: $(diff "$W/pp" "$W/tp" | head -6)"
+		# per function (the line dropped), by arithmetic over top's rows
+		pprof_sums "$W/$kind.pb.gz" --function |
+			awk -F'\t' '$1 != "(total)" && $2 == "alloc_space" { print $1 "," $3 }' |
+			LC_ALL=C sort >"$W/pf"
+		awk -F, '{ k = $1; sub(/:[0-9]+$/, "", k); b[k] += $3 }
+			END { for (k in b) printf "%s,%.0f\n", k, b[k] }' "$W/tp" |
+			LC_ALL=C sort >"$W/tf"
+		cmp -s "$W/pf" "$W/tf" ||
+			t_fail "$kind: pprof per function differs from top: $(diff "$W/pf" "$W/tf" | head -6)"
+		types=$(awk -F'\t' '$1 == "(total)" { print $2 }' "$W/$kind.sums" | LC_ALL=C sort | tr '\n' ' ')
+		case $kind in
+		outside) want="alloc_objects alloc_space samples " ;;
+		*) want="alloc_space samples " ;;
+		esac
+		[ "$types" = "$want" ] || t_fail "$kind: sample types '$types', want '$want'"
+	done
+	# objects of OutsideTLAB: one each
+	n=$(sql "SELECT count(*) FROM samples WHERE kind = 'jdk.ObjectAllocationOutsideTLAB';")
+	got=$(awk -F'\t' '$1 == "(total)" && $2 == "alloc_objects" { print $3 }' "$W/outside.sums")
+	[ "$got" = "$n" ] || t_fail "outside alloc_objects $got, want $n"
+	t_end
+fi
+
+t_begin pprof_agent_inuse_matches_the_recordings_truth
+if ! have_go; then
+	t_skip "no go (apt-get install golang-go)"
+else
+	run export "$W/odd.hsdb" --format=pprof --kind agent -o "$W/agent.pb.gz"
+	expect_rc 0
+	pprof_sums "$W/agent.pb.gz" >"$W/agent.sums"
+	python3 - "$W/odd.json" "$W/agent.sums" <<'PY' || t_fail "agent pprof: see above"
+import json, sys
+truth = json.load(open(sys.argv[1]))
+got = {}
+for line in open(sys.argv[2]):
+    k, t, v = line.rstrip("\n").split("\t")
+    got[(k, t)] = int(v)
+bad = []
+for site, r in truth["sites"].items():
+    if got.get((site, "samples")) != r["samples"]:
+        bad.append("%s samples %s, truth %s" % (site, got.get((site, "samples")), r["samples"]))
+    if abs(got.get((site, "alloc_space"), 0) - r["bytes"]) > r["samples"]:
+        bad.append("%s alloc_space %s, truth %.0f" % (site, got.get((site, "alloc_space")), r["bytes"]))
+    a = truth["alive_sites"].get(site, {"bytes": 0, "samples": 0})
+    if abs(got.get((site, "inuse_space"), 0) - a["bytes"]) > max(1, a["samples"]):
+        bad.append("%s inuse_space %s, truth %.0f" % (site, got.get((site, "inuse_space")), a["bytes"]))
+types = sorted(t for (k, t) in got if k == "(total)")
+if types != ["alloc_objects", "alloc_space", "inuse_objects", "inuse_space", "samples"]:
+    bad.append("sample types %s" % types)
+if bad:
+    sys.exit("  " + "\n  ".join(bad))
+PY
+	t_end
+fi
+
+# --- speedscope --------------------------------------------------------------
+# npm_ready: speedscope and @duckdb/node-api in $NPM_CACHE, installed once
+npm_ready() {
+	[ -f "$NPM_CACHE/node_modules/speedscope/package.json" ] &&
+		[ -d "$NPM_CACHE/node_modules/@duckdb/node-api" ] && return 0
+	command -v npm >/dev/null 2>&1 || return 1
+	mkdir -p "$NPM_CACHE" &&
+		(cd "$NPM_CACHE" && timeout 600 npm install --no-audit --no-fund \
+			--prefix . speedscope@1.25.0 @duckdb/node-api >"$W/npm.log" 2>&1)
+}
+SCHEMA=$NPM_CACHE/node_modules/speedscope/dist/release/file-format-schema.json
+
+t_begin speedscope_validates_and_sums_match_top
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+	t_skip "python3-jsonschema missing (apt-get install python3-jsonschema)"
+elif ! npm_ready; then
+	t_skip "npm cannot install speedscope here (its schema): $(tail -2 "$W/npm.log" 2>/dev/null)"
+else
+	run export "$W/c.hsdb" --format=speedscope -o "$W/all.speedscope.json"
+	expect_rc 0
+	for kind in alloc tlab outside; do
+		echo "$(kind_name $kind) (bytes),$(sql "SELECT sum(est_bytes) FROM samples WHERE kind = '$(kind_name $kind)';")"
+	done >"$W/want"
+	echo "jdk.OldObjectSample (bytes),0" >>"$W/want"
+	python3 - "$SCHEMA" "$W/all.speedscope.json" "$W/want" <<'PY' || t_fail "speedscope: see above"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+jsonschema.validate(doc, schema)
+want = dict(l.strip().rsplit(",", 1) for l in open(sys.argv[3]))
+got = {p["name"]: int(sum(p["weights"])) for p in doc["profiles"]}
+if got != {k: int(v) for k, v in want.items()}:
+    sys.exit("  profiles %s\n  want %s" % (got, want))
+n = len(doc["shared"]["frames"])
+for p in doc["profiles"]:
+    if p["endValue"] != sum(p["weights"]) or len(p["samples"]) != len(p["weights"]):
+        sys.exit("  %s: endValue or lengths wrong" % p["name"])
+    for s in p["samples"]:
+        if not s or max(s) >= n:
+            sys.exit("  %s: a sample names no frame" % p["name"])
+PY
+	run export "$W/odd.hsdb" --format=speedscope --kind agent --value=objects -o "$W/odd.speedscope.json"
+	expect_rc 0
+	python3 - "$SCHEMA" "$W/odd.speedscope.json" <<'PY' || t_fail "speedscope agent objects: see above"
+import json, sys, jsonschema
+doc = json.load(open(sys.argv[2]))
+jsonschema.validate(doc, json.load(open(sys.argv[1])))
+if [p["name"] for p in doc["profiles"]] != ["heapsift.AgentSample (objects)"]:
+    sys.exit("  profiles: %s" % [p["name"] for p in doc["profiles"]])
+if not any(f["name"] == "com.example.App.drop it;now:30" for f in doc["shared"]["frames"]):
+    sys.exit("  the odd frame is not there as it is named")
+PY
+	t_end
+fi
+
+# --- svg ---------------------------------------------------------------------
+t_begin svg_is_well_formed_and_drawn_by_chromium
+run export "$W/c.hsdb" --format=svg --kind alloc -o "$W/flame.svg"
+expect_rc 0
+if ! command -v xmllint >/dev/null 2>&1; then
+	t_skip "no xmllint (apt-get install libxml2-utils)"
+else
+	xmllint --noout "$W/flame.svg" 2>"$W/xml.err" || t_fail "xmllint: $(head -3 "$W/xml.err")"
+	# the root frame spans the width and says the total top gives
+	total=$(sql "SELECT sum(est_bytes) FROM samples WHERE kind = 'jdk.ObjectAllocationSample';")
+	n=$(xmllint --xpath 'count(//*[local-name()="g"])' "$W/flame.svg")
+	[ "$n" -gt 10 ] || t_fail "only $n frames drawn"
+	w=$(xmllint --xpath 'string((//*[local-name()="g"])[1]/@data-w)' "$W/flame.svg")
+	[ "$w" = "1.000000" ] || t_fail "the root's width is $w"
+	python3 - "$total" "$W/flame.svg" <<'PY' || t_fail "svg: the root's width in bytes"
+import sys, re
+total = int(sys.argv[1])
+s = open(sys.argv[2]).read()
+t = re.search(r"<g data-x=\"0.000000\" data-w=\"1.000000\"><title>all \(([^,]+),", s)
+units = {"B": 1, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+num, unit = t.group(1).split()
+if abs(float(num) * units[unit] - total) > 0.01 * total:
+    sys.exit("  root says %s, the CSV export %d" % (t.group(1), total))
+PY
+	# the report draws the same picture for the same kind
+	run report --format=html "$W/c.hsdb"
+	printf '%s\n' "$out" | sed -n '/<svg[^>]*class="flame"/,/<\/svg>/p' |
+		grep '^<g ' >"$W/report.g"
+	grep '^<g ' "$W/flame.svg" >"$W/export.g"
+	cmp -s "$W/report.g" "$W/export.g" || t_fail "the report's flame graph and the export's differ"
+	t_end
+fi
+
+t_begin svg_screenshot_in_headless_chromium
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chrome" ]; then
+	t_skip "no chromium (apt-get install chromium)"
+else
+	HOME="$W" timeout 120 "$chrome" --headless=new --no-sandbox --disable-gpu \
+		--hide-scrollbars --user-data-dir="$W/chrome" --window-size=1080,460 \
+		--enable-logging=stderr --v=0 --screenshot="$W/flame.png" \
+		"file://$W/flame.svg" >"$W/chrome.out" 2>"$W/chrome.err" ||
+		t_fail "chromium failed: $(tail -3 "$W/chrome.err")"
+	grep -E 'CONSOLE|Uncaught|Refused to' "$W/chrome.err" >"$W/console" &&
+		t_fail "console: $(head -3 "$W/console")"
+	# a drawn page is not one colour: a PNG of one colour compresses to
+	# well under 8 KB at this size
+	[ "$(size "$W/flame.png")" -gt 8000 ] || t_fail "screenshot of $(size "$W/flame.png") bytes: blank?"
+	[ -n "${EXPORT_SCREENSHOTS:-}" ] && cp "$W/flame.png" "$W/flame.svg" "$EXPORT_SCREENSHOTS"/
+	t_end
+fi
+
+# --- the fleet layout in DuckDB ---------------------------------------------
+t_begin fleet_csv_100_recordings_in_duckdb_match_top
+if ! command -v node >/dev/null 2>&1 || ! npm_ready; then
+	t_skip "node or npm cannot install @duckdb/node-api here: $(tail -2 "$W/npm.log" 2>/dev/null)"
+else
+	# 100 small agent recordings, two kinds of VM (different weights)
+	python3 "$HERE/agent/make_recording.py" basic "$W/a.hsa" >/dev/null
+	python3 "$HERE/agent/make_recording.py" openj9 "$W/b.hsa" >/dev/null
+	: >"$W/top.all"
+	i=0
+	t0=$(date +%s%N)
+	while [ $i -lt 100 ]; do
+		src=$W/a.hsa
+		[ $((i % 2)) = 1 ] && src=$W/b.hsa
+		# 3: one sample of the recording is untracked on purpose
+		"$HEAPSIFT" import -o "$W/s$i.hsdb" "$src" >/dev/null 2>&1
+		[ $? = 3 ] || t_fail "import $i"
+		i=$((i + 1))
+	done
+	t1=$(date +%s%N)
+	i=0
+	while [ $i -lt 100 ]; do
+		gz=
+		[ $((i % 3)) = 0 ] && gz=--gzip
+		run export "$W/s$i.hsdb" --format=csv --layout=fleet $gz \
+			--id="r$i" --host="host$((i % 4))" -o "$W/fleet"
+		[ "$rc" = 0 ] || t_fail "export $i: $err"
+		i=$((i + 1))
+	done
+	t2=$(date +%s%N)
+	i=0
+	while [ $i -lt 100 ]; do
+		run top "$W/s$i.hsdb" --kind agent --by site --csv
+		printf '%s\n' "$out" | tr -d '\r' | sed 1d | awk -F, -v h="host$((i % 4))" '{ print h "," $1 "," $2 "," $3 }' >>"$W/top.all"
+		i=$((i + 1))
+	done
+	n=$(ls -d "$W/fleet"/recording=* | wc -l | tr -d ' ')
+	[ "$n" = 100 ] || t_fail "$n recording folders, want 100"
+	awk -F, '{ k = $1 "," $2; s[k] += $3; b[k] += $4 } END { for (k in s) printf "%s,%.0f,%.0f\n", k, s[k], b[k] }' \
+		"$W/top.all" | LC_ALL=C sort >"$W/want"
+	NODE_PATH="$NPM_CACHE/node_modules" node "$HERE/export/duckdb.cjs" \
+		"SELECT host, site, count(*), CAST(sum(est_bytes) AS BIGINT)
+		   FROM read_csv('$W/fleet/*/fleet_samples.csv*', hive_partitioning = true)
+		  WHERE kind = 'heapsift.AgentSample' GROUP BY ALL ORDER BY ALL" \
+		>"$W/got" 2>"$W/duck.err" || t_fail "duckdb: $(cat "$W/duck.err")"
+	LC_ALL=C sort "$W/got" >"$W/got.s"
+	cmp -s "$W/got.s" "$W/want" ||
+		t_fail "duckdb GROUP BY host, site differs from top: $(diff "$W/got.s" "$W/want" | head -6)"
+	# the partition column is the recording id, and the flat stacks join
+	NODE_PATH="$NPM_CACHE/node_modules" node "$HERE/export/duckdb.cjs" \
+		"SELECT count(DISTINCT s.recording), count(*) FILTER (WHERE s.recording <> s.recording_id),
+		        count(*) FILTER (WHERE k.frames IS NULL)
+		   FROM read_csv('$W/fleet/*/fleet_samples.csv*', hive_partitioning = true) s
+		   LEFT JOIN read_csv('$W/fleet/*/fleet_stacks.csv*', hive_partitioning = true) k
+		     USING (recording_id, stack_id)" >"$W/got2" 2>>"$W/duck.err" ||
+		t_fail "duckdb join: $(cat "$W/duck.err")"
+	[ "$(cat "$W/got2")" = "100,0,0" ] || t_fail "partitions and stacks: $(cat "$W/got2")"
+	ms=$(sed -n 's/^ms //p' "$W/duck.err" | head -1)
+	bytes=$(du -sb "$W/fleet" | cut -f1)
+	echo "  measured: 100 imports $(((t1 - t0) / 1000000)) ms, 100 fleet exports $(((t2 - t1) / 1000000)) ms, $bytes bytes; DuckDB GROUP BY ${ms} ms"
+	t_end
+fi
+
+t_summary
