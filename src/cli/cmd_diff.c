@@ -318,10 +318,10 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		put_csv_num(b, r->ratio);
 		buf_addch(b, ',');
 		if (!isnan(r->p))
-			buf_addf(b, "%.6g", r->p);
+			buf_addf(b, "%.10g", r->p);
 		buf_addch(b, ',');
 		if (!isnan(r->q))
-			buf_addf(b, "%.6g", r->q);
+			buf_addf(b, "%.10g", r->q);
 		buf_addf(b, ",%s\r\n", verdict(r->change));
 	}
 }
@@ -655,10 +655,12 @@ int cmd_diff(int argc, char **argv)
 				       "one store: give --base-recording or "
 				       "--base-from/--base-to to say what the "
 				       "base is");
+	/* kept now: an import runs another getopt scan, which moves
+	 * optind */
 	names[0] = argv[optind];
 	names[1] = argv[optind + n_ops - 1];
 	for (k = 0; k < n_ops; k++) {
-		paths[k] = operand_store(argv[optind + k]);
+		paths[k] = operand_store(names[k]);
 		if (!paths[k]) {
 			rc = EXIT_ERROR;
 			goto out;
