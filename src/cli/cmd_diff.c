@@ -156,6 +156,8 @@ static void put_str(struct buf *b, const char *s, bool csv)
 }
 
 /* "1.23 MB", "+1.23 MB", "-" for NaN; a rate gets "/s". */
+static bool amount_counts; /* values are samples, not bytes */
+
 static const char *amount(double v, bool sign, bool per_s, char *out,
 			  size_t size)
 {
@@ -164,6 +166,10 @@ static const char *amount(double v, bool sign, bool per_s, char *out,
 
 	if (isnan(v)) {
 		snprintf(out, size, "-");
+		return out;
+	}
+	if (amount_counts) {
+		snprintf(out, size, sign && v > 0 ? "%+.0f" : "%.0f", v);
 		return out;
 	}
 	view_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, t, sizeof(t));
@@ -221,7 +227,10 @@ static void header(struct buf *b, const struct diff_table *t,
 	int s;
 
 	buf_addf(b, "%s of %s: ", what, sample_kind_name(t->kind));
-	if (t->test == DIFF_TEST_EQUAL)
+	if (t->test == DIFF_TEST_EQUAL && t->by_samples)
+		buf_adds(b, "live samples at the end of each side (the kind "
+			    "has no sizes here)\n");
+	else if (t->test == DIFF_TEST_EQUAL)
 		buf_adds(b, "estimated live bytes at the end of each side, "
 			    "absolute\n");
 	else if (t->per_second)
@@ -290,15 +299,15 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		      const char *keyname, bool tree, uint64_t depth)
 {
 	const char *u = t->per_second ? "_per_s" : "";
+	const char *what = t->by_samples ? "live_samples" : "est_bytes";
 	size_t i;
 
 	if (tree)
 		buf_adds(b, "depth,");
 	buf_addf(b,
-		 "%s,base_samples,new_samples,base_est_bytes%s,"
-		 "new_est_bytes%s,delta_est_bytes%s,ratio,p_value,q_value,"
-		 "change\r\n",
-		 keyname, u, u, u);
+		 "%s,base_samples,new_samples,base_%s%s,new_%s%s,delta_%s%s,"
+		 "ratio,p_value,q_value,change\r\n",
+		 keyname, what, u, what, u, what, u);
 	for (i = 0; i < t->n_rows; i++) {
 		const struct diff_row *r = &t->rows[i];
 
@@ -735,6 +744,7 @@ int cmd_diff(int argc, char **argv)
 					   ? "survivors"
 					   : "allocations";
 
+		amount_counts = t->by_samples;
 		if (o.csv) {
 			table_csv(&out, t, keyname, tree, o.depth);
 		} else {

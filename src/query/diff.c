@@ -255,6 +255,7 @@ static void table_reset(struct diff *d, enum diff_test test, bool per_second)
 	t->value[0] = t->value[1] = 0;
 	t->n_rows = 0;
 	t->n_changed = 0;
+	t->by_samples = false;
 }
 
 static struct diff_row *row_add(struct diff *d, const char *key)
@@ -625,15 +626,19 @@ int diff_survivors(struct diff *d, enum query_group by,
 			hmap_release(&keys);
 			return -1;
 		}
+		if (sv->by_samples)
+			d->table.by_samples = true;
 		for (i = 0; i < sv->n_series; i++) {
 			const struct query_survivor_series *x = &sv->series[i];
-			struct diff_row *r =
-				&d->table.rows[key_index(&keys, d, x->key)];
+			/* key_index() may move the rows: index after it */
+			uint64_t k = key_index(&keys, d, x->key);
+			struct diff_row *r = &d->table.rows[k];
 
 			r->samples[s] = x->end_samples;
-			r->value[s] = (double)x->end_bytes;
+			r->value[s] = sv->by_samples ? (double)x->end_samples
+						     : (double)x->end_bytes;
 			d->table.samples[s] += x->end_samples;
-			d->table.value[s] += (double)x->end_bytes;
+			d->table.value[s] += r->value[s];
 		}
 	}
 	hmap_release(&keys);

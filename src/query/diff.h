@@ -73,6 +73,8 @@ struct diff_table {
 	enum sample_kind kind;
 	enum diff_test test;
 	bool per_second;
+	bool by_samples; /* survivors of a kind without sizes (OldObjectSample
+			    before JDK 21): values are live samples */
 	double alpha;
 	double seconds[2]; /* each side's seconds of recording */
 	double p0;	   /* the base's expected share of a key's samples */

@@ -104,6 +104,28 @@ run diff a b c
 expect_rc 2
 t_end
 
+t_begin diff_fixture_views_against_themselves
+# a JFR fixture against itself, in every view: no row changes, and each
+# row's two sides are the same
+run import -o "$W/jfr.hsdb" "$HS_FIXTURES/jfr/jdk17-leak-gcroots.jfr"
+for v in "--by site" "--by thread" --tree --inverted "--survivors --kind old"; do
+	run diff "$W/jfr.hsdb" "$W/jfr.hsdb" $v --csv
+	expect_rc 0
+	n=$(printf '%s\n' "$out" | tr -d '\r' | sed 1d | grep -c .)
+	[ "$n" -gt 0 ] || t_fail "$v: no rows"
+	printf '%s\n' "$out" | tr -d '\r' | sed 1d | grep -v '^[0-9]*,\?"' |
+		awk -F, '{ c = $NF } c != "" { bad = 1 } END { exit bad }' ||
+		t_fail "$v: a row changed: $out"
+done
+# old objects have no sizes before JDK 21: the survivors are counted;
+# 78: `jfr print --events jdk.OldObjectSample` shows 78 samples whose top
+# frame is HeapWorkload.hugeArray line 108 (all alive at the end)
+run diff "$W/jfr.hsdb" "$W/jfr.hsdb" --survivors --kind old --csv
+printf '%s\n' "$out" | head -n 1 | grep -q 'base_live_samples' || t_fail "survivors header: $out"
+printf '%s\n' "$out" | tr -d '\r' | grep -q '^HeapWorkload.hugeArray:108,78,78,78,78,0,' ||
+	t_fail "hugeArray: $out"
+t_end
+
 # The cases below need a JDK and the agent; without them each is
 # skipped, visibly (the code-heap cases above still run).
 nojdk=
