@@ -46,8 +46,7 @@ const struct key_binding key_table[] = {
 	{'K', "K", ACT_KIND, 0, "next sample kind"},
 	{'x', "x", ACT_CLEAR_RANGE, 0, "clear the time range"},
 	{'B', "B", ACT_BASELINE, 0,
-	 "baseline: the time range (else recording 0) becomes the base "
-	 "Allocations compares with; again: back"},
+	 "the time range (else recording 0) as baseline; again: off"},
 	{ESC, "Esc", ACT_BACK, 0, "step back (drill-down, mark, message)"},
 	{KEY_BACKSPACE, NULL, ACT_BACK, 0, NULL},
 	{12, "^L", ACT_REDRAW, 0, "redraw"},
