@@ -29,7 +29,7 @@ struct model {
 	/* The baseline (docs/browse.md): a recording or a time range that
 	 * the Allocations view compares the shown samples with. */
 	bool base_on;
-	int64_t base_recording;		/* -1: a time range */
+	int64_t base_recording; /* -1: a time range */
 	int64_t base_from_ns, base_to_ns;
 	struct query *q_base, *q_new; /* owned; q_new: the other recording */
 	struct diff *diff;

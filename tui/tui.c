@@ -251,8 +251,8 @@ static void draw_status(struct loop *l)
 		snprintf(right, sizeof(right), " %s %s %s time %s%s ",
 			 scr.vline, k, scr.vline, r, base);
 	} else {
-		snprintf(right, sizeof(right), " %s %s %s time %s ",
-			 scr.vline, k, scr.vline, r);
+		snprintf(right, sizeof(right), " %s %s %s time %s ", scr.vline,
+			 k, scr.vline, r);
 	}
 	rw = (int)names_width(right);
 	if (l->search)
@@ -591,8 +591,9 @@ static void baseline_key(struct loop *l)
 		return;
 	}
 	model_set_base(m, 0, 0, 0);
-	tui_message(&l->t, false,
-		    "baseline: recording 0, compared with recording 1 (B: off)");
+	tui_message(
+		&l->t, false,
+		"baseline: recording 0, compared with recording 1 (B: off)");
 }
 
 static bool key(struct loop *l, int c)

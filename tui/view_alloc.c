@@ -368,8 +368,7 @@ static const char *signed_bytes(double v, bool sign, char *out, size_t size)
 	double x = fabs(v);
 
 	tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX, b, sizeof(b));
-	snprintf(out, size, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "",
-		 b);
+	snprintf(out, size, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "", b);
 	return out;
 }
 
@@ -407,18 +406,16 @@ static void diff_draw(struct tui *t, struct alloc *a, const struct area *ar)
 
 		if (cur)
 			screen_fill(y, 0, ar->width, ST_CURSOR);
-		x = screen_putf(y, 0, ar->width, st,
-				"%10s %10s %11s %6llu %6llu %-6s ",
-				signed_bytes(r->value[0], false, b0,
-					     sizeof(b0)),
-				signed_bytes(r->value[1], false, b1,
-					     sizeof(b1)),
-				signed_bytes(r->delta, true, b2, sizeof(b2)),
-				(unsigned long long)r->samples[0],
-				(unsigned long long)r->samples[1],
-				r->change > 0	? "grew"
-				: r->change < 0 ? "shrank"
-						: "");
+		x = screen_putf(
+			y, 0, ar->width, st, "%10s %10s %11s %6llu %6llu %-6s ",
+			signed_bytes(r->value[0], false, b0, sizeof(b0)),
+			signed_bytes(r->value[1], false, b1, sizeof(b1)),
+			signed_bytes(r->delta, true, b2, sizeof(b2)),
+			(unsigned long long)r->samples[0],
+			(unsigned long long)r->samples[1],
+			r->change > 0	? "grew"
+			: r->change < 0 ? "shrank"
+					: "");
 		nw = ar->width - x;
 		if (nw > 0)
 			screen_put(y, x, nw, st,

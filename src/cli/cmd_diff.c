@@ -45,7 +45,8 @@ static const char diff_help[] =
 	"both sides; --recording, --from and --to to the base as well unless\n"
 	"a --base-* option replaces them there.\n"
 	"\n"
-	"      --by=GROUP          the groups of heapsift top: class (default),\n"
+	"      --by=GROUP          the groups of heapsift top: class "
+	"(default),\n"
 	"                          site, app-site, thread, recording\n"
 	"      --tree              the call tree, merged by call path\n"
 	"      --inverted          the inverted tree, from the allocation "
@@ -63,7 +64,8 @@ static const char diff_help[] =
 	"      --snapshot=N        with --codeheap: the new side's (default "
 	"the\n"
 	"                          last)\n"
-	"      --total             absolute estimates; by default they are per\n"
+	"      --total             absolute estimates; by default they are "
+	"per\n"
 	"                          second of recording\n"
 	"      --alpha=P           the false discovery rate of the changes\n"
 	"                          called beyond noise (default 0.01)\n"
@@ -173,8 +175,11 @@ static const char *amount(double v, bool sign, bool per_s, char *out,
 		return out;
 	}
 	view_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, t, sizeof(t));
-	snprintf(out, size, "%s%s%s", v < 0 ? "-" : sign && v > 0 ? "+" : "", t,
-		 per_s ? "/s" : "");
+	snprintf(out, size, "%s%s%s",
+		 v < 0		 ? "-"
+		 : sign && v > 0 ? "+"
+				 : "",
+		 t, per_s ? "/s" : "");
 	return out;
 }
 
@@ -220,8 +225,8 @@ static const char *test_name(enum diff_test t)
 	}
 }
 
-static void header(struct buf *b, const struct diff_table *t,
-		   const char *what, const char *names[2])
+static void header(struct buf *b, const struct diff_table *t, const char *what,
+		   const char *names[2])
 {
 	char x[48];
 	int s;
@@ -277,8 +282,9 @@ static void table_text(struct buf *b, const struct diff_table *t,
 			snprintf(q, sizeof(q), "%.0e", r->q);
 		else
 			snprintf(q, sizeof(q), "%.4f", r->q);
-		buf_addf(b, "%12s %12s %12s %7s %8" PRIu64 " %8" PRIu64
-			    " %9s %-6s  ",
+		buf_addf(b,
+			 "%12s %12s %12s %7s %8" PRIu64 " %8" PRIu64
+			 " %9s %-6s  ",
 			 amount(r->value[0], false, ps, x, sizeof(x)),
 			 amount(r->value[1], false, ps, y, sizeof(y)),
 			 amount(r->delta, true, ps, z, sizeof(z)),
@@ -404,9 +410,10 @@ static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
 		buf_adds(b, "heap,fact,base,new,delta\r\n");
 	} else {
 		for (k = 0; k < 2; k++) {
-			buf_addf(b, "%-5s snapshot %u (%s) of ", k ? "new:" : "base:",
-				 snap[k],
-				 chq_str(q[k], chq_snapshot(q[k], snap[k])->kind));
+			buf_addf(b, "%-5s snapshot %u (%s) of ",
+				 k ? "new:" : "base:", snap[k],
+				 chq_str(q[k],
+					 chq_snapshot(q[k], snap[k])->kind));
 			put_str(b, names[k], false);
 			buf_addch(b, '\n');
 		}
@@ -540,7 +547,7 @@ int cmd_diff(int argc, char **argv)
 	struct store *s[2] = {NULL, NULL};
 	struct query *q[2] = {NULL, NULL};
 	struct view_filters vf[2];
-	char *paths[2] = {NULL, NULL};
+	char *paths[2] = {NULL, NULL}, *side_names[2] = {NULL, NULL};
 	const char *names[2];
 	struct diff_options dopt;
 	struct diff *d = NULL;
@@ -684,6 +691,31 @@ int cmd_diff(int argc, char **argv)
 		}
 	if (n_ops == 1)
 		s[1] = s[0];
+	/* one store: the sides are named by what tells them apart */
+	if (n_ops == 1 && o.view != DV_CODEHEAP) {
+		for (k = 0; k < 2; k++) {
+			struct buf nb = BUF_INIT;
+			int64_t rec = k			      ? o.f.q.recording
+				      : o.base_recording >= 0 ? o.base_recording
+							      : o.f.q.recording;
+			const char *fr = k || (!o.base_from && !o.base_to)
+						 ? o.f.from
+						 : o.base_from;
+			const char *to = k || (!o.base_from && !o.base_to)
+						 ? o.f.to
+						 : o.base_to;
+
+			buf_adds(&nb, names[k]);
+			if (rec >= 0)
+				buf_addf(&nb, " recording %lld",
+					 (long long)rec);
+			if (fr || to)
+				buf_addf(&nb, " %s..%s", fr ? fr : "",
+					 to ? to : "");
+			side_names[k] = buf_detach(&nb, NULL);
+			names[k] = side_names[k];
+		}
+	}
 	if (o.view == DV_CODEHEAP) {
 		rc = codeheap_diff(&o, s, names, &out);
 		goto print;
@@ -738,11 +770,10 @@ int cmd_diff(int argc, char **argv)
 	{
 		bool tree = o.view == DV_TREE || o.view == DV_INVERTED;
 		const char *keyname = tree ? "frame" : query_group_name(o.by);
-		const char *what = o.view == DV_TREE	  ? "call tree"
-				   : o.view == DV_INVERTED ? "inverted tree"
-				   : o.view == DV_SURVIVORS
-					   ? "survivors"
-					   : "allocations";
+		const char *what = o.view == DV_TREE	    ? "call tree"
+				   : o.view == DV_INVERTED  ? "inverted tree"
+				   : o.view == DV_SURVIVORS ? "survivors"
+							    : "allocations";
 
 		amount_counts = t->by_samples;
 		if (o.csv) {
@@ -766,5 +797,7 @@ out:
 	store_close(s[0]);
 	free(paths[0]);
 	free(paths[1]);
+	free(side_names[0]);
+	free(side_names[1]);
 	return rc;
 }

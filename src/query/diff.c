@@ -330,7 +330,7 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 			r->objects[s] /= div[s];
 		}
 		r->delta = r->value[1] - r->value[0];
-		r->ratio = r->value[0] != 0 ? r->value[1] / r->value[0]
+		r->ratio = r->value[0] != 0   ? r->value[1] / r->value[0]
 			   : r->value[1] != 0 ? INFINITY
 					      : NAN;
 		p[i] = n && !isnan(t->p0)
@@ -385,15 +385,16 @@ static uint64_t key_index(struct hmap *m, struct diff *d, const char *key)
 	return ix;
 }
 
-int diff_top(struct diff *d, enum query_group by,
-	     const struct diff_table **out, struct err *e)
+int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
+	     struct err *e)
 {
 	struct hmap keys;
 	int s;
 
-	table_reset(d, d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
-			       ? DIFF_TEST_SHARE
-			       : DIFF_TEST_TIME,
+	table_reset(d,
+		    d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
+			    ? DIFF_TEST_SHARE
+			    : DIFF_TEST_TIME,
 		    !d->opt.total);
 	if (!d->opt.total && need_seconds(d, e) < 0)
 		return -1;
@@ -428,8 +429,7 @@ int diff_top(struct diff *d, enum query_group by,
 				r->objects[s] = 0;
 	}
 	table_finish(d, d->table.samples[0], d->table.samples[1]);
-	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row),
-	      row_cmp);
+	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row), row_cmp);
 	*out = &d->table;
 	return 0;
 }
@@ -497,9 +497,10 @@ int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
 	size_t i, nk, no, sp;
 	int s;
 
-	table_reset(d, d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
-			       ? DIFF_TEST_SHARE
-			       : DIFF_TEST_TIME,
+	table_reset(d,
+		    d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
+			    ? DIFF_TEST_SHARE
+			    : DIFF_TEST_TIME,
 		    !d->opt.total);
 	if (!d->opt.total && need_seconds(d, e) < 0)
 		return -1;
@@ -643,8 +644,7 @@ int diff_survivors(struct diff *d, enum query_group by,
 	}
 	hmap_release(&keys);
 	table_finish(d, 1, 1);
-	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row),
-	      row_cmp);
+	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row), row_cmp);
 	*out = &d->table;
 	return 0;
 }
@@ -700,7 +700,8 @@ static void heap_values(const struct chq *q, uint32_t h, double v[CH_FACTS],
 	memset(types, 0, CHB__COUNT * sizeof(*types));
 	bl = chq_heap_blocks(q, h, &n);
 	for (i = 0; i < n; i++)
-		if (!(bl[i].flags & (STORE_CH_BLOCK_FREE | STORE_CH_BLOCK_TOP)) &&
+		if (!(bl[i].flags &
+		      (STORE_CH_BLOCK_FREE | STORE_CH_BLOCK_TOP)) &&
 		    bl[i].type < CHB__COUNT)
 			types[bl[i].type]++;
 }
@@ -733,10 +734,9 @@ int diff_codeheap(const struct chq *a, uint32_t sa, const struct chq *b,
 
 		for (i = 0; i < sn->n_heaps; i++) {
 			uint32_t h[2], f, t;
-			const char *name =
-				chq_str(side[s],
-					chq_heap(side[s], sn->first_heap + i)
-						->name);
+			const char *name = chq_str(
+				side[s],
+				chq_heap(side[s], sn->first_heap + i)->name);
 			double v[2][CH_FACTS], types[2][CHB__COUNT];
 			bool known[2][CH_FACTS];
 			int k;
@@ -781,10 +781,11 @@ int diff_codeheap(const struct chq *a, uint32_t sa, const struct chq *b,
 				r = &rows[len++];
 				r->heap = name;
 				r->by_type = f >= CH_FACTS;
-				r->fact = f < CH_FACTS ? names[f]
-						       : ch_block_type_name(
-								 (enum ch_block_type)(f -
-										      CH_FACTS));
+				r->fact = f < CH_FACTS
+						  ? names[f]
+						  : ch_block_type_name((
+							    enum ch_block_type)(
+							    f - CH_FACTS));
 				r->in_base = h[0] != UINT32_MAX && ka;
 				r->in_new = h[1] != UINT32_MAX && kb;
 				r->value[0] = r->in_base ? x : NAN;

@@ -66,7 +66,7 @@ struct diff_row {
 			      0, NaN when both are */
 	double p;	   /* two-sided p-value of the samples; NaN: untested */
 	double q;	   /* Benjamini-Hochberg adjusted p-value */
-	int change; /* +1 grew, -1 shrank beyond noise; 0 within noise */
+	int change;	   /* +1 grew, -1 shrank beyond noise; 0 within noise */
 };
 
 struct diff_table {
@@ -111,8 +111,8 @@ double diff_side_seconds(struct query *q, const struct query_options *o);
  * then by the size of the difference.  *out is owned by d, valid until
  * the next call or diff_free().
  */
-int diff_top(struct diff *d, enum query_group by,
-	     const struct diff_table **out, struct err *e);
+int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
+	     struct err *e);
 
 /*
  * The call tree (inverted: the inverted tree, max_depth as query_tree()
@@ -137,9 +137,9 @@ int diff_survivors(struct diff *d, enum query_group by,
 /* One fact of one heap in two snapshots.  Snapshots are not samples:
  * there is no test, the difference is exact. */
 struct diff_ch_row {
-	const char *heap; /* borrowed from the base's chq */
-	const char *fact; /* "used", "free", ...; a block type's name */
-	bool by_type;	  /* fact is a block type: named blocks of it */
+	const char *heap;     /* borrowed from the base's chq */
+	const char *fact;     /* "used", "free", ...; a block type's name */
+	bool by_type;	      /* fact is a block type: named blocks of it */
 	bool in_base, in_new; /* the heap, and the fact, are in each side */
 	double value[2];      /* bytes, counts or (fragmentation) a ratio */
 	double delta;

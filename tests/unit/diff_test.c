@@ -57,7 +57,8 @@ TEST(diff_binom_p_exact)
 				  c[i].k, c[i].n, c[i].p, got, c[i].want);
 	}
 	/* symmetric: k under p is n - k under 1 - p */
-	CHECK(close_rel(diff_binom_p(30, 100, 0.4), diff_binom_p(70, 100, 0.6)));
+	CHECK(close_rel(diff_binom_p(30, 100, 0.4),
+			diff_binom_p(70, 100, 0.6)));
 	/* outside (0, 1), or k > n: untestable */
 	CHECK(isnan(diff_binom_p(1, 2, 0)));
 	CHECK(isnan(diff_binom_p(1, 2, 1)));
