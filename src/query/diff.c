@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "util/arena.h"
-#include "util/buf.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 
@@ -448,7 +447,6 @@ struct tree_merge {
 	struct mnode *n;
 	size_t len, alloc;
 	struct hmap map; /* parent (4 bytes) + label -> node */
-	struct buf key;
 };
 
 static uint32_t merge_node(struct tree_merge *m, struct arena *a,
