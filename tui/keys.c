@@ -45,6 +45,8 @@ const struct key_binding key_table[] = {
 	 "filter: hide rows that do not match a regex (empty: clear)"},
 	{'K', "K", ACT_KIND, 0, "next sample kind"},
 	{'x', "x", ACT_CLEAR_RANGE, 0, "clear the time range"},
+	{'B', "B", ACT_BASELINE, 0,
+	 "the time range (else recording 0) as baseline; again: off"},
 	{ESC, "Esc", ACT_BACK, 0, "step back (drill-down, mark, message)"},
 	{KEY_BACKSPACE, NULL, ACT_BACK, 0, NULL},
 	{12, "^L", ACT_REDRAW, 0, "redraw"},

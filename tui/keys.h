@@ -56,6 +56,7 @@ enum action {
 	ACT_COLLAPSE_ALL,
 	ACT_MARK,
 	ACT_COHORT,
+	ACT_BASELINE,
 	ACT__COUNT
 };
 

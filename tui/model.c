@@ -7,8 +7,19 @@
 
 #include <string.h>
 
+static void drop_base(struct model *m)
+{
+	diff_free(m->diff);
+	query_free(m->q_base);
+	query_free(m->q_new);
+	m->diff = NULL;
+	m->q_base = m->q_new = NULL;
+	m->diff_valid = false;
+}
+
 static void drop(struct model *m)
 {
+	drop_base(m);
 	if (m->q_all && m->q_all != m->q)
 		query_free(m->q_all);
 	query_free(m->q);
@@ -73,6 +84,71 @@ int model_init(struct model *m, struct store *s, struct err *e)
 void model_release(struct model *m)
 {
 	drop(m);
+}
+
+void model_set_base(struct model *m, int64_t rec, int64_t from_ns,
+		    int64_t to_ns)
+{
+	drop_base(m);
+	m->base_on = true;
+	m->base_recording = rec;
+	m->base_from_ns = rec >= 0 ? INT64_MIN : from_ns;
+	m->base_to_ns = rec >= 0 ? INT64_MAX : to_ns;
+	m->gen++;
+}
+
+void model_clear_base(struct model *m)
+{
+	drop_base(m);
+	m->base_on = false;
+	m->gen++;
+}
+
+struct diff *model_diff(struct model *m, struct err *e)
+{
+	struct query_options ob, on;
+	struct diff_options dopt;
+	const struct query_recording *r;
+	size_t n;
+	struct query *qn;
+
+	if (!m->base_on) {
+		err_set(e, ERR_USAGE, "no baseline");
+		return NULL;
+	}
+	if (m->diff_valid && m->diff_gen == m->gen)
+		return m->diff;
+	drop_base(m);
+	query_options_init(&ob);
+	ob.kind = m->kind;
+	ob.recording = m->base_recording;
+	ob.from_ns = m->base_from_ns;
+	ob.to_ns = m->base_to_ns;
+	if (open_held(m, &ob, &m->q_base, e) < 0)
+		return NULL;
+	query_options_init(&on);
+	on.kind = m->kind;
+	on.from_ns = m->from_ns;
+	on.to_ns = m->to_ns;
+	query_recordings(m->q_base, &r, &n);
+	if (m->base_recording >= 0 && !model_has_range(m) && n > 1) {
+		on.recording = m->base_recording + 1 < (int64_t)n
+				       ? m->base_recording + 1
+				       : m->base_recording - 1;
+		if (open_held(m, &on, &m->q_new, e) < 0)
+			return NULL;
+		qn = m->q_new;
+	} else {
+		qn = model_query(m, e);
+		if (!qn)
+			return NULL;
+	}
+	diff_options_init(&dopt);
+	if (diff_open(m->q_base, &ob, qn, &on, &dopt, &m->diff, e) < 0)
+		return NULL;
+	m->diff_valid = true;
+	m->diff_gen = m->gen;
+	return m->diff;
 }
 
 struct query *model_query_all(struct model *m, struct err *e)

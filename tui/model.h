@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "query/diff.h"
 #include "query/query.h"
 
 struct model {
@@ -25,6 +26,15 @@ struct model {
 	int64_t first_ns, last_ns;
 	uint64_t kind_counts[SAMPLE__COUNT];
 	int64_t start_ns; /* time 0: query_time_origin() */
+	/* The baseline (docs/browse.md): a recording or a time range that
+	 * the Allocations view compares the shown samples with. */
+	bool base_on;
+	int64_t base_recording; /* -1: a time range */
+	int64_t base_from_ns, base_to_ns;
+	struct query *q_base, *q_new; /* owned; q_new: the other recording */
+	struct diff *diff;
+	unsigned diff_gen;
+	bool diff_valid;
 };
 
 /* Open the base query.  <0 with e set when the store is damaged. */
@@ -48,6 +58,23 @@ int model_open_query(struct model *m, const struct query_options *extra,
 void model_set_range(struct model *m, int64_t from_ns, int64_t to_ns);
 bool model_has_range(const struct model *m);
 void model_set_kind(struct model *m, int kind);
+
+/*
+ * The baseline: recording rec (>= 0) or the time range from..to (rec
+ * -1); model_clear_base() drops it.  Each bumps the generation.
+ */
+void model_set_base(struct model *m, int64_t rec, int64_t from_ns,
+		    int64_t to_ns);
+void model_clear_base(struct model *m);
+/*
+ * The comparison of what is shown with the baseline (owned by m, valid
+ * until the next model_set_* or model_release): the new side is the
+ * time range when one is selected, else, with a recording as the
+ * baseline, the next recording (the last one's: the one before), else
+ * every recording.  NULL with e set when there is no baseline or a
+ * query fails.
+ */
+struct diff *model_diff(struct model *m, struct err *e);
 /* The kind shown (resolving -1). */
 enum sample_kind model_kind(struct model *m);
 

@@ -38,6 +38,8 @@ static void styles(void)
 		[ST_ERROR] = {COLOR_RED, -1, 203, -1, A_BOLD, A_BOLD},
 		[ST_SUSPECT] = {COLOR_RED, -1, 203, -1, 0, A_BOLD},
 		[ST_DIM] = {COLOR_BLUE, -1, 244, -1, 0, A_DIM},
+		[ST_GREW] = {COLOR_RED, -1, 203, -1, A_BOLD, A_BOLD},
+		[ST_SHRANK] = {COLOR_GREEN, -1, 71, -1, A_BOLD, A_UNDERLINE},
 	};
 	int i;
 

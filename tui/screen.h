@@ -27,6 +27,8 @@ enum style {
 	ST_ERROR,   /* messages about mistakes */
 	ST_SUSPECT, /* leak suspects */
 	ST_DIM,	    /* secondary text */
+	ST_GREW,    /* a row that grew beyond noise (against the baseline) */
+	ST_SHRANK,  /* a row that shrank beyond noise */
 	ST__COUNT
 };
 

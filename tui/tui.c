@@ -238,8 +238,22 @@ static void draw_status(struct loop *l)
 			 tui_offset(m, m->to_ns, b, sizeof(b)));
 	else
 		snprintf(r, sizeof(r), "all");
-	snprintf(right, sizeof(right), " %s %s %s time %s ", scr.vline, k,
-		 scr.vline, r);
+	if (m->base_on) {
+		char base[128];
+
+		if (m->base_recording >= 0)
+			snprintf(base, sizeof(base), " vs base rec %lld",
+				 (long long)m->base_recording);
+		else
+			snprintf(base, sizeof(base), " vs base %s..%s",
+				 tui_offset(m, m->base_from_ns, a, sizeof(a)),
+				 tui_offset(m, m->base_to_ns, b, sizeof(b)));
+		snprintf(right, sizeof(right), " %s %s %s time %s%s ",
+			 scr.vline, k, scr.vline, r, base);
+	} else {
+		snprintf(right, sizeof(right), " %s %s %s time %s ", scr.vline,
+			 k, scr.vline, r);
+	}
 	rw = (int)names_width(right);
 	if (l->search)
 		snprintf(left, sizeof(left), " %s %s /%s", v, scr.vline,
@@ -538,6 +552,50 @@ static void mouse(struct loop *l)
 }
 
 /* Returns false to quit. */
+/* B: the time range becomes the baseline (and is cleared, so that the
+ * next range is compared with it); without one, recording 0 when there
+ * are several; with a baseline, back to plain views. */
+static void baseline_key(struct loop *l)
+{
+	struct model *m = &l->t.m;
+	const struct query_recording *r;
+	size_t n = 0;
+	struct query *q;
+	struct err e;
+	char a[40], b[40];
+
+	if (m->base_on) {
+		model_clear_base(m);
+		tui_message(&l->t, false, "baseline off");
+		return;
+	}
+	if (model_has_range(m)) {
+		tui_offset(m, m->from_ns, a, sizeof(a));
+		tui_offset(m, m->to_ns, b, sizeof(b));
+		model_set_base(m, -1, m->from_ns, m->to_ns);
+		model_set_range(m, INT64_MIN, INT64_MAX);
+		tui_message(&l->t, false,
+			    "baseline: %s..%s; select another range to compare "
+			    "(B: off)",
+			    a, b);
+		return;
+	}
+	err_init(&e);
+	q = model_query_all(m, &e);
+	if (q)
+		query_recordings(q, &r, &n);
+	if (n < 2) {
+		tui_message(&l->t, true,
+			    "select a time range in the Timeline first (or "
+			    "give browse --base)");
+		return;
+	}
+	model_set_base(m, 0, 0, 0);
+	tui_message(
+		&l->t, false,
+		"baseline: recording 0, compared with recording 1 (B: off)");
+}
+
 static bool key(struct loop *l, int c)
 {
 	struct area a = body_area();
@@ -617,6 +675,9 @@ static bool key(struct loop *l, int c)
 			v->act(&l->t, l->state[l->view], ACT_CLEAR_RANGE, &a);
 		}
 		break;
+	case ACT_BASELINE:
+		baseline_key(l);
+		break;
 	case ACT_REDRAW:
 		clearok(stdscr, TRUE);
 		break;
@@ -633,7 +694,8 @@ static bool key(struct loop *l, int c)
 	return true;
 }
 
-int tui_browse(struct store *s, const char *name, struct err *e)
+int tui_browse(struct store *s, const char *name, const struct tui_base *base,
+	       struct err *e)
 {
 	struct loop *l = xcalloc(1, sizeof(*l));
 	const char *stamp = getenv("HEAPSIFT_BROWSE_STAMP");
@@ -650,6 +712,9 @@ int tui_browse(struct store *s, const char *name, struct err *e)
 		return err_set(e, ERR_FAIL, "cannot set up the terminal");
 	}
 	l->name = name;
+	if (base && base->set)
+		model_set_base(&l->t.m, base->recording, base->from_ns,
+			       base->to_ns);
 	for (i = 0; i < n_views; i++)
 		l->state[i] = view_table[i]->new (&l->t);
 	if (stamp && *stamp)

@@ -23,6 +23,15 @@ struct store;
  * title is then set to "hs-browse-SEQ", after the screen's bytes, so
  * that a test knows when the terminal has drawn them.
  */
-int tui_browse(struct store *s, const char *name, struct err *e);
+/* The baseline given on the command line (browse --base): recording
+ * (>= 0), else the time range from..to. */
+struct tui_base {
+	bool set;
+	int64_t recording;
+	int64_t from_ns, to_ns;
+};
+
+int tui_browse(struct store *s, const char *name, const struct tui_base *base,
+	       struct err *e);
 
 #endif

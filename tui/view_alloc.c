@@ -65,6 +65,12 @@ struct alloc {
 	struct regex *filter;
 	char filter_text[256];
 	struct drill *drill;
+	/* against the baseline (model_diff()): the diff's rows */
+	const struct diff_table *dt;
+	unsigned dgen;
+	enum query_group dby;
+	bool dvalid;
+	struct list dlist;
 };
 
 static void *al_new(struct tui *t)
@@ -325,6 +331,107 @@ static void drill_open(struct tui *t, struct alloc *a)
 	a->drill = d;
 }
 
+/* --- against the baseline ---------------------------------------------------- */
+
+static bool diff_mode(const struct tui *t, const struct alloc *a)
+{
+	return t->m.base_on && !a->drill;
+}
+
+static void diff_ensure(struct tui *t, struct alloc *a)
+{
+	struct diff *d;
+	struct err e;
+
+	if (a->dvalid && a->dgen == t->m.gen && a->dby == a->by)
+		return;
+	a->dvalid = true;
+	a->dgen = t->m.gen;
+	a->dby = a->by;
+	a->dt = NULL;
+	err_init(&e);
+	d = model_diff(&t->m, &e);
+	if (!d || diff_top(d, a->by, &a->dt, &e) < 0) {
+		a->dt = NULL;
+		tui_message(t, true, "cannot compare with the baseline: %s",
+			    e.msg);
+	}
+	a->dlist.n = a->dt ? a->dt->n_rows : 0;
+	if (a->dlist.cur >= a->dlist.n)
+		a->dlist.cur = a->dlist.top = 0;
+}
+
+/* "+1.23 MB" from a double */
+static const char *signed_bytes(double v, bool sign, char *out, size_t size)
+{
+	char b[32];
+	double x = fabs(v);
+
+	tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX, b, sizeof(b));
+	snprintf(out, size, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "", b);
+	return out;
+}
+
+static void diff_draw(struct tui *t, struct alloc *a, const struct area *ar)
+{
+	int h = ar->height - 1, i, x;
+	const struct diff_table *dt;
+
+	diff_ensure(t, a);
+	dt = a->dt;
+	screen_fill(ar->top, 0, ar->width, ST_HEADER);
+	x = screen_putf(ar->top, 0, ar->width, ST_HEADER,
+			"%10s %10s %11s %6s %6s %-6s ",
+			dt && dt->per_second ? "BASE/s" : "BASE",
+			dt && dt->per_second ? "NEW/s" : "NEW", "CHANGE",
+			"N_BASE", "N_NEW", "");
+	screen_put(ar->top, x, ar->width - x, ST_HEADER,
+		   query_group_name(a->by));
+	if (!dt || !dt->n_rows) {
+		screen_put(ar->top + 2, 2, ar->width - 2, ST_DIM,
+			   "no samples of this kind on either side");
+		return;
+	}
+	list_fix(&a->dlist, h);
+	for (i = 0; i < h && a->dlist.top + (size_t)i < dt->n_rows; i++) {
+		size_t k = a->dlist.top + (size_t)i;
+		const struct diff_row *r = &dt->rows[k];
+		bool cur = k == a->dlist.cur;
+		enum style st = cur		? ST_CURSOR
+				: r->change > 0 ? ST_GREW
+				: r->change < 0 ? ST_SHRANK
+						: ST_NORMAL;
+		char b0[48], b1[48], b2[48], nm[1024];
+		int y = ar->top + 1 + i, nw;
+
+		if (cur)
+			screen_fill(y, 0, ar->width, ST_CURSOR);
+		x = screen_putf(
+			y, 0, ar->width, st, "%10s %10s %11s %6llu %6llu %-6s ",
+			signed_bytes(r->value[0], false, b0, sizeof(b0)),
+			signed_bytes(r->value[1], false, b1, sizeof(b1)),
+			signed_bytes(r->delta, true, b2, sizeof(b2)),
+			(unsigned long long)r->samples[0],
+			(unsigned long long)r->samples[1],
+			r->change > 0	? "grew"
+			: r->change < 0 ? "shrank"
+					: "");
+		nw = ar->width - x;
+		if (nw > 0)
+			screen_put(y, x, nw, st,
+				   names_shorten(r->key, (size_t)nw,
+						 scr.ellipsis, nm, sizeof(nm)));
+	}
+	{
+		const struct diff_row *r = &dt->rows[a->dlist.cur];
+
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
+			    "%zu/%zu %s q %.2g %s %zu beyond noise %s %s",
+			    a->dlist.cur + 1, dt->n_rows, scr.vline, r->q,
+			    scr.vline, dt->n_changed, scr.vline, r->key);
+	}
+}
+
 /* --- drawing --------------------------------------------------------------- */
 
 static int bar_width(int width)
@@ -386,6 +493,10 @@ static void al_draw(struct tui *t, void *st, const struct area *ar)
 	int h = ar->height - 1, i;
 	char b[32];
 
+	if (diff_mode(t, a)) {
+		diff_draw(t, a, ar);
+		return;
+	}
 	ensure(t, a);
 	if (a->drill && a->drill->gen != t->m.gen) {
 		/* the range or kind changed under the drill-down: redo it */
@@ -451,6 +562,24 @@ static bool al_act(struct tui *t, void *st, enum action act,
 	struct alloc *a = st;
 	int h = ar->height - 1;
 
+	if (diff_mode(t, a)) {
+		diff_ensure(t, a);
+		if (list_act(&a->dlist, act, h))
+			return true;
+		if (act == ACT_GROUP || act == ACT_GROUP_BACK) {
+			a->by = (enum query_group)(
+				(a->by + (act == ACT_GROUP ? 1 : 4)) % 5);
+			a->valid = false;
+			a->dlist.cur = a->dlist.top = 0;
+			return true;
+		}
+		if (act == ACT_ENTER) {
+			tui_message(t, false,
+				    "B turns the baseline off to drill down");
+			return true;
+		}
+		return false;
+	}
 	ensure(t, a);
 	if (a->drill) {
 		struct drill *d = a->drill;
@@ -504,8 +633,10 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 	struct alloc *a = st;
 	static const char *const sorts[] = {"bytes", "samples", "name"};
 
-	(void)t;
-	if (a->drill)
+	if (diff_mode(t, a))
+		snprintf(out, size, "by %s against the baseline, per second",
+			 query_group_name(a->by));
+	else if (a->drill)
 		snprintf(out, size, "%s = %s (Esc: back)",
 			 query_group_name(a->drill->by), a->drill->key);
 	else

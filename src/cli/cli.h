@@ -120,6 +120,7 @@ int cmd_export(int argc, char **argv);
 int cmd_browse(int argc, char **argv);
 int cmd_codeheap(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_agent_path(int argc, char **argv);
 
 #endif

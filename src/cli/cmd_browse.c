@@ -26,8 +26,8 @@
 #include "util/xalloc.h"
 
 static const char browse_help[] =
-	"usage: heapsift browse CASE.hsdb\n"
-	"       heapsift browse INPUT...\n"
+	"usage: heapsift browse CASE.hsdb [--base=N|--base=FROM..TO]\n"
+	"       heapsift browse INPUT... [--base=N|--base=FROM..TO]\n"
 	"\n"
 	"Browse a store in the terminal: overview, allocations by class,\n"
 	"site, app-site, thread or recording with drill-down, the call tree\n"
@@ -42,6 +42,10 @@ static const char browse_help[] =
 	"~/.cache/heapsift), reused while the inputs' paths, sizes and\n"
 	"modification times are unchanged.\n"
 	"\n"
+	"      --base=N, --base=FROM..TO\n"
+	"               start with recording N, or the time window FROM..TO\n"
+	"               (as --from and --to take them), as the baseline that\n"
+	"               the Allocations view compares with (B in the browser)\n"
 	"  -h, --help   this text\n"
 	"\n"
 	"Environment: NO_COLOR turns colours off; a locale that is not UTF-8\n"
@@ -67,9 +71,45 @@ static int import_into(const char *path, int n, char **inputs)
 	return rc;
 }
 
+/* --base=N or --base=FROM..TO against the open store; 0 or the exit
+ * status after a message. */
+static int parse_base(struct store *s, const char *arg, struct tui_base *b)
+{
+	struct view_filters f;
+	const char *dots = strstr(arg, "..");
+	char *from = NULL;
+	uint64_t n;
+	int rc;
+
+	view_filters_init(&f);
+	if (dots) {
+		from = xmemdup(arg, (size_t)(dots - arg));
+		f.from = *from ? from : NULL;
+		f.to = dots[2] ? dots + 2 : NULL;
+	} else if (cli_parse_count(arg, &n) && n <= UINT32_MAX) {
+		f.q.recording = (int64_t)n;
+	} else {
+		return cli_usage_error("browse",
+				       "--base: '%s' is neither a recording "
+				       "number nor a window FROM..TO",
+				       arg);
+	}
+	rc = view_resolve("browse", s, &f);
+	free(from);
+	if (rc)
+		return rc;
+	b->set = true;
+	b->recording = dots ? -1 : f.q.recording;
+	b->from_ns = f.q.from_ns;
+	b->to_ns = f.q.to_ns;
+	return 0;
+}
+
 int cmd_browse(int argc, char **argv)
 {
+	enum { OPT_BASE = 0x100 };
 	static const struct option opts[] = {
+		{"base", required_argument, NULL, OPT_BASE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -79,6 +119,8 @@ int cmd_browse(int argc, char **argv)
 	const char *path, *name;
 	char **inputs;
 	int c, rc, n;
+	const char *base_arg = NULL;
+	struct tui_base base = {false, -1, INT64_MIN, INT64_MAX};
 
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -86,6 +128,9 @@ int cmd_browse(int argc, char **argv)
 		case 'h':
 			fputs(browse_help, stdout);
 			return cli_finish_output(EXIT_OK);
+		case OPT_BASE:
+			base_arg = optarg;
+			break;
 		default:
 			return cli_getopt_error("browse", c, argv);
 		}
@@ -126,7 +171,15 @@ int cmd_browse(int argc, char **argv)
 		free(cached);
 		return EXIT_ERROR;
 	}
-	rc = tui_browse(s, name, &e) < 0 ? EXIT_ERROR : EXIT_OK;
+	if (base_arg) {
+		rc = parse_base(s, base_arg, &base);
+		if (rc) {
+			store_close(s);
+			free(cached);
+			return rc;
+		}
+	}
+	rc = tui_browse(s, name, &base, &e) < 0 ? EXIT_ERROR : EXIT_OK;
 	if (rc != EXIT_OK)
 		view_error("browse", &e);
 	store_close(s);

@@ -300,3 +300,34 @@ const char *view_bytes(int64_t n, char *out, size_t size)
 {
 	return human_bytes(n, out, size);
 }
+
+int view_resolve(const char *cmd, struct store *s, struct view_filters *f)
+{
+	const struct store_recording *recs;
+	uint32_t n;
+	int64_t start;
+	struct err e;
+
+	err_init(&e);
+	if (store_recordings(s, &recs, &n, &e) < 0 ||
+	    query_time_origin(s, f->q.recording, &start, &e) < 0) {
+		view_error(cmd, &e);
+		return EXIT_ERROR;
+	}
+	if (f->q.recording >= (int64_t)n)
+		return cli_usage_error(cmd,
+				       "recording %lld: the store holds "
+				       "%u recording%s (0 to %u)",
+				       (long long)f->q.recording, n,
+				       n == 1 ? "" : "s", n ? n - 1 : 0);
+	if ((f->from &&
+	     parse_time(cmd, "--from", f->from, start, &f->q.from_ns)) ||
+	    (f->to && parse_time(cmd, "--to", f->to, start, &f->q.to_ns)))
+		return EXIT_USAGE;
+	if (f->from && f->to && f->q.from_ns >= f->q.to_ns)
+		return cli_usage_error(cmd,
+				       "--from %s is not before --to %s: the "
+				       "time window is empty",
+				       f->from, f->to);
+	return 0;
+}

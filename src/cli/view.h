@@ -83,6 +83,14 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q);
 void view_close(struct store *s, struct query *q);
 
+/*
+ * What view_open() does between opening the store and the query, for a
+ * command that opens several queries (diff): checks f's recording and
+ * turns its --from/--to into nanoseconds from s's time 0.  0, or
+ * EXIT_USAGE / EXIT_ERROR after a message.
+ */
+int view_resolve(const char *cmd, struct store *s, struct view_filters *f);
+
 /* Print a problem "heapsift CMD: error: ..." */
 void view_error(const char *cmd, const struct err *e);
 

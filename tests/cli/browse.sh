@@ -499,6 +499,60 @@ $B_TMUX capture-pane -e -p -t browse | grep -q '7m' || t_fail "NO_COLOR: no reve
 b_quit
 t_end
 
+t_begin "120x30 baseline: allocations against --base match heapsift diff"
+# two recordings of different workloads in one store, the first as the
+# baseline (--base=0), the second the new side: the rows, their order,
+# their samples on both sides and the verdicts are heapsift diff's
+"$HEAPSIFT" import -o "$T/work/two.hsdb" "$FX/jdk17-leak-gcroots.jfr" "$FX/jdk17-default.jfr" >/dev/null 2>&1 ||
+	t_fail "import of two recordings failed"
+b_start 120 30 $UTF -- "$T/work/two.hsdb" --base=0
+b_keys 2
+cli diff "$T/work/two.hsdb" --base-recording 0 --recording 1 --by site --csv >"$T/work/diff.csv"
+b_capture | grep -q 'vs base rec 0' || t_fail "the status line does not name the baseline"
+b_capture | awk -F, -v csv="$T/work/diff.csv" '
+	BEGIN { FS = " "; n = 0
+		while ((getline line < csv) > 0) { if (n++ == 0) continue
+			sub(/\r$/, "", line); split(line, f, ",")
+			key[n - 1] = f[1]; nb[n - 1] = f[2]; nn[n - 1] = f[3]; ch[n - 1] = f[10] } }
+	/N_BASE/ { on = 1; next }
+	on && NF >= 6 && $0 !~ /beyond noise/ {
+		r++
+		# BASE/s NEW/s CHANGE are two words each
+		got = $7 " " $8; want = nb[r] " " nn[r]
+		v = (NF >= 10 && ($9 == "grew" || $9 == "shrank")) ? $9 : ""
+		if (got != want) { print "row " r ": samples " got ", diff says " want; bad = 1 }
+		if (v != ch[r]) { print "row " r ": verdict \"" v "\", diff says \"" ch[r] "\""; bad = 1 }
+		name = $NF; sub(/^(…|~)/, "", name); sub(/^([a-z]\.)+/, "", name)
+		if (substr(key[r], length(key[r]) - length(name) + 1) != name) { print "row " r ": " $NF " is not " key[r]; bad = 1 }
+		next
+	}
+	on && r && NF < 6 { on = 0 }
+	END { if (!r) { print "no rows"; bad = 1 } exit bad }' >"$T/work/base.err" ||
+	t_fail "$(cat "$T/work/base.err")"
+grep -q ',grew$\|,shrank$' "$T/work/diff.csv" || t_fail "nothing changed beyond noise between the two: the case checks no verdict"
+# off the first row (the cursor's colour wins there): a row that grew
+# is drawn in the colour of growth (ST_GREW: 256-colour 203), one that
+# shrank in that of shrinking (ST_SHRANK: 71)
+b_keys End
+b_capture | grep -q ' grew ' || t_fail "no row marked grew"
+$B_TMUX capture-pane -e -p -t browse | grep ' grew ' | grep -q '38;5;203' ||
+	t_fail "a row that grew is not drawn in the growth colour"
+if grep -q ',shrank$' "$T/work/diff.csv"; then
+	$B_TMUX capture-pane -e -p -t browse | grep ' shrank ' | grep -q '38;5;71' ||
+		t_fail "a row that shrank is not drawn in the colour of shrinking"
+fi
+b_keys Home
+b_keys B
+b_capture | grep -q "by site, sort bytes" || t_fail "B did not switch back"
+b_keys B
+b_capture | grep -q "baseline: recording 0" || t_fail "B without a range: recording 0 is not the baseline"
+b_quit
+b_start 80 24 $UTF -- "$S"
+b_keys B
+b_capture | grep -q "select a time range" || t_fail "B with one recording and no range: no message"
+b_quit
+t_end
+
 t_begin "browse INPUT imports into the XDG cache once, reimports when changed"
 cp "$FX/jdk17-leak-gcroots.jfr" "$T/work/rec.jfr"
 b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"

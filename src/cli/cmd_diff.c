@@ -1,0 +1,803 @@
+/*
+ * heapsift diff: two stores (or inputs, imported into the cache store
+ * browse and report use), two recordings of one store, or two time ranges,
+ * compared row by row: the groupings of top, the call tree and the
+ * inverted tree, survivors, code heaps.  The comparison and its test are
+ * the query layer's (src/query/diff.c, docs/diff.md); this file opens the
+ * two sides and prints what it answers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cache.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/view.h"
+#include "query/codeheap.h"
+#include "query/diff.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static const char diff_help[] =
+	"usage: heapsift diff BASE [NEW] [--by=GROUP | --tree | --inverted |\n"
+	"                     --survivors | --codeheap] [--total] "
+	"[--alpha=P]\n"
+	"                     [--limit=N] [--depth=N] [--csv]\n"
+	"                     [--base-recording=N] [--base-from=TIME]\n"
+	"                     [--base-to=TIME] [--base-snapshot=N]\n"
+	"                     [--snapshot=N] [FILTERS]\n"
+	"\n"
+	"Compare a base with a new side, row by row: base, new, the\n"
+	"difference, the ratio and the samples on both sides, the changes\n"
+	"that the samples can tell from noise first (docs/diff.md).  BASE and\n"
+	"NEW are stores, or inputs imported first into the cache store that\n"
+	"heapsift browse uses.  With BASE alone the two sides are two\n"
+	"recordings (--base-recording, --recording) or two time ranges\n"
+	"(--base-from/--base-to, --from/--to) of it.  The FILTERS apply to\n"
+	"both sides; --recording, --from and --to to the base as well unless\n"
+	"a --base-* option replaces them there.\n"
+	"\n"
+	"      --by=GROUP          the groups of heapsift top: class "
+	"(default),\n"
+	"                          site, app-site, thread, recording\n"
+	"      --tree              the call tree, merged by call path\n"
+	"      --inverted          the inverted tree, from the allocation "
+	"sites\n"
+	"      --depth=N           trees: show N levels (default 6; 0: all)\n"
+	"      --survivors         live bytes at the end of each side, by\n"
+	"                          --by (default site), from agent samples or\n"
+	"                          jdk.OldObjectSample; never per second\n"
+	"      --codeheap          code heaps, heap by heap: used, free, "
+	"largest\n"
+	"                          free, fragmentation, blocks by type\n"
+	"      --base-snapshot=N   with --codeheap: the base's snapshot "
+	"(default\n"
+	"                          the first)\n"
+	"      --snapshot=N        with --codeheap: the new side's (default "
+	"the\n"
+	"                          last)\n"
+	"      --total             absolute estimates; by default they are "
+	"per\n"
+	"                          second of recording\n"
+	"      --alpha=P           the false discovery rate of the changes\n"
+	"                          called beyond noise (default 0.01)\n"
+	"      --limit=N           at most N rows (default 20; 0 and --csv: "
+	"all)\n"
+	"      --csv               RFC 4180 CSV: GROUP,base_samples,"
+	"new_samples,\n"
+	"                          base,new,delta,ratio,p_value,q_value,change"
+	"\n"
+	"      --base-recording=N  the base is recording N\n"
+	"      --base-from=TIME, --base-to=TIME\n"
+	"                          the base's time window (as --from, --to)\n"
+	"  -h, --help              this text\n"
+	"\n" VIEW_FILTER_HELP "\n"
+	"The test: each row's base samples, given its samples on both sides,\n"
+	"against a binomial whose share is what the base's exposure expects\n"
+	"(its seconds of recording; its total samples for the throttled\n"
+	"jdk.ObjectAllocationSample and for jdk.OldObjectSample), exact and\n"
+	"two-sided, Benjamini-Hochberg across the rows.  Byte estimates are\n"
+	"shown; their significance rests on the samples.\n"
+	"\n"
+	"Exit status: 0 done; 1 a store or input could not be read; 2 usage.\n";
+
+enum diff_view { DV_TOP, DV_TREE, DV_INVERTED, DV_SURVIVORS, DV_CODEHEAP };
+
+struct diff_cli {
+	enum diff_view view;
+	enum query_group by;
+	bool by_given, csv, total;
+	double alpha;
+	uint64_t limit, depth;
+	bool have_limit, have_depth;
+	int64_t base_recording, base_snapshot, snapshot;
+	const char *base_from, *base_to;
+	struct view_filters f;
+};
+
+/* Import one input into the cache; the store's path (malloc'ed) or NULL
+ * after a message.  import's own report goes to standard error: the
+ * diff is what standard output holds. */
+static char *operand_store(const char *in)
+{
+	char *args[5], *cached;
+	char *inputs[1];
+	struct stat st;
+	int rc, saved;
+
+	if (cli_is_store(in))
+		return xstrdup(in);
+	inputs[0] = (char *)in;
+	cached = cli_cache_path("diff", 1, inputs);
+	if (!cached)
+		return NULL;
+	if (stat(cached, &st) == 0)
+		return cached;
+	args[0] = (char *)"import";
+	args[1] = (char *)"-o";
+	args[2] = cached;
+	args[3] = (char *)"--";
+	args[4] = (char *)in;
+	fprintf(stderr, "heapsift diff: importing %s into %s\n", in, cached);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	rc = cmd_import(5, args);
+	fflush(stdout);
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+	if (rc != EXIT_OK && rc != EXIT_WARNED) {
+		free(cached);
+		return NULL;
+	}
+	return cached;
+}
+
+static void put_str(struct buf *b, const char *s, bool csv)
+{
+	if (csv) {
+		struct buf t = BUF_INIT;
+
+		buf_add_printable(&t, s, strlen(s));
+		buf_add_csv(b, t.data, t.len);
+		buf_release(&t);
+	} else {
+		buf_add_printable(b, s, strlen(s));
+	}
+}
+
+/* "1.23 MB", "+1.23 MB", "-" for NaN; a rate gets "/s". */
+static bool amount_counts; /* values are samples, not bytes */
+
+static const char *amount(double v, bool sign, bool per_s, char *out,
+			  size_t size)
+{
+	char t[32];
+	double a = fabs(v);
+
+	if (isnan(v)) {
+		snprintf(out, size, "-");
+		return out;
+	}
+	if (amount_counts) {
+		snprintf(out, size, sign && v > 0 ? "%+.0f" : "%.0f", v);
+		return out;
+	}
+	view_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, t, sizeof(t));
+	snprintf(out, size, "%s%s%s",
+		 v < 0		 ? "-"
+		 : sign && v > 0 ? "+"
+				 : "",
+		 t, per_s ? "/s" : "");
+	return out;
+}
+
+static const char *ratio_text(double r, char *out, size_t size)
+{
+	if (isnan(r))
+		snprintf(out, size, "-");
+	else if (isinf(r))
+		snprintf(out, size, "new");
+	else
+		snprintf(out, size, "%.2fx", r);
+	return out;
+}
+
+static const char *verdict(int change)
+{
+	return change > 0 ? "grew" : change < 0 ? "shrank" : "";
+}
+
+static void put_csv_num(struct buf *b, double v)
+{
+	if (isnan(v))
+		return;
+	if (isinf(v))
+		buf_adds(b, v > 0 ? "inf" : "-inf");
+	else if (v == floor(v) && fabs(v) < 9e15)
+		buf_addf(b, "%.0f", v);
+	else
+		buf_addf(b, "%.6g", v);
+}
+
+static const char *test_name(enum diff_test t)
+{
+	switch (t) {
+	case DIFF_TEST_TIME:
+		return "rates (each side's exposure: its seconds of "
+		       "recording)";
+	case DIFF_TEST_SHARE:
+		return "shares (each side's exposure: its samples of the "
+		       "kind, which a throttle fixes)";
+	default:
+		return "stocks (equal exposure)";
+	}
+}
+
+static void header(struct buf *b, const struct diff_table *t, const char *what,
+		   const char *names[2])
+{
+	char x[48];
+	int s;
+
+	buf_addf(b, "%s of %s: ", what, sample_kind_name(t->kind));
+	if (t->test == DIFF_TEST_EQUAL && t->by_samples)
+		buf_adds(b, "live samples at the end of each side (the kind "
+			    "has no sizes here)\n");
+	else if (t->test == DIFF_TEST_EQUAL)
+		buf_adds(b, "estimated live bytes at the end of each side, "
+			    "absolute\n");
+	else if (t->per_second)
+		buf_adds(b, "estimated bytes per second of recording "
+			    "(--total for absolute values)\n");
+	else
+		buf_adds(b, "estimated bytes, absolute (not per second)\n");
+	for (s = 0; s < 2; s++) {
+		buf_addf(b, "%-5s ", s ? "new:" : "base:");
+		put_str(b, names[s], false);
+		buf_addf(b, ": %.3f s, %" PRIu64 " samples, %s\n",
+			 t->seconds[s], t->samples[s],
+			 amount(t->value[s], false, t->per_second, x,
+				sizeof(x)));
+	}
+	buf_addf(b,
+		 "test: exact binomial on each row's samples (N_BASE, N_NEW), "
+		 "%s; Benjamini-Hochberg at %g (Q): %zu of %zu rows changed "
+		 "beyond noise\n",
+		 test_name(t->test), t->alpha, t->n_changed, t->n_rows);
+}
+
+static void table_text(struct buf *b, const struct diff_table *t,
+		       const char *keyname, bool tree, uint64_t limit,
+		       uint64_t depth)
+{
+	size_t i, shown = 0;
+
+	buf_addf(b, "%12s %12s %12s %7s %8s %8s %9s %-6s  %s\n", "BASE", "NEW",
+		 "CHANGE", "RATIO", "N_BASE", "N_NEW", "Q", "", keyname);
+	for (i = 0; i < t->n_rows; i++) {
+		const struct diff_row *r = &t->rows[i];
+		char x[48], y[48], z[48], w[16], q[16];
+		bool ps = t->per_second;
+
+		if (tree && depth && r->depth >= depth)
+			continue;
+		if (limit && shown >= limit)
+			break;
+		shown++;
+		if (isnan(r->q))
+			snprintf(q, sizeof(q), "-");
+		else if (r->q < 1e-4)
+			snprintf(q, sizeof(q), "%.0e", r->q);
+		else
+			snprintf(q, sizeof(q), "%.4f", r->q);
+		buf_addf(b,
+			 "%12s %12s %12s %7s %8" PRIu64 " %8" PRIu64
+			 " %9s %-6s  ",
+			 amount(r->value[0], false, ps, x, sizeof(x)),
+			 amount(r->value[1], false, ps, y, sizeof(y)),
+			 amount(r->delta, true, ps, z, sizeof(z)),
+			 ratio_text(r->ratio, w, sizeof(w)), r->samples[0],
+			 r->samples[1], q, verdict(r->change));
+		if (tree)
+			for (uint32_t k = 0; k < r->depth; k++)
+				buf_adds(b, "  ");
+		put_str(b, r->key, false);
+		buf_addch(b, '\n');
+	}
+	if (shown < t->n_rows)
+		buf_addf(b, "(%zu more rows: --limit=0 for all)\n",
+			 t->n_rows - shown);
+}
+
+static void table_csv(struct buf *b, const struct diff_table *t,
+		      const char *keyname, bool tree, uint64_t depth)
+{
+	const char *u = t->per_second ? "_per_s" : "";
+	const char *what = t->by_samples ? "live_samples" : "est_bytes";
+	size_t i;
+
+	if (tree)
+		buf_adds(b, "depth,");
+	buf_addf(b,
+		 "%s,base_samples,new_samples,base_%s%s,new_%s%s,delta_%s%s,"
+		 "ratio,p_value,q_value,change\r\n",
+		 keyname, what, u, what, u, what, u);
+	for (i = 0; i < t->n_rows; i++) {
+		const struct diff_row *r = &t->rows[i];
+
+		if (tree && depth && r->depth >= depth)
+			continue;
+		if (tree)
+			buf_addf(b, "%u,", r->depth);
+		put_str(b, r->key, true);
+		buf_addf(b, ",%" PRIu64 ",%" PRIu64 ",", r->samples[0],
+			 r->samples[1]);
+		put_csv_num(b, r->value[0]);
+		buf_addch(b, ',');
+		put_csv_num(b, r->value[1]);
+		buf_addch(b, ',');
+		put_csv_num(b, r->delta);
+		buf_addch(b, ',');
+		put_csv_num(b, r->ratio);
+		buf_addch(b, ',');
+		if (!isnan(r->p))
+			buf_addf(b, "%.10g", r->p);
+		buf_addch(b, ',');
+		if (!isnan(r->q))
+			buf_addf(b, "%.10g", r->q);
+		buf_addf(b, ",%s\r\n", verdict(r->change));
+	}
+}
+
+/* --- code heaps ------------------------------------------------------------- */
+
+/* Is the heap in the base (in the new side) snapshot: does a row of it
+ * have a value there? */
+static bool find_side(const struct diff_ch_row *rows, size_t n,
+		      const char *heap, bool base)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].heap == heap &&
+		    (base ? rows[i].in_base : rows[i].in_new))
+			return true;
+	return false;
+}
+
+static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
+			 const char *names[2], struct buf *b)
+{
+	struct chq *q[2] = {NULL, NULL};
+	struct diff_ch_row *rows = NULL;
+	uint32_t snap[2];
+	size_t n, i;
+	const char *last = NULL;
+	struct err e;
+	int k, rc = EXIT_OK;
+
+	err_init(&e);
+	for (k = 0; k < 2; k++) {
+		if (k == 1 && s[1] == s[0]) {
+			q[1] = q[0];
+			break;
+		}
+		if (chq_open(s[k], &q[k], &e) < 0) {
+			view_error("diff", &e);
+			rc = EXIT_ERROR;
+			goto out;
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		uint32_t ns = chq_n_snapshots(q[k]);
+		int64_t want = k ? o->snapshot : o->base_snapshot;
+
+		if (!ns) {
+			rc = cli_usage_error("diff",
+					     "the %s side holds no code-heap "
+					     "snapshot",
+					     k ? "new" : "base");
+			goto out;
+		}
+		if (want >= (int64_t)ns) {
+			rc = cli_usage_error("diff",
+					     "--%ssnapshot %lld: the %s side "
+					     "holds %u snapshot%s",
+					     k ? "" : "base-", (long long)want,
+					     k ? "new" : "base", ns,
+					     ns == 1 ? "" : "s");
+			goto out;
+		}
+		snap[k] = want >= 0 ? (uint32_t)want : k ? ns - 1 : 0;
+	}
+	if (diff_codeheap(q[0], snap[0], q[1], snap[1], &rows, &n, &e) < 0) {
+		rc = cli_usage_error("diff", "%s", e.msg);
+		goto out;
+	}
+	if (o->csv) {
+		buf_adds(b, "heap,fact,base,new,delta\r\n");
+	} else {
+		for (k = 0; k < 2; k++) {
+			buf_addf(b, "%-5s snapshot %u (%s) of ",
+				 k ? "new:" : "base:", snap[k],
+				 chq_str(q[k],
+					 chq_snapshot(q[k], snap[k])->kind));
+			put_str(b, names[k], false);
+			buf_addch(b, '\n');
+		}
+		buf_adds(b, "code heaps are snapshots, not samples: every "
+			    "difference is exact; bytes, counts, "
+			    "fragmentation 0 to 1\n");
+	}
+	for (i = 0; i < n; i++) {
+		const struct diff_ch_row *r = &rows[i];
+
+		if (o->csv) {
+			put_str(b, r->heap, true);
+			buf_addch(b, ',');
+			if (r->by_type) {
+				struct buf t = BUF_INIT;
+
+				buf_addf(&t, "blocks: %s", r->fact);
+				put_str(b, t.data, true);
+				buf_release(&t);
+			} else {
+				buf_adds(b, r->fact);
+			}
+			buf_addch(b, ',');
+			put_csv_num(b, r->value[0]);
+			buf_addch(b, ',');
+			put_csv_num(b, r->value[1]);
+			buf_addch(b, ',');
+			put_csv_num(b, r->delta);
+			buf_adds(b, "\r\n");
+			continue;
+		}
+		if (r->heap != last) {
+			buf_adds(b, "  ");
+			put_str(b, r->heap, false);
+			if (find_side(rows, n, r->heap, true) &&
+			    !find_side(rows, n, r->heap, false))
+				buf_adds(b, " (not in the new snapshot)");
+			else if (!find_side(rows, n, r->heap, true))
+				buf_adds(b, " (not in the base snapshot)");
+			buf_addf(b, "\n    %-28s %14s %14s %14s\n", "", "BASE",
+				 "NEW", "CHANGE");
+			last = r->heap;
+		}
+		{
+			char f[64], x[32], y[32], z[32];
+			bool frag = !strcmp(r->fact, "fragmentation") &&
+				    !r->by_type;
+
+			snprintf(f, sizeof(f), "%s%s",
+				 r->by_type ? "blocks: " : "", r->fact);
+			if (isnan(r->value[0]))
+				snprintf(x, sizeof(x), "-");
+			else
+				snprintf(x, sizeof(x), frag ? "%.4f" : "%.0f",
+					 r->value[0]);
+			if (isnan(r->value[1]))
+				snprintf(y, sizeof(y), "-");
+			else
+				snprintf(y, sizeof(y), frag ? "%.4f" : "%.0f",
+					 r->value[1]);
+			if (isnan(r->delta))
+				snprintf(z, sizeof(z), "-");
+			else
+				snprintf(z, sizeof(z), frag ? "%+.4f" : "%+.0f",
+					 r->delta);
+			buf_addf(b, "    %-28s %14s %14s %14s\n", f, x, y, z);
+		}
+	}
+out:
+	free(rows);
+	if (q[1] != q[0])
+		chq_free(q[1]);
+	chq_free(q[0]);
+	return rc;
+}
+
+/* --- main ------------------------------------------------------------------- */
+
+static int parse_index(const char *opt, const char *arg, int64_t *out)
+{
+	uint64_t n;
+
+	if (!cli_parse_count(arg, &n) || n > UINT32_MAX)
+		return cli_usage_error("diff",
+				       "%s: '%s' is not a whole number from 0",
+				       opt, arg);
+	*out = (int64_t)n;
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	enum {
+		OPT_BY = OPT__VIEW_NEXT,
+		OPT_TREE,
+		OPT_INVERTED,
+		OPT_SURVIVORS,
+		OPT_CODEHEAP,
+		OPT_DEPTH,
+		OPT_TOTAL,
+		OPT_ALPHA,
+		OPT_LIMIT,
+		OPT_CSV,
+		OPT_BASE_RECORDING,
+		OPT_BASE_FROM,
+		OPT_BASE_TO,
+		OPT_BASE_SNAPSHOT,
+		OPT_SNAPSHOT,
+	};
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, OPT_BY},
+		{"tree", no_argument, NULL, OPT_TREE},
+		{"inverted", no_argument, NULL, OPT_INVERTED},
+		{"survivors", no_argument, NULL, OPT_SURVIVORS},
+		{"codeheap", no_argument, NULL, OPT_CODEHEAP},
+		{"depth", required_argument, NULL, OPT_DEPTH},
+		{"total", no_argument, NULL, OPT_TOTAL},
+		{"alpha", required_argument, NULL, OPT_ALPHA},
+		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"csv", no_argument, NULL, OPT_CSV},
+		{"base-recording", required_argument, NULL, OPT_BASE_RECORDING},
+		{"base-from", required_argument, NULL, OPT_BASE_FROM},
+		{"base-to", required_argument, NULL, OPT_BASE_TO},
+		{"base-snapshot", required_argument, NULL, OPT_BASE_SNAPSHOT},
+		{"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+		{"help", no_argument, NULL, 'h'},
+		VIEW_FILTER_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct diff_cli o;
+	struct store *s[2] = {NULL, NULL};
+	struct query *q[2] = {NULL, NULL};
+	struct view_filters vf[2];
+	char *paths[2] = {NULL, NULL}, *side_names[2] = {NULL, NULL};
+	const char *names[2];
+	struct diff_options dopt;
+	struct diff *d = NULL;
+	const struct diff_table *t;
+	struct buf out = BUF_INIT;
+	struct err e;
+	int c, k, rc = EXIT_OK, n_ops;
+	char *end;
+
+	memset(&o, 0, sizeof(o));
+	o.by = GROUP_CLASS;
+	o.alpha = DIFF_ALPHA_DEFAULT;
+	o.base_recording = o.base_snapshot = o.snapshot = -1;
+	view_filters_init(&o.f);
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(diff_help, stdout);
+			return cli_finish_output(EXIT_OK);
+		case OPT_BY:
+			if (!query_group_parse(optarg, &o.by))
+				return cli_usage_error(
+					"diff",
+					"--by: '%s' is not class, site, "
+					"app-site, thread or recording",
+					optarg);
+			o.by_given = true;
+			break;
+		case OPT_TREE:
+			o.view = DV_TREE;
+			break;
+		case OPT_INVERTED:
+			o.view = DV_INVERTED;
+			break;
+		case OPT_SURVIVORS:
+			o.view = DV_SURVIVORS;
+			break;
+		case OPT_CODEHEAP:
+			o.view = DV_CODEHEAP;
+			break;
+		case OPT_DEPTH:
+			if (!cli_parse_count(optarg, &o.depth) ||
+			    o.depth > UINT32_MAX)
+				return cli_usage_error(
+					"diff",
+					"--depth: '%s' is not a whole "
+					"number from 0 (0: all)",
+					optarg);
+			o.have_depth = true;
+			break;
+		case OPT_TOTAL:
+			o.total = true;
+			break;
+		case OPT_ALPHA:
+			errno = 0;
+			o.alpha = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o.alpha > 0 && o.alpha < 1))
+				return cli_usage_error(
+					"diff",
+					"--alpha: '%s' is not a number "
+					"between 0 and 1 (0.01)",
+					optarg);
+			break;
+		case OPT_LIMIT:
+			if (!cli_parse_count(optarg, &o.limit))
+				return cli_usage_error("diff",
+						       "--limit: '%s' is "
+						       "not a whole number "
+						       "from 0 (0: no limit)",
+						       optarg);
+			o.have_limit = true;
+			break;
+		case OPT_CSV:
+			o.csv = true;
+			break;
+		case OPT_BASE_RECORDING:
+			if (parse_index("--base-recording", optarg,
+					&o.base_recording))
+				return EXIT_USAGE;
+			break;
+		case OPT_BASE_FROM:
+			o.base_from = optarg;
+			break;
+		case OPT_BASE_TO:
+			o.base_to = optarg;
+			break;
+		case OPT_BASE_SNAPSHOT:
+			if (parse_index("--base-snapshot", optarg,
+					&o.base_snapshot))
+				return EXIT_USAGE;
+			break;
+		case OPT_SNAPSHOT:
+			if (parse_index("--snapshot", optarg, &o.snapshot))
+				return EXIT_USAGE;
+			break;
+		case '?':
+		case ':':
+			return cli_getopt_error("diff", c, argv);
+		default:
+			if (view_filter_option("diff", c, optarg, &o.f))
+				return EXIT_USAGE;
+		}
+	}
+	if (!o.have_limit)
+		o.limit = o.csv ? 0 : 20;
+	if (!o.have_depth)
+		o.depth = o.csv ? 0 : 6;
+	if (o.view == DV_SURVIVORS && !o.by_given)
+		o.by = GROUP_SITE;
+	n_ops = argc - optind;
+	if (n_ops < 1 || n_ops > 2)
+		return cli_usage_error("diff", n_ops ? "give at most two "
+						       "sides: BASE NEW"
+						     : "give BASE and NEW, or "
+						       "BASE with --base-*");
+	if (n_ops == 1 && o.view != DV_CODEHEAP && o.base_recording < 0 &&
+	    !o.base_from && !o.base_to)
+		return cli_usage_error("diff",
+				       "one store: give --base-recording or "
+				       "--base-from/--base-to to say what the "
+				       "base is");
+	/* kept now: an import runs another getopt scan, which moves
+	 * optind */
+	names[0] = argv[optind];
+	names[1] = argv[optind + n_ops - 1];
+	for (k = 0; k < n_ops; k++) {
+		paths[k] = operand_store(names[k]);
+		if (!paths[k]) {
+			rc = EXIT_ERROR;
+			goto out;
+		}
+	}
+	err_init(&e);
+	for (k = 0; k < n_ops; k++)
+		if (store_open(paths[k], &s[k], &e) < 0) {
+			view_error("diff", &e);
+			rc = EXIT_ERROR;
+			goto out;
+		}
+	if (n_ops == 1)
+		s[1] = s[0];
+	/* one store: the sides are named by what tells them apart */
+	if (n_ops == 1 && o.view != DV_CODEHEAP) {
+		for (k = 0; k < 2; k++) {
+			struct buf nb = BUF_INIT;
+			int64_t rec = k			      ? o.f.q.recording
+				      : o.base_recording >= 0 ? o.base_recording
+							      : o.f.q.recording;
+			const char *fr = k || (!o.base_from && !o.base_to)
+						 ? o.f.from
+						 : o.base_from;
+			const char *to = k || (!o.base_from && !o.base_to)
+						 ? o.f.to
+						 : o.base_to;
+
+			buf_adds(&nb, names[k]);
+			if (rec >= 0)
+				buf_addf(&nb, " recording %lld",
+					 (long long)rec);
+			if (fr || to)
+				buf_addf(&nb, " %s..%s", fr ? fr : "",
+					 to ? to : "");
+			side_names[k] = buf_detach(&nb, NULL);
+			names[k] = side_names[k];
+		}
+	}
+	if (o.view == DV_CODEHEAP) {
+		rc = codeheap_diff(&o, s, names, &out);
+		goto print;
+	}
+	/* the sides' filters: the new side's as given, the base's with
+	 * the --base-* options in place of theirs */
+	vf[0] = vf[1] = o.f;
+	if (o.base_recording >= 0)
+		vf[0].q.recording = o.base_recording;
+	if (o.base_from || o.base_to) {
+		vf[0].from = o.base_from;
+		vf[0].to = o.base_to;
+	}
+	for (k = 0; k < 2; k++) {
+		rc = view_resolve("diff", s[k], &vf[k]);
+		if (rc)
+			goto out;
+		if (query_open(s[k], &vf[k].q, &q[k], &e) < 0) {
+			rc = e.code == ERR_USAGE
+				     ? cli_usage_error("diff", "%s", e.msg)
+				     : (view_error("diff", &e), EXIT_ERROR);
+			goto out;
+		}
+	}
+	diff_options_init(&dopt);
+	dopt.total = o.total;
+	dopt.alpha = o.alpha;
+	if (diff_open(q[0], &vf[0].q, q[1], &vf[1].q, &dopt, &d, &e) < 0) {
+		rc = cli_usage_error("diff", "%s", e.msg);
+		goto out;
+	}
+	switch (o.view) {
+	case DV_TOP:
+		rc = diff_top(d, o.by, &t, &e);
+		break;
+	case DV_TREE:
+	case DV_INVERTED:
+		rc = diff_tree(d, o.view == DV_INVERTED, 0, &t, &e);
+		break;
+	default: {
+		struct query_survivor_options so;
+
+		memset(&so, 0, sizeof(so));
+		rc = diff_survivors(d, o.by, &so, &t, &e);
+	}
+	}
+	if (rc < 0) {
+		rc = e.code == ERR_USAGE ? cli_usage_error("diff", "%s", e.msg)
+					 : (view_error("diff", &e), EXIT_ERROR);
+		goto out;
+	}
+	{
+		bool tree = o.view == DV_TREE || o.view == DV_INVERTED;
+		const char *keyname = tree ? "frame" : query_group_name(o.by);
+		const char *what = o.view == DV_TREE	    ? "call tree"
+				   : o.view == DV_INVERTED  ? "inverted tree"
+				   : o.view == DV_SURVIVORS ? "survivors"
+							    : "allocations";
+
+		amount_counts = t->by_samples;
+		if (o.csv) {
+			table_csv(&out, t, keyname, tree, o.depth);
+		} else {
+			header(&out, t, what, names);
+			table_text(&out, t, keyname, tree, o.limit, o.depth);
+		}
+	}
+print:
+	fwrite(out.data, 1, out.len, stdout);
+	if (rc == EXIT_OK)
+		rc = cli_finish_output(EXIT_OK);
+out:
+	buf_release(&out);
+	diff_free(d);
+	for (k = 0; k < 2; k++)
+		query_free(q[k]);
+	if (s[1] != s[0])
+		store_close(s[1]);
+	store_close(s[0]);
+	free(paths[0]);
+	free(paths[1]);
+	free(side_names[0]);
+	free(side_names[1]);
+	return rc;
+}

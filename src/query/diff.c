@@ -1,0 +1,798 @@
+/*
+ * Comparisons of two sides (diff.h, docs/diff.md): rows merged by key
+ * from two queries' answers, normalized, tested and sorted.  The test
+ * is the exact conditional binomial test on each row's samples, with
+ * Benjamini-Hochberg across a table's rows.
+ *
+ * It reads the query API only; it never looks at samples itself, so a
+ * diff costs the two queries it asks and a merge of their rows.
+ */
+#include "query/diff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+struct diff {
+	struct query *q[2];
+	struct query_options o[2];
+	struct diff_options opt;
+	enum sample_kind kind;
+	double seconds[2];
+	struct arena arena; /* keys of the current table */
+	struct diff_table table;
+	size_t rows_alloc;
+};
+
+void diff_options_init(struct diff_options *o)
+{
+	o->total = false;
+	o->alpha = DIFF_ALPHA_DEFAULT;
+}
+
+/* --- statistics -------------------------------------------------------------- */
+
+static double log_pmf(uint64_t k, uint64_t n, double lp, double lq)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) -
+	       lgamma((double)(n - k) + 1) + (double)k * lp +
+	       (double)(n - k) * lq;
+}
+
+/*
+ * log P(X <= k) or log P(X >= k) (upper) relative to log pmf(k): the
+ * sum of the terms from k outwards, each from the one before by the
+ * ratio of neighbouring binomial terms, until they stop counting.  Past
+ * the mode the ratios only shrink, so the rest of the sum is below the
+ * last term times a geometric series: 1e-17 of the sum.
+ */
+static double log_tail(uint64_t k, uint64_t n, double p, bool upper)
+{
+	double t = 1, s = 1, r = p / (1 - p);
+	uint64_t i = k;
+
+	for (;;) {
+		double f;
+
+		if (upper) {
+			if (i >= n)
+				break;
+			f = (double)(n - i) / (double)(i + 1) * r;
+			i++;
+		} else {
+			if (i == 0)
+				break;
+			f = (double)i / (double)(n - i + 1) / r;
+			i--;
+		}
+		t *= f;
+		s += t;
+		if (f < 1 && t < s * 1e-17)
+			break;
+	}
+	return log(s);
+}
+
+double diff_binom_p(uint64_t k, uint64_t n, double p)
+{
+	double lp, lq, ld, mean, lim, pv;
+	uint64_t lo, hi;
+
+	if (!(p > 0 && p < 1) || k > n)
+		return NAN;
+	if (n == 0)
+		return 1;
+	lp = log(p);
+	lq = log1p(-p);
+	ld = log_pmf(k, n, lp, lq);
+	mean = (double)n * p;
+	/* the relative tolerance scipy and R use: outcomes as likely as k
+	 * up to rounding count as "no more likely" */
+	lim = ld + log1p(1e-7);
+	if ((double)k == mean)
+		return 1;
+	if ((double)k < mean) {
+		/* the first i >= ceil(mean) with pmf(i) <= pmf(k): pmf
+		 * decreases from the mode on */
+		lo = (uint64_t)ceil(mean);
+		hi = n + 1; /* n + 1: none */
+		if (lo > n)
+			lo = n;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (log_pmf(mid, n, lp, lq) <= lim)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		pv = exp(ld + log_tail(k, n, p, false));
+		if (lo <= n)
+			pv += exp(log_pmf(lo, n, lp, lq) +
+				  log_tail(lo, n, p, true));
+	} else {
+		/* the last i <= floor(mean) with pmf(i) <= pmf(k) */
+		int64_t l = -1, h = (int64_t)floor(mean);
+
+		if (h > (int64_t)n)
+			h = (int64_t)n;
+		/* invariant: pmf(l) <= lim (or l = -1), pmf(h+1..) > lim
+		 * up to the mode */
+		while (l < h) {
+			int64_t mid = l + (h - l + 1) / 2;
+
+			if (log_pmf((uint64_t)mid, n, lp, lq) <= lim)
+				l = mid;
+			else
+				h = mid - 1;
+		}
+		pv = exp(ld + log_tail(k, n, p, true));
+		if (l >= 0)
+			pv += exp(log_pmf((uint64_t)l, n, lp, lq) +
+				  log_tail((uint64_t)l, n, p, false));
+	}
+	return pv > 1 ? 1 : pv;
+}
+
+static const double *bh_p;
+
+static int bh_cmp(const void *a, const void *b)
+{
+	double x = bh_p[*(const size_t *)a], y = bh_p[*(const size_t *)b];
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+void diff_bh_adjust(const double *p, double *q, size_t n)
+{
+	size_t *ix = xcalloc(n ? n : 1, sizeof(*ix)), m = 0, i;
+	double run = 1;
+
+	for (i = 0; i < n; i++) {
+		q[i] = NAN;
+		if (!isnan(p[i]))
+			ix[m++] = i;
+	}
+	bh_p = p;
+	qsort(ix, m, sizeof(*ix), bh_cmp);
+	bh_p = NULL;
+	for (i = m; i-- > 0;) {
+		double v = p[ix[i]] * (double)m / (double)(i + 1);
+
+		if (v < run)
+			run = v;
+		q[ix[i]] = run;
+	}
+	free(ix);
+}
+
+/* --- sides ------------------------------------------------------------------- */
+
+double diff_side_seconds(struct query *q, const struct query_options *o)
+{
+	const struct query_recording *r;
+	enum sample_kind kind = query_kind(q);
+	size_t n, i;
+	double s = 0;
+
+	query_recordings(q, &r, &n);
+	for (i = 0; i < n; i++) {
+		int64_t a = r[i].start_ns, b = r[i].end_ns;
+
+		if (o->recording >= 0 && (int64_t)i != o->recording)
+			continue;
+		if (!r[i].samples[kind] || b <= a)
+			continue;
+		if (o->from_ns > a)
+			a = o->from_ns;
+		if (o->to_ns < b)
+			b = o->to_ns;
+		if (b > a)
+			s += (double)(b - a) / 1e9;
+	}
+	return s;
+}
+
+int diff_open(struct query *base, const struct query_options *ob,
+	      struct query *new_, const struct query_options *on,
+	      const struct diff_options *o, struct diff **out, struct err *e)
+{
+	struct diff *d;
+
+	*out = NULL;
+	if (query_kind(base) != query_kind(new_))
+		return err_set(e, ERR_USAGE,
+			       "the base shows %s and the new side %s: give "
+			       "--kind to compare one kind",
+			       sample_kind_name(query_kind(base)),
+			       sample_kind_name(query_kind(new_)));
+	d = xcalloc(1, sizeof(*d));
+	d->q[0] = base;
+	d->q[1] = new_;
+	d->o[0] = *ob;
+	d->o[1] = *on;
+	d->o[0].key = d->o[1].key = NULL; /* borrowed only until open */
+	d->opt = *o;
+	if (!(d->opt.alpha > 0 && d->opt.alpha < 1))
+		d->opt.alpha = DIFF_ALPHA_DEFAULT;
+	d->kind = query_kind(base);
+	d->seconds[0] = diff_side_seconds(base, ob);
+	d->seconds[1] = diff_side_seconds(new_, on);
+	arena_init(&d->arena, 0);
+	*out = d;
+	return 0;
+}
+
+void diff_free(struct diff *d)
+{
+	if (!d)
+		return;
+	arena_release(&d->arena);
+	free(d->table.rows);
+	free(d);
+}
+
+/* --- tables ------------------------------------------------------------------ */
+
+static void table_reset(struct diff *d, enum diff_test test, bool per_second)
+{
+	struct diff_table *t = &d->table;
+
+	arena_reset(&d->arena);
+	t->kind = d->kind;
+	t->test = test;
+	t->per_second = per_second;
+	t->alpha = d->opt.alpha;
+	t->seconds[0] = d->seconds[0];
+	t->seconds[1] = d->seconds[1];
+	t->p0 = NAN;
+	t->samples[0] = t->samples[1] = 0;
+	t->value[0] = t->value[1] = 0;
+	t->n_rows = 0;
+	t->n_changed = 0;
+	t->by_samples = false;
+}
+
+static struct diff_row *row_add(struct diff *d, const char *key)
+{
+	struct diff_table *t = &d->table;
+	struct diff_row *r;
+
+	if (t->n_rows == d->rows_alloc) {
+		d->rows_alloc = d->rows_alloc ? 2 * d->rows_alloc : 64;
+		t->rows = xreallocarray(t->rows, d->rows_alloc, sizeof(*r));
+	}
+	r = &t->rows[t->n_rows++];
+	memset(r, 0, sizeof(*r));
+	r->key = arena_strdup(&d->arena, key);
+	r->parent = UINT32_MAX;
+	r->objects[0] = r->objects[1] = NAN;
+	return r;
+}
+
+/* The usage error for a side whose length is not known. */
+static int need_seconds(const struct diff *d, struct err *e)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!(d->seconds[i] > 0))
+			return err_set(e, ERR_USAGE,
+				       "the %s side's length of recording is "
+				       "not known (no recording with %s "
+				       "samples and an end in its range): "
+				       "give --total for absolute values",
+				       i ? "new" : "base",
+				       sample_kind_name(d->kind));
+	return 0;
+}
+
+/* Normalize, test and adjust the rows; exposure per test. */
+static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
+{
+	struct diff_table *t = &d->table;
+	double *p = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*p));
+	double *q = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*q));
+	double ea, eb, div[2] = {1, 1};
+	size_t i;
+	int s;
+
+	switch (t->test) {
+	case DIFF_TEST_TIME:
+		ea = t->seconds[0];
+		eb = t->seconds[1];
+		break;
+	case DIFF_TEST_SHARE:
+		ea = (double)exp_base;
+		eb = (double)exp_new;
+		break;
+	default:
+		ea = eb = 1;
+	}
+	t->p0 = ea > 0 && eb > 0 ? ea / (ea + eb) : NAN;
+	if (t->per_second) {
+		div[0] = t->seconds[0];
+		div[1] = t->seconds[1];
+	}
+	for (s = 0; s < 2; s++)
+		t->value[s] /= div[s];
+	for (i = 0; i < t->n_rows; i++) {
+		struct diff_row *r = &t->rows[i];
+		uint64_t n = r->samples[0] + r->samples[1];
+
+		for (s = 0; s < 2; s++) {
+			r->value[s] /= div[s];
+			r->objects[s] /= div[s];
+		}
+		r->delta = r->value[1] - r->value[0];
+		r->ratio = r->value[0] != 0   ? r->value[1] / r->value[0]
+			   : r->value[1] != 0 ? INFINITY
+					      : NAN;
+		p[i] = n && !isnan(t->p0)
+			       ? diff_binom_p(r->samples[0], n, t->p0)
+			       : NAN;
+	}
+	diff_bh_adjust(p, q, t->n_rows);
+	for (i = 0; i < t->n_rows; i++) {
+		struct diff_row *r = &t->rows[i];
+		uint64_t n = r->samples[0] + r->samples[1];
+
+		r->p = p[i];
+		r->q = q[i];
+		r->change = 0;
+		if (!isnan(q[i]) && q[i] < t->alpha) {
+			/* the direction of the samples, against what the
+			 * exposure expects: the test's, not the estimate's */
+			double want = t->p0 * (double)n;
+
+			r->change = (double)r->samples[0] > want ? -1 : 1;
+			t->n_changed++;
+		}
+	}
+	free(p);
+	free(q);
+}
+
+/* Beyond noise first, then by |delta|, then by key. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	double dx = fabs(x->delta), dy = fabs(y->delta);
+
+	if ((x->change != 0) != (y->change != 0))
+		return x->change ? -1 : 1;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* The row of key, added when new; the map holds the arena's copy. */
+static uint64_t key_index(struct hmap *m, struct diff *d, const char *key)
+{
+	uint64_t ix;
+	bool added;
+
+	if (hmap_get(m, key, strlen(key), &ix))
+		return ix;
+	ix = d->table.n_rows;
+	key = row_add(d, key)->key;
+	hmap_put(m, key, strlen(key), ix, &added);
+	return ix;
+}
+
+int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
+	     struct err *e)
+{
+	struct hmap keys;
+	int s;
+
+	table_reset(d,
+		    d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
+			    ? DIFF_TEST_SHARE
+			    : DIFF_TEST_TIME,
+		    !d->opt.total);
+	if (!d->opt.total && need_seconds(d, e) < 0)
+		return -1;
+	hmap_init(&keys);
+	for (s = 0; s < 2; s++) {
+		const struct query_row *rows;
+		struct query_total tot;
+		size_t n, i;
+
+		if (query_top(d->q[s], by, &rows, &n, &tot, e) < 0) {
+			hmap_release(&keys);
+			return -1;
+		}
+		d->table.samples[s] = tot.samples;
+		d->table.value[s] = (double)tot.est_bytes;
+		for (i = 0; i < n; i++) {
+			uint64_t k = key_index(&keys, d, rows[i].key);
+			struct diff_row *r = &d->table.rows[k];
+
+			r->samples[s] = rows[i].samples;
+			r->value[s] = (double)rows[i].est_bytes;
+			r->objects[s] = rows[i].est_objects;
+		}
+	}
+	hmap_release(&keys);
+	/* a key of one side only has no objects on the other */
+	for (size_t i = 0; i < d->table.n_rows; i++) {
+		struct diff_row *r = &d->table.rows[i];
+
+		for (s = 0; s < 2; s++)
+			if (!r->samples[s] && !isnan(r->objects[!s]))
+				r->objects[s] = 0;
+	}
+	table_finish(d, d->table.samples[0], d->table.samples[1]);
+	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row), row_cmp);
+	*out = &d->table;
+	return 0;
+}
+
+/* --- trees -------------------------------------------------------------------- */
+
+struct mnode {
+	uint32_t parent, depth;
+	const char *label; /* the arena's */
+	uint64_t samples[2];
+	double bytes[2];
+	uint32_t first_kid, n_kids; /* into kids[] after the merge */
+};
+
+struct tree_merge {
+	struct mnode *n;
+	size_t len, alloc;
+	struct hmap map; /* parent (4 bytes) + label -> node */
+};
+
+static uint32_t merge_node(struct tree_merge *m, struct arena *a,
+			   uint32_t parent, const char *label, uint32_t depth)
+{
+	bool added;
+	uint64_t *v;
+	char *k;
+	size_t len = strlen(label);
+
+	k = arena_alloc(a, 4 + len);
+	memcpy(k, &parent, 4);
+	memcpy(k + 4, label, len);
+	v = hmap_put(&m->map, k, 4 + len, m->len, &added);
+	if (added) {
+		struct mnode *x;
+
+		if (m->len == m->alloc) {
+			m->alloc = m->alloc ? 2 * m->alloc : 256;
+			m->n = xreallocarray(m->n, m->alloc, sizeof(*m->n));
+		}
+		x = &m->n[m->len++];
+		memset(x, 0, sizeof(*x));
+		x->parent = parent;
+		x->depth = depth;
+		x->label = arena_memdup(a, label, len);
+	}
+	return (uint32_t)*v;
+}
+
+static const struct diff_row *sort_rows;
+
+static int kid_cmp(const void *a, const void *b)
+{
+	return row_cmp(&sort_rows[*(const uint32_t *)a],
+		       &sort_rows[*(const uint32_t *)b]);
+}
+
+int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
+	      const struct diff_table **out, struct err *e)
+{
+	struct tree_merge m;
+	struct diff_table *t = &d->table;
+	struct diff_row *flat;
+	uint32_t *kids, *order, *stack, *pos;
+	size_t i, nk, no, sp;
+	int s;
+
+	table_reset(d,
+		    d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
+			    ? DIFF_TEST_SHARE
+			    : DIFF_TEST_TIME,
+		    !d->opt.total);
+	if (!d->opt.total && need_seconds(d, e) < 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	hmap_init(&m.map);
+	merge_node(&m, &d->arena, UINT32_MAX, "all", 0);
+	for (s = 0; s < 2; s++) {
+		const struct query_tree_node *nodes;
+		struct query_total tot;
+		size_t n;
+		uint32_t *map;
+
+		if (query_tree(d->q[s], inverted, max_depth, &nodes, &n, &tot,
+			       e) < 0) {
+			hmap_release(&m.map);
+			free(m.n);
+			return -1;
+		}
+		t->samples[s] = tot.samples;
+		t->value[s] = (double)tot.est_bytes;
+		map = xcalloc(n ? n : 1, sizeof(*map));
+		/* depth first from the root, so a parent is mapped before
+		 * its children */
+		stack = xcalloc(n ? n : 1, sizeof(*stack));
+		sp = 0;
+		if (n) {
+			map[0] = 0;
+			stack[sp++] = 0;
+		}
+		while (sp) {
+			uint32_t x = stack[--sp], c;
+
+			m.n[map[x]].samples[s] = nodes[x].samples;
+			m.n[map[x]].bytes[s] = (double)nodes[x].est_bytes;
+			for (c = nodes[x].first_child; c != QUERY_TREE_NONE;
+			     c = nodes[c].next_sibling) {
+				map[c] = merge_node(&m, &d->arena, map[x],
+						    nodes[c].label,
+						    m.n[map[x]].depth + 1);
+				stack[sp++] = c;
+			}
+		}
+		free(stack);
+		free(map);
+	}
+	hmap_release(&m.map);
+	/* rows in merge order to test them, then written out depth first */
+	flat = xcalloc(m.len, sizeof(*flat));
+	t->n_rows = 0;
+	for (i = 0; i < m.len; i++) {
+		struct diff_row *r = row_add(d, m.n[i].label);
+
+		r->depth = m.n[i].depth;
+		for (s = 0; s < 2; s++) {
+			r->samples[s] = m.n[i].samples[s];
+			r->value[s] = m.n[i].bytes[s];
+		}
+	}
+	table_finish(d, t->samples[0], t->samples[1]);
+	/* children lists, sorted as tables are */
+	kids = xcalloc(m.len, sizeof(*kids));
+	pos = xcalloc(m.len + 1, sizeof(*pos));
+	for (i = 1; i < m.len; i++)
+		m.n[m.n[i].parent].n_kids++;
+	for (i = 0, nk = 0; i < m.len; i++) {
+		m.n[i].first_kid = (uint32_t)nk;
+		pos[i] = (uint32_t)nk;
+		nk += m.n[i].n_kids;
+	}
+	for (i = 1; i < m.len; i++)
+		kids[pos[m.n[i].parent]++] = (uint32_t)i;
+	sort_rows = t->rows;
+	for (i = 0; i < m.len; i++)
+		qsort(kids + m.n[i].first_kid, m.n[i].n_kids, sizeof(*kids),
+		      kid_cmp);
+	sort_rows = NULL;
+	/* depth-first order: pos[] becomes old index -> new index */
+	order = xcalloc(m.len, sizeof(*order));
+	stack = xcalloc(m.len, sizeof(*stack));
+	no = sp = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		uint32_t x = stack[--sp];
+		uint32_t k;
+
+		pos[x] = (uint32_t)no;
+		order[no++] = x;
+		for (k = m.n[x].n_kids; k-- > 0;)
+			stack[sp++] = kids[m.n[x].first_kid + k];
+	}
+	for (i = 0; i < no; i++) {
+		flat[i] = t->rows[order[i]];
+		flat[i].parent =
+			order[i] ? pos[m.n[order[i]].parent] : UINT32_MAX;
+	}
+	memcpy(t->rows, flat, no * sizeof(*flat));
+	t->n_rows = no;
+	free(order);
+	free(stack);
+	free(pos);
+	free(kids);
+	free(flat);
+	free(m.n);
+	*out = t;
+	return 0;
+}
+
+/* --- survivors ---------------------------------------------------------------- */
+
+int diff_survivors(struct diff *d, enum query_group by,
+		   const struct query_survivor_options *o,
+		   const struct diff_table **out, struct err *e)
+{
+	struct hmap keys;
+	int s;
+
+	table_reset(d, DIFF_TEST_EQUAL, false);
+	hmap_init(&keys);
+	for (s = 0; s < 2; s++) {
+		const struct query_survivors *sv;
+		size_t i;
+
+		if (query_survivors(d->q[s], by, o, &sv, e) < 0) {
+			hmap_release(&keys);
+			return -1;
+		}
+		if (sv->by_samples)
+			d->table.by_samples = true;
+		for (i = 0; i < sv->n_series; i++) {
+			const struct query_survivor_series *x = &sv->series[i];
+			/* key_index() may move the rows: index after it */
+			uint64_t k = key_index(&keys, d, x->key);
+			struct diff_row *r = &d->table.rows[k];
+
+			r->samples[s] = x->end_samples;
+			r->value[s] = sv->by_samples ? (double)x->end_samples
+						     : (double)x->end_bytes;
+			d->table.samples[s] += x->end_samples;
+			d->table.value[s] += r->value[s];
+		}
+	}
+	hmap_release(&keys);
+	table_finish(d, 1, 1);
+	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row), row_cmp);
+	*out = &d->table;
+	return 0;
+}
+
+/* --- code heaps ----------------------------------------------------------------- */
+
+static bool same_heap(const char *a, const char *b)
+{
+	if (!strcmp(a, "CodeCache"))
+		a = "CodeHeap";
+	if (!strcmp(b, "CodeCache"))
+		b = "CodeHeap";
+	return !strcmp(a, b);
+}
+
+static uint32_t find_heap(const struct chq *q, uint32_t snap, const char *name)
+{
+	const struct store_ch_snapshot *sn = chq_snapshot(q, snap);
+	uint32_t i;
+
+	for (i = 0; i < sn->n_heaps; i++)
+		if (same_heap(chq_str(q, chq_heap(q, sn->first_heap + i)->name),
+			      name))
+			return sn->first_heap + i;
+	return UINT32_MAX;
+}
+
+#define CH_FACTS 7
+
+/* Heap h's facts, in the order of names[] below, then blocks by type. */
+static void heap_values(const struct chq *q, uint32_t h, double v[CH_FACTS],
+			bool known[CH_FACTS], double types[CHB__COUNT])
+{
+	struct ch_facts f;
+	const struct store_ch_block *bl;
+	int64_t iv[CH_FACTS];
+	uint32_t n, i;
+
+	chq_facts(q, h, &f);
+	iv[0] = f.capacity;
+	iv[1] = f.used;
+	iv[2] = f.free;
+	iv[3] = f.largest_free;
+	iv[4] = CHQ_UNKNOWN; /* fragmentation, below */
+	iv[5] = f.used_blocks;
+	iv[6] = f.free_blocks;
+	for (i = 0; i < CH_FACTS; i++) {
+		known[i] = iv[i] != CHQ_UNKNOWN;
+		v[i] = known[i] ? (double)iv[i] : NAN;
+	}
+	known[4] = !isnan(f.fragmentation);
+	v[4] = f.fragmentation;
+	memset(types, 0, CHB__COUNT * sizeof(*types));
+	bl = chq_heap_blocks(q, h, &n);
+	for (i = 0; i < n; i++)
+		if (!(bl[i].flags &
+		      (STORE_CH_BLOCK_FREE | STORE_CH_BLOCK_TOP)) &&
+		    bl[i].type < CHB__COUNT)
+			types[bl[i].type]++;
+}
+
+int diff_codeheap(const struct chq *a, uint32_t sa, const struct chq *b,
+		  uint32_t sb, struct diff_ch_row **out, size_t *n,
+		  struct err *e)
+{
+	static const char *const names[CH_FACTS] = {
+		"capacity",	 "used",	"free",	       "largest_free",
+		"fragmentation", "used_blocks", "free_blocks",
+	};
+	const struct chq *side[2] = {a, b};
+	uint32_t snap[2] = {sa, sb};
+	struct diff_ch_row *rows = NULL;
+	size_t len = 0, alloc = 0;
+	int s;
+
+	if (sa >= chq_n_snapshots(a) || sb >= chq_n_snapshots(b))
+		return err_set(e, ERR_USAGE,
+			       "no code-heap snapshot %u in the %s side",
+			       sa >= chq_n_snapshots(a) ? sa : sb,
+			       sa >= chq_n_snapshots(a) ? "base" : "new");
+	/* the base's heaps in order, then the new side's that the base
+	 * lacks */
+	for (s = 0; s < 2; s++) {
+		const struct store_ch_snapshot *sn =
+			chq_snapshot(side[s], snap[s]);
+		uint32_t i;
+
+		for (i = 0; i < sn->n_heaps; i++) {
+			uint32_t h[2], f, t;
+			const char *name = chq_str(
+				side[s],
+				chq_heap(side[s], sn->first_heap + i)->name);
+			double v[2][CH_FACTS], types[2][CHB__COUNT];
+			bool known[2][CH_FACTS];
+			int k;
+
+			h[s] = sn->first_heap + i;
+			h[!s] = find_heap(side[!s], snap[!s], name);
+			if (s == 1 && h[0] != UINT32_MAX)
+				continue; /* done with the base's */
+			for (k = 0; k < 2; k++) {
+				if (h[k] == UINT32_MAX) {
+					memset(known[k], 0, sizeof(known[k]));
+					memset(types[k], 0, sizeof(types[k]));
+					continue;
+				}
+				heap_values(side[k], h[k], v[k], known[k],
+					    types[k]);
+			}
+			for (f = 0; f < CH_FACTS + CHB__COUNT; f++) {
+				struct diff_ch_row *r;
+				bool ka, kb;
+				double x, y;
+
+				if (f < CH_FACTS) {
+					ka = known[0][f];
+					kb = known[1][f];
+					x = ka ? v[0][f] : NAN;
+					y = kb ? v[1][f] : NAN;
+				} else {
+					t = f - CH_FACTS;
+					x = types[0][t];
+					y = types[1][t];
+					if (!x && !y)
+						continue;
+					ka = h[0] != UINT32_MAX;
+					kb = h[1] != UINT32_MAX;
+				}
+				if (len == alloc) {
+					alloc = alloc ? 2 * alloc : 32;
+					rows = xreallocarray(rows, alloc,
+							     sizeof(*rows));
+				}
+				r = &rows[len++];
+				r->heap = name;
+				r->by_type = f >= CH_FACTS;
+				r->fact = f < CH_FACTS
+						  ? names[f]
+						  : ch_block_type_name((
+							    enum ch_block_type)(
+							    f - CH_FACTS));
+				r->in_base = h[0] != UINT32_MAX && ka;
+				r->in_new = h[1] != UINT32_MAX && kb;
+				r->value[0] = r->in_base ? x : NAN;
+				r->value[1] = r->in_new ? y : NAN;
+				r->delta = r->value[1] - r->value[0];
+			}
+		}
+	}
+	*out = rows;
+	*n = len;
+	return 0;
+}

@@ -1,0 +1,174 @@
+/*
+ * Comparisons of two sides (two stores, two recordings of one store, two
+ * time ranges): the groupings of query_top(), the call tree and the
+ * inverted tree, survivors and code heaps, row by row, with each row's
+ * difference marked as beyond noise or not (docs/diff.md).  The CLI's
+ * `heapsift diff`, the browser's baseline and the report's "compared with
+ * the baseline" all ask here; none computes a difference itself.
+ *
+ * It reads only query.h and codeheap.h: each side is a query the caller
+ * opened (with its own filters, recording and time range) and keeps open
+ * while the diff lives.
+ *
+ * The test (docs/diff.md): conditional on the n = a + b samples a key
+ * has on both sides, the base's a samples follow a binomial with
+ * p0 = E_base / (E_base + E_new) when the key's rate did not change,
+ * where E is each side's exposure: its seconds of recording for kinds
+ * sampled in proportion to what was allocated (agent samples, TLAB
+ * events), its total samples of the kind for throttled or reservoir
+ * kinds (jdk.ObjectAllocationSample, jdk.OldObjectSample: a share test),
+ * and 1 for a stock (survivors live at the end).  The p-value is exact
+ * and two-sided; Benjamini-Hochberg adjusts them across the rows of a
+ * table, and a row changed beyond noise when its adjusted value is below
+ * alpha.  Estimates (bytes, objects) are compared as given; their
+ * significance rests on the samples.
+ *
+ * It deliberately does not decide what a front end shows: rows come
+ * sorted (tables) or in tree order; limits, columns and colours are the
+ * front end's.
+ */
+#ifndef HS_QUERY_DIFF_H
+#define HS_QUERY_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "query/codeheap.h"
+#include "query/query.h"
+
+#define DIFF_ALPHA_DEFAULT 0.01
+
+/* What a row's samples are tested against. */
+enum diff_test {
+	DIFF_TEST_TIME,	 /* rates: exposure = seconds of recording */
+	DIFF_TEST_SHARE, /* shares: exposure = total samples of the kind */
+	DIFF_TEST_EQUAL, /* stocks: equal exposure, p0 = 1/2 */
+};
+
+struct diff_options {
+	bool total;   /* absolute values; else per second of recording */
+	double alpha; /* false discovery rate; <= 0: DIFF_ALPHA_DEFAULT */
+};
+
+void diff_options_init(struct diff_options *o);
+
+/* One row: a key (a group, a tree node, a survivor key). */
+struct diff_row {
+	const char *key; /* owned by the diff */
+	uint32_t depth;	 /* trees: 0 for the root; else 0 */
+	uint32_t parent; /* trees: index of the parent row; UINT32_MAX */
+	uint64_t samples[2];
+	double value[2];   /* est bytes: per second, or total (--total) */
+	double objects[2]; /* est objects likewise; NaN when not known */
+	double delta;	   /* value[1] - value[0] */
+	double ratio;	   /* value[1] / value[0]: INFINITY when the base is
+			      0, NaN when both are */
+	double p;	   /* two-sided p-value of the samples; NaN: untested */
+	double q;	   /* Benjamini-Hochberg adjusted p-value */
+	int change;	   /* +1 grew, -1 shrank beyond noise; 0 within noise */
+};
+
+struct diff_table {
+	enum sample_kind kind;
+	enum diff_test test;
+	bool per_second;
+	bool by_samples; /* survivors of a kind without sizes (OldObjectSample
+			    before JDK 21): values are live samples */
+	double alpha;
+	double seconds[2]; /* each side's seconds of recording */
+	double p0;	   /* the base's expected share of a key's samples */
+	uint64_t samples[2];
+	double value[2]; /* all rows' total, normalized as the rows */
+	struct diff_row *rows;
+	size_t n_rows;
+	size_t n_changed; /* rows beyond noise */
+};
+
+struct diff;
+
+/*
+ * A comparison of two queries, base and new, opened with the options
+ * ob and on (their time ranges and recordings make each side's
+ * seconds).  Both must show the same sample kind: otherwise an
+ * ERR_USAGE error naming both.  With per-second values and a side whose
+ * length is not known (no recording with samples of the kind, or one
+ * without an end), an ERR_USAGE error suggesting --total.  The queries
+ * are borrowed and must outlive the diff.
+ */
+int diff_open(struct query *base, const struct query_options *ob,
+	      struct query *new_, const struct query_options *on,
+	      const struct diff_options *o, struct diff **out, struct err *e);
+void diff_free(struct diff *d);
+
+/* Each side's seconds of recording: the overlap of the recordings that
+ * hold samples of the kind (o->recording alone when set) with o's time
+ * range.  0 when none is known. */
+double diff_side_seconds(struct query *q, const struct query_options *o);
+
+/*
+ * The groupings of query_top(), rows sorted: those beyond noise first,
+ * then by the size of the difference.  *out is owned by d, valid until
+ * the next call or diff_free().
+ */
+int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
+	     struct err *e);
+
+/*
+ * The call tree (inverted: the inverted tree, max_depth as query_tree()
+ * takes it), merged by path: a node is the same on both sides when its
+ * labels from the root are.  Rows in depth-first order, row 0 the root,
+ * children ordered as diff_top() orders rows.
+ */
+int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
+	      const struct diff_table **out, struct err *e);
+
+/*
+ * Survivors by key (query_survivors() with o): the estimated live bytes
+ * at the end of each side's range and the live samples behind them.  A
+ * stock, not a rate: never per second, and tested with equal exposure.
+ */
+int diff_survivors(struct diff *d, enum query_group by,
+		   const struct query_survivor_options *o,
+		   const struct diff_table **out, struct err *e);
+
+/* --- code heaps ----------------------------------------------------------- */
+
+/* One fact of one heap in two snapshots.  Snapshots are not samples:
+ * there is no test, the difference is exact. */
+struct diff_ch_row {
+	const char *heap;     /* borrowed from the base's chq */
+	const char *fact;     /* "used", "free", ...; a block type's name */
+	bool by_type;	      /* fact is a block type: named blocks of it */
+	bool in_base, in_new; /* the heap, and the fact, are in each side */
+	double value[2];      /* bytes, counts or (fragmentation) a ratio */
+	double delta;
+};
+
+/*
+ * Heap by heap (matched as chq_match_heap() does: by name, CodeCache and
+ * CodeHeap alike), snapshot sa of a against snapshot sb of b: capacity,
+ * used, free, largest_free, fragmentation, used_blocks, free_blocks,
+ * then the named blocks by type.  Heaps of one side only are rows with
+ * in_base or in_new false.  *out is malloc'ed, free() it.  a and b may
+ * be the same chq.
+ */
+int diff_codeheap(const struct chq *a, uint32_t sa, const struct chq *b,
+		  uint32_t sb, struct diff_ch_row **out, size_t *n,
+		  struct err *e);
+
+/* --- statistics (exposed for the tests) ------------------------------------ */
+
+/*
+ * P-value of k successes in n trials under a binomial with probability
+ * p, two-sided: the probability of every outcome no more likely than k
+ * (the "minimum likelihood" p-value, as R's binom.test and scipy's
+ * binomtest give).  NaN when p is not in (0, 1) or k > n.
+ */
+double diff_binom_p(uint64_t k, uint64_t n, double p);
+
+/* Benjamini-Hochberg: q[i] for p[i], NaN entries skipped (and left
+ * NaN); m is the number of non-NaN entries. */
+void diff_bh_adjust(const double *p, double *q, size_t n);
+
+#endif
