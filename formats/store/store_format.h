@@ -205,10 +205,10 @@ struct store_rollup_bucket {
 };
 
 struct store_rollup_row {
-	uint32_t node;	 /* STORE_PROJ_FULL, _NODE; else 0 */
-	uint32_t cls;	 /* STORE_PROJ_FULL, _CLASS (STORE_NONE: none); else 0 */
+	uint32_t node; /* STORE_PROJ_FULL, _NODE; else 0 */
+	uint32_t cls;  /* STORE_PROJ_FULL, _CLASS (STORE_NONE: none); else 0 */
 	uint32_t thread; /* STORE_PROJ_FULL, _THREAD (STORE_NONE: none); else 0 */
-	uint32_t flags;	 /* STORE_PROJ_FULL: STORE_SAMPLE_*; else 0 */
+	uint32_t flags; /* STORE_PROJ_FULL: STORE_SAMPLE_*; else 0 */
 	uint64_t samples;
 	int64_t bytes; /* sum of the samples' bytes (REC_NONE as 0), held
 			  at INT64_MAX; never negative */

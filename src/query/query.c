@@ -548,7 +548,6 @@ void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT])
 	memcpy(counts, q->kind_counts, sizeof(q->kind_counts));
 }
 
-
 /* --- shared sample filter ---------------------------------------------- */
 
 bool query_sample_ok(const struct query *q, uint64_t i)
@@ -564,4 +563,3 @@ bool query_sample_ok(const struct query *q, uint64_t i)
 	       (!q->key_ok ||
 		q->key_ok[group_of(q, (enum query_group)q->o.key_by, i)]);
 }
-

@@ -62,8 +62,7 @@ bool query_row_ok(const struct query *q, const struct query_pass *p,
 	if (p->proj == STORE_PROJ_FULL || p->proj == STORE_PROJ_NODE)
 		if (!q->node_ok[r->node])
 			return false;
-	if (q->o.class_re &&
-	    (r->cls == STORE_NONE || !q->class_ok[r->cls]))
+	if (q->o.class_re && (r->cls == STORE_NONE || !q->class_ok[r->cls]))
 		return false;
 	if (q->o.thread_re &&
 	    (r->thread == STORE_NONE || !q->thread_ok[r->thread]))
@@ -195,11 +194,12 @@ int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
 				return PASS_ROWS;
 			}
 			if (p->n_edges == p->alloc_edges) {
-				p->alloc_edges =
-					p->alloc_edges ? p->alloc_edges * 2 : 16;
-				p->edges = xreallocarray(p->edges,
-							 p->alloc_edges,
-							 sizeof(*p->edges));
+				p->alloc_edges = p->alloc_edges
+							 ? p->alloc_edges * 2
+							 : 16;
+				p->edges =
+					xreallocarray(p->edges, p->alloc_edges,
+						      sizeof(*p->edges));
 			}
 			x = &p->edges[p->n_edges++];
 			x->a = b->start_ns > from ? b->start_ns : from;

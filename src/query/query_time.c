@@ -131,9 +131,8 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 				if (b >= n)
 					b = n - 1;
 				q->buckets[b].samples += x->samples;
-				q->buckets[b].est_bytes =
-					add_sat(q->buckets[b].est_bytes,
-						x->bytes);
+				q->buckets[b].est_bytes = add_sat(
+					q->buckets[b].est_bytes, x->bytes);
 				total_add_rows(total, x->samples, x->bytes,
 					       x->first_ns, x->last_ns);
 			}

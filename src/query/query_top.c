@@ -80,26 +80,26 @@ int query_top(struct query *q, enum query_group by,
 	 * first and last times are taken outside the loop; batches come in
 	 * no particular order, so the totals' are a minimum and a maximum.
 	 */
-#define GROUP_LOOP(KEY)                                                        \
-	for (i = q->lo; i < q->hi; i++) {                                      \
-		int64_t bytes;                                                 \
-                                                                               \
-		if (sm->kind[i] != kind ||                                     \
-		    (rec != PASS_ANY_REC && sm->recording[i] != rec) ||        \
-		    (!plain && !query_sample_ok(q, i)))                        \
-			continue;                                              \
-		g = (KEY);                                                     \
-		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];           \
-		q->g[g].samples++;                                             \
-		q->g[g].bytes = add_sat(q->g[g].bytes, bytes);                 \
-		if (agent && sm->size[i] > 0)                                  \
-			q->g[g].objects +=                                     \
-				(double)bytes / (double)sm->size[i];           \
-		n_samples++;                                                   \
-		sum_bytes = add_sat(sum_bytes, bytes);                         \
-		if (first == UINT64_MAX)                                       \
-			first = i;                                             \
-		last = i;                                                      \
+#define GROUP_LOOP(KEY)                                                 \
+	for (i = q->lo; i < q->hi; i++) {                               \
+		int64_t bytes;                                          \
+                                                                        \
+		if (sm->kind[i] != kind ||                              \
+		    (rec != PASS_ANY_REC && sm->recording[i] != rec) || \
+		    (!plain && !query_sample_ok(q, i)))                 \
+			continue;                                       \
+		g = (KEY);                                              \
+		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];    \
+		q->g[g].samples++;                                      \
+		q->g[g].bytes = add_sat(q->g[g].bytes, bytes);          \
+		if (agent && sm->size[i] > 0)                           \
+			q->g[g].objects +=                              \
+				(double)bytes / (double)sm->size[i];    \
+		n_samples++;                                            \
+		sum_bytes = add_sat(sum_bytes, bytes);                  \
+		if (first == UINT64_MAX)                                \
+			first = i;                                      \
+		last = i;                                               \
 	}
 	{
 		const bool plain = !q->filtered;
@@ -127,10 +127,11 @@ int query_top(struct query *q, enum query_group by,
 						continue;
 					g = group_of_row(q, by, &p, x);
 					q->g[g].samples += x->samples;
-					q->g[g].bytes =
-						add_sat(q->g[g].bytes, x->bytes);
+					q->g[g].bytes = add_sat(q->g[g].bytes,
+								x->bytes);
 					n_samples += x->samples;
-					sum_bytes = add_sat(sum_bytes, x->bytes);
+					sum_bytes =
+						add_sat(sum_bytes, x->bytes);
 					if (x->first_ns < total->first_ns)
 						total->first_ns = x->first_ns;
 					if (x->last_ns > total->last_ns)
@@ -238,7 +239,6 @@ int query_top(struct query *q, enum query_group by,
 	*n_rows = n;
 	return 0;
 }
-
 
 void query_recordings(struct query *q, const struct query_recording **out,
 		      size_t *n)

@@ -423,4 +423,3 @@ size_t query_path_frames(const struct query *q, uint32_t stack,
 			labels[n] = q->site_names[q->node_site[stack]];
 	return n;
 }
-

@@ -51,7 +51,7 @@ struct rollup_builder {
 int64_t rollup_width(int64_t start_ns, int64_t end_ns)
 {
 	static const int64_t ladder[] = {
-		1000000ll,	 10000000ll,	  100000000ll, 1000000000ll,
+		1000000ll,     10000000ll,	100000000ll,	  1000000000ll,
 		60000000000ll, 3600000000000ll, 86400000000000ll,
 	};
 	uint64_t span;
@@ -176,7 +176,8 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 	}
 	if (pr->n == pr->alloc) {
 		pr->alloc = pr->alloc ? pr->alloc * 2 : 64;
-		pr->rows = xreallocarray(pr->rows, pr->alloc, sizeof(*pr->rows));
+		pr->rows =
+			xreallocarray(pr->rows, pr->alloc, sizeof(*pr->rows));
 	}
 	r = &pr->rows[pr->n];
 	*r = *k;
@@ -251,8 +252,8 @@ static void spill(struct rollup_builder *rb, const struct store_rollup_row *r,
 
 /* The open bucket of se (kind, recording) out: every projection's rows
  * sorted, checksummed, spilled. */
-static void close_bucket(struct rollup_builder *rb, struct series *se,
-			 int kind, uint32_t rec)
+static void close_bucket(struct rollup_builder *rb, struct series *se, int kind,
+			 uint32_t rec)
 {
 	int p;
 
@@ -267,7 +268,8 @@ static void close_bucket(struct rollup_builder *rb, struct series *se,
 		qsort(pr->rows, pr->n, sizeof(*pr->rows), key_cmp);
 		if (rb->n_b == rb->alloc_b) {
 			rb->alloc_b = rb->alloc_b ? rb->alloc_b * 2 : 256;
-			rb->b = xreallocarray(rb->b, rb->alloc_b, sizeof(*rb->b));
+			rb->b = xreallocarray(rb->b, rb->alloc_b,
+					      sizeof(*rb->b));
 		}
 		b = &rb->b[rb->n_b++];
 		memset(b, 0, sizeof(*b));
@@ -309,10 +311,11 @@ void rollup_add(struct rollup_builder *rb, int kind,
 	se = rb->s[kind][s->recording];
 	if (!se) {
 		se = xcalloc(1, sizeof(*se));
-		se->width = s->recording < rb->n_recs
-				    ? rollup_width(rb->recs[s->recording].start_ns,
-						   rb->recs[s->recording].end_ns)
-				    : 1000000000ll;
+		se->width =
+			s->recording < rb->n_recs
+				? rollup_width(rb->recs[s->recording].start_ns,
+					       rb->recs[s->recording].end_ns)
+				: 1000000000ll;
 		rb->s[kind][s->recording] = se;
 	}
 	if (se->open && s->time_ns > se->end)
@@ -400,8 +403,8 @@ int rollup_finish(struct rollup_builder *rb, struct err *e)
 	return 0;
 }
 
-const struct store_rollup_bucket *rollup_buckets(const struct rollup_builder *rb,
-						 size_t *n)
+const struct store_rollup_bucket *
+rollup_buckets(const struct rollup_builder *rb, size_t *n)
 {
 	*n = rb->n_b;
 	return rb->b;
@@ -417,8 +420,8 @@ uint64_t rollup_n_rows(const struct rollup_builder *rb)
 	return n;
 }
 
-int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn,
-		      void *ctx, struct err *e)
+int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
+		      struct err *e)
 {
 	struct store_rollup_row *buf = NULL;
 	size_t alloc = 0, i;
@@ -435,10 +438,10 @@ int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn,
 			buf = xreallocarray(buf, alloc, sizeof(*buf));
 		}
 		while (done < len) {
-			ssize_t got = pread(rb->fd, (char *)buf + done,
-					    len - done,
-					    (off_t)(rb->spill_row[i] *
-						    sizeof(*buf) + done));
+			ssize_t got =
+				pread(rb->fd, (char *)buf + done, len - done,
+				      (off_t)(rb->spill_row[i] * sizeof(*buf) +
+					      done));
 
 			if (got < 0 && errno == EINTR)
 				continue;

@@ -57,11 +57,11 @@ int rollup_finish(struct rollup_builder *rb, struct err *e);
 
 /* After rollup_finish: the buckets (borrowed, valid until free), and
  * their rows in the same order, len bytes at a time, to write. */
-const struct store_rollup_bucket *rollup_buckets(const struct rollup_builder *rb,
-						 size_t *n);
+const struct store_rollup_bucket *
+rollup_buckets(const struct rollup_builder *rb, size_t *n);
 uint64_t rollup_n_rows(const struct rollup_builder *rb);
 typedef void rollup_write_fn(void *ctx, const void *p, size_t len);
-int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn,
-		      void *ctx, struct err *e);
+int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
+		      struct err *e);
 
 #endif

@@ -140,8 +140,8 @@ bool spill_decode(const unsigned char **pp, const unsigned char *end,
 	mode = head >> 4;
 	if (mode > 2 || head >> 6 || !get_uv(pp, end, &v[1]) ||
 	    !get_uv(pp, end, &v[2]) || !get_uv(pp, end, &v[3]) ||
-	    !get_uv(pp, end, &v[4]) || v[1] > UINT32_MAX ||
-	    v[2] > UINT32_MAX || v[3] > UINT32_MAX)
+	    !get_uv(pp, end, &v[4]) || v[1] > UINT32_MAX || v[2] > UINT32_MAX ||
+	    v[3] > UINT32_MAX)
 		return false;
 	s->time_ns = (int64_t)((uint64_t)prev_time + v[0]);
 	s->kind = head & 7;
@@ -180,8 +180,8 @@ static int io_err(const struct spill *sp, struct err *e, const char *doing,
 	return err_set(e, ERR_IO, "store: %s the spill file in %s: %s", doing,
 		       spill_dir(sp),
 		       errnum == ENOSPC ? "no space left on device"
-		       : errnum	       ? strerror(errnum)
-				       : "short read");
+		       : errnum		? strerror(errnum)
+					: "short read");
 }
 
 int spill_tmpfile(const char *dir)
@@ -371,8 +371,9 @@ int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e)
 	size_t i;
 
 	/* a run is one recording's, and its import indexes follow */
-	if (sp->n && (s->recording != sp->recording ||
-		      s->import != sp->import_base + sp->n) &&
+	if (sp->n &&
+	    (s->recording != sp->recording ||
+	     s->import != sp->import_base + sp->n) &&
 	    spill_end_run(sp, e) < 0)
 		return ERR_FAIL;
 	if (!sp->n) {
@@ -594,8 +595,7 @@ int spill_merge_next(struct spill_merge *m, struct spill_sample *out,
 	/* the run in front stays in front until the next run's head */
 	if (m->cur != UINT32_MAX) {
 		c = &m->c[m->cur];
-		if (c->has_head &&
-		    (!m->n_heap || before(c, &m->c[m->heap[0]])))
+		if (c->has_head && (!m->n_heap || before(c, &m->c[m->heap[0]])))
 			goto emit;
 		if (c->has_head)
 			heap_push(m, m->cur);

@@ -41,9 +41,9 @@
 
 #include "util/err.h"
 
-#define SPILL_RUN_DEFAULT ((size_t)1 << 20)
+#define SPILL_RUN_DEFAULT  ((size_t)1 << 20)
 #define SPILL_MERGE_BUDGET ((size_t)16 << 20)
-#define SPILL_NO_IMPORT UINT64_MAX
+#define SPILL_NO_IMPORT	   UINT64_MAX
 
 struct spill_sample {
 	int64_t time_ns;
@@ -91,8 +91,7 @@ void spill_truncate(struct spill *sp, uint32_t n_runs);
 
 /* The merge of every run written (end the last run first). */
 struct spill_merge;
-int spill_merge_new(struct spill *sp, struct spill_merge **out,
-		    struct err *e);
+int spill_merge_new(struct spill *sp, struct spill_merge **out, struct err *e);
 /* The next sample in time order: 1, 0 at the end, <0 on a read error or a
  * damaged run (e set). */
 int spill_merge_next(struct spill_merge *m, struct spill_sample *out,

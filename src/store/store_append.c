@@ -180,7 +180,7 @@ struct old_tables {
 	const struct store_liveness *live;
 	uint32_t n_old, n_live;
 	struct rec_frame *fbuf; /* as deep as the trie */
-	uint64_t oi, li;	/* old and live records before these seqs done */
+	uint64_t oi, li; /* old and live records before these seqs done */
 };
 
 /* x's stack into st (frames in t->fbuf), site first. */
@@ -371,14 +371,16 @@ static int replay_recording(struct store *s, const struct sink *sink,
 	sbuf = xmalloc(sizeof(*sbuf) * (recs[r].n_settings + 1));
 	cbuf = xmalloc(sizeof(*cbuf) * (recs[r].n_counts + 1));
 	for (k = 0; k < recs[r].n_settings; k++) {
-		sbuf[k].name = store_str(s, sets[recs[r].first_setting + k].name);
+		sbuf[k].name =
+			store_str(s, sets[recs[r].first_setting + k].name);
 		sbuf[k].value =
 			store_str(s, sets[recs[r].first_setting + k].value);
 	}
 	rr.settings = sbuf;
 	rr.n_settings = recs[r].n_settings;
 	for (k = 0; k < recs[r].n_counts; k++) {
-		cbuf[k].name = store_str(s, counts[recs[r].first_count + k].name);
+		cbuf[k].name =
+			store_str(s, counts[recs[r].first_count + k].name);
 		cbuf[k].n = counts[recs[r].first_count + k].n;
 	}
 	rr.event_types = cbuf;

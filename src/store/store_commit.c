@@ -298,9 +298,9 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
 		return err_set(em->o->e, ERR_FORMAT,
 			       "store: the spill file is damaged (sample %u)",
 			       seq);
-	bs = (struct block_sample){seq,	      x->time_ns, x->recording,
-				   x->flags,  x->thread,  x->cls,
-				   em->renum[x->node], x->bytes, x->size};
+	bs = (struct block_sample){
+		seq,	x->time_ns,	    x->recording, x->flags, x->thread,
+		x->cls, em->renum[x->node], x->bytes,	  x->size};
 	b = &em->enc[x->kind];
 	block_enc_add(b, &bs);
 	rollup_add(em->rb, x->kind, &bs);
@@ -418,9 +418,10 @@ static int rollup_spill_open(const char *target, struct err *e)
 	int fd = spill_tmpfile(dir);
 
 	if (fd < 0)
-		err_set(e, ERR_IO, "store: cannot create a temporary file in %s: %s",
-			dir, errno == ENOSPC ? "no space left on device"
-					     : strerror(errno));
+		err_set(e, ERR_IO,
+			"store: cannot create a temporary file in %s: %s", dir,
+			errno == ENOSPC ? "no space left on device"
+					: strerror(errno));
 	free(copy);
 	return fd;
 }

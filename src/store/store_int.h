@@ -99,8 +99,8 @@ void store_rollups_free(struct store *s);
 struct kind_cursor {
 	uint32_t n_blocks, b; /* b: the next block to read */
 	struct store_block_buf *bb;
-	struct store_samples m; /* block b - 1, decoded */
-	uint64_t i;		/* the next sample of m */
+	struct store_samples m;	   /* block b - 1, decoded */
+	uint64_t i;		   /* the next sample of m */
 	uint32_t *rec_lo, *rec_hi; /* recordings each block holds */
 };
 

@@ -226,9 +226,8 @@ int store_rollup(struct store *s, int kind, int proj,
 	if (c->state[kind][proj] == 0) {
 		err_init(&c->bad[kind][proj]);
 		c->state[kind][proj] =
-			group_check(s, kind, proj, &c->bad[kind][proj]) < 0
-				? -1
-				: 1;
+			group_check(s, kind, proj, &c->bad[kind][proj]) < 0 ? -1
+									    : 1;
 	}
 	if (c->state[kind][proj] < 0) {
 		*e = c->bad[kind][proj];
@@ -262,7 +261,8 @@ static void cmp_rows_fn(void *ctx, const void *p, size_t len)
 
 int store_rollups_verify(struct store *s, struct err *e)
 {
-	const struct section *bs = &s->sec[I_R_BUCKETS], *rs = &s->sec[I_R_ROWS];
+	const struct section *bs = &s->sec[I_R_BUCKETS],
+			     *rs = &s->sec[I_R_ROWS];
 	const struct store_recording *recs;
 	const struct store_rollup_bucket *want;
 	struct rollup_builder *rb;
@@ -306,10 +306,14 @@ int store_rollups_verify(struct store *s, struct err *e)
 			}
 			for (i = 0; i < sm.n; i++) {
 				struct block_sample x = {
-					sm.seq[i],	 sm.time_ns[i],
-					sm.recording[i], sm.flags[i],
-					sm.thread[i],	 sm.cls[i],
-					sm.node[i],	 sm.bytes[i],
+					sm.seq[i],
+					sm.time_ns[i],
+					sm.recording[i],
+					sm.flags[i],
+					sm.thread[i],
+					sm.cls[i],
+					sm.node[i],
+					sm.bytes[i],
 					sm.size ? sm.size[i] : REC_NONE,
 				};
 
@@ -324,8 +328,7 @@ int store_rollups_verify(struct store *s, struct err *e)
 	want = rollup_buckets(rb, &n);
 	cr.p = rs->p;
 	cr.end = rs->p ? rs->p + rs->len : rs->p; /* no rows section: none */
-	cr.same = n == bs->n &&
-		  (!n || !memcmp(want, bs->p, n * sizeof(*want)));
+	cr.same = n == bs->n && (!n || !memcmp(want, bs->p, n * sizeof(*want)));
 	if (cr.same && rollup_write_rows(rb, cmp_rows_fn, &cr, e) < 0) {
 		rollup_builder_free(rb);
 		return ERR_FAIL;

@@ -12,7 +12,6 @@
 
 #include "util/xalloc.h"
 
-
 int seq_cursor_init(struct seq_cursor *sc, struct store *s, struct err *e)
 {
 	int k;
@@ -88,8 +87,7 @@ static int kind_ready(struct seq_cursor *sc, int k, struct err *e)
 }
 
 /* The next sample by seq: 1, 0 at the end, <0 on damage. */
-int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x,
-		       struct err *e)
+int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x, struct err *e)
 {
 	struct kind_cursor *c;
 	int k, best = -1, rc;
@@ -99,8 +97,9 @@ int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x,
 		rc = kind_ready(sc, k, e);
 		if (rc < 0)
 			return ERR_FAIL;
-		if (rc && (best < 0 || sc->k[k].m.seq[sc->k[k].i] <
-					       sc->k[best].m.seq[sc->k[best].i]))
+		if (rc &&
+		    (best < 0 || sc->k[k].m.seq[sc->k[k].i] <
+					 sc->k[best].m.seq[sc->k[best].i]))
 			best = k;
 	}
 	if (best < 0)
@@ -155,4 +154,3 @@ int seq_cursor_check(struct seq_cursor *sc, struct err *e)
 	}
 	return rc;
 }
-

@@ -209,8 +209,8 @@ static uint64_t sample_identity(const struct spill_sample *x)
 
 	h = mix(h, (uint64_t)x->bytes);
 	h = mix(h, (uint64_t)x->size);
-	h = mix(h, (uint64_t)x->thread << 16 | (uint64_t)x->kind << 8 |
-			   x->flags);
+	h = mix(h,
+		(uint64_t)x->thread << 16 | (uint64_t)x->kind << 8 | x->flags);
 	return mix(h, (uint64_t)x->cls << 32 | x->node);
 }
 
@@ -252,7 +252,7 @@ static void put_liveness(struct store_writer *w, const struct rec_sample *s,
 		return; /* dead with no time: the reader's "none" */
 	l = vec_push(&w->liveness);
 	l->sample = (uint32_t)idx;
-	l->state = s->liveness == LIVE_DEAD	 ? STORE_LIVE_DEAD
+	l->state = s->liveness == LIVE_DEAD	? STORE_LIVE_DEAD
 		   : s->liveness == LIVE_AT_END ? STORE_LIVE_AT_END
 						: STORE_LIVE_AT_CUT;
 	l->death_ns = s->liveness == LIVE_DEAD ? s->death_ns : INT64_MIN;

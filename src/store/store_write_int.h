@@ -98,8 +98,8 @@ struct store_writer {
 	 * sample at most) stay in memory, naming their samples by import
 	 * index until commit. */
 	struct spill *spill;
-	uint64_t n_samples; /* import index of the next sample */
-	uint64_t id_sum;    /* rec_identity's sum over this recording's */
+	uint64_t n_samples;   /* import index of the next sample */
+	uint64_t id_sum;      /* rec_identity's sum over this recording's */
 	struct err spill_err; /* the first spill error; set: every later
 			       * sample and the commit fail with it */
 	struct vec old_objects, heap, liveness, gcs;
@@ -112,9 +112,9 @@ struct store_writer {
 	struct writer_mark {
 		uint64_t samples;
 		uint32_t runs;
-		size_t old_objects, heap, liveness, gcs, settings,
-			counts, ch_snaps, ch_heaps, ch_maps, ch_blocks,
-			ch_stats, ch_cells;
+		size_t old_objects, heap, liveness, gcs, settings, counts,
+			ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats,
+			ch_cells;
 	} mark;
 	uint32_t n_kept; /* recordings a new one is compared with; 0: none */
 	/* identities are computed (id_sum, ids) only once a store has been

@@ -13,11 +13,11 @@
 #include "store/rollup.h"
 #include "store/store.h"
 
-#define N      6000
-#define W      10000000ll /* the bucket width of a 10 s recording */
-#define T0     1700000000000000000ll
-#define N_THR  3
-#define N_STK  4
+#define N     6000
+#define W     10000000ll /* the bucket width of a 10 s recording */
+#define T0    1700000000000000000ll
+#define N_THR 3
+#define N_STK 4
 
 static int64_t t_of[N], b_of[N];
 static int th_of[N], st_of[N];
@@ -51,9 +51,9 @@ static struct store *make(char *dir)
 						       {2, f[1], 1, false},
 						       {3, f[2], 1, false},
 						       {4, f[3], 1, false}};
-	static const struct rec_thread thr[N_THR] = {
-		{1, "t0", 1, 1, false}, {2, "t1", 2, 2, false},
-		{3, "t2", 3, 3, false}};
+	static const struct rec_thread thr[N_THR] = {{1, "t0", 1, 1, false},
+						     {2, "t1", 2, 2, false},
+						     {3, "t2", 3, 3, false}};
 	struct store_writer *w = store_writer_new();
 	const struct sink *sink = store_writer_sink(w);
 	struct rec_recording rec;
@@ -63,10 +63,17 @@ static struct store *make(char *dir)
 		int64_t edge = T0 + (int64_t)(next() % 50) * W;
 
 		switch (next() % 4) {
-		case 0: t_of[i] = edge; break;
-		case 1: t_of[i] = edge - 1; break;
-		case 2: t_of[i] = edge + 1; break;
-		default: t_of[i] = edge + (int64_t)(next() % W);
+		case 0:
+			t_of[i] = edge;
+			break;
+		case 1:
+			t_of[i] = edge - 1;
+			break;
+		case 2:
+			t_of[i] = edge + 1;
+			break;
+		default:
+			t_of[i] = edge + (int64_t)(next() % W);
 		}
 	}
 	qsort(t_of, N, sizeof(t_of[0]), cmp64);

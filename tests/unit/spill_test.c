@@ -101,7 +101,8 @@ static void stable_order(const struct spill_sample *s, size_t n, size_t *order)
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
-		for (j = i; j > 0 && s[order[j - 1]].time_ns > s[i].time_ns; j--)
+		for (j = i; j > 0 && s[order[j - 1]].time_ns > s[i].time_ns;
+		     j--)
 			order[j] = order[j - 1];
 		order[j] = i;
 	}
@@ -111,8 +112,8 @@ static void stable_order(const struct spill_sample *s, size_t n, size_t *order)
  * index in cuts (a recording's end), merge, and compare with the stable
  * sort.  Every sample's kind has sparse records, so the merge gives its
  * import index back. */
-static void merge_case(const char *what, const struct spill_sample *s,
-		       size_t n, size_t run, const size_t *cuts, size_t n_cuts,
+static void merge_case(const char *what, const struct spill_sample *s, size_t n,
+		       size_t run, const size_t *cuts, size_t n_cuts,
 		       uint32_t want_runs)
 {
 	struct spill *sp = spill_new(run, SPARSE);
@@ -141,12 +142,14 @@ static void merge_case(const char *what, const struct spill_sample *s,
 			test_fail(__FILE__, __LINE__, "%s: too many", what);
 			break;
 		}
-		if (x.import != order[got] || x.time_ns != s[order[got]].time_ns ||
+		if (x.import != order[got] ||
+		    x.time_ns != s[order[got]].time_ns ||
 		    x.node != s[order[got]].node ||
 		    x.bytes != s[order[got]].bytes)
 			test_fail(__FILE__, __LINE__,
-				  "%s: sample %zu is import %llu, want %zu", what,
-				  got, (unsigned long long)x.import, order[got]);
+				  "%s: sample %zu is import %llu, want %zu",
+				  what, got, (unsigned long long)x.import,
+				  order[got]);
 		got++;
 	}
 	CHECK_INT(rc, ==, 0);
@@ -173,7 +176,7 @@ TEST(spill_merge_ties_go_to_the_earlier_run)
 
 TEST(spill_merge_overlapping_and_disjoint_runs)
 {
-	static const int64_t t[] = {5, 1, 9, 3, 3, 7, 2, 8, 3, 0, 10, 10,
+	static const int64_t t[] = {5, 1, 9, 3,	 3,  7,	 2,  8,	 3, 0, 10, 10,
 				    6, 6, 4, 20, 21, 22, 23, 24, 1, 2, 3};
 	struct spill_sample s[sizeof(t) / sizeof(t[0])];
 	size_t i, n = sizeof(t) / sizeof(t[0]);
@@ -199,7 +202,8 @@ TEST(spill_merge_random_against_stable_sort)
 		for (i = 0; i < 600; i++) {
 			seed = seed * 1103515245u + 12345u;
 			/* few distinct times: many ties; runs overlap */
-			s[i] = mk((int64_t)(seed >> 16) % 50 - 25 + (int64_t)i / 40,
+			s[i] = mk((int64_t)(seed >> 16) % 50 - 25 +
+					  (int64_t)i / 40,
 				  i, SAMPLE_AGENT);
 		}
 		merge_case("random", s, 600, run, NULL, 0,
