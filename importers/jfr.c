@@ -116,7 +116,7 @@ static int emit_sample(struct jfr_import *im, const struct jfr_job *j,
 		const struct jfr_class *k = j->objs[r->cls - 1];
 
 		/* the ids of the chunks before, then this chunk's */
-		s.class_id = im->next_id + r->cls;
+		s.class_id = j->id_base + r->cls;
 		s.class_name = k->display;
 		s.class_raw = k->raw;
 	}
@@ -124,20 +124,42 @@ static int emit_sample(struct jfr_import *im, const struct jfr_job *j,
 				     : 0;
 }
 
-/* The chunk's records to the sink, in file order; its damage warnings
- * where they were found. */
+/* The chunk's start: what opening it said, and the ids before it. */
+static void begin_chunk(struct jfr_import *im, struct jfr_job *j)
+{
+	j->begun = true;
+	j->id_base = im->next_id;
+	j->stack_base = im->next_stack_id;
+	if (j->orc < 0) {
+		warn(im, &j->open_err);
+		im->rec.bytes_skipped += j->take;
+		return;
+	}
+	if (j->orc > 0)
+		warn(im, &j->open_err);
+	im->rec.n_chunks++;
+	if (j->h.start_ns < im->rec.start_ns)
+		im->rec.start_ns = j->h.start_ns;
+}
+
+/* The records decoded so far to the sink, in file order, with their
+ * damage warnings where they were found; the lists are emptied. */
 static int replay_records(struct jfr_import *im, struct jfr_job *j)
 {
 	const struct sink *sink = im->sink;
-	uint32_t i;
 	size_t n;
 	int rc = 0;
 
-	for (i = 0; i < j->n_objs; i++)
-		if (j->obj_is_thread[i])
-			((struct rec_thread *)j->objs[i])->id += im->next_id;
-	for (i = 0; i < j->n_stacks; i++)
-		j->stacks[i]->id += im->next_stack_id;
+	if (!j->begun)
+		begin_chunk(im, j);
+	/* the stacks and threads new since the last batch get the ids
+	 * the single-threaded reader gave them */
+	for (; j->objs_done < j->n_objs; j->objs_done++)
+		if (j->obj_is_thread[j->objs_done])
+			((struct rec_thread *)j->objs[j->objs_done])->id +=
+				j->id_base;
+	for (; j->stacks_done < j->n_stacks; j->stacks_done++)
+		j->stacks[j->stacks_done]->id += j->stack_base;
 	for (n = 0; n < j->n_recs && rc >= 0; n++) {
 		const struct jfr_rec *r = &j->recs[n];
 
@@ -151,9 +173,17 @@ static int replay_records(struct jfr_import *im, struct jfr_job *j)
 		else
 			rc = emit_sample(im, j, r);
 	}
-	im->next_id += j->n_objs;
-	im->next_stack_id += j->n_stacks;
+	j->n_recs = j->n_olds = j->n_heaps = j->n_warns = 0;
 	return rc;
+}
+
+/* A batch of a chunk decoded on this thread (struct jfr_job's flush). */
+static int flush_batch(void *ctx, struct jfr_job *j)
+{
+	struct jfr_import *im = ctx;
+
+	im->rc = replay_records(im, j);
+	return im->rc;
 }
 
 /* The settings of the heap events; the last value written wins. */
@@ -282,17 +312,13 @@ static int replay_chunk(struct jfr_import *im, struct jfr_job *j)
 {
 	int rc;
 
-	if (j->orc < 0) {
-		warn(im, &j->open_err);
-		im->rec.bytes_skipped += j->take;
+	if (!j->begun)
+		begin_chunk(im, j);
+	if (j->orc < 0)
 		return 0;
-	}
-	if (j->orc > 0)
-		warn(im, &j->open_err);
-	im->rec.n_chunks++;
-	if (j->h.start_ns < im->rec.start_ns)
-		im->rec.start_ns = j->h.start_ns;
 	rc = replay_records(im, j);
+	im->next_id = j->id_base + j->n_objs;
+	im->next_stack_id = j->stack_base + j->n_stacks;
 	merge_facts(im, j);
 	chunk_end(im, j);
 	return rc;
@@ -360,8 +386,14 @@ static struct jfr_job *free_job(struct jfr_import *im)
 	if (workq_full(im->q))
 		replay_next(im);
 	j = &im->jobs[im->submitted % im->depth];
-	if (im->submitted % im->depth >= im->n_inited)
+	if (im->submitted % im->depth >= im->n_inited) {
 		jfr_job_init(&im->jobs[im->n_inited++]);
+		if (im->depth == 1) {
+			/* no workers: decoded here, replayed as it goes */
+			j->flush = flush_batch;
+			j->flush_ctx = im;
+		}
+	}
 	return j;
 }
 

@@ -421,6 +421,9 @@ static void read_events(struct jfr_job *j)
 		default:
 			break;
 		}
+		if (j->flush && j->n_recs >= JFR_BATCH &&
+		    j->flush(j->flush_ctx, j) < 0)
+			break;
 	}
 }
 
@@ -442,6 +445,9 @@ static void reset_output(struct jfr_job *j)
 	j->last_event_ns = INT64_MIN;
 	j->end = 0;
 	j->why = NULL;
+	j->begun = false;
+	j->id_base = j->stack_base = 0;
+	j->objs_done = j->stacks_done = 0;
 }
 
 void jfr_job_decode(void *job)

@@ -28,6 +28,9 @@
 
 #define JFR_WARNINGS_PER_CHUNK 5
 #define JFR_SMALL_IDS	       4096
+/* records handed over at a time when the chunk is decoded where it is
+ * replayed: few enough to still be in the cache */
+#define JFR_BATCH 4096
 
 /* kinds of a struct jfr_rec beyond the sample kinds */
 enum {
@@ -68,6 +71,12 @@ struct jfr_job {
 	struct u64map chunk_counts; /* type id -> events */
 	uint64_t *small_counts;	    /* the same below JFR_SMALL_IDS */
 
+	/* decoding on the replaying thread (no workers): every JFR_BATCH
+	 * records go to flush, which empties the lists; <0 stops the decode
+	 * (the sink failed) */
+	int (*flush)(void *ctx, struct jfr_job *j);
+	void *flush_ctx;
+
 	/* out */
 	int orc; /* jfr_chunk_open's */
 	struct err open_err;
@@ -97,6 +106,11 @@ struct jfr_job {
 	int64_t last_event_ns;
 	uint64_t end;	   /* jfr_chunk_consistent_end */
 	const char *why; /* jfr_chunk_lost_reason */
+
+	/* the replay's, reset by the decode */
+	bool begun;		       /* the chunk's start is replayed */
+	uint64_t id_base, stack_base;  /* the ids of the chunks before */
+	uint32_t objs_done, stacks_done; /* ids offset so far */
 };
 
 void jfr_job_init(struct jfr_job *j);
