@@ -58,13 +58,16 @@ static void *grow(void *p, size_t *alloc, size_t n, size_t size)
 	return xreallocarray(p, *alloc, size);
 }
 
-static struct jfr_rec *new_rec(struct jfr_job *j, uint8_t kind)
+/* A record: every field but kind is the caller's to set (a sample sets
+ * them all; the others only a). */
+static inline struct jfr_rec *new_rec(struct jfr_job *j, uint8_t kind)
 {
 	struct jfr_rec *r;
 
-	j->recs = grow(j->recs, &j->alloc_recs, j->n_recs, sizeof(*j->recs));
+	if (j->n_recs == j->alloc_recs)
+		j->recs = grow(j->recs, &j->alloc_recs, j->n_recs,
+			       sizeof(*j->recs));
 	r = &j->recs[j->n_recs++];
-	memset(r, 0, sizeof(*r));
 	r->kind = kind;
 	return r;
 }
@@ -237,10 +240,11 @@ static void old_object(struct jfr_job *j, const struct jfr_event *ev,
 
 static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 {
-	const struct jfr_timebase *tb = jfr_chunk_timebase(j->c);
+	const struct jfr_timebase *tb = j->tb;
 	struct jfr_rec *r = new_rec(j, 0);
 	struct jfr_class *k = NULL;
 
+	r->thread = r->stack = r->cls = 0;
 	/* a type without startTime (damaged metadata): the chunk's start */
 	r->time_ns = jfr_has(ev, JS_START)
 			     ? jfr_timebase_epoch_ns(tb, ev->v[JS_START])
@@ -459,6 +463,7 @@ void jfr_job_decode(void *job)
 				&j->open_err);
 	if (j->orc < 0)
 		return;
+	j->tb = jfr_chunk_timebase(j->c);
 	read_events(j);
 	fold_counts(j);
 	j->end = jfr_chunk_consistent_end(j->c);

@@ -66,6 +66,7 @@ struct jfr_job {
 
 	/* the decoder's state, kept from chunk to chunk */
 	struct jfr_chunk *c;
+	const struct jfr_timebase *tb; /* c's */
 	struct arena arena; /* converted stacks and threads */
 	struct u64cache fast_thread, fast_stack, fast_class;
 	struct u64map chunk_counts; /* type id -> events */

@@ -75,10 +75,12 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
 
 /*
  * --jobs=N (import, dump): threads decoding JFR chunks.  The option
- * wins, else HEAPSIFT_JOBS, else the number of online CPUs; 1 decodes
- * on the main thread.  The output is the same for every N.
+ * wins, else HEAPSIFT_JOBS, else the number of online CPUs up to
+ * CLI_JOBS_DEFAULT_MAX; 1 decodes on the main thread.  The output is
+ * the same for every N.
  */
-#define CLI_JOBS_MAX 64
+#define CLI_JOBS_MAX	     64
+#define CLI_JOBS_DEFAULT_MAX 8
 int cli_jobs_option(const char *cmd, const char *arg, unsigned *jobs);
 unsigned cli_jobs(unsigned option); /* option 0: not given */
 
