@@ -62,7 +62,7 @@ struct jfr_import {
 	size_t n_counts, alloc_counts;
 
 	uint64_t next_stack_id;
-	uint64_t next_id; /* threads and classes, unique in the recording */
+	uint64_t next_id;  /* threads and classes, unique in the recording */
 	unsigned chunk_no; /* chunks framed */
 	int64_t last_event_ns;
 
@@ -167,8 +167,8 @@ static int replay_records(struct jfr_import *im, struct jfr_job *j)
 			warn(im, &j->warns[r->a]);
 		else if (r->kind == JREC_HEAP)
 			rc = sink->ops->heap_summary
-				     ? sink->ops->heap_summary(
-					       sink->ctx, &j->heaps[r->a])
+				     ? sink->ops->heap_summary(sink->ctx,
+							       &j->heaps[r->a])
 				     : 0;
 		else
 			rc = emit_sample(im, j, r);
@@ -302,7 +302,8 @@ static void chunk_end(struct jfr_import *im, const struct jfr_job *j)
 			     "jfr: chunk %u was still being written (state "
 			     "%u: the JVM died or is running); read up to "
 			     "its last flush, %llu bytes",
-			     j->chunk_no, h->state, (unsigned long long)h->size);
+			     j->chunk_no, h->state,
+			     (unsigned long long)h->size);
 	}
 }
 
@@ -352,7 +353,7 @@ static void drain(struct jfr_import *im)
 static void copy_chunk(struct input *in, struct jfr_job *j, uint64_t size,
 		       size_t *take)
 {
-	size_t got = 0, n;
+	size_t n;
 
 	*take = 0;
 	while (*take < size) {
@@ -370,7 +371,6 @@ static void copy_chunk(struct input *in, struct jfr_job *j, uint64_t size,
 		n = 0;
 		input_read(in, j->copy + *take, want, &n);
 		*take += n;
-		got += n;
 		if (n < want)
 			break; /* the stream ended (or failed: the walker
 				  reports) */
@@ -432,8 +432,7 @@ static bool submit_chunk(struct jfr_import *im, const struct jfr_header *h)
 /* Frame the chunks one after another; false at the end.  What is not
  * a chunk ends the recording with a warning, after every chunk before
  * it has been replayed. */
-static bool next_chunk(struct jfr_import *im, uint64_t max_chunk,
-		       struct err *e)
+static bool next_chunk(struct jfr_import *im, uint64_t max_chunk, struct err *e)
 {
 	struct input *in = im->in;
 	const unsigned char *p;
@@ -513,8 +512,7 @@ static int send_recording(struct jfr_import *im, struct err *e)
 	struct rec_recording *r = &im->rec;
 
 	if (im->n_counts)
-		qsort(im->counts, im->n_counts, sizeof(*im->counts),
-		      count_cmp);
+		qsort(im->counts, im->n_counts, sizeof(*im->counts), count_cmp);
 	r->settings = im->settings;
 	r->n_settings = (uint32_t)im->n_settings;
 	r->event_types = im->counts;

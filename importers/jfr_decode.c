@@ -96,8 +96,8 @@ static void warn_damage(struct jfr_job *j, unsigned *warned,
 		j->suppressed++;
 		return;
 	}
-	j->warns = grow(j->warns, &j->alloc_warns, j->n_warns,
-			sizeof(*j->warns));
+	j->warns =
+		grow(j->warns, &j->alloc_warns, j->n_warns, sizeof(*j->warns));
 	j->warns[j->n_warns] = *e;
 	new_rec(j, JREC_WARN)->a = (int64_t)j->n_warns++;
 }
@@ -223,7 +223,8 @@ static void old_object(struct jfr_job *j, const struct jfr_event *ev,
 	if (jfr_has(ev, JS_OBJECT))
 		*k = jfr_old_object_class(c, ev->v[JS_OBJECT]);
 	if (jfr_has(ev, JS_ALLOC_TIME))
-		s->alloc_time_ns = jfr_ticks_to_epoch_ns(c, ev->v[JS_ALLOC_TIME]);
+		s->alloc_time_ns =
+			jfr_ticks_to_epoch_ns(c, ev->v[JS_ALLOC_TIME]);
 	if (jfr_has(ev, JS_OBJECT_AGE))
 		s->object_age_ns = jfr_ticks_to_ns(c, ev->v[JS_OBJECT_AGE]);
 	if (jfr_has(ev, JS_OBJECT_SIZE))
@@ -295,8 +296,8 @@ static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
 	struct rec_heap_summary *h;
 	const char *when = NULL;
 
-	j->heaps = grow(j->heaps, &j->alloc_heaps, j->n_heaps,
-			sizeof(*j->heaps));
+	j->heaps =
+		grow(j->heaps, &j->alloc_heaps, j->n_heaps, sizeof(*j->heaps));
 	new_rec(j, JREC_HEAP)->a = (int64_t)j->n_heaps;
 	h = &j->heaps[j->n_heaps++];
 	h->time_ns = jfr_has(ev, JS_START)

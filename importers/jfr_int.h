@@ -67,7 +67,7 @@ struct jfr_job {
 	/* the decoder's state, kept from chunk to chunk */
 	struct jfr_chunk *c;
 	const struct jfr_timebase *tb; /* c's */
-	struct arena arena; /* converted stacks and threads */
+	struct arena arena;	       /* converted stacks and threads */
 	struct u64cache fast_thread, fast_stack, fast_class;
 	struct u64map chunk_counts; /* type id -> events */
 	uint64_t *small_counts;	    /* the same below JFR_SMALL_IDS */
@@ -105,12 +105,12 @@ struct jfr_job {
 	uint64_t n_samples[SAMPLE__COUNT];
 	uint64_t n_heap_summaries;
 	int64_t last_event_ns;
-	uint64_t end;	   /* jfr_chunk_consistent_end */
+	uint64_t end;	 /* jfr_chunk_consistent_end */
 	const char *why; /* jfr_chunk_lost_reason */
 
 	/* the replay's, reset by the decode */
-	bool begun;		       /* the chunk's start is replayed */
-	uint64_t id_base, stack_base;  /* the ids of the chunks before */
+	bool begun;			 /* the chunk's start is replayed */
+	uint64_t id_base, stack_base;	 /* the ids of the chunks before */
 	uint32_t objs_done, stacks_done; /* ids offset so far */
 };
 

@@ -236,8 +236,9 @@ unsigned cli_jobs(unsigned option)
 	/* each thread holds a chunk or two (pools, records): past a few,
 	 * more memory buys nothing, as one thread feeds the sink */
 	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > CLI_JOBS_DEFAULT_MAX ? CLI_JOBS_DEFAULT_MAX
-						    : (unsigned)n;
+	return n < 1			  ? 1
+	       : n > CLI_JOBS_DEFAULT_MAX ? CLI_JOBS_DEFAULT_MAX
+					  : (unsigned)n;
 }
 
 int cli_finish_output(int status)

@@ -23,8 +23,8 @@ struct workq {
 	unsigned n_threads, depth;
 	pthread_t *threads;
 	pthread_mutex_t lock;
-	pthread_cond_t work;  /* a job waits, or stop */
-	pthread_cond_t done;  /* a job finished */
+	pthread_cond_t work; /* a job waits, or stop */
+	pthread_cond_t done; /* a job finished */
 	struct workq_slot *ring;
 	/* counters, never wrapped in practice; slot = counter % depth */
 	unsigned long long head, start, tail;

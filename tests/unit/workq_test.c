@@ -129,7 +129,8 @@ static void same_thing(int kind, uint64_t id, const char *what)
 	if (!names[kind][id])
 		names[kind][id] = xstrdup(what);
 	else if (strcmp(names[kind][id], what))
-		test_fail(__FILE__, __LINE__, "id %llu of kind %d was %s, is %s",
+		test_fail(__FILE__, __LINE__,
+			  "id %llu of kind %d was %s, is %s",
 			  (unsigned long long)id, kind, names[kind][id], what);
 }
 
@@ -226,11 +227,11 @@ static void log_warn(void *ctx, const struct err *e)
 	buf_addf(ctx, "W %s %llu\n", e->msg, (unsigned long long)e->offset);
 }
 
-static void import_logged(const unsigned char *data, size_t len,
-			  unsigned jobs, struct buf *b)
+static void import_logged(const unsigned char *data, size_t len, unsigned jobs,
+			  struct buf *b)
 {
-	static const struct sink_ops ops = {log_sample, log_heap,
-					    log_recording, NULL, NULL};
+	static const struct sink_ops ops = {log_sample, log_heap, log_recording,
+					    NULL, NULL};
 	struct sink sink = {&ops, b};
 	struct import_env env = {"rec.jfr", log_warn, b, 0, jobs};
 	struct input in;
