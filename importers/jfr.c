@@ -85,7 +85,7 @@ static void warn(struct jfr_import *im, const struct err *e)
 }
 
 static int emit_sample(struct jfr_import *im, const struct jfr_job *j,
-		       const struct jfr_rec *r)
+		       const struct jfr_rec *r, size_t *extra)
 {
 	struct rec_sample s;
 
@@ -105,7 +105,7 @@ static int emit_sample(struct jfr_import *im, const struct jfr_job *j,
 		if (r->kind == SAMPLE_ALLOC)
 			s.weight = r->a;
 		else if (r->kind == SAMPLE_TLAB_NEW)
-			s.tlab_size = r->a, s.alloc_size = r->b;
+			s.tlab_size = r->a, s.alloc_size = j->extra[(*extra)++];
 		else
 			s.alloc_size = r->a;
 	}
@@ -147,7 +147,7 @@ static void begin_chunk(struct jfr_import *im, struct jfr_job *j)
 static int replay_records(struct jfr_import *im, struct jfr_job *j)
 {
 	const struct sink *sink = im->sink;
-	size_t n;
+	size_t n, extra = 0;
 	int rc = 0;
 
 	if (!j->begun)
@@ -171,9 +171,9 @@ static int replay_records(struct jfr_import *im, struct jfr_job *j)
 							       &j->heaps[r->a])
 				     : 0;
 		else
-			rc = emit_sample(im, j, r);
+			rc = emit_sample(im, j, r, &extra);
 	}
-	j->n_recs = j->n_olds = j->n_heaps = j->n_warns = 0;
+	j->n_recs = j->n_extra = j->n_olds = j->n_heaps = j->n_warns = 0;
 	return rc;
 }
 

@@ -38,6 +38,7 @@ void jfr_job_release(struct jfr_job *j)
 	free(j->small_counts);
 	free(j->copy);
 	free(j->recs);
+	free(j->extra);
 	free(j->olds);
 	free(j->heaps);
 	free(j->warns);
@@ -256,7 +257,7 @@ static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 		r->stack = stack_of(j, ev->v[JS_STACK]);
 	if (jfr_has(ev, JS_CLASS))
 		k = class_of(j, ev->v[JS_CLASS]);
-	r->a = r->b = REC_NONE;
+	r->a = REC_NONE;
 	switch (ev->kind) {
 	case JFR_ALLOC_SAMPLE:
 		r->kind = SAMPLE_ALLOC;
@@ -267,8 +268,12 @@ static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 		r->kind = SAMPLE_TLAB_NEW;
 		if (jfr_has(ev, JS_TLAB_SIZE))
 			r->a = size_of(ev->v[JS_TLAB_SIZE]);
-		if (jfr_has(ev, JS_ALLOC_SIZE))
-			r->b = size_of(ev->v[JS_ALLOC_SIZE]);
+		if (j->n_extra == j->alloc_extra)
+			j->extra = grow(j->extra, &j->alloc_extra, j->n_extra,
+					sizeof(*j->extra));
+		j->extra[j->n_extra++] = jfr_has(ev, JS_ALLOC_SIZE)
+						 ? size_of(ev->v[JS_ALLOC_SIZE])
+						 : REC_NONE;
 		break;
 	case JFR_TLAB_OUTSIDE:
 		r->kind = SAMPLE_TLAB_OUTSIDE;
@@ -440,7 +445,7 @@ static void reset_output(struct jfr_job *j)
 	u64cache_clear(&j->fast_stack);
 	u64cache_clear(&j->fast_class);
 	err_init(&j->open_err);
-	j->n_recs = j->n_olds = j->n_heaps = j->n_warns = 0;
+	j->n_recs = j->n_extra = j->n_olds = j->n_heaps = j->n_warns = 0;
 	j->n_settings = j->n_counts = 0;
 	j->n_objs = j->n_stacks = 0;
 	j->suppressed = 0;

@@ -38,11 +38,12 @@ enum {
 	JREC_WARN,		   /* a damaged event: a is its index */
 };
 
-/* One record, 40 bytes: the common samples whole, the rest by index. */
+/* One record, 32 bytes: the common samples whole (but for an
+ * InNewTLAB's allocation size, in extra in record order), the rest by
+ * index. */
 struct jfr_rec {
 	int64_t time_ns;
 	int64_t a; /* weight, tlab_size, alloc_size; an index for the rest */
-	int64_t b; /* SAMPLE_TLAB_NEW: alloc_size */
 	uint32_t thread; /* chunk-local id (objs), 0: none */
 	uint32_t stack;	 /* chunk-local stack id (stacks), 0: none */
 	uint32_t cls;	 /* chunk-local id (objs) of a jfr_class, 0: none */
@@ -83,6 +84,8 @@ struct jfr_job {
 	struct err open_err;
 	struct jfr_rec *recs;
 	size_t n_recs, alloc_recs;
+	int64_t *extra; /* SAMPLE_TLAB_NEW's alloc_size, in record order */
+	size_t n_extra, alloc_extra;
 	struct rec_sample *olds; /* SAMPLE_OLD_OBJECT, but for ids */
 	size_t n_olds, alloc_olds;
 	struct rec_heap_summary *heaps;

@@ -80,7 +80,7 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
  * the same for every N.
  */
 #define CLI_JOBS_MAX	     64
-#define CLI_JOBS_DEFAULT_MAX 8
+#define CLI_JOBS_DEFAULT_MAX 4
 int cli_jobs_option(const char *cmd, const char *arg, unsigned *jobs);
 unsigned cli_jobs(unsigned option); /* option 0: not given */
 

@@ -44,7 +44,7 @@ static const char dump_help[] =
 	"                     recording (as `jfr summary` counts them)\n"
 	"      --bench        --stats, and the decoding speed on stderr\n"
 	"      --jobs=N       threads decoding JFR chunks (default:\n"
-	"                     HEAPSIFT_JOBS, else the CPUs, at most 8);\n"
+	"                     HEAPSIFT_JOBS, else the CPUs, at most 4);\n"
 	"                     the output is the same for every N\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"

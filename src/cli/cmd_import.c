@@ -41,7 +41,7 @@ static const char import_help[] =
 	"                     recording already there is skipped (a warning)\n"
 	"      --force        replace FILE even when it is not a store\n"
 	"      --jobs=N       threads decoding JFR chunks (default:\n"
-	"                     HEAPSIFT_JOBS, else the CPUs, at most 8);\n"
+	"                     HEAPSIFT_JOBS, else the CPUs, at most 4);\n"
 	"                     the store is the same for every N\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"
