@@ -479,9 +479,11 @@ static void start_jobs(struct jfr_import *im)
 {
 	unsigned n = im->env->jobs > MAX_JOBS ? MAX_JOBS : im->env->jobs;
 
-	/* decoding one chunk while the sink takes the one before needs a
-	 * slot more than there are decoders */
-	im->depth = n > 1 ? n + 1 : 1;
+	/* n chunks in flight: while the sink takes the oldest, the other
+	 * decoders work ahead.  A slot more would keep every decoder busy,
+	 * but the sink is the slow end of an import, and each slot holds a
+	 * chunk's records and (mapped) pages */
+	im->depth = n > 1 ? n : 1;
 	im->q = workq_new(n > 1 ? n : 0, im->depth, jfr_job_decode);
 	im->jobs = xcalloc(im->depth, sizeof(*im->jobs));
 }
