@@ -53,6 +53,10 @@ struct import_env {
 	void (*warn)(void *ctx, const struct err *e);
 	void *ctx;
 	uint64_t max_chunk_bytes; /* JFR: refuse larger chunks (0: 1 GiB) */
+	/* JFR: threads decoding chunks (0, 1: none, the calling thread
+	 * decodes); the sink is called on the calling thread either way,
+	 * with the same records in the same order */
+	unsigned jobs;
 };
 
 /* A warning through env->warn, formatted, at offset (ERR_NO_OFFSET for

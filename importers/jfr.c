@@ -16,12 +16,14 @@
 
 #include "formats/jfr/jfr.h"
 #include "formats/jfr/jfr_magic.h"
+#include "importers/jfr_int.h"
 #include "importers/list.h"
 #include "importers/sink.h"
 #include "input/input.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/workq.h"
 #include "util/xalloc.h"
 
 static int jfr_probe(const unsigned char *p, size_t len, int complete)
@@ -38,16 +40,17 @@ static int jfr_probe(const unsigned char *p, size_t len, int complete)
 	return major == JFR_MAJOR_SUPPORTED ? 100 : 80;
 }
 
-#define DEFAULT_MAX_CHUNK  (1ull << 30)
-#define WARNINGS_PER_CHUNK 5
-#define SMALL_IDS	   4096
+#define DEFAULT_MAX_CHUNK (1ull << 30)
+#define MAX_JOBS	  64
+/* pulled streams: a chunk is copied in pieces of this much at most, so
+ * that a header claiming a huge size costs only what is there */
+#define COPY_STEP ((size_t)8 << 20)
 
 struct jfr_import {
-	struct jfr_chunk *c;
 	const struct sink *sink;
 	const struct import_env *env;
-	struct arena keep;  /* lives for the whole recording */
-	struct arena chunk; /* converted stacks, per chunk */
+	struct input *in;
+	struct arena keep; /* lives for the whole recording */
 	struct rec_recording rec;
 	struct hmap setting_index; /* "event#name" -> index */
 	struct rec_setting *settings;
@@ -57,21 +60,19 @@ struct jfr_import {
 	struct hmap count_index; /* event type name -> index */
 	struct rec_count *counts;
 	size_t n_counts, alloc_counts;
-	struct u64map chunk_counts; /* type id -> events, this chunk */
-	uint64_t *small_counts;	    /* the same for ids below SMALL_IDS */
-
-	/* this chunk's pool keys -> converted records: nearly every event
-	 * resolves a thread, a stack and a class, and these inline lookups
-	 * spare most of them a call into formats/jfr */
-	struct u64cache fast_thread, fast_stack, fast_class;
-	const struct jfr_timebase *tb;
 
 	uint64_t next_stack_id;
-	uint64_t next_id; /* threads and classes, unique in the recording */
-	unsigned chunk_no;
-	unsigned warned;     /* in this chunk */
-	uint64_t suppressed; /* warnings not shown in this chunk */
+	uint64_t next_id;  /* threads and classes, unique in the recording */
+	unsigned chunk_no; /* chunks framed */
 	int64_t last_event_ns;
+
+	/* the chunks being decoded: job k of the recording is
+	 * jobs[k % depth], submitted in order and replayed in order */
+	struct workq *q;
+	struct jfr_job *jobs;
+	unsigned depth, n_inited;
+	unsigned long long submitted, replayed;
+	int rc; /* <0: the sink failed; nothing more is replayed */
 };
 
 static void warn(struct jfr_import *im, const struct err *e)
@@ -83,259 +84,116 @@ static void warn(struct jfr_import *im, const struct err *e)
 	im->env->warn(im->env->ctx, &copy);
 }
 
-/* A corrupt event or constant: shown for the first few of a chunk. */
-static void warn_damage(struct jfr_import *im, const struct err *e)
+static int emit_sample(struct jfr_import *im, const struct jfr_job *j,
+		       const struct jfr_rec *r, size_t *extra)
 {
-	if (im->warned++ < WARNINGS_PER_CHUNK)
-		warn(im, e);
-	else
-		im->suppressed++;
-}
-
-static const struct rec_stack *convert_stack(struct jfr_import *im,
-					     struct jfr_stack *st)
-{
-	struct rec_stack *rs;
-	struct rec_frame *fr;
-	uint32_t i;
-
-	if (!st)
-		return NULL;
-	if (st->user)
-		return st->user;
-	rs = arena_calloc(&im->chunk, 1, sizeof(*rs));
-	fr = arena_calloc(&im->chunk, st->n_frames ? st->n_frames : 1,
-			  sizeof(*fr));
-	for (i = 0; i < st->n_frames; i++) {
-		const struct jfr_frame *f = &st->frames[i];
-
-		fr[i].class_name = f->cls->display;
-		fr[i].class_raw = f->cls->raw;
-		fr[i].method = f->method;
-		fr[i].descriptor = f->descriptor;
-		fr[i].line = f->line;
-		fr[i].bci = f->bci;
-		fr[i].type = f->type;
-		fr[i].hidden = f->hidden;
-	}
-	rs->id = ++im->next_stack_id;
-	rs->frames = fr;
-	rs->n_frames = st->n_frames;
-	rs->truncated = st->truncated;
-	st->user = rs;
-	return rs;
-}
-
-/* The chunk's thread as a record, built once per chunk. */
-static const struct rec_thread *convert_thread(struct jfr_import *im,
-					       struct jfr_thread *t)
-{
-	struct rec_thread *rt;
-
-	if (t->user)
-		return (const struct rec_thread *)(uintptr_t)t->user;
-	rt = arena_calloc(&im->chunk, 1, sizeof(*rt));
-	rt->id = ++im->next_id;
-	rt->name = t->name;
-	rt->java_id = t->java_id;
-	rt->os_id = t->os_id;
-	rt->is_virtual = t->is_virtual;
-	t->user = (uint64_t)(uintptr_t)rt;
-	return rt;
-}
-
-static inline const struct rec_thread *thread_of(struct jfr_import *im,
-						 uint64_t key)
-{
-	struct jfr_thread *t;
-	const struct rec_thread *rt;
-	uint64_t v;
-
-	if (u64cache_get(&im->fast_thread, key, &v))
-		return (const struct rec_thread *)(uintptr_t)v;
-	if (!(t = jfr_thread(im->c, key)))
-		return NULL;
-	rt = convert_thread(im, t);
-	u64cache_put(&im->fast_thread, key, (uint64_t)(uintptr_t)rt);
-	return rt;
-}
-
-static inline const struct rec_stack *stack_of(struct jfr_import *im,
-					       uint64_t key)
-{
-	const struct rec_stack *rs;
-	uint64_t v;
-
-	if (u64cache_get(&im->fast_stack, key, &v))
-		return (const struct rec_stack *)(uintptr_t)v;
-	if (!(rs = convert_stack(im, jfr_stack(im->c, key))))
-		return NULL;
-	u64cache_put(&im->fast_stack, key, (uint64_t)(uintptr_t)rs);
-	return rs;
-}
-
-static inline struct jfr_class *class_of(struct jfr_import *im, uint64_t key)
-{
-	struct jfr_class *k;
-	uint64_t v;
-
-	if (u64cache_get(&im->fast_class, key, &v))
-		return (struct jfr_class *)(uintptr_t)v;
-	if (!(k = jfr_class(im->c, key)))
-		return NULL;
-	u64cache_put(&im->fast_class, key, (uint64_t)(uintptr_t)k);
-	return k;
-}
-
-/* A JFR long that is a size or a weight: exact up to INT64_MAX; the
- * file's 64 bits read as a Java long are negative beyond that, which no
- * size can be, so the value is "not recorded" (docs/formats/jfr.md) and
- * never a negative estimate in a sum. */
-static int64_t size_of(uint64_t v)
-{
-	return v > (uint64_t)INT64_MAX ? REC_NONE : (int64_t)v;
-}
-
-static int emit_sample(struct jfr_import *im, const struct jfr_event *ev)
-{
-	struct jfr_chunk *c = im->c;
 	struct rec_sample s;
-	struct jfr_class *k = NULL;
 
-	/* rec_sample_init()'s fields one by one: it memsets the whole
-	 * record first, and this runs for every event */
-	s.thread = NULL;
-	s.stack = NULL;
-	s.class_name = s.class_raw = s.gc_root = NULL;
-	s.class_id = 0;
-	s.weight = s.alloc_size = s.tlab_size = REC_NONE;
-	s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
-	s.last_heap_used = s.array_elements = REC_NONE;
-	s.liveness = LIVE_UNKNOWN;
-	s.death_ns = s.alloc_gc = s.death_gc = REC_NONE;
-	/* a type without startTime (damaged metadata): the chunk's start */
-	s.time_ns = jfr_has(ev, JS_START)
-			    ? jfr_timebase_epoch_ns(im->tb, ev->v[JS_START])
-			    : im->tb->start_ns;
-	if (jfr_has(ev, JS_THREAD))
-		s.thread = thread_of(im, ev->v[JS_THREAD]);
-	if (jfr_has(ev, JS_STACK))
-		s.stack = stack_of(im, ev->v[JS_STACK]);
-	if (jfr_has(ev, JS_CLASS))
-		k = class_of(im, ev->v[JS_CLASS]);
-	switch (ev->kind) {
-	case JFR_ALLOC_SAMPLE:
-		s.kind = SAMPLE_ALLOC;
-		if (jfr_has(ev, JS_WEIGHT))
-			s.weight = size_of(ev->v[JS_WEIGHT]);
-		break;
-	case JFR_TLAB_NEW:
-		s.kind = SAMPLE_TLAB_NEW;
-		if (jfr_has(ev, JS_TLAB_SIZE))
-			s.tlab_size = size_of(ev->v[JS_TLAB_SIZE]);
-		if (jfr_has(ev, JS_ALLOC_SIZE))
-			s.alloc_size = size_of(ev->v[JS_ALLOC_SIZE]);
-		break;
-	case JFR_TLAB_OUTSIDE:
-		s.kind = SAMPLE_TLAB_OUTSIDE;
-		if (jfr_has(ev, JS_ALLOC_SIZE))
-			s.alloc_size = size_of(ev->v[JS_ALLOC_SIZE]);
-		break;
-	case JFR_OLD_OBJECT:
-		s.kind = SAMPLE_OLD_OBJECT;
-		s.liveness = LIVE_AT_END; /* what the event means */
-		if (jfr_has(ev, JS_OBJECT))
-			k = jfr_old_object_class(c, ev->v[JS_OBJECT]);
-		if (jfr_has(ev, JS_ALLOC_TIME))
-			s.alloc_time_ns =
-				jfr_ticks_to_epoch_ns(c, ev->v[JS_ALLOC_TIME]);
-		if (jfr_has(ev, JS_OBJECT_AGE))
-			s.object_age_ns =
-				jfr_ticks_to_ns(c, ev->v[JS_OBJECT_AGE]);
-		if (jfr_has(ev, JS_OBJECT_SIZE))
-			s.object_size = size_of(ev->v[JS_OBJECT_SIZE]);
-		if (jfr_has(ev, JS_HEAP_USAGE))
-			s.last_heap_used = (int64_t)ev->v[JS_HEAP_USAGE];
-		/* an int; the JDK writes INT_MIN for "not an array" */
-		if (jfr_has(ev, JS_ARRAY_ELEMS) &&
-		    (int32_t)(uint32_t)ev->v[JS_ARRAY_ELEMS] >= 0)
-			s.array_elements =
-				(int32_t)(uint32_t)ev->v[JS_ARRAY_ELEMS];
-		if (jfr_has(ev, JS_ROOT))
-			s.gc_root = jfr_gc_root(c, ev->v[JS_ROOT]);
-		break;
-	default:
-		return 0;
+	if (r->kind == SAMPLE_OLD_OBJECT) {
+		s = j->olds[r->a];
+	} else {
+		/* rec_sample_init()'s fields one by one: it memsets the
+		 * whole record first, and this runs for every event */
+		s.kind = r->kind;
+		s.class_name = s.class_raw = s.gc_root = NULL;
+		s.class_id = 0;
+		s.weight = s.alloc_size = s.tlab_size = REC_NONE;
+		s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
+		s.last_heap_used = s.array_elements = REC_NONE;
+		s.liveness = LIVE_UNKNOWN;
+		s.death_ns = s.alloc_gc = s.death_gc = REC_NONE;
+		if (r->kind == SAMPLE_ALLOC)
+			s.weight = r->a;
+		else if (r->kind == SAMPLE_TLAB_NEW)
+			s.tlab_size = r->a, s.alloc_size = j->extra[(*extra)++];
+		else
+			s.alloc_size = r->a;
 	}
-	if (k) {
-		if (!k->user)
-			k->user = ++im->next_id;
-		s.class_id = k->user;
+	s.time_ns = r->time_ns;
+	s.thread = r->thread ? j->objs[r->thread - 1] : NULL;
+	s.stack = r->stack ? j->stacks[r->stack - 1] : NULL;
+	if (r->cls) {
+		const struct jfr_class *k = j->objs[r->cls - 1];
+
+		/* the ids of the chunks before, then this chunk's */
+		s.class_id = j->id_base + r->cls;
 		s.class_name = k->display;
 		s.class_raw = k->raw;
 	}
-	if (s.time_ns > im->last_event_ns)
-		im->last_event_ns = s.time_ns;
-	im->rec.n_samples[s.kind]++;
 	return im->sink->ops->sample ? im->sink->ops->sample(im->sink->ctx, &s)
 				     : 0;
 }
 
-static int emit_heap_summary(struct jfr_import *im, const struct jfr_event *ev)
+/* The chunk's start: what opening it said, and the ids before it. */
+static void begin_chunk(struct jfr_import *im, struct jfr_job *j)
 {
-	struct jfr_chunk *c = im->c;
-	struct rec_heap_summary h;
-	const char *when = NULL;
+	j->begun = true;
+	j->id_base = im->next_id;
+	j->stack_base = im->next_stack_id;
+	if (j->orc < 0) {
+		warn(im, &j->open_err);
+		im->rec.bytes_skipped += j->take;
+		return;
+	}
+	if (j->orc > 0)
+		warn(im, &j->open_err);
+	im->rec.n_chunks++;
+	if (j->h.start_ns < im->rec.start_ns)
+		im->rec.start_ns = j->h.start_ns;
+}
 
-	h.time_ns = jfr_has(ev, JS_START)
-			    ? jfr_ticks_to_epoch_ns(c, ev->v[JS_START])
-			    : jfr_chunk_header(c)->start_ns;
-	h.gc_id = jfr_has(ev, JS_GC_ID) ? (int64_t)(uint32_t)ev->v[JS_GC_ID]
-					: REC_NONE;
-	if (jfr_has(ev, JS_WHEN))
-		when = jfr_gc_when(c, ev->v[JS_WHEN]);
-	h.when = when ? when : "unknown";
-	h.heap_used = jfr_has(ev, JS_HEAP_USED) ? (int64_t)ev->v[JS_HEAP_USED]
-						: REC_NONE;
-	h.committed = jfr_has(ev, JS_COMMITTED) ? (int64_t)ev->v[JS_COMMITTED]
-						: REC_NONE;
-	h.reserved = jfr_has(ev, JS_RESERVED) ? (int64_t)ev->v[JS_RESERVED]
-					      : REC_NONE;
-	if (h.time_ns > im->last_event_ns)
-		im->last_event_ns = h.time_ns;
-	im->rec.n_heap_summaries++;
-	return im->sink->ops->heap_summary
-		       ? im->sink->ops->heap_summary(im->sink->ctx, &h)
-		       : 0;
+/* The records decoded so far to the sink, in file order, with their
+ * damage warnings where they were found; the lists are emptied. */
+static int replay_records(struct jfr_import *im, struct jfr_job *j)
+{
+	const struct sink *sink = im->sink;
+	size_t n, extra = 0;
+	int rc = 0;
+
+	if (!j->begun)
+		begin_chunk(im, j);
+	/* the stacks and threads new since the last batch get the ids
+	 * the single-threaded reader gave them */
+	for (; j->objs_done < j->n_objs; j->objs_done++)
+		if (j->obj_is_thread[j->objs_done])
+			((struct rec_thread *)j->objs[j->objs_done])->id +=
+				j->id_base;
+	for (; j->stacks_done < j->n_stacks; j->stacks_done++)
+		j->stacks[j->stacks_done]->id += j->stack_base;
+	for (n = 0; n < j->n_recs && rc >= 0; n++) {
+		const struct jfr_rec *r = &j->recs[n];
+
+		if (r->kind == JREC_WARN)
+			warn(im, &j->warns[r->a]);
+		else if (r->kind == JREC_HEAP)
+			rc = sink->ops->heap_summary
+				     ? sink->ops->heap_summary(sink->ctx,
+							       &j->heaps[r->a])
+				     : 0;
+		else
+			rc = emit_sample(im, j, r, &extra);
+	}
+	j->n_recs = j->n_extra = j->n_olds = j->n_heaps = j->n_warns = 0;
+	return rc;
+}
+
+/* A batch of a chunk decoded on this thread (struct jfr_job's flush). */
+static int flush_batch(void *ctx, struct jfr_job *j)
+{
+	struct jfr_import *im = ctx;
+
+	im->rc = replay_records(im, j);
+	return im->rc;
 }
 
 /* The settings of the heap events; the last value written wins. */
-static void note_setting(struct jfr_import *im, const struct jfr_event *ev)
+static void keep_setting(struct jfr_import *im, unsigned chunk_no,
+			 const struct jfr_setting_note *n)
 {
-	static const char *const heap_events[] = {
-		"jdk.ObjectAllocationSample",
-		"jdk.ObjectAllocationInNewTLAB",
-		"jdk.ObjectAllocationOutsideTLAB",
-		"jdk.OldObjectSample",
-		"jdk.GCHeapSummary",
-	};
-	const char *event, *name = ev->s[JS_NAME], *value = ev->s[JS_VALUE];
 	struct buf key = BUF_INIT;
 	uint64_t idx;
-	bool heap = false;
-	size_t i;
 
-	if (!jfr_has(ev, JS_SETTING_ID) || !jfr_has(ev, JS_NAME) ||
-	    !jfr_has(ev, JS_VALUE) || !name || !value)
-		return;
-	event = jfr_type_name(im->c, ev->v[JS_SETTING_ID]);
-	if (!event)
-		return;
-	for (i = 0; i < sizeof(heap_events) / sizeof(heap_events[0]); i++)
-		heap |= !strcmp(event, heap_events[i]);
-	if (!heap)
-		return;
-	buf_addf(&key, "%s#%s", event, name);
+	buf_addf(&key, "%s#%s", n->event, n->name);
 	/* copies only for a new name or a changed value: every event of a
 	 * hostile file may repeat the same long setting */
 	if (!hmap_get(&im->setting_index, key.data, key.len, &idx)) {
@@ -363,115 +221,282 @@ static void note_setting(struct jfr_import *im, const struct jfr_event *ev)
 		hmap_put(&im->setting_index, k, key.len, idx, NULL);
 	}
 	/* the same pooled string of the same chunk: nothing to compare */
-	if (im->setting_src[idx] == value &&
-	    im->setting_chunk[idx] == im->chunk_no)
-		goto out;
-	im->setting_src[idx] = value;
-	im->setting_chunk[idx] = im->chunk_no;
-	if (!im->settings[idx].value || strcmp(im->settings[idx].value, value))
-		im->settings[idx].value = arena_strdup(&im->keep, value);
-out:
+	if (im->setting_src[idx] != n->value ||
+	    im->setting_chunk[idx] != chunk_no) {
+		im->setting_src[idx] = n->value;
+		im->setting_chunk[idx] = chunk_no;
+		if (!im->settings[idx].value ||
+		    strcmp(im->settings[idx].value, n->value))
+			im->settings[idx].value =
+				arena_strdup(&im->keep, n->value);
+	}
 	buf_release(&key);
 }
 
-static void fold_counts(struct jfr_import *im)
+static void keep_count(struct jfr_import *im, const struct rec_count *c)
 {
-	size_t i, pos;
-	uint64_t type_id, count;
+	uint64_t idx;
 
-	for (i = 0; i < SMALL_IDS; i++)
-		if (im->small_counts[i]) {
-			*u64map_put(&im->chunk_counts, i, 0, NULL) +=
-				im->small_counts[i];
-			im->small_counts[i] = 0;
+	if (!hmap_get(&im->count_index, c->name, strlen(c->name), &idx)) {
+		/* the name is the chunk's; the map keeps its own */
+		char *k = arena_strdup(&im->keep, c->name);
+
+		if (im->n_counts == im->alloc_counts) {
+			im->alloc_counts =
+				im->alloc_counts ? im->alloc_counts * 2 : 64;
+			im->counts = xreallocarray(im->counts, im->alloc_counts,
+						   sizeof(*im->counts));
 		}
-
-	pos = 0;
-	while (u64map_next(&im->chunk_counts, &pos, &type_id, &count)) {
-		const char *name;
-		uint64_t idx;
-
-		switch (type_id) {
-		case 0:
-			name = "jdk.Metadata";
-			break;
-		case 1:
-			name = "jdk.CheckPoint";
-			break;
-		default:
-			name = jfr_type_name(im->c, type_id);
-		}
-		if (!name)
-			name = "(unknown event type)";
-		if (!hmap_get(&im->count_index, name, strlen(name), &idx)) {
-			/* the name is the chunk's; the map keeps its own */
-			char *k = arena_strdup(&im->keep, name);
-
-			if (im->n_counts == im->alloc_counts) {
-				im->alloc_counts =
-					im->alloc_counts ? im->alloc_counts * 2
-							 : 64;
-				im->counts = xreallocarray(im->counts,
-							   im->alloc_counts,
-							   sizeof(*im->counts));
-			}
-			idx = im->n_counts++;
-			im->counts[idx].name = k;
-			im->counts[idx].n = 0;
-			hmap_put(&im->count_index, k, strlen(k), idx, NULL);
-		}
-		im->counts[idx].n += count;
+		idx = im->n_counts++;
+		im->counts[idx].name = k;
+		im->counts[idx].n = 0;
+		hmap_put(&im->count_index, k, strlen(k), idx, NULL);
 	}
-	u64map_clear(&im->chunk_counts);
+	im->counts[idx].n += c->n;
 }
 
-static int read_chunk_events(struct jfr_import *im)
+/* What the chunk adds to the recording's facts. */
+static void merge_facts(struct jfr_import *im, const struct jfr_job *j)
 {
-	struct jfr_event ev;
-	struct err e;
+	size_t i;
+
+	for (i = 0; i < j->n_settings; i++)
+		keep_setting(im, j->chunk_no, &j->settings[i]);
+	if (j->jvm_name)
+		im->rec.jvm_name = arena_strdup(&im->keep, j->jvm_name);
+	if (j->jvm_version)
+		im->rec.jvm_version = arena_strdup(&im->keep, j->jvm_version);
+	for (i = 0; i < j->n_counts; i++)
+		keep_count(im, &j->counts[i]);
+	for (i = 0; i < SAMPLE__COUNT; i++)
+		im->rec.n_samples[i] += j->n_samples[i];
+	im->rec.n_heap_summaries += j->n_heap_summaries;
+	if (j->last_event_ns > im->last_event_ns)
+		im->last_event_ns = j->last_event_ns;
+}
+
+/* The end of a chunk: what was lost, and the header's end time. */
+static void chunk_end(struct jfr_import *im, const struct jfr_job *j)
+{
+	const struct jfr_header *h = &j->h;
+
+	if (j->suppressed)
+		import_warnf(im->env, ERR_FORMAT, j->at,
+			     "jfr: %llu more damaged events in chunk %u",
+			     (unsigned long long)j->suppressed, j->chunk_no);
+	/* the header's duration holds only for a whole, finished chunk;
+	 * otherwise the events say */
+	if (h->state == 0 && !j->why &&
+	    h->start_ns + h->duration_ns > im->rec.end_ns)
+		im->rec.end_ns = h->start_ns + h->duration_ns;
+	if (j->why) {
+		import_warnf(im->env, j->cut ? ERR_TRUNC : ERR_FORMAT,
+			     j->at + j->end,
+			     "jfr: chunk %u: %s; %llu bytes from here "
+			     "skipped, events before kept",
+			     j->chunk_no, j->why,
+			     (unsigned long long)(j->take - j->end));
+		im->rec.bytes_skipped += j->take - j->end;
+	} else if (h->state != 0) {
+		import_warnf(im->env, ERR_TRUNC, j->at,
+			     "jfr: chunk %u was still being written (state "
+			     "%u: the JVM died or is running); read up to "
+			     "its last flush, %llu bytes",
+			     j->chunk_no, h->state,
+			     (unsigned long long)h->size);
+	}
+}
+
+/* One decoded chunk to the sink and the recording's facts, as the
+ * single-threaded reader would have met it. */
+static int replay_chunk(struct jfr_import *im, struct jfr_job *j)
+{
 	int rc;
 
-	err_init(&e);
-	for (;;) {
-		rc = jfr_chunk_next(im->c, &ev, &e);
-		if (rc > 0)
-			return 0;
-		if (ev.type_id < SMALL_IDS)
-			im->small_counts[ev.type_id]++;
-		else
-			(*u64map_put(&im->chunk_counts, ev.type_id, 0, NULL))++;
-		if (rc < 0) {
-			warn_damage(im, &e);
-			continue;
+	if (!j->begun)
+		begin_chunk(im, j);
+	if (j->orc < 0)
+		return 0;
+	rc = replay_records(im, j);
+	im->next_id = j->id_base + j->n_objs;
+	im->next_stack_id = j->stack_base + j->n_stacks;
+	merge_facts(im, j);
+	chunk_end(im, j);
+	return rc;
+}
+
+/* The oldest chunk in flight, decoded, replayed (unless the sink has
+ * failed); its bytes may go. */
+static void replay_next(struct jfr_import *im)
+{
+	struct jfr_job *j = workq_next(im->q);
+
+	if (!j)
+		return;
+	im->replayed++;
+	if (im->rc >= 0)
+		im->rc = replay_chunk(im, j);
+	if (im->submitted > im->replayed)
+		input_pin(im->in, im->jobs[im->replayed % im->depth].at);
+	else
+		input_pin(im->in, UINT64_MAX);
+}
+
+static void drain(struct jfr_import *im)
+{
+	while (im->submitted > im->replayed)
+		replay_next(im);
+}
+
+/* A chunk of a pulled stream into the job's own buffer: *take bytes,
+ * fewer than size only where the stream ends. */
+static void copy_chunk(struct input *in, struct jfr_job *j, uint64_t size,
+		       size_t *take)
+{
+	size_t n;
+
+	*take = 0;
+	while (*take < size) {
+		size_t want = size - *take < COPY_STEP ? (size_t)(size - *take)
+						       : COPY_STEP;
+
+		if (j->copy_size < *take + want) {
+			j->copy_size = *take + want > 2 * j->copy_size
+					       ? *take + want
+					       : 2 * j->copy_size;
+			if (j->copy_size > size)
+				j->copy_size = (size_t)size;
+			j->copy = xrealloc(j->copy, j->copy_size);
 		}
-		switch (ev.kind) {
-		case JFR_ALLOC_SAMPLE:
-		case JFR_TLAB_NEW:
-		case JFR_TLAB_OUTSIDE:
-		case JFR_OLD_OBJECT:
-			rc = emit_sample(im, &ev);
-			break;
-		case JFR_HEAP_SUMMARY:
-			rc = emit_heap_summary(im, &ev);
-			break;
-		case JFR_ACTIVE_SETTING:
-			note_setting(im, &ev);
-			break;
-		case JFR_JVM_INFO:
-			if (jfr_has(&ev, JS_JVM_NAME) && ev.s[JS_JVM_NAME])
-				im->rec.jvm_name = arena_strdup(
-					&im->keep, ev.s[JS_JVM_NAME]);
-			if (jfr_has(&ev, JS_JVM_VERSION) &&
-			    ev.s[JS_JVM_VERSION])
-				im->rec.jvm_version = arena_strdup(
-					&im->keep, ev.s[JS_JVM_VERSION]);
-			break;
-		default:
-			break;
-		}
-		if (rc < 0)
-			return rc;
+		n = 0;
+		input_read(in, j->copy + *take, want, &n);
+		*take += n;
+		if (n < want)
+			break; /* the stream ended (or failed: the walker
+				  reports) */
 	}
+	j->data = j->copy;
+}
+
+/* The next job slot, replaying the oldest chunk when all are busy. */
+static struct jfr_job *free_job(struct jfr_import *im)
+{
+	struct jfr_job *j;
+
+	if (workq_full(im->q))
+		replay_next(im);
+	j = &im->jobs[im->submitted % im->depth];
+	if (im->submitted % im->depth >= im->n_inited) {
+		jfr_job_init(&im->jobs[im->n_inited++]);
+		if (im->depth == 1) {
+			/* no workers: decoded here, replayed as it goes */
+			j->flush = flush_batch;
+			j->flush_ctx = im;
+		}
+	}
+	return j;
+}
+
+/* Hand the chunk at the input's position (header h) to a decoder; it
+ * stays where it is (memory, mapping: pinned until replayed) or is
+ * copied.  Returns false when the stream ends inside it. */
+static bool submit_chunk(struct jfr_import *im, const struct jfr_header *h)
+{
+	struct input *in = im->in;
+	struct jfr_job *j = free_job(im);
+	size_t take;
+
+	j->at = input_offset(in);
+	j->h = *h;
+	j->chunk_no = ++im->chunk_no;
+	if (input_is_stable(in)) {
+		const unsigned char *p;
+		size_t avail;
+
+		input_peek(in, (size_t)h->size, &p, &avail);
+		take = avail < h->size ? avail : (size_t)h->size;
+		j->data = p;
+		if (im->submitted == im->replayed)
+			input_pin(in, j->at);
+		input_consume(in, take);
+	} else {
+		copy_chunk(in, j, h->size, &take);
+	}
+	j->take = take;
+	j->cut = take < h->size;
+	workq_submit(im->q, j);
+	im->submitted++;
+	return !j->cut;
+}
+
+/* Frame the chunks one after another; false at the end.  What is not
+ * a chunk ends the recording with a warning, after every chunk before
+ * it has been replayed. */
+static bool next_chunk(struct jfr_import *im, uint64_t max_chunk, struct err *e)
+{
+	struct input *in = im->in;
+	const unsigned char *p;
+	size_t avail;
+	uint64_t at = input_offset(in), skipped;
+	struct jfr_header h;
+	struct err ce;
+
+	err_init(&ce);
+	if (input_peek(in, JFR_HEADER_LEN, &p, &avail) < 0 && !avail)
+		return false; /* the input's own failure: the walker reports */
+	if (!avail)
+		return false;
+	if (jfr_header_parse_frame(p, avail, &h, &ce) < 0) {
+		if (!im->chunk_no) {
+			im->rc = err_set_at(e, ce.code, at, "%s", ce.msg);
+			return false;
+		}
+		drain(im);
+		input_skip(in, UINT64_MAX, &skipped);
+		import_warnf(im->env, ERR_FORMAT, at,
+			     "jfr: %llu bytes after chunk %u are not a chunk "
+			     "(%s); skipped",
+			     (unsigned long long)skipped, im->chunk_no, ce.msg);
+		return false;
+	}
+	if (h.size > max_chunk) {
+		drain(im);
+		input_skip(in, UINT64_MAX, &skipped);
+		import_warnf(im->env, ERR_LIMIT, at,
+			     "jfr: chunk %u claims %llu bytes, more than the "
+			     "%llu allowed; it and the %llu bytes after it "
+			     "skipped",
+			     im->chunk_no + 1, (unsigned long long)h.size,
+			     (unsigned long long)max_chunk,
+			     (unsigned long long)skipped);
+		return false;
+	}
+	return submit_chunk(im, &h);
+}
+
+/* Threads from env->jobs: 1 (or 0) decodes on this thread. */
+static void start_jobs(struct jfr_import *im)
+{
+	unsigned n = im->env->jobs > MAX_JOBS ? MAX_JOBS : im->env->jobs;
+
+	/* n chunks in flight: while the sink takes the oldest, the other
+	 * decoders work ahead.  A slot more would keep every decoder busy,
+	 * but the sink is the slow end of an import, and each slot holds a
+	 * chunk's records and (mapped) pages */
+	im->depth = n > 1 ? n : 1;
+	im->q = workq_new(n > 1 ? n : 0, im->depth, jfr_job_decode);
+	im->jobs = xcalloc(im->depth, sizeof(*im->jobs));
+}
+
+static void stop_jobs(struct jfr_import *im)
+{
+	unsigned i;
+
+	workq_free(im->q);
+	for (i = 0; i < im->n_inited; i++)
+		jfr_job_release(&im->jobs[i]);
+	free(im->jobs);
+	input_pin(im->in, UINT64_MAX);
 }
 
 static int count_cmp(const void *a, const void *b)
@@ -483,177 +508,64 @@ static int count_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The recording's facts, once every chunk is in. */
+static int send_recording(struct jfr_import *im, struct err *e)
+{
+	struct rec_recording *r = &im->rec;
+
+	if (im->n_counts)
+		qsort(im->counts, im->n_counts, sizeof(*im->counts), count_cmp);
+	r->settings = im->settings;
+	r->n_settings = (uint32_t)im->n_settings;
+	r->event_types = im->counts;
+	r->n_event_types = (uint32_t)im->n_counts;
+	if (r->start_ns == INT64_MAX)
+		r->start_ns = 0;
+	if (im->last_event_ns > r->end_ns)
+		r->end_ns = im->last_event_ns;
+	if (r->n_chunks && im->sink->ops->recording &&
+	    im->sink->ops->recording(im->sink->ctx, r) < 0)
+		return err_set(e, ERR_IO, "output failed");
+	return 0;
+}
+
 static int jfr_import(struct input *in, const struct sink *sink,
 		      const struct import_env *env, struct err *e)
 {
 	struct jfr_import im;
 	uint64_t max_chunk =
 		env->max_chunk_bytes ? env->max_chunk_bytes : DEFAULT_MAX_CHUNK;
-	int rc = 0;
+	int rc;
 
 	memset(&im, 0, sizeof(im));
-	im.c = jfr_chunk_new();
 	im.sink = sink;
 	im.env = env;
+	im.in = in;
 	arena_init(&im.keep, 0);
-	arena_init(&im.chunk, 0);
 	hmap_init(&im.setting_index);
 	hmap_init(&im.count_index);
-	u64map_init(&im.chunk_counts);
-	u64cache_init(&im.fast_thread, 8);
-	u64cache_init(&im.fast_stack, 12);
-	u64cache_init(&im.fast_class, 10);
-	im.tb = jfr_chunk_timebase(im.c);
-	im.small_counts = xcalloc(SMALL_IDS, sizeof(uint64_t));
-
 	im.rec.source = env->source;
 	im.rec.format = "jfr";
 	im.rec.start_ns = INT64_MAX;
 	im.last_event_ns = INT64_MIN;
+	start_jobs(&im);
 
-	for (;;) {
-		const unsigned char *p;
-		size_t avail;
-		uint64_t at = input_offset(in), take, skipped;
-		struct jfr_header h;
-		struct err ce;
-		int orc;
-
-		err_init(&ce);
-		if (input_peek(in, JFR_HEADER_LEN, &p, &avail) < 0 && !avail)
-			break; /* the input's own failure: the walker reports */
-		if (!avail)
-			break;
-		if (jfr_header_parse_frame(p, avail, &h, &ce) < 0) {
-			if (!im.chunk_no) {
-				rc = err_set_at(e, ce.code, at, "%s", ce.msg);
-				break;
-			}
-			input_skip(in, UINT64_MAX, &skipped);
-			import_warnf(im.env, ERR_FORMAT, at,
-				     "jfr: %llu bytes after chunk %u are not a "
-				     "chunk "
-				     "(%s); skipped",
-				     (unsigned long long)skipped, im.chunk_no,
-				     ce.msg);
-			break;
-		}
-		if (h.size > max_chunk) {
-			input_skip(in, UINT64_MAX, &skipped);
-			import_warnf(
-				im.env, ERR_LIMIT, at,
-				"jfr: chunk %u claims %llu bytes, more than "
-				"the "
-				"%llu allowed; it and the %llu bytes after it "
-				"skipped",
-				im.chunk_no + 1, (unsigned long long)h.size,
-				(unsigned long long)max_chunk,
-				(unsigned long long)skipped);
-			break;
-		}
-		input_peek(in, (size_t)h.size, &p, &avail);
-		take = avail < h.size ? avail : h.size;
-		im.chunk_no++;
-		im.warned = 0;
-		im.suppressed = 0;
-		arena_reset(&im.chunk);
-		/* keys are the chunk's: what they meant in the last is gone */
-		u64cache_clear(&im.fast_thread);
-		u64cache_clear(&im.fast_stack);
-		u64cache_clear(&im.fast_class);
-
-		orc = jfr_chunk_open(im.c, p, (size_t)take, im.chunk_no, at,
-				     &ce);
-		if (orc < 0) {
-			warn(&im, &ce);
-			im.rec.bytes_skipped += take;
-		} else {
-			const char *why;
-			uint64_t end;
-
-			if (orc > 0)
-				warn(&im, &ce);
-			im.rec.n_chunks++;
-			if (h.start_ns < im.rec.start_ns)
-				im.rec.start_ns = h.start_ns;
-			rc = read_chunk_events(&im);
-			fold_counts(&im);
-			if (im.suppressed)
-				import_warnf(im.env, ERR_FORMAT, at,
-					     "jfr: %llu more damaged events in "
-					     "chunk "
-					     "%u",
-					     (unsigned long long)im.suppressed,
-					     im.chunk_no);
-			end = jfr_chunk_consistent_end(im.c);
-			why = jfr_chunk_lost_reason(im.c);
-			/* the header's duration holds only for a whole,
-			 * finished chunk; otherwise the events say */
-			if (h.state == 0 && !why &&
-			    h.start_ns + h.duration_ns > im.rec.end_ns)
-				im.rec.end_ns = h.start_ns + h.duration_ns;
-			if (why) {
-				import_warnf(im.env,
-					     avail < h.size ? ERR_TRUNC
-							    : ERR_FORMAT,
-					     at + end,
-					     "jfr: chunk %u: %s; %llu bytes "
-					     "from here "
-					     "skipped, events before kept",
-					     im.chunk_no, why,
-					     (unsigned long long)(take - end));
-				im.rec.bytes_skipped += take - end;
-			} else if (h.state != 0) {
-				import_warnf(
-					im.env, ERR_TRUNC, at,
-					"jfr: chunk %u was still being written "
-					"(state %u: the JVM died or is "
-					"running); "
-					"read up to its last flush, %llu bytes",
-					im.chunk_no, h.state,
-					(unsigned long long)h.size);
-			}
-			if (rc < 0) {
-				err_set(e, ERR_IO, "output failed");
-				break;
-			}
-		}
-		input_consume(in, (size_t)take);
-		if (take < h.size)
-			break; /* the file ends inside this chunk */
-	}
-
-	if (rc >= 0) {
-		if (im.n_counts)
-			qsort(im.counts, im.n_counts, sizeof(*im.counts),
-			      count_cmp);
-		im.rec.settings = im.settings;
-		im.rec.n_settings = (uint32_t)im.n_settings;
-		im.rec.event_types = im.counts;
-		im.rec.n_event_types = (uint32_t)im.n_counts;
-		if (im.rec.start_ns == INT64_MAX)
-			im.rec.start_ns = 0;
-		if (im.last_event_ns > im.rec.end_ns)
-			im.rec.end_ns = im.last_event_ns;
-		if (im.rec.n_chunks && sink->ops->recording &&
-		    sink->ops->recording(sink->ctx, &im.rec) < 0)
-			rc = err_set(e, ERR_IO, "output failed");
-	}
-	jfr_chunk_free(im.c);
+	while (im.rc >= 0 && next_chunk(&im, max_chunk, e))
+		;
+	drain(&im);
+	rc = im.rc;
+	if (rc >= 0)
+		rc = send_recording(&im, e);
+	else if (!err_isset(e))
+		rc = err_set(e, ERR_IO, "output failed");
+	stop_jobs(&im);
 	arena_release(&im.keep);
-	arena_release(&im.chunk);
 	hmap_release(&im.setting_index);
 	hmap_release(&im.count_index);
-	u64map_release(&im.chunk_counts);
-	u64cache_release(&im.fast_thread);
-	u64cache_release(&im.fast_stack);
-	u64cache_release(&im.fast_class);
-
 	free(im.settings);
 	free(im.setting_src);
 	free(im.setting_chunk);
 	free(im.counts);
-	free(im.small_counts);
 	return rc < 0 ? rc : 0;
 }
 

@@ -209,6 +209,38 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
 	return cli_usage_error(cmd, "unhandled option");
 }
 
+int cli_jobs_option(const char *cmd, const char *arg, unsigned *jobs)
+{
+	uint64_t v;
+
+	if (!cli_parse_count(arg, &v) || !v || v > CLI_JOBS_MAX)
+		return cli_usage_error(cmd,
+				       "--jobs: '%s' is not a number from 1 "
+				       "to %d",
+				       arg, CLI_JOBS_MAX);
+	*jobs = (unsigned)v;
+	return 0;
+}
+
+unsigned cli_jobs(unsigned option)
+{
+	const char *env = getenv("HEAPSIFT_JOBS");
+	uint64_t v;
+	long n;
+
+	if (option)
+		return option;
+	/* a bad value is ignored, as an unset one: it is no command line */
+	if (env && cli_parse_count(env, &v) && v && v <= CLI_JOBS_MAX)
+		return (unsigned)v;
+	/* each thread holds a chunk or two (pools, records): past a few,
+	 * more memory buys nothing, as one thread feeds the sink */
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1			  ? 1
+	       : n > CLI_JOBS_DEFAULT_MAX ? CLI_JOBS_DEFAULT_MAX
+					  : (unsigned)n;
+}
+
 int cli_finish_output(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {

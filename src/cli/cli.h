@@ -73,6 +73,17 @@ enum {
 int cli_limit_option(const char *cmd, int opt, const char *arg,
 		     struct input_limits *lim);
 
+/*
+ * --jobs=N (import, dump): threads decoding JFR chunks.  The option
+ * wins, else HEAPSIFT_JOBS, else the number of online CPUs up to
+ * CLI_JOBS_DEFAULT_MAX; 1 decodes on the main thread.  The output is
+ * the same for every N.
+ */
+#define CLI_JOBS_MAX	     64
+#define CLI_JOBS_DEFAULT_MAX 4
+int cli_jobs_option(const char *cmd, const char *arg, unsigned *jobs);
+unsigned cli_jobs(unsigned option); /* option 0: not given */
+
 /* "12", "4K", "1.5G"...; false on anything else or on overflow. */
 bool cli_parse_size(const char *s, uint64_t *out);
 bool cli_parse_count(const char *s, uint64_t *out);

@@ -22,7 +22,7 @@
 
 static const char dump_help[] =
 	"usage: heapsift dump [--format=text|tsv] [--raw-names] "
-	"[--events=LIST] [--stats|--bench] [LIMITS] INPUT...\n"
+	"[--events=LIST] [--stats|--bench] [--jobs=N] [LIMITS] INPUT...\n"
 	"\n"
 	"Print the heap events of every JFR recording found in the inputs,\n"
 	"one per line, in file order (not time order), with full stacks.\n"
@@ -43,6 +43,9 @@ static const char dump_help[] =
 	"      --stats        print only the count of every event type per\n"
 	"                     recording (as `jfr summary` counts them)\n"
 	"      --bench        --stats, and the decoding speed on stderr\n"
+	"      --jobs=N       threads decoding JFR chunks (default:\n"
+	"                     HEAPSIFT_JOBS, else the CPUs, at most 4);\n"
+	"                     the output is the same for every N\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"
 	"Exit status: 0 all read; 1 an input could not be read or held no\n"
@@ -54,6 +57,7 @@ enum { EV_ALLOC = 1, EV_TLAB = 2, EV_OUTSIDE = 4, EV_OLD = 8, EV_GC = 16 };
 struct dump {
 	bool tsv, raw, stats, bench;
 	unsigned events;
+	unsigned jobs;
 	struct buf line;
 	uint64_t n_recordings;
 	uint64_t n_jfr_members; /* recognised as JFR, readable or not */
@@ -322,7 +326,7 @@ static int dump_member(void *ctx, const struct member *m)
 	size_t avail;
 	struct probe_result pr;
 	struct sink sink = {&dump_sink_ops, d};
-	struct import_env env = {m->display, dump_warn, d, 0};
+	struct import_env env = {m->display, dump_warn, d, 0, d->jobs};
 	struct err e;
 	uint64_t before = input_offset(m->in);
 
@@ -382,7 +386,8 @@ int cmd_dump(int argc, char **argv)
 		OPT_RAW,
 		OPT_EVENTS,
 		OPT_STATS,
-		OPT_BENCH
+		OPT_BENCH,
+		OPT_JOBS
 	};
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
@@ -390,6 +395,7 @@ int cmd_dump(int argc, char **argv)
 		{"events", required_argument, NULL, OPT_EVENTS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"bench", no_argument, NULL, OPT_BENCH},
+		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"help", no_argument, NULL, 'h'},
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -437,6 +443,10 @@ int cmd_dump(int argc, char **argv)
 		case OPT_BENCH:
 			d.stats = d.bench = true;
 			break;
+		case OPT_JOBS:
+			if (cli_jobs_option("dump", optarg, &d.jobs))
+				return EXIT_USAGE;
+			break;
 		case '?':
 		case ':':
 			return cli_getopt_error("dump", c, argv);
@@ -447,6 +457,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("dump", "no input given");
+	d.jobs = cli_jobs(d.jobs);
 	if (d.tsv && !d.stats)
 		fputs("kind\tstartTime\tjavaThreadId\tthreadName\tclass\tvalue"
 		      "\ttruncated\tframes\tallocationSize\troot\n",

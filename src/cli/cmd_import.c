@@ -23,8 +23,8 @@
 #include "util/xalloc.h"
 
 static const char import_help[] =
-	"usage: heapsift import -o CASE.hsdb [--append] [--force] [LIMITS] "
-	"INPUT...\n"
+	"usage: heapsift import -o CASE.hsdb [--append] [--force] "
+	"[--jobs=N] [LIMITS] INPUT...\n"
 	"\n"
 	"Import everything found in the inputs (JFR and heapsift agent\n"
 	"recordings, code-heap reports, OpenJ9 javacores; also inside\n"
@@ -40,6 +40,9 @@ static const char import_help[] =
 	"      --append       keep the recordings already in FILE; an input\n"
 	"                     recording already there is skipped (a warning)\n"
 	"      --force        replace FILE even when it is not a store\n"
+	"      --jobs=N       threads decoding JFR chunks (default:\n"
+	"                     HEAPSIFT_JOBS, else the CPUs, at most 4);\n"
+	"                     the store is the same for every N\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"
 	"Exit status: 0 done; 1 an input could not be read, nothing to\n"
@@ -54,6 +57,7 @@ struct import {
 	uint64_t warnings;
 	uint64_t recordings;
 	uint64_t not_importable;
+	unsigned jobs;
 };
 
 static void print_problem(const char *sev, const struct err *e)
@@ -108,7 +112,7 @@ static int import_member(void *ctx, const struct member *m)
 	const unsigned char *p;
 	size_t avail;
 	struct probe_result pr;
-	struct import_env env = {m->display, import_warn, im, 0};
+	struct import_env env = {m->display, import_warn, im, 0, im->jobs};
 	uint32_t before = store_writer_n_recordings(im->w), last;
 	uint32_t dups = store_writer_n_duplicates(im->w, NULL);
 	struct err e;
@@ -195,11 +199,12 @@ static void spill_beside(struct store_writer *w, const char *out)
 
 int cmd_import(int argc, char **argv)
 {
-	enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE };
+	enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE, OPT_JOBS };
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"append", no_argument, NULL, OPT_APPEND},
 		{"force", no_argument, NULL, OPT_FORCE},
+		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"help", no_argument, NULL, 'h'},
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -231,6 +236,10 @@ int cmd_import(int argc, char **argv)
 		case OPT_FORCE:
 			o.force = true;
 			break;
+		case OPT_JOBS:
+			if (cli_jobs_option("import", optarg, &im.jobs))
+				return EXIT_USAGE;
+			break;
 		case '?':
 		case ':':
 			return cli_getopt_error("import", c, argv);
@@ -245,6 +254,7 @@ int cmd_import(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error("import", "no input given");
 	o.path = out;
+	im.jobs = cli_jobs(im.jobs);
 	if (cli_output_check("import", &o, argv + optind, argc - optind))
 		return EXIT_ERROR;
 

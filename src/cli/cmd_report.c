@@ -134,7 +134,8 @@ static int inv_member(void *ctx, const struct member *mb)
 	m->confidence = pr.score;
 	m->compression = xstrdup(mb->compression);
 	if (iv->w && pr.ops && pr.ops->import) {
-		struct import_env env = {mb->display, inv_warn, iv, 0};
+		struct import_env env = {mb->display, inv_warn, iv, 0,
+					 cli_jobs(0)};
 		struct err e;
 
 		cli_progress("importing %s", mb->display);

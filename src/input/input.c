@@ -20,6 +20,7 @@ static void init_common(struct input *in, const char *name)
 	in->name = name;
 	in->line = 1;
 	in->max_line = INPUT_MAX_LINE;
+	in->pin = UINT64_MAX;
 	err_init(&in->err);
 }
 
@@ -53,7 +54,15 @@ static void drop_consumed(struct input *in)
 
 		page = ps > 0 ? (size_t)ps : 4096;
 	}
-	upto = in->pos - in->pos % page;
+	upto = in->pos;
+	/* the pin is a stream offset; pos is offset less what came before
+	 * the mapping (nothing, for a mapped file) */
+	if (in->pin < in->offset) {
+		uint64_t behind = in->offset - in->pin;
+
+		upto = behind > in->pos ? 0 : in->pos - (size_t)behind;
+	}
+	upto -= upto % page;
 	if (upto > in->dropped) {
 		/* a private read-only mapping: the pages stay in the page
 		 * cache, and a later touch would just map them again */
@@ -61,6 +70,15 @@ static void drop_consumed(struct input *in)
 			      MADV_DONTNEED);
 		in->dropped = upto;
 	}
+}
+
+void input_pin(struct input *in, uint64_t offset)
+{
+	bool later = offset > in->pin;
+
+	in->pin = offset;
+	if (later && in->map && in->pos - in->dropped >= DROP_STEP)
+		drop_consumed(in);
 }
 
 void input_init_pull(struct input *in, const char *name, input_pull_fn fn,

@@ -50,6 +50,7 @@ struct input {
 	void *map; /* input_init_mapped: the mapping, unmapped on release */
 	size_t map_len;
 	size_t dropped; /* pages before this offset have been let go */
+	uint64_t pin;	/* stream offset: pages from here on are kept */
 };
 
 #define INPUT_BLOCK    (64 * 1024)
@@ -70,6 +71,23 @@ void input_init_mapped(struct input *in, const char *name, void *map,
 void input_init_pull(struct input *in, const char *name, input_pull_fn fn,
 		     void *ctx, size_t block);
 void input_release(struct input *in);
+
+/*
+ * Whether the bytes input_peek() shows stay where they are, and keep
+ * their values, after they are consumed: a memory or mapped stream
+ * (until input_release()).  A pulled stream reuses its buffer.
+ */
+static inline bool input_is_stable(const struct input *in)
+{
+	return !in->pull;
+}
+/*
+ * Keep the pages of a mapped stream from stream offset on (UINT64_MAX:
+ * none), though consumed: bytes a thread still reads after the reader
+ * has moved on (the JFR importer's chunks in flight).  Pages behind the
+ * pin and the reader are let go as before.
+ */
+void input_pin(struct input *in, uint64_t offset);
 
 /* Count lines from here on (text importers); costs a memchr per consume. */
 void input_track_lines(struct input *in);

@@ -43,7 +43,7 @@ static void fix_crcs(uint8_t *p, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sink sink = {&touch_sink_ops, NULL};
-	struct import_env env = {"fuzz.hsa", touch_warn, NULL, 0};
+	struct import_env env = {"fuzz.hsa", touch_warn, NULL, 0, 0};
 	uint8_t *copy = malloc(size ? size : 1);
 	struct input in;
 	struct err e;

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sink sink = {&touch_sink_ops, NULL};
-	struct import_env env = {"fuzz.txt", touch_warn, NULL, 0};
+	struct import_env env = {"fuzz.txt", touch_warn, NULL, 0, 0};
 	struct input in;
 	struct err e;
 

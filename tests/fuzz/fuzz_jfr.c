@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sink sink = {&touch_sink_ops, NULL};
-	struct import_env env = {"fuzz.jfr", touch_warn, NULL, 16 << 20};
+	struct import_env env = {"fuzz.jfr", touch_warn, NULL, 16 << 20, 0};
 	struct input in;
 	struct err e;
 

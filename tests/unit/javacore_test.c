@@ -183,7 +183,7 @@ static void import_input(struct cap *k, struct input *in, const char *name,
 			 const struct sink_ops *ops)
 {
 	struct sink sink = {ops, k};
-	struct import_env env = {name, cap_warn, k, 0};
+	struct import_env env = {name, cap_warn, k, 0, 0};
 
 	k->rc = importer_javacore.import(in, &sink, &env, &k->e);
 }

@@ -2036,7 +2036,7 @@ TEST(jfr_synthetic_chunk_through_the_importer)
 					    NULL};
 	struct seen_samples x = {0, 0, 0, 0};
 	struct sink sink = {&ops, &x};
-	struct import_env env = {"synthetic.jfr", no_warning, NULL, 0};
+	struct import_env env = {"synthetic.jfr", no_warning, NULL, 0, 0};
 	struct input in;
 	struct err e;
 	struct w w;
