@@ -240,6 +240,10 @@ TEST(rollup_ranges_at_bucket_edges_match_the_samples)
 	check_range(s, e0, e0 + 1, 0);		     /* one ns */
 	check_range(s, INT64_MIN, e0, 0);
 	check_range(s, e0 - 1, INT64_MAX, 0);
+	/* an end on a bucket's last nanosecond, which the range leaves out
+	 * (--to is exclusive): that bucket is not whole */
+	for (int k = 1; k <= 12; k++)
+		check_range(s, e0 - 37 * W, e0 + k * W - 1, 0);
 	/* timelines finer than the rollups, aligned and not */
 	check_range(s, INT64_MIN, INT64_MAX, 1000000);
 	check_range(s, INT64_MIN, INT64_MAX, 3 * W + 7);
