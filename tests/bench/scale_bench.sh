@@ -74,11 +74,12 @@ for size in $SIZES; do
 	: >"$DIR/scale.t"
 	echo
 	echo "== $size: $rec, $(wc -c <"$rec" | tr -d ' ') bytes"
-	i=0
-	while [ $i -lt "$RUNS" ]; do
+	# timed() counts with i (sh has no locals): this loop has its own
+	run=0
+	while [ $run -lt "$RUNS" ]; do
 		rm -f "$store"
 		timed import 1 "$HS" import -o "$store" "$rec"
-		i=$((i + 1))
+		run=$((run + 1))
 	done
 	timed top "$QRUNS" "$HS" top "$store" --by site
 	timed tree "$QRUNS" "$HS" tree "$store"
