@@ -33,10 +33,13 @@ static const char top_help[] =
 	"  -h, --help       this text\n"
 	"\n" VIEW_FILTER_HELP "\n"
 	"est_bytes is the sum of the samples' estimates: the weight of\n"
-	"jdk.ObjectAllocationSample, the TLAB size of InNewTLAB, the object\n"
-	"size of OutsideTLAB and OldObjectSample.  est_objects is empty where\n"
-	"the samples carry bytes only.  rel_err, 1/sqrt(samples), is a rough\n"
-	"relative error of an estimate resting on that many samples.\n";
+	"jdk.ObjectAllocationSample (corrected by the OutsideTLAB events\n"
+	"where there are some, --estimate), the TLAB size of InNewTLAB, the\n"
+	"object size of OutsideTLAB and OldObjectSample.  est_objects is\n"
+	"empty where the samples carry bytes only.  rel_err (±) is the\n"
+	"relative standard error of est_bytes, from the samples' weights:\n"
+	"sqrt(sum of squared weights) / est_bytes (docs/estimates.md); a row\n"
+	"marked ! (few=1 in CSV) rests on fewer than 4 effective samples.\n";
 
 static void put_csv_str(struct buf *b, const char *s)
 {
@@ -124,7 +127,7 @@ int cmd_top(int argc, char **argv)
 		n = (size_t)limit;
 	if (csv) {
 		buf_addf(&line,
-			 "%s,samples,est_bytes,est_objects,share,rel_err\r\n",
+			 "%s,samples,est_bytes,est_objects,share,rel_err,few\r\n",
 			 query_group_name(by));
 		fwrite(line.data, 1, line.len, stdout);
 	} else {
@@ -140,12 +143,13 @@ int cmd_top(int argc, char **argv)
 		       (unsigned long long)total.samples,
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       query_group_name(by));
+		printf("%s\n", query_estimate_note(q));
 		printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE",
 		       "SAMPLES", "±", query_group_name(by));
 	}
 	for (i = 0; i < n; i++) {
 		const struct query_row *r = &rows[i];
-		double rel = 1.0 / sqrt((double)r->samples);
+		double rel = r->rel_err;
 
 		buf_reset(&line);
 		if (csv) {
@@ -155,14 +159,24 @@ int cmd_top(int argc, char **argv)
 				 (long long)r->est_bytes);
 			if (!isnan(r->est_objects))
 				buf_addf(&line, "%.0f", r->est_objects);
-			buf_addf(&line, ",%.6f,%.4f\r\n", r->share, rel);
+			buf_addf(&line, ",%.6f,", r->share);
+			if (!isnan(rel))
+				buf_addf(&line, "%.4f", rel);
+			buf_addf(&line, ",%d\r\n", r->few);
 		} else {
 			char tb[32];
 
-			buf_addf(&line, "%12s %6.2f%% %9llu %6.1f%%  ",
+			buf_addf(&line, "%12s %6.2f%% %9llu ",
 				 view_bytes(r->est_bytes, tb, sizeof(tb)),
 				 r->share * 100.0,
-				 (unsigned long long)r->samples, rel * 100.0);
+				 (unsigned long long)r->samples);
+			if (isnan(rel))
+				buf_addf(&line, "%7s", "-");
+			else
+				buf_addf(&line, "%6.*f%%",
+					 rel * 100.0 < 9.95 ? 1 : 0,
+					 rel * 100.0);
+			buf_adds(&line, r->few ? "! " : "  ");
 			buf_add_printable(&line, r->key, strlen(r->key));
 			buf_addch(&line, '\n');
 		}
