@@ -17,6 +17,7 @@
 struct model {
 	struct store *s; /* borrowed */
 	int kind;	 /* enum sample_kind, or -1: the query's default */
+	int estimate;	 /* enum query_estimate, or -1: the default */
 	int64_t from_ns, to_ns; /* INT64_MIN, INT64_MAX: everything */
 	unsigned gen;		/* bumped by every change of the above */
 	struct query *q;	/* the range applied; lazily opened */
@@ -48,6 +49,9 @@ int model_open_query(struct model *m, const struct query_options *extra,
 void model_set_range(struct model *m, int64_t from_ns, int64_t to_ns);
 bool model_has_range(const struct model *m);
 void model_set_kind(struct model *m, int kind);
+/* The estimate of ObjectAllocationSample's bytes: -1 the query's
+ * default, else enum query_estimate.  Bumps the generation. */
+void model_set_estimate(struct model *m, int estimate);
 /* The kind shown (resolving -1). */
 enum sample_kind model_kind(struct model *m);
 

@@ -38,8 +38,11 @@ static const char top_help[] =
 	"object size of OutsideTLAB and OldObjectSample.  est_objects is\n"
 	"empty where the samples carry bytes only.  rel_err (±) is the\n"
 	"relative standard error of est_bytes, from the samples' weights:\n"
-	"sqrt(sum of squared weights) / est_bytes (docs/estimates.md); a row\n"
-	"marked ! (few=1 in CSV) rests on fewer than 4 effective samples.\n";
+	"sqrt(sum of squared weights) / est_bytes (docs/estimates.md).  A\n"
+	"row marked ! is known to be biased, and its ± understates the error\n"
+	"(CSV column biased): few, fewer than 4 effective samples carry it;\n"
+	"mixed, its objects went both outside TLABs and in them, and the\n"
+	"large ones in TLABs are partly counted at other sites.\n";
 
 static void put_csv_str(struct buf *b, const char *s)
 {
@@ -127,7 +130,7 @@ int cmd_top(int argc, char **argv)
 		n = (size_t)limit;
 	if (csv) {
 		buf_addf(&line,
-			 "%s,samples,est_bytes,est_objects,share,rel_err,few\r\n",
+			 "%s,samples,est_bytes,est_objects,share,rel_err,biased\r\n",
 			 query_group_name(by));
 		fwrite(line.data, 1, line.len, stdout);
 	} else {
@@ -144,6 +147,15 @@ int cmd_top(int argc, char **argv)
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       query_group_name(by));
 		printf("%s\n", query_estimate_note(q));
+		for (i = 0; i < n; i++)
+			if (rows[i].bias)
+				break;
+		if (i < n)
+			printf("! the estimate is known to be biased on this "
+			       "row, beyond its ±: %s\n",
+			       "fewer than 4 effective samples, or large "
+			       "objects partly allocated in TLABs "
+			       "(--csv says which)");
 		printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE",
 		       "SAMPLES", "±", query_group_name(by));
 	}
@@ -162,7 +174,10 @@ int cmd_top(int argc, char **argv)
 			buf_addf(&line, ",%.6f,", r->share);
 			if (!isnan(rel))
 				buf_addf(&line, "%.4f", rel);
-			buf_addf(&line, ",%d\r\n", r->few);
+			buf_addf(&line, ",%s\r\n",
+				 r->bias == QUERY_BIAS_FEW     ? "few"
+				 : r->bias == QUERY_BIAS_MIXED ? "mixed"
+							       : "");
 		} else {
 			char tb[32];
 
@@ -176,7 +191,7 @@ int cmd_top(int argc, char **argv)
 				buf_addf(&line, "%6.*f%%",
 					 rel * 100.0 < 9.95 ? 1 : 0,
 					 rel * 100.0);
-			buf_adds(&line, r->few ? "! " : "  ");
+			buf_adds(&line, r->bias ? "! " : "  ");
 			buf_add_printable(&line, r->key, strlen(r->key));
 			buf_addch(&line, '\n');
 		}

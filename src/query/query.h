@@ -98,10 +98,18 @@ struct query_row {
 	 * where the kind has no weights (OldObjectSample); 0: exact;
 	 * NaN: no bytes */
 	double rel_err;
-	/* the estimate rests on few effective samples (fewer than
-	 * QUERY_FEW_EFFECTIVE: one or two samples carry most of its
-	 * bytes), and its interval is not to be trusted */
-	bool few;
+	/* why the interval is not to be trusted, if it is not: the
+	 * estimate is known to be biased here (docs/estimates.md) */
+	enum query_bias {
+		QUERY_BIAS_NONE,
+		/* fewer than QUERY_FEW_EFFECTIVE effective samples, (sum
+		 * w)^2 / sum w^2: one or two samples carry most of it */
+		QUERY_BIAS_FEW,
+		/* corrected estimate: some of the group's objects were
+		 * allocated outside TLABs and some in them; the large ones
+		 * allocated in a TLAB are partly counted at other sites */
+		QUERY_BIAS_MIXED,
+	} bias;
 };
 
 #define QUERY_FEW_EFFECTIVE 4.0

@@ -21,6 +21,9 @@ struct acc {
 	/* the sum of squares the standard error comes from, exact and held
 	 * at the top, so that no order of additions changes it */
 	unsigned __int128 sq;
+	/* the corrected estimate: bit 0 exact bytes (OutsideTLAB), bit 1
+	 * sampled bytes (a remainder) */
+	unsigned parts;
 };
 
 #define SQ_MAX (~(unsigned __int128)0)

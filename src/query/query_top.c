@@ -96,6 +96,8 @@ int query_top(struct query *q, enum query_group by,
 			q->g[g].sq,                                            \
 			sq_of(var ? var[i] : bytes,                            \
 			      agent ? sm->size[i] : 0, agent));                \
+		if (var && bytes > 0)                                          \
+			q->g[g].parts |= var[i] ? 2u : 1u;                     \
 		if (agent && sm->size[i] > 0)                                  \
 			q->g[g].objects +=                                     \
 				(double)bytes / (double)sm->size[i];           \
@@ -214,9 +216,14 @@ int query_top(struct query *q, enum query_group by,
 		r->rel_err = query_rel_err(q->kind, r->samples, r->est_bytes,
 					   q->g[g].sq);
 		/* the effective number of samples, (sum w)^2 / sum w^2 */
-		r->few = q->kind != SAMPLE_TLAB_OUTSIDE &&
-			 q->kind != SAMPLE_OLD_OBJECT && r->rel_err > 0 &&
-			 1.0 / (r->rel_err * r->rel_err) < QUERY_FEW_EFFECTIVE;
+		r->bias = q->g[g].parts == 3u ? QUERY_BIAS_MIXED
+			  : q->kind != SAMPLE_TLAB_OUTSIDE &&
+					  q->kind != SAMPLE_OLD_OBJECT &&
+					  r->rel_err > 0 &&
+					  1.0 / (r->rel_err * r->rel_err) <
+						  QUERY_FEW_EFFECTIVE
+				  ? QUERY_BIAS_FEW
+				  : QUERY_BIAS_NONE;
 		/* of the bytes; of the samples where the kind has no sizes
 		 * (OldObjectSample before JDK 21) */
 		r->share = total->est_bytes ? (double)r->est_bytes /
