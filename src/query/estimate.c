@@ -41,6 +41,15 @@ struct thread_state {
 	int64_t pending;  /* outside bytes waiting for the next sample */
 };
 
+static int rw_cmp(const void *x, const void *y)
+{
+	const struct { uint32_t rec; int64_t w; } *a = x, *b = y;
+
+	if (a->rec != b->rec)
+		return a->rec < b->rec ? -1 : 1;
+	return a->w < b->w ? -1 : a->w > b->w;
+}
+
 static int64_t add_hold(int64_t a, int64_t b)
 {
 	int64_t r;
@@ -154,6 +163,38 @@ void estimate_correct(const struct est_event *ev, size_t n,
 		      : (uint64_t)out[i];
 		out[i] = c > INT64_MAX ? INT64_MAX : (int64_t)c;
 		var[i] = out[i];
+	}
+	/* the typical TLAB of each recording: the median weight of its
+	 * samples taken in a new TLAB, which is one TLAB's bytes or a few
+	 * (docs/estimates.md); an outside object smaller than that is of
+	 * a size some objects of which went into TLABs */
+	{
+		struct rw {
+			uint32_t rec;
+			int64_t w;
+		} *m = xmalloc((n ? n : 1) * sizeof(*m));
+		int64_t *med = xcalloc(n_recs ? n_recs : 1, sizeof(*med));
+		size_t k = 0, a;
+
+		for (i = 0; i < n; i++)
+			if (ev[i].kind == SAMPLE_ALLOC && !own[i])
+				m[k++] = (struct rw){ev[i].recording,
+						     ev[i].bytes};
+		qsort(m, k, sizeof(*m), rw_cmp);
+		for (a = 0; a < k;) {
+			size_t b = a;
+
+			while (b < k && m[b].rec == m[a].rec)
+				b++;
+			med[m[a].rec] = m[a + (b - a) / 2].w;
+			a = b;
+		}
+		for (i = 0; i < n; i++)
+			if (ev[i].kind == SAMPLE_TLAB_OUTSIDE &&
+			    ev[i].bytes < med[ev[i].recording])
+				var[i] = -1;
+		free(m);
+		free(med);
 	}
 	free(all);
 	free(tlab);

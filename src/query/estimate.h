@@ -44,8 +44,11 @@ struct est_stats {
  * to theirs; an InNewTLAB event's 0 (it only tells how a sample was
  * taken).  var[i] is what event i adds to the variance's sum of squares
  * as a value (its squared value is added): the sample's corrected bytes,
- * 0 for exact OutsideTLAB bytes.  n_threads: thread indices are below
- * it, or STORE_NONE.
+ * 0 for exact OutsideTLAB bytes, and -1 for those of an object smaller
+ * than its recording's typical TLAB (the median weight of its samples
+ * taken in a new TLAB), objects of whose size some were allocated in
+ * TLABs, unseen.  n_threads: thread indices are below it, or
+ * STORE_NONE.
  */
 void estimate_correct(const struct est_event *ev, size_t n,
 		      uint32_t n_threads, int64_t *out, int64_t *var,

@@ -105,9 +105,10 @@ struct query_row {
 		/* fewer than QUERY_FEW_EFFECTIVE effective samples, (sum
 		 * w)^2 / sum w^2: one or two samples carry most of it */
 		QUERY_BIAS_FEW,
-		/* corrected estimate: some of the group's objects were
-		 * allocated outside TLABs and some in them; the large ones
-		 * allocated in a TLAB are partly counted at other sites */
+		/* corrected estimate: a tenth of the group's bytes or more
+		 * are exact (allocated outside TLABs), of objects smaller
+		 * than a typical TLAB: those of them allocated in TLABs are
+		 * partly counted at other sites, unseen */
 		QUERY_BIAS_MIXED,
 	} bias;
 };

@@ -21,9 +21,11 @@ struct acc {
 	/* the sum of squares the standard error comes from, exact and held
 	 * at the top, so that no order of additions changes it */
 	unsigned __int128 sq;
-	/* the corrected estimate: bit 0 exact bytes (OutsideTLAB), bit 1
-	 * sampled bytes (a remainder) */
-	unsigned parts;
+	/* the corrected estimate: the exact bytes (OutsideTLAB) among
+	 * bytes, the rest being sampled, and whether some are of objects
+	 * smaller than a typical TLAB (estimate.h) */
+	int64_t exact;
+	bool small_out;
 };
 
 #define SQ_MAX (~(unsigned __int128)0)

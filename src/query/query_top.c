@@ -96,8 +96,10 @@ int query_top(struct query *q, enum query_group by,
 			q->g[g].sq,                                            \
 			sq_of(var ? var[i] : bytes,                            \
 			      agent ? sm->size[i] : 0, agent));                \
-		if (var && bytes > 0)                                          \
-			q->g[g].parts |= var[i] ? 2u : 1u;                     \
+		if (var && var[i] <= 0) {                                      \
+			q->g[g].exact = add_sat(q->g[g].exact, bytes);         \
+			q->g[g].small_out |= var[i] < 0;                       \
+		}                                                              \
 		if (agent && sm->size[i] > 0)                                  \
 			q->g[g].objects +=                                     \
 				(double)bytes / (double)sm->size[i];           \
@@ -216,7 +218,14 @@ int query_top(struct query *q, enum query_group by,
 		r->rel_err = query_rel_err(q->kind, r->samples, r->est_bytes,
 					   q->g[g].sq);
 		/* the effective number of samples, (sum w)^2 / sum w^2 */
-		r->bias = q->g[g].parts == 3u ? QUERY_BIAS_MIXED
+		/* a site of objects smaller than a TLAB, a tenth of whose
+		 * bytes at least went outside TLABs: those that went into
+		 * TLABs are partly counted at other sites (a few small
+		 * objects outside a TLAB, or large ones that never fit
+		 * one, are not that) */
+		r->bias = q->g[g].small_out &&
+				  q->g[g].exact >= r->est_bytes / 10
+				  ? QUERY_BIAS_MIXED
 			  : q->kind != SAMPLE_TLAB_OUTSIDE &&
 					  q->kind != SAMPLE_OLD_OBJECT &&
 					  r->rel_err > 0 &&

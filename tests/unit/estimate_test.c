@@ -39,7 +39,9 @@ TEST(estimate_outside_between_samples)
 	estimate_correct(e, 3, 4, out, var, &st);
 	CHECK_INT(out[0], ==, 1000);
 	CHECK_INT(out[1], ==, 300);
-	CHECK_INT(var[1], ==, 0); /* exact */
+	/* exact, and smaller than the typical TLAB (the median weight of
+	 * the samples, 1000): -1 */
+	CHECK_INT(var[1], ==, -1);
 	CHECK_INT(out[2], ==, 600);
 	CHECK_INT(var[2], ==, 600);
 	CHECK_UINT(st.own, ==, 0);
@@ -65,6 +67,8 @@ TEST(estimate_own_object)
 	CHECK_INT(out[0], ==, 1300);
 	CHECK_INT(out[1], ==, 0);
 	CHECK_INT(out[2], ==, 500);
+	CHECK_INT(var[0], ==, 1300);
+	CHECK_INT(var[2], ==, -1); /* 500 < 1000, the typical TLAB */
 	CHECK_UINT(st.own, ==, 1);
 	CHECK_INT(out[0] + out[1] + out[2], ==, 1800);
 }
@@ -166,6 +170,7 @@ TEST(estimate_huge_weights_held)
 	CHECK_INT(out[0], ==, INT64_MAX);
 	CHECK_INT(out[1], ==, 0);
 	CHECK_INT(out[2], ==, 10);
+	CHECK_INT(var[2], ==, -1);
 }
 
 TEST(estimate_standard_error)
@@ -192,4 +197,23 @@ TEST(estimate_standard_error)
 	CHECK(isnan(query_rel_err(SAMPLE_ALLOC, 0, 0, 0)));
 	/* squares held at 2^128 - 1: never wrapped to something small */
 	CHECK(sq_add(SQ_MAX, sq_of(INT64_MAX, 0, false)) == SQ_MAX);
+}
+
+TEST(estimate_large_objects_not_flagged)
+{
+	/* an outside object larger than the median weight of the samples
+	 * taken in TLABs (1000, 1200: median 1200) never fits a TLAB:
+	 * exact, var 0 */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, 1000),
+		ev(10000000, 0, 1, A, 1200),
+		ev(20000000, 0, 2, O, 5000),
+		ev(30000000, 0, 1, A, 6000),
+	};
+	int64_t out[4], var[4];
+	struct est_stats st;
+
+	estimate_correct(e, 4, 4, out, var, &st);
+	CHECK_INT(var[2], ==, 0);
+	CHECK_INT(out[3], ==, 1000);
 }
