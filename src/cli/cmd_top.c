@@ -136,14 +136,18 @@ int cmd_top(int argc, char **argv)
 	} else {
 		char tb[32];
 
-		printf("%s (%s): %llu samples, %s estimated; by %s\n",
+		bool corr = query_estimate(q) == QUERY_EST_CORRECTED;
+
+		printf("%s (%s): %llu samples%s, %s estimated; by %s\n",
 		       sample_kind_name(query_kind(q)),
-		       query_kind(q) == SAMPLE_ALLOC	  ? "weights"
+		       corr ? "weights corrected by OutsideTLAB events"
+		       : query_kind(q) == SAMPLE_ALLOC	  ? "weights"
 		       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
 		       : query_kind(q) == SAMPLE_AGENT
 			       ? "unbiased weights of sampled sizes"
 			       : "object sizes",
 		       (unsigned long long)total.samples,
+		       corr ? " and OutsideTLAB events" : "",
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       query_group_name(by));
 		printf("%s\n", query_estimate_note(q));
