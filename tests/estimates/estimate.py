@@ -30,7 +30,9 @@ def site_of(frames):
     # class.method(desc)ret:line@bci:type;... -> class.method:line (the
     # descriptors hold ';' too)
     m = re.match(r"(.*?):(-?\d+)@(-?\d+):([A-Za-z ]+)(;|$)", frames)
-    return "%s:%s" % (m.group(1).split("(", 1)[0], m.group(2))
+    # as heapsift names a site: no line where the frame has none
+    line = "" if m.group(2).startswith("-") else ":" + m.group(2)
+    return m.group(1).split("(", 1)[0] + line
 
 
 def ns_of(t):
