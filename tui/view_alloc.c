@@ -536,10 +536,11 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 			est = query_estimate(q) == QUERY_EST_CORRECTED
 				      ? ", corrected (W)"
 				      : ", JFR weights (W)";
+		/* the estimate last: a narrow screen cuts it first */
 		snprintf(out, size, "by %s, sort %s%s%s%s",
-			 query_group_name(a->by), sorts[a->sort], est,
+			 query_group_name(a->by), sorts[a->sort],
 			 a->filter ? ", filter \\" : "",
-			 a->filter ? a->filter_text : "");
+			 a->filter ? a->filter_text : "", est);
 	}
 }
 
