@@ -524,8 +524,7 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 	if (a->drill)
 		snprintf(out, size, "%s = %s (Esc: back)",
 			 query_group_name(a->drill->by), a->drill->key);
-	else
-	{
+	else {
 		struct err e;
 		struct query *q;
 		const char *est = "";

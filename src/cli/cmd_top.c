@@ -130,7 +130,8 @@ int cmd_top(int argc, char **argv)
 		n = (size_t)limit;
 	if (csv) {
 		buf_addf(&line,
-			 "%s,samples,est_bytes,est_objects,share,rel_err,biased\r\n",
+			 "%s,samples,est_bytes,est_objects,share,rel_err,"
+			 "biased\r\n",
 			 query_group_name(by));
 		fwrite(line.data, 1, line.len, stdout);
 	} else {

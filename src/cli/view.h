@@ -63,10 +63,11 @@ enum {
 	"      --exclude=REGEX         stacks with no frame that matches\n"    \
 	"      --library=REGEX         frames app-site passes over (default\n" \
 	"                              java., javax., jdk., sun., com.sun.)\n" \
-	"      --estimate=EST          jfr or corrected: the bytes of\n"     \
-	"                              ObjectAllocationSample (corrected,\n" \
-	"                              the default where the recording has\n"\
-	"                              OutsideTLAB events; docs/estimates.md)\n"\
+	"      --estimate=EST          jfr or corrected: the bytes of\n"       \
+	"                              ObjectAllocationSample (corrected,\n"   \
+	"                              the default where the recording has\n"  \
+	"                              OutsideTLAB events; "                   \
+	"docs/estimates.md)\n"                                                 \
 	"  Regexes are PCRE2.\n"
 
 /* Times are parsed after the store is open (offsets need its start). */

@@ -43,7 +43,10 @@ struct thread_state {
 
 static int rw_cmp(const void *x, const void *y)
 {
-	const struct { uint32_t rec; int64_t w; } *a = x, *b = y;
+	const struct {
+		uint32_t rec;
+		int64_t w;
+	} *a = x, *b = y;
 
 	if (a->rec != b->rec)
 		return a->rec < b->rec ? -1 : 1;
@@ -57,9 +60,8 @@ static int64_t add_hold(int64_t a, int64_t b)
 	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-void estimate_correct(const struct est_event *ev, size_t n,
-		      uint32_t n_threads, int64_t *out, int64_t *var,
-		      struct est_stats *st)
+void estimate_correct(const struct est_event *ev, size_t n, uint32_t n_threads,
+		      int64_t *out, int64_t *var, struct est_stats *st)
 {
 	struct thread_state *ts = xcalloc((size_t)n_threads + 1, sizeof(*ts));
 	unsigned char *own = xcalloc(n ? n : 1, 1);
@@ -159,7 +161,8 @@ void estimate_correct(const struct est_event *ev, size_t n,
 		/* exact in integers: floor(r * all / tlab); the sums of the
 		 * results are then the same whatever order adds them */
 		c = b ? (unsigned __int128)(uint64_t)out[i] * (a / b) +
-				(unsigned __int128)(uint64_t)out[i] * (a % b) / b
+				    (unsigned __int128)(uint64_t)out[i] *
+					    (a % b) / b
 		      : (uint64_t)out[i];
 		out[i] = c > INT64_MAX ? INT64_MAX : (int64_t)c;
 		var[i] = out[i];
@@ -325,8 +328,8 @@ int query_corrected_build(struct query *q, struct err *e)
 
 			for (k = 0; k < 3; k++)
 				if (at[k] < m[k].n &&
-				    (best < 0 || m[k].seq[at[k]] <
-							 m[best].seq[at[best]]))
+				    (best < 0 ||
+				     m[k].seq[at[k]] < m[best].seq[at[best]]))
 					best = k;
 			if (kinds[best] != SAMPLE_TLAB_NEW)
 				c->flags[j++] = m[best].flags[at[best]];

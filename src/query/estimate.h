@@ -50,8 +50,7 @@ struct est_stats {
  * TLABs, unseen.  n_threads: thread indices are below it, or
  * STORE_NONE.
  */
-void estimate_correct(const struct est_event *ev, size_t n,
-		      uint32_t n_threads, int64_t *out, int64_t *var,
-		      struct est_stats *st);
+void estimate_correct(const struct est_event *ev, size_t n, uint32_t n_threads,
+		      int64_t *out, int64_t *var, struct est_stats *st);
 
 #endif

@@ -30,8 +30,7 @@ struct acc {
 
 #define SQ_MAX (~(unsigned __int128)0)
 
-static inline unsigned __int128 sq_add(unsigned __int128 a,
-				       unsigned __int128 b)
+static inline unsigned __int128 sq_add(unsigned __int128 a, unsigned __int128 b)
 {
 	return a > SQ_MAX - b ? SQ_MAX : a + b;
 }

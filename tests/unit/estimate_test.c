@@ -79,7 +79,7 @@ TEST(estimate_own_needs_same_stack_and_gap)
 	 * after it, is not its object: it goes to the next sample */
 	struct est_event e[] = {
 		ev(0, 0, 1, A, 1000),
-		ev(1000, 0, 2, O, 400),		   /* another stack */
+		ev(1000, 0, 2, O, 400), /* another stack */
 		ev(10000000, 0, 2, A, 2000),
 		ev(10000000 + ESTIMATE_OWN_GAP_NS + 1, 0, 2, O, 100), /* late */
 		ev(20000000, 0, 1, A, 500),
