@@ -44,6 +44,8 @@ const struct key_binding key_table[] = {
 	{'\\', "\\", ACT_FILTER, 0,
 	 "filter: hide rows that do not match a regex (empty: clear)"},
 	{'K', "K", ACT_KIND, 0, "next sample kind"},
+	{'W', "W", ACT_ESTIMATE, 0,
+	 "ObjectAllocationSample bytes: corrected or the JFR weights"},
 	{'x', "x", ACT_CLEAR_RANGE, 0, "clear the time range"},
 	{'B', "B", ACT_BASELINE, 0,
 	 "the time range (else recording 0) as baseline; again: off"},

@@ -48,6 +48,7 @@ static int open_with(struct model *m, bool range, struct query **out,
 
 	query_options_init(&o);
 	o.kind = m->kind;
+	o.estimate = m->estimate;
 	if (range) {
 		o.from_ns = m->from_ns;
 		o.to_ns = m->to_ns;
@@ -64,6 +65,7 @@ int model_init(struct model *m, struct store *s, struct err *e)
 	memset(m, 0, sizeof(*m));
 	m->s = s;
 	m->kind = -1;
+	m->estimate = -1;
 	m->from_ns = INT64_MIN;
 	m->to_ns = INT64_MAX;
 	if (open_with(m, false, &m->q_all, e) < 0)
@@ -184,6 +186,8 @@ int model_open_query(struct model *m, const struct query_options *extra,
 		query_options_init(&o);
 	if (o.kind < 0)
 		o.kind = m->kind;
+	if (o.estimate < 0)
+		o.estimate = m->estimate;
 	o.from_ns = m->from_ns;
 	o.to_ns = m->to_ns;
 	return open_held(m, &o, out, e);
@@ -228,6 +232,15 @@ void model_set_kind(struct model *m, int kind)
 		m->first_ns = t.first_ns;
 		m->last_ns = t.last_ns;
 	}
+}
+
+void model_set_estimate(struct model *m, int estimate)
+{
+	if (estimate == m->estimate)
+		return;
+	drop(m);
+	m->estimate = estimate;
+	m->gen++;
 }
 
 enum sample_kind model_kind(struct model *m)

@@ -18,6 +18,7 @@
 struct model {
 	struct store *s; /* borrowed */
 	int kind;	 /* enum sample_kind, or -1: the query's default */
+	int estimate;	 /* enum query_estimate, or -1: the default */
 	int64_t from_ns, to_ns; /* INT64_MIN, INT64_MAX: everything */
 	unsigned gen;		/* bumped by every change of the above */
 	struct query *q;	/* the range applied; lazily opened */
@@ -75,6 +76,10 @@ void model_clear_base(struct model *m);
  * query fails.
  */
 struct diff *model_diff(struct model *m, struct err *e);
+
+/* The estimate of ObjectAllocationSample's bytes: -1 the query's
+ * default, else enum query_estimate.  Bumps the generation. */
+void model_set_estimate(struct model *m, int estimate);
 /* The kind shown (resolving -1). */
 enum sample_kind model_kind(struct model *m);
 

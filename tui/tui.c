@@ -481,6 +481,33 @@ static void next_kind(struct loop *l)
 	}
 }
 
+/* The other estimate of ObjectAllocationSample's bytes, where the
+ * store has OutsideTLAB events to correct them with. */
+static void next_estimate(struct loop *l)
+{
+	struct model *m = &l->t.m;
+	struct err e;
+	struct query *q;
+
+	err_init(&e);
+	q = model_query(m, &e);
+	if (!q)
+		return;
+	if (!query_estimate_correctable(q)) {
+		tui_message(&l->t, false,
+			    "only the JFR weights here: the corrected estimate "
+			    "needs ObjectAllocationSample with OutsideTLAB "
+			    "events");
+		return;
+	}
+	model_set_estimate(m, query_estimate(q) == QUERY_EST_CORRECTED
+				      ? QUERY_EST_JFR
+				      : QUERY_EST_CORRECTED);
+	q = model_query(m, &e);
+	if (q)
+		tui_message(&l->t, false, "%s", query_estimate_note(q));
+}
+
 static int64_t now_ns(void)
 {
 	struct timespec ts;
@@ -666,6 +693,9 @@ static bool key(struct loop *l, int c)
 		break;
 	case ACT_KIND:
 		next_kind(l);
+		break;
+	case ACT_ESTIMATE:
+		next_estimate(l);
 		break;
 	case ACT_CLEAR_RANGE:
 		if (model_has_range(&l->t.m)) {

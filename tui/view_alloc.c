@@ -26,7 +26,9 @@ struct arow {
 	uint64_t samples;
 	int64_t est_bytes;
 	double share;
-	bool header; /* a section title in a drill-down */
+	double rel_err; /* query_row's; NaN: none */
+	bool biased;	/* query_row's bias: the ± understates the error */
+	bool header;	/* a section title in a drill-down */
 };
 
 struct drill {
@@ -189,6 +191,8 @@ static void ensure(struct tui *t, struct alloc *a)
 			c->rows[i].samples = rows[i].samples;
 			c->rows[i].est_bytes = rows[i].est_bytes;
 			c->rows[i].share = rows[i].share;
+			c->rows[i].rel_err = rows[i].rel_err;
+			c->rows[i].biased = rows[i].bias != QUERY_BIAS_NONE;
 			c->rows[i].header = false;
 		}
 		c->n = n;
@@ -213,6 +217,10 @@ static void drill_add(struct drill *d, size_t *alloc, const char *key,
 	d->rows[d->n].samples = samples;
 	d->rows[d->n].est_bytes = bytes;
 	d->rows[d->n].share = share;
+	/* paths and regroupings: query_paths() gives no sums of squares,
+	 * and a drill-down's rows are read for their shape */
+	d->rows[d->n].rel_err = NAN;
+	d->rows[d->n].biased = false;
 	d->rows[d->n].header = header;
 	d->n++;
 }
@@ -296,9 +304,13 @@ static void drill_build(struct tui *t, struct drill *d)
 						   : "Thread",
 			 n);
 		drill_add(d, &alloc, title, 0, 0, 0, true);
-		for (i = 0; i < n && i < DRILL_TOP; i++)
+		for (i = 0; i < n && i < DRILL_TOP; i++) {
 			drill_add(d, &alloc, rows[i].key, rows[i].samples,
 				  rows[i].est_bytes, rows[i].share, false);
+			d->rows[d->n - 1].rel_err = rows[i].rel_err;
+			d->rows[d->n - 1].biased =
+				rows[i].bias != QUERY_BIAS_NONE;
+		}
 	}
 }
 
@@ -459,10 +471,15 @@ static void draw_row(const struct area *ar, int y, const struct arow *r,
 	x += screen_putf(y, x, 7, st, "%5.1f%% ", r->share * 100.0);
 	x += screen_putf(y, x, 10, st, "%9llu ",
 			 (unsigned long long)r->samples);
-	if (err_col)
-		x += screen_putf(y, x, 7, st, "%5.1f%% ",
-				 r->samples ? 100.0 / sqrt((double)r->samples)
-					    : 0.0);
+	if (err_col) {
+		if (isnan(r->rel_err))
+			x += screen_putf(y, x, 7, st, "%6s ", "-");
+		else
+			x += screen_putf(y, x, 7, st, "%5.*f%%%s",
+					 r->rel_err * 100.0 < 9.95 ? 1 : 0,
+					 r->rel_err * 100.0,
+					 r->biased ? "!" : " ");
+	}
 	screen_bar(y, x, bw, max_share > 0 ? r->share / max_share : 0,
 		   cur ? ST_CURSOR : ST_BAR);
 	x += bw + 1;
@@ -639,11 +656,23 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 	else if (a->drill)
 		snprintf(out, size, "%s = %s (Esc: back)",
 			 query_group_name(a->drill->by), a->drill->key);
-	else
-		snprintf(out, size, "by %s, sort %s%s%s",
+	else {
+		struct err e;
+		struct query *q;
+		const char *est = "";
+
+		err_init(&e);
+		q = model_query(&t->m, &e);
+		if (q && query_kind(q) == SAMPLE_ALLOC)
+			est = query_estimate(q) == QUERY_EST_CORRECTED
+				      ? ", corrected (W)"
+				      : ", JFR weights (W)";
+		/* the estimate last: a narrow screen cuts it first */
+		snprintf(out, size, "by %s, sort %s%s%s%s",
 			 query_group_name(a->by), sorts[a->sort],
 			 a->filter ? ", filter \\" : "",
-			 a->filter ? a->filter_text : "");
+			 a->filter ? a->filter_text : "", est);
+	}
 }
 
 static bool al_search(struct tui *t, void *st, const struct regex *re, int dir)

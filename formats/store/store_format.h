@@ -19,7 +19,7 @@
 #define STORE_MAGIC	    "\x89HSDB\r\n\x1a"
 #define STORE_MAGIC_LEN	    8
 #define STORE_MAJOR	    2 /* 2: samples in blocks per kind */
-#define STORE_MINOR	    1 /* 1: rollups (RBKT, RROW) */
+#define STORE_MINOR	    2 /* 1: rollups (RBKT, RROW); 2: their squares (RSQR) */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
 #define STORE_ALIGN	    8
@@ -77,6 +77,7 @@ enum store_section {
 	SEC_CH_STATS = STORE_ID('C', 'H', 'S', 'T'),	 /* store_ch_stat */
 	SEC_ROLLUP_BUCKETS = STORE_ID('R', 'B', 'K', 'T'), /* 2.1 */
 	SEC_ROLLUP_ROWS = STORE_ID('R', 'R', 'O', 'W'),	   /* 2.1 */
+	SEC_ROLLUP_SQUARES = STORE_ID('R', 'S', 'Q', 'R'), /* 2.2 */
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
@@ -215,6 +216,17 @@ struct store_rollup_row {
 	int64_t first_ns, last_ns; /* of its samples */
 };
 
+/*
+ * Since 2.2: one per rollup row, in the rows' order, the sum of the
+ * squares of its samples' bytes (REC_NONE as 0) as an unsigned 128-bit
+ * integer, lo then hi, held at 2^128 - 1: exact, so that it does not
+ * depend on the order of the additions, and what the relative standard
+ * error of an estimate is computed from (docs/estimates.md).
+ */
+struct store_rollup_sq {
+	uint64_t lo, hi;
+};
+
 struct store_old_object {
 	uint32_t sample; /* a sample's seq */
 	uint32_t root;	 /* string: the GC root, 0: none known */
@@ -334,6 +346,7 @@ _Static_assert(sizeof(struct store_block) == 48, "block");
 _Static_assert(sizeof(struct store_old_object) == 48, "old object");
 _Static_assert(sizeof(struct store_rollup_bucket) == 48, "rollup bucket");
 _Static_assert(sizeof(struct store_rollup_row) == 48, "rollup row");
+_Static_assert(sizeof(struct store_rollup_sq) == 16, "rollup square");
 _Static_assert(sizeof(struct store_heap) == 48, "heap");
 _Static_assert(sizeof(struct store_liveness) == 32, "liveness");
 _Static_assert(sizeof(struct store_gc) == 32, "gc");

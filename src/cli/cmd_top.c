@@ -33,10 +33,16 @@ static const char top_help[] =
 	"  -h, --help       this text\n"
 	"\n" VIEW_FILTER_HELP "\n"
 	"est_bytes is the sum of the samples' estimates: the weight of\n"
-	"jdk.ObjectAllocationSample, the TLAB size of InNewTLAB, the object\n"
-	"size of OutsideTLAB and OldObjectSample.  est_objects is empty where\n"
-	"the samples carry bytes only.  rel_err, 1/sqrt(samples), is a rough\n"
-	"relative error of an estimate resting on that many samples.\n";
+	"jdk.ObjectAllocationSample (corrected by the OutsideTLAB events\n"
+	"where there are some, --estimate), the TLAB size of InNewTLAB, the\n"
+	"object size of OutsideTLAB and OldObjectSample.  est_objects is\n"
+	"empty where the samples carry bytes only.  rel_err (±) is the\n"
+	"relative standard error of est_bytes, from the samples' weights:\n"
+	"sqrt(sum of squared weights) / est_bytes (docs/estimates.md).  A\n"
+	"row marked ! is known to be biased, and its ± understates the error\n"
+	"(CSV column biased): few, fewer than 4 effective samples carry it;\n"
+	"mixed, its objects went both outside TLABs and in them, and the\n"
+	"large ones in TLABs are partly counted at other sites.\n";
 
 static void put_csv_str(struct buf *b, const char *s)
 {
@@ -124,28 +130,43 @@ int cmd_top(int argc, char **argv)
 		n = (size_t)limit;
 	if (csv) {
 		buf_addf(&line,
-			 "%s,samples,est_bytes,est_objects,share,rel_err\r\n",
+			 "%s,samples,est_bytes,est_objects,share,rel_err,"
+			 "biased\r\n",
 			 query_group_name(by));
 		fwrite(line.data, 1, line.len, stdout);
 	} else {
 		char tb[32];
 
-		printf("%s (%s): %llu samples, %s estimated; by %s\n",
+		bool corr = query_estimate(q) == QUERY_EST_CORRECTED;
+
+		printf("%s (%s): %llu samples%s, %s estimated; by %s\n",
 		       sample_kind_name(query_kind(q)),
-		       query_kind(q) == SAMPLE_ALLOC	  ? "weights"
+		       corr ? "weights corrected by OutsideTLAB events"
+		       : query_kind(q) == SAMPLE_ALLOC	  ? "weights"
 		       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
 		       : query_kind(q) == SAMPLE_AGENT
 			       ? "unbiased weights of sampled sizes"
 			       : "object sizes",
 		       (unsigned long long)total.samples,
+		       corr ? " and OutsideTLAB events" : "",
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       query_group_name(by));
+		printf("%s\n", query_estimate_note(q));
+		for (i = 0; i < n; i++)
+			if (rows[i].bias)
+				break;
+		if (i < n)
+			printf("! the estimate is known to be biased on this "
+			       "row, beyond its ±: %s\n",
+			       "fewer than 4 effective samples, or large "
+			       "objects partly allocated in TLABs "
+			       "(--csv says which)");
 		printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE",
 		       "SAMPLES", "±", query_group_name(by));
 	}
 	for (i = 0; i < n; i++) {
 		const struct query_row *r = &rows[i];
-		double rel = 1.0 / sqrt((double)r->samples);
+		double rel = r->rel_err;
 
 		buf_reset(&line);
 		if (csv) {
@@ -155,14 +176,27 @@ int cmd_top(int argc, char **argv)
 				 (long long)r->est_bytes);
 			if (!isnan(r->est_objects))
 				buf_addf(&line, "%.0f", r->est_objects);
-			buf_addf(&line, ",%.6f,%.4f\r\n", r->share, rel);
+			buf_addf(&line, ",%.6f,", r->share);
+			if (!isnan(rel))
+				buf_addf(&line, "%.4f", rel);
+			buf_addf(&line, ",%s\r\n",
+				 r->bias == QUERY_BIAS_FEW     ? "few"
+				 : r->bias == QUERY_BIAS_MIXED ? "mixed"
+							       : "");
 		} else {
 			char tb[32];
 
-			buf_addf(&line, "%12s %6.2f%% %9llu %6.1f%%  ",
+			buf_addf(&line, "%12s %6.2f%% %9llu ",
 				 view_bytes(r->est_bytes, tb, sizeof(tb)),
 				 r->share * 100.0,
-				 (unsigned long long)r->samples, rel * 100.0);
+				 (unsigned long long)r->samples);
+			if (isnan(rel))
+				buf_addf(&line, "%7s", "-");
+			else
+				buf_addf(&line, "%6.*f%%",
+					 rel * 100.0 < 9.95 ? 1 : 0,
+					 rel * 100.0);
+			buf_adds(&line, r->bias ? "! " : "  ");
 			buf_add_printable(&line, r->key, strlen(r->key));
 			buf_addch(&line, '\n');
 		}

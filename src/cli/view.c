@@ -77,6 +77,17 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 	case OPT_LIBRARY:
 		f->q.library_re = arg;
 		return 0;
+	case OPT_ESTIMATE: {
+		enum query_estimate est;
+
+		if (!query_estimate_parse(arg, &est))
+			return cli_usage_error(cmd,
+					       "--estimate: '%s' is not jfr or "
+					       "corrected",
+					       arg);
+		f->q.estimate = (int)est;
+		return 0;
+	}
 	}
 	return 1;
 }

@@ -24,6 +24,7 @@ enum {
 	OPT_INCLUDE,
 	OPT_EXCLUDE,
 	OPT_LIBRARY,
+	OPT_ESTIMATE,
 	OPT__VIEW_NEXT,
 };
 
@@ -36,8 +37,9 @@ enum {
 		{"class", required_argument, NULL, OPT_CLASS},         \
 		{"include", required_argument, NULL, OPT_INCLUDE},     \
 		{"exclude", required_argument, NULL, OPT_EXCLUDE},     \
+		{"library", required_argument, NULL, OPT_LIBRARY},     \
 	{                                                              \
-		"library", required_argument, NULL, OPT_LIBRARY        \
+		"estimate", required_argument, NULL, OPT_ESTIMATE      \
 	}
 
 #define VIEW_FILTER_HELP                                                       \
@@ -61,6 +63,11 @@ enum {
 	"      --exclude=REGEX         stacks with no frame that matches\n"    \
 	"      --library=REGEX         frames app-site passes over (default\n" \
 	"                              java., javax., jdk., sun., com.sun.)\n" \
+	"      --estimate=EST          jfr or corrected: the bytes of\n"       \
+	"                              ObjectAllocationSample (corrected,\n"   \
+	"                              the default where the recording has\n"  \
+	"                              OutsideTLAB events; "                   \
+	"docs/estimates.md)\n"                                                 \
 	"  Regexes are PCRE2.\n"
 
 /* Times are parsed after the store is open (offsets need its start). */

@@ -92,6 +92,7 @@ void query_options_init(struct query_options *o)
 	o->from_ns = INT64_MIN;
 	o->to_ns = INT64_MAX;
 	o->recording = -1;
+	o->estimate = -1;
 }
 
 const char *query_group_name(enum query_group g)
@@ -452,6 +453,7 @@ void query_free(struct query *q)
 	free(q->paths);
 	free(q->stacks);
 	query_survivors_free(q);
+	query_corrected_free(q);
 	arena_release(&q->names);
 	free(q);
 }

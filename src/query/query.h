@@ -25,6 +25,7 @@
 
 struct store;
 struct buf;
+struct query;
 
 #define QUERY_LIBRARY_DEFAULT "^(java|javax|jdk|sun|com\\.sun)\\."
 
@@ -46,7 +47,32 @@ struct query_options {
 	 * query_group. */
 	const char *key;
 	int key_by;
+	int estimate; /* enum query_estimate, or -1 for the default */
 };
+
+/*
+ * Which estimate of jdk.ObjectAllocationSample's bytes a query gives
+ * (docs/estimates.md).  QUERY_EST_JFR: the sum of the events' weight,
+ * as the JDK's tools give it.  QUERY_EST_CORRECTED: each
+ * jdk.ObjectAllocationOutsideTLAB event's bytes to its own stack, the
+ * samples' weights less those bytes; only where the store holds
+ * OutsideTLAB events, and the default there.  Other kinds have one
+ * estimate.
+ */
+enum query_estimate {
+	QUERY_EST_JFR,
+	QUERY_EST_CORRECTED,
+};
+
+/* The estimate the query gives, and whether the corrected one could be
+ * given (ObjectAllocationSample with OutsideTLAB events). */
+enum query_estimate query_estimate(const struct query *q);
+bool query_estimate_correctable(const struct query *q);
+const char *query_estimate_name(enum query_estimate e);
+bool query_estimate_parse(const char *s, enum query_estimate *e);
+/* One sentence on what the estimate shown is and how far to trust it,
+ * for a view's header (static storage). */
+const char *query_estimate_note(const struct query *q);
 
 void query_options_init(struct query_options *o);
 
@@ -66,7 +92,28 @@ struct query_row {
 	int64_t est_bytes;
 	double est_objects;
 	double share; /* of est_bytes over all rows */
+	/* the relative standard error of est_bytes (docs/estimates.md):
+	 * sqrt(sum of squared weights) / est_bytes for weighted samples,
+	 * the Horvitz-Thompson one for agent samples, 1/sqrt(samples)
+	 * where the kind has no weights (OldObjectSample); 0: exact;
+	 * NaN: no bytes */
+	double rel_err;
+	/* why the interval is not to be trusted, if it is not: the
+	 * estimate is known to be biased here (docs/estimates.md) */
+	enum query_bias {
+		QUERY_BIAS_NONE,
+		/* fewer than QUERY_FEW_EFFECTIVE effective samples, (sum
+		 * w)^2 / sum w^2: one or two samples carry most of it */
+		QUERY_BIAS_FEW,
+		/* corrected estimate: a tenth of the group's bytes or more
+		 * are exact (allocated outside TLABs), of objects smaller
+		 * than a typical TLAB: those of them allocated in TLABs are
+		 * partly counted at other sites, unseen */
+		QUERY_BIAS_MIXED,
+	} bias;
 };
+
+#define QUERY_FEW_EFFECTIVE 4.0
 
 struct query_total {
 	uint64_t samples;

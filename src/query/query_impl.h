@@ -18,7 +18,54 @@ struct acc {
 	uint64_t samples;
 	int64_t bytes;
 	double objects; /* agent samples: each weighs bytes / size objects */
+	/* the sum of squares the standard error comes from, exact and held
+	 * at the top, so that no order of additions changes it */
+	unsigned __int128 sq;
+	/* the corrected estimate: the exact bytes (OutsideTLAB) among
+	 * bytes, the rest being sampled, and whether some are of objects
+	 * smaller than a typical TLAB (estimate.h) */
+	int64_t exact;
+	bool small_out;
 };
+
+#define SQ_MAX (~(unsigned __int128)0)
+
+static inline unsigned __int128 sq_add(unsigned __int128 a, unsigned __int128 b)
+{
+	return a > SQ_MAX - b ? SQ_MAX : a + b;
+}
+
+/* What a sample of weight w (and size, for agent samples) adds to the
+ * sum of squares of its group: w^2 for weighted samples (Hansen-Hurwitz),
+ * w^2 (1 - s/w) = w^2 - s w for agent samples of inclusion probability
+ * s/w (Horvitz-Thompson, Poisson sampling); docs/estimates.md. */
+static inline unsigned __int128 sq_of(int64_t w, int64_t size, bool agent)
+{
+	unsigned __int128 x;
+
+	if (w <= 0)
+		return 0;
+	x = (unsigned __int128)(uint64_t)w * (uint64_t)w;
+	if (agent && size > 0) {
+		unsigned __int128 y =
+			(unsigned __int128)(uint64_t)size * (uint64_t)w;
+
+		x = y >= x ? 0 : x - y;
+	}
+	return x;
+}
+
+/* The relative standard error of a group (query_row.rel_err). */
+double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
+		     unsigned __int128 sq);
+
+struct corr_set;
+/* estimate.c: the corrected set of samples (query_estimate() gives
+ * QUERY_EST_CORRECTED), built once per query. */
+int query_corrected_build(struct query *q, struct err *e);
+void query_corrected_free(struct query *q);
+const struct store_samples *query_corrected_samples(const struct query *q);
+const int64_t *query_corrected_var(const struct query *q);
 
 struct query {
 	struct store *s;
@@ -59,6 +106,7 @@ struct query {
 	struct query_stack *stacks;	  /* query_stacks()' results */
 	/* what the filters look at, of a rollup row's key (PASS_NEED_*) */
 	unsigned need;
+	struct corr_set *corr; /* estimate.c's, lazily */
 };
 
 /*
@@ -76,7 +124,10 @@ struct query {
 #define PASS_NEED_NODE	 1u
 #define PASS_NEED_CLASS	 2u
 #define PASS_NEED_THREAD 4u
-#define PASS_ANY_REC	 UINT32_MAX
+/* the rows' sums of squares (store 2.2; a 2.1 store's passes that need
+ * them read the samples) */
+#define PASS_NEED_SQUARES 8u
+#define PASS_ANY_REC	  UINT32_MAX
 
 enum { PASS_END, PASS_ROWS, PASS_SAMPLES };
 
@@ -91,12 +142,17 @@ struct query_pass {
 	int64_t cut_base, cut_w;
 	/* PASS_ROWS: a bucket's rows, of recording rec, under proj */
 	const struct store_rollup_row *rows;
+	const struct store_rollup_sq *sq; /* the rows' (PASS_NEED_SQUARES) */
 	uint32_t n_rows, rec;
+	/* PASS_SAMPLES: what each sample adds to the sum of squares as a
+	 * weight, where it is not its bytes (the corrected estimate) */
+	const int64_t *var;
 	int proj;
 	int64_t start_ns, end_ns;
 	/* the state */
 	const struct store_rollup_bucket *b;
 	const struct store_rollup_row *all_rows;
+	const struct store_rollup_sq *all_sq;
 	uint32_t n_b, bi;
 	int phase;
 	struct pass_edge *edges;

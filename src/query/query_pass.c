@@ -77,12 +77,30 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 	int proj, best = -1;
 	uint64_t best_rows = UINT64_MAX;
 
+	bool need_sq = need & PASS_NEED_SQUARES;
+
 	memset(p, 0, sizeof(*p));
 	p->cut_base = cut_base;
 	p->cut_w = cut_w;
 	p->cur_blk = UINT32_MAX;
 	p->rec = PASS_ANY_REC;
-	need |= q->need;
+	if (query_estimate(q) == QUERY_EST_CORRECTED) {
+		/* the corrected set, whole: its window by binary search */
+		if (query_corrected_build(q, e) < 0)
+			return ERR_FAIL;
+		p->phase = 4;
+		return 0;
+	}
+	need = (need | q->need) & ~PASS_NEED_SQUARES;
+	if (need_sq) {
+		/* a 2.1 store has no squares: the samples then */
+		if (store_rollup_squares(q->s, &p->all_sq, e) < 0)
+			return ERR_FAIL;
+		if (!p->all_sq) {
+			p->phase = 2;
+			return 0;
+		}
+	}
 	/* the projection with the fewest rows of those that hold what is
 	 * needed: the full key always does */
 	for (proj = 0; proj < STORE_PROJ__COUNT; proj++) {
@@ -187,6 +205,8 @@ int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
 			if (b->start_ns >= from && b->end_ns < to &&
 			    !cut_inside(p, b->start_ns, b->end_ns)) {
 				p->rows = p->all_rows + b->first_row;
+				p->sq = p->all_sq ? p->all_sq + b->first_row
+						  : NULL;
 				p->n_rows = b->n_rows;
 				p->rec = b->recording;
 				p->start_ns = b->start_ns;
@@ -264,6 +284,18 @@ int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
 		}
 		p->phase = 3;
 		return PASS_END;
+	}
+	if (p->phase == 4) {
+		p->phase = 3;
+		p->rec = PASS_ANY_REC;
+		q->sm = *query_corrected_samples(q);
+		p->var = query_corrected_var(q);
+		if (to == INT64_MIN) {
+			q->lo = q->hi = 0;
+			return PASS_END;
+		}
+		window_of(q, from, to - 1);
+		return PASS_SAMPLES;
 	}
 	if (p->phase == 2) {
 		int rc = query_next_block(q, &p->blk, e);

@@ -80,26 +80,33 @@ int query_top(struct query *q, enum query_group by,
 	 * first and last times are taken outside the loop; batches come in
 	 * no particular order, so the totals' are a minimum and a maximum.
 	 */
-#define GROUP_LOOP(KEY)                                                 \
-	for (i = q->lo; i < q->hi; i++) {                               \
-		int64_t bytes;                                          \
-                                                                        \
-		if (sm->kind[i] != kind ||                              \
-		    (rec != PASS_ANY_REC && sm->recording[i] != rec) || \
-		    (!plain && !query_sample_ok(q, i)))                 \
-			continue;                                       \
-		g = (KEY);                                              \
-		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];    \
-		q->g[g].samples++;                                      \
-		q->g[g].bytes = add_sat(q->g[g].bytes, bytes);          \
-		if (agent && sm->size[i] > 0)                           \
-			q->g[g].objects +=                              \
-				(double)bytes / (double)sm->size[i];    \
-		n_samples++;                                            \
-		sum_bytes = add_sat(sum_bytes, bytes);                  \
-		if (first == UINT64_MAX)                                \
-			first = i;                                      \
-		last = i;                                               \
+#define GROUP_LOOP(KEY)                                                     \
+	for (i = q->lo; i < q->hi; i++) {                                   \
+		int64_t bytes;                                              \
+                                                                            \
+		if (sm->kind[i] != kind ||                                  \
+		    (rec != PASS_ANY_REC && sm->recording[i] != rec) ||     \
+		    (!plain && !query_sample_ok(q, i)))                     \
+			continue;                                           \
+		g = (KEY);                                                  \
+		bytes = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];        \
+		q->g[g].samples++;                                          \
+		q->g[g].bytes = add_sat(q->g[g].bytes, bytes);              \
+		q->g[g].sq = sq_add(q->g[g].sq,                             \
+				    sq_of(var ? var[i] : bytes,             \
+					  agent ? sm->size[i] : 0, agent)); \
+		if (var && var[i] <= 0) {                                   \
+			q->g[g].exact = add_sat(q->g[g].exact, bytes);      \
+			q->g[g].small_out |= var[i] < 0;                    \
+		}                                                           \
+		if (agent && sm->size[i] > 0)                               \
+			q->g[g].objects +=                                  \
+				(double)bytes / (double)sm->size[i];        \
+		n_samples++;                                                \
+		sum_bytes = add_sat(sum_bytes, bytes);                      \
+		if (first == UINT64_MAX)                                    \
+			first = i;                                          \
+		last = i;                                                   \
 	}
 	{
 		const bool plain = !q->filtered;
@@ -110,11 +117,14 @@ int query_top(struct query *q, enum query_group by,
 		struct query_pass p;
 		int rc;
 
-		if (query_pass_init(q, &p, query_group_need(by), 0, 0, e) < 0)
+		if (query_pass_init(q, &p,
+				    query_group_need(by) | PASS_NEED_SQUARES, 0,
+				    0, e) < 0)
 			return ERR_FAIL;
 		while ((rc = query_pass_next(q, &p, e)) > 0) {
 			uint64_t first = UINT64_MAX, last = 0;
 			const uint32_t rec = p.rec;
+			const int64_t *var = p.var;
 
 			if (rc == PASS_ROWS) {
 				uint32_t r;
@@ -129,6 +139,13 @@ int query_top(struct query *q, enum query_group by,
 					q->g[g].samples += x->samples;
 					q->g[g].bytes = add_sat(q->g[g].bytes,
 								x->bytes);
+					if (p.sq)
+						q->g[g].sq = sq_add(
+							q->g[g].sq,
+							(unsigned __int128)p.sq[r]
+										.hi
+									<< 64 |
+								p.sq[r].lo);
 					n_samples += x->samples;
 					sum_bytes =
 						add_sat(sum_bytes, x->bytes);
@@ -199,6 +216,24 @@ int query_top(struct query *q, enum query_group by,
 		r->est_objects = q->kind == SAMPLE_AGENT
 					 ? q->g[g].objects
 					 : per * (double)r->samples;
+		r->rel_err = query_rel_err(q->kind, r->samples, r->est_bytes,
+					   q->g[g].sq);
+		/* the effective number of samples, (sum w)^2 / sum w^2 */
+		/* a site of objects smaller than a TLAB, a tenth of whose
+		 * bytes at least went outside TLABs: those that went into
+		 * TLABs are partly counted at other sites (a few small
+		 * objects outside a TLAB, or large ones that never fit
+		 * one, are not that) */
+		r->bias =
+			q->g[g].small_out && q->g[g].exact >= r->est_bytes / 10
+				? QUERY_BIAS_MIXED
+			: q->kind != SAMPLE_TLAB_OUTSIDE &&
+					q->kind != SAMPLE_OLD_OBJECT &&
+					r->rel_err > 0 &&
+					1.0 / (r->rel_err * r->rel_err) <
+						QUERY_FEW_EFFECTIVE
+				? QUERY_BIAS_FEW
+				: QUERY_BIAS_NONE;
 		/* of the bytes; of the samples where the kind has no sizes
 		 * (OldObjectSample before JDK 21) */
 		r->share = total->est_bytes ? (double)r->est_bytes /

@@ -285,10 +285,15 @@ void report_render(const struct report *r, enum report_format f,
 }
 
 const char *const report_estimate_notes[] = {
-	"jdk.ObjectAllocationSample: estimated bytes are the sum of the "
-	"events' weight, every byte the thread allocated since its previous "
-	"sample; the uncertainty printed is 1/sqrt(samples), which counts "
-	"samples only (see the caveats: large objects bias a site's weight)",
+	"jdk.ObjectAllocationSample: where the recording has OutsideTLAB "
+	"events, each of them counts its bytes at its own stack and the "
+	"sample whose weight held them keeps the rest (the corrected "
+	"estimate); else estimated bytes are the sum of the events' "
+	"weight, every byte the thread allocated since its previous "
+	"sample, which can be far off for sites of large objects; the "
+	"uncertainty printed is the relative standard error of the "
+	"weights, sqrt(sum of squared weights) / estimate "
+	"(docs/estimates.md)",
 	"jdk.ObjectAllocationInNewTLAB: tlabSize; "
 	"jdk.ObjectAllocationOutsideTLAB: allocationSize, exact for every "
 	"allocation outside a TLAB that the recording kept",

@@ -131,16 +131,25 @@ static void list_rows(struct report_finding *f, const char *what,
 	size_t i;
 	char b[32];
 
-	for (i = 0; i < n && i < max; i++)
+	for (i = 0; i < n && i < max; i++) {
+		double rel = isnan(rows[i].rel_err) ? 1.0 : rows[i].rel_err;
+
+		/* the standard error of the weights (query_row.rel_err),
+		 * printed to two significant digits */
 		report_evidence(f,
 				"%s %zu: %s, %.1f%% of the bytes (%s, %" PRIu64
-				" samples, +/-%.0f%%)",
+				" samples, +/-%.*f%%%s)",
 				what, i + 1, rows[i].key, 100 * rows[i].share,
 				report_bytes(rows[i].est_bytes, b, sizeof(b)),
-				rows[i].samples,
-				rows[i].samples
-					? 100 / sqrt((double)rows[i].samples)
-					: 100.0);
+				rows[i].samples, 100 * rel < 9.95 ? 1 : 0,
+				100 * rel,
+				rows[i].bias == QUERY_BIAS_FEW
+					? "; few effective samples: biased"
+				: rows[i].bias == QUERY_BIAS_MIXED
+					? "; large objects partly in TLABs: "
+					  "biased"
+					: "");
+	}
 }
 
 static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,

@@ -17,8 +17,17 @@
 #include "util/crc32c.h"
 #include "util/xalloc.h"
 
+/* A row as it is built: the row and the sum of its samples' squared
+ * bytes (2.2), which go to two sections. */
+struct brow {
+	struct store_rollup_row r; /* first: key_cmp() reads it */
+	unsigned __int128 sq;
+};
+
+#define SQ_MAX (~(unsigned __int128)0)
+
 struct proj_rows {
-	struct store_rollup_row *rows;
+	struct brow *rows;
 	uint32_t n, alloc;
 	uint32_t *slots; /* row + 1; 0: empty */
 	uint32_t mask;	 /* slots - 1, a power of two minus one */
@@ -42,7 +51,7 @@ struct rollup_builder {
 	uint64_t *spill_row; /* after finish: each bucket's row in the spill */
 	size_t n_b, alloc_b;
 	int fd;
-	struct store_rollup_row *mem; /* fd < 0: the spill */
+	struct brow *mem; /* fd < 0: the spill */
 	uint64_t n_rows, alloc_mem;
 	bool failed;
 	int err_no;
@@ -138,7 +147,7 @@ static void rehash(struct proj_rows *pr, uint32_t n_slots)
 	pr->slots = xcalloc(n_slots, sizeof(uint32_t));
 	pr->mask = n_slots - 1;
 	for (i = 0; i < pr->n; i++) {
-		uint32_t h = (uint32_t)key_hash(&pr->rows[i]) & pr->mask;
+		uint32_t h = (uint32_t)key_hash(&pr->rows[i].r) & pr->mask;
 
 		while (pr->slots[h])
 			h = (h + 1) & pr->mask;
@@ -149,8 +158,8 @@ static void rehash(struct proj_rows *pr, uint32_t n_slots)
 /* Add to k's row a run of samples: one sample as it arrives, or a row of
  * the full projection folded into a narrower one when its bucket closes. */
 static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
-		     uint64_t samples, int64_t bytes, int64_t first,
-		     int64_t last)
+		     uint64_t samples, int64_t bytes, unsigned __int128 sq,
+		     int64_t first, int64_t last)
 {
 	struct store_rollup_row *r;
 	uint32_t h;
@@ -159,8 +168,12 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 		rehash(pr, pr->slots ? (pr->mask + 1) * 2 : 256);
 	for (h = (uint32_t)key_hash(k) & pr->mask; pr->slots[h];
 	     h = (h + 1) & pr->mask) {
-		r = &pr->rows[pr->slots[h] - 1];
+		r = &pr->rows[pr->slots[h] - 1].r;
 		if (same_key(r, k)) {
+			struct brow *br = &pr->rows[pr->slots[h] - 1];
+
+			/* exact, held at the top: any order gives it */
+			br->sq = br->sq > SQ_MAX - sq ? SQ_MAX : br->sq + sq;
 			r->samples += samples;
 			/* never negative (a kind with a negative count has
 			 * no rollups): held at the top, which any order of
@@ -179,7 +192,8 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 		pr->rows =
 			xreallocarray(pr->rows, pr->alloc, sizeof(*pr->rows));
 	}
-	r = &pr->rows[pr->n];
+	pr->rows[pr->n].sq = sq;
+	r = &pr->rows[pr->n].r;
 	*r = *k;
 	r->samples = samples;
 	r->bytes = bytes;
@@ -198,7 +212,7 @@ static void fold_projections(struct series *se)
 	int p;
 
 	for (i = 0; i < full->n; i++) {
-		const struct store_rollup_row *r = &full->rows[i];
+		const struct store_rollup_row *r = &full->rows[i].r;
 
 		for (p = STORE_PROJ_FULL + 1; p < STORE_PROJ__COUNT; p++) {
 			struct store_rollup_row k;
@@ -211,13 +225,12 @@ static void fold_projections(struct series *se)
 			else
 				k.thread = r->thread;
 			proj_add(&se->p[p], &k, r->samples, r->bytes,
-				 r->first_ns, r->last_ns);
+				 full->rows[i].sq, r->first_ns, r->last_ns);
 		}
 	}
 }
 
-static void spill(struct rollup_builder *rb, const struct store_rollup_row *r,
-		  uint32_t n)
+static void spill(struct rollup_builder *rb, const struct brow *r, uint32_t n)
 {
 	size_t len = (size_t)n * sizeof(*r);
 
@@ -280,9 +293,12 @@ static void close_bucket(struct rollup_builder *rb, struct series *se, int kind,
 		b->end_ns = se->end;
 		b->first_row = rb->n_rows;
 		b->n_rows = pr->n;
-		b->crc = crc32c_update(0, pr->rows, pr->n * sizeof(*pr->rows));
-		for (i = 0; i < pr->n; i++)
-			b->samples += pr->rows[i].samples;
+		b->crc = 0;
+		for (i = 0; i < pr->n; i++) {
+			b->crc = crc32c_update(b->crc, &pr->rows[i].r,
+					       sizeof(pr->rows[i].r));
+			b->samples += pr->rows[i].r.samples;
+		}
 		spill(rb, pr->rows, pr->n);
 		pr->n = 0;
 		memset(pr->slots, 0, ((size_t)pr->mask + 1) * sizeof(uint32_t));
@@ -339,8 +355,9 @@ void rollup_add(struct rollup_builder *rb, int kind,
 		k.cls = s->cls;
 		k.thread = s->thread;
 		k.flags = s->flags;
-		proj_add(&se->p[STORE_PROJ_FULL], &k, 1, bytes, s->time_ns,
-			 s->time_ns);
+		proj_add(&se->p[STORE_PROJ_FULL], &k, 1, bytes,
+			 (unsigned __int128)(uint64_t)bytes * (uint64_t)bytes,
+			 s->time_ns, s->time_ns);
 	}
 }
 
@@ -420,22 +437,30 @@ uint64_t rollup_n_rows(const struct rollup_builder *rb)
 	return n;
 }
 
-int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
-		      struct err *e)
+/* Each bucket's rows (squares false) or their squares, in the
+ * buckets' order, a bucket at a time. */
+static int write_part(struct rollup_builder *rb, bool squares,
+		      rollup_write_fn *fn, void *ctx, struct err *e)
 {
-	struct store_rollup_row *buf = NULL;
+	struct brow *buf = NULL;
+	unsigned char *part = NULL;
 	size_t alloc = 0, i;
 
 	for (i = 0; i < rb->n_b; i++) {
 		size_t len = (size_t)rb->b[i].n_rows * sizeof(*buf), done = 0;
+		const struct brow *from;
+		uint32_t j;
 
-		if (rb->fd < 0) {
-			fn(ctx, rb->mem + rb->spill_row[i], len);
-			continue;
-		}
 		if (rb->b[i].n_rows > alloc) {
 			alloc = rb->b[i].n_rows;
-			buf = xreallocarray(buf, alloc, sizeof(*buf));
+			part = xreallocarray(part, alloc,
+					     sizeof(struct store_rollup_row));
+			if (rb->fd >= 0)
+				buf = xreallocarray(buf, alloc, sizeof(*buf));
+		}
+		if (rb->fd < 0) {
+			from = rb->mem + rb->spill_row[i];
+			goto have;
 		}
 		while (done < len) {
 			ssize_t got =
@@ -447,6 +472,7 @@ int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
 				continue;
 			if (got <= 0) {
 				free(buf);
+				free(part);
 				return err_set(e, ERR_IO,
 					       "store: reading the rollups "
 					       "back: %s",
@@ -455,8 +481,39 @@ int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
 			}
 			done += (size_t)got;
 		}
-		fn(ctx, buf, len);
+		from = buf;
+	have:
+		for (j = 0; j < rb->b[i].n_rows; j++) {
+			if (squares) {
+				struct store_rollup_sq q = {
+					(uint64_t)from[j].sq,
+					(uint64_t)(from[j].sq >> 64)};
+
+				memcpy(part + (size_t)j * sizeof(q), &q,
+				       sizeof(q));
+			} else {
+				memcpy(part + (size_t)j * sizeof(from[j].r),
+				       &from[j].r, sizeof(from[j].r));
+			}
+		}
+		fn(ctx, part,
+		   (size_t)rb->b[i].n_rows *
+			   (squares ? sizeof(struct store_rollup_sq)
+				    : sizeof(struct store_rollup_row)));
 	}
 	free(buf);
+	free(part);
 	return 0;
+}
+
+int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
+		      struct err *e)
+{
+	return write_part(rb, false, fn, ctx, e);
+}
+
+int rollup_write_squares(struct rollup_builder *rb, rollup_write_fn *fn,
+			 void *ctx, struct err *e)
+{
+	return write_part(rb, true, fn, ctx, e);
 }

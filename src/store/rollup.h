@@ -63,5 +63,9 @@ uint64_t rollup_n_rows(const struct rollup_builder *rb);
 typedef void rollup_write_fn(void *ctx, const void *p, size_t len);
 int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
 		      struct err *e);
+/* The same for the rows' sums of squares (struct store_rollup_sq, 2.2),
+ * in the same order. */
+int rollup_write_squares(struct rollup_builder *rb, rollup_write_fn *fn,
+			 void *ctx, struct err *e);
 
 #endif

@@ -203,6 +203,15 @@ int store_rollup(struct store *s, int kind, int proj,
 		 const struct store_rollup_bucket **buckets, uint32_t *n,
 		 const struct store_rollup_row **rows, struct err *e);
 
+/*
+ * The rollup rows' sums of squared bytes (since 2.2): (*sq)[i] is row
+ * i's, for every row of every kind.  *sq is NULL in a 2.1 store, which
+ * has none: the readers that need them read the samples.  The section's
+ * checksum is verified on first use.  Borrowed until store_close().
+ */
+int store_rollup_squares(struct store *s, const struct store_rollup_sq **sq,
+			 struct err *e);
+
 /* Check every section now (heapsift info --check, tests), the rollups
  * against the samples included. */
 int store_verify(struct store *s, struct err *e);

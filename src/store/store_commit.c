@@ -408,6 +408,11 @@ static void out_rollups(struct out *o, struct rollup_builder *rb)
 	section_begin(o, SEC_ROLLUP_ROWS, sizeof(struct store_rollup_row));
 	if (rollup_write_rows(rb, rows_out, o, o->e) < 0)
 		o->failed = true;
+	if (o->failed)
+		return;
+	section_begin(o, SEC_ROLLUP_SQUARES, sizeof(struct store_rollup_sq));
+	if (rollup_write_squares(rb, rows_out, o, o->e) < 0)
+		o->failed = true;
 }
 
 /* The rollup builder's spill: a file with no name beside the store. */

@@ -33,6 +33,7 @@ enum sec_index {
 	I_CH_STATS,
 	I_R_BUCKETS,
 	I_R_ROWS,
+	I_R_SQUARES,
 	I__COUNT
 };
 

@@ -240,6 +240,18 @@ int store_rollup(struct store *s, int kind, int proj,
 	return 0;
 }
 
+int store_rollup_squares(struct store *s, const struct store_rollup_sq **sq,
+			 struct err *e)
+{
+	*sq = NULL;
+	if (!s->sec[I_R_SQUARES].present || !s->sec[I_R_BUCKETS].present)
+		return 0;
+	if (store_section(s, I_R_SQUARES, e) < 0)
+		return ERR_FAIL;
+	*sq = (const struct store_rollup_sq *)s->sec[I_R_SQUARES].p;
+	return 0;
+}
+
 /* --- the rebuild store_verify() compares with ------------------------------ */
 
 struct cmp_rows {
@@ -332,6 +344,17 @@ int store_rollups_verify(struct store *s, struct err *e)
 	if (cr.same && rollup_write_rows(rb, cmp_rows_fn, &cr, e) < 0) {
 		rollup_builder_free(rb);
 		return ERR_FAIL;
+	}
+	/* the squares (2.2; a 2.1 store has none to compare) */
+	if (cr.same && cr.p == cr.end && s->sec[I_R_SQUARES].present) {
+		const struct section *qs = &s->sec[I_R_SQUARES];
+
+		cr.p = qs->p;
+		cr.end = qs->p + qs->len;
+		if (rollup_write_squares(rb, cmp_rows_fn, &cr, e) < 0) {
+			rollup_builder_free(rb);
+			return ERR_FAIL;
+		}
 	}
 	rollup_builder_free(rb);
 	if (!cr.same || cr.p != cr.end) {

@@ -65,10 +65,14 @@ top_matches "$W/j.hsdb" "$W/j.json" classes class
 # by hand: byte[] (1, 2, 3, 4 KiB, ten each) and String (24 B) weigh the
 # interval each, Object[] (100,000 B, above it) its size: 40 x 65536 =
 # 2621440 bytes; objects 10 x (64 + 32 + 21.33 + 16) = 1333; share
-# 2621440 / (2621440 + 3000000 + 655360) = 0.417640
+# 2621440 / (2621440 + 3000000 + 655360) = 0.417640; rel_err, each
+# sample adding w^2 (1 - s/w) (docs/estimates.md): sqrt(65536 x (40 x
+# 65536 - 10 x (1024 + 2048 + 3072 + 4096))) / 2621440 = 0.154995;
+# Object[], sampled for sure, exact
 run top "$W/j.hsdb" --kind agent --by class --csv
 out=$(printf '%s\n' "$out" | tr -d '\r')
-expect_out_line "byte[],40,2621440,1333,0.417640,0.1581"
+expect_out_line "byte[],40,2621440,1333,0.417640,0.1550,"
+expect_out_line "java.lang.Object[],30,3000000,30,0.477951,0.0000,"
 run info "$W/j.hsdb"
 expect_out_contains "agent#sampler=systematic"
 t_end

@@ -29,7 +29,8 @@ else
 			 JOIN classes c ON c.id = s.class
 			 WHERE s.kind = '$name'
 			 GROUP BY c.name ORDER BY 3 DESC, 2 DESC, 1;" | tr -d '\r')
-		run top "$W/c.hsdb" --kind "$kind" --csv
+		# the export holds the samples as recorded: the JFR weights
+		run top "$W/c.hsdb" --kind "$kind" --csv --estimate=jfr
 		top=$(printf '%s\n' "$out" | tr -d '\r' | sed 1d |
 			awk -F, '{ print $1 "," $2 "," $3 }')
 		[ "$sql" = "$top" ] ||

@@ -298,13 +298,15 @@ run import -o "$W/bundle.hsdb" "$BUNDLE"
 if [ "$rc" != 0 ]; then
 	t_fail "cannot import the bundle: $err"
 else
+	# (the JDK's listing counts ObjectAllocationSample events: the JFR
+	# weights, --estimate=jfr, whose samples are those events alone)
 	want=$(in_window "$F/jdk17-leak-gcroots.ObjectAllocationSample.tsv.gz" "$(start_ns "$A")" 2 4)
 	[ "$want" -gt 0 ] || t_fail "no sample between 2 s and 4 s in the JDK's listing"
-	run top "$W/bundle.hsdb" --from 2s --to 4s --csv
+	run top "$W/bundle.hsdb" --from 2s --to 4s --csv --estimate=jfr
 	expect_rc 0
 	[ "$(samples_in "$out")" = "$want" ] ||
 		t_fail "--from 2s --to 4s: $(samples_in "$out") samples, the JDK's listing has $want"
-	run top "$W/bundle.hsdb" --recording 0 --from 2s --to 4s --csv
+	run top "$W/bundle.hsdb" --recording 0 --from 2s --to 4s --csv --estimate=jfr
 	[ "$(samples_in "$out")" = "$want" ] ||
 		t_fail "--recording 0 --from 2s --to 4s: $(samples_in "$out") samples, expected $want"
 fi
@@ -317,12 +319,12 @@ sa=$(start_ns "$A") sb=$(start_ns "$B")
 if [ "$sa" -lt "$sb" ]; then o=$sa; else o=$sb; fi
 want=$(($(in_window "$F/jdk17-leak-gcroots.ObjectAllocationSample.tsv.gz" $o 0 50) +
 	$(in_window "$F/jdk17-default.ObjectAllocationSample.tsv.gz" $o 0 50)))
-run top "$W/two.hsdb" --from 0s --to 50s --csv
+run top "$W/two.hsdb" --from 0s --to 50s --csv --estimate=jfr
 [ "$(samples_in "$out")" = "$want" ] ||
 	t_fail "--from 0s --to 50s: $(samples_in "$out") samples, expected $want"
 # the later recording, chosen: its own start is time 0
 want=$(in_window "$F/jdk17-leak-gcroots.ObjectAllocationSample.tsv.gz" "$sa" 1 3)
-run top "$W/two.hsdb" --recording 0 --from 1s --to 3s --csv
+run top "$W/two.hsdb" --recording 0 --from 1s --to 3s --csv --estimate=jfr
 [ "$(samples_in "$out")" = "$want" ] ||
 	t_fail "--recording 0 --from 1s --to 3s: $(samples_in "$out") samples, expected $want"
 rm -f "$W/two.hsdb"

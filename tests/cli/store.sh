@@ -30,11 +30,14 @@ no_crash() {
 	*Sanitizer* | *"runtime error:"*) t_fail "$*: sanitizer: $err" ;;
 	esac
 }
-# top_csv NAME ARGS...: heapsift top ARGS --csv into $W/NAME.csv; exit 0
+# top_csv NAME ARGS...: heapsift top ARGS --csv into $W/NAME.csv; exit 0.
+# The JDK's references sum ObjectAllocationSample's weights: the raw
+# estimate (--estimate=jfr), not the corrected one that recordings with
+# OutsideTLAB events get by default (tests/cli/estimates.sh checks that).
 top_csv() {
 	_csv=$1
 	shift
-	run top "$@" --csv
+	run top "$@" --csv --estimate=jfr
 	no_crash "top $*"
 	expect_rc 0
 	cp "$T/out" "$W/$_csv.csv"
@@ -256,7 +259,7 @@ P="$W/profile-tlab.hsdb"
 # far_out EXPECT OPTION TIME: EXPECT all (the unfiltered rows), none, or
 # refused (exit 2 only)
 far_out() {
-	run top "$P" --csv "$2" "$3"
+	run top "$P" --csv --estimate=jfr "$2" "$3"
 	no_crash "top $2 $3"
 	case "$1:$rc" in
 	*:2) return ;;
@@ -309,7 +312,7 @@ cp "$W/leak-gcroots.hsdb" "$S"
 run info --check "$S"
 expect_rc 0
 cp "$T/out" "$W/flip.info"
-run top --csv "$S"
+run top --csv --estimate=jfr "$S"
 expect_rc 0
 cp "$T/out" "$W/flip.top"
 python3 "$CHECK" layout "$S" >"$W/layout" || t_fail "$(cat "$W/layout")"
@@ -333,7 +336,7 @@ while read -r off where flipped orig; do
 			set -- info --check "$S"
 			ref="$W/flip.info"
 		else
-			set -- top --csv "$S"
+			set -- top --csv --estimate=jfr "$S"
 			ref="$W/flip.top"
 		fi
 		(cd "$T/cwd" && TMPDIR="$T/tmp" LC_ALL=C exec "$HEAPSIFT" "$@" \
@@ -449,7 +452,7 @@ while [ $i -lt 8 ]; do
 	i=$((i + 1))
 done
 cp "$C/old.hsdb" "$S"
-run top --by recording --csv "$S"
+run top --by recording --csv --estimate=jfr "$S"
 cp "$T/out" "$C/old.top"
 t0=$(date +%s%N)
 run import -o "$S" "$@"
@@ -459,7 +462,7 @@ case "$t0$t1" in
 *N*) took=200 ;; # no nanoseconds from date: 0 to 240 ms
 *) took=$(((t1 - t0) / 1000000)) ;;
 esac
-run top --by recording --csv "$S"
+run top --by recording --csv --estimate=jfr "$S"
 cp "$T/out" "$C/new.top"
 cmp -s "$C/old.top" "$C/new.top" && t_fail "old and new stores look alike"
 seed=${HS_SEED:-$(date +%s)}
@@ -478,7 +481,7 @@ for d in $delays; do
 	run info --check "$S"
 	no_crash "info after a kill at $d s"
 	[ "$rc" = 0 ] || t_fail "killed at $d s (seed $seed): info --check exit $rc; $err"
-	run top --by recording --csv "$S"
+	run top --by recording --csv --estimate=jfr "$S"
 	if cmp -s "$T/out" "$C/old.top"; then
 		olds=$((olds + 1))
 	elif cmp -s "$T/out" "$C/new.top"; then
@@ -666,6 +669,39 @@ cp "$W/leak-gcroots.hsdb" "$W/n.hsdb"
 run import -o "$W/n.hsdb" "$W/notes.txt"
 expect_rc 1
 cmp -s "$W/n.hsdb" "$W/leak-gcroots.hsdb" || t_fail "the old store was changed"
+t_end
+
+t_begin store_rollup_squares_match_the_samples
+# the rollup rows' sums of squared bytes (RSQR, 2.2), from which the ±
+# of top comes, against the samples as tests/jfr/check_squares.py
+# decodes them from the format's page
+for f in $ALL; do
+	[ -e "$W/$f.hsdb" ] || t_fail "$f: no store"
+	r=$(python3 "$here/jfr/check_squares.py" "$W/$f.hsdb" 2>&1) ||
+		t_fail "$f: $r"
+done
+t_end
+
+t_begin store_without_squares_reads_the_samples_alike
+# a store of before 2.2 has rollups but no squares: the views that show
+# a ± read the samples instead, and say the same to the byte
+python3 -c '
+import sys
+sys.path.insert(0, sys.argv[3])
+from forge_store import read, write
+secs = [s for s in read(sys.argv[1]) if s[0] != "RSQR"]
+write(sys.argv[2], secs)' "$W/leak-gcroots.hsdb" "$W/nosq.hsdb" "$here/jfr" ||
+	t_fail "could not forge the store"
+for e in jfr corrected; do
+	for by in class site thread; do
+		run top "$W/leak-gcroots.hsdb" --by $by --csv --estimate=$e
+		cp "$T/out" "$W/sq.csv"
+		run top "$W/nosq.hsdb" --by $by --csv --estimate=$e
+		expect_rc 0
+		cmp -s "$T/out" "$W/sq.csv" ||
+			t_fail "--by $by --estimate=$e: $(diff "$W/sq.csv" "$T/out" | head -4)"
+	done
+done
 t_end
 
 t_summary

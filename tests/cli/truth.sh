@@ -25,7 +25,8 @@ tree_case() {
 	name=$1
 	shift
 	t_begin "tree_${f}_$name"
-	run tree "$W/$f.hsdb" --csv --min-share 0 "$@"
+	# the JDK's samples: the raw weights (--estimate=jfr)
+	run tree "$W/$f.hsdb" --csv --min-share 0 --estimate=jfr "$@"
 	expect_rc 0
 	cp "$T/out" "$W/tree.csv"
 	# (no globbing: the regexes hold [ ] and ?)
@@ -41,7 +42,7 @@ timeline_case() {
 	name=$1 ns=$2
 	shift 2
 	t_begin "timeline_${f}_$name"
-	run timeline "$W/$f.hsdb" --csv --bucket "$((ns / 1000000))ms" "$@"
+	run timeline "$W/$f.hsdb" --csv --bucket "$((ns / 1000000))ms" --estimate=jfr "$@"
 	expect_rc 0
 	cp "$T/out" "$W/tl.csv"
 	set -f
@@ -210,13 +211,13 @@ mkdir -p "$W/big"
 run import -o "$W/big.hsdb" "$W/big.jfr"
 expect_rc 0
 for k in alloc tlab outside; do
-	run top "$W/big.hsdb" --csv --by=class --kind=$k
+	run top "$W/big.hsdb" --csv --by=class --kind=$k --estimate=jfr
 	expect_rc 0
 	cp "$T/out" "$W/big/top-$k.csv"
-	run tree "$W/big.hsdb" --csv --depth=0 --min-share=0 --kind=$k
+	run tree "$W/big.hsdb" --csv --depth=0 --min-share=0 --kind=$k --estimate=jfr
 	expect_rc 0
 	cp "$T/out" "$W/big/tree-$k.csv"
-	run timeline "$W/big.hsdb" --csv --bucket=1s --kind=$k
+	run timeline "$W/big.hsdb" --csv --bucket=1s --kind=$k --estimate=jfr
 	expect_rc 0
 	cp "$T/out" "$W/big/tl-$k.csv"
 done
@@ -240,7 +241,7 @@ for start in 1795301015000000000 1795301014999999999; do
 	printf '%s\n' "$out" >"$W/edge.tsv"
 	for k in alloc tlab outside; do
 		for ms in 1 2 3 5; do
-			run timeline "$W/edge.hsdb" --csv --bucket=${ms}ms --kind=$k
+			run timeline "$W/edge.hsdb" --csv --bucket=${ms}ms --kind=$k --estimate=jfr
 			expect_rc 0
 			cp "$T/out" "$W/tl.csv"
 			r=$(views timeline "$W/edge.tsv" "$W/tl.csv" \

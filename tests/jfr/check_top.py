@@ -48,7 +48,8 @@ import re
 import struct
 import sys
 
-HEADER = ["samples", "est_bytes", "est_objects", "share", "rel_err"]
+HEADER = ["samples", "est_bytes", "est_objects", "share", "rel_err",
+          "biased"]
 problems = []
 
 
@@ -95,9 +96,9 @@ def display(raw):
 # --- heapsift's CSV ----------------------------------------------------------
 
 def read_csv(path, group=None):
-    """Rows as (key, samples, est_bytes, est_objects, share, rel_err);
-    checks the form on the way (header, CRLF, six fields, arithmetic of
-    share and rel_err)."""
+    """Rows as (key, samples, est_bytes, est_objects, share, rel_err,
+    biased); checks the form on the way (header, CRLF, seven fields,
+    arithmetic of share, the bounds of rel_err)."""
     data = open(path, "rb").read()
     name = os.path.basename(path)
     if not data:
@@ -120,13 +121,13 @@ def read_csv(path, group=None):
         fail(f"{name}: header {head!r}")
     rows = []
     for r in rd[1:]:
-        if len(r) != 6:
+        if len(r) != 7:
             fail(f"{name}: row {r!r} has {len(r)} fields")
             continue
         try:
             rows.append((r[0], int(r[1]), int(r[2]),
                          None if r[3] == "" else float(r[3]),
-                         float(r[4]), float(r[5])))
+                         float(r[4]), float(r[5]), r[6]))
         except ValueError:
             fail(f"{name}: row {r!r} is not numbers")
     total = sum(r[2] for r in rows)
@@ -144,9 +145,14 @@ def read_csv(path, group=None):
                  f"{want_share:.6f}")
         if r[1] <= 0:
             fail(f"{name}: {r[0]}: {r[1]} samples")
-        elif abs(r[5] - 1 / math.sqrt(r[1])) > 0.6e-4:
-            fail(f"{name}: {r[0]}: rel_err {r[5]}, 1/sqrt({r[1]}) "
-                 f"{1 / math.sqrt(r[1]):.4f}")
+        elif r[5] != 0.0 and not (1 / math.sqrt(r[1]) - 0.6e-4 <= r[5]
+                                  <= 1 + 0.6e-4):
+            # sqrt(sum w^2) / sum w lies between 1/sqrt(n) (equal
+            # weights) and 1 (one weight); 0 is exact (OutsideTLAB)
+            fail(f"{name}: {r[0]}: rel_err {r[5]} outside [1/sqrt({r[1]}),"
+                 f" 1]")
+        if r[6] not in ("", "few", "mixed"):
+            fail(f"{name}: {r[0]}: biased is {r[6]!r}")
     keys = [r[0] for r in rows]
     if group in ("class", "site", "recording"):
         dup = [k for k, n in collections.Counter(keys).items() if n > 1]
@@ -238,6 +244,7 @@ def app_site(frames):
 def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
                    before=None, after=None):
     n, w = collections.Counter(), collections.Counter()
+    sq = collections.Counter()
     for p in paths:
         for t, thread, c, weight, frames in samples(p):
             names = [f[0] for f in frames]
@@ -258,6 +265,8 @@ def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
                 site(frames) if group == "site" else app_site(frames)
             n[k] += 1
             w[k] += weight
+            sq[k] += weight * weight
+    reference_rows.squares = sq
     return n, w
 
 
@@ -312,7 +321,18 @@ def cmd_reference(tsv, class_csv, site_csv, thread_csv, app_csv=None):
         if path is None:
             continue
         n, w = reference_rows([tsv], group)
-        check_rows(group, read_csv(path, group), n, w)
+        sq = reference_rows.squares
+        rows = read_csv(path, group)
+        # the relative standard error from the JDK's own weights
+        # (docs/estimates.md): sqrt(sum of squares) / sum, to the 4
+        # decimals of the CSV
+        for r in rows:
+            k = r[0]
+            if k in w and w[k] > 0 and abs(
+                    r[5] - math.sqrt(sq[k]) / w[k]) > 0.6e-4:
+                fail(f"{group} {k}: rel_err {r[5]}, the reference's "
+                     f"sqrt(sum w^2)/sum w {math.sqrt(sq[k]) / w[k]:.6f}")
+        check_rows(group, rows, n, w)
 
 
 def cmd_outside(exp_path, class_csv, site_csv):

@@ -151,8 +151,9 @@ def set_samples(secs, rows):
 def drop_rollups(secs):
     """Samples forged without their rollups make a store of version 2.0's
     layout (a reader then uses the samples); a rollup left from the
-    samples before would disagree with them: a damaged store."""
-    secs[:] = [s for s in secs if s[0] not in ("RBKT", "RROW")]
+    samples before would disagree with them: a damaged store.  Their
+    squares (RSQR, 2.2) go with them."""
+    secs[:] = [s for s in secs if s[0] not in ("RBKT", "RROW", "RSQR")]
 
 
 def rollup_row(secs, kind, proj, change):

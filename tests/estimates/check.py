@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Hold heapsift's estimates of one EstWorkload recording to the truth and
+to estimate.py's independent computation (tests/cli/estimates.sh).
+
+  check.py TRUTH.json DUMP.tsv CORRECTED.csv JFR.csv
+
+CORRECTED.csv and JFR.csv are `heapsift top --by site --csv` with
+--estimate=corrected and --estimate=jfr.  Checks, each failure a line on
+stdout (status 1 when there is one):
+  - every site's est_bytes is the one estimate.py computes, to the byte,
+    for both estimates, and rel_err its relative standard error (to the
+    4 decimals the CSV has);
+  - with OutsideTLAB events (the corrected CSV differs from the raw one):
+    every site of 5% of the bytes or more within 15% of the truth, or
+    within 4 times its printed relative standard error where that is
+    wider (a run whose throttle left few samples carrying most bytes), but a
+    site marked mixed (objects smaller than a TLAB, some of them in
+    TLABs: docs/estimates.md, limits), which must be within 30% and
+    below the truth; only big400k (400 KB arrays, TLABs being about
+    512 KB here) may be marked so;
+  - the site of one large size (big2m, larger than any TLAB) exact.
+It prints each site's errors, raw and corrected, on stderr.
+"""
+import csv
+import json
+import subprocess
+import sys
+import os
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return {r["site"]: r for r in csv.DictReader(f)}
+
+
+def main():
+    truth_path, dump, cor_csv, jfr_csv = sys.argv[1:5]
+    with open(truth_path) as f:
+        truth = json.loads([x for x in f if x.startswith("{")][-1])["sites"]
+    ref = json.loads(subprocess.check_output(
+        [sys.executable, os.path.join(here, "estimate.py"), dump,
+         truth_path]))["sites"]
+    cor, jfr = rows(cor_csv), rows(jfr_csv)
+    has_outside = any(r["corrected"] != r["raw"] for r in ref.values())
+    total = sum(v["bytes"] for v in truth.values())
+    bad = []
+    for name, est, key in (("corrected", cor, "corrected"),
+                           ("jfr", jfr, "raw")):
+        if not has_outside and name == "corrected":
+            key = "raw"  # nothing to correct with: the raw weights
+        for site, r in ref.items():
+            want = r[key]
+            sq = r[key + "_sumsq"] if key == "raw" else r["corrected_sumsq"]
+            if want == 0:
+                continue
+            got = est.get(site)
+            if got is None:
+                bad.append("%s: %s: missing from heapsift's rows" %
+                           (name, site))
+                continue
+            if int(got["est_bytes"]) != want:
+                bad.append("%s: %s: heapsift says %s bytes, estimate.py %d"
+                           % (name, site, got["est_bytes"], want))
+            rel = sq ** 0.5 / want
+            if abs(float(got["rel_err"]) - rel) > 0.00006:
+                bad.append("%s: %s: heapsift's rel_err %s, estimate.py %.6f"
+                           % (name, site, got["rel_err"], rel))
+    for site, r in sorted(ref.items()):
+        method = site.split(":")[0].rsplit(".", 1)[-1]
+        if method not in truth:
+            continue
+        t = truth[method]["bytes"]
+        c = int(cor[site]["est_bytes"]) if site in cor else 0
+        j = int(jfr[site]["est_bytes"]) if site in jfr else 0
+        flag = cor[site]["biased"] if site in cor else ""
+        print("%-9s %5.1f%% of the bytes: raw %+6.1f%% (± %s), "
+              "corrected %+6.1f%% (± %s)%s" %
+              (method, 100.0 * t / total, 100.0 * (j - t) / t,
+               jfr.get(site, {}).get("rel_err", "-"), 100.0 * (c - t) / t,
+               cor.get(site, {}).get("rel_err", "-"),
+               " [" + flag + "]" if flag else ""), file=sys.stderr)
+        if not has_outside or t < 0.05 * total:
+            continue
+        err = (c - t) / t
+        if method == "big2m" and c != t:
+            bad.append("big2m: corrected %d bytes, allocated exactly %d" %
+                       (c, t))
+        if flag == "mixed" and method != "big400k":
+            bad.append("%s: marked mixed, but its objects are far smaller "
+                       "or larger than a TLAB" % method)
+        if flag == "mixed":
+            if not -0.30 <= err <= 0.0:
+                bad.append("%s (mixed): corrected off by %+.1f%% (allowed "
+                           "-30%% to 0)" % (method, 100 * err))
+        else:
+            # issue 15's target is 15%; a run whose throttle left a few
+            # samples carrying most of a site's bytes has a wider
+            # interval, which must then hold the truth at 4 standard
+            # errors (a normal estimate misses that once in 15000)
+            rel = float(cor[site]["rel_err"])
+            allowed = max(0.15, 4 * rel)
+            if abs(err) > allowed:
+                bad.append("%s: corrected off by %+.1f%% (allowed %.0f%%: "
+                           "15%% or 4 times its ± of %.1f%%)" %
+                           (method, 100 * err, 100 * allowed, 100 * rel))
+            elif abs(err) > 0.15:
+                print("%s: off by more than issue 15's 15%%, within 4 "
+                      "times its ±" % method, file=sys.stderr)
+    for b in bad:
+        print(b)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+/*
+ * The corrected estimate (src/query/estimate.h) on event streams written
+ * by hand, whose answers follow by arithmetic from docs/estimates.md.
+ */
+#include "query/estimate.h"
+#include "query/query_impl.h"
+
+#include <math.h>
+
+#include "formats/store/store_format.h"
+#include "test.h"
+
+#define A SAMPLE_ALLOC
+#define O SAMPLE_TLAB_OUTSIDE
+#define T SAMPLE_TLAB_NEW
+
+/* time, recording, thread, class, node, kind, bytes */
+static struct est_event ev(int64_t t, uint32_t th, uint32_t node, int kind,
+			   int64_t bytes)
+{
+	struct est_event x = {t, 0, th, 7, node, (uint8_t)kind, bytes};
+
+	return x;
+}
+
+TEST(estimate_outside_between_samples)
+{
+	/* thread 0: a sample of 1000 at node 1; an outside object of 300
+	 * at node 2 a millisecond later (not the sample's own); the next
+	 * sample of 900 at node 1 holds it: 600 is left to it */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, 1000),
+		ev(1000000, 0, 2, O, 300),
+		ev(2000000, 0, 1, A, 900),
+	};
+	int64_t out[3], var[3];
+	struct est_stats st;
+
+	estimate_correct(e, 3, 4, out, var, &st);
+	CHECK_INT(out[0], ==, 1000);
+	CHECK_INT(out[1], ==, 300);
+	/* exact, and smaller than the typical TLAB (the median weight of
+	 * the samples, 1000): -1 */
+	CHECK_INT(var[1], ==, -1);
+	CHECK_INT(out[2], ==, 600);
+	CHECK_INT(var[2], ==, 600);
+	CHECK_UINT(st.own, ==, 0);
+	/* the total is the weights' total: nothing made or lost */
+	CHECK_INT(out[0] + out[1] + out[2], ==, 1900);
+}
+
+TEST(estimate_own_object)
+{
+	/* the sample of a 500-byte object allocated outside a TLAB, its
+	 * OutsideTLAB event 1 us later (HotSpot's order), weight 800: the
+	 * 300 left are TLAB bytes of small objects, and go to the other
+	 * sample (node 1, rest 1000) in proportion: 1000 * 1300 / 1000 */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, 1000),
+		ev(5000000, 0, 3, A, 800),
+		ev(5001000, 0, 3, O, 500),
+	};
+	int64_t out[3], var[3];
+	struct est_stats st;
+
+	estimate_correct(e, 3, 4, out, var, &st);
+	CHECK_INT(out[0], ==, 1300);
+	CHECK_INT(out[1], ==, 0);
+	CHECK_INT(out[2], ==, 500);
+	CHECK_INT(var[0], ==, 1300);
+	CHECK_INT(var[2], ==, -1); /* 500 < 1000, the typical TLAB */
+	CHECK_UINT(st.own, ==, 1);
+	CHECK_INT(out[0] + out[1] + out[2], ==, 1800);
+}
+
+TEST(estimate_own_needs_same_stack_and_gap)
+{
+	/* the outside event after a sample at another stack, or too long
+	 * after it, is not its object: it goes to the next sample */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, 1000),
+		ev(1000, 0, 2, O, 400), /* another stack */
+		ev(10000000, 0, 2, A, 2000),
+		ev(10000000 + ESTIMATE_OWN_GAP_NS + 1, 0, 2, O, 100), /* late */
+		ev(20000000, 0, 1, A, 500),
+	};
+	int64_t out[5], var[5];
+	struct est_stats st;
+
+	estimate_correct(e, 5, 4, out, var, &st);
+	CHECK_UINT(st.own, ==, 0);
+	CHECK_INT(out[0], ==, 1000);
+	CHECK_INT(out[2], ==, 1600);
+	CHECK_INT(out[4], ==, 400);
+}
+
+TEST(estimate_in_new_tlab_settles_it)
+{
+	/* an InNewTLAB event right after the sample: it was taken in a
+	 * new TLAB, so the outside event that follows is another object */
+	struct est_event e[] = {
+		ev(0, 0, 5, A, 1000),
+		ev(100, 0, 5, T, 0),
+		ev(200, 0, 5, O, 300),
+		ev(1000000, 0, 5, A, 700),
+	};
+	int64_t out[4], var[4];
+	struct est_stats st;
+
+	estimate_correct(e, 4, 4, out, var, &st);
+	CHECK_UINT(st.own, ==, 0);
+	CHECK_INT(out[0], ==, 1000);
+	CHECK_INT(out[1], ==, 0);
+	CHECK_INT(out[2], ==, 300);
+	CHECK_INT(out[3], ==, 400);
+}
+
+TEST(estimate_threads_apart)
+{
+	/* outside bytes of thread 1 never come out of thread 0's weight */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, 1000),
+		ev(10, 1, 2, O, 300),
+		ev(1000000, 0, 1, A, 1000),
+		ev(2000000, 1, 1, A, 500),
+	};
+	int64_t out[4], var[4];
+	struct est_stats st;
+
+	estimate_correct(e, 4, 4, out, var, &st);
+	CHECK_INT(out[0], ==, 1000);
+	CHECK_INT(out[2], ==, 1000);
+	CHECK_INT(out[3], ==, 200);
+}
+
+TEST(estimate_negative_rest_and_tail)
+{
+	/* more outside bytes than the weight (a lost sample, say): the
+	 * rest is 0 and counted; outside bytes after the thread's last
+	 * sample stay at their own stack */
+	struct est_event e[] = {
+		ev(0, 0, 2, O, 700),
+		ev(1000000, 0, 1, A, 500),
+		ev(2000000, 0, 2, O, 50),
+	};
+	int64_t out[3], var[3];
+	struct est_stats st;
+
+	estimate_correct(e, 3, 4, out, var, &st);
+	CHECK_INT(out[0], ==, 700);
+	CHECK_INT(out[1], ==, 0);
+	CHECK_INT(out[2], ==, 50);
+	CHECK_UINT(st.negative, ==, 1);
+}
+
+TEST(estimate_huge_weights_held)
+{
+	/* weights near INT64_MAX: the spread is computed in 128 bits and
+	 * held at INT64_MAX, never wrapped */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, INT64_MAX),
+		ev(1000000, 0, 3, A, INT64_MAX),
+		ev(1000100, 0, 3, O, 10),
+	};
+	int64_t out[3], var[3];
+	struct est_stats st;
+
+	estimate_correct(e, 3, 4, out, var, &st);
+	CHECK_UINT(st.own, ==, 1);
+	CHECK_INT(out[0], ==, INT64_MAX);
+	CHECK_INT(out[1], ==, 0);
+	CHECK_INT(out[2], ==, 10);
+	CHECK_INT(var[2], ==, -1);
+}
+
+TEST(estimate_standard_error)
+{
+	/* four samples of 1000 bytes: sqrt(4 * 1000^2) / 4000 = 1/2, as
+	 * 1/sqrt(n) gives for equal weights */
+	unsigned __int128 sq = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		sq = sq_add(sq, sq_of(1000, 0, false));
+	CHECK(query_rel_err(SAMPLE_ALLOC, 4, 4000, sq) == 0.5);
+	/* weights 3000 and 1000: sqrt(10^7) / 4000 */
+	sq = sq_add(sq_of(3000, 0, false), sq_of(1000, 0, false));
+	CHECK(fabs(query_rel_err(SAMPLE_ALLOC, 2, 4000, sq) -
+		   sqrt(1e7) / 4000) < 1e-12);
+	/* agent samples (Horvitz-Thompson): an object of 2000 bytes at
+	 * probability 1/4 weighs 8000 and adds 8000^2 (1 - 1/4); one
+	 * sampled for sure (weight = size) adds nothing */
+	CHECK(sq_of(8000, 2000, true) == (unsigned __int128)48000000);
+	CHECK(sq_of(1000, 1000, true) == 0);
+	/* exact kinds, and no bytes */
+	CHECK(query_rel_err(SAMPLE_TLAB_OUTSIDE, 3, 10, 0) == 0.0);
+	CHECK(isnan(query_rel_err(SAMPLE_ALLOC, 0, 0, 0)));
+	/* squares held at 2^128 - 1: never wrapped to something small */
+	CHECK(sq_add(SQ_MAX, sq_of(INT64_MAX, 0, false)) == SQ_MAX);
+}
+
+TEST(estimate_large_objects_not_flagged)
+{
+	/* an outside object larger than the median weight of the samples
+	 * taken in TLABs (1000, 1200: median 1200) never fits a TLAB:
+	 * exact, var 0 */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, 1000),
+		ev(10000000, 0, 1, A, 1200),
+		ev(20000000, 0, 2, O, 5000),
+		ev(30000000, 0, 1, A, 6000),
+	};
+	int64_t out[4], var[4];
+	struct est_stats st;
+
+	estimate_correct(e, 4, 4, out, var, &st);
+	CHECK_INT(var[2], ==, 0);
+	CHECK_INT(out[3], ==, 1000);
+}
