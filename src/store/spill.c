@@ -547,15 +547,12 @@ struct cursor {
 	bool has_head;
 };
 
-/* The merge's state: the caller's in spill_merge_new, then the merge
- * thread's alone until the queue is freed. */
-struct merge_state {
+struct spill_merge {
 	struct spill *sp;
 	struct cursor *c;
 	uint32_t n;
 	uint32_t *heap, n_heap; /* cursors with a head, by (time, idx) */
 	uint32_t cur;		/* the run being drained; UINT32_MAX: none */
-	bool done;		/* merge_one gave 0 or an error */
 };
 
 static inline bool before(const struct cursor *a, const struct cursor *b)
@@ -564,7 +561,7 @@ static inline bool before(const struct cursor *a, const struct cursor *b)
 	       (a->head.time_ns == b->head.time_ns && a->idx < b->idx);
 }
 
-static int refill(struct merge_state *m, struct cursor *c, struct err *e)
+static int refill(struct spill_merge *m, struct cursor *c, struct err *e)
 {
 	uint64_t end = c->run->off + c->run->len;
 	size_t keep = c->len - c->pos, want;
@@ -591,7 +588,7 @@ static int refill(struct merge_state *m, struct cursor *c, struct err *e)
 }
 
 /* Decode c's next sample into c->head (has_head false at the run's end). */
-static int advance(struct merge_state *m, struct cursor *c, struct err *e)
+static int advance(struct spill_merge *m, struct cursor *c, struct err *e)
 {
 	const unsigned char *p;
 	int64_t prev = c->has_head ? c->head.time_ns : 0;
@@ -625,7 +622,7 @@ static int advance(struct merge_state *m, struct cursor *c, struct err *e)
 	return 0;
 }
 
-static void heap_down(struct merge_state *m, uint32_t i)
+static void heap_down(struct spill_merge *m, uint32_t i)
 {
 	for (;;) {
 		uint32_t l = 2 * i + 1, best = i, t;
@@ -645,7 +642,7 @@ static void heap_down(struct merge_state *m, uint32_t i)
 	}
 }
 
-static void heap_push(struct merge_state *m, uint32_t ci)
+static void heap_push(struct spill_merge *m, uint32_t ci)
 {
 	uint32_t i = m->n_heap++;
 
@@ -662,7 +659,7 @@ static void heap_push(struct merge_state *m, uint32_t ci)
 	}
 }
 
-static uint32_t heap_pop(struct merge_state *m)
+static uint32_t heap_pop(struct spill_merge *m)
 {
 	uint32_t top = m->heap[0];
 
@@ -671,37 +668,44 @@ static uint32_t heap_pop(struct merge_state *m)
 	return top;
 }
 
-/*
- * The merge runs on a thread of its own (a workq of one) and hands the
- * samples over in batches, so that the caller's loop over them (the
- * commit's encoding) and the decoding of the runs overlap.  Each job
- * fills one batch from the shared merge_state; jobs run one at a time in
- * submission order, so the batches come back in merge order.  A batch
- * that ends the merge (the last sample, or an error) says so, and the
- * caller gets its rc after its samples, as the merge would have given.
- */
-#define MERGE_BATCH 4096
-#define MERGE_DEPTH 4
+int spill_merge_new(struct spill *sp, struct spill_merge **out, struct err *e)
+{
+	struct spill_merge *m = xcalloc(1, sizeof(*m));
+	size_t each;
+	uint32_t i;
 
-struct merge_batch {
-	struct merge_state *st;
-	size_t n, pos;
-	bool end; /* the merge ended after these samples, with rc */
-	int rc;
-	struct err err;
-	struct spill_sample s[MERGE_BATCH];
-};
+	*out = m;
+	m->sp = sp;
+	m->cur = UINT32_MAX;
+	if (sp->cur->n)
+		BUG("spill: merged with samples buffered");
+	if (take_back(sp, e) < 0)
+		return ERR_FAIL;
+	m->n = sp->n_runs;
+	m->c = xcalloc(m->n ? m->n : 1, sizeof(*m->c));
+	m->heap = xmalloc((m->n ? m->n : 1) * sizeof(*m->heap));
+	each = SPILL_MERGE_BUDGET / (m->n ? m->n : 1);
+	each = each < RBUF_MIN ? RBUF_MIN : each > RBUF_MAX ? RBUF_MAX : each;
+	for (i = 0; i < m->n; i++) {
+		struct cursor *c = &m->c[i];
 
-struct spill_merge {
-	struct merge_state *st;
-	struct workq *q;
-	struct merge_batch *b;	 /* MERGE_DEPTH of them */
-	struct merge_batch *cur; /* being read; NULL: none taken yet */
-	int rc;			 /* spill_merge_new's */
-	struct err err;
-};
+		c->run = &sp->runs[i];
+		c->idx = i;
+		c->file_off = c->run->off;
+		c->left = c->run->n;
+		c->cap = c->run->len < each ? (size_t)c->run->len : each;
+		if (c->cap < SPILL_REC_MAX)
+			c->cap = SPILL_REC_MAX;
+		c->buf = xmalloc(c->cap);
+		if (advance(m, c, e) < 0)
+			return ERR_FAIL;
+		if (c->has_head)
+			heap_push(m, i);
+	}
+	return 0;
+}
 
-static int merge_one(struct merge_state *m, struct spill_sample *out,
+int spill_merge_next(struct spill_merge *m, struct spill_sample *out,
 		     struct err *e)
 {
 	struct cursor *c;
@@ -732,31 +736,7 @@ emit:
 	return 1;
 }
 
-/* The merge thread's job: the next batch. */
-static void merge_batch_fill(void *job)
-{
-	struct merge_batch *b = job;
-	struct merge_state *m = b->st;
-	int rc = 1;
-
-	b->n = b->pos = 0;
-	b->end = false;
-	if (m->done) {
-		b->end = true;
-		b->rc = 0;
-		return;
-	}
-	while (b->n < MERGE_BATCH &&
-	       (rc = merge_one(m, &b->s[b->n], &b->err)) > 0)
-		b->n++;
-	if (rc <= 0) {
-		m->done = true;
-		b->end = true;
-		b->rc = rc;
-	}
-}
-
-static void merge_state_free(struct merge_state *m)
+void spill_merge_free(struct spill_merge *m)
 {
 	uint32_t i;
 
@@ -767,83 +747,4 @@ static void merge_state_free(struct merge_state *m)
 	free(m->c);
 	free(m->heap);
 	free(m);
-}
-
-int spill_merge_new(struct spill *sp, struct spill_merge **out, struct err *e)
-{
-	struct spill_merge *sm = xcalloc(1, sizeof(*sm));
-	struct merge_state *m = xcalloc(1, sizeof(*m));
-	size_t each;
-	uint32_t i;
-
-	*out = sm;
-	sm->st = m;
-	err_init(&sm->err);
-	m->sp = sp;
-	m->cur = UINT32_MAX;
-	if (sp->cur->n)
-		BUG("spill: merged with samples buffered");
-	if (take_back(sp, e) < 0)
-		return sm->rc = ERR_FAIL;
-	m->n = sp->n_runs;
-	m->c = xcalloc(m->n ? m->n : 1, sizeof(*m->c));
-	m->heap = xmalloc((m->n ? m->n : 1) * sizeof(*m->heap));
-	each = SPILL_MERGE_BUDGET / (m->n ? m->n : 1);
-	each = each < RBUF_MIN ? RBUF_MIN : each > RBUF_MAX ? RBUF_MAX : each;
-	for (i = 0; i < m->n; i++) {
-		struct cursor *c = &m->c[i];
-
-		c->run = &sp->runs[i];
-		c->idx = i;
-		c->file_off = c->run->off;
-		c->left = c->run->n;
-		c->cap = c->run->len < each ? (size_t)c->run->len : each;
-		if (c->cap < SPILL_REC_MAX)
-			c->cap = SPILL_REC_MAX;
-		c->buf = xmalloc(c->cap);
-		if (advance(m, c, e) < 0)
-			return sm->rc = ERR_FAIL;
-		if (c->has_head)
-			heap_push(m, i);
-	}
-	sm->b = xcalloc(MERGE_DEPTH, sizeof(*sm->b));
-	sm->q = workq_new(1, MERGE_DEPTH, merge_batch_fill);
-	for (i = 0; i < MERGE_DEPTH; i++) {
-		sm->b[i].st = m;
-		workq_submit(sm->q, &sm->b[i]);
-	}
-	return 0;
-}
-
-int spill_merge_next(struct spill_merge *sm, struct spill_sample *out,
-		     struct err *e)
-{
-	struct merge_batch *b = sm->cur;
-
-	if (sm->rc < 0)
-		BUG("spill: a merge that failed to start was read");
-	for (;;) {
-		if (b && b->pos < b->n) {
-			*out = b->s[b->pos++];
-			return 1;
-		}
-		if (b && b->end) {
-			if (b->rc < 0)
-				*e = b->err;
-			return b->rc;
-		}
-		if (b)
-			workq_submit(sm->q, b);
-		b = sm->cur = workq_next(sm->q);
-	}
-}
-
-void spill_merge_free(struct spill_merge *sm)
-{
-	if (!sm)
-		return;
-	workq_free(sm->q); /* waits for the batch being filled */
-	merge_state_free(sm->st);
-	free(sm->b);
-	free(sm);
 }
