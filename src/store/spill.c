@@ -30,6 +30,7 @@
 #include "store/time_sort.h"
 #include "util/bigmem.h"
 #include "util/buf.h"
+#include "util/workq.h"
 #include "util/xalloc.h"
 
 #define WBUF_LEN ((size_t)1 << 20)
@@ -41,24 +42,49 @@ struct run {
 	uint32_t recording;
 };
 
-struct spill {
-	size_t run_samples;
-	unsigned sparse_kinds;
-	char *dir;
-	int fd; /* -1: not created yet */
-	uint64_t file_len;
-	/* the run being gathered, as columns */
+/*
+ * A run's columns: gathered by the owner (the thread calling spill_add),
+ * then sorted, encoded and written by the writer thread (run_write), a
+ * workq of one thread and depth one.  There are two: the owner fills one
+ * while the other is written, and waits for that write only when the
+ * one it fills is full.  The job reads nothing but itself and writes
+ * nothing but itself and its bytes of the file, at an offset the owner
+ * gave it (the file's length with the runs before), so the file is what
+ * one thread writing the runs in order would make.
+ */
+struct runbuf {
 	size_t n, alloc;
 	int64_t *time;
 	uint32_t *thread, *cls, *node, *order;
 	int64_t *bytes, *size;
 	uint8_t *kind, *flags;
+	/* the owner's, set before the job is submitted */
+	int fd;
+	uint64_t off;
+	unsigned sparse_kinds;
+	const char *dir; /* for messages: spill_dir(), stable */
+	unsigned char *wbuf;
+	/* the job's answer: bytes written, and the error if any */
+	uint64_t len;
+	int rc;
+	struct err err;
+};
+
+struct spill {
+	size_t run_samples;
+	unsigned sparse_kinds;
+	char *dir;
+	int fd; /* -1: not created yet */
+	uint64_t file_len; /* with every run taken back from the writer */
+	struct runbuf buf[2];
+	struct runbuf *cur;  /* being gathered */
+	struct runbuf *busy; /* submitted, not taken back; NULL: none */
+	struct workq *q;     /* the writer thread, made at the first run */
+	struct err werr;     /* a write that failed: every later call fails */
 	uint32_t recording;
 	uint64_t import_base;
 	struct run *runs;
 	uint32_t n_runs, runs_alloc;
-	unsigned char *wbuf;
-	size_t wlen;
 };
 
 /* --- the encoding ---------------------------------------------------------- */
@@ -174,14 +200,24 @@ static const char *spill_dir(const struct spill *sp)
 	return t && *t ? t : "/tmp";
 }
 
+static int dir_err(const char *dir, struct err *e, const char *doing,
+		   int errnum)
+{
+	char msg[128];
+
+	/* strerror_r: the writer thread says its errors too (GNU's, which
+	 * returns the message) */
+	return err_set(e, ERR_IO, "store: %s the spill file in %s: %s", doing,
+		       dir,
+		       errnum == ENOSPC ? "no space left on device"
+		       : errnum		? strerror_r(errnum, msg, sizeof(msg))
+					: "short read");
+}
+
 static int io_err(const struct spill *sp, struct err *e, const char *doing,
 		  int errnum)
 {
-	return err_set(e, ERR_IO, "store: %s the spill file in %s: %s", doing,
-		       spill_dir(sp),
-		       errnum == ENOSPC ? "no space left on device"
-		       : errnum		? strerror(errnum)
-					: "short read");
+	return dir_err(spill_dir(sp), e, doing, errnum);
 }
 
 int spill_tmpfile(const char *dir)
@@ -210,25 +246,25 @@ static int spill_open(struct spill *sp, struct err *e)
 	return sp->fd < 0 ? io_err(sp, e, "creating", errno) : 0;
 }
 
-static int wbuf_flush(struct spill *sp, struct err *e)
+/* The job's buffered bytes, to the file after what it wrote. */
+static int wbuf_flush(struct runbuf *rb, size_t *wlen)
 {
-	const unsigned char *p = sp->wbuf;
-	size_t len = sp->wlen;
+	const unsigned char *p = rb->wbuf;
+	size_t len = *wlen;
 
+	*wlen = 0;
 	while (len) {
-		ssize_t n = pwrite(sp->fd, p, len, (off_t)sp->file_len);
+		ssize_t n = pwrite(rb->fd, p, len, (off_t)(rb->off + rb->len));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			sp->wlen = 0;
-			return io_err(sp, e, "writing", n < 0 ? errno : ENOSPC);
-		}
+		if (n <= 0)
+			return dir_err(rb->dir, &rb->err, "writing",
+				       n < 0 ? errno : ENOSPC);
 		p += n;
 		len -= (size_t)n;
-		sp->file_len += (uint64_t)n;
+		rb->len += (uint64_t)n;
 	}
-	sp->wlen = 0;
 	return 0;
 }
 
@@ -256,42 +292,51 @@ struct spill *spill_new(size_t run_samples, unsigned sparse_kinds)
 	sp->run_samples = run_samples ? run_samples : spill_run_samples();
 	sp->sparse_kinds = sparse_kinds;
 	sp->fd = -1;
+	sp->cur = &sp->buf[0];
+	err_init(&sp->werr);
 	return sp;
 }
 
-static void cols_resize(struct spill *sp, size_t alloc)
+static void cols_resize(struct runbuf *rb, size_t alloc)
 {
-	size_t old = sp->alloc;
+	size_t old = rb->alloc;
 
-	sp->time = big_realloc(sp->time, old * 8, alloc * 8);
-	sp->bytes = big_realloc(sp->bytes, old * 8, alloc * 8);
-	sp->size = big_realloc(sp->size, old * 8, alloc * 8);
-	sp->thread = big_realloc(sp->thread, old * 4, alloc * 4);
-	sp->cls = big_realloc(sp->cls, old * 4, alloc * 4);
-	sp->node = big_realloc(sp->node, old * 4, alloc * 4);
-	sp->order = big_realloc(sp->order, old * 4, alloc * 4);
-	sp->kind = big_realloc(sp->kind, old, alloc);
-	sp->flags = big_realloc(sp->flags, old, alloc);
-	sp->alloc = alloc;
+	rb->time = big_realloc(rb->time, old * 8, alloc * 8);
+	rb->bytes = big_realloc(rb->bytes, old * 8, alloc * 8);
+	rb->size = big_realloc(rb->size, old * 8, alloc * 8);
+	rb->thread = big_realloc(rb->thread, old * 4, alloc * 4);
+	rb->cls = big_realloc(rb->cls, old * 4, alloc * 4);
+	rb->node = big_realloc(rb->node, old * 4, alloc * 4);
+	rb->order = big_realloc(rb->order, old * 4, alloc * 4);
+	rb->kind = big_realloc(rb->kind, old, alloc);
+	rb->flags = big_realloc(rb->flags, old, alloc);
+	rb->alloc = alloc;
+}
+
+static void runbuf_release(struct runbuf *rb)
+{
+	big_free(rb->time, rb->alloc * 8);
+	big_free(rb->bytes, rb->alloc * 8);
+	big_free(rb->size, rb->alloc * 8);
+	big_free(rb->thread, rb->alloc * 4);
+	big_free(rb->cls, rb->alloc * 4);
+	big_free(rb->node, rb->alloc * 4);
+	big_free(rb->order, rb->alloc * 4);
+	big_free(rb->kind, rb->alloc);
+	big_free(rb->flags, rb->alloc);
+	free(rb->wbuf);
 }
 
 void spill_free(struct spill *sp)
 {
 	if (!sp)
 		return;
-	big_free(sp->time, sp->alloc * 8);
-	big_free(sp->bytes, sp->alloc * 8);
-	big_free(sp->size, sp->alloc * 8);
-	big_free(sp->thread, sp->alloc * 4);
-	big_free(sp->cls, sp->alloc * 4);
-	big_free(sp->node, sp->alloc * 4);
-	big_free(sp->order, sp->alloc * 4);
-	big_free(sp->kind, sp->alloc);
-	big_free(sp->flags, sp->alloc);
+	workq_free(sp->q); /* waits for a write under way */
+	runbuf_release(&sp->buf[0]);
+	runbuf_release(&sp->buf[1]);
 	if (sp->fd >= 0)
 		close(sp->fd);
 	free(sp->runs);
-	free(sp->wbuf);
 	free(sp->dir);
 	free(sp);
 }
@@ -311,106 +356,179 @@ uint32_t spill_n_runs(const struct spill *sp)
 
 uint64_t spill_file_len(const struct spill *sp)
 {
-	return sp->file_len + sp->wlen;
+	return sp->file_len;
 }
 
-int spill_end_run(struct spill *sp, struct err *e)
+/* The writer thread's job: sort a run by time, encode it, write it at
+ * rb->off.  Touches nothing but rb and its bytes of the file. */
+static void run_write(void *job)
 {
+	struct runbuf *rb = job;
 	struct spill_sample s;
-	struct run *r;
 	int64_t prev = 0;
-	size_t i;
+	size_t i, wlen = 0;
 
-	if (!sp->n)
-		return 0;
-	if (sp->fd < 0 && spill_open(sp, e) < 0)
+	rb->len = 0;
+	rb->rc = 0;
+	err_init(&rb->err);
+	if (!rb->wbuf)
+		rb->wbuf = xmalloc(WBUF_LEN);
+	time_sort(rb->time, rb->order, rb->n);
+	s.recording = 0; /* the run's, not spilled per sample */
+	s.import = 0;
+	for (i = 0; i < rb->n; i++) {
+		uint32_t j = rb->order[i];
+
+		if (wlen > WBUF_LEN - SPILL_REC_MAX &&
+		    (rb->rc = wbuf_flush(rb, &wlen)) < 0)
+			return;
+		s.time_ns = rb->time[j];
+		s.kind = rb->kind[j];
+		s.flags = rb->flags[j];
+		s.thread = rb->thread[j];
+		s.cls = rb->cls[j];
+		s.node = rb->node[j];
+		s.bytes = rb->bytes[j];
+		s.size = rb->size[j];
+		wlen += spill_encode(rb->wbuf + wlen, &s, prev, j,
+				     rb->sparse_kinds);
+		prev = s.time_ns;
+	}
+	/* on disk when the job ends: a full disk is said during the import,
+	 * and a dropped recording's runs are cut from the file alone */
+	rb->rc = wbuf_flush(rb, &wlen);
+}
+
+/* Take the run being written back: its length into its struct run, or
+ * its error (the run is then forgotten). */
+static int take_back(struct spill *sp, struct err *e)
+{
+	struct runbuf *rb = sp->busy;
+
+	if (err_isset(&sp->werr)) {
+		*e = sp->werr;
 		return ERR_FAIL;
-	if (!sp->wbuf)
-		sp->wbuf = xmalloc(WBUF_LEN);
+	}
+	if (!rb)
+		return 0;
+	if (workq_next(sp->q) != rb)
+		BUG("spill: the writer gave back another run");
+	sp->busy = NULL;
+	rb->n = 0;
+	if (rb->rc < 0) {
+		sp->n_runs--; /* the last one: submitted after every other */
+		sp->werr = rb->err;
+		*e = rb->err;
+		return ERR_FAIL;
+	}
+	sp->runs[sp->n_runs - 1].len = rb->len;
+	sp->file_len += rb->len;
+	return 0;
+}
+
+/* Hand the run gathered to the writer thread (after the one before has
+ * been written: the file's runs are in order), and gather into the other
+ * buffer; wait when asked to, so that every run is on disk. */
+static int submit_run(struct spill *sp, bool wait, struct err *e)
+{
+	struct runbuf *rb = sp->cur;
+	struct run *r;
+	int rc;
+
+	if (!rb->n)
+		return wait ? take_back(sp, e) : 0;
+	if (sp->fd < 0 && spill_open(sp, e) < 0) {
+		rb->n = 0;
+		return ERR_FAIL;
+	}
+	if (take_back(sp, e) < 0) {
+		rb->n = 0;
+		return ERR_FAIL;
+	}
+	if (!sp->q)
+		sp->q = workq_new(1, 1, run_write);
 	if (sp->n_runs == sp->runs_alloc) {
 		sp->runs_alloc = sp->runs_alloc ? 2 * sp->runs_alloc : 64;
 		sp->runs = xrealloc(sp->runs, sp->runs_alloc * sizeof(*r));
 	}
-	r = &sp->runs[sp->n_runs];
-	r->off = spill_file_len(sp);
-	r->n = sp->n;
+	r = &sp->runs[sp->n_runs++];
+	r->off = sp->file_len;
+	r->len = 0;
+	r->n = rb->n;
 	r->import_base = sp->import_base;
 	r->recording = sp->recording;
-	time_sort(sp->time, sp->order, sp->n);
-	s.recording = sp->recording;
-	for (i = 0; i < sp->n; i++) {
-		uint32_t j = sp->order[i];
+	rb->fd = sp->fd;
+	rb->off = sp->file_len;
+	rb->sparse_kinds = sp->sparse_kinds;
+	rb->dir = spill_dir(sp);
+	sp->busy = rb;
+	sp->cur = rb == &sp->buf[0] ? &sp->buf[1] : &sp->buf[0];
+	workq_submit(sp->q, rb);
+	rc = wait ? take_back(sp, e) : 0;
+	return rc;
+}
 
-		if (sp->wlen > WBUF_LEN - SPILL_REC_MAX &&
-		    wbuf_flush(sp, e) < 0) {
-			sp->n = 0;
-			return ERR_FAIL;
-		}
-		s.time_ns = sp->time[j];
-		s.kind = sp->kind[j];
-		s.flags = sp->flags[j];
-		s.thread = sp->thread[j];
-		s.cls = sp->cls[j];
-		s.node = sp->node[j];
-		s.bytes = sp->bytes[j];
-		s.size = sp->size[j];
-		sp->wlen += spill_encode(sp->wbuf + sp->wlen, &s, prev, j,
-					 sp->sparse_kinds);
-		prev = s.time_ns;
-	}
-	sp->n = 0;
-	r->len = spill_file_len(sp) - r->off;
-	sp->n_runs++;
-	/* on disk now: a full disk is said during the import, and a
-	 * dropped recording's runs are cut from the file alone */
-	return wbuf_flush(sp, e);
+int spill_end_run(struct spill *sp, struct err *e)
+{
+	return submit_run(sp, true, e);
 }
 
 int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e)
 {
+	struct runbuf *rb = sp->cur;
 	size_t i;
 
 	/* a run is one recording's, and its import indexes follow */
-	if (sp->n &&
+	if (rb->n &&
 	    (s->recording != sp->recording ||
-	     s->import != sp->import_base + sp->n) &&
-	    spill_end_run(sp, e) < 0)
-		return ERR_FAIL;
-	if (!sp->n) {
+	     s->import != sp->import_base + rb->n)) {
+		if (submit_run(sp, false, e) < 0)
+			return ERR_FAIL;
+		rb = sp->cur;
+	}
+	if (!rb->n) {
 		sp->recording = s->recording;
 		sp->import_base = s->import;
 	}
-	if (sp->n == sp->alloc) {
-		size_t a = sp->alloc ? 2 * sp->alloc : 1024;
+	if (rb->n == rb->alloc) {
+		size_t a = rb->alloc ? 2 * rb->alloc : 1024;
 
-		cols_resize(sp, a < sp->run_samples ? a : sp->run_samples);
+		cols_resize(rb, a < sp->run_samples ? a : sp->run_samples);
 	}
-	i = sp->n++;
-	sp->time[i] = s->time_ns;
-	sp->kind[i] = s->kind;
-	sp->flags[i] = s->flags;
-	sp->thread[i] = s->thread;
-	sp->cls[i] = s->cls;
-	sp->node[i] = s->node;
-	sp->bytes[i] = s->bytes;
-	sp->size[i] = s->size;
-	if (sp->n == sp->run_samples)
-		return spill_end_run(sp, e);
+	i = rb->n++;
+	rb->time[i] = s->time_ns;
+	rb->kind[i] = s->kind;
+	rb->flags[i] = s->flags;
+	rb->thread[i] = s->thread;
+	rb->cls[i] = s->cls;
+	rb->node[i] = s->node;
+	rb->bytes[i] = s->bytes;
+	rb->size[i] = s->size;
+	if (rb->n == sp->run_samples)
+		return submit_run(sp, false, e);
 	return 0;
 }
 
 void spill_truncate(struct spill *sp, uint32_t n_runs)
 {
 	uint64_t len;
+	struct err e;
 
-	if (sp->n)
+	if (sp->cur->n)
 		BUG("spill: truncated with samples buffered");
+	/* the run being written is one of those to keep or to cut: a
+	 * failure to write a run that is cut is no failure */
+	err_init(&e);
+	if (take_back(sp, &e) < 0) {
+		if (sp->n_runs < n_runs)
+			return;
+		err_init(&sp->werr);
+	}
 	if (n_runs >= sp->n_runs)
 		return;
 	/* every run is on disk (spill_end_run): give the space back */
 	len = sp->runs[n_runs].off;
 	sp->n_runs = n_runs;
-	sp->wlen = 0;
 	sp->file_len = len;
 	if (ftruncate(sp->fd, (off_t)len) < 0)
 		(void)0; /* only space: the next runs overwrite them */
@@ -559,9 +677,9 @@ int spill_merge_new(struct spill *sp, struct spill_merge **out, struct err *e)
 	*out = m;
 	m->sp = sp;
 	m->cur = UINT32_MAX;
-	if (sp->n)
+	if (sp->cur->n)
 		BUG("spill: merged with samples buffered");
-	if (sp->wlen && wbuf_flush(sp, e) < 0)
+	if (take_back(sp, e) < 0)
 		return ERR_FAIL;
 	m->n = sp->n_runs;
 	m->c = xcalloc(m->n ? m->n : 1, sizeof(*m->c));

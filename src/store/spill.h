@@ -13,6 +13,13 @@
  * writer is told (the store's, so that it fills that file system and not
  * /tmp), else $TMPDIR, else /tmp; it never outlives the process.
  *
+ * Threads: a full run is sorted, encoded and written on a thread of the
+ * spill's own while the caller gathers the next run into a second
+ * buffer (so two runs' columns at most are in memory); spill_end_run
+ * waits until every run is written.  Every call here is still the one
+ * owner's (one thread), and the file's bytes and runs are those one
+ * thread would give.
+ *
  * At commit, spill_merge_*() reads the runs back, a buffer per run (all
  * buffers together about SPILL_MERGE_BUDGET bytes), and yields every
  * sample in time order, ties in import order (an earlier run first, then
@@ -76,9 +83,11 @@ size_t spill_run_samples(void);
  * uses it too. */
 int spill_tmpfile(const char *dir);
 
-/* Add one sample; a full run is sorted and written. */
+/* Add one sample; a full run is handed to the writer thread.  An error
+ * is the write of an earlier run's (or the file's creation). */
 int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e);
-/* Sort and write the buffered samples as a run (none: no run). */
+/* Sort and write the buffered samples as a run (none: no run), and wait
+ * until every run is on disk; an error is any run's. */
 int spill_end_run(struct spill *sp, struct err *e);
 
 /* Runs written so far; the buffered samples are not counted. */
@@ -86,7 +95,8 @@ uint32_t spill_n_runs(const struct spill *sp);
 uint64_t spill_file_len(const struct spill *sp);
 
 /* Forget every run after the first n_runs (a recording dropped as a
- * duplicate); nothing may be buffered. */
+ * duplicate); nothing may be buffered (a run being written is waited
+ * for). */
 void spill_truncate(struct spill *sp, uint32_t n_runs);
 
 /* The merge of every run written (end the last run first). */
