@@ -74,7 +74,7 @@ struct spill {
 	size_t run_samples;
 	unsigned sparse_kinds;
 	char *dir;
-	int fd; /* -1: not created yet */
+	int fd;		   /* -1: not created yet */
 	uint64_t file_len; /* with every run taken back from the writer */
 	struct runbuf buf[2];
 	struct runbuf *cur;  /* being gathered */
@@ -479,9 +479,8 @@ int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e)
 	size_t i;
 
 	/* a run is one recording's, and its import indexes follow */
-	if (rb->n &&
-	    (s->recording != sp->recording ||
-	     s->import != sp->import_base + rb->n)) {
+	if (rb->n && (s->recording != sp->recording ||
+		      s->import != sp->import_base + rb->n)) {
 		if (submit_run(sp, false, e) < 0)
 			return ERR_FAIL;
 		rb = sp->cur;
