@@ -139,27 +139,9 @@ int report_query(struct report_ctx *c, int kind, const char *key,
 static size_t utf8_len(const unsigned char *p, size_t len)
 {
 	uint32_t cp;
-	size_t n, i;
+	size_t n = utf8_decode(p, len, &cp);
 
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+	if (!n)
 		return 0;
 	/* C1 controls (U+0080-U+009F: CSI among them) and the bidi
 	 * overrides and isolates, which reorder what a terminal shows */

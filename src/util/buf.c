@@ -131,14 +131,15 @@ void buf_addf(struct buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp_out)
 {
 	size_t len, i;
 	uint32_t cp;
 
-	if (s[0] < 0x80)
+	if (s[0] < 0x80) {
+		*cp_out = s[0];
 		return 1;
+	}
 	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
 		len = 2;
 		cp = s[0] & 0x1f;
@@ -158,12 +159,21 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	/* overlong forms, surrogates, beyond U+10FFFF, C1 controls */
+	/* overlong forms, surrogates, beyond U+10FFFF */
 	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
-	    (cp >= 0x80 && cp < 0xa0))
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
+	*cp_out = cp;
 	return len;
+}
+
+/* A valid sequence that is not a C1 control (0x80-0x9f), or 0. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t len = utf8_decode(s, n, &cp);
+
+	return len && !(cp >= 0x80 && cp < 0xa0) ? len : 0;
 }
 
 void buf_add_printable(struct buf *b, const char *s, size_t len)

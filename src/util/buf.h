@@ -14,6 +14,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
 	char *data;
@@ -43,6 +44,15 @@ void buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+
+/*
+ * The length of the valid UTF-8 sequence at s (at most n bytes, n >= 1)
+ * and its code point in *cp; 0 when there is none: a stray or truncated
+ * byte, an overlong form, a surrogate, a value past U+10FFFF.  Which valid
+ * code points are safe to show (C1 controls, bidi overrides) is the
+ * caller's policy.
+ */
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /*
  * Append s (len bytes) with every byte that could disturb a terminal or a
