@@ -617,36 +617,13 @@ static bool format_parse(const char *s, enum export_format *f)
  * standard output when path is NULL or "-". */
 static int write_out(const char *path, const struct buf *b)
 {
-	struct buf tmp = BUF_INIT;
-	const char *slash;
-	int fd, ok;
-
 	if (!path || !strcmp(path, "-")) {
 		if (fwrite(b->data, 1, b->len, stdout) != b->len)
 			return cli_finish_output(EXIT_ERROR);
 		return cli_finish_output(EXIT_OK);
 	}
-	slash = strrchr(path, '/');
-	if (slash)
-		buf_addf(&tmp, "%.*s/.%s.tmp%ld", (int)(slash - path), path,
-			 slash + 1, (long)getpid());
-	else
-		buf_addf(&tmp, ".%s.tmp%ld", path, (long)getpid());
-	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	ok = fd >= 0 && write(fd, b->data, b->len) == (ssize_t)b->len &&
-	     fsync(fd) == 0;
-	if (fd >= 0 && close(fd) != 0)
-		ok = 0;
-	if (ok && rename(tmp.data, path) != 0)
-		ok = 0;
-	if (!ok) {
-		fprintf(stderr, "heapsift export: error: cannot write %s: %s\n",
-			path, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp.data);
-	}
-	buf_release(&tmp);
-	return ok ? EXIT_OK : EXIT_ERROR;
+	return cli_write_file("export", path, b->data, b->len) < 0 ? EXIT_ERROR
+								   : EXIT_OK;
 }
 
 /* The one-file formats: a view of the filtered samples. */

@@ -429,36 +429,6 @@ static void print_rules(void)
 		       r->name, r->reads, r->fires, r->severity, r->text);
 }
 
-/* Write the rendered report to path, through a temporary file renamed
- * into place. */
-static int write_file(const char *path, const struct buf *b)
-{
-	struct buf tmp = BUF_INIT;
-	const char *slash = strrchr(path, '/');
-	int fd, ok;
-
-	if (slash)
-		buf_addf(&tmp, "%.*s/.%s.tmp%ld", (int)(slash - path), path,
-			 slash + 1, (long)getpid());
-	else
-		buf_addf(&tmp, ".%s.tmp%ld", path, (long)getpid());
-	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	ok = fd >= 0 && write(fd, b->data, b->len) == (ssize_t)b->len &&
-	     fsync(fd) == 0;
-	if (fd >= 0 && close(fd) != 0)
-		ok = 0;
-	if (ok && rename(tmp.data, path) != 0)
-		ok = 0;
-	if (!ok) {
-		fprintf(stderr, "heapsift report: error: cannot write %s: %s\n",
-			path, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp.data);
-	}
-	buf_release(&tmp);
-	return ok ? 0 : -1;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_FORMAT = OPT__VIEW_NEXT, OPT_FORCE, OPT_RULES };
@@ -626,7 +596,7 @@ int cmd_report(int argc, char **argv)
 	}
 	report_render(&r, fmt, &out);
 	if (o.path) {
-		if (write_file(o.path, &out) < 0)
+		if (cli_write_file("report", o.path, out.data, out.len) < 0)
 			status = EXIT_ERROR;
 		else
 			fprintf(stderr,

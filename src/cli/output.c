@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "store/store.h"
+#include "util/buf.h"
 
 bool cli_is_store(const char *path)
 {
@@ -215,4 +216,49 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 		return EXIT_ERROR;
 	}
 	return 0;
+}
+
+int cli_write_file(const char *cmd, const char *path, const void *data,
+		   size_t len)
+{
+	struct buf tmp = BUF_INIT;
+	const char *slash = strrchr(path, '/'), *p = data;
+	int fd, errnum = 0;
+
+	if (slash)
+		buf_addf(&tmp, "%.*s/.%s.tmp%ld", (int)(slash - path), path,
+			 slash + 1, (long)getpid());
+	else
+		buf_addf(&tmp, ".%s.tmp%ld", path, (long)getpid());
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		errnum = errno;
+	while (!errnum && len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			errnum = n < 0 ? errno : EIO;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (!errnum && fsync(fd) != 0)
+		errnum = errno;
+	if (fd >= 0 && close(fd) != 0 && !errnum)
+		errnum = errno;
+	if (!errnum && rename(tmp.data, path) != 0)
+		errnum = errno;
+	if (errnum) {
+		fprintf(stderr, "heapsift %s: error: cannot write %s: %s\n",
+			cmd, path,
+			errnum == ENOSPC ? "no space left on device"
+					 : strerror(errnum));
+		if (fd >= 0)
+			unlink(tmp.data);
+	}
+	buf_release(&tmp);
+	return errnum ? -1 : 0;
 }

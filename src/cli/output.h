@@ -27,6 +27,7 @@
 #define HS_CLI_OUTPUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum cli_output_kind {
 	CLI_OUTPUT_STORE,  /* one file, a heapsift store */
@@ -54,6 +55,16 @@ struct cli_output {
  */
 int cli_output_check(const char *cmd, const struct cli_output *o,
 		     char *const *inputs, int n_inputs);
+
+/*
+ * Write len bytes to path through a temporary file beside it (pid-named,
+ * O_EXCL), fsynced and renamed into place, so that path is the old file
+ * or the whole new one.  0, or -1 after one "heapsift CMD: error: cannot
+ * write PATH: why" on stderr (the temporary file removed).  Call
+ * cli_output_check() first.
+ */
+int cli_write_file(const char *cmd, const char *path, const void *data,
+		   size_t len);
 
 /* Is path a regular file that starts with the store magic?  Never
  * blocks (a fifo is not a store). */
