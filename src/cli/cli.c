@@ -297,3 +297,21 @@ void cli_progress_done(void)
 		progress_shown = false;
 	}
 }
+
+const char *cli_member_status(const struct err *e, uint64_t bytes)
+{
+	if (!e)
+		return bytes ? "ok" : "empty";
+	switch (e->code) {
+	case ERR_TRUNC:
+		return "truncated";
+	case ERR_LIMIT:
+		return "limit";
+	case ERR_UNSUPPORTED:
+		return "unsupported";
+	case ERR_IO:
+		return "error";
+	default:
+		return "damaged";
+	}
+}

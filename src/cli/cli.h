@@ -134,4 +134,10 @@ int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_agent_path(int argc, char **argv);
 
+/* A member's status as scan lists it (and the report's inventory): ok,
+ * empty (no bytes), or from e's code: truncated, limit, unsupported,
+ * error (I/O), damaged. */
+struct err;
+const char *cli_member_status(const struct err *e, uint64_t bytes);
+
 #endif

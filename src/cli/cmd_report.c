@@ -97,22 +97,6 @@ static void inv_warn(void *ctx, const struct err *e)
 	buf_release(&b);
 }
 
-static const char *input_status(const struct err *e)
-{
-	switch (e->code) {
-	case ERR_TRUNC:
-		return "truncated";
-	case ERR_LIMIT:
-		return "limit";
-	case ERR_UNSUPPORTED:
-		return "unsupported";
-	case ERR_IO:
-		return "error";
-	default:
-		return "damaged";
-	}
-}
-
 static int inv_member(void *ctx, const struct member *mb)
 {
 	struct inventory *iv = ctx;
@@ -160,7 +144,7 @@ static int inv_member(void *ctx, const struct member *mb)
 	m->bytes = input_offset(mb->in);
 	ie = input_error(mb->in);
 	if (ie) {
-		m->status = xstrdup(input_status(ie));
+		m->status = xstrdup(cli_member_status(ie, 1));
 		if (iv->warnings.len)
 			buf_adds(&iv->warnings, "; ");
 		buf_adds(&iv->warnings, ie->msg);

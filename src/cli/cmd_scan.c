@@ -38,24 +38,6 @@ struct scan {
 	struct buf line;
 };
 
-static const char *status_name(const struct err *e, uint64_t bytes)
-{
-	if (!e)
-		return bytes ? "ok" : "empty";
-	switch (e->code) {
-	case ERR_TRUNC:
-		return "truncated";
-	case ERR_LIMIT:
-		return "limit";
-	case ERR_UNSUPPORTED:
-		return "unsupported";
-	case ERR_IO:
-		return "error";
-	default:
-		return "damaged";
-	}
-}
-
 static int scan_member(void *ctx, const struct member *m)
 {
 	struct scan *s = ctx;
@@ -98,13 +80,14 @@ static int scan_member(void *ctx, const struct member *m)
 		buf_addf(&s->line, ",%s,%llu,%d,%s,%s\r\n",
 			 import_kind_name(pr.kind),
 			 (unsigned long long)input_offset(m->in), pr.score,
-			 m->compression, status_name(e, input_offset(m->in)));
+			 m->compression,
+			 cli_member_status(e, input_offset(m->in)));
 	} else {
 		buf_addf(&s->line, "%-9s %4d %12llu  %-11s %-9s ",
 			 import_kind_name(pr.kind), pr.score,
 			 (unsigned long long)input_offset(m->in),
 			 m->compression[0] ? m->compression : "-",
-			 status_name(e, input_offset(m->in)));
+			 cli_member_status(e, input_offset(m->in)));
 		buf_add_printable(&s->line, m->display, strlen(m->display));
 		buf_addch(&s->line, '\n');
 	}
