@@ -286,9 +286,16 @@ static void chunk_end(struct jfr_import *im, const struct jfr_job *j)
 			     (unsigned long long)j->suppressed, j->chunk_no);
 	/* the header's duration holds only for a whole, finished chunk;
 	 * otherwise the events say */
-	if (h->state == 0 && !j->why &&
-	    h->start_ns + h->duration_ns > im->rec.end_ns)
-		im->rec.end_ns = h->start_ns + h->duration_ns;
+	{
+		int64_t end;
+
+		/* a forged header's sum may overflow: then it says nothing */
+		if (h->state == 0 && !j->why &&
+		    !__builtin_add_overflow(h->start_ns, h->duration_ns,
+					    &end) &&
+		    end > im->rec.end_ns)
+			im->rec.end_ns = end;
+	}
 	if (j->why) {
 		import_warnf(im->env, j->cut ? ERR_TRUNC : ERR_FORMAT,
 			     j->at + j->end,
