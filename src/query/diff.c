@@ -384,18 +384,28 @@ static uint64_t key_index(struct hmap *m, struct diff *d, const char *key)
 	return ix;
 }
 
-int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
-	     struct err *e)
+/* A table of flows (top, trees): a throttled kind (ObjectAllocationSample,
+ * OldObjectSample) tested on shares, the others on time; per second
+ * unless --total, which needs each side's seconds. */
+static int rate_table_begin(struct diff *d, struct err *e)
 {
-	struct hmap keys;
-	int s;
-
 	table_reset(d,
 		    d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
 			    ? DIFF_TEST_SHARE
 			    : DIFF_TEST_TIME,
 		    !d->opt.total);
 	if (!d->opt.total && need_seconds(d, e) < 0)
+		return -1;
+	return 0;
+}
+
+int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
+	     struct err *e)
+{
+	struct hmap keys;
+	int s;
+
+	if (rate_table_begin(d, e) < 0)
 		return -1;
 	hmap_init(&keys);
 	for (s = 0; s < 2; s++) {
@@ -495,12 +505,7 @@ int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
 	size_t i, nk, no, sp;
 	int s;
 
-	table_reset(d,
-		    d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
-			    ? DIFF_TEST_SHARE
-			    : DIFF_TEST_TIME,
-		    !d->opt.total);
-	if (!d->opt.total && need_seconds(d, e) < 0)
+	if (rate_table_begin(d, e) < 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
 	hmap_init(&m.map);
