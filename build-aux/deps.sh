@@ -46,10 +46,22 @@ if [ "$what" = ci ]; then
 	# renderers are checked by real ones (report.sh): headless Chromium
 	# for the HTML, xmllint for its SVG, pandoc for the Markdown, and
 	# jsonschema for the JSON
-	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc python3-jsonschema"
+	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc"
+	# jsonschema is asked for by what it provides: the python3 on PATH
+	# may be another one than Debian's (pyenv) and have it already; the
+	# tests use whichever of the two imports it (tests/cli/lib.sh)
+	if ! python3 -c 'import jsonschema' 2>/dev/null &&
+		! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+		pkgs="$pkgs python3-jsonschema"
+	fi
 	# the export formats' real readers (interchange.sh): go tool pprof
-	# for pprof, node and npm for speedscope's importer and DuckDB
-	pkgs="$pkgs golang-go nodejs npm"
+	# for pprof, node and npm for speedscope's importer and DuckDB.
+	# Node is asked for by command too: a Node.js from NodeSource carries
+	# its own npm, and Debian's npm package conflicts with it.
+	pkgs="$pkgs golang-go"
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		pkgs="$pkgs nodejs npm"
+	fi
 	# A JDK is asked for by what it provides, not by package name: any
 	# JDK on PATH with jfr and jcmd and a jvmti.h next to it will do.
 	jdk_ok=

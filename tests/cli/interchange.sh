@@ -237,7 +237,7 @@ npm_ready() {
 SCHEMA=$NPM_CACHE/node_modules/speedscope/dist/release/file-format-schema.json
 
 t_begin speedscope_validates_and_sums_match_top
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
+if ! PYJS=$(py_jsonschema); then
 	t_skip "python3-jsonschema missing (apt-get install python3-jsonschema)"
 elif ! npm_ready; then
 	t_skip "npm cannot install speedscope here (its schema): $(tail -2 "$W/npm.log" 2>/dev/null)"
@@ -248,7 +248,7 @@ else
 		echo "$(kind_name $kind) (bytes),$(sql "SELECT sum(est_bytes) FROM samples WHERE kind = '$(kind_name $kind)';")"
 	done >"$W/want"
 	echo "jdk.OldObjectSample (bytes),0" >>"$W/want"
-	python3 - "$SCHEMA" "$W/all.speedscope.json" "$W/want" <<'PY' || t_fail "speedscope: see above"
+	"$PYJS" - "$SCHEMA" "$W/all.speedscope.json" "$W/want" <<'PY' || t_fail "speedscope: see above"
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 doc = json.load(open(sys.argv[2]))
@@ -267,7 +267,7 @@ for p in doc["profiles"]:
 PY
 	run export "$W/odd.hsdb" --format=speedscope --kind agent --value=objects -o "$W/odd.speedscope.json"
 	expect_rc 0
-	python3 - "$SCHEMA" "$W/odd.speedscope.json" <<'PY' || t_fail "speedscope agent objects: see above"
+	"$PYJS" - "$SCHEMA" "$W/odd.speedscope.json" <<'PY' || t_fail "speedscope agent objects: see above"
 import json, sys, jsonschema
 doc = json.load(open(sys.argv[2]))
 jsonschema.validate(doc, json.load(open(sys.argv[1])))

@@ -100,3 +100,16 @@ expect_no_err() {
 }
 # size FILE: bytes in FILE (the independent truth for "bytes" columns).
 size() { wc -c <"$1" | tr -d ' '; }
+
+# The python3 that can import jsonschema: the one on PATH (pyenv's, say)
+# or Debian's, where build-aux/deps.sh installs python3-jsonschema.
+# Empty when neither can.
+py_jsonschema() {
+	for py in python3 /usr/bin/python3; do
+		if "$py" -c 'import jsonschema' 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+	return 1
+}

@@ -51,7 +51,7 @@ python3 "$CHECK" noleak "$W/leak.json" HeapWorkload.hugeArray 2>"$W/bad" ||
 t_end
 
 t_begin report_json_matches_its_schema
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
+if ! PYJS=$(py_jsonschema); then
 	t_skip "python3-jsonschema missing (apt-get install python3-jsonschema)"
 else
 	for f in "$F/jfr/jdk17-leak-gcroots.jfr" "$F/jfr/jdk17-profile-tlab.jfr" \
@@ -59,7 +59,7 @@ else
 		"$F/javacore/javacore.20230830.134339.30220.0001.txt"; do
 		[ -e "$f" ] || t_fail "fixture $f is missing"
 		report_json s "$f"
-		python3 "$CHECK" schema "$SCHEMA" "$W/s.json" 2>"$W/bad" ||
+		"$PYJS" "$CHECK" schema "$SCHEMA" "$W/s.json" 2>"$W/bad" ||
 			t_fail "$f: $(cat "$W/bad")"
 	done
 	t_end
