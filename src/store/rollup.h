@@ -10,7 +10,8 @@
  * the section is written.
  *
  * The commit feeds it (store_commit.c: one rollup_add() per sample, in
- * the loop that encodes the blocks); store_verify() feeds it the
+ * seq order, on a thread beside the loop that encodes the blocks; one
+ * thread at a time, as nothing here locks); store_verify() feeds it the
  * samples it read and compares what it builds with what the file holds.
  * Private to the store module.
  */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "util/crc32c.h"
+#include "util/workq.h"
 
 /* --- commit ---------------------------------------------------------------- */
 
@@ -273,39 +274,138 @@ static void sparse_finish(struct sparse_map *sm)
 		qsort(sm->v->data, n, sm->v->size, by_sample);
 }
 
-/* What the loop over the samples in seq order writes into. */
-struct emit {
+/*
+ * The commit's one pass over the samples runs as two stages on two
+ * threads, as nothing else runs at commit: this one merges the spilled
+ * runs and renumbers (and finds the sparse records' seqs); the encoder
+ * fills the blocks, writes them out and feeds the rollup builder.  The
+ * two cost about the same per sample.  The samples go over in batches,
+ * through a queue of one thread, which runs them one at a time in the
+ * order given (workq.h): the encoder sees exactly the sequence it would
+ * see inline, so the file's bytes are the same.
+ */
+#define ENC_BATCH 8192u
+#define ENC_DEPTH 3u
+
+/* The encoder's state: its thread's alone while the pass runs. */
+struct encoder {
 	struct out *o;
 	struct store_toc_entry *t; /* the sample blocks' section */
 	struct block_enc enc[SAMPLE__COUNT];
 	unsigned char *bufs;
 	struct vec *index;
+	struct rollup_builder *rb;
+	int failed; /* o->failed, for the other thread (atomic) */
+};
+
+struct enc_batch {
+	struct encoder *en;
+	uint32_t n;
+	uint8_t kind[ENC_BATCH];
+	struct block_sample s[ENC_BATCH];
+};
+
+/* One sample into its kind's open block (written out when full) and
+ * the rollup builder. */
+static void encode_sample(struct encoder *en, int kind,
+			  const struct block_sample *bs)
+{
+	struct block_enc *b = &en->enc[kind];
+
+	block_enc_add(b, bs);
+	if (kind != SAMPLE_AGENT) /* agent samples have no rollups */
+		rollup_add(en->rb, kind, bs);
+	if (b->head.n == STORE_BLOCK_SAMPLES)
+		block_flush(en->o, en->t, b, en->index);
+}
+
+static void encode_batch(void *job)
+{
+	struct enc_batch *b = job;
+	struct encoder *en = b->en;
+	uint32_t i;
+
+	if (en->o->failed)
+		return; /* the file could not be written: the rest is moot */
+	for (i = 0; i < b->n; i++)
+		encode_sample(en, b->kind[i], &b->s[i]);
+	if (en->o->failed)
+		__atomic_store_n(&en->failed, 1, __ATOMIC_RELAXED);
+}
+
+struct enc_pipe {
+	struct workq *q;
+	struct enc_batch *batch[ENC_DEPTH];
+	struct enc_batch *fill;
+	unsigned submitted;
+};
+
+static void pipe_init(struct enc_pipe *p, struct encoder *en)
+{
+	unsigned i;
+
+	p->q = workq_new(1, ENC_DEPTH, encode_batch);
+	for (i = 0; i < ENC_DEPTH; i++) {
+		p->batch[i] = xmalloc(sizeof(*p->batch[i]));
+		p->batch[i]->en = en;
+		p->batch[i]->n = 0;
+	}
+	p->fill = p->batch[0];
+	p->submitted = 0;
+}
+
+static void pipe_submit(struct enc_pipe *p)
+{
+	workq_submit(p->q, p->fill);
+	p->submitted++;
+	if (p->submitted < ENC_DEPTH) {
+		p->fill = p->batch[p->submitted];
+	} else {
+		p->fill = workq_next(p->q); /* the oldest, encoded */
+		p->fill->n = 0;
+	}
+}
+
+/* Every sample given is encoded (drain) or dropped, and the thread gone:
+ * the encoder is this thread's again. */
+static void pipe_end(struct enc_pipe *p, bool drain)
+{
+	unsigned i;
+
+	if (drain && p->fill->n)
+		pipe_submit(p);
+	while (drain && workq_next(p->q))
+		;
+	workq_free(p->q);
+	for (i = 0; i < ENC_DEPTH; i++)
+		free(p->batch[i]);
+}
+
+/* The merge's side: one sample, the seq-th, checked, renumbered and
+ * handed to the encoder; its sparse records told their seq. */
+struct emit {
+	struct err *e;
+	struct enc_pipe pipe;
 	struct sparse_map old, live;
 	const uint32_t *renum;
 	uint32_t n_nodes;
-	struct rollup_builder *rb;
 };
 
-/* One sample, the seq-th: into its kind's open block (written out when
- * full) and the rollup builder, and its sparse records told their seq. */
 static int emit_sample(struct emit *em, const struct spill_sample *x,
 		       uint32_t seq)
 {
-	struct block_sample bs;
-	struct block_enc *b;
+	struct enc_batch *b = em->pipe.fill;
 
 	if (x->kind >= SAMPLE__COUNT || x->node >= em->n_nodes)
-		return err_set(em->o->e, ERR_FORMAT,
+		return err_set(em->e, ERR_FORMAT,
 			       "store: the spill file is damaged (sample %u)",
 			       seq);
-	bs = (struct block_sample){
+	b->kind[b->n] = x->kind;
+	b->s[b->n++] = (struct block_sample){
 		seq,	x->time_ns,	    x->recording, x->flags, x->thread,
 		x->cls, em->renum[x->node], x->bytes,	  x->size};
-	b = &em->enc[x->kind];
-	block_enc_add(b, &bs);
-	rollup_add(em->rb, x->kind, &bs);
-	if (b->head.n == STORE_BLOCK_SAMPLES)
-		block_flush(em->o, em->t, b, em->index);
+	if (b->n == ENC_BATCH)
+		pipe_submit(&em->pipe);
 	if (x->import != SPILL_NO_IMPORT) {
 		sparse_note(&em->old, x, seq);
 		sparse_note(&em->live, x, seq);
@@ -317,39 +417,45 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
  * The samples in their final order: the merge of the spilled runs gives
  * them by time, ties in import order, and the i-th is seq i.  This is the
  * one pass over every sample at commit; work per sample in seq order
- * belongs in emit_sample().  Blocks are filled one per kind and go out
- * when they hold STORE_BLOCK_SAMPLES; the index (by kind, then seq) is
- * returned in index, for its own section; the sparse records are
- * renumbered to seqs.
+ * belongs in emit_sample() (this thread) or encode_sample() (the
+ * encoder's).  Blocks are filled one per kind and go out when they hold
+ * STORE_BLOCK_SAMPLES; the index (by kind, then seq) is returned in
+ * index, for its own section; the sparse records are renumbered to seqs.
  */
 static int emit_samples(struct out *o, struct store_writer *w,
 			const uint32_t *renum, struct vec *index,
 			struct rollup_builder *rb)
 {
+	struct encoder en;
 	struct emit em;
+	struct err merr; /* the merge's own: the encoder may set o->e */
 	struct spill_merge *m = NULL;
 	struct spill_sample x;
 	uint64_t seq = 0;
 	int k, rc;
 
-	memset(&em, 0, sizeof(em));
-	em.o = o;
-	em.index = index;
-	em.renum = renum;
-	em.rb = rb;
-	em.n_nodes = (uint32_t)w->node_parent.n;
-	em.bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
-	em.t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
+	memset(&en, 0, sizeof(en));
+	en.o = o;
+	en.index = index;
+	en.rb = rb;
+	en.bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
+	en.t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
 	for (k = 0; k < SAMPLE__COUNT; k++)
-		block_enc_begin(&em.enc[k], (uint8_t)k,
-				em.bufs + (size_t)k * SAMPLE_BLOCK_MAX);
+		block_enc_begin(&en.enc[k], (uint8_t)k,
+				en.bufs + (size_t)k * SAMPLE_BLOCK_MAX);
+	memset(&em, 0, sizeof(em));
+	memset(&merr, 0, sizeof(merr));
+	em.e = &merr;
+	em.renum = renum;
+	em.n_nodes = (uint32_t)w->node_parent.n;
 	sparse_init(&em.old, &w->old_objects, 1u << SAMPLE_OLD_OBJECT);
 	sparse_init(&em.live, &w->liveness, LIVENESS_KINDS);
-	rc = spill_merge_new(w->spill, &m, o->e);
-	while (rc >= 0 && !o->failed &&
-	       (rc = spill_merge_next(m, &x, o->e)) > 0) {
+	pipe_init(&em.pipe, &en);
+	rc = spill_merge_new(w->spill, &m, &merr);
+	while (rc >= 0 && !__atomic_load_n(&en.failed, __ATOMIC_RELAXED) &&
+	       (rc = spill_merge_next(m, &x, &merr)) > 0) {
 		if (seq >= w->n_samples) {
-			rc = err_set(o->e, ERR_FORMAT,
+			rc = err_set(&merr, ERR_FORMAT,
 				     "store: the spill file holds more than "
 				     "%llu samples",
 				     (unsigned long long)w->n_samples);
@@ -358,6 +464,9 @@ static int emit_samples(struct out *o, struct store_writer *w,
 		rc = emit_sample(&em, &x, (uint32_t)seq++);
 	}
 	spill_merge_free(m);
+	pipe_end(&em.pipe, rc >= 0);
+	if (rc < 0 && !o->failed && o->e)
+		*o->e = merr;
 	if (rc >= 0 && !o->failed && seq != w->n_samples)
 		rc = err_set(o->e, ERR_FORMAT,
 			     "store: the spill file holds %llu samples, "
@@ -368,13 +477,13 @@ static int emit_samples(struct out *o, struct store_writer *w,
 		o->failed = true;
 		free(em.old.pos);
 		free(em.live.pos);
-		free(em.bufs);
+		free(en.bufs);
 		return ERR_FAIL;
 	}
 	for (k = 0; k < SAMPLE__COUNT; k++)
-		if (em.enc[k].head.n)
-			block_flush(o, em.t, &em.enc[k], index);
-	free(em.bufs);
+		if (en.enc[k].head.n)
+			block_flush(o, en.t, &en.enc[k], index);
+	free(en.bufs);
 	if (index->n > 1)
 		qsort(index->data, index->n, index->size, by_kind_seq);
 	sparse_finish(&em.old);

@@ -17,6 +17,9 @@
  *     job (and what is thread-safe: xalloc, the hash seed); the owner
  *     must not touch a submitted job until it is returned.  workq_next's
  *     return orders the run's writes before the owner's reads (a mutex).
+ *   - With 1 thread the jobs run one at a time, in the order submitted
+ *     (workers take the oldest waiting job): a pipeline stage whose state
+ *     the jobs share (the commit's rollup builder) may rely on it.
  *   - With 0 threads the job runs inline in workq_submit, on the owner's
  *     thread, and nothing is started: the single-threaded case takes the
  *     same path through the caller's code.
