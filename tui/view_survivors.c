@@ -253,13 +253,25 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 	if (s->cohort) /* a life crosses cohorts: no fates to count */
 		screen_putf(ar->detail, 0, ar->width, ST_DIM, "%s%s",
 			    cur->suspect ? "LEAK SUSPECT | " : "", cur->key);
-	else
+	else if (cur->median_to_collection_ns < 0)
 		screen_putf(ar->detail, 0, ar->width, ST_DIM,
 			    "%s%llu samples: %llu died, %llu alive at the end "
 			    "%s %s",
 			    cur->suspect ? "LEAK SUSPECT " : "",
 			    (unsigned long long)cur->samples,
 			    (unsigned long long)cur->dead,
+			    (unsigned long long)cur->alive, scr.vline,
+			    cur->key);
+	else /* not a life: a death is seen after the GC that freed it */
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
+			    "%s%llu samples: %llu died (median %.3g s to "
+			    "collection, after %lld GCs), %llu alive at the "
+			    "end %s %s",
+			    cur->suspect ? "LEAK SUSPECT " : "",
+			    (unsigned long long)cur->samples,
+			    (unsigned long long)cur->dead,
+			    (double)cur->median_to_collection_ns / 1e9,
+			    (long long)cur->median_gcs,
 			    (unsigned long long)cur->alive, scr.vline,
 			    cur->key);
 }

@@ -74,15 +74,22 @@ static void sparkline(struct buf *out, const struct query_survivor_series *x,
 	}
 }
 
-/* A median life: "-" (none died), "230 ms", "2.3 s". */
-static const char *life_text(int64_t ns, char *out, size_t size)
+/* The dead's median time to collection and GCs lived through: "-"
+ * (none died), "230 ms  0", "2.3 s  4". */
+static const char *collected_text(const struct query_survivor_series *x,
+				  char *out, size_t size)
 {
-	if (ns < 0)
-		snprintf(out, size, "-");
-	else if (ns < 1000000000ll)
-		snprintf(out, size, "%.0f ms", (double)ns / 1e6);
+	char t[24];
+
+	if (x->median_to_collection_ns < 0)
+		return snprintf(out, size, "%13s %4s", "-", "-"), out;
+	if (x->median_to_collection_ns < 1000000000ll)
+		snprintf(t, sizeof(t), "%.0f ms",
+			 (double)x->median_to_collection_ns / 1e6);
 	else
-		snprintf(out, size, "%.1f s", (double)ns / 1e9);
+		snprintf(t, sizeof(t), "%.1f s",
+			 (double)x->median_to_collection_ns / 1e9);
+	snprintf(out, size, "%13s %4lld", t, (long long)x->median_gcs);
 	return out;
 }
 
@@ -296,8 +303,9 @@ int cmd_survivors(int argc, char **argv)
 		       (unsigned long long)sv->samples_used,
 		       (unsigned long long)sv->samples_unknown, keyname,
 		       (double)sv->bucket_ns / 1e9);
-		printf("%12s %12s %7s %7s %11s  %-32s  %s\n", "PEAK", "AT END",
-		       "DIED", "ALIVE", "MEDIAN LIFE", "TREND", keyname);
+		printf("%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK",
+		       "AT END", "DIED", "ALIVE", "TO COLLECTION", "GCS",
+		       "TREND", keyname);
 	}
 	for (i = 0; i < sv->n_series && (!limit || i < limit); i++) {
 		const struct query_survivor_series *x = &sv->series[i];
@@ -317,7 +325,7 @@ int cmd_survivors(int argc, char **argv)
 			continue;
 		}
 		{
-			char pb[32], eb[32], lb[32];
+			char pb[32], eb[32], lb[48];
 
 			buf_reset(&line);
 			if (sv->by_samples) {
@@ -329,13 +337,13 @@ int cmd_survivors(int argc, char **argv)
 				view_bytes(x->peak_bytes, pb, sizeof(pb));
 				view_bytes(x->end_bytes, eb, sizeof(eb));
 			}
-			life_text(x->median_life_ns, lb, sizeof(lb));
+			collected_text(x, lb, sizeof(lb));
 			if (so.cohort) /* a life crosses cohorts: no fates */
-				buf_addf(&line, "%12s %12s %7s %7s %11s", pb,
-					 eb, "-", "-", lb);
+				buf_addf(&line, "%12s %12s %7s %7s %13s %4s",
+					 pb, eb, "-", "-", "-", "-");
 			else
-				buf_addf(&line, "%12s %12s %7llu %7llu %11s",
-					 pb, eb, (unsigned long long)x->dead,
+				buf_addf(&line, "%12s %12s %7llu %7llu %s", pb,
+					 eb, (unsigned long long)x->dead,
 					 (unsigned long long)x->alive, lb);
 			buf_adds(&line, "  ");
 			sparkline(&line, x, sv->n_buckets, sv->by_samples, 32);

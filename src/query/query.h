@@ -323,7 +323,13 @@ struct query_survivor_series {
 	int64_t peak_bytes, end_bytes;
 	uint64_t peak_samples, end_samples;
 	uint64_t samples, dead, alive; /* samples that count, by fate */
-	int64_t median_life_ns;	       /* of the dead; -1 when none died */
+	/* Of the dead: the median time from the allocation until the
+	 * object was seen collected (the first check after the GC that
+	 * freed it, which for a promoted object can be long after the
+	 * program dropped it), and the median number of GCs it lived
+	 * through before that one (0: the first GC after its allocation
+	 * collected it).  -1 when none died. */
+	int64_t median_to_collection_ns, median_gcs;
 	double slope;	 /* least squares, live bytes per second */
 	uint32_t rising; /* buckets where live bytes grew */
 	bool suspect;	 /* grows steadily: a leak suspect */

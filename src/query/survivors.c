@@ -157,6 +157,7 @@ struct life {
 	uint64_t i;	   /* sample */
 	size_t key;	   /* its group (plain groupings) */
 	int64_t born, end; /* end: death, or the recording's end */
+	int64_t gcs;	   /* GCs lived through (--min-gcs's count) */
 	bool dead;
 	int64_t bytes;
 	double objects;
@@ -338,7 +339,7 @@ int query_survivors(struct query *q, enum query_group by,
 	size_t *slot;
 	int64_t lo = INT64_MAX, hi = INT64_MIN, w;
 	uint64_t i;
-	int64_t **lifetimes;
+	int64_t **lifetimes, **gcs_lived; /* per series, of the dead */
 	size_t *n_lifetimes;
 
 	query_survivors_free(q);
@@ -407,20 +408,17 @@ int query_survivors(struct query *q, enum query_group by,
 		rg = &st->gcs[q->sm.recording[i]];
 		if (o->before_last_gc && !(rg->n && l.born < rg->last_start_ns))
 			continue;
-		if (o->min_gcs > 0) {
-			int64_t survived;
-
-			if (alloc_gc >= 0 && l.dead && death_gc >= 0)
-				survived = death_gc - alloc_gc - 1;
-			else if (alloc_gc >= 0 && !l.dead)
-				survived = rg->last_number - alloc_gc;
-			else /* from the GC times */
-				survived = (int64_t)gcs_between(rg, l.born,
-								l.end) -
-					   (l.dead ? 1 : 0);
-			if (survived < o->min_gcs)
-				continue;
-		}
+		if (alloc_gc >= 0 && l.dead && death_gc >= 0)
+			l.gcs = death_gc - alloc_gc - 1;
+		else if (alloc_gc >= 0 && !l.dead)
+			l.gcs = rg->last_number - alloc_gc;
+		else /* from the GC times */
+			l.gcs = (int64_t)gcs_between(rg, l.born, l.end) -
+				(l.dead ? 1 : 0);
+		if (l.gcs < 0)
+			l.gcs = 0; /* a damaged store's GC numbers */
+		if (o->min_gcs > 0 && l.gcs < o->min_gcs)
+			continue;
 		l.bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
 		l.objects = q->kind == SAMPLE_AGENT && q->sm.size[i] > 0
 				    ? (double)l.bytes / (double)q->sm.size[i]
@@ -524,6 +522,7 @@ int query_survivors(struct query *q, enum query_group by,
 	}
 	s->series = xcalloc(s->n_series ? s->n_series : 1, sizeof(*s->series));
 	lifetimes = xcalloc(s->n_series ? s->n_series : 1, sizeof(int64_t *));
+	gcs_lived = xcalloc(s->n_series ? s->n_series : 1, sizeof(int64_t *));
 	n_lifetimes = xcalloc(s->n_series ? s->n_series : 1, sizeof(size_t));
 	for (k = 0; k < n_keys; k++) {
 		struct query_survivor_series *x;
@@ -538,7 +537,7 @@ int query_survivors(struct query *q, enum query_group by,
 		x->live_samples = xcalloc(s->n_buckets + 1, sizeof(uint64_t));
 		x->live_bytes = xcalloc(s->n_buckets + 1, sizeof(int64_t));
 		x->live_objects = xcalloc(s->n_buckets + 1, sizeof(double));
-		x->median_life_ns = -1;
+		x->median_to_collection_ns = x->median_gcs = -1;
 	}
 
 	for (k = 0; k < n_lives; k++) {
@@ -556,6 +555,10 @@ int query_survivors(struct query *q, enum query_group by,
 				lifetimes[si] = xreallocarray(
 					lifetimes[si], n_lifetimes[si] + 1,
 					sizeof(int64_t));
+				gcs_lived[si] = xreallocarray(
+					gcs_lived[si], n_lifetimes[si] + 1,
+					sizeof(int64_t));
+				gcs_lived[si][n_lifetimes[si]] = l->gcs;
 				lifetimes[si][n_lifetimes[si]++] =
 					l->end - l->born;
 			} else {
@@ -619,12 +622,18 @@ int query_survivors(struct query *q, enum query_group by,
 		if (n_lifetimes[k]) {
 			qsort(lifetimes[k], n_lifetimes[k], sizeof(int64_t),
 			      cmp_i64);
-			x->median_life_ns = lifetimes[k][n_lifetimes[k] / 2];
+			x->median_to_collection_ns =
+				lifetimes[k][n_lifetimes[k] / 2];
+			qsort(gcs_lived[k], n_lifetimes[k], sizeof(int64_t),
+			      cmp_i64);
+			x->median_gcs = gcs_lived[k][n_lifetimes[k] / 2];
 		}
 		free(lifetimes[k]);
+		free(gcs_lived[k]);
 		series_stats(s, x);
 	}
 	free(lifetimes);
+	free(gcs_lived);
 	free(n_lifetimes);
 	free(slot);
 	free(lives);

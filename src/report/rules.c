@@ -370,10 +370,11 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 				"%s's live set grew, but most of its sampled "
 				"objects were found dead (%" PRIu64
 				" of %" PRIu64
-				", median life %s): a working set that lives a "
+				", median time to collection %s): a working "
+				"set that lives a "
 				"while and goes, not a leak.",
 				x->key, ev.dead, ev.samples,
-				report_duration(x->median_life_ns, b2,
+				report_duration(x->median_to_collection_ns, b2,
 						sizeof(b2)));
 		else if (young)
 			f->sentence = report_strf(

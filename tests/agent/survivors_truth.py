@@ -261,11 +261,13 @@ def make(path):
              "alive": len(alive),
              "leaks": {k: leak_rule([p[1] for p in v])
                        for k, v in site.items()},
-             "median_life_ns": {}}
+             "median_life_ns": {}, "median_gcs": {}}
     for k in SITES:
         d = sorted(x[2] - x[1] for x in ls if x[0] == k and x[2])
         if d:
             truth["median_life_ns"][k] = d[len(d) // 2]
+            g = sorted(survived(x) for x in ls if x[0] == k and x[2])
+            truth["median_gcs"][k] = g[len(g) // 2]
     for what in ("site", "age", "gcs", "min-gcs-5", "before-last-gc"):
         truth[what] = series(what)
     json.dump(truth, sys.stdout, indent=1, sort_keys=True)

@@ -85,13 +85,40 @@ python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['leaks']['Burst.grow
 	"$W/truth.json" || t_fail "Burst.grow is not excluded by 'ends near its peak' alone"
 t_end
 
-t_begin survivors_truth_median_life_of_the_dead
+t_begin survivors_truth_time_to_collection_and_gcs_of_the_dead
 run survivors "$W/s.hsdb" --bucket=1s --limit 0
 # Churn.tmp's lives are 0.7 s each, Die.mid's 2.8 s (0.5 s to 3.3 s)
 printf '%s\n' "$out" | grep -q ' 19 .* 0 .* 700 ms .*Churn.tmp:40$' ||
 	t_fail "Churn.tmp: 19 dead living 700 ms: $out"
 printf '%s\n' "$out" | grep -q ' 3 .* 0 .* 2.8 s .*Die.mid:50$' ||
 	t_fail "Die.mid: 3 dead living 2.8 s: $out"
+# every site with deaths: the median time to collection and the median
+# GCs lived through before the collecting one, as the generator counts
+# them; sites with none show "-" in both
+printf '%s\n' "$out" >"$W/coll.txt"
+python3 - "$W/truth.json" "$W/coll.txt" <<'PY' || t_fail "see above"
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+seen = 0
+for line in open(sys.argv[2]).read().splitlines()[2:]:
+    key = line.split()[-1]
+    m = re.search(r"\s(\d+) +(\d+) +(-|[0-9.]+ (?:ms|s)) +(-|\d+)  ", line)
+    if not m:
+        sys.exit("  unparsed: %r" % line)
+    life, gcs = m.group(3), m.group(4)
+    if key not in t["median_life_ns"]:
+        if (life, gcs) != ("-", "-"):
+            sys.exit("  %s: no deaths, shows %s %s" % (key, life, gcs))
+        continue
+    ns = t["median_life_ns"][key]
+    want = "%.0f ms" % (ns / 1e6) if ns < 1e9 else "%.1f s" % (ns / 1e9)
+    if (life, int(gcs)) != (want, t["median_gcs"][key]):
+        sys.exit("  %s: %s after %s GCs, truth %s after %d"
+                 % (key, life, gcs, want, t["median_gcs"][key]))
+    seen += 1
+if seen != len(t["median_gcs"]):
+    sys.exit("  %d sites with deaths shown, truth has %d" % (seen, len(t["median_gcs"])))
+PY
 t_end
 
 t_summary
