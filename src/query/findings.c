@@ -79,6 +79,29 @@ void finding_add_fact(struct finding *f, const char *name, double value,
 	f->n_facts++;
 }
 
+struct finding *findings_move(struct findings_ctx *c, struct findings *from,
+			      size_t i)
+{
+	struct findings *to = c->out;
+	struct finding *f = findings_add(c, from->findings[i].rule,
+					 from->findings[i].severity);
+
+	*f = from->findings[i];
+	memset(&from->findings[i], 0, sizeof(from->findings[i]));
+	from->findings[i].figure = -1;
+	if (f->figure >= 0 && (size_t)f->figure < from->n_figures) {
+		to->figures = xreallocarray(to->figures, to->n_figures + 1,
+					    sizeof(*to->figures));
+		to->figures[to->n_figures] = from->figures[f->figure];
+		memset(&from->figures[f->figure], 0,
+		       sizeof(from->figures[f->figure]));
+		f->figure = (int)to->n_figures++;
+	} else {
+		f->figure = -1;
+	}
+	return f;
+}
+
 int findings_add_figure(struct findings *fs, enum finding_figure_kind kind,
 			const char *title, const char *unit, size_t n_points)
 {

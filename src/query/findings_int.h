@@ -28,6 +28,10 @@ void finding_add_fact(struct finding *f, const char *name, double value,
 /* A malloc'ed string. */
 char *findings_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *findings_duration(int64_t ns, char *out, size_t size);
+/* Move finding i of from, and its figure (its own, not shared), to the
+ * end of c->out; from keeps an empty finding in its place. */
+struct finding *findings_move(struct findings_ctx *c, struct findings *from,
+			      size_t i);
 /* A new figure of fs with n_points times (zeroed); its index. */
 int findings_add_figure(struct findings *fs, enum finding_figure_kind kind,
 			const char *title, const char *unit, size_t n_points);

@@ -36,8 +36,11 @@
 /* code heaps: nearly full, and fragmented */
 #define CH_FULL	      0.90
 #define CH_FRAGMENTED 0.80
-/* a javacore memory type at its limit */
-#define JC_LIMIT 0.95
+/* a javacore's JIT code or data cache near its limit (in use of all its
+ * segments against 1STSEGLIMIT), and at it: the next segment does not
+ * fit */
+#define JC_LIMIT    0.95
+#define JC_AT_LIMIT 0.99
 
 static const char *kind_opt(enum sample_kind k)
 {
@@ -1097,14 +1100,77 @@ static int map_figure(struct findings_ctx *c, struct chq *q, uint32_t h)
 	return fig;
 }
 
+static bool worse(const struct finding *a, const struct finding *b)
+{
+	return a->severity != b->severity ? a->severity > b->severity
+					  : a->weight > b->weight;
+}
+
+/* Several snapshots of one recording (reports taken one after another,
+ * the summaries beside them) are the same heaps again: each recording
+ * keeps the finding of its worst snapshot, which says how many of its
+ * snapshots had one.  The others are left in snaps. */
+static void code_heap_fold(struct findings_ctx *c, struct chq *q,
+			   struct findings *snaps, const uint32_t *snap_of)
+{
+	size_t n = snaps->n_findings, i, k;
+	bool *done = xcalloc(n ? n : 1, sizeof(bool));
+
+	for (i = 0; i < n; i++) {
+		uint64_t rec = chq_snapshot(q, snap_of[i])->recording;
+		size_t worst = i, n_with = 0, n_all = 0;
+		struct buf lines = BUF_INIT;
+		struct finding *f;
+		uint32_t s;
+
+		if (done[i])
+			continue;
+		for (k = i; k < n; k++) {
+			if (chq_snapshot(q, snap_of[k])->recording != rec)
+				continue;
+			done[k] = true;
+			n_with++;
+			if (n_with <= 8)
+				buf_addf(&lines, "%s%" PRIu64,
+					 lines.len ? ", " : "",
+					 chq_snapshot(q, snap_of[k])->line);
+			if (worse(&snaps->findings[k], &snaps->findings[worst]))
+				worst = k;
+		}
+		for (s = 0; s < chq_n_snapshots(q); s++)
+			if (chq_snapshot(q, s)->recording == rec)
+				n_all++;
+		f = findings_move(c, snaps, worst);
+		if (n_with > 1)
+			finding_add_evidence(
+				f,
+				"%zu of the %zu snapshots in this file show "
+				"it (lines %s%s); the worst is shown, at line "
+				"%" PRIu64,
+				n_with, n_all, lines.data,
+				n_with > 8 ? ", ..." : "",
+				chq_snapshot(q, snap_of[worst])->line);
+		finding_add_fact(f, "snapshots", (double)n_with, "snapshots");
+		buf_release(&lines);
+	}
+	free(done);
+}
+
 static int rule_code_heaps(struct findings_ctx *c,
 			   const struct finding_rule *rule, struct err *e)
 {
+	struct findings *found = c->out, snaps;
 	struct chq *q;
 	uint32_t s, h;
+	/* per finding of snaps: its snapshot */
+	uint32_t *snap_of = NULL;
 
 	if (chq_open(c->s, &q, e) < 0)
 		return ERR_FAIL;
+	/* each snapshot's finding goes to snaps first; then each recording
+	 * keeps its worst (code_heap_fold) */
+	memset(&snaps, 0, sizeof(snaps));
+	c->out = &snaps;
 	for (s = 0; s < chq_n_snapshots(q); s++) {
 		const struct store_ch_snapshot *sn = chq_snapshot(q, s);
 		const char *src = chq_snapshot_source(q, s);
@@ -1112,7 +1178,11 @@ static int rule_code_heaps(struct findings_ctx *c,
 		struct finding *f = NULL;
 		int64_t v, full = 0, disabled = 0;
 		enum finding_severity sev = FINDING_INFO;
-		double worst = 0;
+		double worst = 0, jc_worst = 0;
+		/* OpenJ9 allocates its JIT caches a segment after another:
+		 * a full segment is normal, the total against the limit is
+		 * what counts */
+		bool javacore = !strcmp(kind, "javacore");
 		uint32_t map_heap = UINT32_MAX;
 		struct buf what = BUF_INIT;
 		char *a;
@@ -1186,7 +1256,7 @@ static int rule_code_heaps(struct findings_ctx *c,
 			kib(&fig, "used", fa.used);
 			kib(&fig, "max used", fa.max_used);
 			kib(&fig, "free", fa.free);
-			if (use >= CH_FULL || hw >= CH_FULL) {
+			if (!javacore && (use >= CH_FULL || hw >= CH_FULL)) {
 				NEED_FINDING();
 				if (sev < FINDING_WARNING)
 					sev = FINDING_WARNING;
@@ -1246,34 +1316,59 @@ static int rule_code_heaps(struct findings_ctx *c,
 			}
 			buf_release(&fig);
 		}
-		/* a javacore: the JIT's code and data caches at their limit */
+		/* a javacore: the JIT's code and data caches at their limit
+		 * (1STSEGLIMIT: -Xcodecachetotal, the data cache's total),
+		 * the bytes in use of all their segments against it */
 		{
 			static const char *const jt[] = {"jit_code",
 							 "jit_data"};
+			static const char *const jname[] = {"JIT code cache",
+							    "JIT data cache"};
 			size_t i;
 
 			for (i = 0; i < 2; i++) {
-				char n1[64], n2[64];
-				int64_t used, limit;
+				char n1[64], n2[64], n3[64];
+				int64_t used, limit, segs = -1;
+				double u;
 
 				snprintf(n1, sizeof(n1), "mem.%s.in_use",
 					 jt[i]);
 				snprintf(n2, sizeof(n2), "mem.%s.limit", jt[i]);
+				snprintf(n3, sizeof(n3), "mem.%s.segments",
+					 jt[i]);
 				if (!chq_snapshot_stat(q, s, n1, &used) ||
 				    !chq_snapshot_stat(q, s, n2, &limit) ||
-				    limit <= 0 ||
-				    (double)used < JC_LIMIT * (double)limit)
+				    limit <= 0)
 					continue;
+				u = (double)used / (double)limit;
+				if (u < JC_LIMIT)
+					continue;
+				chq_snapshot_stat(q, s, n3, &segs);
 				NEED_FINDING();
 				if (sev < FINDING_WARNING)
 					sev = FINDING_WARNING;
+				if (u >= JC_AT_LIMIT)
+					sev = FINDING_CRITICAL;
+				if (u > jc_worst)
+					jc_worst = u;
 				finding_add_evidence(
 					f,
-					"%s segments: %" PRId64
+					"%s: %" PRId64
 					" KiB in use of a %" PRId64
-					" KiB limit (%.1f%%)",
-					jt[i], used / 1024, limit / 1024,
-					pct((double)used, (double)limit));
+					" KiB limit (%.1f%%)%s%s%s",
+					jname[i], used / 1024, limit / 1024,
+					100 * u, segs >= 0 ? " in " : "",
+					segs >= 0 ? (snprintf(n3, sizeof(n3),
+							      "%" PRId64, segs),
+						     n3)
+						  : "",
+					segs < 0    ? ""
+					: segs == 1 ? " segment"
+						    : " segments");
+				finding_add_fact(f,
+						 i ? "jit_data_used_pct"
+						   : "jit_code_used_pct",
+						 100 * u, "%");
 			}
 		}
 #undef NEED_FINDING
@@ -1281,15 +1376,22 @@ static int rule_code_heaps(struct findings_ctx *c,
 			f->figure = map_figure(c, q, map_heap);
 		if (f) {
 			f->severity = sev;
+			if (jc_worst > worst)
+				worst = jc_worst;
 			f->weight = worst + (disabled ? 1 : 0);
 			f->sentence = xstrdup(
 				disabled || full
 					? "The JIT code cache filled up and "
 					  "compilation stopped."
+				: jc_worst >= JC_AT_LIMIT
+					? "A JIT cache is at its limit: the "
+					  "JIT cannot allocate another "
+					  "segment."
+				: jc_worst > 0
+					? "A JIT cache is near its limit."
 				: worst >= CH_FULL
 					? "A JIT code heap is nearly full."
-					: "A JIT code heap is fragmented or at "
-					  "its limit.");
+					: "A JIT code heap is fragmented.");
 			finding_add_fact(f, "full_count", (double)full,
 					 "times");
 			finding_add_fact(f, "compilation_disabled",
@@ -1298,17 +1400,34 @@ static int rule_code_heaps(struct findings_ctx *c,
 			f->command = command(c, "codeheap", a);
 			free(a);
 			f->fix = xstrdup(
-				"Give the code cache more room "
-				"(-XX:ReservedCodeCacheSize=, or the heap's "
-				"own "
-				"-XX:ProfiledCodeHeapSize= / "
-				"-XX:NonProfiledCodeHeapSize=), keep "
-				"-XX:+UseCodeCacheFlushing on, and look for "
-				"generated classes that are loaded again and "
-				"again.");
+				javacore
+					? "Give the JIT more room with "
+					  "-Xcodecachetotal (OpenJ9 scales the "
+					  "data cache's limit with it; the "
+					  "javacore's 1STSEGLIMIT lines are "
+					  "both limits), and look for "
+					  "generated classes that are loaded "
+					  "again and again."
+					: "Give the code cache more room "
+					  "(-XX:ReservedCodeCacheSize=, or the "
+					  "heap's own "
+					  "-XX:ProfiledCodeHeapSize= / "
+					  "-XX:NonProfiledCodeHeapSize=), keep "
+					  "-XX:+UseCodeCacheFlushing on, and "
+					  "look for generated classes that are "
+					  "loaded again and again.");
+		}
+		if (f) {
+			snap_of = xreallocarray(snap_of, snaps.n_findings,
+						sizeof(*snap_of));
+			snap_of[snaps.n_findings - 1] = s;
 		}
 		buf_release(&what);
 	}
+	c->out = found;
+	code_heap_fold(c, q, &snaps, snap_of);
+	free(snap_of);
+	findings_release(&snaps);
 	chq_free(q);
 	return 0;
 }
@@ -1435,9 +1554,11 @@ const struct finding_rule finding_rule_table[] = {
 	{"code-heap", "code-heap reports, code-cache summaries, javacores",
 	 "a heap used 90%+ (or its high-water mark), fragmentation 0.8+ with "
 	 "5%+ free, compilation disabled or the cache full, a javacore JIT "
-	 "code or data cache at 95% of its limit",
-	 "critical when compilation stopped or a heap is 99% used, else "
-	 "warning",
+	 "code or data cache in use at 95% of its limit (all its segments "
+	 "against 1STSEGLIMIT, never one segment); one finding per file, "
+	 "its worst snapshot",
+	 "critical when compilation stopped, a heap is 99% used or a "
+	 "javacore cache 99% of its limit, else warning",
 	 "the JIT is out of room for compiled code", rule_code_heaps},
 	{"allocation-hot-spot", "allocation samples (alloc, agent, tlab)",
 	 "the heaviest site has 20%+ of the sampled bytes",

@@ -124,6 +124,68 @@ python3 "$CHECK" codeheap-summary "$F/codeheap/README.md" \
 	"non-profiled nmethods" "hot nmethods" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
 t_end
 
+# code_heap_findings NAME: "SEVERITY FACT=VALUE" per code-heap finding of
+# $W/NAME.json (the javacore facts), one a line
+code_heap_findings() {
+	python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["rule"] == "code-heap":
+        fig = f.get("figures", {})
+        print(f["severity"], " ".join("%s=%.2f" % (k, fig[k]["value"] if isinstance(fig[k], dict) else fig[k])
+              for k in sorted(fig) if k.startswith("jit_") or k == "snapshots"))
+' "$W/$1.json"
+}
+
+t_begin report_javacore_jit_caches_against_their_limits
+# fixtures/javacore README (../shared/fixtures/javacore): every javacore's
+# JIT data cache is 1 or 15 full 2 MB segments against a 1STSEGLIMIT of
+# 402653184, its code cache 29696 or about 58 MB used of 268435456.  A
+# full segment is how OpenJ9 allocates (a segment after another): no
+# finding
+for f in javacore.20230830.134339.30220.0001.txt javacore.20220606.114458.32888.0001.txt.gz \
+	javacore.20220606.114502.32888.0002.txt.gz; do
+	report_json jc "$F/javacore/$f"
+	got=$(code_heap_findings jc)
+	[ -z "$got" ] || t_fail "$f: a code-heap finding on caches far below their limits: $got"
+done
+# the small one with its data cache's limit edited down to its one
+# segment, 2097152 bytes (fixtures/README.md): 100% of the limit
+report_json jl "$F/javacore/javacore.20230830.134339.30220.0001.datacache-at-limit.txt"
+got=$(code_heap_findings jl)
+[ "$got" = "critical jit_data_used_pct=100.00 snapshots=1.00" ] ||
+	t_fail "the data cache at its limit: '$got', expected one critical finding at 100%"
+grep -q 'at its limit' "$W/jl.json" || t_fail "the finding does not say the cache is at its limit"
+# the large one's 15 segments, 31457280 bytes (its README), against
+# limits edited to 15, 15.5 and 16 segments: 100% critical, 96.8% a
+# warning, 93.75% nothing (the thresholds: 99% and 95%)
+for lim in 31457280:critical:100.00 32505856:warning:96.77 33554432::; do
+	l=${lim%%:*} rest=${lim#*:} sev=${rest%%:*} pc=${rest#*:}
+	mkdir -p "$W/lim$l"
+	gzip -dc "$F/javacore/javacore.20220606.114458.32888.0001.txt.gz" |
+		sed "s/^1STSEGLIMIT    Allocation limit:               402653184 (0x0000000018000000)\$/1STSEGLIMIT    Allocation limit: $l (0x$(printf %016X "$l"))/" \
+			>"$W/lim$l/javacore.20220606.114458.32888.0001.txt"
+	[ "$(grep -c "^1STSEGLIMIT .* $l " "$W/lim$l/javacore.20220606.114458.32888.0001.txt")" = 1 ] ||
+		t_fail "the data cache's limit was not edited to $l"
+	report_json lim "$W/lim$l/javacore.20220606.114458.32888.0001.txt"
+	got=$(code_heap_findings lim)
+	want=${sev:+$sev jit_data_used_pct=$pc snapshots=1.00}
+	[ "$got" = "$want" ] || t_fail "data cache of 31457280 bytes, limit $l: '$got', expected '$want'"
+done
+t_end
+
+t_begin report_code_heap_snapshots_of_one_file_fold
+# fixtures/codeheap README: jdk17-full-*-stdout.txt hold two complete
+# reports plus two summaries, all of the full cache: one finding, the
+# worst, that counts the 4
+for x in seg noseg; do
+	report_json fold "$F/codeheap/jdk17-full-$x-stdout.txt.gz"
+	got=$(code_heap_findings fold)
+	[ "$got" = "critical snapshots=4.00" ] || t_fail "$x: '$got', expected one critical finding of 4 snapshots"
+	grep -q '4 of the 4 snapshots in this file show it' "$W/fold.json" || t_fail "$x: the evidence does not count the snapshots"
+done
+t_end
+
 t_begin report_escapes_names_from_files
 # markup in a heap name; an escape sequence, a C1 control (U+009B, CSI)
 # and a byte that is not UTF-8 in the file's name
