@@ -885,10 +885,12 @@ static int rule_large_arrays(struct findings_ctx *c,
 				human_bytes(rows[i].largest, b2, sizeof(b2)));
 		finding_add_evidence(
 			f,
-			"from %s: sizes as the %s events give them; "
+			"from %s: sizes as the %s give them; "
 			"%s of %s (%.1f%%)",
 			sample_kind_name(kinds[k]),
-			kinds[k] == SAMPLE_TLAB_OUTSIDE ? "JVM's" : "",
+			kinds[k] == SAMPLE_TLAB_OUTSIDE ? "JVM's events"
+			: kinds[k] == SAMPLE_AGENT	? "agent's samples"
+						   : "OldObjectSample events",
 			human_bytes(bytes, b1, sizeof(b1)),
 			human_bytes(t.est_bytes, b3, sizeof(b3)),
 			pct((double)bytes, (double)t.est_bytes));

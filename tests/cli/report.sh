@@ -186,6 +186,121 @@ for x in seg noseg; do
 done
 t_end
 
+# The workload fixtures (fixtures/workloads/, made by its make.sh): each
+# recording beside the truth its workload printed (NAME.truth.json), so
+# that these need no JDK.  check_workload RULE REPORT.json TRUTH.json runs
+# the Python check of that rule below.
+WL=$F/workloads
+check_workload() {
+	python3 - "$@" <<'PY'
+import json, sys
+rule, rep, tru = sys.argv[1:4]
+r = json.load(open(rep))
+t = json.load(open(tru))
+F = r["findings"]
+def facts(f):
+    return {k: v["value"] for k, v in f.get("figures", {}).items()}
+def of(rule):
+    return [f for f in F if f["rule"] == rule]
+bad = []
+if rule == "rising":
+    # the heap after GC rises as fast as the workload retains: its
+    # retain_rate (bytes of arrays kept per second, headers aside)
+    fs = of("heap-after-gc-rising")
+    if len(fs) != 1:
+        bad.append("%d heap-after-gc-rising findings, expected 1" % len(fs))
+    else:
+        slope = facts(fs[0])["slope"]
+        if abs(slope - t["retain_rate"]) > 0.15 * t["retain_rate"]:
+            bad.append("slope %.0f B/s, the workload retained %.0f B/s" % (slope, t["retain_rate"]))
+        # its own heap-after-GC readings (MemoryMXBean after each
+        # System.gc()): their slope over their mean is far above 5%/s,
+        # so the finding is critical
+        p = t["heap_after_gc"]
+        xs = [(a - p[0][0]) / 1e9 for a, _ in p]; ys = [u for _, u in p]
+        mx = sum(xs) / len(xs); my = sum(ys) / len(ys)
+        own = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        if 100 * own / my >= 5 and fs[0]["severity"] != "critical":
+            bad.append("growth %.1f%%/s by the workload's own readings, severity %s" % (100 * own / my, fs[0]["severity"]))
+    if not any(f["subject"].startswith("FindingsWorkload.retain:") for f in of("leak-suspect")):
+        bad.append("no leak suspect names FindingsWorkload.retain")
+elif rule == "flat":
+    # a working set made once and kept: no leak, no rising heap
+    if t["retained_bytes"] != 0:
+        bad.append("the workload retained %d bytes over time" % t["retained_bytes"])
+    for f in of("heap-after-gc-rising") + of("leak-suspect"):
+        bad.append("a %s finding: %s" % (f["rule"], f["sentence"]))
+elif rule == "burst":
+    # the highest peak lies in the window the workload printed, at about
+    # the rate it allocated there; the buckets inside it are peaks
+    fs = of("allocation-rate")
+    if len(fs) != 1 or fs[0].get("figure") is None:
+        bad.append("%d allocation-rate findings with a picture, expected 1" % len(fs))
+    else:
+        g = r["figures"][fs[0]["figure"]]
+        ts, ys, peaks = g["time_ns"], g["series"][0]["y"], g["peaks"]
+        w = ts[1] - ts[0]
+        top = max(range(len(ys)), key=lambda i: ys[i])
+        a, b = t["burst_from_ns"], t["burst_to_ns"]
+        if not (ts[top] < b and ts[top] + w > a):
+            bad.append("the highest bucket [%d, +%d) is outside the burst [%d, %d)" % (ts[top], w, a, b))
+        if top not in peaks:
+            bad.append("the highest bucket is not marked a peak")
+        if abs(ys[top] - t["burst_rate"]) > 0.35 * t["burst_rate"]:
+            bad.append("peak %.0f B/s, the workload allocated %.0f B/s in its burst" % (ys[top], t["burst_rate"]))
+        inside = [i for i in peaks if ts[i] < b and ts[i] + w > a]
+        whole = int((b - a) // w) - 1
+        if len(inside) < whole:
+            bad.append("%d peak buckets in the burst, %d buckets lie wholly in it" % (len(inside), whole))
+        if not any("in that window: FindingsWorkload.garbage:" in e for e in fs[0]["evidence"]):
+            bad.append("the peak's window does not name FindingsWorkload.garbage")
+elif rule == "arrays":
+    # N byte[ARRAY_LEN] from FindingsWorkload.bigArray: humongous in a
+    # region of 1 MiB (the agent's recording has no heap summary); each
+    # is ARRAY_LEN bytes and an array header (16 bytes with compressed
+    # class pointers, at most 32)
+    fs = of("large-arrays")
+    if len(fs) != 1:
+        bad.append("%d large-arrays findings, expected 1" % len(fs))
+    else:
+        x = facts(fs[0])
+        n, ln = t["arrays"], t["array_len"]
+        if not fs[0]["subject"].startswith(t["array_site"] + ":"):
+            bad.append("subject %s, expected %s" % (fs[0]["subject"], t["array_site"]))
+        if x["objects"] != n:
+            bad.append("%d objects, the workload allocated %d" % (x["objects"], n))
+        if not n * ln <= x["bytes"] <= n * (ln + 32):
+            bad.append("%d bytes, expected %d arrays of %d bytes and a header" % (x["bytes"], n, ln))
+        if x["region_size"] != 1 << 20:
+            bad.append("region size %d, expected the assumed 1 MiB" % x["region_size"])
+        if fs[0]["severity"] != "warning":
+            bad.append("severity %s: they are most of the bytes" % fs[0]["severity"])
+for m in bad:
+    print(m, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+t_begin report_heap_after_gc_rising_at_the_workloads_rate
+report_json ri "$WL/jdk17-rising-heap.jfr"
+check_workload rising "$W/ri.json" "$WL/jdk17-rising-heap.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_flat_heap_workload_raises_no_leak
+report_json fl "$WL/jdk17-flat-heap.jfr"
+check_workload flat "$W/fl.json" "$WL/jdk17-flat-heap.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_allocation_rate_peak_in_the_workloads_burst
+report_json bu "$WL/jdk17-alloc-burst.jfr"
+check_workload burst "$W/bu.json" "$WL/jdk17-alloc-burst.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_agent_large_arrays_as_the_workload_made_them
+report_json la "$WL/agent-large-arrays.hsa"
+check_workload arrays "$W/la.json" "$WL/agent-large-arrays.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
 t_begin report_escapes_names_from_files
 # markup in a heap name; an escape sequence, a C1 control (U+009B, CSI)
 # and a byte that is not UTF-8 in the file's name
