@@ -223,12 +223,16 @@ golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
 	@HEAPSIFT=$(abspath $(BIN)) BROWSE_UPDATE=1 sh tests/cli/browse.sh | tail -n 1
 
-# Layering (STYLE.md): codecs stand alone, the TUI sees only the query API.
+# Layering (STYLE.md): codecs stand alone, the TUI sees only the query API
+# (the findings included: never the report's renderers), and the query
+# layer knows none of its front ends.
 layering:
 	@bad=$$(grep -lE '#include "(src/)?(store|tui|query|importers|input)/' \
 		$$(find formats -name '*.[ch]') /dev/null); \
-	 bad="$$bad$$(grep -lE '#include "(src/)?(importers|input|store/.*_int)' \
+	 bad="$$bad$$(grep -lE '#include "(src/)?(importers|input|report|export|cli|store/.*_int|query/.*_int)' \
 		$$(find tui -name '*.[ch]') /dev/null)"; \
+	 bad="$$bad$$(grep -lE '#include "(src/)?(report|export|cli|tui)/' \
+		$$(find src/query -name '*.[ch]') /dev/null)"; \
 	 if [ -n "$$bad" ]; then echo "layering violated in: $$bad"; exit 1; fi
 
 FORMAT_SRC = $(shell find src formats importers tui tests -name '*.[ch]')

@@ -21,7 +21,7 @@ const struct key_binding key_table[] = {
 	{'q', "q", ACT_QUIT, 0, "quit"},
 	{'\t', "Tab", ACT_NEXT_VIEW, 0, "next view"},
 	{KEY_BTAB, "S-Tab", ACT_PREV_VIEW, 0, "previous view"},
-	{'1', "1-7", ACT_VIEW_1, 0, "go to view 1..7 (see the tab bar)"},
+	{'1', "1-8", ACT_VIEW_1, 0, "go to view 1..8 (see the tab bar)"},
 	{'2', NULL, ACT_VIEW_2, 0, NULL},
 	{'3', NULL, ACT_VIEW_3, 0, NULL},
 	{'4', NULL, ACT_VIEW_4, 0, NULL},
@@ -39,8 +39,10 @@ const struct key_binding key_table[] = {
 	{KEY_HOME, "Home g", ACT_HOME, 0, "first row"},
 	{KEY_END, "End G", ACT_END, 0, "last row"},
 	{'/', "/", ACT_SEARCH, 0, "search (jump to) a PCRE2 regex"},
-	{'n', "n", ACT_SEARCH_NEXT, TREES | LISTS, "next match"},
-	{'N', "N", ACT_SEARCH_PREV, TREES | LISTS, "previous match"},
+	{'n', "n", ACT_SEARCH_NEXT, TREES | LISTS | VMASK(VIEW_FINDINGS),
+	 "next match"},
+	{'N', "N", ACT_SEARCH_PREV, TREES | LISTS | VMASK(VIEW_FINDINGS),
+	 "previous match"},
 	{'\\', "\\", ACT_FILTER, 0,
 	 "filter: hide rows that do not match a regex (empty: clear)"},
 	{'K', "K", ACT_KIND, 0, "next sample kind"},
@@ -108,6 +110,11 @@ const struct key_binding key_table[] = {
 	{'n', "n N", ACT_SEARCH_NEXT, VMASK(VIEW_CODEHEAP),
 	 "next, previous match"},
 	{'N', NULL, ACT_SEARCH_PREV, VMASK(VIEW_CODEHEAP), NULL},
+	/* findings */
+	{'\n', "Enter", ACT_ENTER, VMASK(VIEW_FINDINGS),
+	 "go to the view of the finding's subject and find it there"},
+	{KEY_ENTER, NULL, ACT_ENTER, VMASK(VIEW_FINDINGS), NULL},
+	{KEY_RIGHT, NULL, ACT_ENTER, VMASK(VIEW_FINDINGS), NULL},
 	{0, NULL, ACT_NONE, 0, NULL},
 };
 

@@ -17,17 +17,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "query/findings.h"
 #include "tui/keys.h"
 #include "tui/list.h"
 #include "tui/names.h"
 #include "tui/screen.h"
 #include "tui/view.h"
-#include "util/xalloc.h"
+#include "util/buf.h"
 #include "util/human.h"
+#include "util/xalloc.h"
 
 const struct tui_view_ops *const view_table[] = {
 	&view_overview, &view_alloc,	 &view_tree,	 &view_inverted,
-	&view_timeline, &view_survivors, &view_codeheap,
+	&view_timeline, &view_survivors, &view_codeheap, &view_findings,
 };
 const unsigned n_views = sizeof(view_table) / sizeof(view_table[0]);
 
@@ -578,7 +580,39 @@ static void mouse(struct loop *l)
 					   ev.y - a.top, ev.x, twice);
 }
 
-/* Returns false to quit. */
+/* A view asked to go to another (the Findings view's Enter): switch,
+ * and search there for the key, literally, as / would. */
+static void jump(struct loop *l)
+{
+	const struct tui_view_ops *v;
+	struct buf re = BUF_INIT;
+	char err[512];
+	struct regex *r;
+
+	switch_view(l, (unsigned)l->t.jump_view);
+	l->t.jump_view = -1;
+	v = view_table[l->view];
+	if (!l->t.jump_key[0] || !v->search)
+		return;
+	findings_regex_literal(&re, l->t.jump_key);
+	r = regex_new(re.data, err, sizeof(err));
+	buf_release(&re);
+	if (!r)
+		return;
+	/* draw once first: a view builds its rows when drawn */
+	draw(l);
+	if (v->search(&l->t, l->state[l->view], r, 0)) {
+		regex_free(l->search);
+		l->search = r;
+		snprintf(l->search_text, sizeof(l->search_text), "%.200s",
+			 l->t.jump_key);
+	} else {
+		tui_message(&l->t, false, "%s: %s is not among the rows shown",
+			    v->name, l->t.jump_key);
+		regex_free(r);
+	}
+}
+
 /* B: the time range becomes the baseline (and is cleared, so that the
  * next range is compared with it); without one, recording 0 when there
  * are several; with a baseline, back to plain views. */
@@ -720,12 +754,14 @@ static bool key(struct loop *l, int c)
 			regex_free(l->search);
 			l->search = NULL;
 		}
+		if (l->t.jump_view >= 0)
+			jump(l);
 	}
 	return true;
 }
 
-int tui_browse(struct store *s, const char *name, const struct tui_base *base,
-	       struct err *e)
+int tui_browse(struct store *s, const char *name, const char *store_path,
+	       const struct tui_base *base, struct err *e)
 {
 	struct loop *l = xcalloc(1, sizeof(*l));
 	const char *stamp = getenv("HEAPSIFT_BROWSE_STAMP");
@@ -742,6 +778,8 @@ int tui_browse(struct store *s, const char *name, const struct tui_base *base,
 		return err_set(e, ERR_FAIL, "cannot set up the terminal");
 	}
 	l->name = name;
+	l->t.store_path = store_path;
+	l->t.jump_view = -1;
 	if (base && base->set)
 		model_set_base(&l->t.m, base->recording, base->from_ns,
 			       base->to_ns);

@@ -13,7 +13,9 @@ struct store;
 
 /*
  * Run the browser on s (borrowed; the caller closes it afterwards) until
- * the user quits.  name is what the title bar calls the store.  Needs a
+ * the user quits.  name is what the title bar calls the store,
+ * store_path how the findings' commands name it (the path given, or the
+ * cache store's).  Needs a
  * terminal on stdin and stdout.  0 on a normal quit; <0 with e set when
  * the store cannot be read or the terminal cannot be set up.
  *
@@ -31,7 +33,7 @@ struct tui_base {
 	int64_t from_ns, to_ns;
 };
 
-int tui_browse(struct store *s, const char *name, const struct tui_base *base,
-	       struct err *e);
+int tui_browse(struct store *s, const char *name, const char *store_path,
+	       const struct tui_base *base, struct err *e);
 
 #endif

@@ -5,8 +5,8 @@
  * actions from the key table, and answer searches and filters.  A view
  * keeps its state (cursor, folds, cached query results) in an object of
  * its own that lives while the browser runs, so that switching away and
- * back finds it as it was.  A new view (the code heaps, when its query
- * API lands) is one more entry in view_table[].
+ * back finds it as it was.  A new view is one more entry in
+ * view_table[].
  */
 #ifndef HS_TUI_VIEW_H
 #define HS_TUI_VIEW_H
@@ -31,6 +31,12 @@ struct tui {
 	struct model m;
 	char msg[512]; /* shown on the last line until the next key */
 	bool msg_error;
+	/* the store as a command names it (the findings' commands) */
+	const char *store_path;
+	/* set by a view's act: go to view jump_view (-1: stay) and search
+	 * there for jump_key literally ("": no search) */
+	int jump_view;
+	char jump_key[512];
 };
 
 /* Say something on the message line (errors in their style). */
@@ -74,6 +80,7 @@ enum {
 	VIEW_TIMELINE,
 	VIEW_SURVIVORS,
 	VIEW_CODEHEAP,
+	VIEW_FINDINGS,
 };
 #define VMASK(v) (1u << (v))
 
@@ -91,6 +98,7 @@ const char *tui_offset(const struct model *m, int64_t ns, char *out,
 const char *tui_time(int64_t ns, char *out, size_t size);
 
 extern const struct tui_view_ops view_overview, view_alloc, view_tree,
-	view_inverted, view_timeline, view_survivors, view_codeheap;
+	view_inverted, view_timeline, view_survivors, view_codeheap,
+	view_findings;
 
 #endif

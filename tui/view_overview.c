@@ -225,8 +225,8 @@ static void ov_draw(struct tui *t, void *st, const struct area *a)
 				   l->right);
 	}
 	screen_put(a->detail, 0, a->width, ST_DIM,
-		   "2 allocations  3 call tree  4 inverted  5 timeline  "
-		   "6 survivors  7 code heaps");
+		   "2 alloc  3 tree  4 inverted  5 timeline  "
+		   "6 survivors  7 code heaps  8 findings");
 }
 
 static bool ov_act(struct tui *t, void *st, enum action act,

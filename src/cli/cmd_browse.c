@@ -179,7 +179,7 @@ int cmd_browse(int argc, char **argv)
 			return rc;
 		}
 	}
-	rc = tui_browse(s, name, &base, &e) < 0 ? EXIT_ERROR : EXIT_OK;
+	rc = tui_browse(s, name, path, &base, &e) < 0 ? EXIT_ERROR : EXIT_OK;
 	if (rc != EXIT_OK)
 		view_error("browse", &e);
 	store_close(s);

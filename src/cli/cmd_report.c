@@ -4,7 +4,7 @@
  * imports them into the cache store browse uses, keeping the inventory
  * beside it ("STORE.inventory") so that a second report reads neither
  * again; given a store, it reports on that.  The findings come from the
- * rules in src/report/rules.c, through the query layer; this file only
+ * rules in src/query/rules.c, through the query layer; this file only
  * gathers the inventory, runs them and writes the chosen format.
  */
 #include <errno.h>
@@ -405,9 +405,9 @@ static int gather(struct report *r, struct input_limits *lim, int n,
 
 static void print_rules(void)
 {
-	const struct report_rule *r;
+	const struct finding_rule *r;
 
-	for (r = report_rule_table; r->name; r++)
+	for (r = finding_rule_table; r->name; r++)
 		printf("%s\n  reads:    %s\n  fires:    %s\n  severity: %s\n"
 		       "  means:    %s\n",
 		       r->name, r->reads, r->fires, r->severity, r->text);
@@ -490,7 +490,7 @@ int cmd_report(int argc, char **argv)
 					buf_addf(&w, "--%s=%s", op->name,
 						 optarg);
 					buf_addch(&fargs, ' ');
-					report_shell_word(&fargs, w.data);
+					findings_shell_word(&fargs, w.data);
 					buf_release(&w);
 				}
 		}
@@ -558,7 +558,7 @@ int cmd_report(int argc, char **argv)
 		char *fake[3] = {(char *)"report", (char *)store_path, NULL};
 		int rc;
 
-		report_shell_word(&store_arg, store_path);
+		findings_shell_word(&store_arg, store_path);
 		r.store_path = xstrdup(store_path);
 		optind = 1;
 		rc = view_open("report", 2, fake, &f, &s, &q);
@@ -586,8 +586,8 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr,
 				"heapsift report: wrote %s (%zu "
 				"finding%s)\n",
-				o.path, r.n_findings,
-				r.n_findings == 1 ? "" : "s");
+				o.path, r.found.n_findings,
+				r.found.n_findings == 1 ? "" : "s");
 	} else {
 		fwrite(out.data, 1, out.len, stdout);
 	}

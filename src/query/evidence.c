@@ -4,7 +4,7 @@
  * settings.  Each reads the query's kind whole (query_materialize), as
  * survivors does, and joins it with the liveness and old-object tables
  * by sample number; no per-sample allocation.  It ranks nothing and
- * judges nothing: the rules in src/report/rules.c do.
+ * judges nothing: the rules in src/query/rules.c do.
  */
 #include <stdlib.h>
 #include <string.h>

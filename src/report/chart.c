@@ -17,7 +17,7 @@ static size_t col_of(size_t i, size_t n, size_t cols)
 	return n > 1 ? i * (cols - 1) / (n - 1) : 0;
 }
 
-void report_chart_columns(struct buf *out, const struct report_figure *g,
+void report_chart_columns(struct buf *out, const struct finding_figure *g,
 			  size_t width, size_t height, const char *indent)
 {
 	const double *y = g->series[0].y;
@@ -97,7 +97,7 @@ void report_chart_spark(struct buf *out, const double *y, size_t n,
 	}
 }
 
-void report_chart_map(struct buf *out, const struct report_figure *g,
+void report_chart_map(struct buf *out, const struct finding_figure *g,
 		      size_t width, const char *indent)
 {
 	size_t i;

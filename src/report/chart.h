@@ -10,13 +10,13 @@
 
 /* Series 0 of g as a column chart height rows high, at most width
  * columns, peaks marked under it; every line starts with indent. */
-void report_chart_columns(struct buf *out, const struct report_figure *g,
+void report_chart_columns(struct buf *out, const struct finding_figure *g,
 			  size_t width, size_t height, const char *indent);
 /* A sparkline of y in ten levels, at most width characters. */
 void report_chart_spark(struct buf *out, const double *y, size_t n,
 			size_t width);
 /* A granule map in rows of width cells between bars. */
-void report_chart_map(struct buf *out, const struct report_figure *g,
+void report_chart_map(struct buf *out, const struct finding_figure *g,
 		      size_t width, const char *indent);
 
 #endif

@@ -64,7 +64,7 @@ static const char css[] =
 	"svg text{font:11px sans-serif}"; /* then report_flame_css */
 
 /* An x position on a chart of width w for point i of n. */
-static double xpos(const struct report_figure *g, size_t i, double left,
+static double xpos(const struct finding_figure *g, size_t i, double left,
 		   double w)
 {
 	double span = (double)(g->t_ns[g->n_points - 1] - g->t_ns[0]);
@@ -74,7 +74,7 @@ static double xpos(const struct report_figure *g, size_t i, double left,
 	return left + w * (double)(g->t_ns[i] - g->t_ns[0]) / span;
 }
 
-static void svg_lines(struct buf *out, const struct report_figure *g)
+static void svg_lines(struct buf *out, const struct finding_figure *g)
 {
 	const double W = 760, H = 220, L = 80, R = 20, T = 10, B = 30;
 	double max = 0, pw = W - L - R, ph = H - T - B;
@@ -163,7 +163,7 @@ static const char *fill_colour(double f)
 	return c[f >= 1 ? 8 : (int)(f * 8.999)];
 }
 
-static void svg_map(struct buf *out, const struct report_figure *g)
+static void svg_map(struct buf *out, const struct finding_figure *g)
 {
 	const size_t per_row = 64, cell = 11;
 	size_t rows = (g->n_cells + per_row - 1) / per_row, i;
@@ -195,7 +195,7 @@ static void svg_map(struct buf *out, const struct report_figure *g)
 
 static void figure_html(struct buf *out, const struct report *r, int fig)
 {
-	const struct report_figure *g = &r->figures[fig];
+	const struct finding_figure *g = &r->found.figures[fig];
 
 	buf_adds(out, "<figure><figcaption>");
 	h(out, g->title);
@@ -244,22 +244,22 @@ void report_render_html(const struct report *r, struct buf *out)
 		      "<a href=\"#flamegraph\">Flame graph</a> &middot; "
 		      "<a href=\"#inventory\">Inventory</a> &middot; "
 		      "<a href=\"#appendix\">Appendix</a></p>\n");
-	for (i = 0; i < r->n_findings; i++)
-		sev[r->findings[i].severity]++;
+	for (i = 0; i < r->found.n_findings; i++)
+		sev[r->found.findings[i].severity]++;
 	buf_addf(out,
 		 "<section id=\"findings\"><h2>Findings</h2>\n<p>%zu "
 		 "findings: %zu critical, %zu warning, %zu info, most severe "
 		 "first.</p>\n",
-		 r->n_findings, sev[REPORT_CRITICAL], sev[REPORT_WARNING],
-		 sev[REPORT_INFO]);
-	for (i = 0; i < r->n_findings; i++) {
-		const struct report_finding *f = &r->findings[i];
+		 r->found.n_findings, sev[FINDING_CRITICAL],
+		 sev[FINDING_WARNING], sev[FINDING_INFO]);
+	for (i = 0; i < r->found.n_findings; i++) {
+		const struct finding *f = &r->found.findings[i];
 
 		buf_addf(out,
 			 "<article class=\"finding %s\" id=\"f%zu\"><h3>"
 			 "<span class=\"sev\">%s</span> %zu. %s",
-			 report_severity_name(f->severity), i + 1,
-			 report_severity_name(f->severity), i + 1, f->rule);
+			 finding_severity_name(f->severity), i + 1,
+			 finding_severity_name(f->severity), i + 1, f->rule);
 		if (f->subject) {
 			buf_adds(out, ": ");
 			h(out, f->subject);

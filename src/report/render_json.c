@@ -76,7 +76,7 @@ static void time_or_null(struct buf *out, int64_t ns)
 		buf_addf(out, "%" PRId64, ns);
 }
 
-static const char *fig_kind(enum report_figure_kind k)
+static const char *fig_kind(enum finding_figure_kind k)
 {
 	switch (k) {
 	case FIG_RATE:
@@ -107,15 +107,15 @@ void report_render_json(const struct report *r, struct buf *out)
 	str(out, r->filters ? r->filters : "");
 
 	buf_adds(out, ",\n  \"findings\": [");
-	for (i = 0; i < r->n_findings; i++) {
-		const struct report_finding *f = &r->findings[i];
+	for (i = 0; i < r->found.n_findings; i++) {
+		const struct finding *f = &r->found.findings[i];
 
 		buf_addf(out,
 			 "%s\n    {\"rank\": %zu, \"rule\": ", i ? "," : "",
 			 i + 1);
 		str(out, f->rule);
 		buf_adds(out, ", \"severity\": ");
-		str(out, report_severity_name(f->severity));
+		str(out, finding_severity_name(f->severity));
 		buf_addf(out, ", \"few_samples\": %s,\n     \"subject\": ",
 			 f->few_samples ? "true" : "false");
 		str(out, f->subject);
@@ -174,8 +174,8 @@ void report_render_json(const struct report *r, struct buf *out)
 		str(out, r->problems[i]);
 	}
 	buf_adds(out, "]},\n  \"figures\": [");
-	for (i = 0; i < r->n_figures; i++) {
-		const struct report_figure *g = &r->figures[i];
+	for (i = 0; i < r->found.n_figures; i++) {
+		const struct finding_figure *g = &r->found.figures[i];
 
 		buf_adds(out, i ? ",\n    " : "\n    ");
 		buf_adds(out, "{\"kind\": ");

@@ -53,7 +53,7 @@ static void code_span(struct buf *out, const char *s)
 
 static void figure_md(struct buf *out, const struct report *r, int fig)
 {
-	const struct report_figure *g = &r->figures[fig];
+	const struct finding_figure *g = &r->found.figures[fig];
 	size_t i;
 
 	buf_adds(out, "\n*");
@@ -98,30 +98,30 @@ void report_render_md(const struct report *r, struct buf *out)
 		code_span(out, r->filters);
 	}
 	buf_adds(out, ".\n\n## Findings\n\n");
-	for (i = 0; i < r->n_findings; i++)
-		sev[r->findings[i].severity]++;
+	for (i = 0; i < r->found.n_findings; i++)
+		sev[r->found.findings[i].severity]++;
 	buf_addf(out, "%zu findings: %zu critical, %zu warning, %zu info.\n\n",
-		 r->n_findings, sev[REPORT_CRITICAL], sev[REPORT_WARNING],
-		 sev[REPORT_INFO]);
-	if (r->n_findings) {
+		 r->found.n_findings, sev[FINDING_CRITICAL],
+		 sev[FINDING_WARNING], sev[FINDING_INFO]);
+	if (r->found.n_findings) {
 		buf_adds(out, "| # | severity | rule | about |\n"
 			      "|---:|---|---|---|\n");
-		for (i = 0; i < r->n_findings; i++) {
-			const struct report_finding *f = &r->findings[i];
+		for (i = 0; i < r->found.n_findings; i++) {
+			const struct finding *f = &r->found.findings[i];
 
 			buf_addf(out, "| %zu | %s%s | %s | ", i + 1,
-				 report_severity_name(f->severity),
+				 finding_severity_name(f->severity),
 				 f->few_samples ? " (few samples)" : "",
 				 f->rule);
 			md(out, f->subject ? f->subject : "");
 			buf_adds(out, " |\n");
 		}
 	}
-	for (i = 0; i < r->n_findings; i++) {
-		const struct report_finding *f = &r->findings[i];
+	for (i = 0; i < r->found.n_findings; i++) {
+		const struct finding *f = &r->found.findings[i];
 
 		buf_addf(out, "\n### %zu. %s: %s", i + 1,
-			 report_severity_name(f->severity), f->rule);
+			 finding_severity_name(f->severity), f->rule);
 		if (f->subject) {
 			buf_adds(out, ": ");
 			md(out, f->subject);

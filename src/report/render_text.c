@@ -39,12 +39,12 @@ void report_time(struct buf *out, int64_t ns)
 
 static void figure_text(struct buf *out, const struct report *r, int fig)
 {
-	const struct report_figure *g;
+	const struct finding_figure *g;
 	size_t i;
 
-	if (fig < 0 || (size_t)fig >= r->n_figures)
+	if (fig < 0 || (size_t)fig >= r->found.n_figures)
 		return;
-	g = &r->figures[fig];
+	g = &r->found.figures[fig];
 	buf_adds(out, "   ");
 	put(out, g->title);
 	buf_adds(out, ":\n");
@@ -68,10 +68,10 @@ static void figure_text(struct buf *out, const struct report *r, int fig)
 static void finding_text(struct buf *out, const struct report *r, size_t k,
 			 bool *drawn)
 {
-	const struct report_finding *f = &r->findings[k];
+	const struct finding *f = &r->found.findings[k];
 	size_t i;
 
-	buf_addf(out, "%zu. [%s] %s", k + 1, report_severity_name(f->severity),
+	buf_addf(out, "%zu. [%s] %s", k + 1, finding_severity_name(f->severity),
 		 f->rule);
 	if (f->subject) {
 		buf_adds(out, ": ");
@@ -126,20 +126,20 @@ void report_render_text(const struct report *r, struct buf *out)
 		put(out, r->filters);
 		buf_addch(out, '\n');
 	}
-	for (i = 0; i < r->n_findings; i++)
-		sev[r->findings[i].severity]++;
+	for (i = 0; i < r->found.n_findings; i++)
+		sev[r->found.findings[i].severity]++;
 	buf_addf(out,
 		 "\nFINDINGS (%zu: %zu critical, %zu warning, %zu info)"
 		 "\n\n",
-		 r->n_findings, sev[REPORT_CRITICAL], sev[REPORT_WARNING],
-		 sev[REPORT_INFO]);
-	if (!r->n_findings)
+		 r->found.n_findings, sev[FINDING_CRITICAL],
+		 sev[FINDING_WARNING], sev[FINDING_INFO]);
+	if (!r->found.n_findings)
 		buf_adds(out, r->store_path ? "No rule fired.\n\n"
 					    : "Nothing could be imported, so "
 					      "there is nothing to judge.\n\n");
-	for (i = 0; i < r->n_findings; i++)
+	for (i = 0; i < r->found.n_findings; i++)
 		finding_text(out, r, i, drawn);
-	for (i = 0; i < r->n_figures && i < 64; i++)
+	for (i = 0; i < r->found.n_figures && i < 64; i++)
 		if (!drawn[i]) {
 			figure_text(out, r, (int)i);
 			buf_addch(out, '\n');

@@ -2,7 +2,7 @@
  * The report's model (report.h): adding findings, facts and figures,
  * running the rules, the flame graph and the appendix, the sort, and
  * the helpers every renderer shares (cleaning names from files, shell
- * words, sizes).  The rules themselves are in rules.c.
+ * words, sizes).  The findings come from query_findings() (src/query/).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -17,18 +17,6 @@
 #include "util/human.h"
 #include "util/xalloc.h"
 
-const char *report_severity_name(enum report_severity s)
-{
-	switch (s) {
-	case REPORT_CRITICAL:
-		return "critical";
-	case REPORT_WARNING:
-		return "warning";
-	default:
-		return "info";
-	}
-}
-
 char *report_strf(const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;
@@ -40,87 +28,8 @@ char *report_strf(const char *fmt, ...)
 	return buf_detach(&b, NULL);
 }
 
-struct report_finding *report_add(struct report_ctx *c, const char *rule,
-				  enum report_severity sev)
-{
-	struct report *r = c->r;
-	struct report_finding *f;
-
-	r->findings = xreallocarray(r->findings, r->n_findings + 1,
-				    sizeof(*r->findings));
-	f = &r->findings[r->n_findings++];
-	memset(f, 0, sizeof(*f));
-	f->rule = rule;
-	f->severity = sev;
-	f->figure = -1;
-	return f;
-}
-
-void report_evidence(struct report_finding *f, const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	f->evidence =
-		xreallocarray(f->evidence, f->n_evidence + 1, sizeof(char *));
-	f->evidence[f->n_evidence++] = buf_detach(&b, NULL);
-}
-
-void report_fact(struct report_finding *f, const char *name, double value,
-		 const char *unit)
-{
-	if (f->n_facts >= REPORT_MAX_FACTS || !isfinite(value))
-		return;
-	f->facts[f->n_facts].name = name;
-	f->facts[f->n_facts].value = value;
-	f->facts[f->n_facts].unit = unit;
-	f->n_facts++;
-}
-
-int report_add_figure(struct report *r, enum report_figure_kind kind,
-		      const char *title, const char *unit, size_t n_points)
-{
-	struct report_figure *g;
-
-	r->figures = xreallocarray(r->figures, r->n_figures + 1,
-				   sizeof(*r->figures));
-	g = &r->figures[r->n_figures];
-	memset(g, 0, sizeof(*g));
-	g->kind = kind;
-	g->title = xstrdup(title);
-	g->unit = unit;
-	g->n_points = n_points;
-	g->t_ns = xcalloc(n_points ? n_points : 1, sizeof(int64_t));
-	return (int)r->n_figures++;
-}
-
-static void figure_release(struct report_figure *g)
-{
-	size_t k;
-
-	free(g->title);
-	free(g->t_ns);
-	for (k = 0; k < g->n_series; k++) {
-		free(g->series[k].name);
-		free(g->series[k].y);
-	}
-	free(g->series);
-	free(g->peaks);
-	free(g->cells);
-	free(g->fill);
-}
-
-void report_drop_figure(struct report *r)
-{
-	if (r->n_figures)
-		figure_release(&r->figures[--r->n_figures]);
-}
-
-int report_query(struct report_ctx *c, int kind, const char *key,
-		 enum query_group by, struct query **q, struct err *e)
+static int report_query(struct report_ctx *c, int kind, const char *key,
+			enum query_group by, struct query **q, struct err *e)
 {
 	struct query_options o = *c->filters;
 
@@ -175,62 +84,9 @@ static void clean(struct buf *out, const char *s, bool keep_backslash)
 	}
 }
 
-void report_shell_word(struct buf *out, const char *s)
-{
-	const char *p;
-
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
-			    "XYZ0123456789_-+=.,/:@%") == strlen(s)) {
-		buf_adds(out, s);
-		return;
-	}
-	buf_addch(out, '\'');
-	for (p = s; *p; p++)
-		if (*p == '\'')
-			buf_adds(out, "'\\''");
-		else
-			buf_addch(out, *p);
-	buf_addch(out, '\'');
-}
-
-void report_regex_literal(struct buf *out, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("\\^$.|?*+()[]{}", *s))
-			buf_addch(out, '\\');
-		buf_addch(out, *s);
-	}
-}
-
 const char *report_bytes(int64_t n, char *out, size_t size)
 {
-	static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-	double v = (double)n;
-	int u = 0;
-
-	if (n < 1000 && n > -1000) {
-		snprintf(out, size, "%" PRId64 " B", n);
-		return out;
-	}
-	while ((v >= 1000 || v <= -1000) && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(out, size, "%.2f %s", v, unit[u]);
-	return out;
-}
-
-const char *report_duration(int64_t ns, char *out, size_t size)
-{
-	if (ns < 0)
-		snprintf(out, size, "-");
-	else if (ns < 1000000000ll)
-		snprintf(out, size, "%.0f ms", (double)ns / 1e6);
-	else if (ns < 600000000000ll)
-		snprintf(out, size, "%.1f s", (double)ns / 1e9);
-	else
-		snprintf(out, size, "%.1f min", (double)ns / 6e10);
-	return out;
+	return human_bytes(n, out, size);
 }
 
 bool report_format_parse(const char *s, enum report_format *f)
@@ -309,33 +165,19 @@ void report_clean_command(struct buf *out, const char *s)
 
 /* --- building ------------------------------------------------------------ */
 
-static int by_severity(const void *a, const void *b)
-{
-	const struct report_finding *x = a, *y = b;
-
-	/* a finding on too few samples ranks below the others of its
-	 * severity */
-	if (x->severity != y->severity)
-		return x->severity < y->severity ? 1 : -1;
-	if (x->few_samples != y->few_samples)
-		return x->few_samples ? 1 : -1;
-	if (x->weight != y->weight)
-		return x->weight < y->weight ? 1 : -1;
-	return strcmp(x->rule, y->rule);
-}
-
 /* The flame graph: the call tree of the default kind
  * (report_flame_build, shared with export --format=svg). */
 static int build_flame(struct report_ctx *c, struct err *e)
 {
 	struct query *q;
 	struct report *r = c->r;
+	uint64_t counts[SAMPLE__COUNT];
 	int rc;
 
 	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
-	if (query_kind(q) == SAMPLE_OLD_OBJECT &&
-	    !c->kind_counts[query_kind(q)]) {
+	query_kind_counts(q, counts);
+	if (query_kind(q) == SAMPLE_OLD_OBJECT && !counts[query_kind(q)]) {
 		query_free(q);
 		return 0;
 	}
@@ -410,19 +252,9 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 
 int report_build(struct report_ctx *c, struct err *e)
 {
-	const struct report_rule *rule;
-	struct query *q;
-
-	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+	if (query_findings(c->s, c->filters, c->store_arg, c->filter_args,
+			   &c->r->found, e) < 0)
 		return ERR_FAIL;
-	query_kind_counts(q, c->kind_counts);
-	query_free(q);
-	for (rule = report_rule_table; rule->name; rule++)
-		if (rule->fn(c, rule, e) < 0)
-			return ERR_FAIL;
-	if (c->r->n_findings > 1)
-		qsort(c->r->findings, c->r->n_findings, sizeof(*c->r->findings),
-		      by_severity);
 	if (build_flame(c, e) < 0 || build_recordings(c, e) < 0)
 		return ERR_FAIL;
 	return 0;
@@ -441,19 +273,7 @@ void report_release(struct report *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->n_findings; i++) {
-		struct report_finding *f = &r->findings[i];
-
-		free(f->subject);
-		free(f->sentence);
-		free_strs(f->evidence, f->n_evidence);
-		free(f->command);
-		free(f->fix);
-	}
-	free(r->findings);
-	for (i = 0; i < r->n_figures; i++)
-		figure_release(&r->figures[i]);
-	free(r->figures);
+	findings_release(&r->found);
 	for (i = 0; i < r->n_flame; i++)
 		free(r->flame[i].label);
 	free(r->flame);

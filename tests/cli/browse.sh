@@ -293,6 +293,60 @@ b_screen tree-resized-back-80x24
 b_quit
 t_end
 
+t_begin "80x24 findings: those of heapsift report, the leak fixture's leaking site among them"
+# a relative store keeps the findings' commands, and the screens, the
+# same in every run
+b_start 80 24 $UTF -- ../work/leak.hsdb
+b_keys 8
+b_screen findings-80x24
+# the same findings as heapsift report, in its order: the count on the
+# first line, and each one's severity, rule and subject on the line the
+# cursor is on as it goes down the list
+(cd "$T/cwd" && cli report --format=json ../work/leak.hsdb) >"$T/work/report.json"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for f in r["findings"]:
+    print("%-8s %s%s" % (f["severity"], f["rule"], ": " + f["subject"] if f.get("subject") else ""))
+' "$T/work/report.json" >"$T/work/findings.want" || t_fail "cannot read heapsift report's JSON"
+n=$(wc -l <"$T/work/findings.want")
+[ "$n" -gt 0 ] || t_fail "heapsift report has no findings on the leak fixture"
+b_capture | grep -q "^ $n findings: " || t_fail "the first line does not count $n findings: $(b_capture | sed -n 2p)"
+# (nth: the b_* helpers use i and k)
+nth=0
+while read -r want; do
+	nth=$((nth + 1))
+	[ $nth -gt 1 ] && b_keys j
+	b_capture | grep -q "^finding $nth of $n" || t_fail "the detail line does not say finding $nth of $n"
+	# the header may be wrapped at 80 columns: its first 70 characters
+	b_capture | grep -qF " $(printf '%s' "$want" | cut -c1-70)" || t_fail "finding $nth is not '$want' on the screen"
+done <"$T/work/findings.want"
+[ $nth = "$n" ] || t_fail "went through $nth findings of $n"
+# the fixture's README (../shared/fixtures/jfr) names the leaking site:
+# HeapWorkload.leakIntoCache, kept forever in a static HashMap
+b_keys g /
+b_type leakIntoCache
+b_keys Enter
+b_capture | grep -qE '^ (critical|warning) +leak-suspect: HeapWorkload\.leakIntoCache:' ||
+	t_fail "no leak-suspect finding names HeapWorkload.leakIntoCache"
+b_screen findings-leak-80x24
+# its command, as the screen shows it, runs and shows the site
+cmd=$(b_capture | awk '/leak-suspect: HeapWorkload\.leakIntoCache/ { on = 1 } on && /^   more: heapsift / { sub(/^   more: heapsift /, ""); print; exit }')
+[ -n "$cmd" ] || t_fail "the leak suspect shows no command"
+(cd "$T/cwd" && eval "\"\$HEAPSIFT\" $cmd") 2>"$T/work/cmd.err" | grep -q 'HeapWorkload\.leakIntoCache' ||
+	t_fail "'heapsift $cmd' does not show HeapWorkload.leakIntoCache: $(cat "$T/work/cmd.err")"
+# Enter: the Survivors view, on the suspect's row
+b_keys Enter
+b_capture | grep -q '^ by site, leak suspects first' || t_fail "Enter did not open Survivors"
+b_capture | grep -q '│ HeapWorkload\.leakIntoCache:[0-9]*$' || t_fail "Survivors is not on HeapWorkload.leakIntoCache"
+b_keys 8 '?' End
+b_screen help-findings-end-80x24
+b_capture | grep -q "Keys in Findings" || t_fail "the help has no keys of Findings"
+b_capture | grep -q "go to the view of the finding's subject" || t_fail "the help lacks Findings' Enter"
+b_keys Escape
+b_quit
+t_end
+
 # a store of code-heap snapshots: the segmented report and a javacore
 CH=$T/work/ch.hsdb
 (cd "$HS_FIXTURES/.." && "$HEAPSIFT" import -o "$CH" \
@@ -422,7 +476,8 @@ b_quit
 t_end
 
 t_begin "200x60 every view"
-b_start 200 60 $UTF -- "$S"
+# relative: the findings' commands name the store as it was given
+b_start 200 60 $UTF -- ../work/leak.hsdb
 b_screen overview-200x60
 b_keys 2
 b_screen alloc-site-200x60
@@ -439,6 +494,8 @@ b_keys 6
 b_screen survivors-200x60
 b_keys 7
 b_screen codeheap-200x60
+b_keys 8
+b_screen findings-200x60
 b_keys '?'
 b_screen help-200x60
 b_keys Escape
@@ -447,12 +504,12 @@ t_end
 
 t_begin "300x100 every view fills the screen"
 b_start 300 100 $UTF -- "$S"
-for v in 1 2 3 4 5 6 7; do
+for v in 1 2 3 4 5 6 7 8; do
 	b_keys "$v"
 	b_capture >"$T/work/big"
 	[ "$(wc -l <"$T/work/big")" = 100 ] || t_fail "view $v: $(wc -l <"$T/work/big") rows, not 100"
 	sed -n 99p "$T/work/big" | grep -q 'time all' || t_fail "view $v: no status line on row 99"
-	head -n 1 "$T/work/big" | grep -q '7 Code heaps  *heapsift: leak.hsdb$' || t_fail "view $v: tabs or title wrong"
+	head -n 1 "$T/work/big" | grep -q '8 Findings  *heapsift: leak.hsdb$' || t_fail "view $v: tabs or title wrong"
 done
 b_keys 3 E
 b_capture >"$T/work/big"

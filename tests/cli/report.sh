@@ -124,6 +124,183 @@ python3 "$CHECK" codeheap-summary "$F/codeheap/README.md" \
 	"non-profiled nmethods" "hot nmethods" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
 t_end
 
+# code_heap_findings NAME: "SEVERITY FACT=VALUE" per code-heap finding of
+# $W/NAME.json (the javacore facts), one a line
+code_heap_findings() {
+	python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["rule"] == "code-heap":
+        fig = f.get("figures", {})
+        print(f["severity"], " ".join("%s=%.2f" % (k, fig[k]["value"] if isinstance(fig[k], dict) else fig[k])
+              for k in sorted(fig) if k.startswith("jit_") or k == "snapshots"))
+' "$W/$1.json"
+}
+
+t_begin report_javacore_jit_caches_against_their_limits
+# fixtures/javacore README (../shared/fixtures/javacore): every javacore's
+# JIT data cache is 1 or 15 full 2 MB segments against a 1STSEGLIMIT of
+# 402653184, its code cache 29696 or about 58 MB used of 268435456.  A
+# full segment is how OpenJ9 allocates (a segment after another): no
+# finding
+for f in javacore.20230830.134339.30220.0001.txt javacore.20220606.114458.32888.0001.txt.gz \
+	javacore.20220606.114502.32888.0002.txt.gz; do
+	report_json jc "$F/javacore/$f"
+	got=$(code_heap_findings jc)
+	[ -z "$got" ] || t_fail "$f: a code-heap finding on caches far below their limits: $got"
+done
+# the small one with its data cache's limit edited down to its one
+# segment, 2097152 bytes (fixtures/README.md): 100% of the limit
+report_json jl "$F/javacore/javacore.20230830.134339.30220.0001.datacache-at-limit.txt"
+got=$(code_heap_findings jl)
+[ "$got" = "critical jit_data_used_pct=100.00 snapshots=1.00" ] ||
+	t_fail "the data cache at its limit: '$got', expected one critical finding at 100%"
+grep -q 'at its limit' "$W/jl.json" || t_fail "the finding does not say the cache is at its limit"
+# the large one's 15 segments, 31457280 bytes (its README), against
+# limits edited to 15, 15.5 and 16 segments: 100% critical, 96.8% a
+# warning, 93.75% nothing (the thresholds: 99% and 95%)
+for lim in 31457280:critical:100.00 32505856:warning:96.77 33554432::; do
+	l=${lim%%:*} rest=${lim#*:} sev=${rest%%:*} pc=${rest#*:}
+	mkdir -p "$W/lim$l"
+	gzip -dc "$F/javacore/javacore.20220606.114458.32888.0001.txt.gz" |
+		sed "s/^1STSEGLIMIT    Allocation limit:               402653184 (0x0000000018000000)\$/1STSEGLIMIT    Allocation limit: $l (0x$(printf %016X "$l"))/" \
+			>"$W/lim$l/javacore.20220606.114458.32888.0001.txt"
+	[ "$(grep -c "^1STSEGLIMIT .* $l " "$W/lim$l/javacore.20220606.114458.32888.0001.txt")" = 1 ] ||
+		t_fail "the data cache's limit was not edited to $l"
+	report_json lim "$W/lim$l/javacore.20220606.114458.32888.0001.txt"
+	got=$(code_heap_findings lim)
+	want=${sev:+$sev jit_data_used_pct=$pc snapshots=1.00}
+	[ "$got" = "$want" ] || t_fail "data cache of 31457280 bytes, limit $l: '$got', expected '$want'"
+done
+t_end
+
+t_begin report_code_heap_snapshots_of_one_file_fold
+# fixtures/codeheap README: jdk17-full-*-stdout.txt hold two complete
+# reports plus two summaries, all of the full cache: one finding, the
+# worst, that counts the 4
+for x in seg noseg; do
+	report_json fold "$F/codeheap/jdk17-full-$x-stdout.txt.gz"
+	got=$(code_heap_findings fold)
+	[ "$got" = "critical snapshots=4.00" ] || t_fail "$x: '$got', expected one critical finding of 4 snapshots"
+	grep -q '4 of the 4 snapshots in this file show it' "$W/fold.json" || t_fail "$x: the evidence does not count the snapshots"
+done
+t_end
+
+# The workload fixtures (fixtures/workloads/, made by its make.sh): each
+# recording beside the truth its workload printed (NAME.truth.json), so
+# that these need no JDK.  check_workload RULE REPORT.json TRUTH.json runs
+# the Python check of that rule below.
+WL=$F/workloads
+check_workload() {
+	python3 - "$@" <<'PY'
+import json, sys
+rule, rep, tru = sys.argv[1:4]
+r = json.load(open(rep))
+t = json.load(open(tru))
+F = r["findings"]
+def facts(f):
+    return {k: v["value"] for k, v in f.get("figures", {}).items()}
+def of(rule):
+    return [f for f in F if f["rule"] == rule]
+bad = []
+if rule == "rising":
+    # the heap after GC rises as fast as the workload retains: its
+    # retain_rate (bytes of arrays kept per second, headers aside)
+    fs = of("heap-after-gc-rising")
+    if len(fs) != 1:
+        bad.append("%d heap-after-gc-rising findings, expected 1" % len(fs))
+    else:
+        slope = facts(fs[0])["slope"]
+        if abs(slope - t["retain_rate"]) > 0.15 * t["retain_rate"]:
+            bad.append("slope %.0f B/s, the workload retained %.0f B/s" % (slope, t["retain_rate"]))
+        # its own heap-after-GC readings (MemoryMXBean after each
+        # System.gc()): their slope over their mean is far above 5%/s,
+        # so the finding is critical
+        p = t["heap_after_gc"]
+        xs = [(a - p[0][0]) / 1e9 for a, _ in p]; ys = [u for _, u in p]
+        mx = sum(xs) / len(xs); my = sum(ys) / len(ys)
+        own = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        if 100 * own / my >= 5 and fs[0]["severity"] != "critical":
+            bad.append("growth %.1f%%/s by the workload's own readings, severity %s" % (100 * own / my, fs[0]["severity"]))
+    if not any(f["subject"].startswith("FindingsWorkload.retain:") for f in of("leak-suspect")):
+        bad.append("no leak suspect names FindingsWorkload.retain")
+elif rule == "flat":
+    # a working set made once and kept: no leak, no rising heap
+    if t["retained_bytes"] != 0:
+        bad.append("the workload retained %d bytes over time" % t["retained_bytes"])
+    for f in of("heap-after-gc-rising") + of("leak-suspect"):
+        bad.append("a %s finding: %s" % (f["rule"], f["sentence"]))
+elif rule == "burst":
+    # the highest peak lies in the window the workload printed, at about
+    # the rate it allocated there; the buckets inside it are peaks
+    fs = of("allocation-rate")
+    if len(fs) != 1 or fs[0].get("figure") is None:
+        bad.append("%d allocation-rate findings with a picture, expected 1" % len(fs))
+    else:
+        g = r["figures"][fs[0]["figure"]]
+        ts, ys, peaks = g["time_ns"], g["series"][0]["y"], g["peaks"]
+        w = ts[1] - ts[0]
+        top = max(range(len(ys)), key=lambda i: ys[i])
+        a, b = t["burst_from_ns"], t["burst_to_ns"]
+        if not (ts[top] < b and ts[top] + w > a):
+            bad.append("the highest bucket [%d, +%d) is outside the burst [%d, %d)" % (ts[top], w, a, b))
+        if top not in peaks:
+            bad.append("the highest bucket is not marked a peak")
+        if abs(ys[top] - t["burst_rate"]) > 0.35 * t["burst_rate"]:
+            bad.append("peak %.0f B/s, the workload allocated %.0f B/s in its burst" % (ys[top], t["burst_rate"]))
+        inside = [i for i in peaks if ts[i] < b and ts[i] + w > a]
+        whole = int((b - a) // w) - 1
+        if len(inside) < whole:
+            bad.append("%d peak buckets in the burst, %d buckets lie wholly in it" % (len(inside), whole))
+        if not any("in that window: FindingsWorkload.garbage:" in e for e in fs[0]["evidence"]):
+            bad.append("the peak's window does not name FindingsWorkload.garbage")
+elif rule == "arrays":
+    # N byte[ARRAY_LEN] from FindingsWorkload.bigArray: humongous in a
+    # region of 1 MiB (the agent's recording has no heap summary); each
+    # is ARRAY_LEN bytes and an array header (16 bytes with compressed
+    # class pointers, at most 32)
+    fs = of("large-arrays")
+    if len(fs) != 1:
+        bad.append("%d large-arrays findings, expected 1" % len(fs))
+    else:
+        x = facts(fs[0])
+        n, ln = t["arrays"], t["array_len"]
+        if not fs[0]["subject"].startswith(t["array_site"] + ":"):
+            bad.append("subject %s, expected %s" % (fs[0]["subject"], t["array_site"]))
+        if x["objects"] != n:
+            bad.append("%d objects, the workload allocated %d" % (x["objects"], n))
+        if not n * ln <= x["bytes"] <= n * (ln + 32):
+            bad.append("%d bytes, expected %d arrays of %d bytes and a header" % (x["bytes"], n, ln))
+        if x["region_size"] != 1 << 20:
+            bad.append("region size %d, expected the assumed 1 MiB" % x["region_size"])
+        if fs[0]["severity"] != "warning":
+            bad.append("severity %s: they are most of the bytes" % fs[0]["severity"])
+for m in bad:
+    print(m, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+t_begin report_heap_after_gc_rising_at_the_workloads_rate
+report_json ri "$WL/jdk17-rising-heap.jfr"
+check_workload rising "$W/ri.json" "$WL/jdk17-rising-heap.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_flat_heap_workload_raises_no_leak
+report_json fl "$WL/jdk17-flat-heap.jfr"
+check_workload flat "$W/fl.json" "$WL/jdk17-flat-heap.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_allocation_rate_peak_in_the_workloads_burst
+report_json bu "$WL/jdk17-alloc-burst.jfr"
+check_workload burst "$W/bu.json" "$WL/jdk17-alloc-burst.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin report_agent_large_arrays_as_the_workload_made_them
+report_json la "$WL/agent-large-arrays.hsa"
+check_workload arrays "$W/la.json" "$WL/agent-large-arrays.truth.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+t_end
+
 t_begin report_escapes_names_from_files
 # markup in a heap name; an escape sequence, a C1 control (U+009B, CSI)
 # and a byte that is not UTF-8 in the file's name

@@ -1,5 +1,5 @@
 /*
- * The report's rules: report_rule_table[] is the one list (name, what
+ * The report's rules: finding_rule_table[] is the one list (name, what
  * it reads, when it fires, how severe, what it means), and each row has
  * a function that asks the query layer and adds findings.  To add a
  * rule, add a row and a function; docs/report.md lists the rows, and
@@ -11,12 +11,13 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "query/codeheap.h"
 #include "query/findings.h"
-#include "report/report.h"
+#include "query/findings_int.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -35,8 +36,11 @@
 /* code heaps: nearly full, and fragmented */
 #define CH_FULL	      0.90
 #define CH_FRAGMENTED 0.80
-/* a javacore memory type at its limit */
-#define JC_LIMIT 0.95
+/* a javacore's JIT code or data cache near its limit (in use of all its
+ * segments against 1STSEGLIMIT), and at it: the next segment does not
+ * fit */
+#define JC_LIMIT    0.95
+#define JC_AT_LIMIT 0.99
 
 static const char *kind_opt(enum sample_kind k)
 {
@@ -55,10 +59,10 @@ static const char *kind_opt(enum sample_kind k)
 }
 
 /* "heapsift VIEW STORE ARGS FILTERS" */
-static char *command(struct report_ctx *c, const char *view, const char *args)
+static char *command(struct findings_ctx *c, const char *view, const char *args)
 {
-	return report_strf("heapsift %s %s%s%s%s", view, c->store_arg,
-			   *args ? " " : "", args, c->filter_args);
+	return findings_strf("heapsift %s %s%s%s%s", view, c->store_arg,
+			     *args ? " " : "", args, c->filter_args);
 }
 
 static char *include_arg(const char *key)
@@ -73,7 +77,7 @@ static char *include_arg(const char *key)
 
 	/* --include takes class.method; the site adds :line */
 	buf_addch(&re, '^');
-	report_regex_literal(&re, method);
+	findings_regex_literal(&re, method);
 	buf_addch(&re, '$');
 	buf_adds(&w, "--include=");
 	buf_adds(&w, re.data);
@@ -81,7 +85,7 @@ static char *include_arg(const char *key)
 	free(method);
 	re = w;
 	buf_init(&w);
-	report_shell_word(&w, re.data);
+	findings_shell_word(&w, re.data);
 	buf_release(&re);
 	return buf_detach(&w, NULL);
 }
@@ -93,7 +97,7 @@ static double pct(double part, double whole)
 
 /* The kind allocation findings use: the filters' kind, else the
  * query's default when it is an allocation kind. */
-static int alloc_kind(struct report_ctx *c)
+static int alloc_kind(struct findings_ctx *c)
 {
 	static const int order[] = {SAMPLE_ALLOC, SAMPLE_AGENT, SAMPLE_TLAB_NEW,
 				    SAMPLE_TLAB_OUTSIDE};
@@ -110,12 +114,12 @@ static int alloc_kind(struct report_ctx *c)
 
 /* --- allocation hot spots ------------------------------------------------- */
 
-static int top_rows(struct report_ctx *c, int kind, const char *key,
+static int top_rows(struct findings_ctx *c, int kind, const char *key,
 		    enum query_group key_by, enum query_group by,
 		    struct query **q, const struct query_row **rows, size_t *n,
 		    struct query_total *t, struct err *e)
 {
-	if (report_query(c, kind, key, key_by, q, e) < 0)
+	if (findings_query(c, kind, key, key_by, q, e) < 0)
 		return ERR_FAIL;
 	if (query_top(*q, by, rows, n, t, e) < 0) {
 		query_free(*q);
@@ -125,7 +129,7 @@ static int top_rows(struct report_ctx *c, int kind, const char *key,
 	return 0;
 }
 
-static void list_rows(struct report_finding *f, const char *what,
+static void list_rows(struct finding *f, const char *what,
 		      const struct query_row *rows, size_t n, size_t max)
 {
 	size_t i;
@@ -136,29 +140,29 @@ static void list_rows(struct report_finding *f, const char *what,
 
 		/* the standard error of the weights (query_row.rel_err),
 		 * printed to two significant digits */
-		report_evidence(f,
-				"%s %zu: %s, %.1f%% of the bytes (%s, %" PRIu64
-				" samples, +/-%.*f%%%s)",
-				what, i + 1, rows[i].key, 100 * rows[i].share,
-				report_bytes(rows[i].est_bytes, b, sizeof(b)),
-				rows[i].samples, 100 * rel < 9.95 ? 1 : 0,
-				100 * rel,
-				rows[i].bias == QUERY_BIAS_FEW
-					? "; few effective samples: biased"
-				: rows[i].bias == QUERY_BIAS_MIXED
-					? "; large objects partly in TLABs: "
-					  "biased"
-					: "");
+		finding_add_evidence(
+			f,
+			"%s %zu: %s, %.1f%% of the bytes (%s, %" PRIu64
+			" samples, +/-%.*f%%%s)",
+			what, i + 1, rows[i].key, 100 * rows[i].share,
+			human_bytes(rows[i].est_bytes, b, sizeof(b)),
+			rows[i].samples, 100 * rel < 9.95 ? 1 : 0, 100 * rel,
+			rows[i].bias == QUERY_BIAS_FEW
+				? "; few effective samples: biased"
+			: rows[i].bias == QUERY_BIAS_MIXED
+				? "; large objects partly in TLABs: "
+				  "biased"
+				: "");
 	}
 }
 
-static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,
-			  struct err *e)
+static int rule_hot_spots(struct findings_ctx *c,
+			  const struct finding_rule *rule, struct err *e)
 {
 	const struct query_row *rows, *sub;
 	struct query_total t, ts;
 	struct query *q, *qs = NULL, *qt = NULL;
-	struct report_finding *f;
+	struct finding *f;
 	size_t n, ns, i;
 	int kind = alloc_kind(c);
 	enum query_group groups[] = {GROUP_APP_SITE, GROUP_CLASS};
@@ -176,8 +180,8 @@ static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,
 		return 0;
 	}
 	key = xstrdup(rows[0].key);
-	f = report_add(c, rule->name,
-		       rows[0].share >= 0.5 ? REPORT_WARNING : REPORT_INFO);
+	f = findings_add(c, rule->name,
+			 rows[0].share >= 0.5 ? FINDING_WARNING : FINDING_INFO);
 	f->weight = rows[0].share;
 	f->subject = xstrdup(key);
 	f->few_samples = rows[0].samples < FEW_SAMPLES;
@@ -188,25 +192,25 @@ static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,
 		free(key);
 		return ERR_FAIL;
 	}
-	f->sentence = report_strf(
+	f->sentence = findings_strf(
 		"%s allocates %.0f%% of the sampled bytes (%s of %s)%s%s%s%s.",
 		key, 100 * rows[0].share,
-		report_bytes(rows[0].est_bytes, b1, sizeof(b1)),
-		report_bytes(t.est_bytes, b2, sizeof(b2)),
+		human_bytes(rows[0].est_bytes, b1, sizeof(b1)),
+		human_bytes(t.est_bytes, b2, sizeof(b2)),
 		ns ? ", mostly on thread " : "", ns ? sub[0].key : "",
 		ns ? (snprintf(b3, sizeof(b3), " (%.0f%%)", 100 * sub[0].share),
 		      b3)
 		   : "",
 		f->few_samples ? "; it rests on few samples" : "");
-	report_fact(f, "share", 100 * rows[0].share, "%");
-	report_fact(f, "bytes", (double)rows[0].est_bytes, "bytes");
-	report_fact(f, "samples", (double)rows[0].samples, "samples");
-	report_fact(f, "total_bytes", (double)t.est_bytes, "bytes");
-	report_evidence(f,
-			"%s samples, %" PRIu64 " in all, from %.3f s of "
-			"recording",
-			sample_kind_name((enum sample_kind)kind), t.samples,
-			(double)(t.last_ns - t.first_ns) / 1e9);
+	finding_add_fact(f, "share", 100 * rows[0].share, "%");
+	finding_add_fact(f, "bytes", (double)rows[0].est_bytes, "bytes");
+	finding_add_fact(f, "samples", (double)rows[0].samples, "samples");
+	finding_add_fact(f, "total_bytes", (double)t.est_bytes, "bytes");
+	finding_add_evidence(f,
+			     "%s samples, %" PRIu64 " in all, from %.3f s of "
+			     "recording",
+			     sample_kind_name((enum sample_kind)kind),
+			     t.samples, (double)(t.last_ns - t.first_ns) / 1e9);
 	list_rows(f, "site", rows, n, 3);
 	for (i = 0; i < 2; i++) {
 		const struct query_row *gr;
@@ -224,14 +228,15 @@ static int rule_hot_spots(struct report_ctx *c, const struct report_rule *rule,
 		query_free(qt);
 	}
 	for (i = 0; i < ns && i < 2; i++)
-		report_evidence(f,
-				"thread of the top site: %s, %.0f%% (%" PRIu64
-				" samples)",
-				sub[i].key, 100 * sub[i].share, sub[i].samples);
+		finding_add_evidence(
+			f,
+			"thread of the top site: %s, %.0f%% (%" PRIu64
+			" samples)",
+			sub[i].key, 100 * sub[i].share, sub[i].samples);
 	{
 		char *inc = include_arg(key);
-		char *a = report_strf("--kind=%s --inverted %s",
-				      kind_opt((enum sample_kind)kind), inc);
+		char *a = findings_strf("--kind=%s --inverted %s",
+					kind_opt((enum sample_kind)kind), inc);
 
 		f->command = command(c, "tree", a);
 		free(a);
@@ -262,12 +267,12 @@ static double growth_pct(const struct query_survivors *sv,
 	return all > 0 ? 100.0 * x->slope / all : 0;
 }
 
-static int live_figure(struct report_ctx *c, const struct query_survivors *sv,
+static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
 		       const struct query_survivor_series *const *sus,
 		       size_t n_sus, const char *kindname)
 {
 	char title[128];
-	struct report_figure *g;
+	struct finding_figure *g;
 	size_t i, k, n = 0;
 	int fig;
 
@@ -277,10 +282,10 @@ static int live_figure(struct report_ctx *c, const struct query_survivors *sv,
 		return -1;
 	snprintf(title, sizeof(title), "Live set of the leak suspects (%s)",
 		 kindname);
-	fig = report_add_figure(c->r, FIG_LIVE, title,
-				sv->by_samples ? "samples" : "bytes",
-				sv->n_buckets);
-	g = &c->r->figures[fig];
+	fig = findings_add_figure(c->out, FIG_LIVE, title,
+				  sv->by_samples ? "samples" : "bytes",
+				  sv->n_buckets);
+	g = &c->out->figures[fig];
 	memcpy(g->t_ns, sv->time_ns, sv->n_buckets * sizeof(int64_t));
 	g->series = xcalloc(n, sizeof(*g->series));
 	g->n_series = n;
@@ -296,8 +301,9 @@ static int live_figure(struct report_ctx *c, const struct query_survivors *sv,
 }
 
 /* The survivors' suspects of one kind, each weighed by its evidence. */
-static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
-			 enum sample_kind kind, struct err *e)
+static int leaks_of_kind(struct findings_ctx *c,
+			 const struct finding_rule *rule, enum sample_kind kind,
+			 struct err *e)
 {
 	const struct query_survivor_series *const *sus;
 	const struct query_survivors *sv;
@@ -307,7 +313,7 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 	int fig;
 
 	memset(&so, 0, sizeof(so));
-	if (report_query(c, kind, NULL, GROUP_SITE, &q, e) < 0)
+	if (findings_query(c, kind, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
 	if (query_survivors(q, GROUP_SITE, &so, &sv, e) < 0) {
 		query_free(q);
@@ -318,15 +324,15 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 	for (i = 0; i < n && sus[i]->suspect && i < 5; i++) {
 		const struct query_survivor_series *x = sus[i];
 		struct query_evidence ev;
-		struct report_finding *f;
+		struct finding *f;
 		struct query *qk;
 		double g = growth_pct(sv, x);
 		bool unrooted, young, strong, bounded;
-		enum report_severity sev;
+		enum finding_severity sev;
 		char b1[32], b2[32], b3[32];
 		char *a;
 
-		if (report_query(c, kind, x->key, GROUP_SITE, &qk, e) < 0 ||
+		if (findings_query(c, kind, x->key, GROUP_SITE, &qk, e) < 0 ||
 		    query_evidence(qk, &ev, e) < 0) {
 			query_free(qk);
 			query_free(q);
@@ -347,18 +353,18 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 			 (ev.alive_at_end &&
 			  ev.old_gc_many * 2 >= ev.alive_at_end);
 		if (unrooted || young || bounded)
-			sev = REPORT_INFO;
+			sev = FINDING_INFO;
 		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
-			sev = REPORT_CRITICAL;
+			sev = FINDING_CRITICAL;
 		else
-			sev = REPORT_WARNING;
-		f = report_add(c, rule->name, sev);
+			sev = FINDING_WARNING;
+		f = findings_add(c, rule->name, sev);
 		f->subject = xstrdup(x->key);
 		f->weight = g;
 		f->few_samples = ev.samples < FEW_SAMPLES;
 		f->figure = fig;
 		if (unrooted)
-			f->sentence = report_strf(
+			f->sentence = findings_strf(
 				"%s's objects look like a growing live set, "
 				"but "
 				"none has a path to a GC root although the "
@@ -366,7 +372,7 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 				"likely not yet collected, not leaked.",
 				x->key);
 		else if (bounded)
-			f->sentence = report_strf(
+			f->sentence = findings_strf(
 				"%s's live set grew, but most of its sampled "
 				"objects were found dead (%" PRIu64
 				" of %" PRIu64
@@ -374,16 +380,16 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 				"set that lives a "
 				"while and goes, not a leak.",
 				x->key, ev.dead, ev.samples,
-				report_duration(x->median_to_collection_ns, b2,
-						sizeof(b2)));
+				findings_duration(x->median_to_collection_ns,
+						  b2, sizeof(b2)));
 		else if (young)
-			f->sentence = report_strf(
+			f->sentence = findings_strf(
 				"%s's objects alive at the end survived no GC "
 				"and have no known root: most likely not yet "
 				"collected, not leaked.",
 				x->key);
 		else
-			f->sentence = report_strf(
+			f->sentence = findings_strf(
 				"%s's live set keeps growing (%s/s, %.1f%% of "
 				"the live set per second)%s: a leak suspect%s.",
 				x->key,
@@ -391,8 +397,8 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 					? (snprintf(b1, sizeof(b1),
 						    "%.2f samples", x->slope),
 					   b1)
-					: report_bytes((int64_t)x->slope, b1,
-						       sizeof(b1)),
+					: human_bytes((int64_t)x->slope, b1,
+						      sizeof(b1)),
 				g,
 				ev.with_root ? ", its objects reachable from "
 					       "GC roots"
@@ -401,43 +407,43 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 						 : "",
 				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
 						   : "");
-		if (ev.n_gcs < MIN_GCS && f->severity > REPORT_INFO)
+		if (ev.n_gcs < MIN_GCS && f->severity > FINDING_INFO)
 			f->few_samples = true;
 		if (sv->by_samples)
-			report_evidence(f,
-					"live set: %" PRIu64 " samples at the "
-					"end, peak %" PRIu64
-					", rising at %u of "
-					"%zu points",
-					x->end_samples, x->peak_samples,
-					x->rising, sv->n_buckets);
+			finding_add_evidence(
+				f,
+				"live set: %" PRIu64 " samples at the "
+				"end, peak %" PRIu64 ", rising at %u of "
+				"%zu points",
+				x->end_samples, x->peak_samples, x->rising,
+				sv->n_buckets);
 		else
-			report_evidence(
+			finding_add_evidence(
 				f,
 				"live set: %s at the end, peak %s, "
 				"rising at %u of %zu points, slope %s/s",
-				report_bytes(x->end_bytes, b1, sizeof(b1)),
-				report_bytes(x->peak_bytes, b2, sizeof(b2)),
+				human_bytes(x->end_bytes, b1, sizeof(b1)),
+				human_bytes(x->peak_bytes, b2, sizeof(b2)),
 				x->rising, sv->n_buckets,
-				report_bytes((int64_t)x->slope, b3,
-					     sizeof(b3)));
-		report_evidence(f,
-				"%" PRIu64 " sampled objects (%s), %" PRIu64
-				" alive at the end, %" PRIu64 " found dead; "
-				"+/-%.0f%% from the sample count",
-				ev.samples, sample_kind_name(kind),
-				ev.alive_at_end, ev.dead,
-				ev.samples ? 100 / sqrt((double)ev.samples)
-					   : 100.0);
-		report_evidence(f,
-				"GCs survived by those alive at the end: "
-				"median %" PRId64 ", most %" PRId64 "; %" PRIu64
-				" survived %d or more (%" PRIu64
-				" GCs in the recording)",
-				ev.median_gcs, ev.max_gcs, ev.old_gc_many,
-				QUERY_MANY_GCS, ev.n_gcs);
+				human_bytes((int64_t)x->slope, b3, sizeof(b3)));
+		finding_add_evidence(
+			f,
+			"%" PRIu64 " sampled objects (%s), %" PRIu64
+			" alive at the end, %" PRIu64 " found dead; "
+			"+/-%.0f%% from the sample count",
+			ev.samples, sample_kind_name(kind), ev.alive_at_end,
+			ev.dead,
+			ev.samples ? 100 / sqrt((double)ev.samples) : 100.0);
+		finding_add_evidence(f,
+				     "GCs survived by those alive at the end: "
+				     "median %" PRId64 ", most %" PRId64
+				     "; %" PRIu64
+				     " survived %d or more (%" PRIu64
+				     " GCs in the recording)",
+				     ev.median_gcs, ev.max_gcs, ev.old_gc_many,
+				     QUERY_MANY_GCS, ev.n_gcs);
 		if (kind == SAMPLE_OLD_OBJECT)
-			report_evidence(
+			finding_add_evidence(
 				f, "%" PRIu64 " with a path to a GC root%s%s%s",
 				ev.with_root, ev.root ? " (mostly " : "",
 				ev.root ? ev.root : "",
@@ -449,25 +455,26 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 					  "roots (path-to-gc-roots "
 					  "was off)");
 		if (sv->n_buckets)
-			report_evidence(
+			finding_add_evidence(
 				f, "time window: %.3f s, %zu points",
 				(double)(sv->time_ns[sv->n_buckets - 1] -
 					 sv->start_ns) /
 					1e9,
 				sv->n_buckets);
-		report_fact(f, "slope", x->slope,
-			    sv->by_samples ? "samples/s" : "bytes/s");
-		report_fact(f, "growth", g, "%/s");
-		report_fact(f, "end",
-			    sv->by_samples ? (double)x->end_samples
-					   : (double)x->end_bytes,
-			    sv->by_samples ? "samples" : "bytes");
-		report_fact(f, "samples", (double)ev.samples, "samples");
-		report_fact(f, "with_root", (double)ev.with_root, "samples");
-		report_fact(f, "median_gcs_survived", (double)ev.median_gcs,
-			    "gcs");
-		report_fact(f, "gcs", (double)ev.n_gcs, "gcs");
-		a = report_strf("--kind=%s --leaks", kind_opt(kind));
+		finding_add_fact(f, "slope", x->slope,
+				 sv->by_samples ? "samples/s" : "bytes/s");
+		finding_add_fact(f, "growth", g, "%/s");
+		finding_add_fact(f, "end",
+				 sv->by_samples ? (double)x->end_samples
+						: (double)x->end_bytes,
+				 sv->by_samples ? "samples" : "bytes");
+		finding_add_fact(f, "samples", (double)ev.samples, "samples");
+		finding_add_fact(f, "with_root", (double)ev.with_root,
+				 "samples");
+		finding_add_fact(f, "median_gcs_survived",
+				 (double)ev.median_gcs, "gcs");
+		finding_add_fact(f, "gcs", (double)ev.n_gcs, "gcs");
+		a = findings_strf("--kind=%s --leaks", kind_opt(kind));
 		f->command = command(c, "survivors", a);
 		free(a);
 		if (!unrooted && !young && !bounded)
@@ -484,7 +491,7 @@ static int leaks_of_kind(struct report_ctx *c, const struct report_rule *rule,
 /* Old objects of the recording's OldObjectSample that are reachable
  * from a GC root and were alive for most of it: a leak candidate even
  * when their (fixed-size) sample set cannot show growth. */
-static int rooted_old(struct report_ctx *c, const struct report_rule *rule,
+static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 		      struct err *e)
 {
 	const struct query_row *rows;
@@ -497,14 +504,14 @@ static int rooted_old(struct report_ctx *c, const struct report_rule *rule,
 		return ERR_FAIL;
 	for (i = 0; i < n && i < 20; i++) {
 		struct query_evidence ev;
-		struct report_finding *f;
+		struct finding *f;
 		struct query *qk;
 		char *a;
 		size_t k;
 		bool dup = false;
 
-		if (report_query(c, SAMPLE_OLD_OBJECT, rows[i].key,
-				 GROUP_APP_SITE, &qk, e) < 0 ||
+		if (findings_query(c, SAMPLE_OLD_OBJECT, rows[i].key,
+				   GROUP_APP_SITE, &qk, e) < 0 ||
 		    query_evidence(qk, &ev, e) < 0) {
 			query_free(qk);
 			query_free(q);
@@ -513,44 +520,46 @@ static int rooted_old(struct report_ctx *c, const struct report_rule *rule,
 		query_free(qk);
 		if (!ev.with_root || ev.old_gc_1 * 2 < ev.alive_at_end)
 			continue;
-		for (k = 0; k < c->r->n_findings; k++)
-			if (c->r->findings[k].subject &&
-			    !strcmp(c->r->findings[k].rule, rule->name) &&
-			    !strcmp(c->r->findings[k].subject, rows[i].key))
+		for (k = 0; k < c->out->n_findings; k++)
+			if (c->out->findings[k].subject &&
+			    !strcmp(c->out->findings[k].rule, rule->name) &&
+			    !strcmp(c->out->findings[k].subject, rows[i].key))
 				dup = true;
 		if (dup)
 			continue;
-		f = report_add(c, rule->name, REPORT_WARNING);
+		f = findings_add(c, rule->name, FINDING_WARNING);
 		f->subject = xstrdup(rows[i].key);
 		f->weight = (double)ev.with_root;
 		f->few_samples = ev.samples < FEW_SAMPLES;
-		f->sentence = report_strf(
+		f->sentence = findings_strf(
 			"%s allocated objects that were still reachable from "
 			"a GC root when the recording ended, after surviving "
 			"%" PRId64 " GCs: a leak suspect%s.",
 			rows[i].key, ev.median_gcs,
 			f->few_samples ? " resting on few samples" : "");
-		report_evidence(f,
-				"%" PRIu64 " old-object samples by this "
-				"app-site, %" PRIu64
-				" with a path to a GC root "
-				"(mostly %s)",
-				ev.samples, ev.with_root,
-				ev.root ? ev.root : "unknown");
-		report_evidence(f,
-				"GCs survived: median %" PRId64
-				", most %" PRId64 " of %" PRIu64
-				" in the recording",
-				ev.median_gcs, ev.max_gcs, ev.n_gcs);
-		report_evidence(f, "jdk.OldObjectSample keeps a fixed number "
-				   "of samples, so its live set cannot show "
-				   "growth; the roots and the age are the "
-				   "evidence");
-		report_fact(f, "samples", (double)ev.samples, "samples");
-		report_fact(f, "with_root", (double)ev.with_root, "samples");
-		report_fact(f, "median_gcs_survived", (double)ev.median_gcs,
-			    "gcs");
-		a = report_strf("--kind=old --by=app-site");
+		finding_add_evidence(f,
+				     "%" PRIu64 " old-object samples by this "
+				     "app-site, %" PRIu64
+				     " with a path to a GC root "
+				     "(mostly %s)",
+				     ev.samples, ev.with_root,
+				     ev.root ? ev.root : "unknown");
+		finding_add_evidence(f,
+				     "GCs survived: median %" PRId64
+				     ", most %" PRId64 " of %" PRIu64
+				     " in the recording",
+				     ev.median_gcs, ev.max_gcs, ev.n_gcs);
+		finding_add_evidence(f,
+				     "jdk.OldObjectSample keeps a fixed number "
+				     "of samples, so its live set cannot show "
+				     "growth; the roots and the age are the "
+				     "evidence");
+		finding_add_fact(f, "samples", (double)ev.samples, "samples");
+		finding_add_fact(f, "with_root", (double)ev.with_root,
+				 "samples");
+		finding_add_fact(f, "median_gcs_survived",
+				 (double)ev.median_gcs, "gcs");
+		a = findings_strf("--kind=old --by=app-site");
 		f->command = command(c, "survivors", a);
 		free(a);
 		f->fix = xstrdup("Find what holds these objects (the GC root "
@@ -561,7 +570,7 @@ static int rooted_old(struct report_ctx *c, const struct report_rule *rule,
 	return 0;
 }
 
-static int rule_leaks(struct report_ctx *c, const struct report_rule *rule,
+static int rule_leaks(struct findings_ctx *c, const struct finding_rule *rule,
 		      struct err *e)
 {
 	if (c->kind_counts[SAMPLE_AGENT] &&
@@ -577,14 +586,14 @@ static int rule_leaks(struct report_ctx *c, const struct report_rule *rule,
 
 /* --- heap after GC --------------------------------------------------------- */
 
-static int rule_heap_after_gc(struct report_ctx *c,
-			      const struct report_rule *rule, struct err *e)
+static int rule_heap_after_gc(struct findings_ctx *c,
+			      const struct finding_rule *rule, struct err *e)
 {
 	const struct query_recording *recs;
 	struct query *q;
 	size_t n_recs, r;
 
-	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+	if (findings_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
 	query_recordings(q, &recs, &n_recs);
 	for (r = 0; r < n_recs; r++) {
@@ -592,7 +601,7 @@ static int rule_heap_after_gc(struct report_ctx *c,
 		size_t n, i, from = 0, m;
 		double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, mean, g;
 		int64_t t0, warm;
-		struct report_finding *f;
+		struct finding *f;
 		char b1[32], b2[32], b3[32];
 		int fig;
 
@@ -641,10 +650,10 @@ static int rule_heap_after_gc(struct report_ctx *c,
 			free(p);
 			continue;
 		}
-		fig = report_add_figure(c->r, FIG_HEAP, "Heap used after GC",
-					"bytes", n);
+		fig = findings_add_figure(c->out, FIG_HEAP,
+					  "Heap used after GC", "bytes", n);
 		{
-			struct report_figure *gr = &c->r->figures[fig];
+			struct finding_figure *gr = &c->out->figures[fig];
 
 			gr->series = xcalloc(1, sizeof(*gr->series));
 			gr->n_series = 1;
@@ -655,41 +664,42 @@ static int rule_heap_after_gc(struct report_ctx *c,
 				gr->series[0].y[i] = (double)p[i].used;
 			}
 		}
-		f = report_add(c, rule->name,
-			       g >= 5 * LIVE_GROWTH_PCT ? REPORT_CRITICAL
-							: REPORT_WARNING);
+		f = findings_add(c, rule->name,
+				 g >= 5 * LIVE_GROWTH_PCT ? FINDING_CRITICAL
+							  : FINDING_WARNING);
 		f->subject = xstrdup(recs[r].source);
 		f->weight = g;
 		f->figure = fig;
-		f->sentence = report_strf(
+		f->sentence = findings_strf(
 			"The heap after GC keeps rising in %s (%s/s, %.1f%% of "
 			"its mean per second after warm-up): the live set "
 			"grows, which is how a leak looks even without "
 			"survivors data.",
 			recs[r].source,
-			report_bytes((int64_t)slope, b1, sizeof(b1)), g);
-		report_evidence(
+			human_bytes((int64_t)slope, b1, sizeof(b1)), g);
+		finding_add_evidence(
 			f,
 			"%zu GCs with an \"After GC\" heap summary, %zu "
 			"after the warm-up (the first fifth of the "
 			"recording)",
 			n, m);
-		report_evidence(f,
-				"heap used after GC: %s after the warm-up, "
-				"%s at the last GC, mean %s",
-				report_bytes(p[from].used, b1, sizeof(b1)),
-				report_bytes(p[n - 1].used, b2, sizeof(b2)),
-				report_bytes((int64_t)mean, b3, sizeof(b3)));
-		report_evidence(f,
-				"time window: %.3f s from the first GC "
-				"after the warm-up to the last",
-				(double)(p[n - 1].time_ns - p[from].time_ns) /
-					1e9);
-		report_fact(f, "slope", slope, "bytes/s");
-		report_fact(f, "growth", g, "%/s");
-		report_fact(f, "gcs", (double)m, "gcs");
-		report_fact(f, "first", (double)p[from].used, "bytes");
-		report_fact(f, "last", (double)p[n - 1].used, "bytes");
+		finding_add_evidence(
+			f,
+			"heap used after GC: %s after the warm-up, "
+			"%s at the last GC, mean %s",
+			human_bytes(p[from].used, b1, sizeof(b1)),
+			human_bytes(p[n - 1].used, b2, sizeof(b2)),
+			human_bytes((int64_t)mean, b3, sizeof(b3)));
+		finding_add_evidence(
+			f,
+			"time window: %.3f s from the first GC "
+			"after the warm-up to the last",
+			(double)(p[n - 1].time_ns - p[from].time_ns) / 1e9);
+		finding_add_fact(f, "slope", slope, "bytes/s");
+		finding_add_fact(f, "growth", g, "%/s");
+		finding_add_fact(f, "gcs", (double)m, "gcs");
+		finding_add_fact(f, "first", (double)p[from].used, "bytes");
+		finding_add_fact(f, "last", (double)p[n - 1].used, "bytes");
 		f->command = command(c, "survivors", "--leaks");
 		f->fix =
 			xstrdup("Look at the leak suspects; where the "
@@ -704,13 +714,13 @@ static int rule_heap_after_gc(struct report_ctx *c,
 
 /* --- old objects ------------------------------------------------------------ */
 
-static int rule_old_objects(struct report_ctx *c,
-			    const struct report_rule *rule, struct err *e)
+static int rule_old_objects(struct findings_ctx *c,
+			    const struct finding_rule *rule, struct err *e)
 {
 	const struct query_row *rows;
 	struct query_total t;
 	struct query_evidence ev;
-	struct report_finding *f;
+	struct finding *f;
 	struct query *q, *qe;
 	size_t n, i;
 	char b[32];
@@ -720,7 +730,8 @@ static int rule_old_objects(struct report_ctx *c,
 	if (top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, GROUP_APP_SITE, &q,
 		     &rows, &n, &t, e) < 0)
 		return ERR_FAIL;
-	if (report_query(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, &qe, e) < 0 ||
+	if (findings_query(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, &qe, e) <
+		    0 ||
 	    query_evidence(qe, &ev, e) < 0) {
 		query_free(qe);
 		query_free(q);
@@ -731,9 +742,9 @@ static int rule_old_objects(struct report_ctx *c,
 		query_free(q);
 		return 0;
 	}
-	f = report_add(c, rule->name, REPORT_INFO);
+	f = findings_add(c, rule->name, FINDING_INFO);
 	f->weight = (double)ev.with_root;
-	f->sentence = report_strf(
+	f->sentence = findings_strf(
 		"%" PRIu64 " sampled objects were alive when the recording "
 		"ended, %" PRIu64 " of them with a path to a GC root%s.",
 		t.samples, ev.with_root,
@@ -743,24 +754,25 @@ static int rule_old_objects(struct report_ctx *c,
 			: " (the recording did not search for roots: "
 			  "path-to-gc-roots=false)");
 	for (i = 0; i < n && i < 5; i++)
-		report_evidence(
+		finding_add_evidence(
 			f, "app-site %zu: %s, %" PRIu64 " objects%s%s", i + 1,
 			rows[i].key, rows[i].samples,
 			rows[i].est_bytes > 0 ? ", " : "",
 			rows[i].est_bytes > 0
-				? report_bytes(rows[i].est_bytes, b, sizeof(b))
+				? human_bytes(rows[i].est_bytes, b, sizeof(b))
 				: "");
 	if (ev.largest_size > 0)
-		report_evidence(f, "largest object: %s",
-				report_bytes(ev.largest_size, b, sizeof(b)));
+		finding_add_evidence(
+			f, "largest object: %s",
+			human_bytes(ev.largest_size, b, sizeof(b)));
 	if (ev.root)
-		report_evidence(f, "most common GC root: %s", ev.root);
-	report_evidence(f,
-			"GCs survived by these objects: median %" PRId64
-			", most %" PRId64,
-			ev.median_gcs, ev.max_gcs);
-	report_fact(f, "objects", (double)t.samples, "samples");
-	report_fact(f, "with_root", (double)ev.with_root, "samples");
+		finding_add_evidence(f, "most common GC root: %s", ev.root);
+	finding_add_evidence(f,
+			     "GCs survived by these objects: median %" PRId64
+			     ", most %" PRId64,
+			     ev.median_gcs, ev.max_gcs);
+	finding_add_fact(f, "objects", (double)t.samples, "samples");
+	finding_add_fact(f, "with_root", (double)ev.with_root, "samples");
 	f->command = command(c, "survivors", "--kind=old --by=app-site");
 	query_free(q);
 	return 0;
@@ -770,7 +782,7 @@ static int rule_old_objects(struct report_ctx *c,
 
 /* G1's region size as JDK 17's ergonomics pick it: the heap's reserved
  * size / 2048, a power of two between 1 and 32 MiB. */
-static int64_t region_size(struct report_ctx *c, struct query *q, bool *known)
+static int64_t region_size(struct findings_ctx *c, struct query *q, bool *known)
 {
 	const struct query_recording *recs;
 	size_t n, r;
@@ -802,8 +814,8 @@ static int64_t region_size(struct report_ctx *c, struct query *q, bool *known)
 	return region;
 }
 
-static int rule_large_arrays(struct report_ctx *c,
-			     const struct report_rule *rule, struct err *e)
+static int rule_large_arrays(struct findings_ctx *c,
+			     const struct finding_rule *rule, struct err *e)
 {
 	static const enum sample_kind kinds[] = {
 		SAMPLE_TLAB_OUTSIDE, SAMPLE_AGENT, SAMPLE_OLD_OBJECT};
@@ -812,13 +824,13 @@ static int rule_large_arrays(struct report_ctx *c,
 	bool known;
 	size_t k;
 
-	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+	if (findings_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
 	region = region_size(c, q, &known);
 	query_free(q);
 	for (k = 0; k < 3; k++) {
 		struct query_size_row *rows;
-		struct report_finding *f;
+		struct finding *f;
 		struct query_total t;
 		const struct query_row *all;
 		size_t n, i, n_all;
@@ -829,7 +841,7 @@ static int rule_large_arrays(struct report_ctx *c,
 
 		if (!c->kind_counts[kinds[k]])
 			continue;
-		if (report_query(c, kinds[k], NULL, GROUP_SITE, &q, e) < 0)
+		if (findings_query(c, kinds[k], NULL, GROUP_SITE, &q, e) < 0)
 			return ERR_FAIL;
 		/* G1: an object of half a region or more is humongous */
 		if (query_large_objects(q, region / 2, &rows, &n, e) < 0 ||
@@ -846,50 +858,54 @@ static int rule_large_arrays(struct report_ctx *c,
 			query_free(q);
 			continue;
 		}
-		f = report_add(c, rule->name,
-			       kinds[k] != SAMPLE_OLD_OBJECT &&
-					       pct((double)bytes,
-						   (double)t.est_bytes) >= 10
-				       ? REPORT_WARNING
-				       : REPORT_INFO);
+		f = findings_add(c, rule->name,
+				 kinds[k] != SAMPLE_OLD_OBJECT &&
+						 pct((double)bytes,
+						     (double)t.est_bytes) >= 10
+					 ? FINDING_WARNING
+					 : FINDING_INFO);
 		f->subject = xstrdup(rows[0].key);
 		f->weight = (double)bytes;
-		f->sentence = report_strf(
+		f->sentence = findings_strf(
 			"%" PRIu64 " %s of %s or more (humongous in G1, whose "
 			"regions are %s%s), most from %s.",
 			objs,
 			kinds[k] == SAMPLE_OLD_OBJECT
 				? "objects alive at the end"
 				: "allocations",
-			report_bytes(region / 2, b1, sizeof(b1)),
-			report_bytes(region, b2, sizeof(b2)),
+			human_bytes(region / 2, b1, sizeof(b1)),
+			human_bytes(region, b2, sizeof(b2)),
 			known ? " for this heap" : ", assumed", rows[0].key);
 		for (i = 0; i < n && i < 3; i++)
-			report_evidence(
+			finding_add_evidence(
 				f,
 				"%s: %" PRIu64 " objects, %s, the largest "
 				"%s",
 				rows[i].key, rows[i].objects,
-				report_bytes(rows[i].bytes, b1, sizeof(b1)),
-				report_bytes(rows[i].largest, b2, sizeof(b2)));
-		report_evidence(f,
-				"from %s: sizes as the %s events give them; "
-				"%s of %s (%.1f%%)",
-				sample_kind_name(kinds[k]),
-				kinds[k] == SAMPLE_TLAB_OUTSIDE ? "JVM's" : "",
-				report_bytes(bytes, b1, sizeof(b1)),
-				report_bytes(t.est_bytes, b3, sizeof(b3)),
-				pct((double)bytes, (double)t.est_bytes));
-		report_evidence(f, "region size %s: %s",
-				report_bytes(region, b1, sizeof(b1)),
-				known ? "G1's default for the heap's reserved "
-					"size (reserved / 2048, 1 to 32 MiB)"
-				      : "not known from the recording; G1's "
-					"smallest, 1 MiB, assumed");
-		report_fact(f, "objects", (double)objs, "objects");
-		report_fact(f, "bytes", (double)bytes, "bytes");
-		report_fact(f, "region_size", (double)region, "bytes");
-		a = report_strf("--kind=%s --by=site", kind_opt(kinds[k]));
+				human_bytes(rows[i].bytes, b1, sizeof(b1)),
+				human_bytes(rows[i].largest, b2, sizeof(b2)));
+		finding_add_evidence(
+			f,
+			"from %s: sizes as the %s give them; "
+			"%s of %s (%.1f%%)",
+			sample_kind_name(kinds[k]),
+			kinds[k] == SAMPLE_TLAB_OUTSIDE ? "JVM's events"
+			: kinds[k] == SAMPLE_AGENT	? "agent's samples"
+						   : "OldObjectSample events",
+			human_bytes(bytes, b1, sizeof(b1)),
+			human_bytes(t.est_bytes, b3, sizeof(b3)),
+			pct((double)bytes, (double)t.est_bytes));
+		finding_add_evidence(
+			f, "region size %s: %s",
+			human_bytes(region, b1, sizeof(b1)),
+			known ? "G1's default for the heap's reserved "
+				"size (reserved / 2048, 1 to 32 MiB)"
+			      : "not known from the recording; G1's "
+				"smallest, 1 MiB, assumed");
+		finding_add_fact(f, "objects", (double)objs, "objects");
+		finding_add_fact(f, "bytes", (double)bytes, "bytes");
+		finding_add_fact(f, "region_size", (double)region, "bytes");
+		a = findings_strf("--kind=%s --by=site", kind_opt(kinds[k]));
 		f->command = command(c, "top", a);
 		free(a);
 		f->fix = xstrdup(
@@ -911,13 +927,13 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int rule_alloc_rate(struct report_ctx *c, const struct report_rule *rule,
-			   struct err *e)
+static int rule_alloc_rate(struct findings_ctx *c,
+			   const struct finding_rule *rule, struct err *e)
 {
 	const struct query_bucket *bk;
 	struct query_total t;
-	struct report_figure *g;
-	struct report_finding *f;
+	struct finding_figure *g;
+	struct finding *f;
 	struct query *q;
 	int64_t width = 0;
 	size_t n, i, top = 0;
@@ -927,7 +943,7 @@ static int rule_alloc_rate(struct report_ctx *c, const struct report_rule *rule,
 
 	if (kind < 0)
 		return 0;
-	if (report_query(c, kind, NULL, GROUP_SITE, &q, e) < 0)
+	if (findings_query(c, kind, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
 	if (query_timeline(q, &width, &bk, &n, &t, e) < 0) {
 		query_free(q);
@@ -938,9 +954,9 @@ static int rule_alloc_rate(struct report_ctx *c, const struct report_rule *rule,
 		return 0;
 	}
 	rates = xmalloc(n * sizeof(double));
-	fig = report_add_figure(c->r, FIG_RATE, "Allocation rate", "bytes/s",
-				n);
-	g = &c->r->figures[fig];
+	fig = findings_add_figure(c->out, FIG_RATE, "Allocation rate",
+				  "bytes/s", n);
+	g = &c->out->figures[fig];
 	g->series = xcalloc(1, sizeof(*g->series));
 	g->n_series = 1;
 	g->series[0].name = xstrdup(sample_kind_name((enum sample_kind)kind));
@@ -964,33 +980,34 @@ static int rule_alloc_rate(struct report_ctx *c, const struct report_rule *rule,
 		    g->series[0].y[i] >= 1.5 * mean)
 			g->peaks[g->n_peaks++] = i;
 	if (mean < HIGH_RATE && !g->n_peaks) {
-		report_drop_figure(c->r);
+		findings_drop_figure(c->out);
 		query_free(q);
 		return 0;
 	}
-	f = report_add(c, rule->name,
-		       mean >= HIGH_RATE ? REPORT_WARNING : REPORT_INFO);
+	f = findings_add(c, rule->name,
+			 mean >= HIGH_RATE ? FINDING_WARNING : FINDING_INFO);
 	f->figure = fig;
 	f->weight = mean;
 	f->few_samples = t.samples < 10 * FEW_SAMPLES;
-	f->sentence = report_strf(
+	f->sentence = findings_strf(
 		"The application allocates %s/s on average%s%s%s.",
-		report_bytes((int64_t)mean, b1, sizeof(b1)),
+		human_bytes((int64_t)mean, b1, sizeof(b1)),
 		g->n_peaks ? ", with peaks up to " : "",
-		g->n_peaks ? report_bytes((int64_t)g->series[0].y[top], b2,
-					  sizeof(b2))
+		g->n_peaks ? human_bytes((int64_t)g->series[0].y[top], b2,
+					 sizeof(b2))
 			   : "",
 		g->n_peaks ? "/s" : "");
-	report_evidence(f,
-			"%s over %.3f s, %" PRIu64 " samples (%s), buckets of "
-			"%s; median bucket %s/s",
-			report_bytes(t.est_bytes, b1, sizeof(b1)), span,
-			t.samples, sample_kind_name((enum sample_kind)kind),
-			report_duration(width, b2, sizeof(b2)),
-			report_bytes((int64_t)median, b3, sizeof(b3)));
-	report_fact(f, "mean_rate", mean, "bytes/s");
-	report_fact(f, "peak_rate", g->series[0].y[top], "bytes/s");
-	report_fact(f, "samples", (double)t.samples, "samples");
+	finding_add_evidence(
+		f,
+		"%s over %.3f s, %" PRIu64 " samples (%s), buckets of "
+		"%s; median bucket %s/s",
+		human_bytes(t.est_bytes, b1, sizeof(b1)), span, t.samples,
+		sample_kind_name((enum sample_kind)kind),
+		findings_duration(width, b2, sizeof(b2)),
+		human_bytes((int64_t)median, b3, sizeof(b3)));
+	finding_add_fact(f, "mean_rate", mean, "bytes/s");
+	finding_add_fact(f, "peak_rate", g->series[0].y[top], "bytes/s");
+	finding_add_fact(f, "samples", (double)t.samples, "samples");
 	if (g->n_peaks) {
 		struct query_options o = *c->filters;
 		const struct query_row *rows;
@@ -1008,25 +1025,26 @@ static int rule_alloc_rate(struct report_ctx *c, const struct report_rule *rule,
 			query_free(q);
 			return ERR_FAIL;
 		}
-		report_evidence(f,
-				"%zu peak bucket%s (twice the median or "
-				"more); the highest at +%.3f s, %s/s",
-				g->n_peaks, g->n_peaks == 1 ? "" : "s",
-				(double)(bk[top].start_ns - bk[0].start_ns) /
-					1e9,
-				report_bytes((int64_t)g->series[0].y[top], b1,
-					     sizeof(b1)));
+		finding_add_evidence(
+			f,
+			"%zu peak bucket%s (twice the median or "
+			"more); the highest at +%.3f s, %s/s",
+			g->n_peaks, g->n_peaks == 1 ? "" : "s",
+			(double)(bk[top].start_ns - bk[0].start_ns) / 1e9,
+			human_bytes((int64_t)g->series[0].y[top], b1,
+				    sizeof(b1)));
 		for (i = 0; i < np && i < 3; i++)
-			report_evidence(f,
-					"in that window: %s, %.0f%% (%" PRIu64
-					" samples)",
-					rows[i].key, 100 * rows[i].share,
-					rows[i].samples);
+			finding_add_evidence(
+				f,
+				"in that window: %s, %.0f%% (%" PRIu64
+				" samples)",
+				rows[i].key, 100 * rows[i].share,
+				rows[i].samples);
 		query_free(qp);
 	}
 	{
-		char *a = report_strf("--kind=%s",
-				      kind_opt((enum sample_kind)kind));
+		char *a = findings_strf("--kind=%s",
+					kind_opt((enum sample_kind)kind));
 
 		f->command = command(c, "timeline", a);
 		free(a);
@@ -1051,11 +1069,11 @@ static void kib(struct buf *b, const char *what, int64_t v)
 
 /* Heap h's space map, merged to at most 256 cells, as a figure; -1
  * when the heap has none. */
-static int map_figure(struct report_ctx *c, struct chq *q, uint32_t h)
+static int map_figure(struct findings_ctx *c, struct chq *q, uint32_t h)
 {
 	uint32_t n = chq_map_len(q, h, CHQ_SPACE), merge, cells, i;
 	const struct store_ch_heap *hp = chq_heap(q, h);
-	struct report_figure *g;
+	struct finding_figure *g;
 	struct buf title = BUF_INIT;
 	uint8_t *v;
 	int fig;
@@ -1066,9 +1084,9 @@ static int map_figure(struct report_ctx *c, struct chq *q, uint32_t h)
 	v = xmalloc(n / merge + 2);
 	cells = chq_map_merged(q, h, CHQ_SPACE, merge, v, n / merge + 2);
 	buf_addf(&title, "Space map of %s", chq_str(q, hp->name));
-	fig = report_add_figure(c->r, FIG_MAP, title.data, "", 0);
+	fig = findings_add_figure(c->out, FIG_MAP, title.data, "", 0);
 	buf_release(&title);
-	g = &c->r->figures[fig];
+	g = &c->out->figures[fig];
 	g->cells = xmalloc(cells + 1);
 	g->fill = xmalloc((cells ? cells : 1) * sizeof(double));
 	g->n_cells = cells;
@@ -1085,22 +1103,89 @@ static int map_figure(struct report_ctx *c, struct chq *q, uint32_t h)
 	return fig;
 }
 
-static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
-			   struct err *e)
+static bool worse(const struct finding *a, const struct finding *b)
 {
+	return a->severity != b->severity ? a->severity > b->severity
+					  : a->weight > b->weight;
+}
+
+/* Several snapshots of one recording (reports taken one after another,
+ * the summaries beside them) are the same heaps again: each recording
+ * keeps the finding of its worst snapshot, which says how many of its
+ * snapshots had one.  The others are left in snaps. */
+static void code_heap_fold(struct findings_ctx *c, struct chq *q,
+			   struct findings *snaps, const uint32_t *snap_of)
+{
+	size_t n = snaps->n_findings, i, k;
+	bool *done = xcalloc(n ? n : 1, sizeof(bool));
+
+	for (i = 0; i < n; i++) {
+		uint64_t rec = chq_snapshot(q, snap_of[i])->recording;
+		size_t worst = i, n_with = 0, n_all = 0;
+		struct buf lines = BUF_INIT;
+		struct finding *f;
+		uint32_t s;
+
+		if (done[i])
+			continue;
+		for (k = i; k < n; k++) {
+			if (chq_snapshot(q, snap_of[k])->recording != rec)
+				continue;
+			done[k] = true;
+			n_with++;
+			if (n_with <= 8)
+				buf_addf(&lines, "%s%" PRIu64,
+					 lines.len ? ", " : "",
+					 chq_snapshot(q, snap_of[k])->line);
+			if (worse(&snaps->findings[k], &snaps->findings[worst]))
+				worst = k;
+		}
+		for (s = 0; s < chq_n_snapshots(q); s++)
+			if (chq_snapshot(q, s)->recording == rec)
+				n_all++;
+		f = findings_move(c, snaps, worst);
+		if (n_with > 1)
+			finding_add_evidence(
+				f,
+				"%zu of the %zu snapshots in this file show "
+				"it (lines %s%s); the worst is shown, at line "
+				"%" PRIu64,
+				n_with, n_all, lines.data,
+				n_with > 8 ? ", ..." : "",
+				chq_snapshot(q, snap_of[worst])->line);
+		finding_add_fact(f, "snapshots", (double)n_with, "snapshots");
+		buf_release(&lines);
+	}
+	free(done);
+}
+
+static int rule_code_heaps(struct findings_ctx *c,
+			   const struct finding_rule *rule, struct err *e)
+{
+	struct findings *found = c->out, snaps;
 	struct chq *q;
 	uint32_t s, h;
+	/* per finding of snaps: its snapshot */
+	uint32_t *snap_of = NULL;
 
 	if (chq_open(c->s, &q, e) < 0)
 		return ERR_FAIL;
+	/* each snapshot's finding goes to snaps first; then each recording
+	 * keeps its worst (code_heap_fold) */
+	memset(&snaps, 0, sizeof(snaps));
+	c->out = &snaps;
 	for (s = 0; s < chq_n_snapshots(q); s++) {
 		const struct store_ch_snapshot *sn = chq_snapshot(q, s);
 		const char *src = chq_snapshot_source(q, s);
 		const char *kind = chq_str(q, sn->kind);
-		struct report_finding *f = NULL;
+		struct finding *f = NULL;
 		int64_t v, full = 0, disabled = 0;
-		enum report_severity sev = REPORT_INFO;
-		double worst = 0;
+		enum finding_severity sev = FINDING_INFO;
+		double worst = 0, jc_worst = 0;
+		/* OpenJ9 allocates its JIT caches a segment after another:
+		 * a full segment is normal, the total against the limit is
+		 * what counts */
+		bool javacore = !strcmp(kind, "javacore");
 		uint32_t map_heap = UINT32_MAX;
 		struct buf what = BUF_INIT;
 		char *a;
@@ -1116,7 +1201,7 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 		if (chq_snapshot_stat(q, s, "full_count", &v))
 			full = v;
 		if (disabled || full > 0) {
-			sev = REPORT_CRITICAL;
+			sev = FINDING_CRITICAL;
 			if (disabled &&
 			    !chq_snapshot_stat(q, s, "compilation.enabled", &v))
 				buf_adds(&what, "JIT is off (compilation is "
@@ -1130,22 +1215,23 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 					 disabled ? ", " : "", full,
 					 full == 1 ? "" : "s");
 		}
-#define NEED_FINDING()                                                        \
-	do {                                                                  \
-		if (!f) {                                                     \
-			f = report_add(c, rule->name, REPORT_INFO);           \
-			f->subject = report_strf("%s (%s, line %" PRIu64 ")", \
-						 src, kind, sn->line);        \
-		}                                                             \
+#define NEED_FINDING()                                                     \
+	do {                                                               \
+		if (!f) {                                                  \
+			f = findings_add(c, rule->name, FINDING_INFO);     \
+			f->subject =                                       \
+				findings_strf("%s (%s, line %" PRIu64 ")", \
+					      src, kind, sn->line);        \
+		}                                                          \
 	} while (0)
 		if (what.len) {
 			NEED_FINDING();
-			report_evidence(f, "%s: %s%s", kind, what.data,
-					disabled ? " (the JIT stopped "
-						   "compiling: the code "
-						   "runs slower from then "
-						   "on)"
-						 : "");
+			finding_add_evidence(f, "%s: %s%s", kind, what.data,
+					     disabled ? " (the JIT stopped "
+							"compiling: the code "
+							"runs slower from then "
+							"on)"
+						      : "");
 		}
 		for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps;
 		     h++) {
@@ -1173,12 +1259,12 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 			kib(&fig, "used", fa.used);
 			kib(&fig, "max used", fa.max_used);
 			kib(&fig, "free", fa.free);
-			if (use >= CH_FULL || hw >= CH_FULL) {
+			if (!javacore && (use >= CH_FULL || hw >= CH_FULL)) {
 				NEED_FINDING();
-				if (sev < REPORT_WARNING)
-					sev = REPORT_WARNING;
+				if (sev < FINDING_WARNING)
+					sev = FINDING_WARNING;
 				if (use >= 0.99 || hw >= 0.99)
-					sev = REPORT_CRITICAL;
+					sev = FINDING_CRITICAL;
 				if (use > worst)
 					worst = use;
 				if (hw > worst)
@@ -1186,7 +1272,7 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 				if (map_heap == UINT32_MAX)
 					map_heap = h;
 				if (hw > use)
-					report_evidence(
+					finding_add_evidence(
 						f,
 						"%s %s: %s (%.1f%% used, "
 						"%.1f%% "
@@ -1197,15 +1283,15 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 							: "was nearly full",
 						fig.data, 100 * use, 100 * hw);
 				else
-					report_evidence(f,
-							"%s is nearly full: %s "
-							"(%.1f%% used)",
-							name, fig.data,
-							100 * use);
-				report_fact(f, "used_pct", 100 * use, "%");
+					finding_add_evidence(
+						f,
+						"%s is nearly full: %s "
+						"(%.1f%% used)",
+						name, fig.data, 100 * use);
+				finding_add_fact(f, "used_pct", 100 * use, "%");
 				if (fa.max_used != CHQ_UNKNOWN)
-					report_fact(f, "max_used_pct", 100 * hw,
-						    "%");
+					finding_add_fact(f, "max_used_pct",
+							 100 * hw, "%");
 			}
 			if (!isnan(fa.fragmentation) &&
 			    fa.fragmentation >= CH_FRAGMENTED &&
@@ -1213,9 +1299,9 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 			    fa.largest_free != CHQ_UNKNOWN &&
 			    fa.free >= fa.capacity / 20) {
 				NEED_FINDING();
-				if (sev < REPORT_WARNING)
-					sev = REPORT_WARNING;
-				report_evidence(
+				if (sev < FINDING_WARNING)
+					sev = FINDING_WARNING;
+				finding_add_evidence(
 					f,
 					"%s is fragmented: the largest free "
 					"block is %" PRId64 " bytes of %" PRId64
@@ -1223,43 +1309,69 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 					" blocks (fragmentation %.3f)",
 					name, fa.largest_free, fa.free / 1024,
 					fa.free_blocks, fa.fragmentation);
-				report_fact(f, "fragmentation",
-					    fa.fragmentation, "");
+				finding_add_fact(f, "fragmentation",
+						 fa.fragmentation, "");
 				if (map_heap == UINT32_MAX)
 					map_heap = h;
-				report_fact(f, "largest_free",
-					    (double)fa.largest_free, "bytes");
+				finding_add_fact(f, "largest_free",
+						 (double)fa.largest_free,
+						 "bytes");
 			}
 			buf_release(&fig);
 		}
-		/* a javacore: the JIT's code and data caches at their limit */
+		/* a javacore: the JIT's code and data caches at their limit
+		 * (1STSEGLIMIT: -Xcodecachetotal, the data cache's total),
+		 * the bytes in use of all their segments against it */
 		{
 			static const char *const jt[] = {"jit_code",
 							 "jit_data"};
+			static const char *const jname[] = {"JIT code cache",
+							    "JIT data cache"};
 			size_t i;
 
 			for (i = 0; i < 2; i++) {
-				char n1[64], n2[64];
-				int64_t used, limit;
+				char n1[64], n2[64], n3[64];
+				int64_t used, limit, segs = -1;
+				double u;
 
 				snprintf(n1, sizeof(n1), "mem.%s.in_use",
 					 jt[i]);
 				snprintf(n2, sizeof(n2), "mem.%s.limit", jt[i]);
+				snprintf(n3, sizeof(n3), "mem.%s.segments",
+					 jt[i]);
 				if (!chq_snapshot_stat(q, s, n1, &used) ||
 				    !chq_snapshot_stat(q, s, n2, &limit) ||
-				    limit <= 0 ||
-				    (double)used < JC_LIMIT * (double)limit)
+				    limit <= 0)
 					continue;
+				u = (double)used / (double)limit;
+				if (u < JC_LIMIT)
+					continue;
+				chq_snapshot_stat(q, s, n3, &segs);
 				NEED_FINDING();
-				if (sev < REPORT_WARNING)
-					sev = REPORT_WARNING;
-				report_evidence(
+				if (sev < FINDING_WARNING)
+					sev = FINDING_WARNING;
+				if (u >= JC_AT_LIMIT)
+					sev = FINDING_CRITICAL;
+				if (u > jc_worst)
+					jc_worst = u;
+				finding_add_evidence(
 					f,
-					"%s segments: %" PRId64
+					"%s: %" PRId64
 					" KiB in use of a %" PRId64
-					" KiB limit (%.1f%%)",
-					jt[i], used / 1024, limit / 1024,
-					pct((double)used, (double)limit));
+					" KiB limit (%.1f%%)%s%s%s",
+					jname[i], used / 1024, limit / 1024,
+					100 * u, segs >= 0 ? " in " : "",
+					segs >= 0 ? (snprintf(n3, sizeof(n3),
+							      "%" PRId64, segs),
+						     n3)
+						  : "",
+					segs < 0    ? ""
+					: segs == 1 ? " segment"
+						    : " segments");
+				finding_add_fact(f,
+						 i ? "jit_data_used_pct"
+						   : "jit_code_used_pct",
+						 100 * u, "%");
 			}
 		}
 #undef NEED_FINDING
@@ -1267,45 +1379,70 @@ static int rule_code_heaps(struct report_ctx *c, const struct report_rule *rule,
 			f->figure = map_figure(c, q, map_heap);
 		if (f) {
 			f->severity = sev;
+			if (jc_worst > worst)
+				worst = jc_worst;
 			f->weight = worst + (disabled ? 1 : 0);
 			f->sentence = xstrdup(
 				disabled || full
 					? "The JIT code cache filled up and "
 					  "compilation stopped."
+				: jc_worst >= JC_AT_LIMIT
+					? "A JIT cache is at its limit: the "
+					  "JIT cannot allocate another "
+					  "segment."
+				: jc_worst > 0
+					? "A JIT cache is near its limit."
 				: worst >= CH_FULL
 					? "A JIT code heap is nearly full."
-					: "A JIT code heap is fragmented or at "
-					  "its limit.");
-			report_fact(f, "full_count", (double)full, "times");
-			report_fact(f, "compilation_disabled", (double)disabled,
-				    "");
-			a = report_strf("--map=space");
+					: "A JIT code heap is fragmented.");
+			finding_add_fact(f, "full_count", (double)full,
+					 "times");
+			finding_add_fact(f, "compilation_disabled",
+					 (double)disabled, "");
+			a = findings_strf("--map=space");
 			f->command = command(c, "codeheap", a);
 			free(a);
 			f->fix = xstrdup(
-				"Give the code cache more room "
-				"(-XX:ReservedCodeCacheSize=, or the heap's "
-				"own "
-				"-XX:ProfiledCodeHeapSize= / "
-				"-XX:NonProfiledCodeHeapSize=), keep "
-				"-XX:+UseCodeCacheFlushing on, and look for "
-				"generated classes that are loaded again and "
-				"again.");
+				javacore
+					? "Give the JIT more room with "
+					  "-Xcodecachetotal (OpenJ9 scales the "
+					  "data cache's limit with it; the "
+					  "javacore's 1STSEGLIMIT lines are "
+					  "both limits), and look for "
+					  "generated classes that are loaded "
+					  "again and again."
+					: "Give the code cache more room "
+					  "(-XX:ReservedCodeCacheSize=, or the "
+					  "heap's own "
+					  "-XX:ProfiledCodeHeapSize= / "
+					  "-XX:NonProfiledCodeHeapSize=), keep "
+					  "-XX:+UseCodeCacheFlushing on, and "
+					  "look for generated classes that are "
+					  "loaded again and again.");
+		}
+		if (f) {
+			snap_of = xreallocarray(snap_of, snaps.n_findings,
+						sizeof(*snap_of));
+			snap_of[snaps.n_findings - 1] = s;
 		}
 		buf_release(&what);
 	}
+	c->out = found;
+	code_heap_fold(c, q, &snaps, snap_of);
+	free(snap_of);
+	findings_release(&snaps);
 	chq_free(q);
 	return 0;
 }
 
 /* --- estimation caveats ------------------------------------------------------ */
 
-static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
+static int rule_caveats(struct findings_ctx *c, const struct finding_rule *rule,
 			struct err *e)
 {
 	const struct query_row *rows, *orow;
 	struct query_total t, ot;
-	struct report_finding *f = NULL;
+	struct finding *f = NULL;
 	struct query *q, *qo = NULL;
 	size_t n, i, k, no = 0, few = 0;
 	char b1[32], b2[32];
@@ -1321,8 +1458,8 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 		if (rows[i].share < 0.01 || rows[i].samples > 3)
 			continue;
 		if (!f) {
-			f = report_add(c, rule->name, REPORT_INFO);
-			f->sentence = report_strf(
+			f = findings_add(c, rule->name, FINDING_INFO);
+			f->sentence = findings_strf(
 				"Some sites' bytes rest on one or a few JFR "
 				"samples: their numbers are far less certain "
 				"than they look.");
@@ -1330,17 +1467,18 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 				command(c, "top", "--kind=alloc --by=site");
 		}
 		few++;
-		report_evidence(f, "%s: %s (%.1f%%) from %" PRIu64 " sample%s",
-				rows[i].key,
-				report_bytes(rows[i].est_bytes, b1, sizeof(b1)),
-				100 * rows[i].share, rows[i].samples,
-				rows[i].samples == 1 ? "" : "s");
+		finding_add_evidence(
+			f, "%s: %s (%.1f%%) from %" PRIu64 " sample%s",
+			rows[i].key,
+			human_bytes(rows[i].est_bytes, b1, sizeof(b1)),
+			100 * rows[i].share, rows[i].samples,
+			rows[i].samples == 1 ? "" : "s");
 	}
 	if (f)
-		report_fact(f, "sites", (double)few, "sites");
+		finding_add_fact(f, "sites", (double)few, "sites");
 	/* JFR's weights and large objects: compare with the exact bytes
 	 * of OutsideTLAB, where the recording has them */
-	f = report_add(c, rule->name, REPORT_INFO);
+	f = findings_add(c, rule->name, FINDING_INFO);
 	f->sentence = xstrdup(
 		"JFR's per-site bytes (the weight of ObjectAllocationSample) "
 		"are biased for sites of large objects: a large object's "
@@ -1370,14 +1508,13 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 				    0.01 * (double)t.est_bytes)
 				continue;
 			k++;
-			report_evidence(
+			finding_add_evidence(
 				f,
 				"%s: %s outside TLABs (exact, %" PRIu64
 				" events) against a JFR weight of %s (%+.0f%%)",
 				orow[i].key,
-				report_bytes(orow[i].est_bytes, b1, sizeof(b1)),
-				orow[i].samples,
-				report_bytes(w, b2, sizeof(b2)),
+				human_bytes(orow[i].est_bytes, b1, sizeof(b1)),
+				orow[i].samples, human_bytes(w, b2, sizeof(b2)),
 				orow[i].est_bytes
 					? 100.0 *
 						  ((double)w -
@@ -1387,11 +1524,12 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 		}
 		query_free(qo);
 	} else {
-		report_evidence(f, "the recordings hold no "
-				   "ObjectAllocationOutsideTLAB events, so "
-				   "the bias cannot be measured here; record "
-				   "with +jdk.ObjectAllocationOutsideTLAB#"
-				   "enabled=true to see it");
+		finding_add_evidence(f,
+				     "the recordings hold no "
+				     "ObjectAllocationOutsideTLAB events, so "
+				     "the bias cannot be measured here; record "
+				     "with +jdk.ObjectAllocationOutsideTLAB#"
+				     "enabled=true to see it");
 	}
 	f->fix = xstrdup("Record large-object sites with OutsideTLAB events "
 			 "(or heapsift's agent) before trusting their bytes.");
@@ -1399,7 +1537,7 @@ static int rule_caveats(struct report_ctx *c, const struct report_rule *rule,
 	return 0;
 }
 
-const struct report_rule report_rule_table[] = {
+const struct finding_rule finding_rule_table[] = {
 	{"leak-suspect",
 	 "survivors (agent samples, jdk.OldObjectSample), GC "
 	 "roots, GCs survived",
@@ -1419,9 +1557,11 @@ const struct report_rule report_rule_table[] = {
 	{"code-heap", "code-heap reports, code-cache summaries, javacores",
 	 "a heap used 90%+ (or its high-water mark), fragmentation 0.8+ with "
 	 "5%+ free, compilation disabled or the cache full, a javacore JIT "
-	 "code or data cache at 95% of its limit",
-	 "critical when compilation stopped or a heap is 99% used, else "
-	 "warning",
+	 "code or data cache in use at 95% of its limit (all its segments "
+	 "against 1STSEGLIMIT, never one segment); one finding per file, "
+	 "its worst snapshot",
+	 "critical when compilation stopped, a heap is 99% used or a "
+	 "javacore cache 99% of its limit, else warning",
 	 "the JIT is out of room for compiled code", rule_code_heaps},
 	{"allocation-hot-spot", "allocation samples (alloc, agent, tlab)",
 	 "the heaviest site has 20%+ of the sampled bytes",
