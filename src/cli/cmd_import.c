@@ -182,6 +182,15 @@ static int finish(struct import *im, const char *out, struct err *e)
 	return EXIT_OK;
 }
 
+/* Another heapsift writes the store: said once, before waiting. */
+static void say_waiting(void *ctx)
+{
+	cli_progress_done();
+	fprintf(stderr,
+		"heapsift import: waiting for another heapsift writing %s\n",
+		(const char *)ctx);
+}
+
 /* The writer spills its samples beside the store (not in /tmp, which
  * may be small or in memory), where the store's own temporary file goes
  * (a link's target's directory). */
@@ -216,7 +225,7 @@ int cmd_import(int argc, char **argv)
 	const char *out = NULL;
 	struct cli_output o = {NULL, CLI_OUTPUT_STORE, NULL, false};
 	bool append = false;
-	int c, i, rc, failed_inputs = 0;
+	int c, i, rc, failed_inputs = 0, lock_fd;
 	struct err e;
 
 	memset(&im, 0, sizeof(im));
@@ -259,6 +268,13 @@ int cmd_import(int argc, char **argv)
 		return EXIT_ERROR;
 
 	err_init(&e);
+	/* writers of one store take turns (docs/formats/store.md): with
+	 * --append, so that no writer's recordings are lost; without, so
+	 * that one import's store follows the other's whole */
+	if (store_lock(out, say_waiting, (void *)out, &lock_fd, &e) < 0) {
+		print_problem("error", &e);
+		return EXIT_ERROR;
+	}
 	im.w = store_writer_new();
 	spill_beside(im.w, out);
 	if (append) {
@@ -271,6 +287,7 @@ int cmd_import(int argc, char **argv)
 			if (im.old)
 				store_close(im.old);
 			store_writer_free(im.w);
+			store_unlock(lock_fd);
 			return EXIT_ERROR;
 		}
 		/* a recording already in the store is not added again */
@@ -288,5 +305,6 @@ int cmd_import(int argc, char **argv)
 	if (im.old)
 		store_close(im.old);
 	store_writer_free(im.w);
+	store_unlock(lock_fd);
 	return cli_finish_output(rc);
 }
