@@ -172,6 +172,8 @@ static int finish(struct import *im, const char *out, struct err *e)
 	}
 	if (store_writer_commit(im->w, out, e) < 0) {
 		print_problem("error", e);
+		/* the spill's and the folder's errors do not name it */
+		fprintf(stderr, "heapsift import: %s not written\n", out);
 		return EXIT_ERROR;
 	}
 	printf("%s: %u recording%s (%llu new), %llu samples\n", out,
@@ -284,6 +286,8 @@ int cmd_import(int argc, char **argv)
 		} else if (store_open(out, &im.old, &e) < 0 ||
 			   store_writer_add_store(im.w, im.old, &e) < 0) {
 			print_problem("error", &e);
+			fprintf(stderr, "heapsift import: %s not written\n",
+				out);
 			if (im.old)
 				store_close(im.old);
 			store_writer_free(im.w);
