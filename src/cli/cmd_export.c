@@ -139,7 +139,7 @@ static void field_str(struct table *t, const char *s, bool last)
 	struct buf p = BUF_INIT;
 
 	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv(&t->row, p.data, p.len);
+	buf_add_csv_text(&t->row, p.data, p.len);
 	buf_release(&p);
 	buf_adds(&t->row, last ? "\r\n" : ",");
 }
