@@ -7,6 +7,7 @@
  * ncursesw would otherwise print them as garbage.
  */
 #include "tui/screen.h"
+#include "util/buf.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -60,14 +61,40 @@ static void styles(void)
 	}
 }
 
-int screen_init(void)
+int screen_init(char *why, size_t why_size)
 {
-	const char *nc = getenv("NO_COLOR");
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	const char *cup;
 
 	setlocale(LC_ALL, "");
 	scr.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
-	if (!initscr())
+	/* newterm, not initscr, which would print curses' own words and
+	 * exit on a terminal it does not know */
+	if (!term || !*term) {
+		snprintf(why, why_size,
+			 "TERM is not set: the browser needs to know the "
+			 "terminal (TERM=xterm-256color, say)");
 		return -1;
+	}
+	if (!newterm(NULL, stdout, stdin)) {
+		snprintf(why, why_size,
+			 "the terminal TERM=%s is not one curses knows "
+			 "(no terminfo entry)",
+			 term);
+		return -1;
+	}
+	/* a terminal that cannot place the cursor (TERM=dumb) would get
+	 * a blank screen that answers keys unseen */
+	cup = tigetstr("cup");
+	if (!cup || cup == (const char *)-1) {
+		endwin();
+		snprintf(why, why_size,
+			 "the terminal TERM=%s cannot place the cursor, which "
+			 "the browser needs; the other commands print to any "
+			 "terminal",
+			 term);
+		return -1;
+	}
 	raw();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -124,20 +151,13 @@ void screen_clear(void)
 	erase();
 }
 
-/* Bytes of the next UTF-8 sequence at s (1 for a stray byte). */
+/* Bytes of the next character at s that may go to the terminal as they
+ * are (utf8_printable_len: no controls, C1 controls, bidi overrides or
+ * invalid UTF-8: names come from the files), or 0: one byte shown as
+ * '?'. */
 static int seq_len(const unsigned char *s)
 {
-	int n = *s < 0x80    ? 1
-		: *s >= 0xf0 ? 4
-		: *s >= 0xe0 ? 3
-		: *s >= 0xc0 ? 2
-			     : 1;
-	int i;
-
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 1;
-	return n;
+	return (int)utf8_printable_len(s, strnlen((const char *)s, 4));
 }
 
 int screen_put(int y, int x, int w, enum style st, const char *s)
@@ -162,8 +182,9 @@ int screen_put(int y, int x, int w, enum style st, const char *s)
 	while (*p && used < w) {
 		int n = seq_len(p);
 
-		if (n == 1 && (*p < 0x20 || *p >= 0x7f)) {
+		if (n == 0) {
 			addch('?');
+			n = 1;
 		} else if (n > 1 && !scr.utf8) {
 			addch('?');
 		} else {

@@ -43,8 +43,9 @@ struct screen {
 extern struct screen scr;
 
 /* Set up the terminal (locale, colours, keys, mouse).  <0 when there is
- * no terminal to draw on. */
-int screen_init(void);
+ * no terminal to draw on (TERM unset, unknown, or one that cannot place
+ * the cursor), with the reason in why. */
+int screen_init(char *why, size_t why_size);
 void screen_end(void);
 /* After a resize: the new size into scr. */
 void screen_size(void);

@@ -767,15 +767,16 @@ int tui_browse(struct store *s, const char *name, const char *store_path,
 	const char *stamp = getenv("HEAPSIFT_BROWSE_STAMP");
 	unsigned i, errors = 0;
 	int rc = 0;
+	char why[256];
 
 	if (model_init(&l->t.m, s, e) < 0) {
 		free(l);
 		return ERR_FAIL;
 	}
-	if (screen_init() < 0) {
+	if (screen_init(why, sizeof(why)) < 0) {
 		model_release(&l->t.m);
 		free(l);
-		return err_set(e, ERR_FAIL, "cannot set up the terminal");
+		return err_set(e, ERR_USAGE, "%s", why);
 	}
 	l->name = name;
 	l->t.store_path = store_path;

@@ -4,6 +4,13 @@
  * store there is named by a hash of the inputs' absolute paths, sizes
  * and modification times and of heapsift's and the store format's
  * versions, so it is reused while they are unchanged.
+ *
+ * What is in the folder is trusted only as far as the folder is: it
+ * must be a real folder (not a symbolic link) of the user's own that no
+ * one else can write into, and a cache entry a regular file of the
+ * user's that no one else can write; anything else is refused with a
+ * message, never followed (a link planted there would otherwise have
+ * the import replace whatever it points to).
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,10 +18,61 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cache.h"
 #include "store/store.h"
 #include "util/buf.h"
+
+/* Is path (never followed) a folder (dir) or a regular file of ours that
+ * no one else can write?  1 yes, 0 missing, -1 after a message. */
+static int cache_trusted(const char *cmd, const char *path, bool dir)
+{
+	const char *what = dir ? "the cache folder" : "the cache file";
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT && !dir)
+			return 0;
+		fprintf(stderr, "heapsift %s: error: %s %s: %s\n", cmd, what,
+			path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode) ||
+	    (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+		fprintf(stderr,
+			"heapsift %s: error: %s %s is %s; not used (remove "
+			"it, or import with heapsift import -o CASE.hsdb "
+			"and give that)\n",
+			cmd, what, path,
+			S_ISLNK(st.st_mode)   ? "a symbolic link"
+			: S_ISDIR(st.st_mode) ? "a folder"
+			: dir		      ? "not a folder"
+					      : "not a regular file");
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		fprintf(stderr,
+			"heapsift %s: error: %s %s belongs to user %ld, not "
+			"to you (%ld); not used (remove it, or import with "
+			"heapsift import -o CASE.hsdb and give that)\n",
+			cmd, what, path, (long)st.st_uid, (long)geteuid());
+		return -1;
+	}
+	if (st.st_mode & 022) {
+		fprintf(stderr,
+			"heapsift %s: error: %s %s can be written by others "
+			"(mode %04o); not used (chmod go-w %s)\n",
+			cmd, what, path, (unsigned)(st.st_mode & 07777), path);
+		return -1;
+	}
+	return 1;
+}
+
+int cli_cache_check(const char *cmd, const char *path)
+{
+	return cache_trusted(cmd, path, false);
+}
 
 /* The cache folder, made (0700) when missing; NULL after a message. */
 static char *cache_dir(const char *cmd)
@@ -53,6 +111,10 @@ static char *cache_dir(const char *cmd)
 			}
 			b.data[i] = c;
 		}
+	if (cache_trusted(cmd, b.data, true) < 0) {
+		buf_release(&b);
+		return NULL;
+	}
 	return buf_detach(&b, NULL);
 }
 

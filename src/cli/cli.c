@@ -244,8 +244,9 @@ unsigned cli_jobs(unsigned option)
 int cli_finish_output(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "heapsift: error writing output: %s\n",
-			strerror(errno));
+		fprintf(stderr,
+			"heapsift: error: writing standard output: %s\n",
+			err_io_reason(errno ? errno : EIO));
 		return EXIT_ERROR;
 	}
 	return status;

@@ -54,19 +54,22 @@ static const char browse_help[] =
 /* Import the inputs into path with heapsift import; the exit status. */
 static int import_into(const char *path, int n, char **inputs)
 {
-	char **args = xcalloc((size_t)n + 5, sizeof(char *));
+	char **args = xcalloc((size_t)n + 6, sizeof(char *));
 	int i, rc;
 
 	args[0] = (char *)"import";
 	args[1] = (char *)"-o";
 	args[2] = (char *)path;
-	args[3] = (char *)"--"; /* an input named -x is not an option */
+	/* a cache file that is there is ours (cli_cache_check), and one
+	 * that did not open as a store is replaced */
+	args[3] = (char *)"--force";
+	args[4] = (char *)"--"; /* an input named -x is not an option */
 	for (i = 0; i < n; i++)
-		args[4 + i] = inputs[i];
+		args[5 + i] = inputs[i];
 	fprintf(stderr, "heapsift browse: importing into %s\n", path);
 	/* cmd_import runs its own getopt scan: it changes optind and
 	 * may permute args, so nothing here reads them afterwards */
-	rc = cmd_import(n + 4, args);
+	rc = cmd_import(n + 5, args);
 	free(args);
 	return rc;
 }
@@ -113,7 +116,7 @@ int cmd_browse(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct store *s;
+	struct store *s = NULL;
 	struct err e;
 	char *cached = NULL;
 	const char *path, *name;
@@ -147,26 +150,40 @@ int cmd_browse(int argc, char **argv)
 	if (n == 1 && cli_is_store(inputs[0])) {
 		path = inputs[0];
 	} else {
-		struct stat st;
-
 		cached = cli_cache_path("browse", n, inputs);
 		if (!cached)
 			return EXIT_ERROR;
-		if (stat(cached, &st) == 0) {
+		rc = cli_cache_check("browse", cached);
+		if (rc < 0) {
+			free(cached);
+			return EXIT_ERROR;
+		}
+		err_init(&e);
+		if (rc > 0 && store_open(cached, &s, &e) == 0) {
 			fprintf(stderr, "heapsift browse: using %s\n", cached);
 		} else {
+			/* missing, or not a store we can open (a crash
+			 * cannot leave one half written, but a disk error
+			 * or a hand can): made again */
+			if (rc > 0) {
+				cli_problem("browse", "warning", &e);
+				fprintf(stderr,
+					"heapsift browse: the cache store is "
+					"made again\n");
+			}
 			rc = import_into(cached, n, inputs);
 			if (rc != EXIT_OK && rc != EXIT_WARNED) {
 				free(cached);
 				return rc;
 			}
+			s = NULL;
 		}
 		path = cached;
 	}
 	name = strrchr(inputs[0], '/') ? strrchr(inputs[0], '/') + 1
 				       : inputs[0];
 	err_init(&e);
-	if (store_open(path, &s, &e) < 0) {
+	if (!s && store_open(path, &s, &e) < 0) {
 		view_error("browse", &e);
 		free(cached);
 		return EXIT_ERROR;

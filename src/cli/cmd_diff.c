@@ -108,9 +108,8 @@ struct diff_cli {
  * diff is what standard output holds. */
 static char *operand_store(const char *in)
 {
-	char *args[5], *cached;
+	char *args[6], *cached;
 	char *inputs[1];
-	struct stat st;
 	int rc, saved;
 
 	if (cli_is_store(in))
@@ -119,19 +118,25 @@ static char *operand_store(const char *in)
 	cached = cli_cache_path("diff", 1, inputs);
 	if (!cached)
 		return NULL;
-	if (stat(cached, &st) == 0)
+	rc = cli_cache_check("diff", cached);
+	if (rc < 0) {
+		free(cached);
+		return NULL;
+	}
+	if (rc > 0 && cli_is_store(cached))
 		return cached;
 	args[0] = (char *)"import";
 	args[1] = (char *)"-o";
 	args[2] = cached;
-	args[3] = (char *)"--";
-	args[4] = (char *)in;
+	args[3] = (char *)"--force"; /* ours (cli_cache_check), no store */
+	args[4] = (char *)"--";
+	args[5] = (char *)in;
 	fprintf(stderr, "heapsift diff: importing %s into %s\n", in, cached);
 	fflush(stdout);
 	saved = dup(STDOUT_FILENO);
 	if (saved >= 0)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-	rc = cmd_import(5, args);
+	rc = cmd_import(6, args);
 	fflush(stdout);
 	if (saved >= 0) {
 		dup2(saved, STDOUT_FILENO);

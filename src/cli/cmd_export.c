@@ -20,6 +20,7 @@
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 static const char export_help[] =
 	"usage: heapsift export CASE.hsdb --format=csv -o DIR [--force]\n"
@@ -90,14 +91,15 @@ static const char *const export_files[] = {
 /* The fleet layout writes only folders recording=ID/ into DIR. */
 static const char *const fleet_files[] = {"recording=*", NULL};
 
-/* After one file could not be created, the others are not tried: one
- * message, not one a table. */
+/* After one file could not be created or written (a full disk), the
+ * others are not tried: one message, not one a table. */
 static bool create_failed;
 
 struct table {
 	FILE *f;
 	struct buf path, tmp, row;
 	bool failed;
+	int errnum; /* the first failure's */
 };
 
 static int table_open(struct table *t, const char *dir, const char *name,
@@ -109,16 +111,25 @@ static int table_open(struct table *t, const char *dir, const char *name,
 	buf_addf(&t->path, "%s/%s.csv", dir, name);
 	buf_addf(&t->tmp, "%s/.%s.csv.tmp%ld", dir, name, (long)getpid());
 	t->failed = false;
+	t->errnum = 0;
 	t->f = create_failed ? NULL : fopen(t->tmp.data, "wb");
 	if (!t->f) {
-		if (create_failed)
+		if (create_failed) {
+			buf_release(&t->path);
+			buf_release(&t->tmp);
 			return -1;
+		}
 		create_failed = true;
 		fprintf(stderr,
-			"heapsift export: error: cannot create %s: %s\n",
-			t->tmp.data, strerror(errno));
+			"heapsift export: error: writing %s (creating %s): "
+			"%s\n",
+			t->path.data, t->tmp.data, err_io_reason(errno));
+		buf_release(&t->path);
+		buf_release(&t->tmp);
+		buf_release(&t->row);
 		return -1;
 	}
+	die_unlink_add(t->tmp.data);
 	fprintf(t->f, "%s\r\n", header);
 	return 0;
 }
@@ -128,7 +139,7 @@ static void field_str(struct table *t, const char *s, bool last)
 	struct buf p = BUF_INIT;
 
 	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv(&t->row, p.data, p.len);
+	buf_add_csv_text(&t->row, p.data, p.len);
 	buf_release(&p);
 	buf_adds(&t->row, last ? "\r\n" : ",");
 }
@@ -149,32 +160,38 @@ static void field_ref(struct table *t, uint32_t v, bool last)
 
 static void row_end(struct table *t)
 {
-	if (fwrite(t->row.data, 1, t->row.len, t->f) != t->row.len)
+	if (fwrite(t->row.data, 1, t->row.len, t->f) != t->row.len &&
+	    !t->failed) {
 		t->failed = true;
+		t->errnum = errno ? errno : EIO;
+	}
 	buf_reset(&t->row);
 }
 
 static int table_close(struct table *t)
 {
-	int rc = 0;
+	int errnum = t->failed ? t->errnum : 0;
 
-	if (ferror(t->f) || t->failed)
-		rc = -1;
-	if (fflush(t->f) || fsync(fileno(t->f)))
-		rc = -1;
-	if (fclose(t->f)) /* always, so the descriptor is never leaked */
-		rc = -1;
-	if (rc == 0 && rename(t->tmp.data, t->path.data) < 0)
-		rc = -1;
-	if (rc < 0) {
+	if (ferror(t->f) && !errnum)
+		errnum = EIO;
+	if ((fflush(t->f) || fsync(fileno(t->f))) && !errnum)
+		errnum = errno;
+	/* always, so the descriptor is never leaked */
+	if (fclose(t->f) && !errnum)
+		errnum = errno;
+	if (!errnum && rename(t->tmp.data, t->path.data) < 0)
+		errnum = errno;
+	if (errnum) {
 		fprintf(stderr, "heapsift export: error: writing %s: %s\n",
-			t->path.data, strerror(errno));
+			t->path.data, err_io_reason(errnum));
 		unlink(t->tmp.data);
+		create_failed = true;
 	}
+	die_unlink_remove(t->tmp.data);
 	buf_release(&t->path);
 	buf_release(&t->tmp);
 	buf_release(&t->row);
-	return rc;
+	return errnum ? -1 : 0;
 }
 
 /* The code-heap tables, as stored (the derived facts are `heapsift

@@ -172,6 +172,8 @@ static int finish(struct import *im, const char *out, struct err *e)
 	}
 	if (store_writer_commit(im->w, out, e) < 0) {
 		print_problem("error", e);
+		/* the spill's and the folder's errors do not name it */
+		fprintf(stderr, "heapsift import: %s not written\n", out);
 		return EXIT_ERROR;
 	}
 	printf("%s: %u recording%s (%llu new), %llu samples\n", out,
@@ -180,6 +182,15 @@ static int finish(struct import *im, const char *out, struct err *e)
 	       (unsigned long long)im->recordings,
 	       (unsigned long long)store_writer_n_samples(im->w));
 	return EXIT_OK;
+}
+
+/* Another heapsift writes the store: said once, before waiting. */
+static void say_waiting(void *ctx)
+{
+	cli_progress_done();
+	fprintf(stderr,
+		"heapsift import: waiting for another heapsift writing %s\n",
+		(const char *)ctx);
 }
 
 /* The writer spills its samples beside the store (not in /tmp, which
@@ -216,7 +227,7 @@ int cmd_import(int argc, char **argv)
 	const char *out = NULL;
 	struct cli_output o = {NULL, CLI_OUTPUT_STORE, NULL, false};
 	bool append = false;
-	int c, i, rc, failed_inputs = 0;
+	int c, i, rc, failed_inputs = 0, lock_fd;
 	struct err e;
 
 	memset(&im, 0, sizeof(im));
@@ -259,6 +270,13 @@ int cmd_import(int argc, char **argv)
 		return EXIT_ERROR;
 
 	err_init(&e);
+	/* writers of one store take turns (docs/formats/store.md): with
+	 * --append, so that no writer's recordings are lost; without, so
+	 * that one import's store follows the other's whole */
+	if (store_lock(out, say_waiting, (void *)out, &lock_fd, &e) < 0) {
+		print_problem("error", &e);
+		return EXIT_ERROR;
+	}
 	im.w = store_writer_new();
 	spill_beside(im.w, out);
 	if (append) {
@@ -268,9 +286,12 @@ int cmd_import(int argc, char **argv)
 		} else if (store_open(out, &im.old, &e) < 0 ||
 			   store_writer_add_store(im.w, im.old, &e) < 0) {
 			print_problem("error", &e);
+			fprintf(stderr, "heapsift import: %s not written\n",
+				out);
 			if (im.old)
 				store_close(im.old);
 			store_writer_free(im.w);
+			store_unlock(lock_fd);
 			return EXIT_ERROR;
 		}
 		/* a recording already in the store is not added again */
@@ -288,5 +309,6 @@ int cmd_import(int argc, char **argv)
 	if (im.old)
 		store_close(im.old);
 	store_writer_free(im.w);
+	store_unlock(lock_fd);
 	return cli_finish_output(rc);
 }

@@ -366,6 +366,15 @@ static int read_inventory(const char *path, struct report *r, uint64_t *warned)
 
 /* Walk the inputs, importing into a store at store_path (NULL: scan
  * only).  The exit status so far; *have_store when one was written. */
+/* Another heapsift writes the cache store: said once, before waiting. */
+static void say_waiting(void *ctx)
+{
+	cli_progress_done();
+	fprintf(stderr,
+		"heapsift report: waiting for another heapsift writing %s\n",
+		(const char *)ctx);
+}
+
 static int gather(struct report *r, struct input_limits *lim, int n,
 		  char **inputs, const char *store_path, bool *have_store,
 		  uint64_t *warned)
@@ -387,12 +396,19 @@ static int gather(struct report *r, struct input_limits *lim, int n,
 	*have_store = false;
 	err_init(&e);
 	if (iv.w && iv.recordings) {
-		if (store_writer_commit(iv.w, store_path, &e) < 0) {
+		int lock_fd = -1;
+
+		/* another report or browse may be making the same cache
+		 * store: they take turns, as imports do */
+		if (store_lock(store_path, say_waiting, (void *)store_path,
+			       &lock_fd, &e) < 0 ||
+		    store_writer_commit(iv.w, store_path, &e) < 0) {
 			cli_problem("report", "error", &e);
 			failed++;
 		} else {
 			*have_store = true;
 		}
+		store_unlock(lock_fd);
 	}
 	if (iv.w)
 		store_writer_free(iv.w);
@@ -520,8 +536,8 @@ int cmd_report(int argc, char **argv)
 		store_path = inputs[0];
 		have_store = true;
 	} else {
-		struct stat st;
 		struct buf ip = BUF_INIT;
+		int rc;
 
 		cached = cli_cache_path("report", n, inputs);
 		if (!cached) {
@@ -530,7 +546,20 @@ int cmd_report(int argc, char **argv)
 		}
 		buf_addf(&ip, "%s.inventory", cached);
 		inv_path = buf_detach(&ip, NULL);
-		if (stat(cached, &st) == 0 &&
+		/* a link, fifo or another's file in the cache is refused
+		 * (cli_cache_check); a store that is ours but not one, or
+		 * damaged, is made again */
+		rc = cli_cache_check("report", cached);
+		if (rc >= 0) {
+			int irc = cli_cache_check("report", inv_path);
+
+			rc = irc < 0 ? irc : rc && irc;
+		}
+		if (rc < 0) {
+			status = EXIT_ERROR;
+			goto done;
+		}
+		if (rc > 0 && cli_is_store(cached) &&
 		    read_inventory(inv_path, &r, &warned) == 0) {
 			fprintf(stderr, "heapsift report: using %s\n", cached);
 			have_store = true;

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 bool cli_is_store(const char *path)
 {
@@ -233,6 +234,8 @@ int cli_write_file(const char *cmd, const char *path, const void *data,
 	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		errnum = errno;
+	else
+		die_unlink_add(tmp.data);
 	while (!errnum && len) {
 		ssize_t n = write(fd, p, len);
 
@@ -253,12 +256,12 @@ int cli_write_file(const char *cmd, const char *path, const void *data,
 		errnum = errno;
 	if (errnum) {
 		fprintf(stderr, "heapsift %s: error: cannot write %s: %s\n",
-			cmd, path,
-			errnum == ENOSPC ? "no space left on device"
-					 : strerror(errnum));
+			cmd, path, err_io_reason(errnum));
 		if (fd >= 0)
 			unlink(tmp.data);
 	}
+	if (fd >= 0)
+		die_unlink_remove(tmp.data);
 	buf_release(&tmp);
 	return errnum ? -1 : 0;
 }

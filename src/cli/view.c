@@ -225,6 +225,14 @@ void view_close(struct store *s, struct query *q)
 	store_close(s);
 }
 
+/* A store view_open() closes on failure is NULL to its caller, which
+ * may close what it holds (report did, twice). */
+static void view_drop(struct store **s)
+{
+	store_close(*s);
+	*s = NULL;
+}
+
 int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q)
 {
@@ -244,6 +252,7 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	*q = NULL;
 	if (store_open(path, s, &e) < 0) {
 		view_error(cmd, &e);
+		*s = NULL;
 		return EXIT_ERROR;
 	}
 	if (store_recordings(*s, &recs, &n, &e) < 0) {
@@ -251,7 +260,7 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 		goto fail;
 	}
 	if (f->q.recording >= (int64_t)n) {
-		store_close(*s);
+		view_drop(s);
 		return cli_usage_error(cmd,
 				       "--recording %lld: the store holds "
 				       "%u recording%s (0 to %u)",
@@ -265,22 +274,26 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	if ((f->from &&
 	     parse_time(cmd, "--from", f->from, start, &f->q.from_ns)) ||
 	    (f->to && parse_time(cmd, "--to", f->to, start, &f->q.to_ns))) {
-		store_close(*s);
+		view_drop(s);
 		return EXIT_USAGE;
 	}
 	/* an empty window answers nothing: a mistake, not a question */
 	if (f->from && f->to && f->q.from_ns >= f->q.to_ns) {
-		store_close(*s);
+		view_drop(s);
 		return cli_usage_error(cmd,
 				       "--from %s is not before --to %s: the "
 				       "time window is empty",
 				       f->from, f->to);
 	}
-	if (query_open(*s, &f->q, q, &e) < 0)
-		return view_query_failed(cmd, &e, *s, NULL);
+	if (query_open(*s, &f->q, q, &e) < 0) {
+		int rc = view_query_failed(cmd, &e, *s, NULL);
+
+		*s = NULL;
+		return rc;
+	}
 	return 0;
 fail:
-	store_close(*s);
+	view_drop(s);
 	return EXIT_ERROR;
 }
 

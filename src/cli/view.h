@@ -84,7 +84,8 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 /*
  * After getopt: the one store operand left in argv, opened with its query.
  * Prints the problem and returns EXIT_USAGE (not exactly one store, a
- * bad filter) or EXIT_ERROR (the store); 0 on success.
+ * bad filter) or EXIT_ERROR (the store); 0 on success.  On failure
+ * the store is closed and *s and *q are NULL.
  */
 int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q);

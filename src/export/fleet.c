@@ -33,6 +33,7 @@ struct fout {
 	gzFile gz;
 	struct buf path, tmp, row;
 	bool failed;
+	int errnum; /* the first failure's */
 };
 
 static int fout_open(struct fout *o, const char *dir, const char *name, bool gz,
@@ -42,6 +43,7 @@ static int fout_open(struct fout *o, const char *dir, const char *name, bool gz,
 	buf_init(&o->tmp);
 	buf_init(&o->row);
 	o->failed = false;
+	o->errnum = 0;
 	o->f = NULL;
 	o->gz = NULL;
 	buf_addf(&o->path, "%s/%s.csv%s", dir, name, gz ? ".gz" : "");
@@ -53,21 +55,27 @@ static int fout_open(struct fout *o, const char *dir, const char *name, bool gz,
 		o->f = fopen(o->tmp.data, "wb");
 	if (!o->f && !o->gz) {
 		fprintf(stderr,
-			"heapsift export: error: cannot create %s: %s\n",
-			o->tmp.data, strerror(errno));
+			"heapsift export: error: writing %s (creating %s): "
+			"%s\n",
+			o->path.data, o->tmp.data,
+			err_io_reason(errno ? errno : ENOMEM));
 		buf_release(&o->path);
 		buf_release(&o->tmp);
 		buf_release(&o->row);
 		return -1;
 	}
+	die_unlink_add(o->tmp.data);
 	buf_addf(&o->row, "%s\r\n", header);
 	return 0;
 }
 
 static void fout_flush(struct fout *o)
 {
-	if (!o->row.len)
+	if (!o->row.len || o->failed) {
+		buf_reset(&o->row);
 		return;
+	}
+	errno = 0;
 	if (o->gz) {
 		if (gzwrite(o->gz, o->row.data, (unsigned)o->row.len) !=
 		    (int)o->row.len)
@@ -75,6 +83,8 @@ static void fout_flush(struct fout *o)
 	} else if (fwrite(o->row.data, 1, o->row.len, o->f) != o->row.len) {
 		o->failed = true;
 	}
+	if (o->failed)
+		o->errnum = errno ? errno : EIO;
 	buf_reset(&o->row);
 }
 
@@ -88,31 +98,33 @@ static void fout_row_end(struct fout *o)
 
 static int fout_close(struct fout *o)
 {
-	int rc = 0;
+	int errnum;
 
 	fout_flush(o);
+	errnum = o->failed ? o->errnum : 0;
+	errno = 0;
 	if (o->gz) {
-		if (gzclose(o->gz) != Z_OK)
-			rc = -1;
+		if (gzclose(o->gz) != Z_OK && !errnum)
+			errnum = errno ? errno : EIO;
 	} else {
-		if (ferror(o->f) || fflush(o->f) || fsync(fileno(o->f)))
-			rc = -1;
-		if (fclose(o->f))
-			rc = -1;
+		if ((ferror(o->f) || fflush(o->f) || fsync(fileno(o->f))) &&
+		    !errnum)
+			errnum = errno ? errno : EIO;
+		if (fclose(o->f) && !errnum)
+			errnum = errno ? errno : EIO;
 	}
-	if (o->failed)
-		rc = -1;
-	if (rc == 0 && rename(o->tmp.data, o->path.data) < 0)
-		rc = -1;
-	if (rc < 0) {
+	if (!errnum && rename(o->tmp.data, o->path.data) < 0)
+		errnum = errno;
+	if (errnum) {
 		fprintf(stderr, "heapsift export: error: writing %s: %s\n",
-			o->path.data, strerror(errno));
+			o->path.data, err_io_reason(errnum));
 		unlink(o->tmp.data);
 	}
+	die_unlink_remove(o->tmp.data);
 	buf_release(&o->path);
 	buf_release(&o->tmp);
 	buf_release(&o->row);
-	return rc;
+	return errnum ? -1 : 0;
 }
 
 static void f_str(struct fout *o, const char *s, bool last)
@@ -120,7 +132,7 @@ static void f_str(struct fout *o, const char *s, bool last)
 	struct buf p = BUF_INIT;
 
 	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv(&o->row, p.data, p.len);
+	buf_add_csv_text(&o->row, p.data, p.len);
 	buf_release(&p);
 	if (!last)
 		buf_addch(&o->row, ',');

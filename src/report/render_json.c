@@ -2,8 +2,9 @@
  * The report as JSON (docs/report.schema.json, docs/report.md): every
  * finding with its figures, the inventory, the pictures' data and the
  * appendix.  Strings keep the files' spelling where it is valid UTF-8
- * (control characters as \u00XX); a byte that is not valid UTF-8
- * becomes the text \xNN, since JSON cannot carry it.
+ * (control characters, C1 ones included, and bidi overrides as \uXXXX);
+ * a byte that is not valid UTF-8 becomes the text \xNN, since JSON
+ * cannot carry it.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -47,7 +48,15 @@ static void str(struct buf *out, const char *s)
 			    (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
 				buf_addf(out, "\\u%04x",
 					 p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
-			else
+			/* C1 controls (U+009B is CSI to some terminals)
+			 * and bidi overrides too: JSON printed on a
+			 * terminal stays inert, and says the same */
+			else if (!utf8_printable_len(p + i, len - i)) {
+				uint32_t cp;
+
+				utf8_decode(p + i, len - i, &cp);
+				buf_addf(out, "\\u%04x", (unsigned)cp);
+			} else
 				buf_add(out, p + i, n);
 			i += n;
 		} else {

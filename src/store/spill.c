@@ -203,15 +203,10 @@ static const char *spill_dir(const struct spill *sp)
 static int dir_err(const char *dir, struct err *e, const char *doing,
 		   int errnum)
 {
-	char msg[128];
-
-	/* strerror_r: the writer thread says its errors too (GNU's, which
-	 * returns the message) */
+	/* err_io_reason is thread-safe: the writer thread says its
+	 * errors too */
 	return err_set(e, ERR_IO, "store: %s the spill file in %s: %s", doing,
-		       dir,
-		       errnum == ENOSPC ? "no space left on device"
-		       : errnum		? strerror_r(errnum, msg, sizeof(msg))
-					: "short read");
+		       dir, errnum ? err_io_reason(errnum) : "short read");
 }
 
 static int io_err(const struct spill *sp, struct err *e, const char *doing,

@@ -85,6 +85,21 @@ uint32_t store_writer_n_duplicates(const struct store_writer *w,
 int store_writer_commit(struct store_writer *w, const char *path,
 			struct err *e);
 
+/*
+ * Writers of one store take turns: store_lock() takes an exclusive
+ * flock(2) on the store at path (on its folder while there is none),
+ * waiting for another writer to finish, and calls wait(ctx) once first
+ * when it has to wait.  Hold it from before the old store is read
+ * (--append) until store_writer_commit() has returned, so that no
+ * writer's recordings are lost; store_unlock() lets the next one in.
+ * Readers need no lock: a store is never changed, only replaced.
+ * *fd_out gets the descriptor that holds the lock.
+ */
+typedef void store_lock_wait_fn(void *ctx);
+int store_lock(const char *path, store_lock_wait_fn *wait, void *ctx,
+	       int *fd_out, struct err *e);
+void store_unlock(int fd);
+
 /* --- reading --------------------------------------------------------------- */
 
 struct store;

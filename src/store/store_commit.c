@@ -31,7 +31,8 @@ struct out {
 	uint64_t pos;
 	struct store_toc_entry toc[32];
 	uint32_t n_toc;
-	const char *path;
+	const char *path;   /* the temporary file */
+	const char *target; /* the store it becomes */
 	struct err *e;
 	bool failed;
 	uint64_t synced; /* writeback started up to here */
@@ -49,8 +50,11 @@ static void out_write(struct out *o, const void *p, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			err_set(o->e, ERR_IO, "store: writing %s: %s", o->path,
-				n < 0 ? strerror(errno) : "short write");
+			err_set(o->e, ERR_IO,
+				"store: writing %s (its temporary file %s): "
+				"%s",
+				o->target, o->path,
+				n < 0 ? err_io_reason(errno) : "short write");
 			o->failed = true;
 			return;
 		}
@@ -534,8 +538,7 @@ static int rollup_spill_open(const char *target, struct err *e)
 	if (fd < 0)
 		err_set(e, ERR_IO,
 			"store: cannot create a temporary file in %s: %s", dir,
-			errno == ENOSPC ? "no space left on device"
-					: strerror(errno));
+			err_io_reason(errno));
 	free(copy);
 	return fd;
 }
@@ -622,9 +625,14 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 			break;
 	}
 	o.path = tmp.data;
+	o.target = target;
+	if (o.fd >= 0)
+		die_unlink_add(tmp.data); /* out of memory: not left behind */
 	if (o.fd < 0) {
-		err_set(e, ERR_IO, "store: cannot create %s: %s", tmp.data,
-			strerror(errno));
+		err_set(e, ERR_IO,
+			"store: writing %s (creating its temporary file %s): "
+			"%s",
+			target, tmp.data, err_io_reason(errno));
 		buf_release(&tmp);
 		free(target);
 		return ERR_FAIL;
@@ -634,6 +642,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 			tmp.data, strerror(errno));
 		close(o.fd);
 		unlink(tmp.data);
+		die_unlink_remove(tmp.data);
 		buf_release(&tmp);
 		free(target);
 		return ERR_FAIL;
@@ -643,6 +652,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	if (rollup_fd < 0) {
 		close(o.fd);
 		unlink(tmp.data);
+		die_unlink_remove(tmp.data);
 		buf_release(&tmp);
 		free(target);
 		return ERR_FAIL;
@@ -714,22 +724,24 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	o.pos = 0; /* the header, over its placeholder */
 	out_write(&o, &h, sizeof(h));
 	if (!o.failed && fsync(o.fd) < 0) {
-		err_set(e, ERR_IO, "store: fsync of %s: %s", tmp.data,
-			strerror(errno));
+		err_set(e, ERR_IO, "store: writing %s (fsync of %s): %s",
+			target, tmp.data, err_io_reason(errno));
 		o.failed = true;
 	}
 	if (close(o.fd) < 0 && !o.failed) {
-		err_set(e, ERR_IO, "store: closing %s: %s", tmp.data,
-			strerror(errno));
+		err_set(e, ERR_IO, "store: writing %s (closing %s): %s", target,
+			tmp.data, err_io_reason(errno));
 		o.failed = true;
 	}
 	if (!o.failed && rename(tmp.data, target) < 0) {
 		err_set(e, ERR_IO, "store: cannot replace %s: %s", target,
-			strerror(errno));
+			err_io_reason(errno));
 		o.failed = true;
 	}
-	if (o.failed) {
+	if (o.failed)
 		unlink(tmp.data);
+	die_unlink_remove(tmp.data); /* renamed, or removed */
+	if (o.failed) {
 		buf_release(&tmp);
 		free(target);
 		return ERR_FAIL;

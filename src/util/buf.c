@@ -167,13 +167,15 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp_out)
 	return len;
 }
 
-/* A valid sequence that is not a C1 control (0x80-0x9f), or 0. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
+size_t utf8_printable_len(const unsigned char *s, size_t n)
 {
 	uint32_t cp;
 	size_t len = utf8_decode(s, n, &cp);
 
-	return len && !(cp >= 0x80 && cp < 0xa0) ? len : 0;
+	if (!len || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return len;
 }
 
 void buf_add_printable(struct buf *b, const char *s, size_t len)
@@ -188,7 +190,7 @@ void buf_add_printable(struct buf *b, const char *s, size_t len)
 		} else if (p[i] < 0x20 || p[i] == 0x7f) {
 			buf_addf(b, "\\x%02x", p[i]);
 			i++;
-		} else if ((n = utf8_seq_len(p + i, len - i)) != 0) {
+		} else if ((n = utf8_printable_len(p + i, len - i)) != 0) {
 			buf_add(b, p + i, n);
 			i += n;
 		} else {
@@ -208,6 +210,23 @@ void buf_add_csv(struct buf *b, const char *s, size_t len)
 		return;
 	}
 	buf_addch(b, '"');
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"')
+			buf_addch(b, '"');
+		buf_addch(b, s[i]);
+	}
+	buf_addch(b, '"');
+}
+
+void buf_add_csv_text(struct buf *b, const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || !strchr("=+-@", s[0])) {
+		buf_add_csv(b, s, len);
+		return;
+	}
+	buf_adds(b, "\"'");
 	for (i = 0; i < len; i++) {
 		if (s[i] == '"')
 			buf_addch(b, '"');

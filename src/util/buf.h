@@ -55,13 +55,33 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /*
+ * The length of the sequence at s (at most n bytes, n >= 1) when it is
+ * valid UTF-8 that is safe to show on a terminal as it is, else 0: not a
+ * C0 control or DEL, not a C1 control (U+0080 to U+009F, which some
+ * terminals take as ESC + a letter: U+009B is CSI), not a bidirectional
+ * override or isolate (U+202A to U+202E, U+2066 to U+2069, which reorder
+ * what follows on the line: "Trojan Source").
+ */
+size_t utf8_printable_len(const unsigned char *s, size_t n);
+
+/*
  * Append s (len bytes) with every byte that could disturb a terminal or a
- * one-line listing (controls, DEL, bytes that are not valid UTF-8) written
- * as \xNN, and backslash as \\.  Member names come from hostile archives.
+ * one-line listing (controls, DEL, bytes that are not valid UTF-8, and
+ * the bytes of the code points utf8_printable_len() refuses) written as
+ * \xNN, and backslash as \\.  Names come from hostile files.
  */
 void buf_add_printable(struct buf *b, const char *s, size_t len);
 
 /* Append s as one RFC 4180 CSV field: quoted when it holds , " CR or LF. */
 void buf_add_csv(struct buf *b, const char *s, size_t len);
+
+/*
+ * The same for a text cell a spreadsheet may open (export's tables):
+ * one that begins with = + - or @, which a spreadsheet would run as a
+ * formula ("CSV injection"), gets a ' in front and is quoted, as OWASP
+ * advises; any other is buf_add_csv's.  Numbers are not text cells: a
+ * negative number keeps its sign.
+ */
+void buf_add_csv_text(struct buf *b, const char *s, size_t len);
 
 #endif

@@ -3,6 +3,7 @@
  */
 #include "util/err.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,4 +138,16 @@ const char *err_code_name(enum err_code code)
 		return "unsupported";
 	}
 	return "unknown";
+}
+
+const char *err_io_reason(int errnum)
+{
+	static _Thread_local char msg[128];
+
+	if (errnum == ENOSPC)
+		return "no space left on device";
+	if (errnum == EDQUOT)
+		return "disk quota exceeded";
+	/* GNU's strerror_r, which returns the message */
+	return strerror_r(errnum, msg, sizeof(msg));
 }

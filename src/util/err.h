@@ -78,4 +78,9 @@ void err_format(const struct err *e, struct buf *out);
 
 const char *err_code_name(enum err_code code);
 
+/* strerror(errnum), but for a full disk the words every message of a
+ * failed write uses: "no space left on device", "disk quota exceeded".
+ * Thread-safe (strerror_r for the others, into a thread-local buffer). */
+const char *err_io_reason(int errnum);
+
 #endif

@@ -4,15 +4,58 @@
 #include "util/xalloc.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/size.h"
+
+/* die() may run on a worker thread while the main one registers: the
+ * slots are atomic pointers */
+static const char *_Atomic die_unlink_paths[4];
+
+void die_unlink_add(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(die_unlink_paths) / sizeof(*die_unlink_paths);
+	     i++) {
+		const char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&die_unlink_paths[i], &none,
+						   path))
+			return;
+	}
+}
+
+void die_unlink_remove(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(die_unlink_paths) / sizeof(*die_unlink_paths);
+	     i++) {
+		const char *p = path;
+
+		if (atomic_compare_exchange_strong(&die_unlink_paths[i], &p,
+						   NULL))
+			return;
+	}
+}
 
 void die(const char *fmt, ...)
 {
 	va_list ap;
+	size_t i;
+
+	for (i = 0; i < sizeof(die_unlink_paths) / sizeof(*die_unlink_paths);
+	     i++) {
+		const char *p = atomic_exchange(&die_unlink_paths[i], NULL);
+
+		if (p)
+			unlink(p);
+	}
 
 	fflush(stdout);
 	fputs("heapsift: fatal: ", stderr);

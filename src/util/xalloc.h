@@ -14,6 +14,15 @@
 /* Print "heapsift: fatal: ..." and exit(1).  For out-of-memory only. */
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A temporary file that die() removes before it exits (a store or an
+ * export being written when memory runs out must not be left behind):
+ * die_unlink_add(path) while the file exists, die_unlink_remove(path)
+ * once it is renamed or removed.  path is borrowed; a few at a time.
+ */
+void die_unlink_add(const char *path);
+void die_unlink_remove(const char *path);
+
 /* A broken invariant: print file:line and abort() so that a core or a
  * sanitizer report shows where. */
 #define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
