@@ -205,8 +205,14 @@ static void draw_tabs(struct loop *l)
 		char b[256];
 		int w;
 
+		/* what is browsed matters more than the program's name:
+		 * eight tabs leave 80 columns little room */
 		snprintf(b, sizeof(b), " heapsift: %s ", l->name);
 		w = (int)names_width(b);
+		if (x + w >= scr.cols) {
+			snprintf(b, sizeof(b), " %s ", l->name);
+			w = (int)names_width(b);
+		}
 		if (x + w < scr.cols)
 			screen_put(0, scr.cols - w, w, ST_TITLE, b);
 	}
