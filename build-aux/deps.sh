@@ -42,11 +42,12 @@ if [ "$what" = test ] || [ "$what" = ci ]; then
 	pkgs="$pkgs tmux libarchive-tools gzip bzip2 xz-utils zstd lz4 util-linux python3 sqlite3"
 fi
 if [ "$what" = ci ]; then
-	# binutils: nm lists the agent's exports (agent.sh); the report's
+	# binutils: nm lists the agent's exports (agent.sh); strace sees
+	# the exports sync their files (interchange.sh); the report's
 	# renderers are checked by real ones (report.sh): headless Chromium
 	# for the HTML, xmllint for its SVG, pandoc for the Markdown, and
 	# jsonschema for the JSON
-	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc"
+	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc strace"
 	# jsonschema is asked for by what it provides: the python3 on PATH
 	# may be another one than Debian's (pyenv) and have it already; the
 	# tests use whichever of the two imports it (tests/cli/lib.sh)

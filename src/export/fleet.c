@@ -12,6 +12,7 @@
  * Like the CSV tables, it is the whole store: the filters do not apply.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 struct fout {
 	FILE *f;
 	gzFile gz;
+	int gz_fd; /* the gzip file's own descriptor, synced after gzclose */
 	struct buf path, tmp, row;
 	bool failed;
 	int errnum; /* the first failure's */
@@ -46,13 +48,33 @@ static int fout_open(struct fout *o, const char *dir, const char *name, bool gz,
 	o->errnum = 0;
 	o->f = NULL;
 	o->gz = NULL;
+	o->gz_fd = -1;
 	buf_addf(&o->path, "%s/%s.csv%s", dir, name, gz ? ".gz" : "");
 	buf_addf(&o->tmp, "%s/.%s.csv%s.tmp%ld", dir, name, gz ? ".gz" : "",
 		 (long)getpid());
-	if (gz)
-		o->gz = gzopen(o->tmp.data, "wb6");
-	else
+	if (gz) {
+		/* zlib closes what it is given: it gets a duplicate, and
+		 * this one is synced after gzclose() has written the end */
+		o->gz_fd = open(o->tmp.data,
+				O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (o->gz_fd >= 0) {
+			int d = dup(o->gz_fd);
+
+			o->gz = d >= 0 ? gzdopen(d, "wb6") : NULL;
+			if (!o->gz) {
+				int saved = errno;
+
+				if (d >= 0)
+					close(d);
+				close(o->gz_fd);
+				unlink(o->tmp.data);
+				o->gz_fd = -1;
+				errno = saved;
+			}
+		}
+	} else {
 		o->f = fopen(o->tmp.data, "wb");
+	}
 	if (!o->f && !o->gz) {
 		fprintf(stderr,
 			"heapsift export: error: writing %s (creating %s): "
@@ -105,6 +127,11 @@ static int fout_close(struct fout *o)
 	errno = 0;
 	if (o->gz) {
 		if (gzclose(o->gz) != Z_OK && !errnum)
+			errnum = errno ? errno : EIO;
+		errno = 0;
+		if (fsync(o->gz_fd) && !errnum)
+			errnum = errno ? errno : EIO;
+		if (close(o->gz_fd) && !errnum)
 			errnum = errno ? errno : EIO;
 	} else {
 		if ((ferror(o->f) || fflush(o->f) || fsync(fileno(o->f))) &&

@@ -394,4 +394,50 @@ else
 	t_end
 fi
 
+# --- every exported file is on disk before it is named ----------------------
+t_begin export_files_plain_and_gzipped_are_synced_before_the_rename
+if ! command -v strace >/dev/null 2>&1; then
+	t_skip "strace is not installed (build-aux/deps.sh ci installs it)"
+else
+	for gz in "" --gzip; do
+		rm -rf "$W/synced"
+		strace -f -qq -e trace=openat,fsync,close,rename -o "$W/st" \
+			"$HEAPSIFT" export "$W/c.hsdb" --format=csv \
+			--layout=fleet $gz -o "$W/synced" >/dev/null 2>"$W/st.err" ||
+			t_fail "export $gz: $(cat "$W/st.err")"
+		# each temporary file opened for writing: its descriptor is
+		# synced after the open and before the file is renamed
+		python3 - "$W/st" "$gz" <<'PY' || t_fail "export $gz: see above"
+import re, sys
+fd_of, synced, renamed = {}, set(), 0
+for line in open(sys.argv[1]):
+    m = re.search(r'openat\(AT_FDCWD, "([^"]*\.tmp\d+)", O_WRONLY[^)]*\) = (\d+)', line)
+    if m:
+        fd_of[m.group(1)] = m.group(2)
+        synced.discard(m.group(1))
+        continue
+    m = re.search(r'fsync\((\d+)\) += 0', line)
+    if m:
+        synced.update(p for p, fd in fd_of.items() if fd == m.group(1))
+        continue
+    m = re.search(r'close\((\d+)\)', line)
+    if m:  # a closed descriptor's number is free again
+        for p, fd in list(fd_of.items()):
+            if fd == m.group(1) and p in synced:
+                fd_of[p] = None
+        continue
+    m = re.search(r'rename\("([^"]*\.tmp\d+)", "([^"]*)"\) = 0', line)
+    if m:
+        renamed += 1
+        if m.group(1) not in synced:
+            sys.exit("  %s renamed to %s without an fsync" % m.groups())
+if renamed < 4:
+    sys.exit("  %d files renamed, want every fleet table" % renamed)
+PY
+		n=$(find "$W/synced" -name "*.csv${gz:+.gz}" | wc -l | tr -d ' ')
+		[ "$n" -ge 4 ] || t_fail "export $gz: $n files"
+	done
+	t_end
+fi
+
 t_summary
