@@ -331,6 +331,50 @@ else
 	t_end
 fi
 
+# --- the folded stacks opened by a real reader -------------------------------
+# speedscope (the npm package's own app) in headless Chromium, served over
+# loopback: it imports collapsed stacks and then names its tab after the
+# file; a file it cannot read leaves the title alone (it raises an alert,
+# which a headless browser never dismisses: the time limit ends it)
+t_begin folded_opened_by_speedscope_in_headless_chromium
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chrome" ]; then
+	t_skip "no chromium (apt-get install chromium)"
+elif ! npm_ready; then
+	t_skip "npm cannot install speedscope here: $(tail -2 "$W/npm.log" 2>/dev/null)"
+else
+	mkdir -p "$W/www"
+	rm -rf "$W/www/app"
+	cp -r "$NPM_CACHE/node_modules/speedscope/dist/release" "$W/www/app"
+	run export "$W/c.hsdb" --format=folded --kind alloc -o "$W/www/heap.folded"
+	expect_rc 0
+	# a free port, then a server on it for as long as the test needs
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	(cd "$W/www" && exec timeout 150 python3 -m http.server "$port" \
+		--bind 127.0.0.1 >"$W/http.log" 2>&1) &
+	srv=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q "Serving" "$W/http.log" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	url="http://127.0.0.1:$port"
+	HOME="$W" timeout 120 "$chrome" --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$W/chrome-ss" \
+		--virtual-time-budget=15000 --dump-dom \
+		"$url/app/index.html#profileURL=$url/heap.folded" \
+		>"$W/ss.dom" 2>"$W/ss.err"
+	title=$(grep -o '<title>[^<]*</title>' "$W/ss.dom" | head -1)
+	[ "$title" = "<title>heap.folded - speedscope</title>" ] ||
+		t_fail "speedscope did not open the folded file: title '$title'; $(tail -2 "$W/ss.err")"
+	grep -q 'GET /heap.folded' "$W/http.log" ||
+		t_fail "speedscope never asked for the file: $(tail -3 "$W/http.log")"
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	t_end
+fi
+
 # --- the fleet layout in DuckDB ---------------------------------------------
 t_begin fleet_csv_100_recordings_in_duckdb_match_top
 if ! command -v node >/dev/null 2>&1 || ! npm_ready; then
