@@ -48,7 +48,11 @@
 
 #include "util/err.h"
 
-#define SPILL_RUN_DEFAULT  ((size_t)1 << 20)
+/* 2^18 samples, about 11 MB of columns a buffer: the last run, sorted
+ * and written while nothing else can go on before the commit, is short,
+ * and less memory is touched; 2^20 cost the same CPU, 65 MB more RSS and
+ * a third more wall time on the 33 MB bench recording. */
+#define SPILL_RUN_DEFAULT  ((size_t)1 << 18)
 #define SPILL_MERGE_BUDGET ((size_t)16 << 20)
 #define SPILL_NO_IMPORT	   UINT64_MAX
 
