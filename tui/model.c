@@ -7,14 +7,20 @@
 
 #include <string.h>
 
+static void drop_cmp(struct model_cmp *c)
+{
+	diff_free(c->diff);
+	query_free(c->q_base);
+	query_free(c->q_new);
+	c->diff = NULL;
+	c->q_base = c->q_new = NULL;
+	c->valid = false;
+}
+
 static void drop_base(struct model *m)
 {
-	diff_free(m->diff);
-	query_free(m->q_base);
-	query_free(m->q_new);
-	m->diff = NULL;
-	m->q_base = m->q_new = NULL;
-	m->diff_valid = false;
+	drop_cmp(&m->cmp[0]);
+	drop_cmp(&m->cmp[1]);
 }
 
 static void drop(struct model *m)
@@ -106,51 +112,64 @@ void model_clear_base(struct model *m)
 	m->gen++;
 }
 
-struct diff *model_diff(struct model *m, struct err *e)
+struct diff *model_diff_kind(struct model *m, int kind, struct err *e)
 {
 	struct query_options ob, on;
 	struct diff_options dopt;
 	const struct query_recording *r;
 	size_t n;
 	struct query *qn;
+	struct model_cmp *c;
 
 	if (!m->base_on) {
 		err_set(e, ERR_USAGE, "no baseline");
 		return NULL;
 	}
-	if (m->diff_valid && m->diff_gen == m->gen)
-		return m->diff;
-	drop_base(m);
+	if (kind < 0)
+		kind = m->kind;
+	c = &m->cmp[kind == m->kind ? 0 : 1];
+	if (c->valid && c->gen == m->gen && c->kind == kind)
+		return c->diff;
+	drop_cmp(c);
+	c->kind = kind;
 	query_options_init(&ob);
-	ob.kind = m->kind;
+	ob.kind = kind;
+	ob.estimate = m->estimate;
 	ob.recording = m->base_recording;
 	ob.from_ns = m->base_from_ns;
 	ob.to_ns = m->base_to_ns;
-	if (open_held(m, &ob, &m->q_base, e) < 0)
+	if (open_held(m, &ob, &c->q_base, e) < 0)
 		return NULL;
 	query_options_init(&on);
-	on.kind = m->kind;
+	on.kind = kind;
+	on.estimate = m->estimate;
 	on.from_ns = m->from_ns;
 	on.to_ns = m->to_ns;
-	query_recordings(m->q_base, &r, &n);
-	if (m->base_recording >= 0 && !model_has_range(m) && n > 1) {
+	query_recordings(c->q_base, &r, &n);
+	if (m->base_recording >= 0 && !model_has_range(m) && n > 1)
 		on.recording = m->base_recording + 1 < (int64_t)n
 				       ? m->base_recording + 1
 				       : m->base_recording - 1;
-		if (open_held(m, &on, &m->q_new, e) < 0)
+	if (on.recording >= 0 || kind != m->kind) {
+		if (open_held(m, &on, &c->q_new, e) < 0)
 			return NULL;
-		qn = m->q_new;
+		qn = c->q_new;
 	} else {
 		qn = model_query(m, e);
 		if (!qn)
 			return NULL;
 	}
 	diff_options_init(&dopt);
-	if (diff_open(m->q_base, &ob, qn, &on, &dopt, &m->diff, e) < 0)
+	if (diff_open(c->q_base, &ob, qn, &on, &dopt, &c->diff, e) < 0)
 		return NULL;
-	m->diff_valid = true;
-	m->diff_gen = m->gen;
-	return m->diff;
+	c->valid = true;
+	c->gen = m->gen;
+	return c->diff;
+}
+
+struct diff *model_diff(struct model *m, struct err *e)
+{
+	return model_diff_kind(m, -1, e);
 }
 
 struct query *model_query_all(struct model *m, struct err *e)

@@ -28,14 +28,20 @@ struct model {
 	uint64_t kind_counts[SAMPLE__COUNT];
 	int64_t start_ns; /* time 0: query_time_origin() */
 	/* The baseline (docs/browse.md): a recording or a time range that
-	 * the Allocations view compares the shown samples with. */
+	 * the Allocations, tree and Survivors views compare the shown
+	 * samples with. */
 	bool base_on;
 	int64_t base_recording; /* -1: a time range */
 	int64_t base_from_ns, base_to_ns;
-	struct query *q_base, *q_new; /* owned; q_new: the other recording */
-	struct diff *diff;
-	unsigned diff_gen;
-	bool diff_valid;
+	/* the comparisons: [0] of the kind shown, [1] of another kind (the
+	 * Survivors view asks a kind with liveness) */
+	struct model_cmp {
+		int kind;
+		struct query *q_base, *q_new; /* owned */
+		struct diff *diff;
+		unsigned gen;
+		bool valid;
+	} cmp[2];
 };
 
 /* Open the base query.  <0 with e set when the store is damaged. */
@@ -73,9 +79,12 @@ void model_clear_base(struct model *m);
  * time range when one is selected, else, with a recording as the
  * baseline, the next recording (the last one's: the one before), else
  * every recording.  NULL with e set when there is no baseline or a
- * query fails.
+ * query fails.  Its tables are shared: a view that keeps one copies it
+ * (diff_table_dup()).
  */
 struct diff *model_diff(struct model *m, struct err *e);
+/* The same for samples of another kind (kind < 0: the kind shown). */
+struct diff *model_diff_kind(struct model *m, int kind, struct err *e);
 
 /* The estimate of ObjectAllocationSample's bytes: -1 the query's
  * default, else enum query_estimate.  Bumps the generation. */

@@ -67,8 +67,9 @@ struct alloc {
 	struct regex *filter;
 	char filter_text[256];
 	struct drill *drill;
-	/* against the baseline (model_diff()): the diff's rows */
-	const struct diff_table *dt;
+	/* against the baseline (model_diff()): a copy of the diff's rows
+	 * (the tree views ask the same diff for theirs) */
+	struct diff_table *dt;
 	unsigned dgen;
 	enum query_group dby;
 	bool dvalid;
@@ -108,6 +109,7 @@ static void al_free(void *st)
 	for (g = 0; g <= GROUP_RECORDING; g++)
 		free(a->cache[g].rows);
 	free(a->vis);
+	free(a->dt);
 	free(a);
 }
 
@@ -352,6 +354,7 @@ static bool diff_mode(const struct tui *t, const struct alloc *a)
 
 static void diff_ensure(struct tui *t, struct alloc *a)
 {
+	const struct diff_table *dt;
 	struct diff *d;
 	struct err e;
 
@@ -360,14 +363,15 @@ static void diff_ensure(struct tui *t, struct alloc *a)
 	a->dvalid = true;
 	a->dgen = t->m.gen;
 	a->dby = a->by;
+	free(a->dt);
 	a->dt = NULL;
 	err_init(&e);
 	d = model_diff(&t->m, &e);
-	if (!d || diff_top(d, a->by, &a->dt, &e) < 0) {
-		a->dt = NULL;
+	if (!d || diff_top(d, a->by, &dt, &e) < 0)
 		tui_message(t, true, "cannot compare with the baseline: %s",
 			    e.msg);
-	}
+	else
+		a->dt = diff_table_dup(dt);
 	a->dlist.n = a->dt ? a->dt->n_rows : 0;
 	if (a->dlist.cur >= a->dlist.n)
 		a->dlist.cur = a->dlist.top = 0;

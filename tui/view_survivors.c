@@ -6,7 +6,14 @@
  * line; the selected key's live set is drawn below as a chart.  Its
  * query is its own (the kind with liveness, the model's time range) and
  * is redone only when the grouping, the cohorts or the model change.
+ *
+ * Against the baseline (docs/browse.md) the rows are diff_survivors()'s,
+ * as `heapsift diff --survivors` shows them: per key the live bytes at
+ * the end of each side, the change, the live samples behind them and
+ * the verdict of the query layer's test (equal exposure), and each
+ * side's peak.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,13 @@ struct survivors {
 	struct list list;
 	char why[256]; /* why there is nothing to show */
 	double *buf;   /* a series as doubles, for the charts */
+	/* against the baseline: a copy of diff_survivors()'s table */
+	struct diff_table *dt;
+	unsigned dgen;
+	bool dvalid;
+	enum query_group dby;
+	struct list dlist;
+	char dwhy[256];
 };
 
 static void *sv_new(struct tui *t)
@@ -51,6 +65,7 @@ static void sv_free(void *st)
 	query_free(s->q);
 	free(s->rows);
 	free(s->buf);
+	free(s->dt);
 	free(s);
 }
 
@@ -167,6 +182,146 @@ static const char *amount(const struct survivors *s, int64_t bytes,
 	return out;
 }
 
+/* --- against the baseline ---------------------------------------------------- */
+
+static void diff_ensure(struct tui *t, struct survivors *s)
+{
+	const struct diff_table *dt;
+	struct query_survivor_options so;
+	struct diff *d;
+	struct err e;
+	int kind;
+
+	if (s->dvalid && s->dgen == t->m.gen && s->dby == s->by)
+		return;
+	s->dvalid = true;
+	s->dgen = t->m.gen;
+	s->dby = s->by;
+	free(s->dt);
+	s->dt = NULL;
+	s->dwhy[0] = '\0';
+	kind = live_kind(&t->m);
+	if (kind < 0) {
+		snprintf(s->dwhy, sizeof(s->dwhy),
+			 "no liveness in this store: survivors come from "
+			 "heapsift agent recordings and jdk.OldObjectSample");
+		return;
+	}
+	err_init(&e);
+	/* what heapsift diff --survivors compares: no cohorts */
+	memset(&so, 0, sizeof(so));
+	d = model_diff_kind(&t->m, kind, &e);
+	if (!d || diff_survivors(d, s->by, &so, &dt, &e) < 0) {
+		snprintf(s->dwhy, sizeof(s->dwhy),
+			 "cannot compare with the baseline: %.200s", e.msg);
+		return;
+	}
+	s->dt = diff_table_dup(dt);
+	s->dlist.n = s->dt->n_rows;
+	if (s->dlist.cur >= s->dlist.n)
+		s->dlist.cur = s->dlist.top = 0;
+}
+
+/* Live bytes (or samples, for a kind without sizes) from a double. */
+static const char *damount(const struct diff_table *dt, double v, bool sign,
+			   char *out, size_t size)
+{
+	char b[32];
+	double x = fabs(v);
+	const char *sg = v < 0 ? "-" : v > 0 && sign ? "+" : "";
+
+	if (isnan(v))
+		snprintf(out, size, "-");
+	else if (dt->by_samples)
+		snprintf(out, size, "%s%.0f smp", sg, x);
+	else
+		snprintf(out, size, "%s%s", sg,
+			 tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX,
+				   b, sizeof(b)));
+	return out;
+}
+
+/* Each key's live set at the end of each side, the change, the samples
+ * and the verdict; the peaks too from 110 columns (else on the detail
+ * line). */
+static void diff_draw(struct tui *t, struct survivors *s, const struct area *ar)
+{
+	const struct diff_table *dt;
+	int h = ar->height - 1, i, x;
+	bool wide = ar->width >= 110;
+	char p0[48], p1[48], e0[48], e1[48], dl[48], nm[1024];
+
+	diff_ensure(t, s);
+	dt = s->dt;
+	if (!dt) {
+		screen_put(ar->top + 1, 2, ar->width - 2, ST_DIM, s->dwhy);
+		return;
+	}
+	screen_fill(ar->top, 0, ar->width, ST_HEADER);
+	x = 0;
+	if (wide)
+		x = screen_putf(ar->top, 0, ar->width, ST_HEADER, "%10s %10s ",
+				"BASE PEAK", "NEW PEAK");
+	x += screen_putf(ar->top, x, ar->width - x, ST_HEADER,
+			 "%10s %10s %11s %6s %6s %-6s %s", "BASE END",
+			 "NEW END", "CHANGE", "N_BASE", "N_NEW", "",
+			 query_group_name(s->by));
+	if (!dt->n_rows) {
+		screen_putf(ar->top + 2, 2, ar->width - 2, ST_DIM,
+			    "no %s samples alive at the end on either side",
+			    sample_kind_name(dt->kind));
+		return;
+	}
+	list_fix(&s->dlist, h);
+	for (i = 0; i < h && s->dlist.top + (size_t)i < dt->n_rows; i++) {
+		size_t k = s->dlist.top + (size_t)i;
+		const struct diff_row *r = &dt->rows[k];
+		bool cur = k == s->dlist.cur;
+		enum style st = cur		? ST_CURSOR
+				: r->change > 0 ? ST_GREW
+				: r->change < 0 ? ST_SHRANK
+						: ST_NORMAL;
+		int y = ar->top + 1 + i, nw;
+
+		if (cur)
+			screen_fill(y, 0, ar->width, ST_CURSOR);
+		x = 0;
+		if (wide)
+			x = screen_putf(
+				y, 0, ar->width, st, "%10s %10s ",
+				damount(dt, r->peak[0], false, p0, sizeof(p0)),
+				damount(dt, r->peak[1], false, p1, sizeof(p1)));
+		x += screen_putf(
+			y, x, ar->width - x, st,
+			"%10s %10s %11s %6llu %6llu %-6s ",
+			damount(dt, r->value[0], false, e0, sizeof(e0)),
+			damount(dt, r->value[1], false, e1, sizeof(e1)),
+			damount(dt, r->delta, true, dl, sizeof(dl)),
+			(unsigned long long)r->samples[0],
+			(unsigned long long)r->samples[1],
+			r->change > 0	? "grew"
+			: r->change < 0 ? "shrank"
+					: "");
+		nw = ar->width - x;
+		if (nw > 0)
+			screen_put(y, x, nw, st,
+				   names_shorten(r->key, (size_t)nw,
+						 scr.ellipsis, nm, sizeof(nm)));
+	}
+	{
+		const struct diff_row *r = &dt->rows[s->dlist.cur];
+
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
+			    "%zu/%zu %s q %.2g %s %zu beyond noise %s peak "
+			    "%s, %s %s %s",
+			    s->dlist.cur + 1, dt->n_rows, scr.vline, r->q,
+			    scr.vline, dt->n_changed, scr.vline,
+			    damount(dt, r->peak[0], false, p0, sizeof(p0)),
+			    damount(dt, r->peak[1], false, p1, sizeof(p1)),
+			    scr.vline, r->key);
+	}
+}
+
 static void sv_draw(struct tui *t, void *st, const struct area *ar)
 {
 	struct survivors *s = st;
@@ -174,6 +329,10 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 	char a[40], b[40], sp[512], nm[1024];
 	const struct query_survivor_series *cur;
 
+	if (t->m.base_on) {
+		diff_draw(t, s, ar);
+		return;
+	}
 	ensure(t, s);
 	if (!s->sv) {
 		screen_put(ar->top + 1, 2, ar->width - 2, ST_DIM, s->why);
@@ -283,9 +442,30 @@ static bool sv_act(struct tui *t, void *st, enum action act,
 	int list_h = ar->height - 1 -
 		     (ar->height * 2 / 5 >= 3 ? ar->height * 2 / 5 : 0);
 
-	ensure(t, s);
-	if (list_act(&s->list, act, list_h))
-		return true;
+	if (t->m.base_on) {
+		diff_ensure(t, s);
+		if (list_act(&s->dlist, act, ar->height - 1))
+			return true;
+		switch (act) {
+		case ACT_GROUP:
+			break; /* as without the baseline, below */
+		case ACT_COHORT:
+		case ACT_SORT_BYTES:
+		case ACT_SORT_SAMPLES:
+		case ACT_SORT_NAME:
+			tui_message(t, false,
+				    "B turns the baseline off for cohorts and "
+				    "sorting");
+			return true;
+		default:
+			return false;
+		}
+		s->dlist.cur = s->dlist.top = 0;
+	} else {
+		ensure(t, s);
+		if (list_act(&s->list, act, list_h))
+			return true;
+	}
 	switch (act) {
 	case ACT_GROUP:
 		s->by = s->by == GROUP_SITE	  ? GROUP_CLASS
@@ -331,7 +511,15 @@ static void sv_status(struct tui *t, void *st, char *out, size_t size)
 
 	const char *k = s->sv ? sample_kind_name(s->sv->kind) : "";
 
-	(void)t;
+	if (t->m.base_on) {
+		k = s->dt ? sample_kind_name(s->dt->kind) : "";
+		if (!strncmp(k, "jdk.", 4))
+			k += 4;
+		snprintf(out, size,
+			 "by %s against the baseline, live at the end, of %s",
+			 query_group_name(s->by), k);
+		return;
+	}
 	if (!strncmp(k, "jdk.", 4))
 		k += 4;
 	if (s->cohort)
@@ -348,6 +536,22 @@ static bool sv_search(struct tui *t, void *st, const struct regex *re, int dir)
 	struct survivors *s = st;
 	size_t i;
 
+	if (t->m.base_on) {
+		size_t n;
+
+		diff_ensure(t, s);
+		n = s->dt ? s->dt->n_rows : 0;
+		for (i = dir ? 1 : 0; i <= n && n; i++) {
+			size_t k = dir >= 0 ? (s->dlist.cur + i) % n
+					    : (s->dlist.cur + n - i % n) % n;
+
+			if (regex_match(re, s->dt->rows[k].key)) {
+				s->dlist.cur = k;
+				return true;
+			}
+		}
+		return false;
+	}
 	ensure(t, s);
 	for (i = dir ? 1 : 0; i <= s->n && s->n; i++) {
 		size_t k = dir >= 0 ? (s->list.cur + i) % s->n
@@ -366,10 +570,15 @@ static void sv_click(struct tui *t, void *st, const struct area *ar, int y,
 {
 	struct survivors *s = st;
 
-	(void)t;
 	(void)ar;
 	(void)x;
 	(void)twice;
+	if (t->m.base_on) {
+		if (y >= 1 && s->dt &&
+		    s->dlist.top + (size_t)(y - 1) < s->dt->n_rows)
+			s->dlist.cur = s->dlist.top + (size_t)(y - 1);
+		return;
+	}
 	if (y >= 1 && s->list.top + (size_t)(y - 1) < s->n)
 		s->list.cur = s->list.top + (size_t)(y - 1);
 }

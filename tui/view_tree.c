@@ -7,7 +7,14 @@
  * big the tree.  Shares are of the whole and of the parent, by
  * estimated bytes (by samples where the kind has no sizes).  The \
  * filter keeps the nodes that match and their ancestors, unfolded.
+ *
+ * Against the baseline (docs/browse.md) the nodes are diff_tree()'s:
+ * the two sides merged by call path, a node of one side only included,
+ * each with both sides' values per second, the change and the verdict
+ * of the query layer's test; the same widget folds, searches and
+ * filters them.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +48,9 @@ struct tree {
 	uint32_t *vis; /* visible nodes, in order */
 	size_t n_vis;
 	struct list list;
+	/* against the baseline: diff_tree()'s rows (a copy), one per node,
+	 * in the nodes' order; NULL when the tree is the query's */
+	struct diff_table *dt;
 };
 
 static void *tree_new_common(bool inverted)
@@ -73,6 +83,7 @@ static void tr_free(void *st)
 	free(tr->vis);
 	free(tr->label_id);
 	free(tr->labels);
+	free(tr->dt);
 	regex_free(tr->filter);
 	free(tr);
 }
@@ -218,9 +229,52 @@ static size_t apply_filter(struct tree *tr)
 	return kept;
 }
 
+/* The nodes of the comparison with the baseline, from diff_tree()'s
+ * rows (depth first, each child after its parent, siblings in the
+ * diff's order: changed first, then by the size of the change).  The
+ * labels point into tr->dt.  NULL with e set on failure. */
+static struct query_tree_node *diff_nodes(struct tui *t, struct tree *tr,
+					  size_t *n, struct err *e)
+{
+	const struct diff_table *dt;
+	struct query_tree_node *nodes;
+	uint32_t *last;
+	struct diff *d;
+	size_t i;
+
+	d = model_diff(&t->m, e);
+	if (!d || diff_tree(d, tr->inverted, 0, &dt, e) < 0)
+		return NULL;
+	tr->dt = diff_table_dup(dt);
+	*n = tr->dt->n_rows;
+	nodes = xcalloc(*n ? *n : 1, sizeof(*nodes));
+	last = xmalloc((*n ? *n : 1) * sizeof(*last));
+	for (i = 0; i < *n; i++) {
+		const struct diff_row *r = &tr->dt->rows[i];
+		struct query_tree_node *nd = &nodes[i];
+
+		nd->label = r->key;
+		nd->parent = r->parent;
+		nd->depth = r->depth;
+		nd->first_child = nd->next_sibling = QUERY_TREE_NONE;
+		nd->samples = r->samples[0] + r->samples[1];
+		last[i] = QUERY_TREE_NONE;
+		if (r->parent == UINT32_MAX || r->parent >= i)
+			continue;
+		if (last[r->parent] == QUERY_TREE_NONE)
+			nodes[r->parent].first_child = (uint32_t)i;
+		else
+			nodes[last[r->parent]].next_sibling = (uint32_t)i;
+		last[r->parent] = (uint32_t)i;
+	}
+	free(last);
+	return nodes;
+}
+
 static void ensure(struct tui *t, struct tree *tr)
 {
 	const struct query_tree_node *nodes;
+	struct query_tree_node *dnodes = NULL;
 	struct query *q;
 	size_t n;
 	struct err e;
@@ -230,20 +284,38 @@ static void ensure(struct tui *t, struct tree *tr)
 	tr->valid = true;
 	tr->gen = t->m.gen;
 	tr->n = tr->n_vis = 0;
+	free(tr->dt);
+	tr->dt = NULL;
 	err_init(&e);
-	q = model_query(&t->m, &e);
-	if (!q ||
-	    query_tree(q, tr->inverted, 0, &nodes, &n, &tr->total, &e) < 0) {
-		tui_message(t, true, "cannot build the tree: %s", e.msg);
-		return;
+	if (t->m.base_on) {
+		dnodes = diff_nodes(t, tr, &n, &e);
+		if (!dnodes) {
+			tui_message(t, true,
+				    "cannot compare with the baseline: %s",
+				    e.msg);
+			return;
+		}
+		nodes = dnodes;
+	} else {
+		q = model_query(&t->m, &e);
+		if (!q || query_tree(q, tr->inverted, 0, &nodes, &n, &tr->total,
+				     &e) < 0) {
+			tui_message(t, true, "cannot build the tree: %s",
+				    e.msg);
+			return;
+		}
 	}
 	free(tr->nodes);
 	free(tr->open);
 	free(tr->vis);
 	free(tr->keep);
 	tr->keep = NULL;
-	tr->nodes = xmalloc((n ? n : 1) * sizeof(*tr->nodes));
-	memcpy(tr->nodes, nodes, n * sizeof(*tr->nodes));
+	if (dnodes) {
+		tr->nodes = dnodes;
+	} else {
+		tr->nodes = xmalloc((n ? n : 1) * sizeof(*tr->nodes));
+		memcpy(tr->nodes, nodes, n * sizeof(*tr->nodes));
+	}
 	tr->n = n;
 	tr->open = xcalloc(n ? n : 1, 1);
 	tr->vis = xmalloc((n ? n : 1) * sizeof(*tr->vis));
@@ -266,13 +338,124 @@ static double share_of(const struct tree *tr, uint32_t i, uint32_t of)
 	return y ? x / y : 0;
 }
 
+/* "+1.23 MB" from a double */
+static const char *signed_bytes(double v, bool sign, char *out, size_t size)
+{
+	char b[32];
+	double x = fabs(v);
+
+	tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX, b, sizeof(b));
+	snprintf(out, size, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "", b);
+	return out;
+}
+
+/* Indentation, the fold mark and the label from column x of row y. */
+static void draw_label(const struct tree *tr, const struct area *ar, int y,
+		       int x, uint32_t id, enum style s)
+{
+	const struct query_tree_node *nd = &tr->nodes[id];
+	char nm[1024];
+	int ind, nw;
+	const char *mark;
+
+	/* indentation, capped so that deep stacks keep their names */
+	ind = (int)nd->depth * 2;
+	if (ind > (ar->width - x) / 2)
+		ind = (ar->width - x) / 2;
+	x += ind;
+	mark = nd->first_child == QUERY_TREE_NONE ? scr.leaf
+	       : tr->open[id]			  ? scr.open
+						  : scr.closed;
+	x += screen_put(y, x, 2, s, mark);
+	x += screen_put(y, x, 1, s, " ");
+	nw = ar->width - x;
+	if (nw > 0)
+		screen_put(y, x, nw, s,
+			   names_shorten(nd->label, (size_t)nw, scr.ellipsis,
+					 nm, sizeof(nm)));
+}
+
+/* Against the baseline: each node's base and new value, the change,
+ * the samples (from 100 columns) and the verdict, coloured. */
+static void diff_draw(struct tree *tr, const struct area *ar)
+{
+	const struct diff_table *dt = tr->dt;
+	int h = ar->height - 1, i, x;
+	bool wide = ar->width >= 100;
+	const char *a = dt->per_second ? "BASE/s" : "BASE",
+		   *b = dt->per_second ? "NEW/s" : "NEW",
+		   *what = tr->inverted
+				   ? "allocating frame > callers"
+				   : "outermost callers > allocating frame";
+
+	screen_fill(ar->top, 0, ar->width, ST_HEADER);
+	if (wide)
+		screen_putf(ar->top, 0, ar->width, ST_HEADER,
+			    "%10s %10s %11s %6s %6s %-6s %s", a, b, "CHANGE",
+			    "N_BASE", "N_NEW", "", what);
+	else
+		screen_putf(ar->top, 0, ar->width, ST_HEADER,
+			    "%10s %10s %11s %-6s %s", a, b, "CHANGE", "", what);
+	tr->list.n = tr->n_vis;
+	list_fix(&tr->list, h);
+	for (i = 0; i < h && tr->list.top + (size_t)i < tr->n_vis; i++) {
+		size_t row = tr->list.top + (size_t)i;
+		uint32_t id = tr->vis[row];
+		const struct diff_row *r = &dt->rows[id];
+		bool cur = row == tr->list.cur;
+		enum style s = cur	       ? ST_CURSOR
+			       : r->change > 0 ? ST_GREW
+			       : r->change < 0 ? ST_SHRANK
+					       : ST_NORMAL;
+		const char *v = r->change > 0	? "grew"
+				: r->change < 0 ? "shrank"
+						: "";
+		char b0[48], b1[48], b2[48];
+		int y = ar->top + 1 + i;
+
+		if (cur)
+			screen_fill(y, 0, ar->width, ST_CURSOR);
+		signed_bytes(r->value[0], false, b0, sizeof(b0));
+		signed_bytes(r->value[1], false, b1, sizeof(b1));
+		signed_bytes(r->delta, true, b2, sizeof(b2));
+		if (wide)
+			x = screen_putf(y, 0, ar->width, s,
+					"%10s %10s %11s %6llu %6llu %-6s ", b0,
+					b1, b2,
+					(unsigned long long)r->samples[0],
+					(unsigned long long)r->samples[1], v);
+		else
+			x = screen_putf(y, 0, ar->width, s,
+					"%10s %10s %11s %-6s ", b0, b1, b2, v);
+		draw_label(tr, ar, y, x, id, s);
+	}
+	if (tr->n_vis && tr->list.cur < tr->n_vis) {
+		uint32_t id = tr->vis[tr->list.cur];
+		const struct diff_row *r = &dt->rows[id];
+
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
+			    "q %.2g %s %llu/%llu samples %s %zu of %zu beyond "
+			    "noise %s %s",
+			    r->q, scr.vline, (unsigned long long)r->samples[0],
+			    (unsigned long long)r->samples[1], scr.vline,
+			    dt->n_changed, dt->n_rows, scr.vline, r->key);
+	} else {
+		screen_put(ar->top + 2, 2, ar->width - 2, ST_DIM,
+			   "no samples of this kind on either side");
+	}
+}
+
 static void tr_draw(struct tui *t, void *st, const struct area *ar)
 {
 	struct tree *tr = st;
 	int h = ar->height - 1, i, x;
-	char b[32], nm[1024];
+	char b[32];
 
 	ensure(t, tr);
+	if (tr->dt) {
+		diff_draw(tr, ar);
+		return;
+	}
 	screen_fill(ar->top, 0, ar->width, ST_HEADER);
 	screen_putf(ar->top, 0, ar->width, ST_HEADER, "%6s %6s %9s %10s  %s",
 		    "TOTAL", "PARENT", "SAMPLES", "EST BYTES",
@@ -286,8 +469,7 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 		const struct query_tree_node *nd = &tr->nodes[id];
 		bool cur = row == tr->list.cur;
 		enum style s = cur ? ST_CURSOR : ST_NORMAL;
-		int y = ar->top + 1 + i, depth, ind, nw;
-		const char *mark;
+		int y = ar->top + 1 + i;
 
 		if (cur)
 			screen_fill(y, 0, ar->width, ST_CURSOR);
@@ -297,22 +479,7 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 				   : 100.0,
 				(unsigned long long)nd->samples,
 				tui_bytes(nd->est_bytes, b, sizeof(b)));
-		/* indentation, capped so that deep stacks keep their names */
-		depth = (int)nd->depth;
-		ind = depth * 2;
-		if (ind > (ar->width - x) / 2)
-			ind = (ar->width - x) / 2;
-		x += ind;
-		mark = nd->first_child == QUERY_TREE_NONE ? scr.leaf
-		       : tr->open[id]			  ? scr.open
-							  : scr.closed;
-		x += screen_put(y, x, 2, s, mark);
-		x += screen_put(y, x, 1, s, " ");
-		nw = ar->width - x;
-		if (nw > 0)
-			screen_put(y, x, nw, s,
-				   names_shorten(nd->label, (size_t)nw,
-						 scr.ellipsis, nm, sizeof(nm)));
+		draw_label(tr, ar, y, x, id, s);
 	}
 	if (tr->n_vis && tr->list.cur < tr->n_vis) {
 		const struct query_tree_node *nd =
@@ -421,7 +588,11 @@ static void tr_status(struct tui *t, void *st, char *out, size_t size)
 	struct tree *tr = st;
 
 	(void)t;
-	snprintf(out, size, "%zu nodes%s%s", tr->n,
+	snprintf(out, size, "%zu nodes%s%s%s", tr->n,
+		 tr->dt ? tr->dt->per_second
+				  ? " against the baseline, per second"
+				  : " against the baseline"
+			: "",
 		 tr->filter ? ", filter \\" : "",
 		 tr->filter ? tr->filter_text : "");
 }

@@ -32,7 +32,8 @@
 static const char report_help[] =
 	"usage: heapsift report INPUT...|CASE.hsdb [--format=FORMAT] "
 	"[-o FILE] [--force]\n"
-	"                       [--rules] [LIMITS] [FILTERS]\n"
+	"                       [--base=N|--base=FROM..TO] [--rules] [LIMITS] "
+	"[FILTERS]\n"
 	"\n"
 	"The triage report: what is in the inputs (every member, imported,\n"
 	"damaged, unfinished, skipped or over a limit, with the reason),\n"
@@ -51,6 +52,13 @@ static const char report_help[] =
 	"  -o, --output=FILE    write the report to FILE instead of standard\n"
 	"                       output; FILE must not exist or be a report\n"
 	"      --force          replace FILE even when it is not a report\n"
+	"      --base=N, --base=FROM..TO\n"
+	"                       compare with a baseline, recording N or the\n"
+	"                       window FROM..TO (as --from and --to take\n"
+	"                       them), by site as heapsift diff does: the\n"
+	"                       new side is the filters' recording or window,\n"
+	"                       else the next recording (after a recording),\n"
+	"                       else the whole store\n"
 	"      --rules          list the rules and stop\n"
 	"  -h, --help           this text\n"
 	"\n" CLI_LIMIT_HELP "\n" VIEW_FILTER_HELP "\n"
@@ -429,11 +437,125 @@ static void print_rules(void)
 		       r->name, r->reads, r->fires, r->severity, r->text);
 }
 
+/* --- the baseline ----------------------------------------------------------- */
+
+/* The two sides of report --base: the base's filters (the report's with
+ * the recording or the window of --base in place of theirs), the new
+ * side's, and how the report and the diff command name them. */
+struct base_sides {
+	struct view_filters base;
+	struct query_options new_side;
+	char *from; /* --base's FROM..TO, split */
+	char *base_name, *new_name, *args;
+};
+
+/* " --NAME=VALUE" as one shell word, when value is set */
+static void base_word(struct buf *out, const char *name, const char *value)
+{
+	struct buf w = BUF_INIT;
+
+	if (!value)
+		return;
+	buf_addf(&w, "%s=%s", name, value);
+	if (out->len)
+		buf_addch(out, ' ');
+	findings_shell_word(out, w.data);
+	buf_release(&w);
+}
+
+static void base_sides_release(struct base_sides *b)
+{
+	free(b->from);
+	free(b->base_name);
+	free(b->new_name);
+	free(b->args);
+}
+
+/*
+ * --base=N or --base=FROM..TO (as browse takes it) against the open
+ * store and the report's resolved filters f.  The new side is f's own
+ * recording or window; without one, after a recording the next one (the
+ * last one's: the one before), else the whole store.  0, or the exit
+ * status after a message.
+ */
+static int base_resolve(struct store *s, const struct view_filters *f,
+			const char *arg, struct base_sides *b)
+{
+	const char *dots = strstr(arg, "..");
+	const struct store_recording *recs;
+	struct buf bn = BUF_INIT, nn = BUF_INIT, args = BUF_INIT;
+	uint32_t n_recs = 0;
+	uint64_t n;
+	struct err e;
+	int rc;
+
+	b->base = *f;
+	b->base.q.from_ns = INT64_MIN;
+	b->base.q.to_ns = INT64_MAX;
+	if (dots) {
+		b->from = xmemdup(arg, (size_t)(dots - arg));
+		b->base.from = *b->from ? b->from : NULL;
+		b->base.to = dots[2] ? dots + 2 : NULL;
+		if (!b->base.from && !b->base.to)
+			return cli_usage_error(
+				"report", "--base: '%s' is an empty window",
+				arg);
+	} else if (cli_parse_count(arg, &n) && n <= UINT32_MAX) {
+		b->base.q.recording = (int64_t)n;
+	} else {
+		return cli_usage_error("report",
+				       "--base: '%s' is neither a recording "
+				       "number nor a window FROM..TO",
+				       arg);
+	}
+	rc = view_resolve("report", s, &b->base);
+	if (rc)
+		return rc;
+	err_init(&e);
+	if (store_recordings(s, &recs, &n_recs, &e) < 0) {
+		view_error("report", &e);
+		return EXIT_ERROR;
+	}
+	b->new_side = f->q;
+	if (!dots && f->q.recording < 0 && !f->from && !f->to && n_recs > 1)
+		b->new_side.recording = b->base.q.recording + 1 < n_recs
+						? b->base.q.recording + 1
+						: b->base.q.recording - 1;
+	/* the names, and the options heapsift diff takes for them */
+	if (dots) {
+		buf_addf(&bn, "the window %s..%s",
+			 b->base.from ? b->base.from : "",
+			 b->base.to ? b->base.to : "");
+		base_word(&args, "--base-from", b->base.from);
+		base_word(&args, "--base-to", b->base.to);
+	} else {
+		buf_addf(&bn, "recording %lld", (long long)b->base.q.recording);
+		buf_addf(&args, "--base-recording=%lld",
+			 (long long)b->base.q.recording);
+	}
+	if (b->new_side.recording >= 0)
+		buf_addf(&nn, "recording %lld",
+			 (long long)b->new_side.recording);
+	if (f->from || f->to)
+		buf_addf(&nn, "%sthe window %s..%s", nn.len ? ", " : "",
+			 f->from ? f->from : "", f->to ? f->to : "");
+	if (!nn.len)
+		buf_adds(&nn, "the whole store");
+	if (b->new_side.recording >= 0 && f->q.recording < 0)
+		buf_addf(&args, " --recording=%lld",
+			 (long long)b->new_side.recording);
+	b->base_name = buf_detach(&bn, NULL);
+	b->new_name = buf_detach(&nn, NULL);
+	b->args = buf_detach(&args, NULL);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_FORMAT = OPT__VIEW_NEXT, OPT_FORCE, OPT_RULES };
+	enum { OPT_FORMAT = OPT__VIEW_NEXT, OPT_FORCE, OPT_RULES, OPT_BASE };
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
+		{"base", required_argument, NULL, OPT_BASE},
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"rules", no_argument, NULL, OPT_RULES},
@@ -453,7 +575,8 @@ int cmd_report(int argc, char **argv)
 	struct store *s = NULL;
 	struct query *q = NULL;
 	char **inputs, *cached = NULL, *inv_path = NULL;
-	const char *store_path = NULL;
+	const char *store_path = NULL, *base_arg = NULL;
+	struct base_sides bs;
 	bool have_store = false;
 	uint64_t warned = 0;
 	int c, n, i, status = EXIT_OK;
@@ -462,6 +585,7 @@ int cmd_report(int argc, char **argv)
 	view_filters_init(&f);
 	input_limits_default(&lim);
 	memset(&r, 0, sizeof(r));
+	memset(&bs, 0, sizeof(bs));
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		const struct option *op;
@@ -487,6 +611,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_RULES:
 			print_rules();
 			return cli_finish_output(EXIT_OK);
+		case OPT_BASE:
+			base_arg = optarg;
+			break;
 		case '?':
 		case ':':
 			return cli_getopt_error("report", c, argv);
@@ -600,6 +727,18 @@ int cmd_report(int argc, char **argv)
 		ctx.filters = &f.q;
 		ctx.store_arg = store_arg.data;
 		ctx.filter_args = fargs.data;
+		if (base_arg) {
+			rc = base_resolve(s, &f, base_arg, &bs);
+			if (rc) {
+				status = rc;
+				goto done;
+			}
+			ctx.base = &bs.base.q;
+			ctx.base_new = &bs.new_side;
+			ctx.base_name = bs.base_name;
+			ctx.new_name = bs.new_name;
+			ctx.base_args = bs.args;
+		}
 		err_init(&e);
 		if (report_build(&ctx, &e) < 0) {
 			view_error("report", &e);
@@ -625,6 +764,7 @@ int cmd_report(int argc, char **argv)
 done:
 	if (s)
 		store_close(s);
+	base_sides_release(&bs);
 	report_release(&r);
 	buf_release(&fargs);
 	buf_release(&store_arg);

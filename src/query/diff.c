@@ -271,6 +271,7 @@ static struct diff_row *row_add(struct diff *d, const char *key)
 	r->key = arena_strdup(&d->arena, key);
 	r->parent = UINT32_MAX;
 	r->objects[0] = r->objects[1] = NAN;
+	r->peak[0] = r->peak[1] = NAN;
 	return r;
 }
 
@@ -641,15 +642,46 @@ int diff_survivors(struct diff *d, enum query_group by,
 			r->samples[s] = x->end_samples;
 			r->value[s] = sv->by_samples ? (double)x->end_samples
 						     : (double)x->end_bytes;
+			r->peak[s] = sv->by_samples ? (double)x->peak_samples
+						    : (double)x->peak_bytes;
 			d->table.samples[s] += x->end_samples;
 			d->table.value[s] += r->value[s];
 		}
 	}
 	hmap_release(&keys);
+	/* a key of one side only had nothing live on the other */
+	for (size_t i = 0; i < d->table.n_rows; i++)
+		for (s = 0; s < 2; s++)
+			if (isnan(d->table.rows[i].peak[s]))
+				d->table.rows[i].peak[s] = 0;
 	table_finish(d, 1, 1);
 	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row), row_cmp);
 	*out = &d->table;
 	return 0;
+}
+
+struct diff_table *diff_table_dup(const struct diff_table *t)
+{
+	size_t i, keys = 0, off;
+	struct diff_table *c;
+	char *p;
+
+	for (i = 0; i < t->n_rows; i++)
+		keys += strlen(t->rows[i].key) + 1;
+	off = sizeof(*c) + t->n_rows * sizeof(*c->rows);
+	c = xmalloc(off + keys);
+	*c = *t;
+	c->rows = (struct diff_row *)(c + 1);
+	memcpy(c->rows, t->rows, t->n_rows * sizeof(*c->rows));
+	p = (char *)c + off;
+	for (i = 0; i < t->n_rows; i++) {
+		size_t len = strlen(t->rows[i].key) + 1;
+
+		memcpy(p, t->rows[i].key, len);
+		c->rows[i].key = p;
+		p += len;
+	}
+	return c;
 }
 
 /* --- code heaps ----------------------------------------------------------------- */

@@ -61,6 +61,9 @@ struct diff_row {
 	uint64_t samples[2];
 	double value[2];   /* est bytes: per second, or total (--total) */
 	double objects[2]; /* est objects likewise; NaN when not known */
+	double peak[2];	   /* survivors: the peak of the live bytes (live
+			      samples with by_samples) in each side's range;
+			      NaN in other tables */
 	double delta;	   /* value[1] - value[0] */
 	double ratio;	   /* value[1] / value[0]: INFINITY when the base is
 			      0, NaN when both are */
@@ -131,6 +134,14 @@ int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
 int diff_survivors(struct diff *d, enum query_group by,
 		   const struct query_survivor_options *o,
 		   const struct diff_table **out, struct err *e);
+
+/*
+ * A copy of t that lives on its own (rows and keys in one allocation),
+ * for a front end that keeps several tables of one diff at once: each
+ * diff_top(), diff_tree() and diff_survivors() call replaces the last
+ * one's table.  Free it with free().
+ */
+struct diff_table *diff_table_dup(const struct diff_table *t);
 
 /* --- code heaps ----------------------------------------------------------- */
 

@@ -61,7 +61,68 @@ static const char css[] =
 	".info .sev{color:#2471a3}"
 	".few{color:#777;font-style:italic}"
 	"svg{display:block;margin:.5em 0;max-width:100%;height:auto}"
-	"svg text{font:11px sans-serif}"; /* then report_flame_css */
+	"svg text{font:11px sans-serif}"
+	"tr.grew td{color:#c0392b}tr.shrank td{color:#229954}";
+/* then report_flame_css */
+
+/* Compared with the baseline: the sentence and a table of the sites
+ * that changed, grown ones red, shrunk ones green. */
+static void compare_html(struct buf *out, const struct report_compare *x)
+{
+	char b0[48], b1[48], b2[48], ra[16];
+	size_t i;
+
+	buf_adds(out, "<section id=\"baseline\"><h2>Compared with the "
+		      "baseline</h2>\n<p>Base: ");
+	h(out, x->base);
+	buf_adds(out, "; new: ");
+	h(out, x->new_side);
+	buf_adds(out, ".</p>\n");
+	if (x->error) {
+		buf_adds(out, "<p>Cannot compare: ");
+		h(out, x->error);
+		buf_adds(out, "</p>\n</section>\n");
+		return;
+	}
+	buf_adds(out, "<p>");
+	h(out, x->sentence);
+	buf_adds(out, "</p>\n");
+	if (!x->n_changed)
+		buf_adds(out, "<p>No site changed beyond noise.</p>\n");
+	else
+		buf_addf(out,
+			 "<table><tr><th>site</th><th>base%s</th><th>new%s"
+			 "</th><th>change</th><th>ratio</th><th>samples "
+			 "base</th><th>samples new</th><th>q</th><th></th>"
+			 "</tr>\n",
+			 x->per_second ? "/s" : "", x->per_second ? "/s" : "");
+	for (i = 0; i < x->n_changed; i++) {
+		const struct report_cmp_row *r = &x->rows[i];
+
+		buf_addf(out, "<tr class=\"%s\"><td>",
+			 report_cmp_change(r->change));
+		h(out, r->site);
+		buf_adds(out, "</td><td class=\"n\">");
+		h(out, report_cmp_value(x, r->value[0], false, b0, sizeof(b0)));
+		buf_adds(out, "</td><td class=\"n\">");
+		h(out, report_cmp_value(x, r->value[1], false, b1, sizeof(b1)));
+		buf_adds(out, "</td><td class=\"n\">");
+		h(out, report_cmp_value(x, r->delta, true, b2, sizeof(b2)));
+		buf_adds(out, "</td><td class=\"n\">");
+		h(out, report_cmp_ratio(r->ratio, ra, sizeof(ra)));
+		buf_addf(out,
+			 "</td><td class=\"n\">%" PRIu64
+			 "</td><td class=\"n\">%" PRIu64
+			 "</td><td class=\"n\">%.2g</td><td>%s</td></tr>\n",
+			 r->samples[0], r->samples[1], r->q,
+			 report_cmp_change(r->change));
+	}
+	if (x->n_changed)
+		buf_adds(out, "</table>\n");
+	buf_adds(out, "<p>More: <code>");
+	h_cmd(out, x->command);
+	buf_adds(out, "</code></p>\n</section>\n");
+}
 
 /* An x position on a chart of width w for point i of n. */
 static double xpos(const struct finding_figure *g, size_t i, double left,
@@ -240,10 +301,14 @@ void report_render_html(const struct report *r, struct buf *out)
 		buf_adds(out, "</code>. ");
 	}
 	buf_addf(out, "Made by heapsift report %s.</p>\n", r->version);
-	buf_adds(out, "<p><a href=\"#findings\">Findings</a> &middot; "
-		      "<a href=\"#flamegraph\">Flame graph</a> &middot; "
-		      "<a href=\"#inventory\">Inventory</a> &middot; "
-		      "<a href=\"#appendix\">Appendix</a></p>\n");
+	buf_addf(out,
+		 "<p><a href=\"#findings\">Findings</a> &middot; "
+		 "%s<a href=\"#flamegraph\">Flame graph</a> &middot; "
+		 "<a href=\"#inventory\">Inventory</a> &middot; "
+		 "<a href=\"#appendix\">Appendix</a></p>\n",
+		 r->cmp ? "<a href=\"#baseline\">Compared with the baseline"
+			  "</a> &middot; "
+			: "");
 	for (i = 0; i < r->found.n_findings; i++)
 		sev[r->found.findings[i].severity]++;
 	buf_addf(out,
@@ -295,8 +360,10 @@ void report_render_html(const struct report *r, struct buf *out)
 		}
 		buf_adds(out, "</article>\n");
 	}
-	buf_adds(out, "</section>\n<section id=\"flamegraph\"><h2>Flame "
-		      "graph</h2>\n");
+	buf_adds(out, "</section>\n");
+	if (r->cmp)
+		compare_html(out, r->cmp);
+	buf_adds(out, "<section id=\"flamegraph\"><h2>Flame graph</h2>\n");
 	if (r->n_flame) {
 		buf_adds(out, "<p>The call tree of the ");
 		h(out, r->flame_kind);

@@ -99,6 +99,79 @@ static const char *fig_kind(enum finding_figure_kind k)
 	}
 }
 
+/* Compared with the baseline (null without one): each side, the
+ * normalization, the test, and the sites that changed. */
+static void compare_json(struct buf *out, const struct report_compare *x)
+{
+	size_t i;
+
+	if (!x) {
+		buf_adds(out, "null");
+		return;
+	}
+	buf_adds(out, "{\"base\": ");
+	str(out, x->base);
+	buf_adds(out, ", \"new\": ");
+	str(out, x->new_side);
+	buf_adds(out, ", \"command\": ");
+	str(out, x->command);
+	buf_adds(out, ", \"error\": ");
+	if (x->error) {
+		str(out, x->error);
+		buf_addch(out, '}');
+		return;
+	}
+	buf_adds(out, "null, \"kind\": ");
+	str(out, x->kind);
+	buf_addf(out,
+		 ", \"by\": \"site\", \"normalization\": \"%s\", "
+		 "\"test\": \"%s\", \"alpha\": ",
+		 x->per_second ? "per_second" : "total",
+		 x->shares ? "shares" : "rates");
+	num(out, x->alpha);
+	buf_adds(out, ", \"seconds\": [");
+	num(out, x->seconds[0]);
+	buf_adds(out, ", ");
+	num(out, x->seconds[1]);
+	buf_addf(out,
+		 "], \"samples\": [%" PRIu64 ", %" PRIu64 "], \"value\": [",
+		 x->samples[0], x->samples[1]);
+	num(out, x->value[0]);
+	buf_adds(out, ", ");
+	num(out, x->value[1]);
+	buf_addf(out,
+		 "], \"rows_compared\": %zu, \"rows_changed\": %zu, "
+		 "\"sentence\": ",
+		 x->n_compared, x->n_changed);
+	str(out, x->sentence);
+	buf_adds(out, ", \"rows\": [");
+	for (i = 0; i < x->n_changed; i++) {
+		const struct report_cmp_row *r = &x->rows[i];
+
+		buf_adds(out, i ? ",\n    " : "\n    ");
+		buf_adds(out, "{\"site\": ");
+		str(out, r->site);
+		buf_addf(out,
+			 ", \"base_samples\": %" PRIu64
+			 ", \"new_samples\": %" PRIu64 ", \"base_value\": ",
+			 r->samples[0], r->samples[1]);
+		num(out, r->value[0]);
+		buf_adds(out, ", \"new_value\": ");
+		num(out, r->value[1]);
+		buf_adds(out, ", \"delta\": ");
+		num(out, r->delta);
+		buf_adds(out, ", \"ratio\": ");
+		num(out, r->ratio);
+		buf_adds(out, ", \"p_value\": ");
+		buf_addf(out, "%.10g", r->p);
+		buf_adds(out, ", \"q_value\": ");
+		buf_addf(out, "%.10g", r->q);
+		buf_addf(out, ", \"change\": \"%s\"}",
+			 report_cmp_change(r->change));
+	}
+	buf_adds(out, "]}");
+}
+
 void report_render_json(const struct report *r, struct buf *out)
 {
 	size_t i, k;
@@ -220,7 +293,9 @@ void report_render_json(const struct report *r, struct buf *out)
 			buf_adds(out, "null");
 		buf_addf(out, ", \"cell_bytes\": %" PRIu64 "}", g->cell_bytes);
 	}
-	buf_adds(out, "],\n  \"flame\": ");
+	buf_adds(out, "],\n  \"baseline\": ");
+	compare_json(out, r->cmp);
+	buf_adds(out, ",\n  \"flame\": ");
 	if (!r->n_flame) {
 		buf_adds(out, "null");
 	} else {

@@ -8,6 +8,7 @@
  * our own characters only.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report/chart.h"
@@ -49,6 +50,61 @@ static void code_span(struct buf *out, const char *s)
 	for (k = 0; k <= longest; k++)
 		buf_addch(out, '`');
 	buf_release(&c);
+}
+
+/* Compared with the baseline: the sentence and a table of the sites
+ * that changed. */
+static void compare_md(struct buf *out, const struct report_compare *x)
+{
+	char b0[48], b1[48], b2[48], ra[16];
+	size_t i;
+
+	buf_adds(out, "\n## Compared with the baseline\n\nBase: ");
+	md(out, x->base);
+	buf_adds(out, "; new: ");
+	md(out, x->new_side);
+	buf_adds(out, ".\n\n");
+	if (x->error) {
+		buf_adds(out, "Cannot compare: ");
+		md(out, x->error);
+		buf_adds(out, "\n");
+		return;
+	}
+	md(out, x->sentence);
+	buf_addch(out, '\n');
+	if (!x->n_changed)
+		buf_adds(out, "\nNo site changed beyond noise.\n");
+	else
+		buf_addf(out,
+			 "\n| site | base%s | new%s | change | ratio | "
+			 "samples base | samples new | q | |\n"
+			 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | "
+			 "---: | --- |\n",
+			 x->per_second ? "/s" : "", x->per_second ? "/s" : "");
+	for (i = 0; i < x->n_changed; i++) {
+		const struct report_cmp_row *r = &x->rows[i];
+
+		buf_adds(out, "| ");
+		md(out, r->site);
+		buf_adds(out, " | ");
+		md(out,
+		   report_cmp_value(x, r->value[0], false, b0, sizeof(b0)));
+		buf_adds(out, " | ");
+		md(out,
+		   report_cmp_value(x, r->value[1], false, b1, sizeof(b1)));
+		buf_adds(out, " | ");
+		md(out, report_cmp_value(x, r->delta, true, b2, sizeof(b2)));
+		buf_adds(out, " | ");
+		md(out, report_cmp_ratio(r->ratio, ra, sizeof(ra)));
+		buf_addf(out, " | %" PRIu64 " | %" PRIu64 " | ", r->samples[0],
+			 r->samples[1]);
+		snprintf(b0, sizeof(b0), "%.2g", r->q);
+		md(out, b0);
+		buf_addf(out, " | %s |\n", report_cmp_change(r->change));
+	}
+	buf_adds(out, "\nMore: ");
+	code_span(out, x->command);
+	buf_addch(out, '\n');
 }
 
 static void figure_md(struct buf *out, const struct report *r, int fig)
@@ -153,6 +209,8 @@ void report_render_md(const struct report *r, struct buf *out)
 		}
 	}
 
+	if (r->cmp)
+		compare_md(out, r->cmp);
 	buf_adds(out, "\n## Inventory\n\n");
 	if (r->from_store)
 		buf_adds(out, "A store was given: its recordings are listed "

@@ -107,6 +107,57 @@ static void finding_text(struct buf *out, const struct report *r, size_t k,
 	buf_addch(out, '\n');
 }
 
+/* Compared with the baseline: the sentence, the sites that changed. */
+static void compare_text(struct buf *out, const struct report_compare *x)
+{
+	char b0[48], b1[48], b2[48], ra[16];
+	size_t i;
+
+	buf_adds(out, "COMPARED WITH THE BASELINE (base: ");
+	put(out, x->base);
+	buf_adds(out, "; new: ");
+	put(out, x->new_side);
+	buf_adds(out, ")\n");
+	if (x->error) {
+		buf_adds(out, "Cannot compare: ");
+		put(out, x->error);
+		buf_adds(out, "\n\n");
+		return;
+	}
+	put(out, x->sentence);
+	buf_addch(out, '\n');
+	buf_addf(out,
+		 "base: %.3f s, %" PRIu64 " samples; new: %.3f s, %" PRIu64
+		 " samples\n",
+		 x->seconds[0], x->samples[0], x->seconds[1], x->samples[1]);
+	if (!x->n_changed)
+		buf_adds(out, "No site changed beyond noise.\n");
+	else
+		buf_addf(out, "%12s %12s %13s %7s %7s %7s %9s %-6s %s\n",
+			 x->per_second ? "BASE/s" : "BASE",
+			 x->per_second ? "NEW/s" : "NEW", "CHANGE", "RATIO",
+			 "N_BASE", "N_NEW", "Q", "", "SITE");
+	for (i = 0; i < x->n_changed; i++) {
+		const struct report_cmp_row *r = &x->rows[i];
+
+		buf_addf(
+			out,
+			"%12s %12s %13s %7s %7" PRIu64 " %7" PRIu64
+			" %9.2g %-6s ",
+			report_cmp_value(x, r->value[0], false, b0, sizeof(b0)),
+			report_cmp_value(x, r->value[1], false, b1, sizeof(b1)),
+			report_cmp_value(x, r->delta, true, b2, sizeof(b2)),
+			report_cmp_ratio(r->ratio, ra, sizeof(ra)),
+			r->samples[0], r->samples[1], r->q,
+			report_cmp_change(r->change));
+		put(out, r->site);
+		buf_addch(out, '\n');
+	}
+	buf_adds(out, "more: ");
+	report_clean_command(out, x->command);
+	buf_adds(out, "\n\n");
+}
+
 void report_render_text(const struct report *r, struct buf *out)
 {
 	size_t i, k, sev[3] = {0, 0, 0};
@@ -144,6 +195,8 @@ void report_render_text(const struct report *r, struct buf *out)
 			figure_text(out, r, (int)i);
 			buf_addch(out, '\n');
 		}
+	if (r->cmp)
+		compare_text(out, r->cmp);
 	if (r->n_flame > 1) {
 		const struct report_flame_node *fn = r->flame;
 		size_t at = 0;

@@ -7,9 +7,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/diff.h"
 #include "query/findings.h"
 #include "report/flame_svg.h"
 #include "report/report.h"
@@ -87,6 +89,37 @@ static void clean(struct buf *out, const char *s, bool keep_backslash)
 const char *report_bytes(int64_t n, char *out, size_t size)
 {
 	return human_bytes(n, out, size);
+}
+
+const char *report_cmp_value(const struct report_compare *x, double v,
+			     bool sign, char *out, size_t size)
+{
+	char b[32];
+	double a = fabs(v);
+
+	human_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, b, sizeof(b));
+	snprintf(out, size, "%s%s%s",
+		 v < 0		 ? "-"
+		 : v > 0 && sign ? "+"
+				 : "",
+		 b, x->per_second ? "/s" : "");
+	return out;
+}
+
+const char *report_cmp_ratio(double ratio, char *out, size_t size)
+{
+	if (isinf(ratio))
+		snprintf(out, size, "new");
+	else if (isnan(ratio))
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%.2fx", ratio);
+	return out;
+}
+
+const char *report_cmp_change(int change)
+{
+	return change > 0 ? "grew" : change < 0 ? "shrank" : "";
 }
 
 bool report_format_parse(const char *s, enum report_format *f)
@@ -250,10 +283,106 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 	return 0;
 }
 
+/* The comparison with the baseline: the sites that changed beyond
+ * noise, as heapsift diff --by site finds them.  A comparison that
+ * cannot be made (no samples of one kind on both sides) is said in the
+ * section, not an error of the report. */
+static int build_compare(struct report_ctx *c, struct err *e)
+{
+	struct report_compare *x = xcalloc(1, sizeof(*x));
+	struct query_options on = *c->base_new;
+	struct query *q[2] = {NULL, NULL};
+	const struct diff_table *t;
+	struct diff_options dopt;
+	struct diff *d = NULL;
+	struct err de;
+	size_t i, k;
+	int rc = 0;
+
+	c->r->cmp = x;
+	x->base = xstrdup(c->base_name);
+	x->new_side = xstrdup(c->new_name);
+	/* filter_args: each word after a space */
+	x->command =
+		report_strf("heapsift diff %s %s --by site%s", c->store_arg,
+			    c->base_args, c->filter_args ? c->filter_args : "");
+	err_init(&de);
+	if (query_open(c->s, c->base, &q[0], e) < 0)
+		return ERR_FAIL;
+	/* the kind the base shows, on both sides */
+	if (on.kind < 0)
+		on.kind = (int)query_kind(q[0]);
+	if (query_open(c->s, &on, &q[1], e) < 0) {
+		rc = ERR_FAIL;
+		goto out;
+	}
+	x->kind = xstrdup(sample_kind_name(query_kind(q[0])));
+	diff_options_init(&dopt);
+	/* per second where both sides' lengths are known */
+	dopt.total = !(diff_side_seconds(q[0], c->base) > 0 &&
+		       diff_side_seconds(q[1], &on) > 0);
+	if (diff_open(q[0], c->base, q[1], &on, &dopt, &d, &de) < 0 ||
+	    diff_top(d, GROUP_SITE, &t, &de) < 0) {
+		x->error = xstrdup(de.msg);
+		goto out;
+	}
+	x->per_second = t->per_second;
+	x->shares = t->test == DIFF_TEST_SHARE;
+	x->alpha = t->alpha;
+	for (k = 0; k < 2; k++) {
+		x->seconds[k] = t->seconds[k];
+		x->samples[k] = t->samples[k];
+		x->value[k] = t->value[k];
+	}
+	x->n_compared = t->n_rows;
+	x->n_changed = t->n_changed;
+	x->rows = xcalloc(t->n_changed ? t->n_changed : 1, sizeof(*x->rows));
+	for (i = 0, k = 0; i < t->n_rows && k < t->n_changed; i++) {
+		const struct diff_row *dr = &t->rows[i];
+		struct report_cmp_row *r = &x->rows[k];
+
+		if (!dr->change)
+			continue;
+		r->site = xstrdup(dr->key);
+		r->samples[0] = dr->samples[0];
+		r->samples[1] = dr->samples[1];
+		r->value[0] = dr->value[0];
+		r->value[1] = dr->value[1];
+		r->delta = dr->delta;
+		r->ratio = dr->ratio;
+		r->p = dr->p;
+		r->q = dr->q;
+		r->change = dr->change;
+		k++;
+	}
+	x->sentence = report_strf(
+		"%s of %s by site, %s against %s, %s: %zu of %zu sites "
+		"changed beyond noise (an exact binomial test on each site's "
+		"samples, %s; Benjamini-Hochberg at %g).",
+		x->per_second ? "Estimated bytes per second of recording"
+			      : "Estimated bytes in all",
+		x->kind, x->new_side, x->base,
+		x->per_second ? "each side divided by its seconds of "
+				"recording"
+			      : "not divided by time (a side's length is "
+				"not known)",
+		x->n_changed, x->n_compared,
+		x->shares ? "on shares of the samples (a throttled kind)"
+			  : "on rates",
+		x->alpha);
+out:
+	diff_free(d);
+	query_free(q[0]);
+	query_free(q[1]);
+	return rc;
+}
+
 int report_build(struct report_ctx *c, struct err *e)
 {
 	if (query_findings(c->s, c->filters, c->store_arg, c->filter_args,
 			   &c->r->found, e) < 0)
+		return ERR_FAIL;
+	if (c->base && build_compare(c, e) < 0)
 		return ERR_FAIL;
 	if (build_flame(c, e) < 0 || build_recordings(c, e) < 0)
 		return ERR_FAIL;
@@ -299,6 +428,20 @@ void report_release(struct report *r)
 		free_strs(x->settings, x->n_settings);
 	}
 	free(r->recs);
+	if (r->cmp) {
+		struct report_compare *x = r->cmp;
+
+		for (i = 0; i < x->n_changed && x->rows; i++)
+			free(x->rows[i].site);
+		free(x->rows);
+		free(x->base);
+		free(x->new_side);
+		free(x->kind);
+		free(x->sentence);
+		free(x->command);
+		free(x->error);
+		free(x);
+	}
 	free(r->title);
 	free(r->store_path);
 	free(r->version);

@@ -60,6 +60,36 @@ struct report_recording {
 	size_t n_settings;
 };
 
+/* A row of the comparison with the baseline: a site that changed
+ * beyond noise (diff_top() by site, docs/diff.md). */
+struct report_cmp_row {
+	char *site;
+	uint64_t samples[2]; /* base, new */
+	double value[2];     /* est bytes per second (or in all, !per_second) */
+	double delta;
+	double ratio; /* INFINITY: nothing in the base */
+	double p, q;
+	int change; /* +1 grew, -1 shrank */
+};
+
+/* "Compared with the baseline" (report --base): what the samples of the
+ * new side tell from those of the base, by site. */
+struct report_compare {
+	char *base, *new_side; /* each side as the options that pick it */
+	char *kind;
+	bool per_second;
+	bool shares; /* a share test (throttled kinds), else rates */
+	double alpha;
+	double seconds[2];
+	uint64_t samples[2];
+	double value[2];
+	size_t n_compared, n_changed;
+	struct report_cmp_row *rows; /* the changed ones, diff_top()'s order */
+	char *sentence;		     /* the normalization and the count */
+	char *command;		     /* heapsift diff that lists every row */
+	char *error;		     /* why there is no comparison; NULL */
+};
+
 struct report {
 	char *title;	  /* the inputs, as given */
 	char *store_path; /* the store the findings come from */
@@ -75,7 +105,8 @@ struct report {
 	char *flame_kind; /* the sample kind the flame graph shows */
 	struct report_recording *recs;
 	size_t n_recs;
-	char *filters; /* the filters given, as options; "" none */
+	char *filters;		    /* the filters given, as options; "" none */
+	struct report_compare *cmp; /* NULL: no baseline given */
 };
 
 /* What the report is made from: the store, its query options (the
@@ -85,10 +116,15 @@ struct report_ctx {
 	const struct query_options *filters;
 	const char *store_arg;	 /* the store, shell-quoted, for commands */
 	const char *filter_args; /* the filters, shell-quoted; "" none */
+	/* the baseline (report --base): each side's query options and
+	 * names, and the diff options that select them; NULL: none */
+	const struct query_options *base, *base_new;
+	const char *base_name, *new_name, *base_args;
 	struct report *r;
 };
 
-/* The findings (query_findings()), the flame graph and the appendix.
+/* The findings (query_findings()), the comparison with the baseline
+ * when one is given, the flame graph and the appendix.
  * <0 with e set when the store is damaged. */
 int report_build(struct report_ctx *c, struct err *e);
 void report_release(struct report *r);
@@ -103,6 +139,13 @@ void report_clean(struct buf *out, const char *s);
 void report_clean_command(struct buf *out, const char *s);
 /* "1.23 GB", as the views print sizes (powers of 1000). */
 const char *report_bytes(int64_t n, char *out, size_t size);
+/* A value of the comparison: "+1.92 MB/s" (sign: + for growth), and
+ * a ratio: "2.00x", "new" where the base had nothing. */
+const char *report_cmp_value(const struct report_compare *x, double v,
+			     bool sign, char *out, size_t size);
+const char *report_cmp_ratio(double ratio, char *out, size_t size);
+/* The verdict's word: grew, shrank or "". */
+const char *report_cmp_change(int change);
 /* An instant as ISO 8601 UTC, to the millisecond; "(not recorded)" for
  * INT64_MIN. */
 void report_time(struct buf *out, int64_t ns);

@@ -610,6 +610,51 @@ b_capture | grep -q "select a time range" || t_fail "B with one recording and no
 b_quit
 t_end
 
+t_begin "120x30 baseline: call tree, inverted and survivors flag the doubled site as heapsift diff does"
+# fixtures/workloads/diff-base.hsa and diff-double.hsa: DiffWorkload under
+# the agent, the second with beta's rate doubled (their truth files say
+# so), every array kept to the end; appended into one store, the first
+# the baseline (--base=0).  Each view, unfolded, shows heapsift diff's
+# rows in its order with its samples and verdicts, and the rows flagged
+# are the doubled site (and, in the trees, its callers) alone
+# (tests/browse/check_diff_screen.py).
+WL=$HS_FIXTURES/workloads
+D=$T/work/diffw.hsdb
+{ "$HEAPSIFT" import -o "$D" "$WL/diff-base.hsa" &&
+	"$HEAPSIFT" import --append -o "$D" "$WL/diff-double.hsa"; } >/dev/null 2>&1 ||
+	t_fail "import of the two DiffWorkload recordings failed"
+cli diff "$D" --base-recording 0 --recording 1 --tree --csv >"$T/work/d-tree.csv"
+cli diff "$D" --base-recording 0 --recording 1 --inverted --csv >"$T/work/d-inverted.csv"
+cli diff "$D" --base-recording 0 --recording 1 --survivors --csv >"$T/work/d-survivors.csv"
+check_screen() {
+	b_capture >"$T/work/d-$1.screen"
+	python3 "$BROWSE_GOLDEN/check_diff_screen.py" "$1" "$T/work/d-$1.screen" "$T/work/d-$1.csv" \
+		"$WL/diff-base.truth.json" "$WL/diff-double.truth.json" >"$T/work/d-$1.err" 2>&1 ||
+		t_fail "$1: $(cat "$T/work/d-$1.err")"
+}
+b_start 120 30 $UTF -- "$D" --base=0
+b_keys 3 E
+b_capture | grep -q 'nodes against the baseline, per second' || t_fail "call tree: the status line does not say baseline"
+check_screen tree
+# off the cursor's row, a node that grew is drawn in the colour of growth
+$B_TMUX capture-pane -e -p -t browse | grep 'DiffWorkload.beta:' | grep -q '38;5;203' ||
+	t_fail "call tree: the doubled site is not drawn in the growth colour"
+b_keys 4 E
+check_screen inverted
+b_keys 6
+b_capture | grep -q 'by site against the baseline, live at the end' || t_fail "survivors: the status line does not say baseline"
+check_screen survivors
+# B: back to the plain views
+b_keys B
+b_capture | grep -q 'PEAK *AT END *SLOPE' || t_fail "survivors: B did not switch back: $(b_capture | head -n 3)"
+b_keys 3
+b_capture | grep -q 'TOTAL *PARENT *SAMPLES' || t_fail "call tree: B did not switch back"
+b_capture | grep -q 'against the baseline' && t_fail "call tree: still against the baseline after B"
+b_keys 4
+b_capture | grep -q 'TOTAL *PARENT *SAMPLES' || t_fail "inverted: B did not switch back"
+b_quit
+t_end
+
 t_begin "browse INPUT imports into the XDG cache once, reimports when changed"
 cp "$FX/jdk17-leak-gcroots.jfr" "$T/work/rec.jfr"
 b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"

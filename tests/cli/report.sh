@@ -502,4 +502,65 @@ report_json nl "$W/noleak.hsa"
 python3 "$CHECK" noleak-any "$W/nl.json" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
 t_end
 
+t_begin report_base_flags_the_doubled_site_in_every_format
+# fixtures/workloads/diff-base.hsa and diff-double.hsa (DiffWorkload under
+# the agent, beta's rate doubled in the second, as their truth files
+# say) appended into one store; --base=0 compares recording 1 with it.
+# The JSON flags exactly the site the workload changed, with heapsift
+# diff's samples and q-value (check_report.py baseline); the other
+# formats flag that site and no other.
+WL=$F/workloads
+run import -o "$W/two.hsdb" "$WL/diff-base.hsa"
+run import --append -o "$W/two.hsdb" "$WL/diff-double.hsa"
+[ "$rc" = 0 ] || t_fail "import --append: $rc $err"
+run diff "$W/two.hsdb" --base-recording 0 --recording 1 --by site --csv
+printf '%s\n' "$out" | tr -d '\r' >"$W/two-diff.csv"
+report_json two "$W/two.hsdb" --base=0
+python3 "$CHECK" baseline "$W/two.json" "$W/two-diff.csv" "$WL/diff-base.truth.json" \
+	"$WL/diff-double.truth.json" 2>"$W/bad" || t_fail "json: $(cat "$W/bad")"
+if PYJS=$(py_jsonschema); then
+	"$PYJS" "$CHECK" schema "$SCHEMA" "$W/two.json" 2>"$W/bad" || t_fail "schema: $(cat "$W/bad")"
+fi
+run report --base=0 "$W/two.hsdb"
+expect_rc 0
+sec=$(printf '%s\n' "$out" | sed -n '/^COMPARED WITH THE BASELINE/,/^$/p')
+printf '%s\n' "$sec" | grep -q 'divided by its seconds of recording: 1 of [0-9]* sites changed beyond noise' ||
+	t_fail "text: no sentence: $sec"
+[ "$(printf '%s\n' "$sec" | grep -cE ' (grew|shrank) ')" = 1 ] || t_fail "text: not one flagged row: $sec"
+printf '%s\n' "$sec" | grep -qE ' grew +DiffWorkload\.beta:' || t_fail "text: beta not grew: $sec"
+run report --base=0 --format=md "$W/two.hsdb"
+sec=$(printf '%s\n' "$out" | sed -n '/^## Compared with the baseline/,/^More:/p')
+[ "$(printf '%s\n' "$sec" | grep -cE '\| (grew|shrank) \|$')" = 1 ] || t_fail "md: not one flagged row: $sec"
+printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\\\.beta:.*\| grew \|$' || t_fail "md: beta not grew: $sec"
+run report --base=0 --format=html "$W/two.hsdb"
+[ "$(printf '%s\n' "$out" | grep -cE '<tr class="(grew|shrank)">')" = 1 ] || t_fail "html: not one flagged row"
+printf '%s\n' "$out" | grep -qE '<tr class="grew"><td>DiffWorkload\.beta:' || t_fail "html: beta not grew"
+t_end
+
+t_begin report_base_recording_against_itself_flags_nothing
+# one recording: --base=0 against the whole store, which is that
+# recording; the truth file given twice says no site changed
+run import -o "$W/one.hsdb" "$WL/diff-base.hsa"
+run diff "$W/one.hsdb" --base-recording 0 --by site --csv
+printf '%s\n' "$out" | tr -d '\r' >"$W/one-diff.csv"
+report_json one "$W/one.hsdb" --base=0
+python3 "$CHECK" baseline "$W/one.json" "$W/one-diff.csv" "$WL/diff-base.truth.json" \
+	"$WL/diff-base.truth.json" 2>"$W/bad" || t_fail "json: $(cat "$W/bad")"
+for fmt in text md html; do
+	run report --base=0 --format=$fmt "$W/one.hsdb"
+	expect_rc 0
+	printf '%s\n' "$out" | grep -q 'No site changed beyond noise' || t_fail "$fmt: no 'No site changed'"
+	printf '%s\n' "$out" | grep -qE ' (grew|shrank) |\| (grew|shrank) \||<tr class="(grew|shrank)">' &&
+		t_fail "$fmt: a row flagged"
+done
+# without --base there is no such section, and baseline is null
+report_json none "$W/one.hsdb"
+grep -q '"baseline": null' "$W/none.json" || t_fail "json without --base: baseline is not null"
+run report "$W/one.hsdb"
+printf '%s\n' "$out" | grep -q 'COMPARED WITH THE BASELINE' && t_fail "text without --base has the section"
+run report --base=7 "$W/one.hsdb"
+expect_rc 2
+expect_err "recording 7"
+t_end
+
 t_summary

@@ -13,6 +13,11 @@
 // stdout: the exact bytes and arrays each site allocated (arrays only:
 // a 16-byte header with compressed class pointers, the elements,
 // padding to 8) and for how long it ran.
+//
+// With keep=1 among the arguments each site keeps every array it made
+// (a list per site) until the end, which then runs System.gc(): its
+// live set at the end is what it allocated, for comparing survivors.
+import java.util.ArrayList;
 import java.util.Random;
 
 public class DiffWorkload {
@@ -20,6 +25,11 @@ public class DiffWorkload {
 	static final String[] NAMES = {"alpha", "beta", "gamma", "delta"};
 	static final long[] bytes = new long[4], counts = new long[4];
 	static final Random rnd = new Random(7);
+	static boolean keep;
+	// keep=1: a list per site, sized for the runs the fixtures make so
+	// that it never grows (made only then: other runs allocate as before)
+	@SuppressWarnings("unchecked")
+	static final ArrayList<Object>[] kept = new ArrayList[4];
 
 	static long arrayBytes(int n) {
 		return (16 + n + 7) & ~7L;
@@ -38,6 +48,8 @@ public class DiffWorkload {
 		case 2: gamma(); break;
 		default: delta(); break;
 		}
+		if (keep)
+			kept[i].add(sink);
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -45,10 +57,14 @@ public class DiffWorkload {
 		double[] rate = new double[4]; // bytes per second
 		for (int a = 1; a < args.length; a++) {
 			String[] kv = args[a].split("=");
+			if (kv[0].equals("keep"))
+				keep = !kv[1].equals("0");
 			for (int i = 0; i < 4; i++)
 				if (NAMES[i].equals(kv[0]))
 					rate[i] = Double.parseDouble(kv[1]) * 1000;
 		}
+		for (int i = 0; keep && i < 4; i++)
+			kept[i] = new ArrayList<>(1 << 16);
 		long start = System.nanoTime(), end = start + (long) (seconds * 1e9);
 		long now;
 		while ((now = System.nanoTime()) < end) {
@@ -59,6 +75,8 @@ public class DiffWorkload {
 			Thread.sleep(2);
 		}
 		double ran = (System.nanoTime() - start) / 1e9;
+		if (keep)
+			System.gc();
 		StringBuilder b = new StringBuilder("{\"seconds\": " + ran + ", \"sites\": {");
 		for (int i = 0; i < 4; i++)
 			b.append(i > 0 ? ", " : "").append("\"DiffWorkload.").append(NAMES[i])

@@ -14,6 +14,11 @@ usage: check_report.py schema SCHEMA.json REPORT.json
            [HEAP_RENAME_FROM HEAP_RENAME_TO]
        check_report.py codeheap-fragmented README.md FILE HEAP REPORT.json
        check_report.py member REPORT.json MEMBER_SUFFIX STATUS WORDS
+       check_report.py baseline REPORT.json DIFF.csv BASE.truth NEW.truth
+           (report --base: the sites flagged are exactly the one whose
+           rate the workload changed between the truths, grown or shrunk
+           as the rates went, each with heapsift diff --by site --csv's
+           samples and q-value; with two equal truths, none)
 
 Exit 0 when the report agrees, 1 when not (what differs on stderr).
 """
@@ -147,6 +152,40 @@ def member(report_path, suffix, status, words):
         fail("%s: reason '%s' lacks '%s'" % (suffix, m["reason"], words))
 
 
+def baseline(report, diff_csv, tb, tn):
+    import csv
+    b = load(report)["baseline"]
+    if not b or b.get("error"):
+        fail("no comparison with the baseline: %s" % b)
+    base, new = load(tb)["sites"], load(tn)["sites"]
+    want = {s: ("grew" if new[s]["rate"] > base[s]["rate"] else "shrank")
+            for s in base if base[s]["rate"] != new[s]["rate"]}
+    got = {r["site"].split(":")[0]: r["change"] for r in b["rows"]}
+    if got != want:
+        fail("flagged %s, the workload changed %s" % (got, want))
+    if b["rows_changed"] != len(b["rows"]):
+        fail("rows_changed %d, %d rows" % (b["rows_changed"], len(b["rows"])))
+    if b["normalization"] != "per_second" or "per second" not in b["sentence"]:
+        fail("normalization: %s / %s" % (b["normalization"], b["sentence"]))
+    if ("%d of %d sites changed" % (b["rows_changed"], b["rows_compared"])
+            not in b["sentence"]):
+        fail("the sentence does not count the rows: %s" % b["sentence"])
+    rows = {r["site"]: r for r in csv.DictReader(open(diff_csv, encoding="utf-8"))}
+    if len(rows) != b["rows_compared"]:
+        fail("%d sites compared, heapsift diff has %d" % (b["rows_compared"], len(rows)))
+    if sum(1 for r in rows.values() if r["change"]) != b["rows_changed"]:
+        fail("heapsift diff flags other rows: %s" % [k for k, r in rows.items() if r["change"]])
+    for r in b["rows"]:
+        d = rows.get(r["site"])
+        if d is None:
+            fail("%s is not in heapsift diff's rows" % r["site"])
+        if (r["base_samples"], r["new_samples"], r["change"]) != \
+                (int(d["base_samples"]), int(d["new_samples"]), d["change"]):
+            fail("%s: %s, heapsift diff says %s" % (r["site"], r, d))
+        if abs(r["q_value"] - float(d["q_value"])) > 1e-6 * float(d["q_value"]):
+            fail("%s: q %g, heapsift diff %s" % (r["site"], r["q_value"], d["q_value"]))
+
+
 def main(a):
     if len(a) == 4 and a[1] == "schema":
         schema(a[2], a[3])
@@ -170,6 +209,8 @@ def main(a):
         codeheap_fragmented(a[2], a[3], a[4], a[5])
     elif len(a) == 6 and a[1] == "member":
         member(a[2], a[3], a[4], a[5])
+    elif len(a) == 6 and a[1] == "baseline":
+        baseline(a[2], a[3], a[4], a[5])
     else:
         sys.stderr.write(__doc__)
         sys.exit(2)
