@@ -42,7 +42,9 @@ static const char top_help[] =
 	"row marked ! is known to be biased, and its ± understates the error\n"
 	"(CSV column biased): few, fewer than 4 effective samples carry it;\n"
 	"mixed, its objects went both outside TLABs and in them, and the\n"
-	"large ones in TLABs are partly counted at other sites.\n";
+	"large ones in TLABs are partly counted at other sites; outside,\n"
+	"heapsift agent samples of objects of 64 KiB and more but under 4\n"
+	"sampling intervals, which HotSpot samples too seldom (low).\n";
 
 static void put_csv_str(struct buf *b, const char *s)
 {
@@ -158,8 +160,9 @@ int cmd_top(int argc, char **argv)
 		if (i < n)
 			printf("! the estimate is known to be biased on this "
 			       "row, beyond its ±: %s\n",
-			       "fewer than 4 effective samples, or large "
-			       "objects partly allocated in TLABs "
+			       "fewer than 4 effective samples, large "
+			       "objects partly allocated in TLABs, or "
+			       "large objects HotSpot samples too seldom "
 			       "(--csv says which)");
 		printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE",
 		       "SAMPLES", "±", query_group_name(by));
@@ -180,9 +183,10 @@ int cmd_top(int argc, char **argv)
 			if (!isnan(rel))
 				buf_addf(&line, "%.4f", rel);
 			buf_addf(&line, ",%s\r\n",
-				 r->bias == QUERY_BIAS_FEW     ? "few"
-				 : r->bias == QUERY_BIAS_MIXED ? "mixed"
-							       : "");
+				 r->bias == QUERY_BIAS_FEW	 ? "few"
+				 : r->bias == QUERY_BIAS_MIXED	 ? "mixed"
+				 : r->bias == QUERY_BIAS_OUTSIDE ? "outside"
+								 : "");
 		} else {
 			char tb[32];
 

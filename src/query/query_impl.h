@@ -26,6 +26,9 @@ struct acc {
 	 * smaller than a typical TLAB (estimate.h) */
 	int64_t exact;
 	bool small_out;
+	/* agent samples of sizes HotSpot samples too seldom (QUERY_BIAS_
+	 * OUTSIDE): their bytes */
+	int64_t outside;
 };
 
 #define SQ_MAX (~(unsigned __int128)0)

@@ -152,6 +152,9 @@ static void list_rows(struct finding *f, const char *what,
 			: rows[i].bias == QUERY_BIAS_MIXED
 				? "; large objects partly in TLABs: "
 				  "biased"
+			: rows[i].bias == QUERY_BIAS_OUTSIDE
+				? "; large objects HotSpot samples too "
+				  "seldom: low"
 				: "");
 	}
 }

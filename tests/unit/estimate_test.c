@@ -3,6 +3,7 @@
  * by hand, whose answers follow by arithmetic from docs/estimates.md.
  */
 #include "query/estimate.h"
+#include "query/query.h"
 #include "query/query_impl.h"
 
 #include <math.h>
@@ -216,4 +217,21 @@ TEST(estimate_large_objects_not_flagged)
 	estimate_correct(e, 4, 4, out, var, &st);
 	CHECK_INT(var[2], ==, 0);
 	CHECK_INT(out[3], ==, 1000);
+}
+
+TEST(estimate_agent_outside_undersampled_versions)
+{
+	/* JDK-8356372: HotSpot 11 to 24 sample objects allocated outside
+	 * TLABs too seldom; 25 has the fix; 8 has no heap sampling */
+	CHECK(query_outside_undersampled("17.0.15+6"));
+	CHECK(query_outside_undersampled("11.0.2+9"));
+	CHECK(query_outside_undersampled("21.0.4+7-LTS"));
+	CHECK(query_outside_undersampled("24"));
+	CHECK(!query_outside_undersampled("25.0.3+9-LTS"));
+	CHECK(!query_outside_undersampled("26-ea+3"));
+	CHECK(!query_outside_undersampled("1.8.0_392-b08"));
+	CHECK(!query_outside_undersampled("10.0.2"));
+	CHECK(!query_outside_undersampled(""));
+	CHECK(!query_outside_undersampled(NULL));
+	CHECK(!query_outside_undersampled("OpenJDK 17"));
 }
