@@ -122,6 +122,34 @@ static inline bool get_uv(const unsigned char **pp, const unsigned char *end,
 	return true;
 }
 
+/* get_uv where at least 10 bytes are known to follow (the longest
+ * varint): no bound checked a byte.  One byte, the common case for the
+ * ids and time deltas, takes one test. */
+static inline bool get_uv_unchecked(const unsigned char **pp, uint64_t *v)
+{
+	const unsigned char *p = *pp;
+	uint64_t r;
+	unsigned shift;
+
+	if (!(*p & 0x80)) {
+		*v = *p;
+		*pp = p + 1;
+		return true;
+	}
+	r = *p++ & 0x7f;
+	for (shift = 7; shift <= 63; shift += 7) {
+		unsigned char b = *p++;
+
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
 static inline uint64_t zigzag(int64_t v)
 {
 	return (uint64_t)v << 1 ^ -((uint64_t)v >> 63);
@@ -160,15 +188,30 @@ bool spill_decode(const unsigned char **pp, const unsigned char *end,
 	uint64_t v[6];
 	unsigned head, mode;
 
-	if (!get_uv(pp, end, &v[0]) || *pp == end)
-		return false;
-	head = *(*pp)++;
-	mode = head >> 4;
-	if (mode > 2 || head >> 6 || !get_uv(pp, end, &v[1]) ||
-	    !get_uv(pp, end, &v[2]) || !get_uv(pp, end, &v[3]) ||
-	    !get_uv(pp, end, &v[4]) || v[1] > UINT32_MAX || v[2] > UINT32_MAX ||
-	    v[3] > UINT32_MAX)
-		return false;
+	if (end - *pp >= SPILL_REC_MAX) {
+		/* a whole record's longest is there: the merge keeps its
+		 * buffers so (advance) */
+		if (!get_uv_unchecked(pp, &v[0]))
+			return false;
+		head = *(*pp)++;
+		mode = head >> 4;
+		if (mode > 2 || head >> 6 || !get_uv_unchecked(pp, &v[1]) ||
+		    !get_uv_unchecked(pp, &v[2]) ||
+		    !get_uv_unchecked(pp, &v[3]) ||
+		    !get_uv_unchecked(pp, &v[4]) || v[1] > UINT32_MAX ||
+		    v[2] > UINT32_MAX || v[3] > UINT32_MAX)
+			return false;
+	} else {
+		if (!get_uv(pp, end, &v[0]) || *pp == end)
+			return false;
+		head = *(*pp)++;
+		mode = head >> 4;
+		if (mode > 2 || head >> 6 || !get_uv(pp, end, &v[1]) ||
+		    !get_uv(pp, end, &v[2]) || !get_uv(pp, end, &v[3]) ||
+		    !get_uv(pp, end, &v[4]) || v[1] > UINT32_MAX ||
+		    v[2] > UINT32_MAX || v[3] > UINT32_MAX)
+			return false;
+	}
 	s->time_ns = (int64_t)((uint64_t)prev_time + v[0]);
 	s->kind = head & 7;
 	s->flags = head >> 3 & 1;
