@@ -429,6 +429,10 @@ static void zoom(struct chview *v, bool in)
 	uint64_t g = v->cur * v->merge;
 	uint32_t n = map_len(v);
 
+	/* not laid out yet (the map was entered and keys came before a
+	 * draw): the first draw fits the map, nothing to zoom from */
+	if (!v->merge)
+		return;
 	if (in && v->merge > 1)
 		v->merge /= 2;
 	else if (!in && v->merge < n)

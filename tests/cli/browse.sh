@@ -459,6 +459,20 @@ b_capture | grep -q "Code heaps: $all of $all heaps" ||
 b_quit
 t_end
 
+t_begin "code heaps: zoom keys that come before the map is first drawn"
+# the 20,000-key monkey under UBSan found it: Enter opens a map that is
+# laid out at its first draw, and on a screen too small to draw views
+# a zoom key divided by the zero merge of a map never laid out
+b_start 80 24 $UTF -- "$CH"
+b_keys 7
+b_resize 10 3
+b_keys Enter - + -
+b_resize 80 24
+b_keys + -
+b_capture | grep -q "granule" || t_fail "no map after Enter and zooms: $(b_capture | tail -2)"
+b_quit
+t_end
+
 t_begin "200x60 code heaps: list, map and the javacore's occupancy bar"
 b_start 200 60 $UTF -- "$CH"
 b_keys 7
