@@ -10,6 +10,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <curses.h>
+#include <math.h>
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,6 +92,51 @@ bool regex_match(const struct regex *re, const char *s)
 const char *tui_bytes(int64_t n, char *out, size_t size)
 {
 	return human_bytes(n, out, size);
+}
+
+const char *tui_diff_amount(double v, bool sign, bool by_samples, char *out,
+			    size_t size)
+{
+	char b[32];
+	double x = fabs(v);
+	const char *sg = v < 0 ? "-" : v > 0 && sign ? "+" : "";
+
+	if (isnan(v))
+		snprintf(out, size, "-");
+	else if (by_samples)
+		snprintf(out, size, "%s%.0f smp", sg, x);
+	else
+		snprintf(out, size, "%s%s", sg,
+			 tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX,
+				   b, sizeof(b)));
+	return out;
+}
+
+int tui_diff_style(const struct diff_row *r, bool cursor)
+{
+	return cursor	       ? ST_CURSOR
+	       : r->change > 0 ? ST_GREW
+	       : r->change < 0 ? ST_SHRANK
+			       : ST_NORMAL;
+}
+
+int tui_diff_cells(int y, int x, int width, int style, const struct diff_row *r,
+		   bool by_samples, bool samples)
+{
+	char b0[48], b1[48], b2[48];
+	const char *v = r->change > 0 ? "grew" : r->change < 0 ? "shrank" : "";
+
+	tui_diff_amount(r->value[0], false, by_samples, b0, sizeof(b0));
+	tui_diff_amount(r->value[1], false, by_samples, b1, sizeof(b1));
+	tui_diff_amount(r->delta, true, by_samples, b2, sizeof(b2));
+	if (samples)
+		return x + screen_putf(y, x, width - x, (enum style)style,
+				       "%10s %10s %11s %6llu %6llu %-6s ", b0,
+				       b1, b2,
+				       (unsigned long long)r->samples[0],
+				       (unsigned long long)r->samples[1], v);
+	return x + screen_putf(y, x, width - x, (enum style)style,
+			       "%10s %10s %11s %-6s ", b0, b1, b2, v);
 }
 
 const char *tui_offset(const struct model *m, int64_t ns, char *out,

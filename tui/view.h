@@ -91,6 +91,19 @@ bool regex_match(const struct regex *re, const char *s);
 
 /* "5.39 GB", "812 B" (powers of 1000, as the CLI prints them) */
 const char *tui_bytes(int64_t n, char *out, size_t size);
+
+/* Against the baseline (the Allocations, tree and Survivors views): an
+ * amount of a diff row, "+1.23 MB" ("+" only with sign), "12 smp" where
+ * the table counts samples, "-" for none (NaN). */
+const char *tui_diff_amount(double v, bool sign, bool by_samples, char *out,
+			    size_t size);
+/* A diff row's cells from column x of screen row y: base, new, change,
+ * with the samples on both sides when samples, and the verdict ("grew",
+ * "shrank"); returns the column after them.  Its style: the cursor's,
+ * else grew or shrank beyond noise, else normal. */
+int tui_diff_cells(int y, int x, int width, int style, const struct diff_row *r,
+		   bool by_samples, bool samples);
+int tui_diff_style(const struct diff_row *r, bool cursor);
 /* "+1.200 s" from the model's time 0 */
 const char *tui_offset(const struct model *m, int64_t ns, char *out,
 		       size_t size);

@@ -377,17 +377,6 @@ static void diff_ensure(struct tui *t, struct alloc *a)
 		a->dlist.cur = a->dlist.top = 0;
 }
 
-/* "+1.23 MB" from a double */
-static const char *signed_bytes(double v, bool sign, char *out, size_t size)
-{
-	char b[32];
-	double x = fabs(v);
-
-	tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX, b, sizeof(b));
-	snprintf(out, size, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "", b);
-	return out;
-}
-
 static void diff_draw(struct tui *t, struct alloc *a, const struct area *ar)
 {
 	int h = ar->height - 1, i, x;
@@ -413,25 +402,13 @@ static void diff_draw(struct tui *t, struct alloc *a, const struct area *ar)
 		size_t k = a->dlist.top + (size_t)i;
 		const struct diff_row *r = &dt->rows[k];
 		bool cur = k == a->dlist.cur;
-		enum style st = cur		? ST_CURSOR
-				: r->change > 0 ? ST_GREW
-				: r->change < 0 ? ST_SHRANK
-						: ST_NORMAL;
-		char b0[48], b1[48], b2[48], nm[1024];
+		enum style st = (enum style)tui_diff_style(r, cur);
+		char nm[1024];
 		int y = ar->top + 1 + i, nw;
 
 		if (cur)
 			screen_fill(y, 0, ar->width, ST_CURSOR);
-		x = screen_putf(
-			y, 0, ar->width, st, "%10s %10s %11s %6llu %6llu %-6s ",
-			signed_bytes(r->value[0], false, b0, sizeof(b0)),
-			signed_bytes(r->value[1], false, b1, sizeof(b1)),
-			signed_bytes(r->delta, true, b2, sizeof(b2)),
-			(unsigned long long)r->samples[0],
-			(unsigned long long)r->samples[1],
-			r->change > 0	? "grew"
-			: r->change < 0 ? "shrank"
-					: "");
+		x = tui_diff_cells(y, 0, ar->width, st, r, false, true);
 		nw = ar->width - x;
 		if (nw > 0)
 			screen_put(y, x, nw, st,

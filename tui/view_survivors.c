@@ -13,7 +13,6 @@
  * the verdict of the query layer's test (equal exposure), and each
  * side's peak.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,19 +225,7 @@ static void diff_ensure(struct tui *t, struct survivors *s)
 static const char *damount(const struct diff_table *dt, double v, bool sign,
 			   char *out, size_t size)
 {
-	char b[32];
-	double x = fabs(v);
-	const char *sg = v < 0 ? "-" : v > 0 && sign ? "+" : "";
-
-	if (isnan(v))
-		snprintf(out, size, "-");
-	else if (dt->by_samples)
-		snprintf(out, size, "%s%.0f smp", sg, x);
-	else
-		snprintf(out, size, "%s%s", sg,
-			 tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX,
-				   b, sizeof(b)));
-	return out;
+	return tui_diff_amount(v, sign, dt->by_samples, out, size);
 }
 
 /* Each key's live set at the end of each side, the change, the samples
@@ -249,7 +236,7 @@ static void diff_draw(struct tui *t, struct survivors *s, const struct area *ar)
 	const struct diff_table *dt;
 	int h = ar->height - 1, i, x;
 	bool wide = ar->width >= 110;
-	char p0[48], p1[48], e0[48], e1[48], dl[48], nm[1024];
+	char p0[48], p1[48], nm[1024];
 
 	diff_ensure(t, s);
 	dt = s->dt;
@@ -277,10 +264,7 @@ static void diff_draw(struct tui *t, struct survivors *s, const struct area *ar)
 		size_t k = s->dlist.top + (size_t)i;
 		const struct diff_row *r = &dt->rows[k];
 		bool cur = k == s->dlist.cur;
-		enum style st = cur		? ST_CURSOR
-				: r->change > 0 ? ST_GREW
-				: r->change < 0 ? ST_SHRANK
-						: ST_NORMAL;
+		enum style st = (enum style)tui_diff_style(r, cur);
 		int y = ar->top + 1 + i, nw;
 
 		if (cur)
@@ -291,17 +275,8 @@ static void diff_draw(struct tui *t, struct survivors *s, const struct area *ar)
 				y, 0, ar->width, st, "%10s %10s ",
 				damount(dt, r->peak[0], false, p0, sizeof(p0)),
 				damount(dt, r->peak[1], false, p1, sizeof(p1)));
-		x += screen_putf(
-			y, x, ar->width - x, st,
-			"%10s %10s %11s %6llu %6llu %-6s ",
-			damount(dt, r->value[0], false, e0, sizeof(e0)),
-			damount(dt, r->value[1], false, e1, sizeof(e1)),
-			damount(dt, r->delta, true, dl, sizeof(dl)),
-			(unsigned long long)r->samples[0],
-			(unsigned long long)r->samples[1],
-			r->change > 0	? "grew"
-			: r->change < 0 ? "shrank"
-					: "");
+		x = tui_diff_cells(y, x, ar->width, st, r, dt->by_samples,
+				   true);
 		nw = ar->width - x;
 		if (nw > 0)
 			screen_put(y, x, nw, st,

@@ -14,7 +14,6 @@
  * of the query layer's test; the same widget folds, searches and
  * filters them.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,17 +337,6 @@ static double share_of(const struct tree *tr, uint32_t i, uint32_t of)
 	return y ? x / y : 0;
 }
 
-/* "+1.23 MB" from a double */
-static const char *signed_bytes(double v, bool sign, char *out, size_t size)
-{
-	char b[32];
-	double x = fabs(v);
-
-	tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX, b, sizeof(b));
-	snprintf(out, size, "%s%s", v < 0 ? "-" : v > 0 && sign ? "+" : "", b);
-	return out;
-}
-
 /* Indentation, the fold mark and the label from column x of row y. */
 static void draw_label(const struct tree *tr, const struct area *ar, int y,
 		       int x, uint32_t id, enum style s)
@@ -403,30 +391,12 @@ static void diff_draw(struct tree *tr, const struct area *ar)
 		uint32_t id = tr->vis[row];
 		const struct diff_row *r = &dt->rows[id];
 		bool cur = row == tr->list.cur;
-		enum style s = cur	       ? ST_CURSOR
-			       : r->change > 0 ? ST_GREW
-			       : r->change < 0 ? ST_SHRANK
-					       : ST_NORMAL;
-		const char *v = r->change > 0	? "grew"
-				: r->change < 0 ? "shrank"
-						: "";
-		char b0[48], b1[48], b2[48];
+		enum style s = (enum style)tui_diff_style(r, cur);
 		int y = ar->top + 1 + i;
 
 		if (cur)
 			screen_fill(y, 0, ar->width, ST_CURSOR);
-		signed_bytes(r->value[0], false, b0, sizeof(b0));
-		signed_bytes(r->value[1], false, b1, sizeof(b1));
-		signed_bytes(r->delta, true, b2, sizeof(b2));
-		if (wide)
-			x = screen_putf(y, 0, ar->width, s,
-					"%10s %10s %11s %6llu %6llu %-6s ", b0,
-					b1, b2,
-					(unsigned long long)r->samples[0],
-					(unsigned long long)r->samples[1], v);
-		else
-			x = screen_putf(y, 0, ar->width, s,
-					"%10s %10s %11s %-6s ", b0, b1, b2, v);
+		x = tui_diff_cells(y, 0, ar->width, s, r, false, wide);
 		draw_label(tr, ar, y, x, id, s);
 	}
 	if (tr->n_vis && tr->list.cur < tr->n_vis) {

@@ -28,17 +28,6 @@ const char *finding_severity_name(enum finding_severity s)
 	}
 }
 
-char *findings_strf(const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	return buf_detach(&b, NULL);
-}
-
 struct finding *findings_add(struct findings_ctx *c, const char *rule,
 			     enum finding_severity sev)
 {

@@ -25,8 +25,6 @@ void finding_add_evidence(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void finding_add_fact(struct finding *f, const char *name, double value,
 		      const char *unit);
-/* A malloc'ed string. */
-char *findings_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *findings_duration(int64_t ns, char *out, size_t size);
 /* Move finding i of from, and its figure (its own, not shared), to the
  * end of c->out; from keeps an empty finding in its place. */

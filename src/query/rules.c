@@ -61,8 +61,8 @@ static const char *kind_opt(enum sample_kind k)
 /* "heapsift VIEW STORE ARGS FILTERS" */
 static char *command(struct findings_ctx *c, const char *view, const char *args)
 {
-	return findings_strf("heapsift %s %s%s%s%s", view, c->store_arg,
-			     *args ? " " : "", args, c->filter_args);
+	return buf_strf("heapsift %s %s%s%s%s", view, c->store_arg,
+			*args ? " " : "", args, c->filter_args);
 }
 
 static char *include_arg(const char *key)
@@ -195,7 +195,7 @@ static int rule_hot_spots(struct findings_ctx *c,
 		free(key);
 		return ERR_FAIL;
 	}
-	f->sentence = findings_strf(
+	f->sentence = buf_strf(
 		"%s allocates %.0f%% of the sampled bytes (%s of %s)%s%s%s%s.",
 		key, 100 * rows[0].share,
 		human_bytes(rows[0].est_bytes, b1, sizeof(b1)),
@@ -238,8 +238,8 @@ static int rule_hot_spots(struct findings_ctx *c,
 			sub[i].key, 100 * sub[i].share, sub[i].samples);
 	{
 		char *inc = include_arg(key);
-		char *a = findings_strf("--kind=%s --inverted %s",
-					kind_opt((enum sample_kind)kind), inc);
+		char *a = buf_strf("--kind=%s --inverted %s",
+				   kind_opt((enum sample_kind)kind), inc);
 
 		f->command = command(c, "tree", a);
 		free(a);
@@ -367,7 +367,7 @@ static int leaks_of_kind(struct findings_ctx *c,
 		f->few_samples = ev.samples < FEW_SAMPLES;
 		f->figure = fig;
 		if (unrooted)
-			f->sentence = findings_strf(
+			f->sentence = buf_strf(
 				"%s's objects look like a growing live set, "
 				"but "
 				"none has a path to a GC root although the "
@@ -375,7 +375,7 @@ static int leaks_of_kind(struct findings_ctx *c,
 				"likely not yet collected, not leaked.",
 				x->key);
 		else if (bounded)
-			f->sentence = findings_strf(
+			f->sentence = buf_strf(
 				"%s's live set grew, but most of its sampled "
 				"objects were found dead (%" PRIu64
 				" of %" PRIu64
@@ -386,13 +386,13 @@ static int leaks_of_kind(struct findings_ctx *c,
 				findings_duration(x->median_to_collection_ns,
 						  b2, sizeof(b2)));
 		else if (young)
-			f->sentence = findings_strf(
+			f->sentence = buf_strf(
 				"%s's objects alive at the end survived no GC "
 				"and have no known root: most likely not yet "
 				"collected, not leaked.",
 				x->key);
 		else
-			f->sentence = findings_strf(
+			f->sentence = buf_strf(
 				"%s's live set keeps growing (%s/s, %.1f%% of "
 				"the live set per second)%s: a leak suspect%s.",
 				x->key,
@@ -477,7 +477,7 @@ static int leaks_of_kind(struct findings_ctx *c,
 		finding_add_fact(f, "median_gcs_survived",
 				 (double)ev.median_gcs, "gcs");
 		finding_add_fact(f, "gcs", (double)ev.n_gcs, "gcs");
-		a = findings_strf("--kind=%s --leaks", kind_opt(kind));
+		a = buf_strf("--kind=%s --leaks", kind_opt(kind));
 		f->command = command(c, "survivors", a);
 		free(a);
 		if (!unrooted && !young && !bounded)
@@ -534,7 +534,7 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 		f->subject = xstrdup(rows[i].key);
 		f->weight = (double)ev.with_root;
 		f->few_samples = ev.samples < FEW_SAMPLES;
-		f->sentence = findings_strf(
+		f->sentence = buf_strf(
 			"%s allocated objects that were still reachable from "
 			"a GC root when the recording ended, after surviving "
 			"%" PRId64 " GCs: a leak suspect%s.",
@@ -562,7 +562,7 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 				 "samples");
 		finding_add_fact(f, "median_gcs_survived",
 				 (double)ev.median_gcs, "gcs");
-		a = findings_strf("--kind=old --by=app-site");
+		a = buf_strf("--kind=old --by=app-site");
 		f->command = command(c, "survivors", a);
 		free(a);
 		f->fix = xstrdup("Find what holds these objects (the GC root "
@@ -673,7 +673,7 @@ static int rule_heap_after_gc(struct findings_ctx *c,
 		f->subject = xstrdup(recs[r].source);
 		f->weight = g;
 		f->figure = fig;
-		f->sentence = findings_strf(
+		f->sentence = buf_strf(
 			"The heap after GC keeps rising in %s (%s/s, %.1f%% of "
 			"its mean per second after warm-up): the live set "
 			"grows, which is how a leak looks even without "
@@ -747,7 +747,7 @@ static int rule_old_objects(struct findings_ctx *c,
 	}
 	f = findings_add(c, rule->name, FINDING_INFO);
 	f->weight = (double)ev.with_root;
-	f->sentence = findings_strf(
+	f->sentence = buf_strf(
 		"%" PRIu64 " sampled objects were alive when the recording "
 		"ended, %" PRIu64 " of them with a path to a GC root%s.",
 		t.samples, ev.with_root,
@@ -869,7 +869,7 @@ static int rule_large_arrays(struct findings_ctx *c,
 					 : FINDING_INFO);
 		f->subject = xstrdup(rows[0].key);
 		f->weight = (double)bytes;
-		f->sentence = findings_strf(
+		f->sentence = buf_strf(
 			"%" PRIu64 " %s of %s or more (humongous in G1, whose "
 			"regions are %s%s), most from %s.",
 			objs,
@@ -908,7 +908,7 @@ static int rule_large_arrays(struct findings_ctx *c,
 		finding_add_fact(f, "objects", (double)objs, "objects");
 		finding_add_fact(f, "bytes", (double)bytes, "bytes");
 		finding_add_fact(f, "region_size", (double)region, "bytes");
-		a = findings_strf("--kind=%s --by=site", kind_opt(kinds[k]));
+		a = buf_strf("--kind=%s --by=site", kind_opt(kinds[k]));
 		f->command = command(c, "top", a);
 		free(a);
 		f->fix = xstrdup(
@@ -992,14 +992,14 @@ static int rule_alloc_rate(struct findings_ctx *c,
 	f->figure = fig;
 	f->weight = mean;
 	f->few_samples = t.samples < 10 * FEW_SAMPLES;
-	f->sentence = findings_strf(
-		"The application allocates %s/s on average%s%s%s.",
-		human_bytes((int64_t)mean, b1, sizeof(b1)),
-		g->n_peaks ? ", with peaks up to " : "",
-		g->n_peaks ? human_bytes((int64_t)g->series[0].y[top], b2,
-					 sizeof(b2))
-			   : "",
-		g->n_peaks ? "/s" : "");
+	f->sentence =
+		buf_strf("The application allocates %s/s on average%s%s%s.",
+			 human_bytes((int64_t)mean, b1, sizeof(b1)),
+			 g->n_peaks ? ", with peaks up to " : "",
+			 g->n_peaks ? human_bytes((int64_t)g->series[0].y[top],
+						  b2, sizeof(b2))
+				    : "",
+			 g->n_peaks ? "/s" : "");
 	finding_add_evidence(
 		f,
 		"%s over %.3f s, %" PRIu64 " samples (%s), buckets of "
@@ -1046,8 +1046,8 @@ static int rule_alloc_rate(struct findings_ctx *c,
 		query_free(qp);
 	}
 	{
-		char *a = findings_strf("--kind=%s",
-					kind_opt((enum sample_kind)kind));
+		char *a =
+			buf_strf("--kind=%s", kind_opt((enum sample_kind)kind));
 
 		f->command = command(c, "timeline", a);
 		free(a);
@@ -1222,8 +1222,7 @@ static int rule_code_heaps(struct findings_ctx *c,
 	do {                                                               \
 		if (!f) {                                                  \
 			f = findings_add(c, rule->name, FINDING_INFO);     \
-			f->subject =                                       \
-				findings_strf("%s (%s, line %" PRIu64 ")", \
+			f->subject = buf_strf("%s (%s, line %" PRIu64 ")", \
 					      src, kind, sn->line);        \
 		}                                                          \
 	} while (0)
@@ -1402,7 +1401,7 @@ static int rule_code_heaps(struct findings_ctx *c,
 					 "times");
 			finding_add_fact(f, "compilation_disabled",
 					 (double)disabled, "");
-			a = findings_strf("--map=space");
+			a = buf_strf("--map=space");
 			f->command = command(c, "codeheap", a);
 			free(a);
 			f->fix = xstrdup(
@@ -1462,7 +1461,7 @@ static int rule_caveats(struct findings_ctx *c, const struct finding_rule *rule,
 			continue;
 		if (!f) {
 			f = findings_add(c, rule->name, FINDING_INFO);
-			f->sentence = findings_strf(
+			f->sentence = buf_strf(
 				"Some sites' bytes rest on one or a few JFR "
 				"samples: their numbers are far less certain "
 				"than they look.");

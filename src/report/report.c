@@ -19,31 +19,6 @@
 #include "util/human.h"
 #include "util/xalloc.h"
 
-char *report_strf(const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	return buf_detach(&b, NULL);
-}
-
-static int report_query(struct report_ctx *c, int kind, const char *key,
-			enum query_group by, struct query **q, struct err *e)
-{
-	struct query_options o = *c->filters;
-
-	if (kind >= 0)
-		o.kind = kind;
-	if (key) {
-		o.key = key;
-		o.key_by = (int)by;
-	}
-	return query_open(c->s, &o, q, e);
-}
-
 /* Length of the valid UTF-8 sequence at p (at most len bytes), 0 when
  * there is none: overlong forms, surrogates and values past U+10FFFF
  * are not valid. */
@@ -207,7 +182,7 @@ static int build_flame(struct report_ctx *c, struct err *e)
 	uint64_t counts[SAMPLE__COUNT];
 	int rc;
 
-	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+	if (query_open(c->s, c->filters, &q, e) < 0)
 		return ERR_FAIL;
 	query_kind_counts(q, counts);
 	if (query_kind(q) == SAMPLE_OLD_OBJECT && !counts[query_kind(q)]) {
@@ -229,7 +204,7 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 	struct query *q;
 	size_t n, i, k;
 
-	if (report_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+	if (query_open(c->s, c->filters, &q, e) < 0)
 		return ERR_FAIL;
 	query_recordings(q, &recs, &n);
 	r->recs = xcalloc(n ? n : 1, sizeof(*r->recs));
@@ -246,8 +221,8 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 		if (recs[i].jvm_name[0] &&
 		    !human_version_has_name(recs[i].jvm_name,
 					    recs[i].jvm_version))
-			x->jvm = report_strf("%s %s", recs[i].jvm_name,
-					     recs[i].jvm_version);
+			x->jvm = buf_strf("%s %s", recs[i].jvm_name,
+					  recs[i].jvm_version);
 		else
 			x->jvm = xstrdup(recs[i].jvm_version);
 		x->start_ns = recs[i].start_ns;
@@ -266,7 +241,7 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 		x->settings = xcalloc(n_set ? n_set : 1, sizeof(char *));
 		for (k = 0; k < n_set; k++) {
 			x->settings[x->n_settings++] =
-				report_strf("%s=%s", names[k], values[k]);
+				buf_strf("%s=%s", names[k], values[k]);
 			/* the sampling intervals, on a line of their own */
 			if (strstr(names[k], "#throttle") ||
 			    strstr(names[k], "#threshold") ||
@@ -304,8 +279,8 @@ static int build_compare(struct report_ctx *c, struct err *e)
 	x->new_side = xstrdup(c->new_name);
 	/* filter_args: each word after a space */
 	x->command =
-		report_strf("heapsift diff %s %s --by site%s", c->store_arg,
-			    c->base_args, c->filter_args ? c->filter_args : "");
+		buf_strf("heapsift diff %s %s --by site%s", c->store_arg,
+			 c->base_args, c->filter_args ? c->filter_args : "");
 	err_init(&de);
 	if (query_open(c->s, c->base, &q[0], e) < 0)
 		return ERR_FAIL;
@@ -355,7 +330,7 @@ static int build_compare(struct report_ctx *c, struct err *e)
 		r->change = dr->change;
 		k++;
 	}
-	x->sentence = report_strf(
+	x->sentence = buf_strf(
 		"%s of %s by site, %s against %s, %s: %zu of %zu sites "
 		"changed beyond noise (an exact binomial test on each site's "
 		"samples, %s; Benjamini-Hochberg at %g).",

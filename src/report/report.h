@@ -129,8 +129,6 @@ struct report_ctx {
 int report_build(struct report_ctx *c, struct err *e);
 void report_release(struct report *r);
 
-char *report_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* Text from a file made safe: valid UTF-8, no control characters (C0,
  * DEL, C1), each bad byte as \xNN and a backslash as \\. */
 void report_clean(struct buf *out, const char *s);

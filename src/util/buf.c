@@ -122,6 +122,17 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 	buf_setlen(b, b->len + (size_t)n);
 }
 
+char *buf_strf(const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	return buf_detach(&b, NULL);
+}
+
 void buf_addf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -44,6 +44,8 @@ void buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* A new string, printf-formatted: the caller frees it. */
+char *buf_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * The length of the valid UTF-8 sequence at s (at most n bytes, n >= 1)
