@@ -14,7 +14,8 @@
 #   make mutate       the mutation check (tests/mutate/mutations; not in CI);
 #                     ONLY="name ..." runs a subset
 #   make bench        heapsift against the JDK's jfr on a large recording
-#   make fuzz         the libFuzzer harnesses (clang), FUZZ_TIME seconds each
+#   make fuzz         the libFuzzer harnesses (clang), FUZZ_TIME seconds each;
+#                     make fuzz-campaign, make fuzz-minimize (see below)
 #
 # The first build runs build-aux/deps.sh, which installs missing Debian
 # packages (as root, or through sudo) and does nothing when all are there.
@@ -72,7 +73,8 @@ LIBHS := $(BUILD)/libheapsift.a
 UNIT_BIN := $(BUILD)/unit-tests
 
 .PHONY: all test check unit golden-update install uninstall clean \
-	format format-check layering deps-test fuzz bench agent agent-notice \
+	format format-check layering deps-test fuzz fuzz-build fuzz-campaign \
+	fuzz-minimize bench agent agent-notice \
 	mutate
 .DEFAULT_GOAL := all
 all: $(BIN) agent
@@ -170,11 +172,23 @@ check:
 
 # libFuzzer harnesses (clang), one per codec; `make fuzz FUZZ_TIME=60`
 # builds them in build-fuzz/, makes seed corpora from fixtures/ and runs
-# each for FUZZ_TIME seconds.  Crashes land in build-fuzz/; make each one
-# a fixture and a regression test.
+# each for FUZZ_TIME seconds, one after the other, stopping at the first
+# crash.  Each starts from its committed corpus, tests/fuzz/corpus/NAME/,
+# plus the fresh seeds; what it finds goes to build-fuzz/campaign/
+# (tests/fuzz/campaign.sh).  Make each crash a fixture and a regression
+# test (tests/cli/fuzz_regress.sh, tests/cli/jfr.sh).
+#   make fuzz-campaign FUZZ_TIME=3600   every harness FUZZ_TIME seconds,
+#                      two at once (one per core), crashes kept and the
+#                      run going on; logs in build-fuzz/campaign/NAME.log
+#   make fuzz-minimize merge what the campaigns found into
+#                      tests/fuzz/corpus/ (libFuzzer -merge=1 into a fresh
+#                      folder, under 2 MB per harness) to be committed
+# jfr_struct is the JFR harness with a structure-aware mutator.
 FUZZ_TIME ?= 60
-FUZZERS := walk probe jfr store agentrec codeheap javacore
-fuzz:
+FUZZERS := walk probe jfr jfr_struct store agentrec codeheap javacore
+FUZZ_SLOT_A := jfr walk javacore jfr_struct
+FUZZ_SLOT_B := store codeheap agentrec probe
+fuzz-build:
 	@build-aux/deps.sh clang
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
 		CFLAGS='-O1 -g -fno-omit-frame-pointer' \
@@ -188,15 +202,16 @@ fuzz:
 	done
 	@$(MAKE) --no-print-directory all unit
 	@tests/fuzz/make-seeds.sh
-	@for f in $(FUZZERS); do \
-		echo "== fuzz-$$f for $(FUZZ_TIME) s"; \
-		mkdir -p build-fuzz/found-$$f; \
-		d=tests/fuzz/$$f.dict; [ -f $$d ] || d=tests/fuzz/walk.dict; \
-		build-fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -dict=$$d \
-			-max_len=300000 -rss_limit_mb=4096 \
-			-artifact_prefix=build-fuzz/ -print_final_stats=1 \
-			build-fuzz/found-$$f build-fuzz/corpus/$$f || exit 1; \
-	done
+
+fuzz: fuzz-build
+	@FUZZ_STOP=1 tests/fuzz/campaign.sh $(FUZZ_TIME) $(FUZZERS)
+
+fuzz-campaign: fuzz-build
+	@tests/fuzz/campaign.sh $(FUZZ_TIME) $(FUZZ_SLOT_A) & \
+	tests/fuzz/campaign.sh $(FUZZ_TIME) $(FUZZ_SLOT_B); wait
+
+fuzz-minimize: fuzz-build
+	@tests/fuzz/minimize.sh $(FUZZERS)
 
 # Speed and memory against the JDK's own tools on a large recording made
 # with the fixture workload (build/bench/, not committed).  Prints a

@@ -7,8 +7,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=build-fuzz/corpus
 rm -rf "$out"
-mkdir -p "$out/walk" "$out/probe" "$out/jfr" "$out/store" "$out/agentrec" \
-	"$out/codeheap" "$out/javacore"
+mkdir -p "$out/walk" "$out/probe" "$out/jfr" "$out/jfr_struct" "$out/store" \
+	"$out/agentrec" "$out/codeheap" "$out/javacore"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 head -c 3000 fixtures/jfr/jdk17-leak-gcroots.jfr >"$w/rec.jfr"
@@ -43,6 +43,11 @@ done
 # small synthetic chunks written by the JFR unit tests' chunk writer
 HS_FUZZ_SEEDS="$out/jfr" HS_FIXTURES=fixtures build/unit-tests \
 	jfr_synthetic_chunk_through_the_importer >/dev/null
+# the structure-aware JFR harness mutates inside whole chunks: the whole
+# recordings and synthetic chunks, and two chunks end to end
+cp "$out"/jfr/leak-gcroots.jfr "$out"/jfr/killed-unfinished.jfr \
+	"$out"/jfr/synthetic-*.jfr "$out/jfr_struct/"
+cat "$out"/jfr/synthetic-*.jfr >"$out/jfr_struct/two-chunks.jfr"
 # small stores made from the fixtures
 ./heapsift import -o "$out/store/leak.hsdb" fixtures/jfr/jdk17-leak-gcroots.jfr >/dev/null
 head -c 110000 fixtures/jfr/jdk17-killed-unfinished.jfr >"$w/tiny.jfr"

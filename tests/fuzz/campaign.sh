@@ -1,0 +1,60 @@
+#!/bin/sh
+# Run libFuzzer harnesses one after the other, each for SECONDS, at the
+# lowest priority:
+#
+#   tests/fuzz/campaign.sh SECONDS NAME...
+#
+# Each starts from its committed corpus (tests/fuzz/corpus/NAME/), the
+# fresh seeds (build-fuzz/corpus/NAME/, tests/fuzz/make-seeds.sh) and
+# what earlier campaign runs found (build-fuzz/campaign/corpus-NAME/,
+# where new inputs are written).  A crash does not end the run: it is
+# kept in build-fuzz/campaign/crashes-NAME/ and the harness starts again
+# for the time that remains.  The log, with libFuzzer's final stats of
+# each run, is build-fuzz/campaign/NAME.log.  `make fuzz-minimize` merges
+# the campaign corpora back into tests/fuzz/corpus/.
+#
+# `make fuzz-campaign` runs two of these at once, one per core; a harness
+# whose binary is missing is skipped with a line in the log.  With
+# FUZZ_STOP=1 (`make fuzz`) the first crash ends it instead, exit 1.
+set -u
+cd "$(dirname "$0")/../.."
+secs=$1
+shift
+c=build-fuzz/campaign
+mkdir -p "$c"
+for n in "$@"; do
+	bin=build-fuzz/fuzz-$n
+	log=$c/$n.log
+	if [ ! -x "$bin" ]; then
+		echo "campaign: no $bin, $n skipped" >>"$log"
+		continue
+	fi
+	mkdir -p "$c/corpus-$n" "$c/crashes-$n" "tests/fuzz/corpus/$n" \
+		"build-fuzz/corpus/$n"
+	d=tests/fuzz/$n.dict
+	[ -f "$d" ] || d=tests/fuzz/walk.dict
+	# the stores made from the fixtures are up to 650 KB
+	case $n in store) max=700000 ;; *) max=300000 ;; esac
+	start=$(date +%s)
+	left=$secs
+	while [ "$left" -ge 30 ]; do
+		echo "== $(date '+%F %T') fuzz-$n for $left s" >>"$log"
+		nice -n 19 "$bin" -max_total_time="$left" -dict="$d" \
+			-max_len=$max -rss_limit_mb=4096 -timeout=30 \
+			-artifact_prefix="$c/crashes-$n/" -print_final_stats=1 \
+			"$c/corpus-$n" "tests/fuzz/corpus/$n" \
+			"build-fuzz/corpus/$n" >>"$log" 2>&1
+		rc=$?
+		echo "== $(date '+%F %T') fuzz-$n exit $rc" >>"$log"
+		if [ "$rc" -ne 0 ] && [ -n "${FUZZ_STOP:-}" ]; then
+			tail -n 40 "$log" >&2
+			echo "campaign: fuzz-$n failed, see $log and $c/crashes-$n/" >&2
+			exit 1
+		fi
+		left=$((secs - ($(date +%s) - start)))
+		# a harness that cannot start at all would loop: stop it
+		[ "$rc" -eq 0 ] || [ -n "$(ls "$c/crashes-$n")" ] || break
+	done
+	echo "campaign: fuzz-$n done: $(grep -c '^stat::number_of_executed_units' "$log") runs," \
+		"$(ls "$c/crashes-$n" | wc -l) crash inputs in $c/crashes-$n/"
+done
