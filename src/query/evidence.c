@@ -304,37 +304,49 @@ int query_large_objects(struct query *q, int64_t min_size,
 	struct query_size_row *acc;
 	size_t n = 0, k;
 	uint64_t i;
+	uint32_t b = 0;
+	int rc;
 
 	*rows = NULL;
 	*n_rows = 0;
-	if (store_old_objects(q->s, &old, &n_old, e) < 0 ||
-	    query_materialize(q, e) < 0)
+	if (store_old_objects(q->s, &old, &n_old, e) < 0)
 		return ERR_FAIL;
 	acc = xcalloc(q->n_sites ? q->n_sites : 1, sizeof(*acc));
-	for (i = 0; i < q->sm.n && i < q->hi; i++) {
-		int64_t size = REC_NONE;
-		uint32_t site;
+	/* a block at a time, in seq order (the old objects' order): the
+	 * OutsideTLAB events of a big recording are tens of millions, too
+	 * many to hold decoded for a few large ones */
+	while ((rc = query_next_block(q, &b, e)) > 0) {
+		for (i = 0; i < q->sm.n && i < q->hi; i++) {
+			int64_t size = REC_NONE;
+			uint32_t site;
 
-		if (q->sm.kind[i] != q->kind)
-			continue;
-		if (q->kind == SAMPLE_OLD_OBJECT) {
-			while (oi < n_old && old[oi].sample < q->sm.seq[i])
-				oi++;
-			if (oi < n_old && old[oi].sample == q->sm.seq[i])
-				size = old[oi].object_size;
-		} else if (q->sm.size) {
-			size = q->sm.size[i];
+			if (q->sm.kind[i] != q->kind)
+				continue;
+			if (q->kind == SAMPLE_OLD_OBJECT) {
+				while (oi < n_old &&
+				       old[oi].sample < q->sm.seq[i])
+					oi++;
+				if (oi < n_old &&
+				    old[oi].sample == q->sm.seq[i])
+					size = old[oi].object_size;
+			} else if (q->sm.size) {
+				size = q->sm.size[i];
+			}
+			if (i < q->lo || size == REC_NONE || size < min_size ||
+			    !query_sample_ok(q, i))
+				continue;
+			site = q->node_site[q->sm.node[i]];
+			if (site >= q->n_sites)
+				continue;
+			acc[site].objects++;
+			acc[site].bytes = add_sat(acc[site].bytes, size);
+			if (size > acc[site].largest)
+				acc[site].largest = size;
 		}
-		if (i < q->lo || size == REC_NONE || size < min_size ||
-		    !query_sample_ok(q, i))
-			continue;
-		site = q->node_site[q->sm.node[i]];
-		if (site >= q->n_sites)
-			continue;
-		acc[site].objects++;
-		acc[site].bytes = add_sat(acc[site].bytes, size);
-		if (size > acc[site].largest)
-			acc[site].largest = size;
+	}
+	if (rc < 0) {
+		free(acc);
+		return ERR_FAIL;
 	}
 	for (k = 0; k < q->n_sites; k++)
 		if (acc[k].objects) {
