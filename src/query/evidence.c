@@ -1,9 +1,12 @@
 /*
  * The report's questions to the query layer (findings.h): the evidence
  * behind a leak suspect, the heap after GC, objects above a size, and
- * settings.  Each reads the query's kind whole (query_materialize), as
- * survivors does, and joins it with the liveness and old-object tables
- * by sample number; no per-sample allocation.  It ranks nothing and
+ * settings.  Each joins the query's kind with the liveness and old-object
+ * tables by sample number, with no per-sample allocation: the leak
+ * evidence reads the kind whole (query_materialize), as survivors does
+ * (agent samples and old objects, which are few); objects above a size
+ * read it a block at a time, since OutsideTLAB events can be tens of
+ * millions.  It ranks nothing and
  * judges nothing: the rules in src/query/rules.c do.
  */
 #include <stdlib.h>
