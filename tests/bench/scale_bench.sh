@@ -38,6 +38,18 @@ have_jfr=
 command -v jfr >/dev/null 2>&1 && have_jfr=1
 have_view=
 [ -n "$have_jfr" ] && jfr help view >/dev/null 2>&1 && have_view=1
+# jfr view is JDK 21's: where the JDK on PATH is older, a newer one
+# installed beside it (JFR_VIEW=/path/to/jfr, else the first of
+# /usr/lib/jvm/*/bin/jfr that has it) answers the same question
+view_jfr=jfr
+if [ -z "$have_view" ]; then
+	for j in ${JFR_VIEW:-} /usr/lib/jvm/*/bin/jfr; do
+		if [ -x "$j" ] && "$j" help view >/dev/null 2>&1; then
+			view_jfr=$j have_view=1
+			break
+		fi
+	done
+fi
 
 # timed LABEL N CMD...: runs CMD N times; appends "LABEL wall rss" lines
 # to $DIR/scale.t (wall s, peak RSS kB)
@@ -85,7 +97,7 @@ for size in $SIZES; do
 	timed tree "$QRUNS" "$HS" tree "$store"
 	if [ -n "$have_jfr" ]; then
 		timed summary "$RUNS" jfr summary "$rec"
-		[ -n "$have_view" ] && timed view "$RUNS" jfr view allocation-by-site "$rec"
+		[ -n "$have_view" ] && timed view "$RUNS" "$view_jfr" view allocation-by-site "$rec"
 	fi
 	rb=$(wc -c <"$rec" | tr -d ' ')
 	sb=$(wc -c <"$store" 2>/dev/null | tr -d ' ')
@@ -101,10 +113,11 @@ for size in $SIZES; do
 	fi
 	if [ -n "$have_view" ]; then
 		printf '%-34s %s\n' "jfr view allocation-by-site" "$(stat view)"
+		[ "$view_jfr" = jfr ] || echo "  (jfr view from $view_jfr)"
 		both=$(awk -v a="$(med import)" -v b="$(med top)" 'BEGIN { print a + b }')
 		echo "ratio (import + top) / jfr view: $(ratio "$both" "$(med view)")"
 	else
-		echo "jfr view allocation-by-site: n/a (jfr view needs JDK 21 or later; this JDK has none)"
+		echo "jfr view allocation-by-site: n/a (jfr view needs JDK 21 or later; none here: JFR_VIEW=path/to/jfr names one)"
 	fi
 	rm -f "$store"
 done
