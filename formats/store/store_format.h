@@ -16,10 +16,12 @@
 #error "the store is read in place: a little-endian host is required"
 #endif
 
-#define STORE_MAGIC	    "\x89HSDB\r\n\x1a"
-#define STORE_MAGIC_LEN	    8
-#define STORE_MAJOR	    2 /* 2: samples in blocks per kind */
-#define STORE_MINOR	    2 /* 1: rollups (RBKT, RROW); 2: their squares (RSQR) */
+#define STORE_MAGIC	"\x89HSDB\r\n\x1a"
+#define STORE_MAGIC_LEN 8
+#define STORE_MAJOR	2 /* 2: samples in blocks per kind */
+/* 1: rollups (RBKT, RROW); 2: their squares (RSQR); 3: the corrected
+ * estimate (ESTM, RCOR, the rest column of ObjectAllocationSample) */
+#define STORE_MINOR	    3
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
 #define STORE_ALIGN	    8
@@ -78,6 +80,8 @@ enum store_section {
 	SEC_ROLLUP_BUCKETS = STORE_ID('R', 'B', 'K', 'T'), /* 2.1 */
 	SEC_ROLLUP_ROWS = STORE_ID('R', 'R', 'O', 'W'),	   /* 2.1 */
 	SEC_ROLLUP_SQUARES = STORE_ID('R', 'S', 'Q', 'R'), /* 2.2 */
+	SEC_ROLLUP_EST = STORE_ID('R', 'C', 'O', 'R'),	   /* 2.3 */
+	SEC_ESTIMATES = STORE_ID('E', 'S', 'T', 'M'),	   /* 2.3 */
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
@@ -153,8 +157,11 @@ struct store_node {
  * refer to samples by seq.  A block's bytes are its samples one after
  * another, each a run of LEB128 varints (docs/formats/store.md):
  * seq gap, time gap, recording << 1 | truncated, thread + 1, class + 1,
- * node, zigzag(bytes), and zigzag(size) for the kinds that have a size
- * of their own (STORE_KIND_HAS_SIZE).
+ * node, zigzag(bytes), zigzag(size) for the kinds that have a size
+ * of their own (STORE_KIND_HAS_SIZE), and, in a block whose flags hold
+ * STORE_BLOCK_REST (ObjectAllocationSample, since 2.3), zigzag(bytes -
+ * rest): the rest of the sample's weight under the corrected estimate
+ * (struct store_estimate).
  */
 #define STORE_BLOCK_SAMPLES 4096u /* at most, a block */
 /* sizes kept apart: in-new-TLAB (allocationSize) and agent samples; the
@@ -162,9 +169,12 @@ struct store_node {
  * ObjectAllocationSample has none (REC_NONE) */
 #define STORE_KIND_HAS_SIZE(k) ((k) == 1 || (k) == 4)
 
+#define STORE_BLOCK_REST 1u /* store_block.flags: the rest column (2.3) */
+
 struct store_block {
-	uint8_t kind; /* enum sample_kind */
-	uint8_t reserved[3];
+	uint8_t kind;  /* enum sample_kind */
+	uint8_t flags; /* STORE_BLOCK_*; 0 before 2.3 */
+	uint8_t reserved[2];
 	uint32_t n;	    /* samples, 1 to STORE_BLOCK_SAMPLES */
 	uint64_t offset;    /* into SEC_SAMPLE_BLOCKS */
 	uint32_t length;    /* bytes */
@@ -225,6 +235,40 @@ struct store_rollup_row {
  */
 struct store_rollup_sq {
 	uint64_t lo, hi;
+};
+
+/*
+ * Since 2.3: one per rollup row, in the rows' order, what the corrected
+ * estimate of ObjectAllocationSample's bytes (docs/estimates.md) needs
+ * of the row.  Rows of ObjectAllocationSample: a is the sum of its
+ * samples' rests (the weight less the bytes of the OutsideTLAB events
+ * it held, 0 for a sample of an object allocated outside a TLAB), and
+ * lo, hi the sum of their squares, as in store_rollup_sq.  Rows of
+ * OutsideTLAB events: a is the smallest event's bytes.  Every other
+ * row: all 0.
+ */
+struct store_rollup_est {
+	int64_t a;
+	uint64_t lo, hi;
+};
+
+/*
+ * Since 2.3: one per recording, in the recordings' order, the corrected
+ * estimate's facts, found at import by walking each thread's events in
+ * time order (docs/estimates.md).  A sample's corrected bytes are
+ * floor(rest * all / tlab) (its rest when tlab is 0), all being the sum
+ * of every sample's rest and tlab that of the samples whose object was
+ * in a TLAB: the rests of samples of large objects go to the others in
+ * proportion to theirs.  An OutsideTLAB event smaller than typical_tlab
+ * (the median weight of the samples of objects in TLABs, to 1/128) is
+ * of a size some objects of which went into TLABs, unseen.
+ */
+struct store_estimate {
+	uint64_t all_lo, all_hi, tlab_lo, tlab_hi; /* 128-bit sums */
+	int64_t typical_tlab;			   /* 0: no sample */
+	uint64_t own;	   /* samples of objects outside a TLAB */
+	uint64_t negative; /* samples that held more than their weight */
+	uint64_t reserved;
 };
 
 struct store_old_object {

@@ -167,7 +167,8 @@ static int load(struct query *q, struct err *e)
 	    store_methods(s, &q->methods, &q->n_methods, e) < 0 ||
 	    store_frames(s, &q->frames, &q->n_frames, e) < 0 ||
 	    store_nodes(s, &q->nodes, &q->n_nodes, e) < 0 ||
-	    store_kind_counts(s, q->kind_counts, e) < 0)
+	    store_kind_counts(s, q->kind_counts, e) < 0 ||
+	    store_estimates(s, &q->est, e) < 0)
 		return ERR_FAIL;
 	return 0;
 }
@@ -453,7 +454,6 @@ void query_free(struct query *q)
 	free(q->paths);
 	free(q->stacks);
 	query_survivors_free(q);
-	query_corrected_free(q);
 	arena_release(&q->names);
 	free(q);
 }

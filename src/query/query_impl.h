@@ -62,13 +62,11 @@ static inline unsigned __int128 sq_of(int64_t w, int64_t size, bool agent)
 double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
 		     unsigned __int128 sq);
 
-struct corr_set;
-/* estimate.c: the corrected set of samples (query_estimate() gives
- * QUERY_EST_CORRECTED), built once per query. */
-int query_corrected_build(struct query *q, struct err *e);
-void query_corrected_free(struct query *q);
-const struct store_samples *query_corrected_samples(const struct query *q);
-const int64_t *query_corrected_var(const struct query *q);
+/* estimate.c: a rest's corrected bytes under its recording's facts
+ * (struct store_estimate), and a sum of rests' squares scaled alike. */
+int64_t query_est_scale(int64_t rest, const struct store_estimate *f);
+unsigned __int128 query_est_scale_sq(uint64_t lo, uint64_t hi,
+				     const struct store_estimate *f);
 
 struct query {
 	struct store *s;
@@ -109,7 +107,10 @@ struct query {
 	struct query_stack *stacks;	  /* query_stacks()' results */
 	/* what the filters look at, of a rollup row's key (PASS_NEED_*) */
 	unsigned need;
-	struct corr_set *corr; /* estimate.c's, lazily */
+	/* the corrected estimate's (store 2.3; NULL in an older store):
+	 * each recording's facts, and the rollup rows' sums */
+	const struct store_estimate *est;
+	const struct store_rollup_est *rollup_est;
 };
 
 /*
@@ -150,9 +151,28 @@ struct query_pass {
 	/* PASS_SAMPLES: what each sample adds to the sum of squares as a
 	 * weight, where it is not its bytes (the corrected estimate) */
 	const int64_t *var;
+	/* the corrected estimate: the rows or samples handed out are
+	 * OutsideTLAB events, exact (their sq NULL, their var 0 or -1);
+	 * small[r]: row r holds one smaller than a typical TLAB */
+	bool exact;
+	const bool *small;
 	int proj;
 	int64_t start_ns, end_ns;
-	/* the state */
+	/* the state: the kind read (the query's, or under the corrected
+	 * estimate ObjectAllocationSample's, then OutsideTLAB's), its
+	 * blocks, and the corrected estimate's copies of what is handed out */
+	int kind;
+	bool corrected;
+	unsigned need;
+	const struct store_block *blocks;
+	uint32_t n_blocks;
+	struct store_rollup_row *x_rows;
+	struct store_rollup_sq *x_sq;
+	bool *x_small;
+	uint32_t x_alloc;
+	int64_t *x_bytes, *x_var;
+	uint8_t *x_kind;
+	uint64_t x_n;
 	const struct store_rollup_bucket *b;
 	const struct store_rollup_row *all_rows;
 	const struct store_rollup_sq *all_sq;

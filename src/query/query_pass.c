@@ -71,38 +71,37 @@ bool query_row_ok(const struct query *q, const struct query_pass *p,
 	       q->key_ok[group_of_row(q, (enum query_group)q->o.key_by, p, r)];
 }
 
-int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
-		    int64_t cut_base, int64_t cut_w, struct err *e)
+/* Start on kind: the projection with the fewest rows of those that hold
+ * what is needed (the full key always does), or the samples (phase 2)
+ * where there are none, or no squares where they are needed. */
+static int kind_init(struct query *q, struct query_pass *p, int kind,
+		     struct err *e)
 {
+	const unsigned need = p->need & ~PASS_NEED_SQUARES;
 	int proj, best = -1;
 	uint64_t best_rows = UINT64_MAX;
 
-	bool need_sq = need & PASS_NEED_SQUARES;
-
-	memset(p, 0, sizeof(*p));
-	p->cut_base = cut_base;
-	p->cut_w = cut_w;
+	p->kind = kind;
+	p->exact = p->corrected && kind == SAMPLE_TLAB_OUTSIDE;
+	p->phase = 0;
+	p->b = NULL;
+	p->n_b = p->bi = 0;
+	p->n_edges = p->ei = 0;
+	p->blk = 0;
 	p->cur_blk = UINT32_MAX;
+	p->rows = NULL;
+	p->n_rows = 0;
 	p->rec = PASS_ANY_REC;
-	if (query_estimate(q) == QUERY_EST_CORRECTED) {
-		/* the corrected set, whole: its window by binary search */
-		if (query_corrected_build(q, e) < 0)
-			return ERR_FAIL;
-		p->phase = 4;
+	if (store_kind_blocks(q->s, kind, &p->blocks, &p->n_blocks, e) < 0)
+		return ERR_FAIL;
+	if (p->corrected && !q->rollup_est) {
+		p->phase = 2;
 		return 0;
 	}
-	need = (need | q->need) & ~PASS_NEED_SQUARES;
-	if (need_sq) {
-		/* a 2.1 store has no squares: the samples then */
-		if (store_rollup_squares(q->s, &p->all_sq, e) < 0)
-			return ERR_FAIL;
-		if (!p->all_sq) {
-			p->phase = 2;
-			return 0;
-		}
+	if ((p->need & PASS_NEED_SQUARES) && !p->corrected && !p->all_sq) {
+		p->phase = 2; /* a 2.1 store has no squares: the samples */
+		return 0;
 	}
-	/* the projection with the fewest rows of those that hold what is
-	 * needed: the full key always does */
 	for (proj = 0; proj < STORE_PROJ__COUNT; proj++) {
 		const struct store_rollup_bucket *b;
 		const struct store_rollup_row *r;
@@ -111,7 +110,7 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 
 		if (!has(proj, need))
 			continue;
-		if (store_rollup(q->s, q->kind, proj, &b, &n, &r, e) < 0)
+		if (store_rollup(q->s, kind, proj, &b, &n, &r, e) < 0)
 			return ERR_FAIL;
 		if (!n)
 			continue;
@@ -127,14 +126,48 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 		return 0;
 	}
 	p->proj = best;
-	return store_rollup(q->s, q->kind, best, &p->b, &p->n_b, &p->all_rows,
-			    e);
+	return store_rollup(q->s, kind, best, &p->b, &p->n_b, &p->all_rows, e);
+}
+
+int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
+		    int64_t cut_base, int64_t cut_w, struct err *e)
+{
+	memset(p, 0, sizeof(*p));
+	p->cut_base = cut_base;
+	p->cut_w = cut_w;
+	p->need = need | q->need;
+	/*
+	 * The corrected estimate reads two kinds as one: the rests of
+	 * ObjectAllocationSample, scaled, then the OutsideTLAB events'
+	 * exact bytes, both handed out as the query's kind (est_rows(),
+	 * est_samples()).
+	 */
+	p->corrected = query_estimate(q) == QUERY_EST_CORRECTED;
+	if (p->corrected) {
+		if (store_rollup_est(q->s, &q->rollup_est, e) < 0)
+			return ERR_FAIL;
+	} else if ((need & PASS_NEED_SQUARES) &&
+		   store_rollup_squares(q->s, &p->all_sq, e) < 0) {
+		return ERR_FAIL;
+	}
+	return kind_init(q, p, p->corrected ? SAMPLE_ALLOC : (int)q->kind, e);
 }
 
 void query_pass_release(struct query_pass *p)
 {
 	free(p->edges);
+	free(p->x_rows);
+	free(p->x_sq);
+	free(p->x_small);
+	free(p->x_bytes);
+	free(p->x_var);
+	free(p->x_kind);
 	p->edges = NULL;
+	p->x_rows = NULL;
+	p->x_sq = NULL;
+	p->x_small = NULL;
+	p->x_bytes = p->x_var = NULL;
+	p->x_kind = NULL;
 }
 
 /* [a, b] of the samples of q->sm, by binary search on their times. */
@@ -187,7 +220,8 @@ static int edge_cmp(const void *x, const void *y)
 	return a->rec < b->rec ? -1 : a->rec > b->rec;
 }
 
-int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
+/* One step of the pass over p->kind. */
+static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 {
 	const int64_t from = q->o.from_ns, to = q->o.to_ns;
 
@@ -238,7 +272,8 @@ int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
 	if (p->phase == 1) {
 		/* the edges: the blocks that overlap each, or the kind held
 		 * in memory */
-		bool held = q->n_blocks && store_kind_decoded(q->s, q->kind);
+		bool held = !p->corrected && q->n_blocks &&
+			    store_kind_decoded(q->s, q->kind);
 
 		while (p->ei < p->n_edges) {
 			const struct pass_edge *x = &p->edges[p->ei];
@@ -253,25 +288,25 @@ int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
 			}
 			if (p->blk == 0) {
 				/* the first block that ends at a or later */
-				uint32_t lo = 0, hi = q->n_blocks;
+				uint32_t lo = 0, hi = p->n_blocks;
 
 				while (lo < hi) {
 					uint32_t m = lo + (hi - lo) / 2;
 
-					if (q->blocks[m].last_ns < x->a)
+					if (p->blocks[m].last_ns < x->a)
 						lo = m + 1;
 					else
 						hi = m;
 				}
 				p->blk = lo + 1; /* blk - 1 is next */
 			}
-			if (p->blk - 1 < q->n_blocks &&
-			    q->blocks[p->blk - 1].first_ns <= x->b) {
+			if (p->blk - 1 < p->n_blocks &&
+			    p->blocks[p->blk - 1].first_ns <= x->b) {
 				uint32_t b = p->blk - 1;
 
 				p->blk++;
 				if (b != p->cur_blk) {
-					if (store_read_block(q->s, q->kind, b,
+					if (store_read_block(q->s, p->kind, b,
 							     &q->sm, e) < 0)
 						return ERR_FAIL;
 					p->cur_blk = b;
@@ -285,17 +320,24 @@ int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
 		p->phase = 3;
 		return PASS_END;
 	}
-	if (p->phase == 4) {
-		p->phase = 3;
+	if (p->phase == 2 && p->corrected) {
+		/* the blocks of p->kind in the window */
 		p->rec = PASS_ANY_REC;
-		q->sm = *query_corrected_samples(q);
-		p->var = query_corrected_var(q);
-		if (to == INT64_MIN) {
-			q->lo = q->hi = 0;
-			return PASS_END;
+		while (p->blk < p->n_blocks && to != INT64_MIN) {
+			const struct store_block *h = &p->blocks[p->blk++];
+
+			if (h->first_ns >= to)
+				break;
+			if (h->last_ns < from)
+				continue;
+			if (store_read_block(q->s, p->kind, p->blk - 1, &q->sm,
+					     e) < 0)
+				return ERR_FAIL;
+			window_of(q, from, to - 1);
+			return PASS_SAMPLES;
 		}
-		window_of(q, from, to - 1);
-		return PASS_SAMPLES;
+		p->phase = 3;
+		return PASS_END;
 	}
 	if (p->phase == 2) {
 		int rc = query_next_block(q, &p->blk, e);
@@ -308,4 +350,113 @@ int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
 		return PASS_SAMPLES;
 	}
 	return PASS_END;
+}
+
+/* The corrected estimate's copies, n long at least. */
+static void est_room(struct query_pass *p, uint64_t n)
+{
+	if (n <= p->x_n)
+		return;
+	p->x_n = n;
+	p->x_bytes = xreallocarray(p->x_bytes, n, sizeof(*p->x_bytes));
+	p->x_var = xreallocarray(p->x_var, n, sizeof(*p->x_var));
+	p->x_kind = xreallocarray(p->x_kind, n, sizeof(*p->x_kind));
+}
+
+/* A bucket's rows under the corrected estimate: ObjectAllocationSample's
+ * with their rests' sums scaled in place of their bytes and squares;
+ * OutsideTLAB's as they are, exact, with whether each holds an event
+ * smaller than a typical TLAB. */
+static void est_rows(struct query *q, struct query_pass *p)
+{
+	const struct store_rollup_est *est =
+		q->rollup_est + (p->rows - p->all_rows);
+	const struct store_estimate *f =
+		p->rec < q->n_recs ? &q->est[p->rec] : NULL;
+	uint32_t r;
+
+	if (p->n_rows > p->x_alloc) {
+		p->x_alloc = p->n_rows;
+		p->x_rows = xreallocarray(p->x_rows, p->x_alloc,
+					  sizeof(*p->x_rows));
+		p->x_sq = xreallocarray(p->x_sq, p->x_alloc, sizeof(*p->x_sq));
+		p->x_small = xreallocarray(p->x_small, p->x_alloc,
+					   sizeof(*p->x_small));
+	}
+	if (p->kind == SAMPLE_TLAB_OUTSIDE) {
+		for (r = 0; r < p->n_rows; r++)
+			p->x_small[r] = f && est[r].a < f->typical_tlab;
+		p->small = p->x_small;
+		p->sq = NULL;
+		return;
+	}
+	for (r = 0; r < p->n_rows; r++) {
+		unsigned __int128 sq;
+
+		p->x_rows[r] = p->rows[r];
+		if (!f) { /* a damaged store: its rests as they are */
+			p->x_rows[r].bytes = est[r].a > 0 ? est[r].a : 0;
+			sq = (unsigned __int128)est[r].hi << 64 | est[r].lo;
+		} else {
+			p->x_rows[r].bytes = query_est_scale(est[r].a, f);
+			sq = query_est_scale_sq(est[r].lo, est[r].hi, f);
+		}
+		p->x_sq[r] = (struct store_rollup_sq){(uint64_t)sq,
+						      (uint64_t)(sq >> 64)};
+	}
+	p->rows = p->x_rows;
+	p->sq = p->x_sq;
+	p->small = NULL;
+}
+
+/* The samples q->sm[q->lo, q->hi) under the corrected estimate: as
+ * est_rows(), each with what it adds to the sum of squares (p->var). */
+static void est_samples(struct query *q, struct query_pass *p)
+{
+	const struct store_samples *sm = &q->sm;
+	uint64_t i;
+
+	est_room(p, sm->n);
+	for (i = q->lo; i < q->hi; i++) {
+		uint32_t rec = sm->recording[i];
+		const struct store_estimate *f =
+			rec < q->n_recs ? &q->est[rec] : NULL;
+		int64_t b = sm->bytes[i] == REC_NONE ? 0 : sm->bytes[i];
+
+		if (p->kind == SAMPLE_TLAB_OUTSIDE) {
+			p->x_bytes[i] = sm->bytes[i];
+			p->x_var[i] = f && b < f->typical_tlab ? -1 : 0;
+		} else {
+			int64_t rest = sm->rest ? sm->rest[i] : b;
+
+			p->x_bytes[i] = f ? query_est_scale(rest, f)
+					  : (rest > 0 ? rest : 0);
+			p->x_var[i] = p->x_bytes[i];
+		}
+		p->x_kind[i] = SAMPLE_ALLOC;
+	}
+	q->sm.bytes = p->x_bytes;
+	q->sm.kind = p->x_kind;
+	p->var = p->x_var;
+}
+
+int query_pass_next(struct query *q, struct query_pass *p, struct err *e)
+{
+	for (;;) {
+		int rc = pass_step(q, p, e);
+
+		if (!p->corrected || rc < 0)
+			return rc;
+		if (rc == PASS_ROWS) {
+			est_rows(q, p);
+		} else if (rc == PASS_SAMPLES) {
+			est_samples(q, p);
+		} else if (p->kind == SAMPLE_ALLOC) {
+			/* ObjectAllocationSample done: the OutsideTLAB events */
+			if (kind_init(q, p, SAMPLE_TLAB_OUTSIDE, e) < 0)
+				return ERR_FAIL;
+			continue;
+		}
+		return rc;
+	}
 }

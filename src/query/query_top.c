@@ -200,6 +200,13 @@ int query_top(struct query *q, enum query_group by,
 										.hi
 									<< 64 |
 								p.sq[r].lo);
+					if (p.exact) { /* corrected */
+						q->g[g].exact =
+							add_sat(q->g[g].exact,
+								x->bytes);
+						q->g[g].small_out |=
+							p.small && p.small[r];
+					}
 					n_samples += x->samples;
 					sum_bytes =
 						add_sat(sum_bytes, x->bytes);

@@ -9,6 +9,7 @@
  */
 #include "store/rollup.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,20 @@
 #include "util/crc32c.h"
 #include "util/xalloc.h"
 
-/* A row as it is built: the row and the sum of its samples' squared
- * bytes (2.2), which go to two sections. */
+/* A row as it is built: the row, the sum of its samples' squared bytes
+ * (2.2) and the corrected estimate's sums (2.3, struct store_rollup_est:
+ * est_a, est_sq), which go to three sections. */
 struct brow {
 	struct store_rollup_row r; /* first: key_cmp() reads it */
-	unsigned __int128 sq;
+	unsigned __int128 sq, est_sq;
+	int64_t est_a;
+};
+
+/* What a run of samples adds to a row besides the row's own sums. */
+struct est_add {
+	int64_t a;	      /* rests (a sum), or the least bytes */
+	unsigned __int128 sq; /* the rests' squares */
+	bool least;	      /* a is a minimum (OutsideTLAB events) */
 };
 
 #define SQ_MAX (~(unsigned __int128)0)
@@ -159,7 +169,7 @@ static void rehash(struct proj_rows *pr, uint32_t n_slots)
  * the full projection folded into a narrower one when its bucket closes. */
 static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 		     uint64_t samples, int64_t bytes, unsigned __int128 sq,
-		     int64_t first, int64_t last)
+		     const struct est_add *ea, int64_t first, int64_t last)
 {
 	struct store_rollup_row *r;
 	uint32_t h;
@@ -174,6 +184,15 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 
 			/* exact, held at the top: any order gives it */
 			br->sq = br->sq > SQ_MAX - sq ? SQ_MAX : br->sq + sq;
+			br->est_sq = br->est_sq > SQ_MAX - ea->sq
+					     ? SQ_MAX
+					     : br->est_sq + ea->sq;
+			if (ea->least)
+				br->est_a =
+					ea->a < br->est_a ? ea->a : br->est_a;
+			else if (__builtin_add_overflow(br->est_a, ea->a,
+							&br->est_a))
+				br->est_a = INT64_MAX;
 			r->samples += samples;
 			/* never negative (a kind with a negative count has
 			 * no rollups): held at the top, which any order of
@@ -193,6 +212,8 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 			xreallocarray(pr->rows, pr->alloc, sizeof(*pr->rows));
 	}
 	pr->rows[pr->n].sq = sq;
+	pr->rows[pr->n].est_sq = ea->sq;
+	pr->rows[pr->n].est_a = ea->a;
 	r = &pr->rows[pr->n].r;
 	*r = *k;
 	r->samples = samples;
@@ -205,7 +226,7 @@ static void proj_add(struct proj_rows *pr, const struct store_rollup_row *k,
 /* The narrower projections of a closing bucket, from its full rows: one
  * table insert a sample instead of four, and the same sums (counts,
  * sums held at the top, minima and maxima do not depend on order). */
-static void fold_projections(struct series *se)
+static void fold_projections(struct series *se, int kind)
 {
 	const struct proj_rows *full = &se->p[STORE_PROJ_FULL];
 	uint32_t i;
@@ -213,6 +234,8 @@ static void fold_projections(struct series *se)
 
 	for (i = 0; i < full->n; i++) {
 		const struct store_rollup_row *r = &full->rows[i].r;
+		struct est_add ea = {full->rows[i].est_a, full->rows[i].est_sq,
+				     kind == SAMPLE_TLAB_OUTSIDE};
 
 		for (p = STORE_PROJ_FULL + 1; p < STORE_PROJ__COUNT; p++) {
 			struct store_rollup_row k;
@@ -225,7 +248,8 @@ static void fold_projections(struct series *se)
 			else
 				k.thread = r->thread;
 			proj_add(&se->p[p], &k, r->samples, r->bytes,
-				 full->rows[i].sq, r->first_ns, r->last_ns);
+				 full->rows[i].sq, &ea, r->first_ns,
+				 r->last_ns);
 		}
 	}
 }
@@ -270,7 +294,7 @@ static void close_bucket(struct rollup_builder *rb, struct series *se, int kind,
 {
 	int p;
 
-	fold_projections(se);
+	fold_projections(se, kind);
 	for (p = 0; p < STORE_PROJ__COUNT; p++) {
 		struct proj_rows *pr = &se->p[p];
 		struct store_rollup_bucket *b;
@@ -349,7 +373,18 @@ void rollup_add(struct rollup_builder *rb, int kind,
 	}
 	{
 		struct store_rollup_row k;
+		struct est_add ea = {0, 0, false};
 
+		/* the corrected estimate's (struct store_rollup_est) */
+		if (kind == SAMPLE_ALLOC) {
+			int64_t r = s->rest > 0 ? s->rest : 0;
+
+			ea.a = r;
+			ea.sq = (unsigned __int128)(uint64_t)r * (uint64_t)r;
+		} else if (kind == SAMPLE_TLAB_OUTSIDE) {
+			ea.a = bytes;
+			ea.least = true;
+		}
 		memset(&k, 0, sizeof(k));
 		k.node = s->node;
 		k.cls = s->cls;
@@ -357,7 +392,7 @@ void rollup_add(struct rollup_builder *rb, int kind,
 		k.flags = s->flags;
 		proj_add(&se->p[STORE_PROJ_FULL], &k, 1, bytes,
 			 (unsigned __int128)(uint64_t)bytes * (uint64_t)bytes,
-			 s->time_ns, s->time_ns);
+			 &ea, s->time_ns, s->time_ns);
 	}
 }
 
@@ -437,9 +472,23 @@ uint64_t rollup_n_rows(const struct rollup_builder *rb)
 	return n;
 }
 
-/* Each bucket's rows (squares false) or their squares, in the
+enum part { PART_ROWS, PART_SQUARES, PART_EST };
+
+static size_t part_len(enum part what)
+{
+	switch (what) {
+	case PART_SQUARES:
+		return sizeof(struct store_rollup_sq);
+	case PART_EST:
+		return sizeof(struct store_rollup_est);
+	default:
+		return sizeof(struct store_rollup_row);
+	}
+}
+
+/* Each bucket's rows, their squares or their estimate sums, in the
  * buckets' order, a bucket at a time. */
-static int write_part(struct rollup_builder *rb, bool squares,
+static int write_part(struct rollup_builder *rb, enum part what,
 		      rollup_write_fn *fn, void *ctx, struct err *e)
 {
 	struct brow *buf = NULL;
@@ -455,6 +504,9 @@ static int write_part(struct rollup_builder *rb, bool squares,
 			alloc = rb->b[i].n_rows;
 			part = xreallocarray(part, alloc,
 					     sizeof(struct store_rollup_row));
+			static_assert(sizeof(struct store_rollup_row) >=
+					      sizeof(struct store_rollup_est),
+				      "a part's record fits a row's room");
 			if (rb->fd >= 0)
 				buf = xreallocarray(buf, alloc, sizeof(*buf));
 		}
@@ -484,10 +536,17 @@ static int write_part(struct rollup_builder *rb, bool squares,
 		from = buf;
 	have:
 		for (j = 0; j < rb->b[i].n_rows; j++) {
-			if (squares) {
+			if (what == PART_SQUARES) {
 				struct store_rollup_sq q = {
 					(uint64_t)from[j].sq,
 					(uint64_t)(from[j].sq >> 64)};
+
+				memcpy(part + (size_t)j * sizeof(q), &q,
+				       sizeof(q));
+			} else if (what == PART_EST) {
+				struct store_rollup_est q = {
+					from[j].est_a, (uint64_t)from[j].est_sq,
+					(uint64_t)(from[j].est_sq >> 64)};
 
 				memcpy(part + (size_t)j * sizeof(q), &q,
 				       sizeof(q));
@@ -496,10 +555,7 @@ static int write_part(struct rollup_builder *rb, bool squares,
 				       &from[j].r, sizeof(from[j].r));
 			}
 		}
-		fn(ctx, part,
-		   (size_t)rb->b[i].n_rows *
-			   (squares ? sizeof(struct store_rollup_sq)
-				    : sizeof(struct store_rollup_row)));
+		fn(ctx, part, (size_t)rb->b[i].n_rows * part_len(what));
 	}
 	free(buf);
 	free(part);
@@ -509,11 +565,17 @@ static int write_part(struct rollup_builder *rb, bool squares,
 int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
 		      struct err *e)
 {
-	return write_part(rb, false, fn, ctx, e);
+	return write_part(rb, PART_ROWS, fn, ctx, e);
 }
 
 int rollup_write_squares(struct rollup_builder *rb, rollup_write_fn *fn,
 			 void *ctx, struct err *e)
 {
-	return write_part(rb, true, fn, ctx, e);
+	return write_part(rb, PART_SQUARES, fn, ctx, e);
+}
+
+int rollup_write_est(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
+		     struct err *e)
+{
+	return write_part(rb, PART_EST, fn, ctx, e);
 }

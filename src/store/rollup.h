@@ -68,5 +68,10 @@ int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
  * in the same order. */
 int rollup_write_squares(struct rollup_builder *rb, rollup_write_fn *fn,
 			 void *ctx, struct err *e);
+/* The same for the rows' corrected-estimate sums (struct
+ * store_rollup_est, 2.3): of ObjectAllocationSample's rows, from the
+ * samples' rest; of OutsideTLAB events', their least bytes. */
+int rollup_write_est(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
+		     struct err *e);
 
 #endif

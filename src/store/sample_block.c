@@ -61,10 +61,12 @@ static inline bool get_uv(const unsigned char **pp, const unsigned char *end,
 	return true;
 }
 
-void block_enc_begin(struct block_enc *b, uint8_t kind, unsigned char *buf)
+void block_enc_begin(struct block_enc *b, uint8_t kind, uint8_t flags,
+		     unsigned char *buf)
 {
 	memset(&b->head, 0, sizeof(b->head));
 	b->head.kind = kind;
+	b->head.flags = flags;
 	b->buf = buf;
 	b->len = 0;
 	b->last_seq = 0;
@@ -91,6 +93,9 @@ void block_enc_add(struct block_enc *b, const struct block_sample *s)
 	p = put_uv(p, zigzag(s->bytes));
 	if (STORE_KIND_HAS_SIZE(b->head.kind))
 		p = put_uv(p, zigzag(s->size));
+	if (b->head.flags & STORE_BLOCK_REST) /* mostly 0: one byte */
+		p = put_uv(p, zigzag((int64_t)((uint64_t)s->bytes -
+					       (uint64_t)s->rest)));
 	b->len = (size_t)(p - b->buf);
 	b->last_seq = s->seq;
 	b->head.last_ns = s->time_ns;
@@ -112,17 +117,20 @@ const char *block_decode(const struct store_block *h, const unsigned char *p,
 	uint64_t seq = h->first_seq;
 	int64_t t = h->first_ns;
 	bool sized = STORE_KIND_HAS_SIZE(h->kind);
+	bool rested = h->flags & STORE_BLOCK_REST;
 	uint32_t j;
 
 	for (j = 0; j < h->n; j++) {
-		uint64_t gap, tgap, rec, th, cl, node, bytes, size = 0;
+		uint64_t gap, tgap, rec, th, cl, node, bytes, size = 0,
+							      held = 0;
 		size_t i = at + j;
 
 		if (!get_uv(&p, end, &gap) || !get_uv(&p, end, &tgap) ||
 		    !get_uv(&p, end, &rec) || !get_uv(&p, end, &th) ||
 		    !get_uv(&p, end, &cl) || !get_uv(&p, end, &node) ||
 		    !get_uv(&p, end, &bytes) ||
-		    (sized && !get_uv(&p, end, &size)))
+		    (sized && !get_uv(&p, end, &size)) ||
+		    (rested && !get_uv(&p, end, &held)))
 			BAD("runs past its end");
 		if (j == 0 ? gap || tgap : !gap)
 			BAD("is not in sample order");
@@ -153,6 +161,9 @@ const char *block_decode(const struct store_block *h, const unsigned char *p,
 		c->bytes[i] = unzigzag(bytes);
 		if (sized)
 			c->size[i] = unzigzag(size);
+		if (rested && c->rest)
+			c->rest[i] = (int64_t)((uint64_t)c->bytes[i] -
+					       (uint64_t)unzigzag(held));
 	}
 	j = h->n ? h->n - 1 : 0;
 	if (p != end)

@@ -15,8 +15,8 @@
 
 #include "formats/store/store_format.h"
 
-/* the longest a block's bytes can be: 8 varints of 10 bytes a sample */
-#define SAMPLE_BLOCK_MAX ((size_t)STORE_BLOCK_SAMPLES * 80)
+/* the longest a block's bytes can be: 9 varints of 10 bytes a sample */
+#define SAMPLE_BLOCK_MAX ((size_t)STORE_BLOCK_SAMPLES * 90)
 
 struct block_sample {
 	uint32_t seq;
@@ -25,6 +25,9 @@ struct block_sample {
 	uint8_t flags;
 	uint32_t thread, cls, node; /* STORE_NONE: none (not node) */
 	int64_t bytes, size;
+	/* ObjectAllocationSample: the rest of its weight under the
+	 * corrected estimate (store_estimate.h); else unused */
+	int64_t rest;
 };
 
 /* A block being filled; buf holds SAMPLE_BLOCK_MAX bytes. */
@@ -35,20 +38,23 @@ struct block_enc {
 	uint32_t last_seq;
 };
 
-/* Start an empty block of kind in b (buf is the caller's). */
-void block_enc_begin(struct block_enc *b, uint8_t kind, unsigned char *buf);
+/* Start an empty block of kind in b (buf is the caller's); flags
+ * STORE_BLOCK_REST: with the rest column. */
+void block_enc_begin(struct block_enc *b, uint8_t kind, uint8_t flags,
+		     unsigned char *buf);
 /* Append s, whose seq and time are past the block's last ones. */
 void block_enc_add(struct block_enc *b, const struct block_sample *s);
 
 /* The columns a block decodes into, at index at onwards; size is only
- * written for the kinds that store one (STORE_KIND_HAS_SIZE). */
+ * written for the kinds that store one (STORE_KIND_HAS_SIZE), rest only
+ * where the block has the column and rest is not NULL. */
 struct block_cols {
 	uint32_t *seq;
 	int64_t *time_ns;
 	uint32_t *recording;
 	uint8_t *flags;
 	uint32_t *thread, *cls, *node;
-	int64_t *bytes, *size;
+	int64_t *bytes, *size, *rest;
 };
 
 /* What decoded values must lie below. */

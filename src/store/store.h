@@ -179,6 +179,10 @@ struct store_samples {
 	/* object size when known, else REC_NONE; in store_kind_samples()'s
 	 * columns of jdk.ObjectAllocationSample, which has none, NULL */
 	const int64_t *size;
+	/* jdk.ObjectAllocationSample's in a store with estimates (2.3,
+	 * store_estimates()): the rest of each weight under the corrected
+	 * estimate; else NULL */
+	const int64_t *rest;
 };
 
 /* Every sample, of every kind (export, --append): seq[i] == i. */
@@ -226,6 +230,23 @@ int store_rollup(struct store *s, int kind, int proj,
  */
 int store_rollup_squares(struct store *s, const struct store_rollup_sq **sq,
 			 struct err *e);
+
+/*
+ * The rollup rows' corrected-estimate sums (since 2.3, struct
+ * store_rollup_est): (*est)[i] is row i's, for every row.  NULL in an
+ * older store.  Borrowed until store_close().
+ */
+int store_rollup_est(struct store *s, const struct store_rollup_est **est,
+		     struct err *e);
+
+/*
+ * The corrected estimate's facts of each recording (since 2.3, struct
+ * store_estimate), one per recording in their order; *out NULL in an
+ * older store, which has no rest column either: the corrected estimate
+ * needs the recordings imported again.  Borrowed until store_close().
+ */
+int store_estimates(struct store *s, const struct store_estimate **out,
+		    struct err *e);
 
 /* Check every section now (heapsift info --check, tests), the rollups
  * against the samples included. */

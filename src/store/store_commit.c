@@ -5,6 +5,7 @@
  * section laid out as docs/formats/store.md says, written to a temporary
  * file beside the target, synced, and renamed over it.
  */
+#include "store/est_walk.h"
 #include "store/rollup.h"
 #include "store/sample_block.h"
 #include "store/store.h"
@@ -213,7 +214,7 @@ static void block_flush(struct out *o, struct store_toc_entry *t,
 	h->length = (uint32_t)enc->len;
 	h->crc = crc32c_update(0, enc->buf, enc->len);
 	section_add(o, t, enc->buf, enc->len);
-	block_enc_begin(enc, enc->head.kind, enc->buf);
+	block_enc_begin(enc, enc->head.kind, enc->head.flags, enc->buf);
 }
 
 /*
@@ -291,8 +292,12 @@ static void sparse_finish(struct sparse_map *sm)
 #define ENC_BATCH 8192u
 #define ENC_DEPTH 3u
 
-/* The encoder's state: its thread's alone while the pass runs. */
+/* The encoder's state: its thread's alone while the pass runs.  The
+ * corrected estimate's walk (est_walk.h) comes first: it hands the
+ * samples on to the blocks and the rollups, those of
+ * ObjectAllocationSample with their rests, once settled. */
 struct encoder {
+	struct est_walk *walk;
 	struct out *o;
 	struct store_toc_entry *t; /* the sample blocks' section */
 	struct block_enc enc[SAMPLE__COUNT];
@@ -310,10 +315,10 @@ struct enc_batch {
 };
 
 /* One sample into its kind's open block (written out when full) and
- * the rollup builder. */
-static void encode_sample(struct encoder *en, int kind,
-			  const struct block_sample *bs)
+ * the rollup builder: the walk's est_emit_fn. */
+static void encode_sample(void *ctx, int kind, const struct block_sample *bs)
 {
+	struct encoder *en = ctx;
 	struct block_enc *b = &en->enc[kind];
 
 	block_enc_add(b, bs);
@@ -332,7 +337,7 @@ static void encode_batch(void *job)
 	if (en->o->failed)
 		return; /* the file could not be written: the rest is moot */
 	for (i = 0; i < b->n; i++)
-		encode_sample(en, b->kind[i], &b->s[i]);
+		est_walk_add(en->walk, b->kind[i], &b->s[i]);
 	if (en->o->failed)
 		__atomic_store_n(&en->failed, 1, __ATOMIC_RELAXED);
 }
@@ -407,7 +412,7 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
 	b->kind[b->n] = x->kind;
 	b->s[b->n++] = (struct block_sample){
 		seq,	x->time_ns,	    x->recording, x->flags, x->thread,
-		x->cls, em->renum[x->node], x->bytes,	  x->size};
+		x->cls, em->renum[x->node], x->bytes,	  x->size,  0};
 	if (b->n == ENC_BATCH)
 		pipe_submit(&em->pipe);
 	if (x->import != SPILL_NO_IMPORT) {
@@ -424,11 +429,12 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
  * belongs in emit_sample() (this thread) or encode_sample() (the
  * encoder's).  Blocks are filled one per kind and go out when they hold
  * STORE_BLOCK_SAMPLES; the index (by kind, then seq) is returned in
- * index, for its own section; the sparse records are renumbered to seqs.
+ * index, for its own section; the sparse records are renumbered to seqs;
+ * each recording's corrected-estimate facts go to est[].
  */
 static int emit_samples(struct out *o, struct store_writer *w,
 			const uint32_t *renum, struct vec *index,
-			struct rollup_builder *rb)
+			struct rollup_builder *rb, struct store_estimate *est)
 {
 	struct encoder en;
 	struct emit em;
@@ -444,8 +450,11 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	en.rb = rb;
 	en.bufs = xmalloc(SAMPLE__COUNT * SAMPLE_BLOCK_MAX);
 	en.t = section_begin(o, SEC_SAMPLE_BLOCKS, 1);
+	en.walk = est_walk_new((uint32_t)w->recordings.n,
+			       (uint32_t)w->threads.n, encode_sample, &en);
 	for (k = 0; k < SAMPLE__COUNT; k++)
 		block_enc_begin(&en.enc[k], (uint8_t)k,
+				k == SAMPLE_ALLOC ? STORE_BLOCK_REST : 0,
 				en.bufs + (size_t)k * SAMPLE_BLOCK_MAX);
 	memset(&em, 0, sizeof(em));
 	memset(&merr, 0, sizeof(merr));
@@ -477,13 +486,19 @@ static int emit_samples(struct out *o, struct store_writer *w,
 			     "not %llu",
 			     (unsigned long long)seq,
 			     (unsigned long long)w->n_samples);
+	if (rc >= 0 && !o->failed)
+		est_walk_finish(en.walk); /* the samples still waiting */
 	if (rc < 0 || o->failed) {
 		o->failed = true;
 		free(em.old.pos);
 		free(em.live.pos);
 		free(en.bufs);
+		est_walk_free(en.walk);
 		return ERR_FAIL;
 	}
+	for (k = 0; k < (int)w->recordings.n; k++)
+		est_walk_facts(en.walk, (uint32_t)k, &est[k]);
+	est_walk_free(en.walk);
 	for (k = 0; k < SAMPLE__COUNT; k++)
 		if (en.enc[k].head.n)
 			block_flush(o, en.t, &en.enc[k], index);
@@ -525,6 +540,11 @@ static void out_rollups(struct out *o, struct rollup_builder *rb)
 		return;
 	section_begin(o, SEC_ROLLUP_SQUARES, sizeof(struct store_rollup_sq));
 	if (rollup_write_squares(rb, rows_out, o, o->e) < 0)
+		o->failed = true;
+	if (o->failed)
+		return;
+	section_begin(o, SEC_ROLLUP_EST, sizeof(struct store_rollup_est));
+	if (rollup_write_est(rb, rows_out, o, o->e) < 0)
 		o->failed = true;
 }
 
@@ -568,6 +588,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	struct store_node *nodes;
 	struct vec index;
 	struct rollup_builder *rb;
+	struct store_estimate *est;
 	uint64_t n = w->n_samples;
 	int rollup_fd;
 	char *dir_copy, *base_copy, *target;
@@ -682,9 +703,12 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->frames.n);
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
+	est = xcalloc(w->recordings.n ? w->recordings.n : 1, sizeof(*est));
 	if (!o.failed)
-		emit_samples(&o, w, renum, &index, rb);
+		emit_samples(&o, w, renum, &index, rb, est);
 	out_section(&o, SEC_SAMPLE_INDEX, index.data, index.size, index.n);
+	out_section(&o, SEC_ESTIMATES, est, sizeof(*est), w->recordings.n);
+	free(est);
 	out_rollups(&o, rb);
 	rollup_builder_free(rb);
 	close(rollup_fd);

@@ -34,6 +34,8 @@ enum sec_index {
 	I_R_BUCKETS,
 	I_R_ROWS,
 	I_R_SQUARES,
+	I_R_EST,
+	I_ESTIMATES,
 	I__COUNT
 };
 

@@ -57,6 +57,8 @@ static const struct {
 	 "rollup buckets"},
 	{SEC_ROLLUP_ROWS, sizeof(struct store_rollup_row), "rollup rows"},
 	{SEC_ROLLUP_SQUARES, sizeof(struct store_rollup_sq), "rollup squares"},
+	{SEC_ROLLUP_EST, sizeof(struct store_rollup_est), "rollup estimates"},
+	{SEC_ESTIMATES, sizeof(struct store_estimate), "estimates"},
 };
 
 static int bad_file(struct err *e, const char *path, uint64_t off,
@@ -543,6 +545,24 @@ static bool check_refs(struct check *c)
 		if (sec->n != s->sec[I_R_ROWS].n)
 			FAIL(0, "does not hold one entry per rollup row");
 		return true;
+	case I_R_EST:
+		/* as the squares; store_verify() rebuilds them */
+		if (sec->n != s->sec[I_R_ROWS].n)
+			FAIL(0, "does not hold one entry per rollup row");
+		return true;
+	case I_ESTIMATES: {
+		const struct store_estimate *r = (const void *)sec->p;
+
+		if (sec->n != s->sec[I_RECORDINGS].n)
+			FAIL(0, "does not hold one entry per recording");
+		for (i = 0; i < sec->n; i++)
+			if (r[i].typical_tlab < 0 || r[i].reserved ||
+			    (r[i].tlab_hi > r[i].all_hi ||
+			     (r[i].tlab_hi == r[i].all_hi &&
+			      r[i].tlab_lo > r[i].all_lo)))
+				FAIL(i, "holds impossible sums");
+		return true;
+	}
 	default:
 		return true;
 	}
@@ -574,6 +594,7 @@ static const int deps[I__COUNT][4] = {
 	[I_CH_BLOCKS] = {D(I_STRINGS)},
 	[I_CH_STATS] = {D(I_STRINGS)},
 	[I_R_BUCKETS] = {D(I_RECORDINGS), D(I_S_INDEX), D(I_R_ROWS)},
+	[I_ESTIMATES] = {D(I_RECORDINGS)},
 };
 #undef D
 

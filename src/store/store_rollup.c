@@ -252,6 +252,30 @@ int store_rollup_squares(struct store *s, const struct store_rollup_sq **sq,
 	return 0;
 }
 
+int store_rollup_est(struct store *s, const struct store_rollup_est **est,
+		     struct err *e)
+{
+	*est = NULL;
+	if (!s->sec[I_R_EST].present || !s->sec[I_R_BUCKETS].present)
+		return 0;
+	if (store_section(s, I_R_EST, e) < 0)
+		return ERR_FAIL;
+	*est = (const struct store_rollup_est *)s->sec[I_R_EST].p;
+	return 0;
+}
+
+int store_estimates(struct store *s, const struct store_estimate **out,
+		    struct err *e)
+{
+	*out = NULL;
+	if (!s->sec[I_ESTIMATES].present)
+		return 0;
+	if (store_section(s, I_ESTIMATES, e) < 0)
+		return ERR_FAIL;
+	*out = (const struct store_estimate *)s->sec[I_ESTIMATES].p;
+	return 0;
+}
+
 /* --- the rebuild store_verify() compares with ------------------------------ */
 
 struct cmp_rows {
@@ -327,6 +351,7 @@ int store_rollups_verify(struct store *s, struct err *e)
 					sm.node[i],
 					sm.bytes[i],
 					sm.size ? sm.size[i] : REC_NONE,
+					sm.rest ? sm.rest[i] : 0,
 				};
 
 				rollup_add(rb, k, &x);
@@ -352,6 +377,17 @@ int store_rollups_verify(struct store *s, struct err *e)
 		cr.p = qs->p;
 		cr.end = qs->p + qs->len;
 		if (rollup_write_squares(rb, cmp_rows_fn, &cr, e) < 0) {
+			rollup_builder_free(rb);
+			return ERR_FAIL;
+		}
+	}
+	/* the corrected estimate's sums (2.3) */
+	if (cr.same && cr.p == cr.end && s->sec[I_R_EST].present) {
+		const struct section *es = &s->sec[I_R_EST];
+
+		cr.p = es->p;
+		cr.end = es->p + es->len;
+		if (rollup_write_est(rb, cmp_rows_fn, &cr, e) < 0) {
 			rollup_builder_free(rb);
 			return ERR_FAIL;
 		}

@@ -27,6 +27,7 @@ struct cols {
 	bool own_size; /* else size is bytes, or NULL */
 	uint32_t *seq, *recording, *thread, *cls, *node;
 	int64_t *time_ns, *bytes, *size;
+	int64_t *rest; /* ObjectAllocationSample's, since 2.3; else NULL */
 	uint8_t *kind, *flags;
 };
 
@@ -43,7 +44,7 @@ struct store_sample_cache {
  * kind's columns are hundreds of MB, and faulting them in 4 KiB pages
  * cost more than decoding them.  With own_size false, size is not
  * allocated (the caller points it at bytes, or at nothing). */
-static void cols_alloc(struct cols *c, uint64_t n, bool own_size)
+static void cols_alloc(struct cols *c, uint64_t n, bool own_size, bool rest)
 {
 	size_t m = n ? (size_t)n : 1;
 
@@ -57,6 +58,7 @@ static void cols_alloc(struct cols *c, uint64_t n, bool own_size)
 	c->time_ns = big_realloc(NULL, 0, m * sizeof(int64_t));
 	c->bytes = big_realloc(NULL, 0, m * sizeof(int64_t));
 	c->size = own_size ? big_realloc(NULL, 0, m * sizeof(int64_t)) : NULL;
+	c->rest = rest ? big_realloc(NULL, 0, m * sizeof(int64_t)) : NULL;
 	c->kind = big_realloc(NULL, 0, m);
 	c->flags = big_realloc(NULL, 0, m);
 }
@@ -75,6 +77,8 @@ static void cols_free(struct cols *c)
 		big_free(c->bytes, m * sizeof(int64_t));
 		if (c->own_size)
 			big_free(c->size, m * sizeof(int64_t));
+		if (c->rest)
+			big_free(c->rest, m * sizeof(int64_t));
 		big_free(c->kind, m);
 		big_free(c->flags, m);
 	}
@@ -115,6 +119,14 @@ const char *store_index_check(struct store *s, uint64_t *at)
 		*at = i;
 		if (b[i].kind >= SAMPLE__COUNT)
 			return "holds an unknown sample kind";
+		/* the rest column: every ObjectAllocationSample block of a
+		 * store with estimates (2.3) has it, and no other block */
+		if (b[i].reserved[0] || b[i].reserved[1] ||
+		    b[i].flags != (b[i].kind == SAMPLE_ALLOC &&
+						   s->sec[I_ESTIMATES].present
+					   ? STORE_BLOCK_REST
+					   : 0))
+			return "holds flags its kind or version has not";
 		/* a sample takes 7 bytes at least: a block is never empty,
 		 * so it lies in a present blocks section */
 		if (!b[i].n || b[i].n > STORE_BLOCK_SAMPLES ||
@@ -201,9 +213,9 @@ static void *decode_run(void *arg)
 		(uint32_t)s->sec[I_CLASSES].n,
 		(uint32_t)s->sec[I_NODES].n,
 	};
-	struct block_cols bc = {d->seq,	  d->time_ns, d->recording,
-				d->flags, d->thread,  d->cls,
-				d->node,  d->bytes,   d->size};
+	struct block_cols bc = {d->seq,	   d->time_ns, d->recording, d->flags,
+				d->thread, d->cls,     d->node,	     d->bytes,
+				d->size,   d->rest};
 	uint64_t at = j->at;
 	uint32_t i;
 
@@ -249,7 +261,8 @@ static int decode_kind(struct store *s, int k, struct cols *d, struct err *e)
 
 	/* outside-TLAB and old-object samples' size is their bytes, and
 	 * ObjectAllocationSample has none: no column of their own */
-	cols_alloc(d, c->kind_n[k], STORE_KIND_HAS_SIZE(k));
+	cols_alloc(d, c->kind_n[k], STORE_KIND_HAS_SIZE(k),
+		   k == SAMPLE_ALLOC && s->sec[I_ESTIMATES].present);
 	if (k == SAMPLE_TLAB_OUTSIDE || k == SAMPLE_OLD_OBJECT)
 		d->size = d->bytes;
 	for (i = first; i < first + half; i++)
@@ -289,6 +302,7 @@ static void cols_out(const struct cols *d, struct store_samples *out)
 	out->node = d->node;
 	out->bytes = d->bytes;
 	out->size = d->size;
+	out->rest = d->rest;
 }
 
 int store_kind_samples(struct store *s, int kind, struct store_samples *out,
@@ -357,7 +371,7 @@ static int read_block(struct store *s, int kind, uint32_t b, struct cols *d,
 	if (b >= c->n_blocks[kind])
 		BUG("store: block %u of %u", b, c->n_blocks[kind]);
 	if (!d->seq)
-		cols_alloc(d, STORE_BLOCK_SAMPLES, true);
+		cols_alloc(d, STORE_BLOCK_SAMPLES, true, true);
 	job = (struct decode_job){
 		s, d, c->first[kind] + b, c->first[kind] + b + 1, 0, {0}, 0};
 	err_init(&job.e);
@@ -371,6 +385,8 @@ static int read_block(struct store *s, int kind, uint32_t b, struct cols *d,
 	memset(d->kind, kind, (size_t)out->n);
 	if (!STORE_KIND_HAS_SIZE(kind))
 		out->size = kind == SAMPLE_ALLOC ? NULL : out->bytes;
+	if (kind != SAMPLE_ALLOC || !s->sec[I_ESTIMATES].present)
+		out->rest = NULL;
 	return 0;
 }
 
@@ -454,9 +470,9 @@ static int scatter(struct store *s, struct cols *a, struct err *e)
 	int k;
 	bool ok = true;
 
-	cols_alloc(a, c->n_total, true);
+	cols_alloc(a, c->n_total, true, false);
 	memset(a->kind, 0xff, c->n_total ? (size_t)c->n_total : 1);
-	cols_alloc(&scratch, STORE_BLOCK_SAMPLES, true);
+	cols_alloc(&scratch, STORE_BLOCK_SAMPLES, true, false);
 	for (k = 0; k < SAMPLE__COUNT && ok; k++) {
 		struct store_samples m;
 		uint32_t b;

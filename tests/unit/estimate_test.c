@@ -1,12 +1,14 @@
 /*
- * The corrected estimate (src/query/estimate.h) on event streams written
- * by hand, whose answers follow by arithmetic from docs/estimates.md.
+ * The corrected estimate (src/store/est_walk.h, the import's walk, and
+ * query_est_scale(), the readers' scaling) on event streams written by
+ * hand, whose answers follow by arithmetic from docs/estimates.md.
  */
-#include "query/estimate.h"
+#include "store/est_walk.h"
 #include "query/query.h"
 #include "query/query_impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "formats/store/store_format.h"
 #include "test.h"
@@ -15,13 +17,88 @@
 #define O SAMPLE_TLAB_OUTSIDE
 #define T SAMPLE_TLAB_NEW
 
-/* time, recording, thread, class, node, kind, bytes */
+struct est_event {
+	int64_t time_ns;
+	uint32_t recording, thread, cls, node;
+	uint8_t kind;
+	int64_t bytes;
+};
+
+struct est_stats {
+	uint64_t own, negative;
+};
+
+/* time, thread, node, kind, bytes; class 7, recording 0 */
 static struct est_event ev(int64_t t, uint32_t th, uint32_t node, int kind,
 			   int64_t bytes)
 {
 	struct est_event x = {t, 0, th, 7, node, (uint8_t)kind, bytes};
 
 	return x;
+}
+
+struct got {
+	int64_t *rest;
+	int *order; /* the seqs of the samples the walk gave, in order */
+	size_t n;
+};
+
+static void got_one(void *ctx, int kind, const struct block_sample *s)
+{
+	struct got *g = ctx;
+
+	g->rest[s->seq] = kind == SAMPLE_ALLOC ? s->rest : 0;
+	g->order[g->n++] = (int)s->seq;
+}
+
+/*
+ * What the views show of each event under the corrected estimate, as
+ * the store and the readers make it: out[i] an OutsideTLAB event's
+ * bytes, a sample's rest scaled by its recording's all / tlab, 0 for an
+ * InNewTLAB event; var[i] what it adds to the sum of squares as a value
+ * (the sample's corrected bytes; 0 for exact bytes, -1 for those of an
+ * object smaller than the typical TLAB).
+ */
+static void estimate_correct(const struct est_event *e, size_t n,
+			     uint32_t n_threads, int64_t *out, int64_t *var,
+			     struct est_stats *st)
+{
+	struct got g = {calloc(n, sizeof(int64_t)), calloc(n, sizeof(int)), 0};
+	struct est_walk *w = est_walk_new(1, n_threads, got_one, &g);
+	struct store_estimate f;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct block_sample x = {(uint32_t)i,	 e[i].time_ns,
+					 e[i].recording, 0,
+					 e[i].thread,	 e[i].cls,
+					 e[i].node,	 e[i].bytes,
+					 REC_NONE,	 0};
+
+		est_walk_add(w, e[i].kind, &x);
+	}
+	est_walk_finish(w);
+	est_walk_facts(w, 0, &f);
+	CHECK_UINT(g.n, ==, n);
+	for (i = 0; i < n; i++) {
+		switch (e[i].kind) {
+		case A:
+			out[i] = query_est_scale(g.rest[i], &f);
+			var[i] = out[i];
+			break;
+		case O:
+			out[i] = e[i].bytes;
+			var[i] = e[i].bytes < f.typical_tlab ? -1 : 0;
+			break;
+		default:
+			out[i] = var[i] = 0;
+		}
+	}
+	st->own = f.own;
+	st->negative = f.negative;
+	est_walk_free(w);
+	free(g.rest);
+	free(g.order);
 }
 
 TEST(estimate_outside_between_samples)
@@ -82,7 +159,7 @@ TEST(estimate_own_needs_same_stack_and_gap)
 		ev(0, 0, 1, A, 1000),
 		ev(1000, 0, 2, O, 400), /* another stack */
 		ev(10000000, 0, 2, A, 2000),
-		ev(10000000 + ESTIMATE_OWN_GAP_NS + 1, 0, 2, O, 100), /* late */
+		ev(10000000 + EST_OWN_GAP_NS + 1, 0, 2, O, 100), /* late */
 		ev(20000000, 0, 1, A, 500),
 	};
 	int64_t out[5], var[5];
@@ -234,4 +311,87 @@ TEST(estimate_agent_outside_undersampled_versions)
 	CHECK(!query_outside_undersampled(""));
 	CHECK(!query_outside_undersampled(NULL));
 	CHECK(!query_outside_undersampled("OpenJDK 17"));
+}
+
+TEST(estimate_walk_order_and_queue)
+{
+	/* each kind's samples leave the walk in their own order, samples
+	 * of ObjectAllocationSample once settled.  Thread 0's sample waits
+	 * for its thread's next event and holds every later one behind it;
+	 * past EST_QUEUE_MAX waiting (all at one time, as a damaged file may
+	 * have them) it goes as it stands, not own: the OutsideTLAB event
+	 * that comes for it after that is counted as pending */
+	size_t n = EST_QUEUE_MAX + 10, i;
+	struct got g = {calloc(n + 1, sizeof(int64_t)),
+			calloc(n + 1, sizeof(int)), 0};
+	struct est_walk *w = est_walk_new(1, 4, got_one, &g);
+	struct store_estimate f;
+	struct block_sample o = {(uint32_t)n, 6, 0,  0,	       0,
+				 7,	      1, 10, REC_NONE, 0};
+
+	for (i = 0; i < n; i++) {
+		struct block_sample x = {(uint32_t)i, 5, 0, 0,
+					 i ? 1u : 0u, 7, 1, 10,
+					 REC_NONE,    0};
+
+		est_walk_add(w, A, &x);
+		if (i == EST_QUEUE_MAX - 1)
+			CHECK_UINT(g.n, ==, 0); /* all behind thread 0's */
+	}
+	/* only thread 1's last still waits */
+	CHECK_UINT(g.n, ==, n - 1);
+	for (i = 0; i < g.n; i++)
+		if (g.order[i] != (int)i)
+			break;
+	CHECK_UINT(i, ==, g.n);
+	est_walk_add(w, O, &o);
+	est_walk_finish(w);
+	CHECK_UINT(g.n, ==, n + 1);
+	CHECK_INT(g.rest[0], ==, 10);
+	est_walk_facts(w, 0, &f);
+	CHECK_UINT(f.own, ==, 0);
+	CHECK_UINT(f.all_lo, ==, 10 * n);
+	CHECK_UINT(f.tlab_lo, ==, 10 * n);
+	CHECK_INT(f.typical_tlab, ==, 10);
+	est_walk_free(w);
+	free(g.rest);
+	free(g.order);
+}
+
+TEST(estimate_typical_tlab_to_1_in_128)
+{
+	/* the median of weights 100, 70000, 70001 is 70000: its histogram
+	 * step (2^16 .. 2^17 in 128 steps of 512) starts at 69632 */
+	struct est_event e[] = {
+		ev(0, 0, 1, A, 100),
+		ev(1000000, 0, 1, A, 70000),
+		ev(2000000, 0, 1, A, 70001),
+		ev(3000000, 0, 2, O, 69631), /* below: flagged */
+		ev(4000000, 0, 2, O, 69632), /* at it: not */
+	};
+	int64_t out[5], var[5];
+	struct est_stats st;
+
+	estimate_correct(e, 5, 4, out, var, &st);
+	CHECK_INT(var[3], ==, -1);
+	CHECK_INT(var[4], ==, 0);
+}
+
+TEST(estimate_scale_exact)
+{
+	/* floor(rest * all / tlab), exact in 128 bits: 7 * 10 / 3 = 23 */
+	struct store_estimate f = {10, 0, 3, 0, 0, 0, 0, 0};
+
+	CHECK_INT(query_est_scale(7, &f), ==, 23);
+	CHECK_INT(query_est_scale(0, &f), ==, 0);
+	CHECK_INT(query_est_scale(-5, &f), ==, 0);
+	/* near 2^63: held there, never wrapped */
+	CHECK_INT(query_est_scale(INT64_MAX, &f), ==, INT64_MAX);
+	/* no sample in a TLAB: the rest itself */
+	f.tlab_lo = 0;
+	CHECK_INT(query_est_scale(7, &f), ==, 7);
+	/* squares by (all / tlab)^2: 9 * (10 / 3)^2 = 100 */
+	f.tlab_lo = 3;
+	CHECK(query_est_scale_sq(9, 0, &f) == 100 ||
+	      query_est_scale_sq(9, 0, &f) == 99);
 }

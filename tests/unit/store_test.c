@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "importers/sink.h"
 #include "store/sample_block.h"
 #include "test.h"
 
@@ -13,14 +14,16 @@ struct cols_buf {
 	uint32_t seq[8], rec[8], th[8], cls[8], node[8];
 	int64_t t[8], bytes[8], size[8];
 	uint8_t flags[8];
+	int64_t rest[8];
 	struct block_cols c;
 };
 
 static void cols_init(struct cols_buf *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->c = (struct block_cols){b->seq, b->t,    b->rec,   b->flags, b->th,
-				   b->cls, b->node, b->bytes, b->size};
+	b->c = (struct block_cols){b->seq,  b->t,   b->rec,  b->flags,
+				   b->th,   b->cls, b->node, b->bytes,
+				   b->size, b->rest};
 }
 
 static const struct block_limits lim = {1000, 3, 10, 10, 10};
@@ -30,17 +33,17 @@ TEST(sample_block_round_trip_at_the_edges)
 	static unsigned char buf[SAMPLE_BLOCK_MAX];
 	const struct block_sample in[4] = {
 		{5, INT64_MIN, 0, 0, STORE_NONE, STORE_NONE, 0, INT64_MIN,
-		 INT64_MAX},
-		{6, -1, 2, 1, 9, 0, 9, -1, 0},
-		{900, 0, 1, 0, 0, 9, 1, INT64_MAX, INT64_MIN},
-		{999, INT64_MAX, 2, 1, 3, 3, 3, 0, -5},
+		 INT64_MAX, 0},
+		{6, -1, 2, 1, 9, 0, 9, -1, 0, 0},
+		{900, 0, 1, 0, 0, 9, 1, INT64_MAX, INT64_MIN, 0},
+		{999, INT64_MAX, 2, 1, 3, 3, 3, 0, -5, 0},
 	};
 	struct block_enc enc;
 	struct cols_buf out;
 	uint32_t bad = 77;
 	int i;
 
-	block_enc_begin(&enc, 4 /* agent: has a size */, buf);
+	block_enc_begin(&enc, 4 /* agent: has a size */, 0, buf);
 	for (i = 0; i < 4; i++)
 		block_enc_add(&enc, &in[i]);
 	enc.head.length = (uint32_t)enc.len;
@@ -61,6 +64,55 @@ TEST(sample_block_round_trip_at_the_edges)
 		CHECK_INT(out.bytes[2 + i], ==, in[i].bytes);
 		CHECK_INT(out.size[2 + i], ==, in[i].size);
 	}
+}
+
+TEST(sample_block_rest_column)
+{
+	/* ObjectAllocationSample with the rest column (2.3): weights and
+	 * rests at the edges of int64, each given back exactly; a block
+	 * without the flag has no column, and leaves rest alone */
+	static unsigned char buf[SAMPLE_BLOCK_MAX];
+	const struct block_sample in[4] = {
+		{1, 10, 0, 0, 0, 0, 0, 1000, REC_NONE, 1000},
+		{2, 20, 0, 0, 0, 0, 0, 1000, REC_NONE, 0},
+		{3, 30, 0, 0, 0, 0, 0, INT64_MAX, REC_NONE, INT64_MIN},
+		{4, 40, 0, 0, 0, 0, 0, INT64_MIN, REC_NONE, INT64_MAX},
+	};
+	struct block_enc enc;
+	struct cols_buf out;
+	uint32_t bad;
+	size_t with;
+	int i;
+
+	block_enc_begin(&enc, 0, STORE_BLOCK_REST, buf);
+	for (i = 0; i < 4; i++)
+		block_enc_add(&enc, &in[i]);
+	enc.head.length = (uint32_t)enc.len;
+	with = enc.len;
+	cols_init(&out);
+	CHECK(block_decode(&enc.head, buf, &lim, &out.c, 0, &bad) == NULL);
+	for (i = 0; i < 4; i++) {
+		CHECK_INT(out.bytes[i], ==, in[i].bytes);
+		CHECK_INT(out.rest[i], ==, in[i].rest);
+	}
+	/* a rest equal to the weight costs one byte */
+	CHECK_UINT(with, >=, 4);
+	block_enc_begin(&enc, 0, 0, buf);
+	for (i = 0; i < 4; i++)
+		block_enc_add(&enc, &in[i]);
+	enc.head.length = (uint32_t)enc.len;
+	cols_init(&out);
+	out.rest[0] = 77;
+	CHECK(block_decode(&enc.head, buf, &lim, &out.c, 0, &bad) == NULL);
+	CHECK_INT(out.rest[0], ==, 77);
+	/* the first two samples' rests took 1 byte each more with it */
+	CHECK_UINT(with - enc.len, >=, 2);
+	/* a flagged block cut before its last rest runs past its end */
+	block_enc_begin(&enc, 0, STORE_BLOCK_REST, buf);
+	block_enc_add(&enc, &in[0]);
+	enc.head.length = (uint32_t)enc.len - 1;
+	cols_init(&out);
+	CHECK(block_decode(&enc.head, buf, &lim, &out.c, 0, &bad) != NULL);
 }
 
 /* One ObjectAllocationSample block written by hand from the format page:
