@@ -51,20 +51,27 @@ while [ $i -le "$RUNS" ]; do
 done
 t_end
 
-t_begin estimates_raw_by_default_corrected_on_request_and_the_header_says_so
-# the raw weights stay the default until the store keeps the correction
-# (docs/estimates.md, "Why not the default yet")
+t_begin estimates_corrected_by_default_raw_on_request_and_the_header_says_so
+# the store keeps the correction (2.3), so it is the default where there
+# are OutsideTLAB events; the raw weights are one option away
 r="$W/on/run-1"
 run top "$r.hsdb" --by site
-printf '%s\n' "$out" | grep -q '^estimate: jfr (the raw weights.*--estimate=corrected' ||
-	t_fail "the header does not say the raw weights are shown: $out"
+printf '%s\n' "$out" | grep -q '^estimate: corrected (OutsideTLAB bytes exact.*--estimate=jfr' ||
+	t_fail "the header does not say the corrected estimate is shown: $out"
 def=$out
-run top "$r.hsdb" --by site --estimate=jfr
-[ "$out" = "$def" ] || t_fail "the default is not --estimate=jfr"
 run top "$r.hsdb" --by site --estimate=corrected
-printf '%s\n' "$out" | grep -q '^estimate: corrected' ||
-	t_fail "--estimate=corrected: the header does not say so: $out"
+[ "$out" = "$def" ] || t_fail "the default is not --estimate=corrected"
+run top "$r.hsdb" --by site --estimate=jfr
+printf '%s\n' "$out" | grep -q '^estimate: jfr (the raw weights' ||
+	t_fail "--estimate=jfr: the header does not say so: $out"
 [ "$(printf '%s\n' "$out" | sed -n '4,$p')" != "" ] || t_fail "no rows"
+[ "$out" != "$def" ] || t_fail "--estimate=jfr shows the corrected rows"
+for v in tree timeline; do
+	run $v "$r.hsdb" --csv
+	a=$out
+	run $v "$r.hsdb" --csv --estimate=jfr
+	[ "$out" != "$a" ] || t_fail "$v: the default is the raw weights"
+done
 run top "$r.hsdb" --by site --estimate=bogus
 [ "$rc" = 2 ] || t_fail "--estimate=bogus: status $rc, expected 2"
 t_end

@@ -8,8 +8,10 @@ CORRECTED.csv and JFR.csv are `heapsift top --by site --csv` with
 --estimate=corrected and --estimate=jfr.  Checks, each failure a line on
 stdout (status 1 when there is one):
   - every site's est_bytes is the one estimate.py computes, to the byte,
-    for both estimates, and rel_err its relative standard error (to the
-    4 decimals the CSV has);
+    for both estimates (the corrected one within one byte a sample below
+    it: heapsift rounds each rollup row's or sample's scaled remainder
+    down, estimate.py the exact sum), and rel_err its relative standard
+    error (to the 4 decimals the CSV has);
   - with OutsideTLAB events (the corrected CSV differs from the raw one):
     every site of 5% of the bytes or more within 20% of the truth (issue
     15's target is 15%; the throttle alone has missed it, see below), or
@@ -64,10 +66,14 @@ def main():
                 bad.append("%s: %s: missing from heapsift's rows" %
                            (name, site))
                 continue
-            if int(got["est_bytes"]) != want:
+            slack = r["corrected_terms"] if key == "corrected" else 0
+            if not want - slack <= int(got["est_bytes"]) <= want:
                 bad.append("%s: %s: heapsift says %s bytes, estimate.py %d"
-                           % (name, site, got["est_bytes"], want))
-            rel = sq ** 0.5 / want
+                           " (to %d below)"
+                           % (name, site, got["est_bytes"], want, slack))
+            # over heapsift's bytes: on a site of a few KB, rounding down
+            # a few bytes moves the fourth decimal
+            rel = sq ** 0.5 / max(int(got["est_bytes"]), 1)
             if abs(float(got["rel_err"]) - rel) > 0.00006:
                 bad.append("%s: %s: heapsift's rel_err %s, estimate.py %.6f"
                            % (name, site, got["rel_err"], rel))

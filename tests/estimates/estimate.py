@@ -16,6 +16,7 @@ truth the errors, as JSON on stdout.
 import calendar
 import json
 import math
+from fractions import Fraction
 import re
 import time
 import sys
@@ -110,15 +111,23 @@ def estimates(ev):
         r_all += r
         if not s[3]:
             r_tlab += r
-    cor = dict(out)
-    corsq = {k: 0 for k in out}
+    # each remainder scaled by r_all / r_tlab, exactly: heapsift rounds
+    # down per rollup row or sample (docs/estimates.md), so it may say up
+    # to one byte a sample less than the exact sum's floor
+    cor = {k: Fraction(v) for k, v in out.items()}
+    corsq = {k: Fraction(0) for k in out}
+    terms = {}
     for s in samples:
-        c = 0 if s[3] else (s[4] * r_all // r_tlab if r_tlab else s[4])
+        c = (Fraction(0) if s[3] else
+             (Fraction(s[4] * r_all, r_tlab) if r_tlab else Fraction(s[4])))
         cor[s[0]] = cor.get(s[0], 0) + c
         corsq[s[0]] = corsq.get(s[0], 0) + c * c
+        terms[s[0]] = terms.get(s[0], 0) + (0 if s[3] else 1)
+    cor = {k: math.floor(v) for k, v in cor.items()}
+    corsq = {k: math.floor(v) for k, v in corsq.items()}
     for k, v in out.items():
         tl[k] = tl.get(k, 0) + v
-    return raw, rawsq, cor, corsq, negative, tl
+    return raw, rawsq, cor, corsq, negative, tl, terms
 
 
 def main():
@@ -129,13 +138,14 @@ def main():
             # the JVM may log to stdout first: the truth is the last line
             truth = json.loads([x for x in f if x.startswith("{")][-1])
             truth = truth["sites"]
-    raw, rawsq, cor, corsq, negative, tl = estimates(ev)
+    raw, rawsq, cor, corsq, negative, tl, terms = estimates(ev)
     total = sum(cor.values())
     res = {"negative_remainders": negative, "sites": {}}
     for site in sorted(set(raw) | set(cor)):
         r = {"raw": raw.get(site, 0), "corrected": cor.get(site, 0),
              "raw_sumsq": rawsq.get(site, 0),
-             "corrected_sumsq": corsq.get(site, 0)}
+             "corrected_sumsq": corsq.get(site, 0),
+             "corrected_terms": terms.get(site, 0)}
         r["raw_rel_se"] = (math.sqrt(r["raw_sumsq"]) / r["raw"]
                            if r["raw"] else None)
         r["corrected_rel_se"] = (math.sqrt(r["corrected_sumsq"]) /

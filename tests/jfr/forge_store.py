@@ -95,14 +95,18 @@ def samples(secs):
     ix, bl = sec(secs, "SIDX"), sec(secs, "SBLK")
     rows = []
     for i in range(len(ix) // 48):
-        kind, n, off, ln, _, t0, _, seq = struct.unpack(
-            "<B3xIQIIqqQ", ix[48 * i:48 * i + 48])
+        kind, bflags, n, off, ln, _, t0, _, seq = struct.unpack(
+            "<BB2xIQIIqqQ", ix[48 * i:48 * i + 48])
         p, t = off, t0
         for j in range(n):
             f = []
             for _ in range(8 if kind in SIZED else 7):
                 v, p = uv(bl, p)
                 f.append(v)
+            rest = None
+            if bflags & 1:  # the rest column (2.3): zigzag(bytes - rest)
+                v, p = uv(bl, p)
+                rest = (unzig(f[6]) - unzig(v) + 2**63) % 2**64 - 2**63
             seq += f[0]
             t += f[1]
             rows.append({"seq": seq, "kind": kind, "time": t,
@@ -110,14 +114,18 @@ def samples(secs):
                          "thread": (f[3] - 1) & NONE,
                          "cls": (f[4] - 1) & NONE, "node": f[5],
                          "bytes": unzig(f[6]),
-                         "size": unzig(f[7]) if kind in SIZED else None})
+                         "size": unzig(f[7]) if kind in SIZED else None,
+                         "rest": rest})
     rows.sort(key=lambda r: r["seq"])
     return rows
 
 
 def set_samples(secs, rows):
-    """rows (by seq; their seq is their index) into SIDX and SBLK"""
+    """rows (by seq; their seq is their index) into SIDX and SBLK; in a
+    store with estimates (ESTM, 2.3), ObjectAllocationSample's blocks
+    have the rest column (a row's "rest", else its bytes)"""
     ix, bl = bytearray(), bytearray()
+    rested = any(s[0] == "ESTM" for s in secs)
     for kind in range(5):
         mine = [(i, r) for i, r in enumerate(rows) if r["kind"] == kind]
         for a in range(0, len(mine), 4096):
@@ -134,8 +142,15 @@ def set_samples(secs, rows):
                 blk += put_uv(zig(r["bytes"]))
                 if kind in SIZED:
                     blk += put_uv(zig(r["size"]))
+                if rested and kind == 0:
+                    rest = r.get("rest")
+                    rest = r["bytes"] if rest is None else rest
+                    blk += put_uv(zig((r["bytes"] - rest + 2**63) % 2**64
+                                      - 2**63))
                 prev_seq, prev_t = seq, r["time"]
-            ix += struct.pack("<B3xIQIIqqQ", kind, len(part), len(bl),
+            ix += struct.pack("<BB2xIQIIqqQ", kind,
+                              1 if rested and kind == 0 else 0,
+                              len(part), len(bl),
                               len(blk), crc32c(bytes(blk)),
                               part[0][1]["time"], part[-1][1]["time"],
                               part[0][0])
@@ -152,8 +167,9 @@ def drop_rollups(secs):
     """Samples forged without their rollups make a store of version 2.0's
     layout (a reader then uses the samples); a rollup left from the
     samples before would disagree with them: a damaged store.  Their
-    squares (RSQR, 2.2) go with them."""
-    secs[:] = [s for s in secs if s[0] not in ("RBKT", "RROW", "RSQR")]
+    squares (RSQR, 2.2) and estimate sums (RCOR, 2.3) go with them."""
+    secs[:] = [s for s in secs
+               if s[0] not in ("RBKT", "RROW", "RSQR", "RCOR")]
 
 
 def rollup_row(secs, kind, proj, change):
