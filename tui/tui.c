@@ -548,10 +548,9 @@ static void next_estimate(struct loop *l)
 	if (!q)
 		return;
 	if (!query_estimate_correctable(q)) {
-		tui_message(&l->t, false,
-			    "only the JFR weights here: the corrected estimate "
-			    "needs ObjectAllocationSample with OutsideTLAB "
-			    "events");
+		/* the note says why: no OutsideTLAB events, another
+		 * kind, or a store of before 3.0 */
+		tui_message(&l->t, false, "%s", query_estimate_note(q));
 		return;
 	}
 	model_set_estimate(m, query_estimate(q) == QUERY_EST_CORRECTED
@@ -813,7 +812,7 @@ static bool key(struct loop *l, int c)
 }
 
 int tui_browse(struct store *s, const char *name, const char *store_path,
-	       const struct tui_base *base, struct err *e)
+	       const struct tui_base *base, int estimate, struct err *e)
 {
 	struct loop *l = xcalloc(1, sizeof(*l));
 	const char *stamp = getenv("HEAPSIFT_BROWSE_STAMP");
@@ -825,6 +824,8 @@ int tui_browse(struct store *s, const char *name, const char *store_path,
 		free(l);
 		return ERR_FAIL;
 	}
+	if (estimate >= 0)
+		model_set_estimate(&l->t.m, estimate);
 	if (screen_init(why, sizeof(why)) < 0) {
 		model_release(&l->t.m);
 		free(l);

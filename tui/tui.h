@@ -33,7 +33,9 @@ struct tui_base {
 	int64_t from_ns, to_ns;
 };
 
+/* estimate: enum query_estimate to start with (browse --estimate), or
+ * -1 for the default; W switches it. */
 int tui_browse(struct store *s, const char *name, const char *store_path,
-	       const struct tui_base *base, struct err *e);
+	       const struct tui_base *base, int estimate, struct err *e);
 
 #endif

@@ -18,10 +18,13 @@
 
 #define STORE_MAGIC	"\x89HSDB\r\n\x1a"
 #define STORE_MAGIC_LEN 8
-#define STORE_MAJOR	2 /* 2: samples in blocks per kind */
-/* 1: rollups (RBKT, RROW); 2: their squares (RSQR); 3: the corrected
- * estimate (ESTM, RCOR, the rest column of ObjectAllocationSample) */
-#define STORE_MINOR	    3
+/* 2: samples in blocks per kind (2.1: rollups, RBKT and RROW; 2.2: their
+ * squares, RSQR); 3: the corrected estimate (the rest column of
+ * ObjectAllocationSample's blocks, which readers of 2.x cannot decode,
+ * RCOR and ESTM) */
+#define STORE_MAJOR	    3
+#define STORE_MINOR	    0
+#define STORE_MAJOR_OLDEST  2 /* the oldest major this heapsift reads */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
 #define STORE_ALIGN	    8
@@ -80,8 +83,8 @@ enum store_section {
 	SEC_ROLLUP_BUCKETS = STORE_ID('R', 'B', 'K', 'T'), /* 2.1 */
 	SEC_ROLLUP_ROWS = STORE_ID('R', 'R', 'O', 'W'),	   /* 2.1 */
 	SEC_ROLLUP_SQUARES = STORE_ID('R', 'S', 'Q', 'R'), /* 2.2 */
-	SEC_ROLLUP_EST = STORE_ID('R', 'C', 'O', 'R'),	   /* 2.3 */
-	SEC_ESTIMATES = STORE_ID('E', 'S', 'T', 'M'),	   /* 2.3 */
+	SEC_ROLLUP_EST = STORE_ID('R', 'C', 'O', 'R'),	   /* 3.0 */
+	SEC_ESTIMATES = STORE_ID('E', 'S', 'T', 'M'),	   /* 3.0 */
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
@@ -159,7 +162,7 @@ struct store_node {
  * seq gap, time gap, recording << 1 | truncated, thread + 1, class + 1,
  * node, zigzag(bytes), zigzag(size) for the kinds that have a size
  * of their own (STORE_KIND_HAS_SIZE), and, in a block whose flags hold
- * STORE_BLOCK_REST (ObjectAllocationSample, since 2.3), zigzag(bytes -
+ * STORE_BLOCK_REST (ObjectAllocationSample, since 3.0), zigzag(bytes -
  * rest): the rest of the sample's weight under the corrected estimate
  * (struct store_estimate).
  */
@@ -169,11 +172,11 @@ struct store_node {
  * ObjectAllocationSample has none (REC_NONE) */
 #define STORE_KIND_HAS_SIZE(k) ((k) == 1 || (k) == 4)
 
-#define STORE_BLOCK_REST 1u /* store_block.flags: the rest column (2.3) */
+#define STORE_BLOCK_REST 1u /* store_block.flags: the rest column (3.0) */
 
 struct store_block {
 	uint8_t kind;  /* enum sample_kind */
-	uint8_t flags; /* STORE_BLOCK_*; 0 before 2.3 */
+	uint8_t flags; /* STORE_BLOCK_*; 0 before 3.0 */
 	uint8_t reserved[2];
 	uint32_t n;	    /* samples, 1 to STORE_BLOCK_SAMPLES */
 	uint64_t offset;    /* into SEC_SAMPLE_BLOCKS */
@@ -238,7 +241,7 @@ struct store_rollup_sq {
 };
 
 /*
- * Since 2.3: one per rollup row, in the rows' order, what the corrected
+ * Since 3.0: one per rollup row, in the rows' order, what the corrected
  * estimate of ObjectAllocationSample's bytes (docs/estimates.md) needs
  * of the row.  Rows of ObjectAllocationSample: a is the sum of its
  * samples' rests (the weight less the bytes of the OutsideTLAB events
@@ -253,7 +256,7 @@ struct store_rollup_est {
 };
 
 /*
- * Since 2.3: one per recording, in the recordings' order, the corrected
+ * Since 3.0: one per recording, in the recordings' order, the corrected
  * estimate's facts, found at import by walking each thread's events in
  * time order (docs/estimates.md).  A sample's corrected bytes are
  * floor(rest * all / tlab) (its rest when tlab is 0), all being the sum

@@ -27,6 +27,7 @@
 
 static const char browse_help[] =
 	"usage: heapsift browse CASE.hsdb [--base=N|--base=FROM..TO]\n"
+	"                       [--estimate=jfr|corrected]\n"
 	"       heapsift browse INPUT... [--base=N|--base=FROM..TO]\n"
 	"\n"
 	"Browse a store in the terminal: overview, allocations by class,\n"
@@ -46,6 +47,11 @@ static const char browse_help[] =
 	"               start with recording N, or the time window FROM..TO\n"
 	"               (as --from and --to take them), as the baseline that\n"
 	"               the Allocations view compares with (B in the browser)\n"
+	"      --estimate=EST\n"
+	"               jfr or corrected: the bytes of ObjectAllocationSample\n"
+	"               to start with (corrected, the default, where the "
+	"store\n"
+	"               holds OutsideTLAB events; W in the browser switches)\n"
 	"  -h, --help   this text\n"
 	"\n"
 	"Environment: NO_COLOR turns colours off; a locale that is not UTF-8\n"
@@ -110,9 +116,10 @@ static int parse_base(struct store *s, const char *arg, struct tui_base *b)
 
 int cmd_browse(int argc, char **argv)
 {
-	enum { OPT_BASE = 0x100 };
+	enum { OPT_BASE = 0x100, OPT_EST };
 	static const struct option opts[] = {
 		{"base", required_argument, NULL, OPT_BASE},
+		{"estimate", required_argument, NULL, OPT_EST},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -123,6 +130,7 @@ int cmd_browse(int argc, char **argv)
 	char **inputs;
 	int c, rc, n;
 	const char *base_arg = NULL;
+	int estimate = -1;
 	struct tui_base base = {false, -1, INT64_MIN, INT64_MAX};
 
 	cli_getopt_begin();
@@ -134,6 +142,18 @@ int cmd_browse(int argc, char **argv)
 		case OPT_BASE:
 			base_arg = optarg;
 			break;
+		case OPT_EST: {
+			enum query_estimate est;
+
+			if (!query_estimate_parse(optarg, &est))
+				return cli_usage_error(
+					"browse",
+					"--estimate: '%s' is neither "
+					"jfr nor corrected",
+					optarg);
+			estimate = (int)est;
+			break;
+		}
 		default:
 			return cli_getopt_error("browse", c, argv);
 		}
@@ -196,7 +216,8 @@ int cmd_browse(int argc, char **argv)
 			return rc;
 		}
 	}
-	rc = tui_browse(s, name, path, &base, &e) < 0 ? EXIT_ERROR : EXIT_OK;
+	rc = tui_browse(s, name, path, &base, estimate, &e) < 0 ? EXIT_ERROR
+								: EXIT_OK;
 	if (rc != EXIT_OK)
 		view_error("browse", &e);
 	store_close(s);

@@ -157,24 +157,24 @@ static int check_open(struct store *s, struct err *e)
 		store_close(s);
 		return ERR_FAIL;
 	}
-	if (h.major < STORE_MAJOR) {
+	if (h.major < STORE_MAJOR_OLDEST) {
 		/* 1.x kept samples in columns; nothing is lost by importing
 		 * the recordings again, and two readers are not worth it */
 		err_set_at(e, ERR_UNSUPPORTED, 8,
 			   "store: format version %u.%u, made by an older "
-			   "heapsift; this heapsift reads %u.x: import the "
-			   "recordings again (heapsift import -o NEW.hsdb "
-			   "INPUT...)",
-			   h.major, h.minor, STORE_MAJOR);
+			   "heapsift; this heapsift reads %u.x and %u.x: "
+			   "import the recordings again (heapsift import -o "
+			   "NEW.hsdb INPUT...)",
+			   h.major, h.minor, STORE_MAJOR_OLDEST, STORE_MAJOR);
 		err_source(e, path);
 		store_close(s);
 		return ERR_FAIL;
 	}
-	if (h.major != STORE_MAJOR) {
+	if (h.major > STORE_MAJOR) {
 		err_set_at(e, ERR_UNSUPPORTED, 8,
-			   "store: format version %u.%u; this heapsift reads "
-			   "%u.x",
-			   h.major, h.minor, STORE_MAJOR);
+			   "store: format version %u.%u, made by a newer "
+			   "heapsift; this heapsift reads %u.x and %u.x",
+			   h.major, h.minor, STORE_MAJOR_OLDEST, STORE_MAJOR);
 		err_source(e, path);
 		store_close(s);
 		return ERR_FAIL;

@@ -689,4 +689,22 @@ b_quit
 [ -d "$T/home/.cache/heapsift" ] || t_fail "without XDG_CACHE_HOME the cache is not in ~/.cache/heapsift"
 t_end
 
+t_begin "120x30 --estimate=jfr starts on the JFR weights, W switches to the corrected estimate"
+# the store holds OutsideTLAB events: corrected is the default, and the
+# raw weights one option or one key away; each screen's rows are what
+# heapsift top says under the same estimate
+b_start 120 30 $UTF -- --estimate=jfr "$S"
+b_keys 2
+cli top "$S" --by site --csv --estimate=jfr >"$T/work/est-jfr.csv"
+out=$(check_alloc "$T/work/est-jfr.csv") || t_fail "JFR weights: $out"
+b_capture | grep -q "JFR weights (W)" || t_fail "the status line does not say JFR weights"
+b_keys W
+cli top "$S" --by site --csv >"$T/work/est-cor.csv"
+cmp -s "$T/work/est-jfr.csv" "$T/work/est-cor.csv" &&
+	t_fail "the corrected estimate gives the JFR weights' rows"
+out=$(check_alloc "$T/work/est-cor.csv") || t_fail "corrected: $out"
+b_capture | grep -q "corrected (W)" || t_fail "the status line does not say corrected"
+b_quit
+t_end
+
 t_summary

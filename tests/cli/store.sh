@@ -550,6 +550,53 @@ expect_err "format version 1.2, made by an older heapsift"
 expect_err "import the recordings again"
 t_end
 
+t_begin store_version_2_reads_with_the_raw_weights_and_says_to_reimport
+# a 2.x store, as heapsift wrote it before 3.0: no rest column, no RCOR
+# or ESTM (forge_store.py writes the blocks again without the column);
+# it opens and checks, and its views give the raw weights, their header
+# saying how to get the corrected estimate
+python3 - "$W/profile-tlab.hsdb" "$W/v2.hsdb" "$here/jfr" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[3])
+from forge_store import read, write, samples, set_samples
+secs = [s for s in read(sys.argv[1]) if s[0] not in ("ESTM", "RCOR")]
+set_samples(secs, samples(secs))
+write(sys.argv[2], secs)
+EOF
+[ "$(od -An -tu2 -j8 -N2 "$W/v2.hsdb" | tr -d ' ')" = 2 ] ||
+	t_fail "the forged store is not of major 2"
+run info --check "$W/v2.hsdb"
+expect_rc 0
+run top "$W/v2.hsdb" --by site
+expect_rc 0
+printf '%s\n' "$out" | grep -q "^estimate: jfr (the raw weights; the store was made by an older heapsift: import the recordings again" ||
+	t_fail "the header does not say to import again: $out"
+a=$out
+run top "$W/profile-tlab.hsdb" --by site --estimate=jfr
+[ "$(printf '%s\n' "$out" | sed 1,2d)" = "$(printf '%s\n' "$a" | sed 1,2d)" ] ||
+	t_fail "the 2.x store's raw weights differ from the 3.0 store's"
+run top "$W/profile-tlab.hsdb" --by site
+printf '%s\n' "$out" | grep -q "^estimate: corrected" ||
+	t_fail "the 3.0 store does not give the corrected estimate: $out"
+t_end
+
+t_begin store_version_4_is_refused_as_newer
+python3 - "$W/leak-gcroots.hsdb" "$W/v4.hsdb" "$here/jfr" <<'EOF'
+import struct, sys
+sys.path.insert(0, sys.argv[3])
+from check_top import crc32c
+d = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<HH", d, 8, 4, 0)
+struct.pack_into("<I", d, 40, 0)
+struct.pack_into("<I", d, 40, crc32c(bytes(d[:64])))
+open(sys.argv[2], "wb").write(d)
+EOF
+run top "$W/v4.hsdb"
+no_crash top
+expect_rc 1
+expect_err "format version 4.0, made by a newer heapsift; this heapsift reads 2.x and 3.x"
+t_end
+
 t_begin store_a_kind_reads_only_its_own_blocks
 # one byte of the old-object samples' block damaged: the views of the
 # other kinds never read it and answer as before; the old objects' view

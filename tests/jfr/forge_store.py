@@ -41,7 +41,10 @@ def write(path, secs):
         out.append(0)
     toc_off = len(out)
     out += toc
-    h = bytearray(struct.pack("<8sHHIQQIII", b"\x89HSDB\r\n\x1a", 2, 0, 64,
+    # 3.0 with the corrected estimate's sections, else 2.0's layout
+    major = 3 if any(x[0] == "ESTM" for x in secs) else 2
+    h = bytearray(struct.pack("<8sHHIQQIII", b"\x89HSDB\r\n\x1a", major, 0,
+                              64,
                               len(out), toc_off, len(secs),
                               crc32c(bytes(toc)), 0)) + bytes(20)
     struct.pack_into("<I", h, 40, crc32c(bytes(h)))
