@@ -88,6 +88,9 @@ void store_samples_free(struct store *s);
  * check_refs), the rebuild store_verify() compares with, the cache. */
 const char *store_rollup_index_check(struct store *s, uint64_t *at);
 int store_rollups_verify(struct store *s, struct err *e);
+/* The corrected estimate walked again from the samples (est_walk.c):
+ * every rest and each recording's facts as the file holds them. */
+int store_estimates_verify(struct store *s, struct err *e);
 void store_rollups_free(struct store *s);
 
 /*
@@ -117,6 +120,7 @@ struct seq_cursor {
 struct seq_sample {
 	uint32_t seq, recording, thread, cls, node;
 	int64_t time_ns, bytes, size;
+	int64_t rest; /* ObjectAllocationSample's in a 3.0 store; else 0 */
 	uint8_t kind, flags;
 };
 

@@ -723,7 +723,7 @@ int store_verify(struct store *s, struct err *e)
 		err_source(e, s->path);
 		return ERR_FAIL;
 	}
-	if (store_blocks_verify(s, e) < 0)
+	if (store_blocks_verify(s, e) < 0 || store_estimates_verify(s, e) < 0)
 		return ERR_FAIL;
 	return store_rollups_verify(s, e);
 }

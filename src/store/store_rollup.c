@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/est_walk.h"
 #include "store/rollup.h"
 #include "util/crc32c.h"
 #include "util/xalloc.h"
@@ -274,6 +275,79 @@ int store_estimates(struct store *s, const struct store_estimate **out,
 		return ERR_FAIL;
 	*out = (const struct store_estimate *)s->sec[I_ESTIMATES].p;
 	return 0;
+}
+
+/* --- the corrected estimate, walked again --------------------------------- */
+
+struct est_check {
+	uint64_t bad; /* samples whose rest differs, and the first */
+	uint32_t first_bad;
+};
+
+/* The walk's est_emit_fn: the stored rest rode through it in size, which
+ * the walk leaves alone (ObjectAllocationSample has no size). */
+static void est_check_one(void *ctx, int kind, const struct block_sample *s)
+{
+	struct est_check *c = ctx;
+
+	if (kind == SAMPLE_ALLOC && s->rest != s->size && !c->bad++)
+		c->first_bad = s->seq;
+}
+
+int store_estimates_verify(struct store *s, struct err *e)
+{
+	const struct store_estimate *est;
+	struct est_check c = {0, 0};
+	struct est_walk *w;
+	struct seq_cursor sc;
+	struct seq_sample x;
+	uint32_t n_recs = (uint32_t)s->sec[I_RECORDINGS].n, r;
+	int rc;
+
+	if (store_estimates(s, &est, e) < 0)
+		return ERR_FAIL;
+	if (!est)
+		return 0; /* 2.x: nothing to walk */
+	if (seq_cursor_init(&sc, s, e) < 0)
+		return ERR_FAIL;
+	w = est_walk_new(n_recs, (uint32_t)s->sec[I_THREADS].n, est_check_one,
+			 &c);
+	while ((rc = seq_cursor_next(&sc, &x, e)) > 0) {
+		struct block_sample b = {
+			x.seq, x.time_ns, x.recording, x.flags, x.thread,
+			x.cls, x.node,	  x.bytes,     x.rest,	0};
+
+		est_walk_add(w, x.kind, &b);
+	}
+	seq_cursor_release(&sc);
+	if (rc < 0) {
+		est_walk_free(w);
+		return ERR_FAIL;
+	}
+	est_walk_finish(w);
+	for (r = 0; r < n_recs && !c.bad; r++) {
+		struct store_estimate f;
+
+		est_walk_facts(w, r, &f);
+		if (memcmp(&f, &est[r], sizeof(f)))
+			c.bad = 1, c.first_bad = UINT32_MAX;
+	}
+	est_walk_free(w);
+	if (!c.bad)
+		return 0;
+	if (c.first_bad == UINT32_MAX)
+		err_set_at(e, ERR_FORMAT,
+			   (uint64_t)(s->sec[I_ESTIMATES].p - s->map),
+			   "store: section 'estimates' disagrees with the "
+			   "samples: the file is damaged");
+	else
+		err_set(e, ERR_FORMAT,
+			"store: section 'sample blocks': %llu samples' rests "
+			"disagree with the samples (the first: sample %u): the "
+			"file is damaged",
+			(unsigned long long)c.bad, c.first_bad);
+	err_source(e, s->path);
+	return ERR_FAIL;
 }
 
 /* --- the rebuild store_verify() compares with ------------------------------ */

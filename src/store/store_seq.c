@@ -114,6 +114,7 @@ int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x, struct err *e)
 	x->time_ns = c->m.time_ns[i];
 	x->bytes = c->m.bytes[i];
 	x->size = c->m.size ? c->m.size[i] : REC_NONE;
+	x->rest = c->m.rest ? c->m.rest[i] : 0;
 	x->kind = (uint8_t)best;
 	x->flags = c->m.flags[i];
 	/* the first pass notes which recordings each block holds */

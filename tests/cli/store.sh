@@ -580,6 +580,39 @@ printf '%s\n' "$out" | grep -q "^estimate: corrected" ||
 	t_fail "the 3.0 store does not give the corrected estimate: $out"
 t_end
 
+t_begin store_check_walks_the_corrected_estimate_again
+# info --check finds the rests and the estimate facts again from the
+# samples: a forged rest (blocks written anew by forge_store.py, their
+# checksums right) or a forged typical TLAB is a damaged store, as the
+# untouched store is not
+python3 - "$W/profile-tlab.hsdb" "$W/rest.hsdb" "$W/tlab.hsdb" "$here/jfr" <<'EOF'
+import struct, sys
+sys.path.insert(0, sys.argv[4])
+from forge_store import read, write, samples, set_samples, sec
+secs = read(sys.argv[1])
+rows = samples(secs)
+a = [r for r in rows if r["kind"] == 0]
+assert a and all(r["rest"] is not None for r in a)
+a[len(a) // 2]["rest"] += 1
+set_samples(secs, rows)
+write(sys.argv[2], secs)
+secs = read(sys.argv[1])
+est = sec(secs, "ESTM")
+t, = struct.unpack_from("<q", est, 32)
+assert t > 0
+struct.pack_into("<q", est, 32, t + 1)
+write(sys.argv[3], secs)
+EOF
+run info --check "$W/profile-tlab.hsdb"
+expect_rc 0
+run info --check "$W/rest.hsdb"
+expect_rc 1
+expect_err "samples' rests disagree with the samples"
+run info --check "$W/tlab.hsdb"
+expect_rc 1
+expect_err "section 'estimates' disagrees with the samples"
+t_end
+
 t_begin store_version_4_is_refused_as_newer
 python3 - "$W/leak-gcroots.hsdb" "$W/v4.hsdb" "$here/jfr" <<'EOF'
 import struct, sys
