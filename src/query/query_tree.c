@@ -93,6 +93,18 @@ static uint32_t tree_child(struct tree_scratch *t, uint32_t parent,
 	return c;
 }
 
+/* Room for cap nodes at once: growing by doubling copied the nodes
+ * and touched twice the pages, and fresh pages are zeroed by the
+ * kernel; pages of the bound never used are never touched. */
+static void tree_reserve(struct tree_scratch *t, size_t cap)
+{
+	t->alloc = cap ? cap : 1;
+	t->nodes = xreallocarray(t->nodes, t->alloc, sizeof(*t->nodes));
+	t->site = xreallocarray(t->site, t->alloc, sizeof(*t->site));
+	t->kid_count =
+		xreallocarray(t->kid_count, t->alloc, sizeof(*t->kid_count));
+}
+
 static void tree_scratch_release(struct tree_scratch *t)
 {
 	free(t->site);
@@ -251,6 +263,20 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		return ERR_FAIL;
 	memset(&t, 0, sizeof(t));
 	u64map_init(&t.wide);
+	{
+		/* a bound on the nodes: a node per trie node with samples
+		 * below it, or per frame of each stack with samples */
+		size_t cap = 1;
+
+		for (n = 1; inverted && n < q->n_nodes; n++) {
+			uint32_t d = q->nodes[n].depth;
+
+			if (!self[n].samples)
+				continue;
+			cap += max_depth && d > max_depth ? max_depth : d;
+		}
+		tree_reserve(&t, inverted ? cap : q->n_nodes);
+	}
 	tree_add(&t, QUERY_TREE_NONE, "all", 0);
 	t.nodes[0].site = QUERY_TREE_NONE;
 	t.nodes[0].self_samples = self[0].samples;
