@@ -178,9 +178,8 @@ static void link_children(struct query_tree_node *nodes, size_t n)
  */
 #define SELF_AHEAD 16
 
-static const struct query_node_self *node_self_sums(struct query *q,
-						    struct query_total *total,
-						    struct err *e)
+static const struct query_node_self *
+node_self_sums(struct query *q, struct query_total *total, struct err *e)
 {
 	struct query_node_self *self;
 	struct query_pass p;
