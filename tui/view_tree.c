@@ -29,7 +29,11 @@ struct tree {
 	bool inverted;
 	unsigned gen;
 	bool valid;
-	struct query_tree_node *nodes;
+	/* the query's tree, borrowed (valid until the model changes, which
+	 * ensure() notices before anything reads it), or the comparison's,
+	 * owned (own) */
+	const struct query_tree_node *nodes;
+	struct query_tree_node *own;
 	size_t n;
 	struct query_total total;
 	unsigned char *open; /* per node */
@@ -40,7 +44,8 @@ struct tree {
 	/* labels are the query's site names, one pointer per site: each
 	 * node's label as an index into the distinct ones, so that a regex
 	 * runs once per site and a filter over millions of nodes is array
-	 * reads */
+	 * reads.  The query's nodes carry that index (their site; the root
+	 * is labels[n_labels - 1]); the comparison's get label_id */
 	uint32_t *label_id;
 	const char **labels;
 	size_t n_labels;
@@ -76,7 +81,7 @@ static void tr_free(void *st)
 {
 	struct tree *tr = st;
 
-	free(tr->nodes);
+	free(tr->own);
 	free(tr->open);
 	free(tr->keep);
 	free(tr->vis);
@@ -150,7 +155,31 @@ done:
 	tr->list.cur = 0;
 }
 
-/* The labels' index (label_id, labels), once per tree. */
+/* Node k's label, as an index into tr->labels. */
+static uint32_t label_of(const struct tree *tr, uint32_t k)
+{
+	if (tr->label_id)
+		return tr->label_id[k];
+	return tr->nodes[k].site == QUERY_TREE_NONE ? (uint32_t)tr->n_labels - 1
+						    : tr->nodes[k].site;
+}
+
+/* The labels of a query's tree: its sites', and the root's last. */
+static void query_labels(struct tree *tr, const struct query *q)
+{
+	const char *const *names;
+	size_t n = query_tree_labels(q, &names);
+
+	free(tr->label_id);
+	free(tr->labels);
+	tr->label_id = NULL;
+	tr->labels = xmalloc((n + 1) * sizeof(*tr->labels));
+	memcpy(tr->labels, names, n * sizeof(*tr->labels));
+	tr->labels[n] = tr->n ? tr->nodes[0].label : "all";
+	tr->n_labels = n + 1;
+}
+
+/* The labels' index (label_id, labels) of the comparison's tree. */
 static void index_labels(struct tree *tr)
 {
 	struct u64map ids;
@@ -189,7 +218,7 @@ struct verdicts {
 static bool label_matches(const struct tree *tr, struct verdicts *v,
 			  const struct regex *re, uint32_t node)
 {
-	uint32_t id = tr->label_id[node];
+	uint32_t id = label_of(tr, node);
 
 	if (!v->v[id])
 		v->v[id] = regex_match(re, tr->labels[id]) ? 2 : 1;
@@ -274,7 +303,7 @@ static void ensure(struct tui *t, struct tree *tr)
 {
 	const struct query_tree_node *nodes;
 	struct query_tree_node *dnodes = NULL;
-	struct query *q;
+	struct query *q = NULL;
 	size_t n;
 	struct err e;
 
@@ -304,24 +333,23 @@ static void ensure(struct tui *t, struct tree *tr)
 			return;
 		}
 	}
-	free(tr->nodes);
+	free(tr->own);
 	free(tr->open);
 	free(tr->vis);
 	free(tr->keep);
 	tr->keep = NULL;
-	if (dnodes) {
-		tr->nodes = dnodes;
-	} else {
-		tr->nodes = xmalloc((n ? n : 1) * sizeof(*tr->nodes));
-		memcpy(tr->nodes, nodes, n * sizeof(*tr->nodes));
-	}
+	tr->own = dnodes;
+	tr->nodes = nodes;
 	tr->n = n;
 	tr->open = xcalloc(n ? n : 1, 1);
 	tr->vis = xmalloc((n ? n : 1) * sizeof(*tr->vis));
 	if (n)
 		tr->open[0] = 1; /* the root's children are the first view */
 	tr->list.cur = tr->list.top = 0;
-	index_labels(tr);
+	if (dnodes)
+		index_labels(tr);
+	else
+		query_labels(tr, q);
 	if (tr->filter)
 		apply_filter(tr);
 	rebuild_vis(tr);

@@ -446,7 +446,9 @@ void query_free(struct query *q)
 	free(q->node_app);
 	free(q->site_names);
 	free(q->rows);
-	free(q->tree);
+	free(q->trees[0].nodes);
+	free(q->trees[1].nodes);
+	free(q->self);
 	free(q->buckets);
 	free(q->g);
 	free(q->key_ok);

@@ -208,6 +208,9 @@ struct query_tree_node {
 	uint32_t parent;   /* UINT32_MAX for the root */
 	uint32_t first_child, next_sibling; /* UINT32_MAX: none */
 	uint32_t depth;
+	/* the label's index in query_tree_labels(): nodes with the same
+	 * site have the same label; QUERY_TREE_NONE for the root */
+	uint32_t site;
 	uint64_t samples; /* in the subtree */
 	int64_t est_bytes;
 	uint64_t self_samples; /* whose stack ends here */
@@ -220,11 +223,18 @@ struct query_tree_node {
  * The call tree (root = outermost callers, leaves = allocation sites),
  * or with inverted the tree that starts at the allocating frame and
  * goes out to its callers.  max_depth limits the inverted tree's depth
- * (0: no limit).  *nodes is owned by q, valid until the next call.
+ * (0: no limit).  *nodes is owned by q and valid until query_free() or
+ * the next call for the same orientation with another max_depth: each
+ * orientation's tree is built once and kept, so asking again costs
+ * nothing (the browser goes back to a tree after a range is cleared).
  */
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **nodes, size_t *n_nodes,
 	       struct query_total *total, struct err *e);
+
+/* The labels of the trees' nodes by site (query_tree_node.site):
+ * *labels[0..n-1], borrowed from q until query_free(). */
+size_t query_tree_labels(const struct query *q, const char *const **labels);
 
 /*
  * Call paths: the distinct stacks of the filtered samples, heaviest

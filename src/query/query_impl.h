@@ -68,6 +68,13 @@ int64_t query_est_scale(int64_t rest, const struct store_estimate *f);
 unsigned __int128 query_est_scale_sq(uint64_t lo, uint64_t hi,
 				     const struct store_estimate *f);
 
+/* A stack node's own samples (query_tree.c): side by side, so that a
+ * row costs one cache miss, not two. */
+struct query_node_self {
+	uint64_t samples;
+	int64_t bytes;
+};
+
 struct query {
 	struct store *s;
 	struct query_options o;
@@ -94,7 +101,21 @@ struct query {
 	const char **site_names;
 	struct arena names;
 	/* results, owned until the next call */
-	struct query_tree_node *tree;
+	/* query_tree()'s, one per orientation (0: callers first, 1:
+	 * inverted), kept until query_free(): the browser shows both and
+	 * goes back to them after a range is cleared */
+	struct query_tree_cache {
+		struct query_tree_node *nodes;
+		size_t n;
+		uint32_t max_depth;
+		bool valid;
+		struct query_total total;
+	} trees[2];
+	/* the samples and bytes of each stack node (self, not summed up
+	 * the trie), shared by the trees and the call paths; NULL until
+	 * first asked (query_tree.c) */
+	struct query_node_self *self;
+	struct query_total self_total;
 	struct query_bucket *buckets;
 	struct query_row *rows;
 	struct acc *g; /* per group: together, one cache line an update */

@@ -75,6 +75,7 @@ static uint32_t tree_child(struct tree_scratch *t, uint32_t parent,
 	}
 	c = tree_add(t, parent, label, depth);
 	t->site[c] = site;
+	t->nodes[c].site = site;
 	/* linked in front; link_children orders them for real later */
 	t->nodes[c].next_sibling = t->nodes[parent].first_child;
 	t->nodes[parent].first_child = c;
@@ -90,6 +91,18 @@ static uint32_t tree_child(struct tree_scratch *t, uint32_t parent,
 		u64map_put(&t->wide, key, c, NULL);
 	}
 	return c;
+}
+
+/* Room for cap nodes at once: growing by doubling copied the nodes
+ * and touched twice the pages, and fresh pages are zeroed by the
+ * kernel; pages of the bound never used are never touched. */
+static void tree_reserve(struct tree_scratch *t, size_t cap)
+{
+	t->alloc = cap ? cap : 1;
+	t->nodes = xreallocarray(t->nodes, t->alloc, sizeof(*t->nodes));
+	t->site = xreallocarray(t->site, t->alloc, sizeof(*t->site));
+	t->kid_count =
+		xreallocarray(t->kid_count, t->alloc, sizeof(*t->kid_count));
 }
 
 static void tree_scratch_release(struct tree_scratch *t)
@@ -151,26 +164,33 @@ static void link_children(struct query_tree_node *nodes, size_t n)
 	free(kids);
 }
 
-/* side by side: a sample's node costs one cache miss, not two */
-struct node_self {
-	uint64_t samples;
-	int64_t bytes;
-};
-
 /*
  * The samples and bytes of every stack node that passes q's filters, as
  * the samples' own nodes (self, not yet summed up the tree), and the
- * totals: the pass tree and paths share.  An array of q->n_nodes the
- * caller frees; NULL with e set when a block is damaged.
+ * totals: the pass the trees and the call paths share, made once per
+ * query and kept in q->self (an array of q->n_nodes, freed by
+ * query_free).  NULL with e set when a block is damaged.
+ *
+ * The rows of a rollup bucket are sorted by node and spread over the
+ * whole trie, so each lands on a cache line of its own: the line a few
+ * rows ahead is fetched while the current one is added, which halves
+ * the pass over ten million samples' rows.
  */
-static struct node_self *
+#define SELF_AHEAD 16
+
+static const struct query_node_self *
 node_self_sums(struct query *q, struct query_total *total, struct err *e)
 {
-	struct node_self *self = xcalloc(q->n_nodes, sizeof(*self));
+	struct query_node_self *self;
 	struct query_pass p;
 	uint64_t i;
 	int rc;
 
+	if (q->self) {
+		*total = q->self_total;
+		return q->self;
+	}
+	self = xcalloc(q->n_nodes, sizeof(*self));
 	total_init(total);
 	if (query_pass_init(q, &p, PASS_NEED_NODE, 0, 0, e) < 0) {
 		free(self);
@@ -183,6 +203,11 @@ node_self_sums(struct query *q, struct query_total *total, struct err *e)
 			for (r = 0; r < p.n_rows; r++) {
 				const struct store_rollup_row *x = &p.rows[r];
 
+				if (r + SELF_AHEAD < p.n_rows)
+					__builtin_prefetch(
+						&self[p.rows[r + SELF_AHEAD]
+							      .node],
+						1);
 				if (!query_row_ok(q, &p, x))
 					continue;
 				self[x->node].samples += x->samples;
@@ -212,6 +237,8 @@ node_self_sums(struct query *q, struct query_total *total, struct err *e)
 		free(self);
 		return NULL;
 	}
+	q->self = self;
+	q->self_total = *total;
 	return self;
 }
 
@@ -219,16 +246,38 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **out, size_t *n_out,
 	       struct query_total *total, struct err *e)
 {
+	struct query_tree_cache *c = &q->trees[inverted];
 	struct tree_scratch t;
-	struct node_self *self;
+	const struct query_node_self *self;
 	uint32_t n;
 
+	if (c->valid && c->max_depth == max_depth) {
+		*out = c->nodes;
+		*n_out = c->n;
+		*total = c->total;
+		return 0;
+	}
 	self = node_self_sums(q, total, e);
 	if (!self)
 		return ERR_FAIL;
 	memset(&t, 0, sizeof(t));
 	u64map_init(&t.wide);
+	{
+		/* a bound on the nodes: a node per trie node with samples
+		 * below it, or per frame of each stack with samples */
+		size_t cap = 1;
+
+		for (n = 1; inverted && n < q->n_nodes; n++) {
+			uint32_t d = q->nodes[n].depth;
+
+			if (!self[n].samples)
+				continue;
+			cap += max_depth && d > max_depth ? max_depth : d;
+		}
+		tree_reserve(&t, inverted ? cap : q->n_nodes);
+	}
 	tree_add(&t, QUERY_TREE_NONE, "all", 0);
+	t.nodes[0].site = QUERY_TREE_NONE;
 	t.nodes[0].self_samples = self[0].samples;
 	t.nodes[0].self_bytes = self[0].bytes;
 	if (!inverted) {
@@ -304,10 +353,13 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		}
 	}
 	tree_scratch_release(&t);
-	free(self);
 	link_children(t.nodes, t.n);
-	free(q->tree);
-	q->tree = t.nodes;
+	free(c->nodes);
+	c->nodes = t.nodes;
+	c->n = t.n;
+	c->max_depth = max_depth;
+	c->total = *total;
+	c->valid = true;
 	*out = t.nodes;
 	*n_out = t.n;
 	return 0;
@@ -343,7 +395,7 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		struct err *e)
 {
 	struct query_path *acc = NULL;
-	struct node_self *self;
+	const struct query_node_self *self;
 	uint64_t *h;
 	struct u64map idx;
 	size_t n = 0, alloc = 0;
@@ -398,7 +450,6 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 	}
 	u64map_release(&idx);
 	free(h);
-	free(self);
 	if (n > 1)
 		qsort(acc, n, sizeof(*acc), path_cmp);
 	*n_all = n;
@@ -409,6 +460,12 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 	*out = acc;
 	*n_out = n;
 	return 0;
+}
+
+size_t query_tree_labels(const struct query *q, const char *const **labels)
+{
+	*labels = q->site_names;
+	return q->n_sites;
 }
 
 size_t query_path_frames(const struct query *q, uint32_t stack,

@@ -189,6 +189,78 @@ TEST(query_key_filter_applies_to_trees)
 	test_store_remove(dir, "q.hsdb");
 }
 
+/* The bytes of node c's children, heaviest first, into b[]; how many. */
+static size_t kid_bytes(const struct query_tree_node *nodes, uint32_t c,
+			int64_t *b, size_t max)
+{
+	size_t n = 0;
+
+	for (c = nodes[c].first_child; c != QUERY_TREE_NONE && n < max;
+	     c = nodes[c].next_sibling)
+		b[n++] = nodes[c].est_bytes;
+	return n;
+}
+
+TEST(query_tree_both_kept_labels_by_site)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_tree_node *call, *inv, *again;
+	const char *const *labels;
+	struct query_total t;
+	size_t n_call, n_inv, n_labels, k;
+	uint32_t run;
+	int64_t b[4];
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK(query_tree(q, false, 0, &call, &n_call, &t, &e) == 0);
+	CHECK(query_tree(q, true, 0, &inv, &n_inv, &t, &e) == 0);
+	/* the call tree outlives the inverted one's build: both are kept */
+	CHECK(query_tree(q, false, 0, &again, &n_call, &t, &e) == 0);
+	CHECK(again == call);
+	CHECK_UINT(t.samples, ==, 5);
+	CHECK_INT(t.est_bytes, ==, 100 + 200 + 400 + 800 + 1600);
+	CHECK_STR(call[0].label, "all");
+	CHECK_UINT(call[0].site, ==, QUERY_TREE_NONE);
+	CHECK_INT(call[0].self_bytes, ==, 1600);
+	/* every node's site names its label */
+	n_labels = query_tree_labels(q, &labels);
+	for (k = 1; k < n_call; k++) {
+		CHECK_UINT(call[k].site, <, n_labels);
+		CHECK_STR(labels[call[k].site], call[k].label);
+	}
+	for (k = 1; k < n_inv; k++)
+		CHECK_STR(labels[inv[k].site], inv[k].label);
+	/* all > Main.run:5 (stacks 1, 3, 4) and Other.call:7 (stack 2) */
+	CHECK_UINT(kid_bytes(call, 0, b, 4), ==, 2);
+	CHECK_INT(b[0], ==, 100 + 400 + 800);
+	CHECK_INT(b[1], ==, 200);
+	run = call[0].first_child;
+	CHECK_STR(call[run].label, "Main.run:5");
+	/* below it Foo.alloc:10, both overloads as one site (a site is
+	 * named by its text, heapsift(1)), stacks 1 and 4; Bar.make:20 */
+	CHECK_UINT(kid_bytes(call, run, b, 4), ==, 2);
+	CHECK_INT(b[0], ==, 100 + 800);
+	CHECK_INT(b[1], ==, 400);
+	CHECK_STR(call[call[run].first_child].label, "Foo.alloc:10");
+	/* inverted: Foo.alloc:10 (stacks 1, 2, 4), Bar.make:20 */
+	CHECK_UINT(kid_bytes(inv, 0, b, 4), ==, 2);
+	CHECK_INT(b[0], ==, 100 + 200 + 800);
+	CHECK_INT(b[1], ==, 400);
+	query_free(q);
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
+
 TEST(query_recordings_facts_and_counts)
 {
 	char dir[] = "/tmp/hs-query-XXXXXX";
