@@ -92,6 +92,7 @@ int cmd_timeline(int argc, char **argv)
 		       (unsigned long long)total.samples,
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       (double)bucket / 1e9);
+		printf("%s\n", query_estimate_note(q));
 		printf("%-24s %12s %10s  %s\n", "TIME", "ALLOC/S", "SAMPLES/S",
 		       "ALLOCATION RATE");
 	}

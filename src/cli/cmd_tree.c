@@ -255,6 +255,7 @@ int cmd_tree(int argc, char **argv)
 		       sample_kind_name(query_kind(q)),
 		       (unsigned long long)total.samples,
 		       view_bytes(total.est_bytes, tb, sizeof(tb)));
+		printf("%s\n", query_estimate_note(q));
 		printf("%10s %7s %7s %8s  %s\n", "EST_BYTES", "TOTAL", "PARENT",
 		       "SAMPLES", "FRAME");
 	}
