@@ -4,6 +4,7 @@
  * throttle's windows), the allocation rate what the program did.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -23,8 +24,9 @@ static const char timeline_help[] =
 	"\n"
 	"      --bucket=DURATION  e.g. 1s, 500ms, 1m\n"
 	"      --csv              RFC 4180 CSV: time,samples,est_bytes,\n"
-	"                         alloc_rate,sample_rate (time: the bucket's\n"
-	"                         start, UTC; rates per second)\n"
+	"                         alloc_rate,sample_rate,rel_err (time: the\n"
+	"                         bucket's start, UTC; rates per second;\n"
+	"                         rel_err the bucket's ±, as top's)\n"
 	"  -h, --help             this text\n"
 	"\n" VIEW_FILTER_HELP;
 
@@ -82,7 +84,8 @@ int cmd_timeline(int argc, char **argv)
 		if (b[i].est_bytes > max_rate)
 			max_rate = b[i].est_bytes;
 	if (csv) {
-		fputs("time,samples,est_bytes,alloc_rate,sample_rate\r\n",
+		fputs("time,samples,est_bytes,alloc_rate,sample_rate,rel_"
+		      "err\r\n",
 		      stdout);
 	} else {
 		char tb[32];
@@ -93,8 +96,8 @@ int cmd_timeline(int argc, char **argv)
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       (double)bucket / 1e9);
 		printf("%s\n", query_estimate_note(q));
-		printf("%-24s %12s %10s  %s\n", "TIME", "ALLOC/S", "SAMPLES/S",
-		       "ALLOCATION RATE");
+		printf("%-24s %12s %10s %7s  %s\n", "TIME", "ALLOC/S",
+		       "SAMPLES/S", "±", "ALLOCATION RATE");
 	}
 	for (i = 0; i < n; i++) {
 		double secs = (double)bucket / 1e9;
@@ -104,9 +107,12 @@ int cmd_timeline(int argc, char **argv)
 		buf_reset(&line);
 		cli_put_time(&line, b[i].start_ns, 3);
 		if (csv) {
-			buf_addf(&line, ",%llu,%lld,%.0f,%.3f\r\n",
+			buf_addf(&line, ",%llu,%lld,%.0f,%.3f,",
 				 (unsigned long long)b[i].samples,
 				 (long long)b[i].est_bytes, rate, srate);
+			if (!isnan(b[i].rel_err))
+				buf_addf(&line, "%.4f", b[i].rel_err);
+			buf_adds(&line, "\r\n");
 		} else {
 			char tb[32];
 			int bar =
@@ -116,7 +122,13 @@ int cmd_timeline(int argc, char **argv)
 					 : 0;
 
 			view_bytes((int64_t)rate, tb, sizeof(tb));
-			buf_addf(&line, " %10s/s %10.1f  ", tb, srate);
+			buf_addf(&line, " %10s/s %10.1f ", tb, srate);
+			if (isnan(b[i].rel_err))
+				buf_addf(&line, "%7s  ", "-");
+			else
+				buf_addf(&line, "%6.*f%%  ",
+					 b[i].rel_err * 100.0 < 9.95 ? 1 : 0,
+					 b[i].rel_err * 100.0);
 			while (bar-- > 0)
 				buf_addch(&line, '#');
 			buf_addch(&line, '\n');

@@ -310,6 +310,9 @@ struct query_bucket {
 	int64_t start_ns;
 	uint64_t samples;
 	int64_t est_bytes;
+	/* the relative standard error of est_bytes, as query_row.rel_err
+	 * (docs/estimates.md); NaN: no bytes */
+	double rel_err;
 };
 
 /*

@@ -44,6 +44,9 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
 	size_t n, b;
 	struct query_pass p;
+	/* each bucket's sum of squares, for its ± (as query_top's) */
+	unsigned __int128 *sq;
+	const bool agent = q->kind == SAMPLE_AGENT;
 	int rc;
 
 	/* two passes: the span, then the buckets */
@@ -109,13 +112,16 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	}
 	free(q->buckets);
 	q->buckets = xcalloc(n, sizeof(*q->buckets));
+	sq = xcalloc(n, sizeof(*sq));
 	for (b = 0; b < n; b++)
 		q->buckets[b].start_ns =
 			(int64_t)((uint64_t)base + (uint64_t)b * (uint64_t)w);
 	/* rollup buckets in which a timeline bucket starts are read as
 	 * samples: the others fall in one timeline bucket each */
-	if (query_pass_init(q, &p, 0, base, w, e) < 0)
+	if (query_pass_init(q, &p, PASS_NEED_SQUARES, base, w, e) < 0) {
+		free(sq);
 		return ERR_FAIL;
+	}
 	while ((rc = query_pass_next(q, &p, e)) > 0) {
 		if (rc == PASS_ROWS) {
 			uint32_t r;
@@ -133,6 +139,12 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 				q->buckets[b].samples += x->samples;
 				q->buckets[b].est_bytes = add_sat(
 					q->buckets[b].est_bytes, x->bytes);
+				if (p.sq)
+					sq[b] = sq_add(
+						sq[b],
+						(unsigned __int128)p.sq[r].hi
+								<< 64 |
+							p.sq[r].lo);
 				total_add_rows(total, x->samples, x->bytes,
 					       x->first_ns, x->last_ns);
 			}
@@ -154,10 +166,18 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 			q->buckets[b].samples++;
 			q->buckets[b].est_bytes =
 				add_sat(q->buckets[b].est_bytes, bytes);
+			sq[b] = sq_add(sq[b],
+				       sq_of(p.var ? p.var[i] : bytes,
+					     agent ? q->sm.size[i] : 0, agent));
 			total_add(total, q->sm.time_ns[i], bytes);
 		}
 	}
 	query_pass_release(&p);
+	for (b = 0; b < n; b++)
+		q->buckets[b].rel_err =
+			query_rel_err(q->kind, q->buckets[b].samples,
+				      q->buckets[b].est_bytes, sq[b]);
+	free(sq);
 	if (rc < 0)
 		return ERR_FAIL;
 	*out = q->buckets;

@@ -762,6 +762,28 @@ for f in $ALL; do
 done
 t_end
 
+t_begin store_timeline_rel_err_is_top_s_over_one_bucket
+# a timeline of one bucket holds every sample, so its ± is the one top
+# gives the recording (whose ± check_top.py holds to the JDK's weights),
+# for each estimate; and the buckets of a finer timeline each have one
+for f in $ALL; do
+	S="$W/$f.hsdb"
+	for e in jfr corrected; do
+		run top "$S" --by recording --csv --estimate=$e
+		want=$(printf '%s\n' "$out" | tr -d '\r' | awk -F, 'NR == 2 { print $6 }')
+		run timeline "$S" --bucket=24h --csv --estimate=$e
+		got=$(printf '%s\n' "$out" | tr -d '\r' | awk -F, 'NR > 1 && $2 > 0 { print $6 }')
+		[ "$(printf '%s\n' "$got" | wc -l)" = 1 ] ||
+			t_fail "$f: more than one bucket of a day"
+		[ "$got" = "$want" ] ||
+			t_fail "$f --estimate=$e: the day's ± $got, top's $want"
+		run timeline "$S" --csv --estimate=$e
+		printf '%s\n' "$out" | tr -d '\r' | awk -F, 'NR > 1 && $3 > 0 && $6 == "" { bad = 1 } END { exit bad }' ||
+			t_fail "$f: a bucket with bytes has no ±"
+	done
+done
+t_end
+
 t_begin store_without_squares_reads_the_samples_alike
 # a store of before 2.2 has rollups but no squares: the views that show
 # a ± read the samples instead, and say the same to the byte
