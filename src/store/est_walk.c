@@ -212,8 +212,9 @@ void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s)
 	default: /* InNewTLAB: the sample before it was in a TLAB */
 		t->open = false;
 	}
+	/* the thread's sample this event settled goes out at the next
+	 * event's settle(): one pass over the queue an event */
 	w->emit(w->ctx, kind, s);
-	settle(w, s->time_ns);
 }
 
 void est_walk_finish(struct est_walk *w)
