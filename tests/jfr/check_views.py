@@ -177,13 +177,15 @@ def cmd_tree(dump, tree_csv, o):
 def cmd_timeline(dump, tl_csv, o):
     width = o["bucket"]
     assert width and width > 0
-    n, w = collections.Counter(), collections.Counter()
+    n, w, sq = (collections.Counter(), collections.Counter(),
+                collections.Counter())
     for t, b, _ in samples(dump, o):
         k = t // width * width
         n[k] += 1
         w[k] += b or 0
+        sq[k] += (b or 0) ** 2
     rows = read_csv(tl_csv, ["time", "samples", "est_bytes", "alloc_rate",
-                             "sample_rate"])
+                             "sample_rate", "rel_err"])
     if not n:
         if rows:
             fail(f"{len(rows)} rows, but no sample passes the filters")
@@ -204,6 +206,21 @@ def cmd_timeline(dump, tl_csv, o):
             fail(f"bucket {r[0]}: alloc_rate {r[3]}, expected {w[k] / sec}")
         if not close(float(r[4]), n[k] / sec, 0.0006):
             fail(f"bucket {r[0]}: sample_rate {r[4]}, expected {n[k] / sec}")
+        # the ± (docs/estimates.md): weights' sqrt(sum w^2) / sum w, none
+        # where there are no bytes; exact kinds 0, counts 1/sqrt(n)
+        if o["kind"] == "outside":
+            rel = 0.0 if n[k] else None
+        elif o["kind"] == "old":
+            rel = 1 / n[k] ** 0.5 if n[k] else None
+        else:
+            rel = sq[k] ** 0.5 / w[k] if w[k] > 0 else None
+        if rel is None and n[k] and o["kind"] not in ("outside", "old"):
+            rel = 1 / n[k] ** 0.5  # weights of 0: the count's
+        if rel is None:
+            if r[5] != "":
+                fail(f"bucket {r[0]}: rel_err {r[5]}, expected none")
+        elif r[5] == "" or abs(float(r[5]) - rel) > 0.00006:
+            fail(f"bucket {r[0]}: rel_err {r[5]!r}, expected {rel:.6f}")
     finish(f"{len(rows)} buckets match, {sum(n.values())} samples")
 
 
