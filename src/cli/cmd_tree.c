@@ -30,7 +30,8 @@ static const char tree_help[] =
 	"                       (default 0.5)\n"
 	"      --csv            RFC 4180 CSV, one row per node shown:\n"
 	"                       path,depth,frame,samples,est_bytes,share,\n"
-	"                       parent_share,self_samples,self_bytes\n"
+	"                       parent_share,self_samples,self_bytes,\n"
+	"                       rel_err (the ± of est_bytes, as top's)\n"
 	"                       (path: the frames from the root, "
 	"';'-separated)\n"
 	"  -h, --help           this text\n"
@@ -82,18 +83,28 @@ static void put_row(struct printer *p, uint32_t i)
 		buf_add_printable(&t, nd->label, strlen(nd->label));
 		buf_add_csv(&p->line, t.data, t.len);
 		buf_release(&t);
-		buf_addf(&p->line, ",%llu,%lld,%.6f,%.6f,%llu,%lld\r\n",
+		buf_addf(&p->line, ",%llu,%lld,%.6f,%.6f,%llu,%lld,",
 			 (unsigned long long)nd->samples,
 			 (long long)nd->est_bytes, share, pshare,
 			 (unsigned long long)nd->self_samples,
 			 (long long)nd->self_bytes);
+		if (!isnan(nd->rel_err))
+			buf_addf(&p->line, "%.4f", (double)nd->rel_err);
+		buf_adds(&p->line, "\r\n");
 	} else {
 		char tb[32];
 		uint32_t k;
 
-		buf_addf(&p->line, "%10s %6.2f%% %6.2f%% %8llu  ",
+		double rel = nd->rel_err;
+
+		buf_addf(&p->line, "%10s %6.2f%% %6.2f%% %8llu ",
 			 view_bytes(nd->est_bytes, tb, sizeof(tb)), share * 100,
 			 pshare * 100, (unsigned long long)nd->samples);
+		if (isnan(rel))
+			buf_addf(&p->line, "%7s  ", "-");
+		else
+			buf_addf(&p->line, "%6.*f%%  ",
+				 rel * 100.0 < 9.95 ? 1 : 0, rel * 100.0);
 		for (k = 0; k < nd->depth && k < 200; k++)
 			buf_adds(&p->line, "  ");
 		buf_add_printable(&p->line, nd->label, strlen(nd->label));
@@ -245,7 +256,7 @@ int cmd_tree(int argc, char **argv)
 	buf_init(&p.line);
 	if (p.csv) {
 		fputs("path,depth,frame,samples,est_bytes,share,parent_share,"
-		      "self_samples,self_bytes\r\n",
+		      "self_samples,self_bytes,rel_err\r\n",
 		      stdout);
 	} else {
 		char tb[32];
@@ -256,8 +267,8 @@ int cmd_tree(int argc, char **argv)
 		       (unsigned long long)total.samples,
 		       view_bytes(total.est_bytes, tb, sizeof(tb)));
 		printf("%s\n", query_estimate_note(q));
-		printf("%10s %7s %7s %8s  %s\n", "EST_BYTES", "TOTAL", "PARENT",
-		       "SAMPLES", "FRAME");
+		printf("%10s %7s %7s %8s %7s  %s\n", "EST_BYTES", "TOTAL",
+		       "PARENT", "SAMPLES", "±", "FRAME");
 	}
 	put_tree(&p);
 	buf_release(&p.path);

@@ -211,6 +211,9 @@ struct query_tree_node {
 	/* the label's index in query_tree_labels(): nodes with the same
 	 * site have the same label; QUERY_TREE_NONE for the root */
 	uint32_t site;
+	/* the relative standard error of est_bytes, as query_row.rel_err
+	 * (a float: the node stays 64 bytes); NaN: no bytes */
+	float rel_err;
 	uint64_t samples; /* in the subtree */
 	int64_t est_bytes;
 	uint64_t self_samples; /* whose stack ends here */

@@ -73,6 +73,7 @@ unsigned __int128 query_est_scale_sq(uint64_t lo, uint64_t hi,
 struct query_node_self {
 	uint64_t samples;
 	int64_t bytes;
+	unsigned __int128 sq; /* for the ± (sq_of) */
 };
 
 struct query {

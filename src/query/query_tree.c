@@ -30,6 +30,7 @@
 struct tree_scratch {
 	struct query_tree_node *nodes;
 	uint32_t *site, *kid_count; /* per node */
+	unsigned __int128 *sq;	    /* per node: its samples' squares */
 	size_t n, alloc;
 	struct u64map wide; /* (parent << 32 | site) -> child, wide parents */
 };
@@ -45,6 +46,7 @@ static uint32_t tree_add(struct tree_scratch *t, uint32_t parent,
 		t->site = xreallocarray(t->site, t->alloc, sizeof(*t->site));
 		t->kid_count = xreallocarray(t->kid_count, t->alloc,
 					     sizeof(*t->kid_count));
+		t->sq = xreallocarray(t->sq, t->alloc, sizeof(*t->sq));
 	}
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
@@ -54,6 +56,7 @@ static uint32_t tree_add(struct tree_scratch *t, uint32_t parent,
 	nd->depth = depth;
 	t->site[t->n] = UINT32_MAX;
 	t->kid_count[t->n] = 0;
+	t->sq[t->n] = 0;
 	return (uint32_t)t->n++;
 }
 
@@ -103,14 +106,17 @@ static void tree_reserve(struct tree_scratch *t, size_t cap)
 	t->site = xreallocarray(t->site, t->alloc, sizeof(*t->site));
 	t->kid_count =
 		xreallocarray(t->kid_count, t->alloc, sizeof(*t->kid_count));
+	t->sq = xreallocarray(t->sq, t->alloc, sizeof(*t->sq));
 }
 
 static void tree_scratch_release(struct tree_scratch *t)
 {
 	free(t->site);
 	free(t->kid_count);
+	free(t->sq);
 	u64map_release(&t->wide);
 	t->site = t->kid_count = NULL;
+	t->sq = NULL;
 }
 
 static const struct query_tree_node *sort_nodes;
@@ -183,6 +189,7 @@ node_self_sums(struct query *q, struct query_total *total, struct err *e)
 {
 	struct query_node_self *self;
 	struct query_pass p;
+	const bool agent = q->kind == SAMPLE_AGENT;
 	uint64_t i;
 	int rc;
 
@@ -192,7 +199,8 @@ node_self_sums(struct query *q, struct query_total *total, struct err *e)
 	}
 	self = xcalloc(q->n_nodes, sizeof(*self));
 	total_init(total);
-	if (query_pass_init(q, &p, PASS_NEED_NODE, 0, 0, e) < 0) {
+	if (query_pass_init(q, &p, PASS_NEED_NODE | PASS_NEED_SQUARES, 0, 0,
+			    e) < 0) {
 		free(self);
 		return NULL;
 	}
@@ -213,6 +221,12 @@ node_self_sums(struct query *q, struct query_total *total, struct err *e)
 				self[x->node].samples += x->samples;
 				self[x->node].bytes =
 					add_sat(self[x->node].bytes, x->bytes);
+				if (p.sq)
+					self[x->node].sq = sq_add(
+						self[x->node].sq,
+						(unsigned __int128)p.sq[r].hi
+								<< 64 |
+							p.sq[r].lo);
 				total_add_rows(total, x->samples, x->bytes,
 					       x->first_ns, x->last_ns);
 			}
@@ -229,6 +243,10 @@ node_self_sums(struct query *q, struct query_total *total, struct err *e)
 			self[q->sm.node[i]].samples++;
 			self[q->sm.node[i]].bytes =
 				add_sat(self[q->sm.node[i]].bytes, bytes);
+			self[q->sm.node[i]].sq =
+				sq_add(self[q->sm.node[i]].sq,
+				       sq_of(p.var ? p.var[i] : bytes,
+					     agent ? q->sm.size[i] : 0, agent));
 			total_add(total, q->sm.time_ns[i], bytes);
 		}
 	}
@@ -280,6 +298,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	t.nodes[0].site = QUERY_TREE_NONE;
 	t.nodes[0].self_samples = self[0].samples;
 	t.nodes[0].self_bytes = self[0].bytes;
+	t.sq[0] = self[0].sq;
 	if (!inverted) {
 		/* The trie, with the children of one parent that share a
 		 * site merged (frames that differ only in bytecode index or
@@ -303,6 +322,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 				       q->site_names[q->node_site[n]],
 				       t.nodes[up].depth + 1);
 			merged[n] = m;
+			t.sq[m] = sq_add(t.sq[m], self[n].sq);
 			t.nodes[m].self_samples += self[n].samples;
 			t.nodes[m].self_bytes =
 				add_sat(t.nodes[m].self_bytes, self[n].bytes);
@@ -313,6 +333,8 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			t.nodes[k].est_bytes = t.nodes[k].self_bytes;
 		}
 		for (k = t.n; k-- > 1;) {
+			t.sq[t.nodes[k].parent] =
+				sq_add(t.sq[t.nodes[k].parent], t.sq[k]);
 			t.nodes[t.nodes[k].parent].samples +=
 				t.nodes[k].samples;
 			t.nodes[t.nodes[k].parent].est_bytes =
@@ -331,6 +353,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 
 			if (!self[n].samples)
 				continue;
+			t.sq[0] = sq_add(t.sq[0], self[n].sq);
 			for (node = n; node; node = q->nodes[node].parent) {
 				if (max_depth && depth >= max_depth)
 					break;
@@ -341,6 +364,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 				t.nodes[at].samples += self[n].samples;
 				t.nodes[at].est_bytes = add_sat(
 					t.nodes[at].est_bytes, self[n].bytes);
+				t.sq[at] = sq_add(t.sq[at], self[n].sq);
 				if (depth == 0) {
 					t.nodes[at].self_samples +=
 						self[n].samples;
@@ -352,6 +376,10 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			}
 		}
 	}
+	for (n = 0; n < t.n; n++)
+		t.nodes[n].rel_err =
+			(float)query_rel_err(q->kind, t.nodes[n].samples,
+					     t.nodes[n].est_bytes, t.sq[n]);
 	tree_scratch_release(&t);
 	link_children(t.nodes, t.n);
 	free(c->nodes);

@@ -112,9 +112,23 @@ def close(a, b, tol):
     return abs(a - b) <= tol
 
 
+def want_rel(kind, n, w, sq):
+    """The ± of n samples of w bytes whose squares sum to sq
+    (docs/estimates.md): weights' sqrt(sq) / w; exact kinds 0; 1/sqrt(n)
+    for old objects, or where there are no bytes; None without samples."""
+    if not n:
+        return None
+    if kind == "outside":
+        return 0.0
+    if kind == "old" or w <= 0:
+        return 1 / n ** 0.5
+    return sq ** 0.5 / w
+
+
 def cmd_tree(dump, tree_csv, o):
     depth = o["depth"]
-    n, w = collections.Counter(), collections.Counter()
+    n, w, sq = (collections.Counter(), collections.Counter(),
+                collections.Counter())
     sn, sw = collections.Counter(), collections.Counter()
     sized = False
     for _, b, st in samples(dump, o):
@@ -127,6 +141,7 @@ def cmd_tree(dump, tree_csv, o):
             k = tuple(path[:d])
             n[k] += 1
             w[k] += b
+            sq[k] += b * b
         # self: the samples allocated by the node's own frame; the
         # allocating frame ends the path, or starts it when inverted
         own = tuple(path[:1]) if o["inverted"] else tuple(path)
@@ -135,10 +150,10 @@ def cmd_tree(dump, tree_csv, o):
     total = (w[()] if sized else n[()]) or 1
     rows = read_csv(tree_csv, ["path", "depth", "frame", "samples",
                                "est_bytes", "share", "parent_share",
-                               "self_samples", "self_bytes"])
+                               "self_samples", "self_bytes", "rel_err"])
     seen = set()
     for r in rows:
-        if len(r) != 9:
+        if len(r) != 10:
             fail(f"row {r!r}: {len(r)} fields")
             continue
         k = tuple(r[0].split(";")) if r[0] else ()
@@ -156,6 +171,13 @@ def cmd_tree(dump, tree_csv, o):
         if got != want:
             fail(f"node {r[0]!r}: samples, est_bytes, self_samples, "
                  f"self_bytes {got}, from the samples {want}")
+        rel = want_rel(o["kind"], n[k], w[k], sq[k])
+        if rel is None:
+            if r[9] != "":
+                fail(f"node {r[0]!r}: rel_err {r[9]}, expected none")
+        elif r[9] == "" or abs(float(r[9]) - rel) > 0.00006:
+            fail(f"node {r[0]!r}: rel_err {r[9]!r}, from the samples "
+                 f"{rel:.6f}")
         v = w[k] if sized else n[k]
         if not close(float(r[5]), v / total, 2e-6):
             fail(f"node {r[0]!r}: share {r[5]}, from the samples "
@@ -208,14 +230,7 @@ def cmd_timeline(dump, tl_csv, o):
             fail(f"bucket {r[0]}: sample_rate {r[4]}, expected {n[k] / sec}")
         # the ± (docs/estimates.md): weights' sqrt(sum w^2) / sum w, none
         # where there are no bytes; exact kinds 0, counts 1/sqrt(n)
-        if o["kind"] == "outside":
-            rel = 0.0 if n[k] else None
-        elif o["kind"] == "old":
-            rel = 1 / n[k] ** 0.5 if n[k] else None
-        else:
-            rel = sq[k] ** 0.5 / w[k] if w[k] > 0 else None
-        if rel is None and n[k] and o["kind"] not in ("outside", "old"):
-            rel = 1 / n[k] ** 0.5  # weights of 0: the count's
+        rel = want_rel(o["kind"], n[k], w[k], sq[k])
         if rel is None:
             if r[5] != "":
                 fail(f"bucket {r[0]}: rel_err {r[5]}, expected none")
