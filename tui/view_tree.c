@@ -14,6 +14,7 @@
  * of the query layer's test; the same widget folds, searches and
  * filters them.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,10 +484,19 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 		const struct query_tree_node *nd =
 			&tr->nodes[tr->vis[tr->list.cur]];
 
+		char pm[16];
+
+		/* the node's ± (docs/estimates.md), as heapsift tree's */
+		if (isnan(nd->rel_err))
+			snprintf(pm, sizeof(pm), "-");
+		else
+			snprintf(pm, sizeof(pm), "%.*f%%",
+				 nd->rel_err * 100.0f < 9.95f ? 1 : 0,
+				 (double)nd->rel_err * 100.0);
 		screen_putf(ar->detail, 0, ar->width, ST_DIM,
-			    "depth %u %s self %llu samples, %s %s %s",
-			    nd->depth, scr.vline,
-			    (unsigned long long)nd->self_samples,
+			    "depth %u %s %s %s %s self %llu samples, %s %s %s",
+			    nd->depth, scr.vline, scr.utf8 ? "±" : "+/-", pm,
+			    scr.vline, (unsigned long long)nd->self_samples,
 			    tui_bytes(nd->self_bytes, b, sizeof(b)), scr.vline,
 			    nd->label);
 	} else {

@@ -138,6 +138,10 @@ b_capture | awk '/TOTAL PARENT/ { on = 1; next } on && $1 ~ /%$/ { printf "%6s %
 	head -n "$(wc -l <"$T/work/tree.want")" >"$T/work/tree.got"
 cmp -s "$T/work/tree.want" "$T/work/tree.got" ||
 	t_fail "tree rows differ from heapsift tree: $(diff "$T/work/tree.want" "$T/work/tree.got")"
+# the selected node's ± on the detail line, as heapsift tree --csv has it
+pm=$(awk -F, 'NR == 2 { r = $10 * 100; printf(r < 9.95 ? "%.1f%%" : "%.0f%%", r) }' "$T/work/tree.csv")
+b_capture | grep -q "^depth 0 .* ± $pm " ||
+	t_fail "the root's ± is not $pm: $(b_capture | grep '^depth')"
 t_end
 
 t_begin "80x24 tree fold, unfold, expand all, collapse all"
