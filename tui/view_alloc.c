@@ -219,8 +219,7 @@ static void drill_add(struct drill *d, size_t *alloc, const char *key,
 	d->rows[d->n].samples = samples;
 	d->rows[d->n].est_bytes = bytes;
 	d->rows[d->n].share = share;
-	/* paths and regroupings: query_paths() gives no sums of squares,
-	 * and a drill-down's rows are read for their shape */
+	/* the caller sets the ± of paths and regroupings */
 	d->rows[d->n].rel_err = NAN;
 	d->rows[d->n].biased = false;
 	d->rows[d->n].header = header;
@@ -283,6 +282,7 @@ static void drill_build(struct tui *t, struct drill *d)
 					  all
 			      : 0,
 			  false);
+		d->rows[d->n - 1].rel_err = paths[i].rel_err;
 		free(p);
 	}
 	if (n_all > n) {

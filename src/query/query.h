@@ -254,6 +254,7 @@ struct query_path {
 	uint32_t stack; /* one stack of the path: for query_path_frames() */
 	uint64_t samples;
 	int64_t est_bytes;
+	double rel_err; /* as query_row.rel_err */
 };
 
 int query_paths(struct query *q, size_t max, const struct query_path **out,

@@ -423,6 +423,7 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		struct err *e)
 {
 	struct query_path *acc = NULL;
+	unsigned __int128 *sq = NULL; /* per path: the squares, for the ± */
 	const struct query_node_self *self;
 	uint64_t *h;
 	struct u64map idx;
@@ -466,7 +467,9 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 			if (n == alloc) {
 				alloc = alloc ? alloc * 2 : 256;
 				acc = xreallocarray(acc, alloc, sizeof(*acc));
+				sq = xreallocarray(sq, alloc, sizeof(*sq));
 			}
+			sq[n] = 0;
 			acc[n].stack = k;
 			acc[n].samples = 0;
 			acc[n].est_bytes = 0;
@@ -475,7 +478,12 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		acc[*slot].samples += self[k].samples;
 		acc[*slot].est_bytes =
 			add_sat(acc[*slot].est_bytes, self[k].bytes);
+		sq[*slot] = sq_add(sq[*slot], self[k].sq);
 	}
+	for (k = 0; k < n; k++)
+		acc[k].rel_err = query_rel_err(q->kind, acc[k].samples,
+					       acc[k].est_bytes, sq[k]);
+	free(sq);
 	u64map_release(&idx);
 	free(h);
 	if (n > 1)

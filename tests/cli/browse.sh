@@ -502,6 +502,10 @@ b_screen alloc-site-200x60
 out=$(check_alloc "$T/work/top.csv") || t_fail "$out"
 b_keys Enter
 b_screen alloc-drill-200x60
+# the top site has one call path: its ± is the site's, as top says it
+pm=$(awk -F, 'NR == 2 { r = $6 * 100; printf(r < 9.95 ? "%.1f%%" : "%.0f%%", r) }' "$T/work/top.csv")
+b_capture | grep -A1 "^ *Call paths" | tail -n 1 | grep -q " $pm " ||
+	t_fail "the first call path's ± is not the site's $pm: $(b_capture | grep -A1 'Call paths')"
 b_keys Escape 3 E
 b_screen tree-expand-all-200x60
 b_keys 4
