@@ -4,7 +4,6 @@
  * throttle's windows), the allocation rate what the program did.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -110,8 +109,7 @@ int cmd_timeline(int argc, char **argv)
 			buf_addf(&line, ",%llu,%lld,%.0f,%.3f,",
 				 (unsigned long long)b[i].samples,
 				 (long long)b[i].est_bytes, rate, srate);
-			if (!isnan(b[i].rel_err))
-				buf_addf(&line, "%.4f", b[i].rel_err);
+			view_add_rel_err(&line, b[i].rel_err, true);
 			buf_adds(&line, "\r\n");
 		} else {
 			char tb[32];
@@ -123,12 +121,8 @@ int cmd_timeline(int argc, char **argv)
 
 			view_bytes((int64_t)rate, tb, sizeof(tb));
 			buf_addf(&line, " %10s/s %10.1f ", tb, srate);
-			if (isnan(b[i].rel_err))
-				buf_addf(&line, "%7s  ", "-");
-			else
-				buf_addf(&line, "%6.*f%%  ",
-					 b[i].rel_err * 100.0 < 9.95 ? 1 : 0,
-					 b[i].rel_err * 100.0);
+			view_add_rel_err(&line, b[i].rel_err, false);
+			buf_adds(&line, "  ");
 			while (bar-- > 0)
 				buf_addch(&line, '#');
 			buf_addch(&line, '\n');

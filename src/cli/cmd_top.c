@@ -180,8 +180,7 @@ int cmd_top(int argc, char **argv)
 			if (!isnan(r->est_objects))
 				buf_addf(&line, "%.0f", r->est_objects);
 			buf_addf(&line, ",%.6f,", r->share);
-			if (!isnan(rel))
-				buf_addf(&line, "%.4f", rel);
+			view_add_rel_err(&line, rel, true);
 			buf_addf(&line, ",%s\r\n",
 				 r->bias == QUERY_BIAS_FEW	 ? "few"
 				 : r->bias == QUERY_BIAS_MIXED	 ? "mixed"
@@ -194,12 +193,7 @@ int cmd_top(int argc, char **argv)
 				 view_bytes(r->est_bytes, tb, sizeof(tb)),
 				 r->share * 100.0,
 				 (unsigned long long)r->samples);
-			if (isnan(rel))
-				buf_addf(&line, "%7s", "-");
-			else
-				buf_addf(&line, "%6.*f%%",
-					 rel * 100.0 < 9.95 ? 1 : 0,
-					 rel * 100.0);
+			view_add_rel_err(&line, rel, false);
 			buf_adds(&line, r->bias ? "! " : "  ");
 			buf_add_printable(&line, r->key, strlen(r->key));
 			buf_addch(&line, '\n');

@@ -4,7 +4,6 @@
  * out to their callers.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +87,7 @@ static void put_row(struct printer *p, uint32_t i)
 			 (long long)nd->est_bytes, share, pshare,
 			 (unsigned long long)nd->self_samples,
 			 (long long)nd->self_bytes);
-		if (!isnan(nd->rel_err))
-			buf_addf(&p->line, "%.4f", (double)nd->rel_err);
+		view_add_rel_err(&p->line, nd->rel_err, true);
 		buf_adds(&p->line, "\r\n");
 	} else {
 		char tb[32];
@@ -100,11 +98,8 @@ static void put_row(struct printer *p, uint32_t i)
 		buf_addf(&p->line, "%10s %6.2f%% %6.2f%% %8llu ",
 			 view_bytes(nd->est_bytes, tb, sizeof(tb)), share * 100,
 			 pshare * 100, (unsigned long long)nd->samples);
-		if (isnan(rel))
-			buf_addf(&p->line, "%7s  ", "-");
-		else
-			buf_addf(&p->line, "%6.*f%%  ",
-				 rel * 100.0 < 9.95 ? 1 : 0, rel * 100.0);
+		view_add_rel_err(&p->line, rel, false);
+		buf_adds(&p->line, "  ");
 		for (k = 0; k < nd->depth && k < 200; k++)
 			buf_adds(&p->line, "  ");
 		buf_add_printable(&p->line, nd->label, strlen(nd->label));

@@ -3,6 +3,7 @@
  */
 #include "cli/view.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,18 @@ int view_bucket_option(const char *cmd, const char *arg, int64_t *out)
 const char *view_bytes(int64_t n, char *out, size_t size)
 {
 	return human_bytes(n, out, size);
+}
+
+void view_add_rel_err(struct buf *b, double rel, bool csv)
+{
+	if (isnan(rel)) {
+		if (!csv)
+			buf_addf(b, "%7s", "-");
+	} else if (csv) {
+		buf_addf(b, "%.4f", rel);
+	} else {
+		buf_addf(b, "%6.*f%%", rel * 100.0 < 9.95 ? 1 : 0, rel * 100.0);
+	}
 }
 
 int view_resolve(const char *cmd, struct store *s, struct view_filters *f)

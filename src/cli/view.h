@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "query/query.h"
+#include "util/buf.h"
 
 struct store;
 
@@ -112,6 +113,10 @@ int view_bucket_option(const char *cmd, const char *arg, int64_t *out);
 
 /* "1.23 GB" (powers of 1000, as rates and sizes are read) */
 const char *view_bytes(int64_t n, char *out, size_t size);
+/* A relative standard error (query_row.rel_err) as the views print it:
+ * text, 7 wide ("-" for NaN, one decimal under 10%); csv, four decimals,
+ * nothing for NaN. */
+void view_add_rel_err(struct buf *b, double rel, bool csv);
 
 bool view_parse_duration(const char *s, int64_t *ns);
 

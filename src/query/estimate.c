@@ -21,10 +21,8 @@
  * rest itself where tlab is 0 (no sample of an object in a TLAB) */
 int64_t query_est_scale(int64_t rest, const struct store_estimate *f)
 {
-	unsigned __int128 all = (unsigned __int128)f->all_hi << 64 | f->all_lo,
-			  tlab = (unsigned __int128)f->tlab_hi << 64 |
-				 f->tlab_lo,
-			  r, c;
+	unsigned __int128 all = u128_of(f->all_lo, f->all_hi),
+			  tlab = u128_of(f->tlab_lo, f->tlab_hi), r, c;
 
 	if (rest <= 0)
 		return 0;
@@ -50,12 +48,9 @@ int64_t query_est_scale(int64_t rest, const struct store_estimate *f)
 unsigned __int128 query_est_scale_sq(uint64_t lo, uint64_t hi,
 				     const struct store_estimate *f)
 {
-	unsigned __int128 sq = (unsigned __int128)hi << 64 | lo;
-	long double all = (long double)((unsigned __int128)f->all_hi << 64 |
-					f->all_lo),
-		    tlab = (long double)((unsigned __int128)f->tlab_hi << 64 |
-					 f->tlab_lo),
-		    x;
+	unsigned __int128 sq = u128_of(lo, hi);
+	long double all = (long double)u128_of(f->all_lo, f->all_hi),
+		    tlab = (long double)u128_of(f->tlab_lo, f->tlab_hi), x;
 
 	if (tlab == 0 || all == tlab)
 		return sq;

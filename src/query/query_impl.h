@@ -33,6 +33,12 @@ struct acc {
 
 #define SQ_MAX (~(unsigned __int128)0)
 
+/* A stored 128-bit sum (store_rollup_sq, store_rollup_est), lo then hi. */
+static inline unsigned __int128 u128_of(uint64_t lo, uint64_t hi)
+{
+	return (unsigned __int128)hi << 64 | lo;
+}
+
 static inline unsigned __int128 sq_add(unsigned __int128 a, unsigned __int128 b)
 {
 	return a > SQ_MAX - b ? SQ_MAX : a + b;

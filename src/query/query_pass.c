@@ -396,7 +396,7 @@ static void est_rows(struct query *q, struct query_pass *p)
 		p->x_rows[r] = p->rows[r];
 		if (!f) { /* a damaged store: its rests as they are */
 			p->x_rows[r].bytes = est[r].a > 0 ? est[r].a : 0;
-			sq = (unsigned __int128)est[r].hi << 64 | est[r].lo;
+			sq = u128_of(est[r].lo, est[r].hi);
 		} else {
 			p->x_rows[r].bytes = query_est_scale(est[r].a, f);
 			sq = query_est_scale_sq(est[r].lo, est[r].hi, f);

@@ -140,11 +140,9 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 				q->buckets[b].est_bytes = add_sat(
 					q->buckets[b].est_bytes, x->bytes);
 				if (p.sq)
-					sq[b] = sq_add(
-						sq[b],
-						(unsigned __int128)p.sq[r].hi
-								<< 64 |
-							p.sq[r].lo);
+					sq[b] = sq_add(sq[b],
+						       u128_of(p.sq[r].lo,
+							       p.sq[r].hi));
 				total_add_rows(total, x->samples, x->bytes,
 					       x->first_ns, x->last_ns);
 			}

@@ -196,10 +196,8 @@ int query_top(struct query *q, enum query_group by,
 					if (p.sq)
 						q->g[g].sq = sq_add(
 							q->g[g].sq,
-							(unsigned __int128)p.sq[r]
-										.hi
-									<< 64 |
-								p.sq[r].lo);
+							u128_of(p.sq[r].lo,
+								p.sq[r].hi));
 					if (p.exact) { /* corrected */
 						q->g[g].exact =
 							add_sat(q->g[g].exact,

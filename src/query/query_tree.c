@@ -222,11 +222,10 @@ node_self_sums(struct query *q, struct query_total *total, struct err *e)
 				self[x->node].bytes =
 					add_sat(self[x->node].bytes, x->bytes);
 				if (p.sq)
-					self[x->node].sq = sq_add(
-						self[x->node].sq,
-						(unsigned __int128)p.sq[r].hi
-								<< 64 |
-							p.sq[r].lo);
+					self[x->node].sq =
+						sq_add(self[x->node].sq,
+						       u128_of(p.sq[r].lo,
+							       p.sq[r].hi));
 				total_add_rows(total, x->samples, x->bytes,
 					       x->first_ns, x->last_ns);
 			}
