@@ -440,6 +440,14 @@ TEST(time_sort_matches_a_comparison_sort)
 		t[i] = (int64_t)(i % 2000) * 5000 + (int64_t)(i / 2000) * 7 +
 		       1700000000000000000ll;
 	CHECK_INT(ts_check(t, n), ==, 0);
+	/* nearly sorted, with ties, and a few samples far out of place:
+	 * insertion sorts most buckets, and gives up part way through
+	 * some, which the radix sort must finish stably */
+	for (i = 0; i < n; i++)
+		t[i] = 1700000000000000000ll + (int64_t)i / 2 * 1000;
+	for (i = 0; i + 300 < n; i += 97)
+		t[i + (i % 3 ? 300 : 1)] = t[i] - (int64_t)(ts_next() % 200000);
+	CHECK_INT(ts_check(t, n), ==, 0);
 	/* random over 10 s, with many ties */
 	for (i = 0; i < n; i++)
 		t[i] = 1700000000000000000ll +
