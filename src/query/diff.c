@@ -439,7 +439,10 @@ int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
 				r->objects[s] = 0;
 	}
 	table_finish(d, d->table.samples[0], d->table.samples[1]);
-	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row), row_cmp);
+	/* no rows: rows may be NULL, which qsort must not be given */
+	if (d->table.n_rows > 1)
+		qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row),
+		      row_cmp);
 	*out = &d->table;
 	return 0;
 }
@@ -578,8 +581,9 @@ int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
 		kids[pos[m.n[i].parent]++] = (uint32_t)i;
 	sort_rows = t->rows;
 	for (i = 0; i < m.len; i++)
-		qsort(kids + m.n[i].first_kid, m.n[i].n_kids, sizeof(*kids),
-		      kid_cmp);
+		if (m.n[i].n_kids > 1)
+			qsort(kids + m.n[i].first_kid, m.n[i].n_kids,
+			      sizeof(*kids), kid_cmp);
 	sort_rows = NULL;
 	/* depth-first order: pos[] becomes old index -> new index */
 	order = xcalloc(m.len, sizeof(*order));
@@ -655,7 +659,9 @@ int diff_survivors(struct diff *d, enum query_group by,
 			if (isnan(d->table.rows[i].peak[s]))
 				d->table.rows[i].peak[s] = 0;
 	table_finish(d, 1, 1);
-	qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row), row_cmp);
+	if (d->table.n_rows > 1)
+		qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row),
+		      row_cmp);
 	*out = &d->table;
 	return 0;
 }

@@ -1,8 +1,11 @@
 /*
  * libFuzzer harness for opening and reading a store: any bytes as an
  * .hsdb, every section asked for, and a query with every group-by, a
- * tree and a timeline run over whatever was accepted.  A store that
- * passes its checks must never make a query read out of bounds.
+ * tree and a timeline run over whatever was accepted; the report's
+ * findings and the diff of its first two recordings as the report and
+ * diff commands run them (lazily checked), and call paths under both
+ * estimates.  A store that passes its checks must never make a query
+ * read out of bounds.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +14,8 @@
 
 #include "formats/store/store_format.h"
 #include "query/codeheap.h"
+#include "query/diff.h"
+#include "query/findings.h"
 #include "query/query.h"
 #include "store/store.h"
 #include "util/crc32c.h"
@@ -159,6 +164,77 @@ static void touch_codeheaps(struct store *s)
 	chq_free(cq);
 }
 
+/* What heapsift report and heapsift diff read of a store, before any
+ * full check, as they do: every rule's findings, and recording 0
+ * against recording 1 by site, as trees and as survivors. */
+static void touch_report_diff(struct store *s)
+{
+	struct query_options ob, on;
+	struct diff_options dopt;
+	struct findings fs;
+	struct query *qb, *qn;
+	struct err e;
+
+	err_init(&e);
+	query_options_init(&ob);
+	memset(&fs, 0, sizeof(fs));
+	if (query_findings(s, &ob, "fuzz.hsdb", "", &fs, &e) == 0)
+		findings_release(&fs);
+	query_options_init(&on);
+	ob.recording = 0;
+	on.recording = 1;
+	if (query_open(s, &ob, &qb, &e) < 0)
+		return;
+	if (query_open(s, &on, &qn, &e) == 0) {
+		struct diff *d;
+
+		diff_options_init(&dopt);
+		dopt.total = true;
+		if (diff_open(qb, &ob, qn, &on, &dopt, &d, &e) == 0) {
+			const struct diff_table *t;
+			struct query_survivor_options so;
+
+			diff_top(d, GROUP_SITE, &t, &e);
+			diff_tree(d, false, 0, &t, &e);
+			diff_tree(d, true, 6, &t, &e);
+			memset(&so, 0, sizeof(so));
+			diff_survivors(d, GROUP_SITE, &so, &t, &e);
+			diff_free(d);
+		}
+		query_free(qn);
+	}
+	query_free(qb);
+}
+
+/* The call paths and their frames under both estimates of
+ * ObjectAllocationSample's bytes (the corrected one reads the rests). */
+static void touch_paths(struct store *s)
+{
+	int est;
+
+	for (est = QUERY_EST_JFR; est <= QUERY_EST_CORRECTED; est++) {
+		struct query_options o;
+		struct query *q;
+		struct err e;
+
+		err_init(&e);
+		query_options_init(&o);
+		o.estimate = est;
+		if (query_open(s, &o, &q, &e) == 0) {
+			const struct query_path *p;
+			const char *labels[16];
+			struct query_total t;
+			size_t n, all, i;
+
+			if (query_paths(q, 8, &p, &n, &all, &t, &e) == 0)
+				for (i = 0; i < n; i++)
+					(void)query_path_frames(q, p[i].stack,
+								labels, 16);
+			query_free(q);
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* aligned copy of exactly size bytes: ASan sees any over-read */
@@ -185,6 +261,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			query_recordings(q, &recs, &n);
 			query_free(q);
 		}
+		touch_report_diff(s);
+		touch_paths(s);
 		/* a time range: whole rollup buckets and samples at its
 		 * edges, without the full check first */
 		query_options_init(&o);
@@ -249,6 +327,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 			}
 			touch_codeheaps(s);
+			touch_paths(s);
 		}
 		store_close(s);
 	}
