@@ -31,9 +31,10 @@ struct rollup_builder;
 /*
  * A builder for a store whose recordings are recs[0..n_recs): each
  * recording's bucket width is chosen from its start and end
- * (rollup_width).  spill_fd >= 0: closed rows are written there (the
- * caller's file, read back by rollup_write_rows; it must be empty);
- * -1: they are kept in memory.
+ * (rollup_width).  Closed rows are kept in memory up to 32 MiB; past
+ * that, with spill_fd >= 0, they are written there (the caller's file,
+ * read back by rollup_write_rows; it must be empty); with -1 they are
+ * all kept in memory.
  */
 struct rollup_builder *rollup_builder_new(const struct store_recording *recs,
 					  uint32_t n_recs, int spill_fd);

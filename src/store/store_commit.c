@@ -37,11 +37,17 @@ struct out {
 	struct err *e;
 	bool failed;
 	uint64_t synced; /* writeback started up to here */
+	/* bytes before pos not written yet: the rollups' sections come a
+	 * bucket at a time, a few hundred bytes each */
+	unsigned char *wbuf;
+	size_t wlen;
 };
 
 #define OUT_SYNC_STEP ((uint64_t)8 << 20)
+#define OUT_WBUF      ((size_t)1 << 20)
 
-static void out_write(struct out *o, const void *p, size_t len)
+/* len bytes at pos, straight to the file (pos moves past them). */
+static void out_pwrite(struct out *o, const void *p, size_t len)
 {
 	const unsigned char *b = p;
 
@@ -63,6 +69,35 @@ static void out_write(struct out *o, const void *p, size_t len)
 		len -= (size_t)n;
 		o->pos += (uint64_t)n;
 	}
+}
+
+/* The buffered bytes, which end at pos, to the file. */
+static void out_flush(struct out *o)
+{
+	size_t n = o->wlen;
+
+	if (!n)
+		return;
+	o->wlen = 0;
+	o->pos -= n;
+	out_pwrite(o, o->wbuf, n);
+}
+
+static void out_write(struct out *o, const void *p, size_t len)
+{
+	if (o->failed)
+		return;
+	if (len > OUT_WBUF - o->wlen)
+		out_flush(o);
+	if (len >= OUT_WBUF) {
+		out_pwrite(o, p, len);
+		return;
+	}
+	if (!o->wbuf)
+		o->wbuf = xmalloc(OUT_WBUF);
+	memcpy(o->wbuf + o->wlen, p, len);
+	o->wlen += len;
+	o->pos += len;
 }
 
 static void out_pad(struct out *o)
@@ -103,6 +138,7 @@ static void section_add(struct out *o, struct store_toc_entry *t,
 	 * the fsync before the rename then waits for less.  Asynchronous,
 	 * and only a hint: errors surface in that fsync. */
 	if (o->pos - o->synced >= OUT_SYNC_STEP) {
+		out_flush(o);
 		(void)sync_file_range(o->fd, (off_t)o->synced,
 				      (off_t)(o->pos - o->synced),
 				      SYNC_FILE_RANGE_WRITE);
@@ -745,8 +781,10 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	h.file_len = o.pos;
 	h.header_crc = 0;
 	h.header_crc = crc32c_update(0, &h, sizeof(h));
+	out_flush(&o);
+	free(o.wbuf);
 	o.pos = 0; /* the header, over its placeholder */
-	out_write(&o, &h, sizeof(h));
+	out_pwrite(&o, &h, sizeof(h));
 	if (!o.failed && fsync(o.fd) < 0) {
 		err_set(e, ERR_IO, "store: writing %s (fsync of %s): %s",
 			target, tmp.data, err_io_reason(errno));
