@@ -83,7 +83,7 @@ struct rollup_builder {
  * HEAPSIFT_STORE_ROLLUP_MEM=BYTES sets the budget, for the tests
  * (tests/cli/stream.sh) to write the file at every size.
  */
-#define ROLLUP_MEM_MAX	((uint64_t)32 << 20)
+#define ROLLUP_MEM_MAX	 ((uint64_t)32 << 20)
 #define ROLLUP_WBUF_ROWS ((uint32_t)((1u << 20) / sizeof(struct brow)))
 
 int64_t rollup_width(int64_t start_ns, int64_t end_ns)
