@@ -85,7 +85,7 @@ static void out_flush(struct out *o)
 
 static void out_write(struct out *o, const void *p, size_t len)
 {
-	if (o->failed)
+	if (o->failed || !len) /* an empty section's data may be NULL */
 		return;
 	if (len > OUT_WBUF - o->wlen)
 		out_flush(o);
