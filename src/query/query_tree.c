@@ -708,10 +708,52 @@ static int key_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Many keys (an inverted tree's root: every stack): least significant
+ * digit first, 11 bits a pass, the digits all keys share skipped. */
+static void radix_keys(uint64_t *k, size_t n)
+{
+	uint64_t *tmp = xmalloc(n * sizeof(*tmp)), *from = k, *to = tmp;
+	uint64_t all_or = 0, all_and = ~(uint64_t)0;
+	size_t cnt[2048], i;
+	unsigned shift;
+
+	for (i = 0; i < n; i++) {
+		all_or |= k[i];
+		all_and &= k[i];
+	}
+	for (shift = 0; shift < 64; shift += 11) {
+		uint64_t *swap;
+		size_t sum = 0, c, d;
+
+		if (!(((all_or ^ all_and) >> shift) & 2047))
+			continue;
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(from[i] >> shift) & 2047]++;
+		for (d = 0; d < 2048; d++) {
+			c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[cnt[(from[i] >> shift) & 2047]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof(*k));
+	free(tmp);
+}
+
 static void sort_keys(uint64_t *k, size_t n)
 {
 	size_t i, j;
 
+	if (n > 1024) {
+		radix_keys(k, n);
+		return;
+	}
 	if (n > 16) {
 		qsort(k, n, sizeof(*k), key_cmp);
 		return;
@@ -744,8 +786,11 @@ static void count_kid(struct count_walk *w, uint32_t site, uint32_t node)
 	w->kids[w->n_kids++] = (uint64_t)site << 32 | node;
 }
 
-/* the kids as groups by site, each trie node once */
-static void count_push(struct count_walk *w)
+/* The kids as groups by site, each trie node once.  An inverted
+ * tree's group of one trie node is a chain out to the outermost caller,
+ * a node per frame: counted at once (its depth), not walked. */
+static void count_push(const struct query *q, bool inverted,
+		       struct count_walk *w, size_t *count)
 {
 	size_t i, j;
 
@@ -761,6 +806,11 @@ static void count_push(struct count_walk *w)
 		     j < w->n_kids && w->kids[j] >> 32 == w->kids[i] >> 32; j++)
 			if (j == i || w->kids[j] != w->kids[j - 1])
 				w->buf[w->n_buf++] = (uint32_t)w->kids[j];
+		if (inverted && w->n_buf - at == 1) {
+			*count += q->nodes[w->buf[at]].depth;
+			w->n_buf = at;
+			continue;
+		}
 		if (w->n_st == w->st_alloc) {
 			w->st_alloc = w->st_alloc ? w->st_alloc * 2 : 256;
 			w->st = xreallocarray(w->st, w->st_alloc,
@@ -772,67 +822,224 @@ static void count_push(struct count_walk *w)
 	w->n_kids = 0;
 }
 
-static size_t count_nodes(const struct query *q, bool inverted)
+/* the groups on w's stack and all below them, counted */
+static size_t count_walk(const struct query *q, bool inverted,
+			 const uint32_t *nxt, struct count_walk *w)
 {
-	struct count_walk w;
-	uint32_t *nxt = NULL; /* the first stack node with samples from k */
-	size_t count = 1, i;
+	size_t count = 0, i;
 
-	memset(&w, 0, sizeof(w));
-	if (inverted) {
-		for (i = 0; i < q->n_self_list; i++)
-			if (q->self_list[i])
-				count_kid(&w, q->node_site[q->self_list[i]],
-					  q->self_list[i]);
-	} else {
-		uint32_t k, next = q->n_nodes;
-
-		nxt = xmalloc(((size_t)q->n_nodes + 1) * sizeof(*nxt));
-		nxt[q->n_nodes] = q->n_nodes;
-		for (k = q->n_nodes, i = q->n_self_list; k-- > 0;) {
-			if (i && q->self_list[i - 1] == k) {
-				next = k;
-				i--;
-			}
-			nxt[k] = next;
-		}
-		w.st = xmalloc(sizeof(*w.st));
-		w.st_alloc = w.n_st = 1;
-		w.buf = xmalloc(sizeof(*w.buf));
-		w.buf_alloc = w.n_buf = 1;
-		w.buf[0] = 0;
-		w.st[0].at = 0;
-		w.st[0].n = 1;
-		count = 0;
-	}
-	if (w.n_kids)
-		count_push(&w);
-	while (w.n_st) {
-		struct count_group g = w.st[--w.n_st];
+	while (w->n_st) {
+		struct count_group g = w->st[--w->n_st];
 
 		count++;
 		for (i = g.at; i < g.at + g.n; i++) {
-			uint32_t a = w.buf[i], c;
+			uint32_t a = w->buf[i], c;
 
 			if (inverted) {
 				c = q->nodes[a].parent;
 				if (c != 0)
-					count_kid(&w, q->node_site[c], c);
+					count_kid(w, q->node_site[c], c);
 				continue;
 			}
 			for (c = a + 1; c < q->nodes[a].end;
 			     c = q->nodes[c].end)
 				if (nxt[c] < q->nodes[c].end)
-					count_kid(&w, q->node_site[c], c);
+					count_kid(w, q->node_site[c], c);
 		}
-		w.n_buf = g.at;
-		if (w.n_kids)
-			count_push(&w);
+		w->n_buf = g.at;
+		if (w->n_kids)
+			count_push(q, inverted, w, &count);
 	}
+	return count;
+}
+
+/* the trie nodes with samples below them in m's subtree, m included */
+static size_t count_below(const struct query *q, const uint32_t *nxt,
+			  uint32_t m)
+{
+	size_t n = 0;
+	uint32_t k = m;
+
+	while (k < q->nodes[m].end)
+		if (nxt[k] >= q->nodes[k].end) {
+			k = q->nodes[k].end;
+		} else {
+			n++;
+			k++;
+		}
+	return n;
+}
+
+/* a site among the children of the node being swept at a depth */
+struct sweep_sib {
+	uint32_t site, node;
+};
+
+/*
+ * The call tree's count.  Every trie node with samples below it is a
+ * node of its own unless a sibling prints the same site: one sweep in
+ * the trie's order counts them, with the sites of each depth's
+ * siblings so far (in a map past SWEEP_SCAN of them), and notes every
+ * parent whose children share a site.  Then each such group of
+ * siblings, outermost first, has its subtrees counted again merged (the
+ * group walk), in place of the sweep's count of them; groups inside one
+ * counted so are in its walk already.
+ */
+#define SWEEP_SCAN 16
+
+static size_t count_call(const struct query *q, const uint32_t *nxt)
+{
+	struct sweep_sib *sib = NULL;
+	size_t n_sib = 0, sib_alloc = 0, *lstart = NULL, *lend = NULL;
+	size_t n_depth = 0, count = 1, i;
+	uint64_t *coll = NULL; /* parent << 32 | site, in sweep order */
+	size_t n_coll = 0, coll_alloc = 0;
+	struct u64map wide;
+	uint32_t n = 1;
+
+	u64map_init(&wide);
+	while (n < q->n_nodes) {
+		const struct store_node *nd = &q->nodes[n];
+		uint32_t d = nd->depth, site = q->node_site[n];
+		bool dup = false;
+		size_t k, len;
+
+		if (nxt[n] >= nd->end) {
+			n = nd->end; /* no samples below */
+			continue;
+		}
+		if (d + 2 > n_depth) {
+			size_t old = n_depth;
+
+			n_depth = (d + 2) * 2;
+			lstart =
+				xreallocarray(lstart, n_depth, sizeof(*lstart));
+			lend = xreallocarray(lend, n_depth, sizeof(*lend));
+			for (k = old; k < n_depth; k++)
+				lstart[k] = lend[k] = old ? lend[old - 1] : 0;
+		}
+		n_sib = lend[d];
+		len = lend[d] - lstart[d];
+		if (len > SWEEP_SCAN) {
+			uint64_t key = (uint64_t)nd->parent << 32 | site;
+			bool added;
+
+			u64map_put(&wide, key, 0, &added);
+			dup = !added;
+		} else {
+			for (k = lstart[d]; k < lend[d]; k++)
+				if (sib[k].site == site) {
+					dup = true;
+					break;
+				}
+			if (len == SWEEP_SCAN) {
+				for (k = lstart[d]; k < lend[d]; k++)
+					u64map_put(&wide,
+						   (uint64_t)nd->parent << 32 |
+							   sib[k].site,
+						   0, NULL);
+				u64map_put(&wide,
+					   (uint64_t)nd->parent << 32 | site, 0,
+					   NULL);
+			}
+		}
+		if (dup) {
+			uint64_t c = (uint64_t)nd->parent << 32 | site;
+
+			if (n_coll == coll_alloc) {
+				coll_alloc = coll_alloc ? coll_alloc * 2 : 64;
+				coll = xreallocarray(coll, coll_alloc,
+						     sizeof(*coll));
+			}
+			coll[n_coll++] = c;
+		}
+		if (n_sib == sib_alloc) {
+			sib_alloc = sib_alloc ? sib_alloc * 2 : 256;
+			sib = xreallocarray(sib, sib_alloc, sizeof(*sib));
+		}
+		sib[n_sib++] = (struct sweep_sib){site, n};
+		lend[d] = n_sib;
+		lstart[d + 1] = lend[d + 1] = n_sib;
+		count++;
+		n++;
+	}
+	u64map_release(&wide);
+	free(sib);
+	free(lstart);
+	free(lend);
+	if (n_coll) {
+		/* outermost first: parents in the trie's order */
+		unsigned char *in = xcalloc(q->n_nodes, 1); /* walked */
+		struct count_walk w;
+
+		memset(&w, 0, sizeof(w));
+		sort_keys(coll, n_coll);
+		for (i = 0; i < n_coll; i++) {
+			uint32_t p = (uint32_t)(coll[i] >> 32), a, c;
+			uint32_t site = (uint32_t)coll[i];
+			size_t at;
+
+			if (i && coll[i] == coll[i - 1])
+				continue;
+			for (a = p; a && !in[a]; a = q->nodes[a].parent)
+				;
+			if (in[a])
+				continue; /* inside a group walked */
+			/* the siblings of the site: one node, not several */
+			at = w.n_buf = 0;
+			for (c = p + 1; c < q->nodes[p].end;
+			     c = q->nodes[c].end) {
+				if (q->node_site[c] != site ||
+				    nxt[c] >= q->nodes[c].end)
+					continue;
+				count_kid(&w, site, c);
+				count -= count_below(q, nxt, c);
+				in[c] = 1;
+			}
+			count_push(q, false, &w, &at);
+			count += count_walk(q, false, nxt, &w);
+		}
+		free(in);
+		free(w.kids);
+		free(w.buf);
+		free(w.st);
+	}
+	free(coll);
+	return count;
+}
+
+static size_t count_nodes(const struct query *q, bool inverted)
+{
+	struct count_walk w;
+	uint32_t *nxt; /* the first stack node with samples from k on */
+	size_t count = 1, i;
+	uint32_t k, next = q->n_nodes;
+
+	if (inverted) {
+		memset(&w, 0, sizeof(w));
+		for (i = 0; i < q->n_self_list; i++)
+			if (q->self_list[i])
+				count_kid(&w, q->node_site[q->self_list[i]],
+					  q->self_list[i]);
+		if (w.n_kids)
+			count_push(q, true, &w, &count);
+		count += count_walk(q, true, NULL, &w);
+		free(w.kids);
+		free(w.buf);
+		free(w.st);
+		return count;
+	}
+	nxt = xmalloc(((size_t)q->n_nodes + 1) * sizeof(*nxt));
+	nxt[q->n_nodes] = q->n_nodes;
+	for (k = q->n_nodes, i = q->n_self_list; k-- > 0;) {
+		if (i && q->self_list[i - 1] == k) {
+			next = k;
+			i--;
+		}
+		nxt[k] = next;
+	}
+	count = count_call(q, nxt);
 	free(nxt);
-	free(w.kids);
-	free(w.buf);
-	free(w.st);
 	return count;
 }
 
