@@ -249,9 +249,10 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
  * Where query_tree() has been called for the orientation (max_depth
  * 0), or where the sums would depend on the order of adding them (a
  * negative weight in a damaged store), *nodes is query_tree()'s whole
- * tree and *n_nodes == *n_all.  Owned by q, valid until query_free()
- * or the next query_tree_children() of the orientation, which may
- * move them.
+ * tree, numbered as query_tree() numbers it, and 1 is returned; 0 for
+ * a tree made as it is opened.  Owned by q, valid until query_free(),
+ * the next query_tree_lazy() or query_tree_children() of the
+ * orientation, which may move them.
  */
 int query_tree_lazy(struct query *q, bool inverted,
 		    const struct query_tree_node **nodes, size_t *n_nodes,

@@ -1120,7 +1120,7 @@ out:
 	*n_out = lt->n;
 	*n_all = lt->n_all;
 	*total = lt->total;
-	return 0;
+	return lt->whole;
 }
 
 /* --- call paths ---------------------------------------------------------- */

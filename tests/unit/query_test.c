@@ -1,6 +1,7 @@
 /*
  * The query layer's additions for the browser: the drill-down key filter
- * (query_options.key) and query_recordings().  A small store is written
+ * (query_options.key), query_recordings() and the trees made as they are
+ * opened (query_tree_lazy).  A small store is written
  * with the store writer, every sample chosen so that each expected sum
  * can be worked out by hand from the table below.
  */
