@@ -401,14 +401,22 @@ static bool tr_whole(struct tui *t, struct tree *tr)
 	return true;
 }
 
-/* Open every node below i (i included), making them as it goes. */
-static void open_below_made(struct tui *t, struct tree *tr, uint32_t i)
+/* Open every node below i (i included), making them as it goes; false
+ * past MADE_BELOW nodes made, where the whole tree, made at once, costs
+ * less than making them one parent at a time. */
+#define MADE_BELOW 50000
+
+static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
 {
 	uint32_t *st = xmalloc(sizeof(*st)), c;
-	size_t n = 1, alloc = 1;
+	size_t n = 1, alloc = 1, n0 = tr->n;
 
 	st[0] = i;
 	while (n) {
+		if (tr->n - n0 > MADE_BELOW) {
+			free(st);
+			return false;
+		}
 		uint32_t k = st[--n];
 
 		tr_kids(t, tr, k);
@@ -424,6 +432,7 @@ static void open_below_made(struct tui *t, struct tree *tr, uint32_t i)
 		}
 	}
 	free(st);
+	return true;
 }
 
 static void ensure(struct tui *t, struct tree *tr)
@@ -702,10 +711,8 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		break;
 	case ACT_EXPAND_BELOW:
 		/* below the root: the whole tree, made at once */
-		if (tr->lazy && id != 0) {
-			open_below_made(t, tr, id);
+		if (tr->lazy && id != 0 && open_below_made(t, tr, id))
 			break;
-		}
 		if (!tr_whole(t, tr))
 			return true;
 		open_below(tr, tr->vis[tr->list.cur]);

@@ -549,16 +549,26 @@ static void lazy_make(struct query *q, struct query_lazy_tree *lt,
 	depth = lt->nodes[parent].depth + 1;
 	u64map_init(&groups);
 	for (i = 0; i < n; i++) {
-		bool added;
-		uint64_t *v =
-			u64map_put(&groups, kid[i].site, n_groups, &added);
+		bool added = true;
+		uint64_t v = n_groups;
 
+		/* a few kids (most parents): their sites side by side */
+		if (n <= KIDS_SCAN) {
+			for (g = 0; g < n_groups; g++)
+				if (lt->nodes[first + g].site == kid[i].site) {
+					added = false;
+					v = g;
+					break;
+				}
+		} else {
+			v = *u64map_put(&groups, kid[i].site, n_groups, &added);
+		}
 		if (added) {
 			lazy_add(lt, parent, kid[i].site,
 				 q->site_names[kid[i].site], depth);
 			n_groups++;
 		}
-		kid[i].group = (uint32_t)*v;
+		kid[i].group = (uint32_t)v;
 	}
 	u64map_release(&groups);
 	/* the members, group by group, each in the kids' order */
