@@ -897,7 +897,25 @@ struct sweep_sib {
  */
 #define SWEEP_SCAN 16
 
-static size_t count_call(const struct query *q, const uint32_t *nxt)
+/* nxt[k]: the first stack node with samples of its own from k on */
+static uint32_t *nxt_make(const struct query *q)
+{
+	uint32_t *nxt = xmalloc(((size_t)q->n_nodes + 1) * sizeof(*nxt));
+	uint32_t k, next = q->n_nodes;
+	size_t i;
+
+	nxt[q->n_nodes] = q->n_nodes;
+	for (k = q->n_nodes, i = q->n_self_list; k-- > 0;) {
+		if (i && q->self_list[i - 1] == k) {
+			next = k;
+			i--;
+		}
+		nxt[k] = next;
+	}
+	return nxt;
+}
+
+static size_t count_call(const struct query *q)
 {
 	struct sweep_sib *sib = NULL;
 	size_t n_sib = 0, sib_alloc = 0, *lstart = NULL, *lend = NULL;
@@ -906,6 +924,7 @@ static size_t count_call(const struct query *q, const uint32_t *nxt)
 	size_t n_coll = 0, coll_alloc = 0;
 	struct u64map wide;
 	uint32_t n = 1;
+	size_t j = 0; /* self_list's first at or after n */
 
 	u64map_init(&wide);
 	while (n < q->n_nodes) {
@@ -914,7 +933,9 @@ static size_t count_call(const struct query *q, const uint32_t *nxt)
 		bool dup = false;
 		size_t k, len;
 
-		if (nxt[n] >= nd->end) {
+		while (j < q->n_self_list && q->self_list[j] < n)
+			j++;
+		if (j == q->n_self_list || q->self_list[j] >= nd->end) {
 			n = nd->end; /* no samples below */
 			continue;
 		}
@@ -980,6 +1001,7 @@ static size_t count_call(const struct query *q, const uint32_t *nxt)
 	if (n_coll) {
 		/* outermost first: parents in the trie's order */
 		unsigned char *in = xcalloc(q->n_nodes, 1); /* walked */
+		uint32_t *nxt = nxt_make(q);
 		struct count_walk w;
 
 		memset(&w, 0, sizeof(w));
@@ -1010,6 +1032,7 @@ static size_t count_call(const struct query *q, const uint32_t *nxt)
 			count += count_walk(q, false, nxt, &w);
 		}
 		free(in);
+		free(nxt);
 		free(w.kids);
 		free(w.buf);
 		free(w.st);
@@ -1021,35 +1044,21 @@ static size_t count_call(const struct query *q, const uint32_t *nxt)
 static size_t count_nodes(const struct query *q, bool inverted)
 {
 	struct count_walk w;
-	uint32_t *nxt; /* the first stack node with samples from k on */
 	size_t count = 1, i;
-	uint32_t k, next = q->n_nodes;
 
-	if (inverted) {
-		memset(&w, 0, sizeof(w));
-		for (i = 0; i < q->n_self_list; i++)
-			if (q->self_list[i])
-				count_kid(&w, q->node_site[q->self_list[i]],
-					  q->self_list[i]);
-		if (w.n_kids)
-			count_push(q, true, &w, &count);
-		count += count_walk(q, true, NULL, &w);
-		free(w.kids);
-		free(w.buf);
-		free(w.st);
-		return count;
-	}
-	nxt = xmalloc(((size_t)q->n_nodes + 1) * sizeof(*nxt));
-	nxt[q->n_nodes] = q->n_nodes;
-	for (k = q->n_nodes, i = q->n_self_list; k-- > 0;) {
-		if (i && q->self_list[i - 1] == k) {
-			next = k;
-			i--;
-		}
-		nxt[k] = next;
-	}
-	count = count_call(q, nxt);
-	free(nxt);
+	if (!inverted)
+		return count_call(q);
+	memset(&w, 0, sizeof(w));
+	for (i = 0; i < q->n_self_list; i++)
+		if (q->self_list[i])
+			count_kid(&w, q->node_site[q->self_list[i]],
+				  q->self_list[i]);
+	if (w.n_kids)
+		count_push(q, true, &w, &count);
+	count += count_walk(q, true, NULL, &w);
+	free(w.kids);
+	free(w.buf);
+	free(w.st);
 	return count;
 }
 
