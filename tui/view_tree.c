@@ -412,11 +412,7 @@ static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
 	size_t n = 1, alloc = 1, n0 = tr->n;
 
 	st[0] = i;
-	while (n) {
-		if (tr->n - n0 > MADE_BELOW) {
-			free(st);
-			return false;
-		}
+	while (n && tr->n - n0 <= MADE_BELOW) {
 		uint32_t k = st[--n];
 
 		tr_kids(t, tr, k);
@@ -432,7 +428,7 @@ static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
 		}
 	}
 	free(st);
-	return true;
+	return !n;
 }
 
 static void ensure(struct tui *t, struct tree *tr)
