@@ -544,3 +544,62 @@ TEST(query_tree_lazy_inverted_and_filtered)
 	store_close(s);
 	test_store_remove(dir, "q.hsdb");
 }
+
+/* A stack node of negative weight (a damaged recording's): sums held at
+ * the top would depend on their order, so the tree is the whole one. */
+TEST(query_tree_lazy_negative_weight_gives_the_whole_tree)
+{
+	static const struct rec_frame f1[] = {
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false}};
+	static const struct rec_frame f2[] = {
+		{"Bar", "Bar", "make", "()V", 20, 1, "Interpreted", false}};
+	static const struct rec_stack st[] = {{1, f1, 1, false},
+					      {2, f2, 1, false}};
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	struct rec_recording rec;
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_tree_node *nodes;
+	struct query_total t;
+	size_t n, n_all, i;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < 2; i++) {
+		struct rec_sample x;
+
+		rec_sample_init(&x, SAMPLE_ALLOC);
+		x.time_ns = 1000 * (int64_t)(i + 1);
+		x.stack = &st[i];
+		x.class_name = x.class_raw = "byte[]";
+		x.weight = i ? 300 : -100;
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "a.jfr";
+	rec.format = "jfr";
+	rec.start_ns = 500;
+	rec.end_ns = 2500;
+	rec.n_chunks = 1;
+	sink->ops->recording(sink->ctx, &rec);
+	s = test_store_commit(w, dir, "q.hsdb");
+	if (!s)
+		return;
+	query_options_init(&o);
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	/* all > {Bar.make:20, Foo.alloc:10}, made at once */
+	CHECK_INT(query_tree_lazy(q, false, &nodes, &n, &n_all, &t, &e), ==, 1);
+	CHECK_UINT(n, ==, 3);
+	CHECK_UINT(n_all, ==, 3);
+	CHECK_INT(nodes[0].est_bytes, ==, 200);
+	CHECK(nodes[0].first_child != QUERY_TREE_LATER);
+	CHECK_INT(query_tree_lazy(q, true, &nodes, &n, &n_all, &t, &e), ==, 1);
+	CHECK_UINT(n, ==, 3);
+	query_free(q);
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
