@@ -1,8 +1,8 @@
 /*
  * The Call tree and Inverted tree views: one tree widget over the
- * query's tree, folded and unfolded in place.  The query result is
- * copied (the two views would otherwise overwrite each other's) and
- * kept until the model changes; folding only rebuilds the list of
+ * query's tree, folded and unfolded in place.  The query's nodes are
+ * borrowed (the query keeps each orientation's apart) until the model
+ * changes; folding only rebuilds the list of
  * visible nodes, a walk over what is shown, so it is instant however
  * big the tree.  Shares are of the whole and of the parent, by
  * estimated bytes (by samples where the kind has no sizes).  The \
