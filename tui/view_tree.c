@@ -1,12 +1,19 @@
 /*
  * The Call tree and Inverted tree views: one tree widget over the
- * query's tree, folded and unfolded in place.  The query result is
- * copied (the two views would otherwise overwrite each other's) and
- * kept until the model changes; folding only rebuilds the list of
+ * query's tree, folded and unfolded in place.  The query's nodes are
+ * borrowed (the query keeps each orientation's apart) until the model
+ * changes; folding only rebuilds the list of
  * visible nodes, a walk over what is shown, so it is instant however
  * big the tree.  Shares are of the whole and of the parent, by
  * estimated bytes (by samples where the kind has no sizes).  The \
  * filter keeps the nodes that match and their ancestors, unfolded.
+ *
+ * The query's tree is made as it is opened (query_tree_lazy): the root's
+ * children first, a node's when it is opened, and the status line's
+ * count from the query's counting walk.  What needs every node in the
+ * whole tree's order (search, filter, expand all, expand below the
+ * root) takes the whole tree then, the open nodes and the cursor
+ * carried over by path.
  *
  * Against the baseline (docs/browse.md) the nodes are diff_tree()'s:
  * the two sides merged by call path, a node of one side only included,
@@ -35,7 +42,9 @@ struct tree {
 	 * owned (own) */
 	const struct query_tree_node *nodes;
 	struct query_tree_node *own;
-	size_t n;
+	size_t n, n_all; /* made, and in the whole tree */
+	bool lazy;	 /* made as opened, numbered so, not whole */
+	size_t cap;	 /* of open and vis */
 	struct query_total total;
 	unsigned char *open; /* per node */
 	unsigned char *keep; /* per node, with a filter: it or a descendant
@@ -117,6 +126,8 @@ static void rebuild_vis(struct tree *tr)
 		if (tr->open[i]) {
 			uint32_t c = tr->nodes[i].first_child;
 
+			if (c == QUERY_TREE_LATER)
+				c = QUERY_TREE_NONE; /* never: opened, made */
 			while (c != QUERY_TREE_NONE && !shown(tr, c))
 				c = tr->nodes[c].next_sibling;
 			if (c != QUERY_TREE_NONE) {
@@ -300,19 +311,141 @@ static struct query_tree_node *diff_nodes(struct tui *t, struct tree *tr,
 	return nodes;
 }
 
+/* n nodes made: room in open[] (the new ones folded) and vis[] */
+static void tr_grow(struct tree *tr, size_t n)
+{
+	if (n > tr->cap) {
+		size_t cap = tr->cap ? tr->cap : 256;
+
+		while (cap < n)
+			cap *= 2;
+		tr->open = xrealloc(tr->open, cap);
+		memset(tr->open + tr->cap, 0, cap - tr->cap);
+		tr->vis = xreallocarray(tr->vis, cap, sizeof(*tr->vis));
+		tr->cap = cap;
+	}
+	tr->n = n;
+}
+
+/* Node i's children, made if they are not yet. */
+static void tr_kids(struct tui *t, struct tree *tr, uint32_t i)
+{
+	const struct query_tree_node *nodes;
+	struct query *q;
+	size_t n;
+	struct err e;
+
+	if (!tr->lazy || tr->nodes[i].first_child != QUERY_TREE_LATER)
+		return;
+	err_init(&e);
+	q = model_query(&t->m, &e);
+	if (!q)
+		return;
+	query_tree_children(q, tr->inverted, i, &nodes, &n);
+	tr->nodes = nodes;
+	tr_grow(tr, n);
+}
+
+/*
+ * The whole tree in place of the one made as opened, for what needs
+ * every node in its order: each made node is the whole tree's node of
+ * the same path, and a made node's children come in the whole tree's
+ * order, so the two lists of children are walked side by side.  The
+ * open nodes and the cursor's stay.  false when it cannot be built.
+ */
+static bool tr_whole(struct tui *t, struct tree *tr)
+{
+	const struct query_tree_node *full;
+	unsigned char *open;
+	struct query *q;
+	uint32_t *map, cur;
+	size_t n, i;
+	struct err e;
+
+	if (!tr->lazy)
+		return true;
+	err_init(&e);
+	q = model_query(&t->m, &e);
+	if (!q ||
+	    query_tree(q, tr->inverted, 0, &full, &n, &tr->total, &e) < 0) {
+		tui_message(t, true, "cannot build the tree: %s", e.msg);
+		return false;
+	}
+	map = xmalloc(tr->n * sizeof(*map));
+	map[0] = 0;
+	for (i = 0; i < tr->n; i++) {
+		uint32_t a = tr->nodes[i].first_child, b;
+
+		if (a == QUERY_TREE_LATER)
+			continue;
+		for (b = full[map[i]].first_child;
+		     a != QUERY_TREE_NONE && b != QUERY_TREE_NONE;
+		     a = tr->nodes[a].next_sibling, b = full[b].next_sibling)
+			map[a] = b;
+	}
+	open = xcalloc(n ? n : 1, 1);
+	for (i = 0; i < tr->n; i++)
+		open[map[i]] = tr->open[i];
+	cur = tr->n_vis && tr->list.cur < tr->n_vis ? map[tr->vis[tr->list.cur]]
+						    : 0;
+	free(map);
+	free(tr->open);
+	tr->open = open;
+	tr->vis = xreallocarray(tr->vis, n ? n : 1, sizeof(*tr->vis));
+	tr->nodes = full;
+	tr->n = tr->n_all = tr->cap = n;
+	tr->lazy = false;
+	if (tr->n_vis && tr->list.cur < tr->n_vis)
+		tr->vis[tr->list.cur] = cur;
+	rebuild_vis(tr);
+	return true;
+}
+
+/* Open every node below i (i included), making them as it goes; false
+ * past MADE_BELOW nodes made, where the whole tree, made at once, costs
+ * less than making them one parent at a time. */
+#define MADE_BELOW 50000
+
+static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
+{
+	uint32_t *st = xmalloc(sizeof(*st)), c;
+	size_t n = 1, alloc = 1, n0 = tr->n;
+
+	st[0] = i;
+	while (n && tr->n - n0 <= MADE_BELOW) {
+		uint32_t k = st[--n];
+
+		tr_kids(t, tr, k);
+		tr->open[k] = 1;
+		for (c = tr->nodes[k].first_child;
+		     c != QUERY_TREE_NONE && c != QUERY_TREE_LATER;
+		     c = tr->nodes[c].next_sibling) {
+			if (n == alloc) {
+				alloc *= 2;
+				st = xreallocarray(st, alloc, sizeof(*st));
+			}
+			st[n++] = c;
+		}
+	}
+	free(st);
+	return !n;
+}
+
 static void ensure(struct tui *t, struct tree *tr)
 {
 	const struct query_tree_node *nodes;
 	struct query_tree_node *dnodes = NULL;
 	struct query *q = NULL;
-	size_t n;
+	size_t n, n_all = 0;
+	int rc = 1;
 	struct err e;
 
 	if (tr->valid && tr->gen == t->m.gen)
 		return;
 	tr->valid = true;
 	tr->gen = t->m.gen;
-	tr->n = tr->n_vis = 0;
+	tr->n = tr->n_all = tr->n_vis = 0;
+	tr->lazy = false;
 	free(tr->dt);
 	tr->dt = NULL;
 	err_init(&e);
@@ -327,8 +460,8 @@ static void ensure(struct tui *t, struct tree *tr)
 		nodes = dnodes;
 	} else {
 		q = model_query(&t->m, &e);
-		if (!q || query_tree(q, tr->inverted, 0, &nodes, &n, &tr->total,
-				     &e) < 0) {
+		if (!q || (rc = query_tree_lazy(q, tr->inverted, &nodes, &n,
+						&n_all, &tr->total, &e)) < 0) {
 			tui_message(t, true, "cannot build the tree: %s",
 				    e.msg);
 			return;
@@ -342,16 +475,21 @@ static void ensure(struct tui *t, struct tree *tr)
 	tr->own = dnodes;
 	tr->nodes = nodes;
 	tr->n = n;
-	tr->open = xcalloc(n ? n : 1, 1);
-	tr->vis = xmalloc((n ? n : 1) * sizeof(*tr->vis));
-	if (n)
+	tr->n_all = dnodes ? n : n_all;
+	tr->lazy = rc == 0;
+	tr->cap = n ? n : 1;
+	tr->open = xcalloc(tr->cap, 1);
+	tr->vis = xmalloc(tr->cap * sizeof(*tr->vis));
+	if (n) {
+		tr_kids(t, tr, 0);
 		tr->open[0] = 1; /* the root's children are the first view */
+	}
 	tr->list.cur = tr->list.top = 0;
 	if (dnodes)
 		index_labels(tr);
 	else
 		query_labels(tr, q);
-	if (tr->filter)
+	if (tr->filter && tr_whole(t, tr))
 		apply_filter(tr);
 	rebuild_vis(tr);
 }
@@ -539,12 +677,15 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 	id = tr->vis[tr->list.cur];
 	switch (act) {
 	case ACT_ENTER:
+		if (!tr->open[id])
+			tr_kids(t, tr, id);
 		tr->open[id] = !tr->open[id];
 		break;
 	case ACT_UNFOLD:
 		if (tr->open[id] ||
 		    tr->nodes[id].first_child == QUERY_TREE_NONE)
 			return list_act(&tr->list, ACT_DOWN, h);
+		tr_kids(t, tr, id);
 		tr->open[id] = 1;
 		break;
 	case ACT_FOLD:
@@ -565,9 +706,16 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		}
 		break;
 	case ACT_EXPAND_BELOW:
-		open_below(tr, id);
+		/* below the root: the whole tree, made at once */
+		if (tr->lazy && id != 0 && open_below_made(t, tr, id))
+			break;
+		if (!tr_whole(t, tr))
+			return true;
+		open_below(tr, tr->vis[tr->list.cur]);
 		break;
 	case ACT_EXPAND_ALL:
+		if (!tr_whole(t, tr))
+			return true;
 		memset(tr->open, 1, tr->n);
 		break;
 	case ACT_COLLAPSE_ALL:
@@ -596,7 +744,7 @@ static void tr_status(struct tui *t, void *st, char *out, size_t size)
 	struct tree *tr = st;
 
 	(void)t;
-	snprintf(out, size, "%zu nodes%s%s%s", tr->n,
+	snprintf(out, size, "%zu nodes%s%s%s", tr->n_all,
 		 tr->dt ? tr->dt->per_second
 				  ? " against the baseline, per second"
 				  : " against the baseline"
@@ -613,7 +761,7 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 	uint32_t found = QUERY_TREE_NONE;
 
 	ensure(t, tr);
-	if (!tr->n || !tr->n_vis)
+	if (!tr->n || !tr->n_vis || !tr_whole(t, tr))
 		return false;
 	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	/* over every node, folded ones too, in node order from the
@@ -657,6 +805,8 @@ static void tr_filter(struct tui *t, void *st, const struct regex *re,
 	char err[256];
 
 	ensure(t, tr);
+	if (re && !tr_whole(t, tr))
+		return;
 	regex_free(tr->filter);
 	tr->filter = NULL;
 	if (re) {

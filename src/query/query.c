@@ -436,6 +436,8 @@ fail:
 
 void query_free(struct query *q)
 {
+	int o;
+
 	if (!q)
 		return;
 	free(q->class_ok);
@@ -449,6 +451,16 @@ void query_free(struct query *q)
 	free(q->trees[0].nodes);
 	free(q->trees[1].nodes);
 	free(q->self);
+	free(q->self_bits);
+	free(q->self_list);
+	for (o = 0; o < 2; o++) {
+		if (!q->lazy[o].whole)
+			free(q->lazy[o].nodes);
+		free(q->lazy[o].mem_at);
+		free(q->lazy[o].mem_n);
+		free(q->lazy[o].mem);
+		free(q->lazy[o].org);
+	}
 	free(q->buckets);
 	free(q->g);
 	free(q->key_ok);

@@ -221,6 +221,8 @@ struct query_tree_node {
 };
 
 #define QUERY_TREE_NONE UINT32_MAX
+/* first_child of query_tree_lazy()'s node whose children are not made */
+#define QUERY_TREE_LATER (UINT32_MAX - 1)
 
 /*
  * The call tree (root = outermost callers, leaves = allocation sites),
@@ -234,6 +236,32 @@ struct query_tree_node {
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **nodes, size_t *n_nodes,
 	       struct query_total *total, struct err *e);
+
+/*
+ * The same trees made as they are opened, for the browser: *nodes
+ * holds the root and the nodes made so far; a node whose first_child
+ * is QUERY_TREE_LATER has children not made yet, which
+ * query_tree_children() makes.  Each node has the label, site, depth,
+ * values and children's order of query_tree()'s node with the same
+ * path, but is numbered as it is made (a parent before its children,
+ * siblings in query_tree()'s order of making them).  *n_all is the
+ * number of nodes query_tree() makes, counted without making them.
+ * Where query_tree() has been called for the orientation (max_depth
+ * 0), or where the sums would depend on the order of adding them (a
+ * negative weight in a damaged store), *nodes is query_tree()'s whole
+ * tree, numbered as query_tree() numbers it, and 1 is returned; 0 for
+ * a tree made as it is opened.  Owned by q, valid until query_free(),
+ * the next query_tree_lazy() or query_tree_children() of the
+ * orientation, which may move them.
+ */
+int query_tree_lazy(struct query *q, bool inverted,
+		    const struct query_tree_node **nodes, size_t *n_nodes,
+		    size_t *n_all, struct query_total *total, struct err *e);
+
+/* Node's children, made if they are not yet (first_child was
+ * QUERY_TREE_LATER); *nodes and *n_nodes as query_tree_lazy()'s. */
+void query_tree_children(struct query *q, bool inverted, uint32_t node,
+			 const struct query_tree_node **nodes, size_t *n_nodes);
 
 /* The labels of the trees' nodes by site (query_tree_node.site):
  * *labels[0..n-1], borrowed from q until query_free(). */

@@ -123,6 +123,29 @@ struct query {
 	 * first asked (query_tree.c) */
 	struct query_node_self *self;
 	struct query_total self_total;
+	/* the nodes with samples of their own: a bit each, set by the
+	 * pass, and then in order (self_list, made when first needed);
+	 * self_neg: one of them has negative bytes (a damaged store) */
+	uint64_t *self_bits;
+	uint32_t *self_list;
+	size_t n_self_list;
+	bool self_listed, self_neg;
+	/* query_tree_lazy()'s, one per orientation: the nodes made so far
+	 * and each one's members, mem[mem_at .. mem_at + mem_n): trie
+	 * nodes (the call tree's, merged by site), or for the inverted
+	 * tree the stack node org[] whose samples it holds and the trie
+	 * node mem[] its path has reached; whole: nodes is trees[]' */
+	struct query_lazy_tree {
+		struct query_tree_node *nodes;
+		size_t *mem_at;
+		uint32_t *mem_n;
+		size_t n, alloc;
+		uint32_t *mem, *org;
+		size_t n_mem, mem_alloc;
+		size_t n_all;
+		bool valid, whole;
+		struct query_total total;
+	} lazy[2];
 	struct query_bucket *buckets;
 	struct query_row *rows;
 	struct acc *g; /* per group: together, one cache line an update */

@@ -1,6 +1,7 @@
 /*
  * The query layer's additions for the browser: the drill-down key filter
- * (query_options.key) and query_recordings().  A small store is written
+ * (query_options.key), query_recordings() and the trees made as they are
+ * opened (query_tree_lazy).  A small store is written
  * with the store writer, every sample chosen so that each expected sum
  * can be worked out by hand from the table below.
  */
@@ -348,6 +349,256 @@ TEST(query_paths_merge_stacks_with_the_same_sites)
 	CHECK_UINT(n, ==, 2);
 	CHECK_INT(p[0].est_bytes, ==, 400);
 	CHECK_INT(p[1].est_bytes, ==, 100);
+	query_free(q);
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
+
+/* The child of node p labelled label in a tree made as it is opened,
+ * QUERY_TREE_NONE when there is none. */
+static uint32_t lazy_kid(const struct query_tree_node *nodes, uint32_t p,
+			 const char *label)
+{
+	uint32_t c;
+
+	for (c = nodes[p].first_child;
+	     c != QUERY_TREE_NONE && c != QUERY_TREE_LATER;
+	     c = nodes[c].next_sibling)
+		if (!strcmp(nodes[c].label, label))
+			return c;
+	return QUERY_TREE_NONE;
+}
+
+TEST(query_tree_lazy_call_tree_made_as_opened)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_tree_node *nodes;
+	struct query_total t;
+	size_t n, n_all;
+	uint32_t run, other, foo, bar;
+	int64_t b[4];
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK_INT(query_tree_lazy(q, false, &nodes, &n, &n_all, &t, &e), ==, 0);
+	/* all, Main.run:5 > {Foo.alloc:10 (both overloads), Bar.make:20},
+	 * Other.call:7 > Foo.alloc:10: six nodes, only the root made */
+	CHECK_UINT(n_all, ==, 6);
+	CHECK_UINT(n, ==, 1);
+	CHECK_UINT(nodes[0].samples, ==, 5);
+	CHECK_INT(nodes[0].est_bytes, ==, 3100);
+	CHECK_UINT(nodes[0].self_samples, ==, 1);
+	CHECK_INT(nodes[0].self_bytes, ==, 1600);
+	CHECK_UINT(nodes[0].first_child, ==, QUERY_TREE_LATER);
+	query_tree_children(q, false, 0, &nodes, &n);
+	CHECK_UINT(n, ==, 3);
+	/* heaviest first: Main.run:5 (100 + 400 + 800), Other.call:7 */
+	CHECK_UINT(kid_bytes(nodes, 0, b, 4), ==, 2);
+	CHECK_INT(b[0], ==, 1300);
+	CHECK_INT(b[1], ==, 200);
+	run = nodes[0].first_child;
+	other = nodes[run].next_sibling;
+	CHECK_STR(nodes[run].label, "Main.run:5");
+	CHECK_UINT(nodes[run].samples, ==, 3);
+	CHECK_UINT(nodes[run].self_samples, ==, 0);
+	CHECK_UINT(nodes[run].depth, ==, 1);
+	CHECK_UINT(nodes[run].parent, ==, 0);
+	CHECK_UINT(nodes[run].first_child, ==, QUERY_TREE_LATER);
+	CHECK_STR(nodes[other].label, "Other.call:7");
+	CHECK_UINT(nodes[other].first_child, ==, QUERY_TREE_LATER);
+	/* opening a node makes its children only */
+	query_tree_children(q, false, run, &nodes, &n);
+	CHECK_UINT(n, ==, 5);
+	CHECK_UINT(nodes[other].first_child, ==, QUERY_TREE_LATER);
+	foo = lazy_kid(nodes, run, "Foo.alloc:10");
+	bar = lazy_kid(nodes, run, "Bar.make:20");
+	CHECK(foo != QUERY_TREE_NONE && bar != QUERY_TREE_NONE);
+	if (foo == QUERY_TREE_NONE || bar == QUERY_TREE_NONE)
+		goto out;
+	CHECK_UINT(nodes[run].first_child, ==, foo);
+	CHECK_UINT(nodes[foo].samples, ==, 2);
+	CHECK_INT(nodes[foo].est_bytes, ==, 900);
+	CHECK_UINT(nodes[foo].self_samples, ==, 2);
+	CHECK_INT(nodes[foo].self_bytes, ==, 900);
+	CHECK_UINT(nodes[foo].depth, ==, 2);
+	CHECK_UINT(nodes[foo].first_child, ==, QUERY_TREE_NONE);
+	CHECK_INT(nodes[bar].est_bytes, ==, 400);
+	CHECK_UINT(nodes[bar].first_child, ==, QUERY_TREE_NONE);
+	/* made again: nothing new */
+	query_tree_children(q, false, run, &nodes, &n);
+	CHECK_UINT(n, ==, 5);
+	query_tree_children(q, false, other, &nodes, &n);
+	CHECK_UINT(n, ==, 6);
+	foo = lazy_kid(nodes, other, "Foo.alloc:10");
+	CHECK(foo != QUERY_TREE_NONE);
+	if (foo != QUERY_TREE_NONE)
+		CHECK_INT(nodes[foo].est_bytes, ==, 200);
+	/* once the whole tree is built, it is what comes back */
+	{
+		const struct query_tree_node *whole;
+		size_t n_whole;
+
+		CHECK(query_tree(q, false, 0, &whole, &n_whole, &t, &e) == 0);
+		CHECK_INT(query_tree_lazy(q, false, &nodes, &n, &n_all, &t, &e),
+			  ==, 1);
+		CHECK(nodes == whole);
+		CHECK_UINT(n, ==, 6);
+		CHECK_UINT(n_all, ==, 6);
+	}
+out:
+	query_free(q);
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
+
+TEST(query_tree_lazy_inverted_and_filtered)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_tree_node *nodes;
+	struct query_total t;
+	size_t n, n_all;
+	uint32_t foo, run, other, bar;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK_INT(query_tree_lazy(q, true, &nodes, &n, &n_all, &t, &e), ==, 0);
+	/* all, Foo.alloc:10 > {Main.run:5, Other.call:7}, Bar.make:20 >
+	 * Main.run:5 */
+	CHECK_UINT(n_all, ==, 6);
+	CHECK_UINT(nodes[0].samples, ==, 5);
+	CHECK_INT(nodes[0].est_bytes, ==, 3100);
+	CHECK_INT(nodes[0].self_bytes, ==, 1600);
+	query_tree_children(q, true, 0, &nodes, &n);
+	CHECK_UINT(n, ==, 3);
+	foo = nodes[0].first_child;
+	CHECK_STR(nodes[foo].label, "Foo.alloc:10");
+	/* stacks 1, 2 and 4 allocate there: all their samples its own */
+	CHECK_UINT(nodes[foo].samples, ==, 3);
+	CHECK_INT(nodes[foo].est_bytes, ==, 1100);
+	CHECK_UINT(nodes[foo].self_samples, ==, 3);
+	CHECK_INT(nodes[foo].self_bytes, ==, 1100);
+	bar = nodes[foo].next_sibling;
+	CHECK_STR(nodes[bar].label, "Bar.make:20");
+	CHECK_INT(nodes[bar].est_bytes, ==, 400);
+	CHECK_UINT(nodes[bar].next_sibling, ==, QUERY_TREE_NONE);
+	query_tree_children(q, true, foo, &nodes, &n);
+	CHECK_UINT(n, ==, 5);
+	run = lazy_kid(nodes, foo, "Main.run:5");
+	other = lazy_kid(nodes, foo, "Other.call:7");
+	CHECK(run != QUERY_TREE_NONE && other != QUERY_TREE_NONE);
+	if (run != QUERY_TREE_NONE && other != QUERY_TREE_NONE) {
+		/* the callers: stacks 1 and 4 through Main.run, 2 through
+		 * Other.call; none further out */
+		CHECK_UINT(nodes[foo].first_child, ==, run);
+		CHECK_UINT(nodes[run].samples, ==, 2);
+		CHECK_INT(nodes[run].est_bytes, ==, 900);
+		CHECK_UINT(nodes[run].self_samples, ==, 0);
+		CHECK_UINT(nodes[run].depth, ==, 2);
+		CHECK_UINT(nodes[run].first_child, ==, QUERY_TREE_NONE);
+		CHECK_INT(nodes[other].est_bytes, ==, 200);
+	}
+	query_free(q);
+
+	/* String's samples only (3 and 4): the call tree is all >
+	 * Main.run:5 > {Foo.alloc:10, Bar.make:20} */
+	o.class_re = "String";
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	CHECK_INT(query_tree_lazy(q, false, &nodes, &n, &n_all, &t, &e), ==, 0);
+	CHECK_UINT(n_all, ==, 4);
+	CHECK_UINT(nodes[0].samples, ==, 2);
+	CHECK_INT(nodes[0].est_bytes, ==, 1200);
+	query_tree_children(q, false, 0, &nodes, &n);
+	CHECK_UINT(n, ==, 2);
+	run = nodes[0].first_child;
+	CHECK_STR(nodes[run].label, "Main.run:5");
+	CHECK_UINT(nodes[run].next_sibling, ==, QUERY_TREE_NONE);
+	query_tree_children(q, false, run, &nodes, &n);
+	CHECK_UINT(n, ==, 4);
+	foo = nodes[run].first_child;
+	CHECK_STR(nodes[foo].label, "Foo.alloc:10");
+	CHECK_INT(nodes[foo].est_bytes, ==, 800);
+	CHECK_INT(nodes[nodes[foo].next_sibling].est_bytes, ==, 400);
+	/* the inverted tree: Foo.alloc:10 > Main.run:5, Bar.make:20 >
+	 * Main.run:5 */
+	CHECK_INT(query_tree_lazy(q, true, &nodes, &n, &n_all, &t, &e), ==, 0);
+	CHECK_UINT(n_all, ==, 5);
+	query_free(q);
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
+
+/* A stack node of negative weight (a damaged recording's): sums held at
+ * the top would depend on their order, so the tree is the whole one. */
+TEST(query_tree_lazy_negative_weight_gives_the_whole_tree)
+{
+	static const struct rec_frame f1[] = {
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false}};
+	static const struct rec_frame f2[] = {
+		{"Bar", "Bar", "make", "()V", 20, 1, "Interpreted", false}};
+	static const struct rec_stack st[] = {{1, f1, 1, false},
+					      {2, f2, 1, false}};
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	struct rec_recording rec;
+	struct store *s;
+	struct query_options o;
+	struct query *q;
+	const struct query_tree_node *nodes;
+	struct query_total t;
+	size_t n, n_all, i;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < 2; i++) {
+		struct rec_sample x;
+
+		rec_sample_init(&x, SAMPLE_ALLOC);
+		x.time_ns = 1000 * (int64_t)(i + 1);
+		x.stack = &st[i];
+		x.class_name = x.class_raw = "byte[]";
+		x.weight = i ? 300 : -100;
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "a.jfr";
+	rec.format = "jfr";
+	rec.start_ns = 500;
+	rec.end_ns = 2500;
+	rec.n_chunks = 1;
+	sink->ops->recording(sink->ctx, &rec);
+	s = test_store_commit(w, dir, "q.hsdb");
+	if (!s)
+		return;
+	query_options_init(&o);
+	err_init(&e);
+	CHECK(query_open(s, &o, &q, &e) == 0);
+	/* all > {Bar.make:20, Foo.alloc:10}, made at once */
+	CHECK_INT(query_tree_lazy(q, false, &nodes, &n, &n_all, &t, &e), ==, 1);
+	CHECK_UINT(n, ==, 3);
+	CHECK_UINT(n_all, ==, 3);
+	CHECK_INT(nodes[0].est_bytes, ==, 200);
+	CHECK(nodes[0].first_child != QUERY_TREE_LATER);
+	CHECK_INT(query_tree_lazy(q, true, &nodes, &n, &n_all, &t, &e), ==, 1);
+	CHECK_UINT(n, ==, 3);
 	query_free(q);
 	store_close(s);
 	test_store_remove(dir, "q.hsdb");
