@@ -82,6 +82,22 @@ struct query_node_self {
 	unsigned __int128 sq; /* for the ± (sq_of) */
 };
 
+/*
+ * Shared by query_tree.c and query_tree_lazy.c.  The stack nodes' own
+ * samples under q's filters, summed once per query and kept in q->self
+ * (NULL with e set when a block is damaged); and a parent's children,
+ * ids into nodes, sorted heaviest first (est_bytes, samples, label), as
+ * every tree orders them.
+ */
+struct query;
+const struct query_node_self *
+query_node_self_sums(struct query *q, struct query_total *total, struct err *e);
+void query_tree_sort_kids(const struct query_tree_node *nodes, uint32_t *ids,
+			  size_t n);
+/* a parent with more children than this finds them in a map, not by
+ * scanning its list */
+#define QUERY_KIDS_SCAN 8
+
 struct query {
 	struct store *s;
 	struct query_options o;
