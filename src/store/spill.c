@@ -7,8 +7,10 @@
  *
  *   time gap from the previous sample (the first: from 0), mod 2^64
  *   head: kind | truncated << 3 | size mode << 4 (0: size follows,
- *         1: no size (REC_NONE), 2: size == bytes)
- *   thread + 1, class + 1 (0: none), node
+ *         1: no size (REC_NONE), 2: size == bytes) | same << 6
+ *   thread + 1, class + 1 (0: none), node; none of the three when same
+ *         is set: they are the previous sample's (a run sorted by time
+ *         is mostly one thread's samples at one site after another)
  *   zigzag(bytes), then zigzag(size) when the mode says so
  *   position in the run's import order, for the kinds in sparse_kinds
  *
@@ -161,18 +163,25 @@ static inline int64_t unzigzag(uint64_t u)
 }
 
 size_t spill_encode(unsigned char *p, const struct spill_sample *s,
-		    int64_t prev_time, uint64_t pos, unsigned sparse_kinds)
+		    const struct spill_sample *prev, uint64_t pos,
+		    unsigned sparse_kinds)
 {
 	unsigned char *q = p;
 	unsigned mode = s->size == REC_NONE ? 1 : s->size == s->bytes ? 2 : 0;
+	bool same = prev && s->thread == prev->thread && s->cls == prev->cls &&
+		    s->node == prev->node;
 
 	if (s->kind >= 8 || s->flags > 1)
 		BUG("spill: kind %u, flags %u", s->kind, s->flags);
-	q = put_uv(q, (uint64_t)s->time_ns - (uint64_t)prev_time);
-	*q++ = (unsigned char)(s->kind | s->flags << 3 | mode << 4);
-	q = put_uv(q, (uint32_t)(s->thread + 1));
-	q = put_uv(q, (uint32_t)(s->cls + 1));
-	q = put_uv(q, s->node);
+	q = put_uv(q,
+		   (uint64_t)s->time_ns - (uint64_t)(prev ? prev->time_ns : 0));
+	*q++ = (unsigned char)(s->kind | s->flags << 3 | mode << 4 |
+			       (unsigned)same << 6);
+	if (!same) {
+		q = put_uv(q, (uint32_t)(s->thread + 1));
+		q = put_uv(q, (uint32_t)(s->cls + 1));
+		q = put_uv(q, s->node);
+	}
 	q = put_uv(q, zigzag(s->bytes));
 	if (mode == 0)
 		q = put_uv(q, zigzag(s->size));
@@ -182,42 +191,46 @@ size_t spill_encode(unsigned char *p, const struct spill_sample *s,
 }
 
 bool spill_decode(const unsigned char **pp, const unsigned char *end,
-		  struct spill_sample *s, int64_t prev_time, uint64_t *pos,
-		  unsigned sparse_kinds)
+		  struct spill_sample *s, const struct spill_sample *prev,
+		  uint64_t *pos, unsigned sparse_kinds)
 {
+	/* a whole record's longest is there: the merge keeps its buffers
+	 * so (advance), and no varint needs its bounds checked */
+	bool room = end - *pp >= SPILL_REC_MAX;
 	uint64_t v[6];
-	unsigned head, mode;
+	unsigned head, mode, i;
+	bool same;
 
-	if (end - *pp >= SPILL_REC_MAX) {
-		/* a whole record's longest is there: the merge keeps its
-		 * buffers so (advance) */
-		if (!get_uv_unchecked(pp, &v[0]))
+	if (room ? !get_uv_unchecked(pp, &v[0]) : !get_uv(pp, end, &v[0]))
+		return false;
+	if (*pp == end)
+		return false;
+	head = *(*pp)++;
+	mode = head >> 4 & 3;
+	same = head >> 6 & 1;
+	if (mode > 2 || head >> 7 || (same && !prev))
+		return false;
+	for (i = same ? 4 : 1; i <= 4; i++)
+		if (room ? !get_uv_unchecked(pp, &v[i])
+			 : !get_uv(pp, end, &v[i]))
 			return false;
-		head = *(*pp)++;
-		mode = head >> 4;
-		if (mode > 2 || head >> 6 || !get_uv_unchecked(pp, &v[1]) ||
-		    !get_uv_unchecked(pp, &v[2]) ||
-		    !get_uv_unchecked(pp, &v[3]) ||
-		    !get_uv_unchecked(pp, &v[4]) || v[1] > UINT32_MAX ||
-		    v[2] > UINT32_MAX || v[3] > UINT32_MAX)
-			return false;
-	} else {
-		if (!get_uv(pp, end, &v[0]) || *pp == end)
-			return false;
-		head = *(*pp)++;
-		mode = head >> 4;
-		if (mode > 2 || head >> 6 || !get_uv(pp, end, &v[1]) ||
-		    !get_uv(pp, end, &v[2]) || !get_uv(pp, end, &v[3]) ||
-		    !get_uv(pp, end, &v[4]) || v[1] > UINT32_MAX ||
-		    v[2] > UINT32_MAX || v[3] > UINT32_MAX)
-			return false;
-	}
-	s->time_ns = (int64_t)((uint64_t)prev_time + v[0]);
+	if (!same &&
+	    (v[1] > UINT32_MAX || v[2] > UINT32_MAX || v[3] > UINT32_MAX))
+		return false;
+	/* prev may be s itself (the merge's cursor): its time is read
+	 * before s is written */
+	s->time_ns = (int64_t)((uint64_t)(prev ? prev->time_ns : 0) + v[0]);
 	s->kind = head & 7;
 	s->flags = head >> 3 & 1;
-	s->thread = (uint32_t)v[1] - 1;
-	s->cls = (uint32_t)v[2] - 1;
-	s->node = (uint32_t)v[3];
+	if (same) {
+		s->thread = prev->thread;
+		s->cls = prev->cls;
+		s->node = prev->node;
+	} else {
+		s->thread = (uint32_t)v[1] - 1;
+		s->cls = (uint32_t)v[2] - 1;
+		s->node = (uint32_t)v[3];
+	}
 	s->bytes = unzigzag(v[4]);
 	if (mode == 0) {
 		if (!get_uv(pp, end, &v[5]))
@@ -402,8 +415,7 @@ uint64_t spill_file_len(const struct spill *sp)
 static void run_write(void *job)
 {
 	struct runbuf *rb = job;
-	struct spill_sample s;
-	int64_t prev = 0;
+	struct spill_sample s, prev;
 	size_t i, wlen = 0;
 
 	rb->len = 0;
@@ -428,9 +440,9 @@ static void run_write(void *job)
 		s.node = rb->node[j];
 		s.bytes = rb->bytes[j];
 		s.size = rb->size[j];
-		wlen += spill_encode(rb->wbuf + wlen, &s, prev, j,
+		wlen += spill_encode(rb->wbuf + wlen, &s, i ? &prev : NULL, j,
 				     rb->sparse_kinds);
-		prev = s.time_ns;
+		prev = s;
 	}
 	/* on disk when the job ends: a full disk is said during the import,
 	 * and a dropped recording's runs are cut from the file alone */
@@ -628,7 +640,8 @@ static int refill(struct spill_merge *m, struct cursor *c, struct err *e)
 static int advance(struct spill_merge *m, struct cursor *c, struct err *e)
 {
 	const unsigned char *p;
-	int64_t prev = c->has_head ? c->head.time_ns : 0;
+	/* the run's previous sample, which c->head still holds */
+	const struct spill_sample *prev = c->has_head ? &c->head : NULL;
 	uint64_t pos;
 
 	c->has_head = false;

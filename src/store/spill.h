@@ -114,11 +114,15 @@ void spill_merge_free(struct spill_merge *m);
 
 /* Exposed for the unit tests: one sample's bytes in a run. */
 #define SPILL_REC_MAX 64
+/* prev: the run's previous sample, NULL for its first (its time and
+ * ids are what the record is coded against); spill_decode's prev may be
+ * s itself */
 size_t spill_encode(unsigned char *p, const struct spill_sample *s,
-		    int64_t prev_time, uint64_t pos, unsigned sparse_kinds);
+		    const struct spill_sample *prev, uint64_t pos,
+		    unsigned sparse_kinds);
 /* false when the bytes are not one whole sample */
 bool spill_decode(const unsigned char **pp, const unsigned char *end,
-		  struct spill_sample *s, int64_t prev_time, uint64_t *pos,
-		  unsigned sparse_kinds);
+		  struct spill_sample *s, const struct spill_sample *prev,
+		  uint64_t *pos, unsigned sparse_kinds);
 
 #endif

@@ -39,6 +39,8 @@ TEST(spill_encoding_round_trips)
 
 	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
 		struct spill_sample s = mk(times[i], 5, SAMPLE_AGENT), d;
+		/* a previous sample at INT64_MAX, with other ids */
+		struct spill_sample pv = mk(INT64_MAX, 6, SAMPLE_AGENT);
 		const unsigned char *p = buf;
 		uint64_t pos;
 
@@ -48,9 +50,9 @@ TEST(spill_encoding_round_trips)
 		s.flags = STORE_SAMPLE_TRUNCATED;
 		s.bytes = INT64_MIN;
 		s.size = INT64_MAX;
-		len = spill_encode(buf, &s, INT64_MAX, 123456789, SPARSE);
+		len = spill_encode(buf, &s, &pv, 123456789, SPARSE);
 		CHECK(len <= SPILL_REC_MAX);
-		CHECK(spill_decode(&p, buf + len, &d, INT64_MAX, &pos, SPARSE));
+		CHECK(spill_decode(&p, buf + len, &d, &pv, &pos, SPARSE));
 		CHECK(p == buf + len);
 		CHECK_INT(d.time_ns, ==, times[i]);
 		CHECK_UINT(d.thread, ==, STORE_NONE);
@@ -64,7 +66,7 @@ TEST(spill_encoding_round_trips)
 		/* every shorter prefix is refused, never read past */
 		while (len-- > 0) {
 			p = buf;
-			CHECK(!spill_decode(&p, buf + len, &d, INT64_MAX, &pos,
+			CHECK(!spill_decode(&p, buf + len, &d, &pv, &pos,
 					    SPARSE));
 		}
 	}
@@ -78,21 +80,67 @@ TEST(spill_encoding_size_modes)
 	uint64_t pos;
 	size_t len;
 
+	struct spill_sample pv = mk(990, 8, SAMPLE_ALLOC);
+
 	/* no size, and no import index for a kind that has no records */
-	len = spill_encode(buf, &s, 990, 4, SPARSE);
+	len = spill_encode(buf, &s, &pv, 4, SPARSE);
 	/* gap, head, thread, class, node 1 byte each, zigzag(850) 2 */
 	CHECK_UINT(len, ==, 1 + 1 + 1 + 1 + 1 + 2);
-	CHECK(spill_decode(&p, buf + len, &d, 990, &pos, SPARSE));
+	CHECK(spill_decode(&p, buf + len, &d, &pv, &pos, SPARSE));
 	CHECK_INT(d.size, ==, REC_NONE);
 	CHECK_UINT(pos, ==, SPILL_NO_IMPORT);
 	/* size equal to bytes costs nothing */
 	s = mk(1000, 9, SAMPLE_TLAB_OUTSIDE);
 	s.size = s.bytes;
 	p = buf;
-	len = spill_encode(buf, &s, 990, 4, SPARSE);
-	CHECK(spill_decode(&p, buf + len, &d, 990, &pos, SPARSE));
+	len = spill_encode(buf, &s, &pv, 4, SPARSE);
+	CHECK(spill_decode(&p, buf + len, &d, &pv, &pos, SPARSE));
 	CHECK_INT(d.size, ==, s.bytes);
 	CHECK(p == buf + len);
+}
+
+TEST(spill_encoding_same_ids_as_the_previous_sample)
+{
+	unsigned char buf[SPILL_REC_MAX];
+	struct spill_sample pv = mk(990, 8, SAMPLE_ALLOC), s = pv, d;
+	const unsigned char *p = buf;
+	uint64_t pos;
+	size_t len;
+
+	/* the thread, class and node of the one before: a gap of 10, the
+	 * head and zigzag(bytes) only */
+	s.time_ns = 1000;
+	s.kind = SAMPLE_TLAB_OUTSIDE;
+	s.bytes = 40;
+	s.size = 40;
+	len = spill_encode(buf, &s, &pv, 4, SPARSE);
+	CHECK_UINT(len, ==, 1 + 1 + 1);
+	memset(&d, 0, sizeof(d));
+	CHECK(spill_decode(&p, buf + len, &d, &pv, &pos, SPARSE));
+	CHECK(p == buf + len);
+	CHECK_INT(d.time_ns, ==, 1000);
+	CHECK_UINT(d.thread, ==, pv.thread);
+	CHECK_UINT(d.cls, ==, pv.cls);
+	CHECK_UINT(d.node, ==, pv.node);
+	CHECK_INT(d.bytes, ==, 40);
+	CHECK_INT(d.size, ==, 40);
+	/* decoded over the previous sample itself, as the merge does */
+	d = pv;
+	p = buf;
+	CHECK(spill_decode(&p, buf + len, &d, &d, &pos, SPARSE));
+	CHECK_INT(d.time_ns, ==, 1000);
+	CHECK_UINT(d.node, ==, pv.node);
+	/* one id differs: all three are written */
+	s.node = pv.node + 1;
+	CHECK_UINT(spill_encode(buf, &s, &pv, 4, SPARSE), ==, 1 + 1 + 3 + 1);
+	/* the first sample of a run has no previous one: never "same",
+	 * and a record that says so is refused */
+	s = pv;
+	len = spill_encode(buf, &s, NULL, 4, SPARSE);
+	CHECK_UINT(len, >, 3);
+	len = spill_encode(buf, &s, &pv, 4, SPARSE);
+	p = buf;
+	CHECK(!spill_decode(&p, buf + len, &d, NULL, &pos, SPARSE));
 }
 
 /* order[] = the indices of s[] by time, ties by index (insertion sort) */
