@@ -325,7 +325,7 @@ static void sparse_finish(struct sparse_map *sm)
  * order given (workq.h): the encoder sees exactly the sequence it would
  * see inline, so the file's bytes are the same.
  */
-/* 32768 samples a batch (2.1 MB; three in flight): batches of 8192 were
+/* 32768 samples a batch (about 2 MB; three in flight): batches of 8192 were
  * handed over every millisecond or so, and where other work shares the
  * cores each hand-over can wait for a thread to be scheduled; on
  * scale-512M.jfr beside two fuzzers at nice 19, 8 alternating runs
