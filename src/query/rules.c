@@ -847,8 +847,10 @@ static int rule_large_arrays(struct findings_ctx *c,
 		if (findings_query(c, kinds[k], NULL, GROUP_SITE, &q, e) < 0)
 			return ERR_FAIL;
 		/* G1: an object of half a region or more is humongous */
+		rows = NULL;
 		if (query_large_objects(q, region / 2, &rows, &n, e) < 0 ||
 		    query_top(q, GROUP_SITE, &all, &n_all, &t, e) < 0) {
+			free(rows); /* the rows, when only query_top failed */
 			query_free(q);
 			return ERR_FAIL;
 		}
