@@ -191,8 +191,10 @@ double diff_side_seconds(struct query *q, const struct query_options *o)
 			a = o->from_ns;
 		if (o->to_ns < b)
 			b = o->to_ns;
+		/* b - a in unsigned: a forged start near INT64_MIN would
+		 * overflow the signed difference */
 		if (b > a)
-			s += (double)(b - a) / 1e9;
+			s += (double)((uint64_t)b - (uint64_t)a) / 1e9;
 	}
 	return s;
 }
