@@ -108,7 +108,6 @@ struct rollup_builder *rollup_builder_new(const struct store_recording *recs,
 					  uint32_t n_recs, int spill_fd)
 {
 	struct rollup_builder *rb = xcalloc(1, sizeof(*rb));
-
 	const char *v = getenv("HEAPSIFT_STORE_ROLLUP_MEM");
 	char *end;
 
