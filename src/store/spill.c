@@ -592,9 +592,16 @@ struct cursor {
 	uint64_t left;	   /* samples not decoded yet */
 	unsigned char *buf;
 	size_t cap, pos, len;
-	struct spill_sample head; /* the next sample, when has_head */
+	/* the next sample, when has_head, is hs[h]; the run's sample before
+	 * it, which the merge handed out last, is still hs[h ^ 1] (the next
+	 * one is decoded there, and the one handed out stays put until the
+	 * next call: no copy of a sample just written field by field, which
+	 * stalled the reads that copied it whole) */
+	struct spill_sample hs[2];
+	unsigned h;
 	bool has_head;
 };
+#define HEAD(c) (&(c)->hs[(c)->h])
 
 struct spill_merge {
 	struct spill *sp;
@@ -606,8 +613,8 @@ struct spill_merge {
 
 static inline bool before(const struct cursor *a, const struct cursor *b)
 {
-	return a->head.time_ns < b->head.time_ns ||
-	       (a->head.time_ns == b->head.time_ns && a->idx < b->idx);
+	return HEAD(a)->time_ns < HEAD(b)->time_ns ||
+	       (HEAD(a)->time_ns == HEAD(b)->time_ns && a->idx < b->idx);
 }
 
 static int refill(struct spill_merge *m, struct cursor *c, struct err *e)
@@ -636,12 +643,14 @@ static int refill(struct spill_merge *m, struct cursor *c, struct err *e)
 	return 0;
 }
 
-/* Decode c's next sample into c->head (has_head false at the run's end). */
+/* Decode c's next sample, which becomes HEAD(c) (has_head false at the
+ * run's end). */
 static int advance(struct spill_merge *m, struct cursor *c, struct err *e)
 {
 	const unsigned char *p;
-	/* the run's previous sample, which c->head still holds */
-	const struct spill_sample *prev = c->has_head ? &c->head : NULL;
+	/* the run's previous sample, which HEAD(c) still holds */
+	const struct spill_sample *prev = c->has_head ? HEAD(c) : NULL;
+	struct spill_sample *next = &c->hs[c->h ^ 1];
 	uint64_t pos;
 
 	c->has_head = false;
@@ -651,7 +660,7 @@ static int advance(struct spill_merge *m, struct cursor *c, struct err *e)
 	    c->file_off < c->run->off + c->run->len && refill(m, c, e) < 0)
 		return ERR_FAIL;
 	p = c->buf + c->pos;
-	if (!spill_decode(&p, c->buf + c->len, &c->head, prev, &pos,
+	if (!spill_decode(&p, c->buf + c->len, next, prev, &pos,
 			  m->sp->sparse_kinds) ||
 	    (pos != SPILL_NO_IMPORT && pos >= c->run->n))
 		return err_set(e, ERR_FORMAT,
@@ -659,9 +668,9 @@ static int advance(struct spill_merge *m, struct cursor *c, struct err *e)
 			       "(run %u)",
 			       spill_dir(m->sp), c->idx);
 	c->pos = (size_t)(p - c->buf);
-	c->head.recording = c->run->recording;
-	c->head.import =
-		pos == SPILL_NO_IMPORT ? pos : c->run->import_base + pos;
+	next->recording = c->run->recording;
+	next->import = pos == SPILL_NO_IMPORT ? pos : c->run->import_base + pos;
+	c->h ^= 1;
 	c->has_head = true;
 	c->left--;
 	if (!c->left && c->pos != c->len)
@@ -755,7 +764,7 @@ int spill_merge_new(struct spill *sp, struct spill_merge **out, struct err *e)
 	return 0;
 }
 
-int spill_merge_next(struct spill_merge *m, struct spill_sample *out,
+int spill_merge_next(struct spill_merge *m, const struct spill_sample **out,
 		     struct err *e)
 {
 	struct cursor *c;
@@ -774,7 +783,7 @@ int spill_merge_next(struct spill_merge *m, struct spill_sample *out,
 	m->cur = heap_pop(m);
 	c = &m->c[m->cur];
 emit:
-	*out = c->head;
+	*out = HEAD(c);
 	if (c->left) {
 		if (advance(m, c, e) < 0)
 			return ERR_FAIL;

@@ -106,9 +106,10 @@ void spill_truncate(struct spill *sp, uint32_t n_runs);
 /* The merge of every run written (end the last run first). */
 struct spill_merge;
 int spill_merge_new(struct spill *sp, struct spill_merge **out, struct err *e);
-/* The next sample in time order: 1, 0 at the end, <0 on a read error or a
- * damaged run (e set). */
-int spill_merge_next(struct spill_merge *m, struct spill_sample *out,
+/* The next sample in time order, in *out (the merge's, good until the
+ * next call): 1, 0 at the end, <0 on a read error or a damaged run (e
+ * set). */
+int spill_merge_next(struct spill_merge *m, const struct spill_sample **out,
 		     struct err *e);
 void spill_merge_free(struct spill_merge *m);
 

@@ -333,6 +333,7 @@ static void sparse_finish(struct sparse_map *sm)
  * with 32768 */
 #define ENC_BATCH 32768u
 #define ENC_DEPTH 3u
+#define ENC_AHEAD 8u
 
 /* The encoder's state: its thread's alone while the pass runs.  The
  * corrected estimate's walk (est_walk.h) comes first: it hands the
@@ -378,8 +379,13 @@ static void encode_batch(void *job)
 
 	if (en->o->failed)
 		return; /* the file could not be written: the rest is moot */
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
+		/* the batch was written on the other core: its lines come
+		 * over one by one unless asked for ahead */
+		if (i + ENC_AHEAD < b->n)
+			__builtin_prefetch(&b->s[i + ENC_AHEAD]);
 		est_walk_add(en->walk, b->kind[i], &b->s[i]);
+	}
 	if (en->o->failed)
 		__atomic_store_n(&en->failed, 1, __ATOMIC_RELAXED);
 }
@@ -482,7 +488,7 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	struct emit em;
 	struct err merr; /* the merge's own: the encoder may set o->e */
 	struct spill_merge *m = NULL;
-	struct spill_sample x;
+	const struct spill_sample *x;
 	uint64_t seq = 0;
 	int k, rc;
 
@@ -516,7 +522,7 @@ static int emit_samples(struct out *o, struct store_writer *w,
 				     (unsigned long long)w->n_samples);
 			break;
 		}
-		rc = emit_sample(&em, &x, (uint32_t)seq++);
+		rc = emit_sample(&em, x, (uint32_t)seq++);
 	}
 	spill_merge_free(m);
 	pipe_end(&em.pipe, rc >= 0);

@@ -167,7 +167,7 @@ static void merge_case(const char *what, const struct spill_sample *s, size_t n,
 	struct spill *sp = spill_new(run, SPARSE);
 	struct spill_merge *m = NULL;
 	size_t *order = malloc((n + 1) * sizeof(*order)), i, c = 0, got = 0;
-	struct spill_sample x;
+	const struct spill_sample *x;
 	struct err e;
 	int rc;
 
@@ -190,13 +190,13 @@ static void merge_case(const char *what, const struct spill_sample *s, size_t n,
 			test_fail(__FILE__, __LINE__, "%s: too many", what);
 			break;
 		}
-		if (x.import != order[got] ||
-		    x.time_ns != s[order[got]].time_ns ||
-		    x.node != s[order[got]].node ||
-		    x.bytes != s[order[got]].bytes)
+		if (x->import != order[got] ||
+		    x->time_ns != s[order[got]].time_ns ||
+		    x->node != s[order[got]].node ||
+		    x->bytes != s[order[got]].bytes)
 			test_fail(__FILE__, __LINE__,
 				  "%s: sample %zu is import %llu, want %zu",
-				  what, got, (unsigned long long)x.import,
+				  what, got, (unsigned long long)x->import,
 				  order[got]);
 		got++;
 	}
@@ -263,7 +263,8 @@ TEST(spill_merge_empty_and_truncated)
 {
 	struct spill *sp = spill_new(2, SPARSE);
 	struct spill_merge *m = NULL;
-	struct spill_sample s, x;
+	struct spill_sample s;
+	const struct spill_sample *x;
 	struct err e;
 	uint64_t i;
 
@@ -295,7 +296,7 @@ TEST(spill_merge_empty_and_truncated)
 		static const uint64_t want[] = {4, 3, 2, 1, 0};
 
 		CHECK_INT(spill_merge_next(m, &x, &e), ==, 1);
-		CHECK_UINT(x.import, ==, want[i]);
+		CHECK_UINT(x->import, ==, want[i]);
 	}
 	CHECK_INT(spill_merge_next(m, &x, &e), ==, 0);
 	spill_merge_free(m);
