@@ -99,7 +99,8 @@ struct table {
 	FILE *f;
 	struct buf path, tmp, row;
 	bool failed;
-	int errnum; /* the first failure's */
+	int errnum;	/* the first failure's */
+	bool abandoned; /* the store could not be read: said already */
 };
 
 static int table_open(struct table *t, const char *dir, const char *name,
@@ -112,6 +113,7 @@ static int table_open(struct table *t, const char *dir, const char *name,
 	buf_addf(&t->tmp, "%s/.%s.csv.tmp%ld", dir, name, (long)getpid());
 	t->failed = false;
 	t->errnum = 0;
+	t->abandoned = false;
 	t->f = create_failed ? NULL : fopen(t->tmp.data, "wb");
 	if (!t->f) {
 		if (create_failed) {
@@ -144,21 +146,29 @@ static void field_str(struct table *t, const char *s, bool last)
 	buf_adds(&t->row, last ? "\r\n" : ",");
 }
 
+static void field_end(struct table *t, bool last)
+{
+	if (last)
+		buf_add(&t->row, "\r\n", 2);
+	else
+		buf_addch(&t->row, ',');
+}
+
 static void field_int(struct table *t, int64_t v, bool last)
 {
 	if (v != REC_NONE)
-		buf_addf(&t->row, "%lld", (long long)v);
-	buf_adds(&t->row, last ? "\r\n" : ",");
+		buf_add_i64(&t->row, v);
+	field_end(t, last);
 }
 
 static void field_ref(struct table *t, uint32_t v, bool last)
 {
 	if (v != STORE_NONE)
-		buf_addf(&t->row, "%u", v);
-	buf_adds(&t->row, last ? "\r\n" : ",");
+		buf_add_u64(&t->row, v);
+	field_end(t, last);
 }
 
-static void row_end(struct table *t)
+static void row_flush(struct table *t)
 {
 	if (fwrite(t->row.data, 1, t->row.len, t->f) != t->row.len &&
 	    !t->failed) {
@@ -168,10 +178,20 @@ static void row_end(struct table *t)
 	buf_reset(&t->row);
 }
 
+/* A row is done: out when the rows gathered pass 64 KiB (one fwrite a
+ * row was a tenth of the samples table's time). */
+static void row_end(struct table *t)
+{
+	if (t->row.len >= 65536)
+		row_flush(t);
+}
+
 static int table_close(struct table *t)
 {
-	int errnum = t->failed ? t->errnum : 0;
+	int errnum;
 
+	row_flush(t);
+	errnum = t->failed ? t->errnum : 0;
 	if (ferror(t->f) && !errnum)
 		errnum = EIO;
 	if ((fflush(t->f) || fsync(fileno(t->f))) && !errnum)
@@ -179,9 +199,12 @@ static int table_close(struct table *t)
 	/* always, so the descriptor is never leaked */
 	if (fclose(t->f) && !errnum)
 		errnum = errno;
-	if (!errnum && rename(t->tmp.data, t->path.data) < 0)
+	if (!errnum && !t->abandoned && rename(t->tmp.data, t->path.data) < 0)
 		errnum = errno;
-	if (errnum) {
+	if (t->abandoned) {
+		unlink(t->tmp.data);
+		errnum = -1;
+	} else if (errnum) {
 		fprintf(stderr, "heapsift export: error: writing %s: %s\n",
 			t->path.data, err_io_reason(errnum));
 		unlink(t->tmp.data);
@@ -192,6 +215,59 @@ static int table_close(struct table *t)
 	buf_release(&t->tmp);
 	buf_release(&t->row);
 	return errnum ? -1 : 0;
+}
+
+/*
+ * The samples table, from a pass over the store's blocks in seq order
+ * (store_cursor): a block of each kind in memory, not every sample, so
+ * that a store of any size exports in the memory of a small one.  The
+ * kinds' names are escaped once, not once a sample.
+ */
+static int export_samples(struct table *t, struct store *s)
+{
+	struct buf kind_cell[SAMPLE__COUNT];
+	struct store_cursor *c = NULL;
+	struct store_sample_row x;
+	struct err e;
+	int k, rc;
+
+	err_init(&e);
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		struct buf p = BUF_INIT;
+		const char *name = sample_kind_name(k);
+
+		buf_init(&kind_cell[k]);
+		buf_add_printable(&p, name, strlen(name));
+		buf_add_csv_text(&kind_cell[k], p.data, p.len);
+		buf_addch(&kind_cell[k], ',');
+		buf_release(&p);
+	}
+	rc = store_cursor_new(s, &c, &e);
+	while (rc >= 0 && !t->failed &&
+	       (rc = store_cursor_next(c, &x, &e)) > 0) {
+		field_int(t, x.seq, false);
+		field_int(t, x.time_ns, false);
+		field_int(t, x.recording, false);
+		buf_add(&t->row, kind_cell[x.kind].data, kind_cell[x.kind].len);
+		field_ref(t, x.thread, false);
+		field_ref(t, x.cls, false);
+		field_ref(t, x.node ? x.node : STORE_NONE, false);
+		field_int(t, x.bytes, false);
+		field_int(t, x.size, false);
+		field_int(t, x.flags & STORE_SAMPLE_TRUNCATED, true);
+		row_end(t);
+	}
+	store_cursor_free(c);
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		buf_release(&kind_cell[k]);
+	if (rc < 0) {
+		/* checked whole by store_verify() first: only a file changed
+		 * under us gets here */
+		view_error("export", &e);
+		t->failed = t->abandoned = true;
+		return 1;
+	}
+	return 0;
 }
 
 /* The code-heap tables, as stored (the derived facts are `heapsift
@@ -379,12 +455,10 @@ static int export_tables(const char *path, const char *dir)
 	uint32_t n_live, n_gcs;
 	uint32_t n_recs, n_sets, n_threads, n_classes, n_methods, n_frames,
 		n_nodes, n_heap, n_old, i, k;
-	struct store_samples sm;
 	struct store *s;
 	struct table t;
 	struct err e;
 	int bad = 0;
-	uint64_t j;
 
 	err_init(&e);
 	if (store_open(path, &s, &e) < 0) {
@@ -402,8 +476,7 @@ static int export_tables(const char *path, const char *dir)
 	    store_heap(s, &heap, &n_heap, &e) < 0 ||
 	    store_old_objects(s, &old, &n_old, &e) < 0 ||
 	    store_liveness(s, &live, &n_live, &e) < 0 ||
-	    store_gcs(s, &gcs, &n_gcs, &e) < 0 ||
-	    store_samples(s, &sm, &e) < 0) {
+	    store_gcs(s, &gcs, &n_gcs, &e) < 0) {
 		view_error("export", &e);
 		store_close(s);
 		return EXIT_ERROR;
@@ -516,21 +589,7 @@ static int export_tables(const char *path, const char *dir)
 	if (table_open(&t, dir, "samples",
 		       "id,time_ns,recording,kind,thread,class,stack,est_bytes,"
 		       "size,truncated") == 0) {
-		for (j = 0; j < sm.n; j++) {
-			field_int(&t, (int64_t)j, false);
-			field_int(&t, sm.time_ns[j], false);
-			field_int(&t, sm.recording[j], false);
-			field_str(&t, sample_kind_name(sm.kind[j]), false);
-			field_ref(&t, sm.thread[j], false);
-			field_ref(&t, sm.cls[j], false);
-			field_ref(&t, sm.node[j] ? sm.node[j] : STORE_NONE,
-				  false);
-			field_int(&t, sm.bytes[j], false);
-			field_int(&t, sm.size[j], false);
-			field_int(&t, sm.flags[j] & STORE_SAMPLE_TRUNCATED,
-				  true);
-			row_end(&t);
-		}
+		bad |= export_samples(&t, s);
 		bad |= table_close(&t);
 	} else {
 		bad = 1;

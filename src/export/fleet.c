@@ -154,6 +154,23 @@ static int fout_close(struct fout *o)
 	return errnum ? -1 : 0;
 }
 
+/* The table is not to be kept (the store could not be read, which the
+ * caller says): closed, its temporary file removed. */
+static void fout_abandon(struct fout *o)
+{
+	if (o->gz) {
+		(void)gzclose(o->gz);
+		close(o->gz_fd);
+	} else {
+		fclose(o->f);
+	}
+	unlink(o->tmp.data);
+	die_unlink_remove(o->tmp.data);
+	buf_release(&o->path);
+	buf_release(&o->tmp);
+	buf_release(&o->row);
+}
+
 static void f_str(struct fout *o, const char *s, bool last)
 {
 	struct buf p = BUF_INIT;
@@ -168,7 +185,7 @@ static void f_str(struct fout *o, const char *s, bool last)
 static void f_int(struct fout *o, int64_t v, bool last)
 {
 	if (v != REC_NONE)
-		buf_addf(&o->row, "%lld", (long long)v);
+		buf_add_i64(&o->row, v);
 	if (!last)
 		buf_addch(&o->row, ',');
 }
@@ -222,7 +239,8 @@ int export_fleet(struct store *s, const char *store_path,
 	const struct store_liveness *live;
 	const struct store_thread *threads;
 	const struct store_class *classes;
-	struct store_samples sm;
+	struct store_cursor *c = NULL;
+	struct store_sample_row x;
 	struct query_options qo;
 	struct query *q;
 	const struct store_node *nodes;
@@ -240,11 +258,12 @@ int export_fleet(struct store *s, const char *store_path,
 	    store_liveness(s, &live, &n_live, e) < 0 ||
 	    store_threads(s, &threads, &n_threads, e) < 0 ||
 	    store_classes(s, &classes, &n_classes, e) < 0 ||
-	    store_samples(s, &sm, e) < 0 || query_open(s, &qo, &q, e) < 0) {
+	    query_open(s, &qo, &q, e) < 0) {
 		free(id);
 		return ERR_FAIL;
 	}
-	if (store_nodes(s, &nodes, &n_nodes, e) < 0) {
+	if (store_nodes(s, &nodes, &n_nodes, e) < 0 ||
+	    store_cursor_new(s, &c, e) < 0) {
 		query_free(q);
 		free(id);
 		return ERR_FAIL;
@@ -253,8 +272,8 @@ int export_fleet(struct store *s, const char *store_path,
 	for (r = 0; r < n_recs && rc == 0; r++) {
 		struct fout fr, fs, fk, ff;
 		const struct store_recording *rc_ = &recs[r];
-		uint64_t j;
 		uint32_t li = 0, node;
+		int more;
 
 		buf_reset(&rid);
 		fleet_id(&rid, id, r);
@@ -297,48 +316,51 @@ int export_fleet(struct store *s, const char *store_path,
 			rc = -1;
 			break;
 		}
-		for (j = 0; j < sm.n; j++) {
+		/* a pass over the blocks that hold this recording's samples
+		 * (store_cursor): the samples are never all in memory */
+		more = store_cursor_rewind(c, n_recs > 1 ? r : STORE_NONE, e);
+		while (more >= 0 && (more = store_cursor_next(c, &x, e)) > 0) {
 			int64_t bytes;
 			const char *site;
 			int32_t line;
 
-			while (li < n_live && live[li].sample < j)
+			while (li < n_live && live[li].sample < x.seq)
 				li++;
-			if (sm.recording[j] != r)
+			if (x.recording != r)
 				continue;
-			bytes = sm.bytes[j] == REC_NONE ? 0 : sm.bytes[j];
+			bytes = x.bytes == REC_NONE ? 0 : x.bytes;
 			f_int(&fs, FLEET_SCHEMA_VERSION, false);
 			f_str(&fs, rid.data, false);
 			f_str(&fs, fo->host, false);
 			f_str(&fs, store_str(s, rc_->source), false);
 			f_str(&fs, store_str(s, rc_->jvm_name), false);
 			f_str(&fs, store_str(s, rc_->jvm_version), false);
-			f_int(&fs, sm.time_ns[j], false);
-			f_str(&fs, sample_kind_name(sm.kind[j]), false);
+			f_int(&fs, x.time_ns, false);
+			f_str(&fs, sample_kind_name(x.kind), false);
 			f_str(&fs,
-			      sm.thread[j] < n_threads
-				      ? store_str(s, threads[sm.thread[j]].name)
+			      x.thread < n_threads
+				      ? store_str(s, threads[x.thread].name)
 				      : "",
 			      false);
 			f_str(&fs,
-			      sm.cls[j] < n_classes
-				      ? store_str(s, classes[sm.cls[j]].display)
+			      x.cls < n_classes
+				      ? store_str(s, classes[x.cls].display)
 				      : "",
 			      false);
-			f_int(&fs, sm.node[j], false);
-			query_node_frame(q, sm.node[j], &m, &line, &site);
+			f_int(&fs, x.node, false);
+			query_node_frame(q, x.node, &m, &line, &site);
 			f_str(&fs, site, false);
 			f_int(&fs, bytes, false);
-			if (sm.kind[j] == SAMPLE_AGENT && sm.size[j] > 0)
+			if (x.kind == SAMPLE_AGENT && x.size > 0)
 				buf_addf(&fs.row, "%.6f,",
-					 (double)bytes / (double)sm.size[j]);
-			else if (query_kind_objects(sm.kind[j]))
+					 (double)bytes / (double)x.size);
+			else if (query_kind_objects(x.kind))
 				buf_adds(&fs.row, "1,");
 			else
 				buf_addch(&fs.row, ',');
-			f_int(&fs, sm.size[j], false);
-			f_int(&fs, sm.flags[j] & STORE_SAMPLE_TRUNCATED, false);
-			if (li < n_live && live[li].sample == j) {
+			f_int(&fs, x.size, false);
+			f_int(&fs, x.flags & STORE_SAMPLE_TRUNCATED, false);
+			if (li < n_live && live[li].sample == x.seq) {
 				f_str(&fs,
 				      live[li].state < 4
 					      ? live_states[live[li].state]
@@ -349,7 +371,14 @@ int export_fleet(struct store *s, const char *store_path,
 				buf_addch(&fs.row, ',');
 			}
 			fout_row_end(&fs);
-			used[sm.node[j]] = 1;
+			used[x.node] = 1;
+		}
+		if (more < 0) {
+			/* checked whole by store_verify() first: only a file
+			 * changed under us gets here */
+			fout_abandon(&fs);
+			rc = -1;
+			break;
 		}
 		rc |= fout_close(&fs);
 
@@ -415,6 +444,7 @@ int export_fleet(struct store *s, const char *store_path,
 		rc |= fout_close(&fk);
 		rc |= fout_close(&ff);
 	}
+	store_cursor_free(c);
 	free(labels);
 	free(used);
 	free(id);

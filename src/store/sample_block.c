@@ -27,6 +27,38 @@ static inline int64_t unzigzag(uint64_t u)
 	return (int64_t)(u >> 1 ^ -(u & 1));
 }
 
+/*
+ * A varint of 2 to 8 bytes from the 8 bytes at p, without a branch on
+ * its length: the lowest clear top bit ends it, and its 7-bit groups are
+ * packed by three shifts of halving width.  The lengths of a block's
+ * times, stacks and byte counts vary from sample to sample, and the
+ * byte-at-a-time loop mispredicted them: half of a class filter's time
+ * over ten million samples was the decoding.  NULL where the 8 bytes
+ * hold no end (a longer varint: the loop reads it).
+ */
+static inline const unsigned char *get_uv8(const unsigned char *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, m, x;
+
+	memcpy(&w, p, 8);
+	m = ~w & 0x8080808080808080ull;
+	if (!m)
+		return NULL;
+	/* the bytes up to the end, their top bits off */
+	x = w & (m ^ (m - 1)) & 0x7f7f7f7f7f7f7f7full;
+	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+	x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+	*v = x;
+	return p + (__builtin_ctzll(m) >> 3) + 1;
+#else
+	(void)p;
+	(void)v;
+	return NULL;
+#endif
+}
+
 /* false when the varint runs past end or is longer than 64 bits */
 static inline bool get_uv(const unsigned char **pp, const unsigned char *end,
 			  uint64_t *v)
@@ -40,6 +72,14 @@ static inline bool get_uv(const unsigned char **pp, const unsigned char *end,
 		*v = *p;
 		*pp = p + 1;
 		return true;
+	}
+	if (end - p >= 8) {
+		const unsigned char *q = get_uv8(p, v);
+
+		if (q) {
+			*pp = q;
+			return true;
+		}
 	}
 	for (;;) {
 		unsigned char b;

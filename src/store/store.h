@@ -185,8 +185,33 @@ struct store_samples {
 	const int64_t *rest;
 };
 
-/* Every sample, of every kind (export, --append): seq[i] == i. */
+/* Every sample, of every kind, in memory: seq[i] == i.  For a pass over
+ * every sample, the cursor below holds one block of each kind instead. */
 int store_samples(struct store *s, struct store_samples *out, struct err *e);
+
+/*
+ * Every sample of every kind in seq order (time order, ties in import
+ * order), one decoded block of each kind in memory at a time, whatever
+ * the store's size: what export writes from.  Each block is checked as
+ * it is read (as store_read_block); a damaged one ends the pass with e
+ * set.  store_cursor_rewind(c, rec) starts again with recording rec's
+ * samples only (STORE_NONE: all), reading only the blocks that hold
+ * some; the first rewind to one recording makes a pass over every sample
+ * to learn which blocks those are.
+ */
+struct store_sample_row {
+	uint32_t seq, recording, thread, cls, node; /* as store_samples' */
+	int64_t time_ns, bytes, size;
+	int64_t rest; /* ObjectAllocationSample's in a 3.0 store; else 0 */
+	uint8_t kind, flags;
+};
+struct store_cursor;
+int store_cursor_new(struct store *s, struct store_cursor **out, struct err *e);
+int store_cursor_rewind(struct store_cursor *c, uint32_t rec, struct err *e);
+/* 1 and the next sample in x, 0 at the end, <0 on damage (e set) */
+int store_cursor_next(struct store_cursor *c, struct store_sample_row *x,
+		      struct err *e);
+void store_cursor_free(struct store_cursor *c);
 /* The samples of one kind only: only that kind's blocks are read. */
 int store_kind_samples(struct store *s, int kind, struct store_samples *out,
 		       struct err *e);

@@ -185,7 +185,7 @@ struct old_tables {
 
 /* x's stack into st (frames in t->fbuf), site first. */
 static void replay_stack(struct store *s, struct old_tables *t,
-			 const struct seq_sample *x, struct rec_stack *st)
+			 const struct store_sample_row *x, struct rec_stack *st)
 {
 	uint32_t node = x->node, depth = 0;
 
@@ -245,7 +245,7 @@ static void replay_sparse(struct store *s, struct old_tables *t, uint32_t seq,
 }
 
 static int replay_sample(struct store *s, const struct sink *sink,
-			 struct old_tables *t, const struct seq_sample *x)
+			 struct old_tables *t, const struct store_sample_row *x)
 {
 	struct rec_sample r;
 	struct rec_thread th;
@@ -297,7 +297,7 @@ static int replay_samples(struct store_writer *w, struct store *s,
 			  uint32_t r, struct err *e)
 {
 	const struct sink *sink = store_writer_sink(w);
-	struct seq_sample x;
+	struct store_sample_row x;
 	int rc;
 
 	seq_cursor_rewind(sc, r);

@@ -116,18 +116,11 @@ struct seq_cursor {
 	uint32_t rec; /* only this recording's samples; UINT32_MAX: all */
 };
 
-/* One sample of the old store, as its columns give it. */
-struct seq_sample {
-	uint32_t seq, recording, thread, cls, node;
-	int64_t time_ns, bytes, size;
-	int64_t rest; /* ObjectAllocationSample's in a 3.0 store; else 0 */
-	uint8_t kind, flags;
-};
-
 int seq_cursor_init(struct seq_cursor *sc, struct store *s, struct err *e);
 void seq_cursor_rewind(struct seq_cursor *sc, uint32_t rec);
 void seq_cursor_release(struct seq_cursor *sc);
-int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x, struct err *e);
+int seq_cursor_next(struct seq_cursor *sc, struct store_sample_row *x,
+		    struct err *e);
 int seq_cursor_check(struct seq_cursor *sc, struct err *e);
 
 #endif

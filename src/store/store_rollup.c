@@ -300,7 +300,7 @@ int store_estimates_verify(struct store *s, struct err *e)
 	struct est_check c = {0, 0};
 	struct est_walk *w;
 	struct seq_cursor sc;
-	struct seq_sample x;
+	struct store_sample_row x;
 	uint32_t n_recs = (uint32_t)s->sec[I_RECORDINGS].n, r;
 	int rc;
 

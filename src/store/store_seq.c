@@ -87,7 +87,8 @@ static int kind_ready(struct seq_cursor *sc, int k, struct err *e)
 }
 
 /* The next sample by seq: 1, 0 at the end, <0 on damage. */
-int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x, struct err *e)
+int seq_cursor_next(struct seq_cursor *sc, struct store_sample_row *x,
+		    struct err *e)
 {
 	struct kind_cursor *c;
 	int k, best = -1, rc;
@@ -131,7 +132,7 @@ int seq_cursor_next(struct seq_cursor *sc, struct seq_sample *x, struct err *e)
  * blocks' recordings noted. */
 int seq_cursor_check(struct seq_cursor *sc, struct err *e)
 {
-	struct seq_sample x;
+	struct store_sample_row x;
 	uint64_t want = 0;
 	int64_t prev = INT64_MIN;
 	int rc;
@@ -154,4 +155,56 @@ int seq_cursor_check(struct seq_cursor *sc, struct err *e)
 		want++;
 	}
 	return rc;
+}
+
+/* --- the public cursor (store.h) ------------------------------------------ */
+
+struct store_cursor {
+	struct seq_cursor sc;
+	bool mapped; /* a whole pass has noted each block's recordings */
+};
+
+int store_cursor_new(struct store *s, struct store_cursor **out, struct err *e)
+{
+	struct store_cursor *c = xcalloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (seq_cursor_init(&c->sc, s, e) < 0) {
+		seq_cursor_release(&c->sc);
+		free(c);
+		return ERR_FAIL;
+	}
+	*out = c;
+	return 0;
+}
+
+int store_cursor_rewind(struct store_cursor *c, uint32_t rec, struct err *e)
+{
+	if (rec != STORE_NONE && !c->mapped) {
+		seq_cursor_rewind(&c->sc, UINT32_MAX);
+		if (seq_cursor_check(&c->sc, e) < 0)
+			return ERR_FAIL;
+		c->mapped = true;
+	}
+	seq_cursor_rewind(&c->sc, rec == STORE_NONE ? UINT32_MAX : rec);
+	return 0;
+}
+
+int store_cursor_next(struct store_cursor *c, struct store_sample_row *x,
+		      struct err *e)
+{
+	int rc = seq_cursor_next(&c->sc, x, e);
+
+	/* a pass over every sample from the start notes the recordings */
+	if (rc == 0 && c->sc.rec == UINT32_MAX)
+		c->mapped = true;
+	return rc;
+}
+
+void store_cursor_free(struct store_cursor *c)
+{
+	if (!c)
+		return;
+	seq_cursor_release(&c->sc);
+	free(c);
 }

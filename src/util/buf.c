@@ -90,6 +90,47 @@ void buf_add(struct buf *b, const void *data, size_t len)
 	buf_setlen(b, b->len + len);
 }
 
+void buf_add_u64(struct buf *b, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809"
+				    "10111213141516171819"
+				    "20212223242526272829"
+				    "30313233343536373839"
+				    "40414243444546474849"
+				    "50515253545556575859"
+				    "60616263646566676869"
+				    "70717273747576777879"
+				    "80818283848586878889"
+				    "90919293949596979899";
+	char tmp[20], *p = tmp + sizeof(tmp);
+
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--p = pairs[d + 1];
+		*--p = pairs[d];
+	}
+	if (v >= 10) {
+		*--p = pairs[v * 2 + 1];
+		*--p = pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void buf_add_i64(struct buf *b, int64_t v)
+{
+	if (v < 0) {
+		buf_addch(b, '-');
+		/* -(INT64_MIN) in unsigned arithmetic */
+		buf_add_u64(b, 0 - (uint64_t)v);
+		return;
+	}
+	buf_add_u64(b, (uint64_t)v);
+}
+
 void buf_adds(struct buf *b, const char *s)
 {
 	buf_add(b, s, strlen(s));

@@ -40,6 +40,10 @@ void buf_setlen(struct buf *b, size_t len); /* len <= alloc - 1 */
 void buf_add(struct buf *b, const void *data, size_t len);
 void buf_adds(struct buf *b, const char *s);
 void buf_addch(struct buf *b, int c);
+/* v in decimal, as "%llu" and "%lld" write it, without printf: the CSV
+ * export writes ten numbers a sample, and printf was most of its time */
+void buf_add_u64(struct buf *b, uint64_t v);
+void buf_add_i64(struct buf *b, int64_t v);
 void buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap)

@@ -95,6 +95,12 @@ for size in $SIZES; do
 	done
 	timed top "$QRUNS" "$HS" top "$store" --by site
 	timed tree "$QRUNS" "$HS" tree "$store"
+	# every sample written out (one run: a 2 GB recording's samples.csv
+	# is about 12 GB, written to $DIR and removed)
+	rm -rf "$DIR/scale-csv"
+	timed export 1 "$HS" export "$store" --format=csv -o "$DIR/scale-csv"
+	cb=$(wc -c <"$DIR/scale-csv/samples.csv" 2>/dev/null | tr -d ' ')
+	rm -rf "$DIR/scale-csv"
 	if [ -n "$have_jfr" ]; then
 		timed summary "$RUNS" jfr summary "$rec"
 		[ -n "$have_view" ] && timed view "$RUNS" "$view_jfr" view allocation-by-site "$rec"
@@ -105,6 +111,7 @@ for size in $SIZES; do
 	printf '%-34s %s bytes, %s x the recording\n' "store size" "${sb:-?}" "$(ratio "${sb:-}" "$rb")"
 	printf '%-34s %s\n' "heapsift top --by site" "$(stat top)"
 	printf '%-34s %s\n' "heapsift tree" "$(stat tree)"
+	printf '%-34s %s, samples.csv %s bytes\n' "heapsift export --format=csv" "$(stat export)" "${cb:-?}"
 	if [ -n "$have_jfr" ]; then
 		printf '%-34s %s\n' "jfr summary" "$(stat summary)"
 		echo "ratio import / jfr summary: $(ratio "$(med import)" "$(med summary)")"

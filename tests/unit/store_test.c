@@ -2,12 +2,15 @@
  * The store's sample-block codec (src/store/sample_block.h): values at
  * the edges of their types survive a round trip, the bytes are the ones
  * docs/formats/store.md describes (checked on hand-written bytes, not on
- * the encoder's), and the decoder refuses what the format forbids.
+ * the encoder's), and the decoder refuses what the format forbids; and
+ * the cursor over every sample in seq order (store_cursor).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "importers/sink.h"
 #include "store/sample_block.h"
+#include "store/store.h"
 #include "test.h"
 
 struct cols_buf {
@@ -64,6 +67,73 @@ TEST(sample_block_round_trip_at_the_edges)
 		CHECK_INT(out.bytes[2 + i], ==, in[i].bytes);
 		CHECK_INT(out.size[2 + i], ==, in[i].size);
 	}
+}
+
+/*
+ * A full block whose values take every varint length from 1 to 10
+ * bytes, in a pseudo-random mix: the decoder reads varints of up to 8
+ * bytes 8 bytes at a time where 8 bytes are left, and the rest a byte at
+ * a time; both must give back what was encoded, to the block's last
+ * byte (where fewer than 8 are left).
+ */
+TEST(sample_block_round_trip_every_varint_length)
+{
+	static unsigned char buf[SAMPLE_BLOCK_MAX];
+	static struct block_sample in[STORE_BLOCK_SAMPLES];
+	static uint32_t seq[STORE_BLOCK_SAMPLES], rec[STORE_BLOCK_SAMPLES],
+		th[STORE_BLOCK_SAMPLES], cls[STORE_BLOCK_SAMPLES],
+		node[STORE_BLOCK_SAMPLES];
+	static int64_t t[STORE_BLOCK_SAMPLES], bytes[STORE_BLOCK_SAMPLES],
+		size[STORE_BLOCK_SAMPLES], rest[STORE_BLOCK_SAMPLES];
+	static uint8_t flags[STORE_BLOCK_SAMPLES];
+	const struct block_limits big = {UINT32_MAX, 1u << 30, UINT32_MAX - 1,
+					 UINT32_MAX - 1, UINT32_MAX};
+	struct block_cols c = {seq, t,	  rec,	 flags, th,
+			       cls, node, bytes, size,	rest};
+	struct block_enc enc;
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	int64_t now = INT64_MIN / 2;
+	uint32_t i, n = STORE_BLOCK_SAMPLES, bad = 77, wrong = 0;
+
+	/* x's top bits shifted down by 0..63: every bit length */
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x >> (x % 64))
+	for (i = 0; i < n; i++) {
+		in[i].seq = i;
+		now += (int64_t)(NEXT() >> 14); /* 4096 gaps below 2^50 */
+		in[i].time_ns = now;
+		in[i].recording = (uint32_t)(NEXT() % (1u << 30));
+		in[i].flags = (uint8_t)(x & 1);
+		in[i].thread = (uint32_t)NEXT();
+		in[i].cls = (uint32_t)NEXT();
+		in[i].node = (uint32_t)NEXT();
+		in[i].bytes = (int64_t)NEXT() * (x & 2 ? -1 : 1);
+		in[i].size = (int64_t)NEXT() * (x & 4 ? -1 : 1);
+		in[i].rest = in[i].bytes - (int64_t)(NEXT() >> 1);
+		if (in[i].thread == UINT32_MAX - 1)
+			in[i].thread = 0; /* STORE_NONE is UINT32_MAX */
+		if (in[i].cls == UINT32_MAX - 1)
+			in[i].cls = 0;
+		if (in[i].node == UINT32_MAX)
+			in[i].node = 0;
+	}
+#undef NEXT
+	block_enc_begin(&enc, 4 /* agent: has a size */, STORE_BLOCK_REST, buf);
+	for (i = 0; i < n; i++)
+		block_enc_add(&enc, &in[i]);
+	enc.head.length = (uint32_t)enc.len;
+	CHECK(block_decode(&enc.head, buf, &big, &c, 0, &bad) == NULL);
+	for (i = 0; i < n; i++)
+		if (seq[i] != in[i].seq || t[i] != in[i].time_ns ||
+		    rec[i] != in[i].recording || flags[i] != in[i].flags ||
+		    th[i] != in[i].thread || cls[i] != in[i].cls ||
+		    node[i] != in[i].node || bytes[i] != in[i].bytes ||
+		    size[i] != in[i].size || rest[i] != in[i].rest)
+			wrong++;
+	CHECK_UINT(wrong, ==, 0);
+	/* one byte short: the last varint runs past the end */
+	enc.head.length--;
+	CHECK(block_decode(&enc.head, buf, &big, &c, 0, &bad) != NULL);
+	CHECK_UINT(bad, ==, n - 1);
 }
 
 TEST(sample_block_rest_column)
@@ -226,4 +296,115 @@ TEST(sample_block_refuses_what_the_format_forbids)
 		h.length = 11;
 		CHECK(block_decode(&h, v, &lim, &out.c, 0, &bad) != NULL);
 	}
+}
+
+/*
+ * store_cursor: three recordings that overlap in time, 5000 samples
+ * each of two kinds in turn (several blocks of each kind), so that the
+ * k-th sample in time is at T + k, of recording k % 3, the (k / 3)-th of
+ * its recording, whose kind and weight follow from that number.  A pass
+ * over every sample gives them all in that order; a rewind to one
+ * recording gives its 5000 only; every field agrees with store_samples().
+ */
+#define CUR_T	 1700000000000000000ll
+#define CUR_PER	 5000u
+#define CUR_RECS 3u
+
+static int cur_kind(uint64_t i)
+{
+	return i % 2 ? SAMPLE_TLAB_OUTSIDE : SAMPLE_ALLOC;
+}
+
+TEST(store_cursor_gives_every_sample_once_in_order)
+{
+	static const struct rec_frame fr[] = {
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false}};
+	static const struct rec_stack st = {1, fr, 1, false};
+	static const struct rec_thread th = {1, "main", 1, 100, false};
+	char dir[] = "/tmp/hs-cursor-XXXXXX";
+	struct store_writer *w;
+	const struct sink *sink;
+	struct store *s;
+	struct store_samples all;
+	struct store_cursor *c = NULL;
+	struct store_sample_row x;
+	struct err e;
+	uint64_t k, bad = 0;
+	uint32_t r, i;
+	int rc;
+
+	CHECK(mkdtemp(dir) != NULL);
+	w = store_writer_new();
+	sink = store_writer_sink(w);
+	for (r = 0; r < CUR_RECS; r++) {
+		struct rec_recording rec;
+
+		for (i = 0; i < CUR_PER; i++) {
+			struct rec_sample y;
+
+			rec_sample_init(&y, (enum sample_kind)cur_kind(i));
+			y.time_ns = CUR_T + (int64_t)i * CUR_RECS + r;
+			y.thread = &th;
+			y.stack = &st;
+			y.class_name = y.class_raw = "byte[]";
+			y.weight = y.alloc_size = (int64_t)i + 1;
+			sink->ops->sample(sink->ctx, &y);
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec.source = "c.jfr";
+		rec.format = "jfr";
+		rec.start_ns = CUR_T;
+		rec.end_ns = CUR_T + CUR_PER * CUR_RECS;
+		rec.n_chunks = 1;
+		sink->ops->recording(sink->ctx, &rec);
+	}
+	s = test_store_commit(w, dir, "c.hsdb");
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	err_init(&e);
+	CHECK_INT(store_samples(s, &all, &e), ==, 0);
+	CHECK_UINT(all.n, ==, CUR_PER * CUR_RECS);
+	CHECK_INT(store_cursor_new(s, &c, &e), ==, 0);
+	for (k = 0; (rc = store_cursor_next(c, &x, &e)) > 0; k++) {
+		uint64_t nth = k / CUR_RECS;
+
+		if (k >= all.n || x.seq != k ||
+		    x.time_ns != CUR_T + (int64_t)k ||
+		    x.recording != k % CUR_RECS || x.kind != cur_kind(nth) ||
+		    (x.kind == SAMPLE_ALLOC && x.bytes != (int64_t)nth + 1) ||
+		    x.time_ns != all.time_ns[k] || x.kind != all.kind[k] ||
+		    x.thread != all.thread[k] || x.cls != all.cls[k] ||
+		    x.node != all.node[k] || x.bytes != all.bytes[k] ||
+		    x.flags != all.flags[k] ||
+		    (all.size && x.size != all.size[k]))
+			bad++;
+	}
+	CHECK_INT(rc, ==, 0);
+	CHECK_UINT(k, ==, CUR_PER * CUR_RECS);
+	CHECK_UINT(bad, ==, 0);
+	/* each recording alone, then all again */
+	for (r = 0; r <= CUR_RECS; r++) {
+		uint32_t want = r < CUR_RECS ? r : STORE_NONE;
+		uint64_t n = 0, last = 0;
+
+		bad = 0;
+		CHECK_INT(store_cursor_rewind(c, want, &e), ==, 0);
+		while ((rc = store_cursor_next(c, &x, &e)) > 0) {
+			if (want != STORE_NONE &&
+			    (x.recording != want || x.seq % CUR_RECS != want))
+				bad++;
+			if (n && x.seq <= last)
+				bad++;
+			last = x.seq;
+			n++;
+		}
+		CHECK_INT(rc, ==, 0);
+		CHECK_UINT(n, ==,
+			   want == STORE_NONE ? CUR_PER * CUR_RECS : CUR_PER);
+		CHECK_UINT(bad, ==, 0);
+	}
+	store_cursor_free(c);
+	store_close(s);
+	test_store_remove(dir, "c.hsdb");
 }

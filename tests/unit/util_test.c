@@ -487,3 +487,53 @@ TEST(human_version_has_name)
 	CHECK(!human_version_has_name(NULL, "anything"));
 	CHECK(!human_version_has_name("x", NULL));
 }
+
+/* buf_add_u64 and buf_add_i64 write what printf's %llu and %lld write:
+ * every power of ten and its neighbours, the extremes, and a
+ * pseudo-random sweep of every length */
+TEST(buf_adds_integers_as_printf_does)
+{
+	struct buf b = BUF_INIT;
+	char want[32];
+	uint64_t x = 0x9e3779b97f4a7c15ull, p = 1;
+	int i, bad = 0;
+
+	for (i = 0; i < 20000 && bad < 5; i++) {
+		uint64_t u;
+		int64_t v;
+
+		if (i < 60) { /* 10^k - 1, 10^k, 10^k + 1 */
+			u = p - 1 + (uint64_t)(i % 3);
+			if (i % 3 == 2)
+				p = p > UINT64_MAX / 10 ? p : p * 10;
+		} else if (i < 64) {
+			static const uint64_t edge[] = {0, UINT64_MAX,
+							(uint64_t)INT64_MAX,
+							(uint64_t)INT64_MIN};
+			u = edge[i - 60];
+		} else {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			u = x >> (x % 64); /* every length */
+		}
+		v = (int64_t)u;
+		buf_reset(&b);
+		buf_add_u64(&b, u);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)u);
+		if (strcmp(b.data, want)) {
+			CHECK_STR(b.data, want);
+			bad++;
+		}
+		buf_reset(&b);
+		buf_add_i64(&b, v);
+		snprintf(want, sizeof(want), "%lld", (long long)v);
+		if (strcmp(b.data, want)) {
+			CHECK_STR(b.data, want);
+			bad++;
+		}
+	}
+	CHECK_INT(bad, ==, 0);
+	CHECK_INT(i, ==, 20000);
+	buf_release(&b);
+}
