@@ -76,6 +76,15 @@ TEST(sample_block_round_trip_at_the_edges)
  * a time; both must give back what was encoded, to the block's last
  * byte (where fewer than 8 are left).
  */
+/* xorshift64, its value shifted down by 0 to 63 bits: every bit length */
+static uint64_t var_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x >> (*x % 64);
+}
+
 TEST(sample_block_round_trip_every_varint_length)
 {
 	static unsigned char buf[SAMPLE_BLOCK_MAX];
@@ -95,20 +104,25 @@ TEST(sample_block_round_trip_every_varint_length)
 	int64_t now = INT64_MIN / 2;
 	uint32_t i, n = STORE_BLOCK_SAMPLES, bad = 77, wrong = 0;
 
-	/* x's top bits shifted down by 0..63: every bit length */
-#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x >> (x % 64))
 	for (i = 0; i < n; i++) {
 		in[i].seq = i;
-		now += (int64_t)(NEXT() >> 14); /* 4096 gaps below 2^50 */
+		now += (int64_t)(var_next(&x) >> 14); /* 4096 gaps below 2^50 */
 		in[i].time_ns = now;
-		in[i].recording = (uint32_t)(NEXT() % (1u << 30));
+		in[i].recording = (uint32_t)(var_next(&x) % (1u << 30));
 		in[i].flags = (uint8_t)(x & 1);
-		in[i].thread = (uint32_t)NEXT();
-		in[i].cls = (uint32_t)NEXT();
-		in[i].node = (uint32_t)NEXT();
-		in[i].bytes = (int64_t)NEXT() * (x & 2 ? -1 : 1);
-		in[i].size = (int64_t)NEXT() * (x & 4 ? -1 : 1);
-		in[i].rest = in[i].bytes - (int64_t)(NEXT() >> 1);
+		in[i].thread = (uint32_t)var_next(&x);
+		in[i].cls = (uint32_t)var_next(&x);
+		in[i].node = (uint32_t)var_next(&x);
+		/* signs and differences in unsigned arithmetic: every
+		 * 64-bit pattern, INT64_MIN included */
+		in[i].bytes = (int64_t)var_next(&x);
+		if (x & 2)
+			in[i].bytes = (int64_t)(0 - (uint64_t)in[i].bytes);
+		in[i].size = (int64_t)var_next(&x);
+		if (x & 4)
+			in[i].size = (int64_t)(0 - (uint64_t)in[i].size);
+		in[i].rest =
+			(int64_t)((uint64_t)in[i].bytes - (var_next(&x) >> 1));
 		if (in[i].thread == UINT32_MAX - 1)
 			in[i].thread = 0; /* STORE_NONE is UINT32_MAX */
 		if (in[i].cls == UINT32_MAX - 1)
@@ -116,7 +130,6 @@ TEST(sample_block_round_trip_every_varint_length)
 		if (in[i].node == UINT32_MAX)
 			in[i].node = 0;
 	}
-#undef NEXT
 	block_enc_begin(&enc, 4 /* agent: has a size */, STORE_BLOCK_REST, buf);
 	for (i = 0; i < n; i++)
 		block_enc_add(&enc, &in[i]);
