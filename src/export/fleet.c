@@ -318,7 +318,7 @@ int export_fleet(struct store *s, const char *store_path,
 		}
 		/* a pass over the blocks that hold this recording's samples
 		 * (store_cursor): the samples are never all in memory */
-		more = store_cursor_rewind(c, n_recs > 1 ? r : STORE_NONE, e);
+		more = store_cursor_rewind(c, r, e);
 		while (more >= 0 && (more = store_cursor_next(c, &x, e)) > 0) {
 			int64_t bytes;
 			const char *site;

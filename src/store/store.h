@@ -196,8 +196,8 @@ int store_samples(struct store *s, struct store_samples *out, struct err *e);
  * it is read (as store_read_block); a damaged one ends the pass with e
  * set.  store_cursor_rewind(c, rec) starts again with recording rec's
  * samples only (STORE_NONE: all), reading only the blocks that hold
- * some; the first rewind to one recording makes a pass over every sample
- * to learn which blocks those are.
+ * some; the first rewind to one recording of several makes a pass over
+ * every sample to learn which blocks those are.
  */
 struct store_sample_row {
 	uint32_t seq, recording, thread, cls, node; /* as store_samples' */

@@ -180,6 +180,17 @@ int store_cursor_new(struct store *s, struct store_cursor **out, struct err *e)
 
 int store_cursor_rewind(struct store_cursor *c, uint32_t rec, struct err *e)
 {
+	if (rec == 0 && !c->mapped) {
+		const struct store_recording *recs;
+		uint32_t n;
+
+		/* a store of one recording: every sample is its, and the
+		 * pass that maps the blocks to recordings is not needed */
+		if (store_recordings(c->sc.s, &recs, &n, e) < 0)
+			return ERR_FAIL;
+		if (n <= 1)
+			rec = STORE_NONE;
+	}
 	if (rec != STORE_NONE && !c->mapped) {
 		seq_cursor_rewind(&c->sc, UINT32_MAX);
 		if (seq_cursor_check(&c->sc, e) < 0)

@@ -421,3 +421,58 @@ TEST(store_cursor_gives_every_sample_once_in_order)
 	store_close(s);
 	test_store_remove(dir, "c.hsdb");
 }
+
+/* A store of one recording: a rewind to it gives every sample without a
+ * mapping pass, and a rewind to a recording it does not have gives none. */
+TEST(store_cursor_on_one_recording)
+{
+	static const struct rec_thread th = {1, "main", 1, 100, false};
+	char dir[] = "/tmp/hs-cursor1-XXXXXX";
+	struct store_writer *w;
+	const struct sink *sink;
+	struct rec_recording rec;
+	struct store *s;
+	struct store_cursor *c = NULL;
+	struct store_sample_row x;
+	struct err e;
+	uint64_t n = 0;
+	uint32_t i;
+	int rc;
+
+	CHECK(mkdtemp(dir) != NULL);
+	w = store_writer_new();
+	sink = store_writer_sink(w);
+	for (i = 0; i < 5000; i++) {
+		struct rec_sample y;
+
+		rec_sample_init(&y, SAMPLE_ALLOC);
+		y.time_ns = CUR_T + i;
+		y.thread = &th;
+		y.weight = 1;
+		sink->ops->sample(sink->ctx, &y);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "one.jfr";
+	rec.format = "jfr";
+	rec.start_ns = CUR_T;
+	rec.end_ns = CUR_T + 5000;
+	rec.n_chunks = 1;
+	sink->ops->recording(sink->ctx, &rec);
+	s = test_store_commit(w, dir, "one.hsdb");
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	err_init(&e);
+	CHECK_INT(store_cursor_new(s, &c, &e), ==, 0);
+	CHECK_INT(store_cursor_rewind(c, 0, &e), ==, 0);
+	while ((rc = store_cursor_next(c, &x, &e)) > 0)
+		if (x.seq == n && x.recording == 0)
+			n++;
+	CHECK_INT(rc, ==, 0);
+	CHECK_UINT(n, ==, 5000);
+	CHECK_INT(store_cursor_rewind(c, 1, &e), ==, 0);
+	CHECK_INT(store_cursor_next(c, &x, &e), ==, 0);
+	store_cursor_free(c);
+	store_close(s);
+	test_store_remove(dir, "one.hsdb");
+}
