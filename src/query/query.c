@@ -391,7 +391,12 @@ int query_open(struct store *s, const struct query_options *o,
 	    method_verdicts(q, o->exclude_re, "--exclude", &exc, e) < 0)
 		goto fail;
 	q->node_ok = xmalloc(q->n_nodes);
-	{
+	if (!inc && !exc) {
+		/* no frame filter: every node passes, and the walk down
+		 * the trie (millions of nodes, a random frame each) is
+		 * not needed */
+		memset(q->node_ok, 1, q->n_nodes);
+	} else {
 		/* bit 0: some frame on the path matches --include; bit 1:
 		 * some frame matches --exclude */
 		unsigned char *path = xcalloc(q->n_nodes, 1);
@@ -434,6 +439,22 @@ fail:
 	return ERR_FAIL;
 }
 
+static void sel_free(struct query_sel *x)
+{
+	free(x->seq);
+	free(x->recording);
+	free(x->thread);
+	free(x->cls);
+	free(x->node);
+	free(x->time_ns);
+	free(x->bytes);
+	free(x->size);
+	free(x->rest);
+	free(x->kind);
+	free(x->flags);
+	memset(x, 0, sizeof(*x));
+}
+
 void query_free(struct query *q)
 {
 	int o;
@@ -468,6 +489,7 @@ void query_free(struct query *q)
 	free(q->paths);
 	free(q->stacks);
 	query_survivors_free(q);
+	sel_free(&q->sel);
 	arena_release(&q->names);
 	free(q);
 }
@@ -508,7 +530,7 @@ int query_next_block(struct query *q, uint32_t *b, struct err *e)
 {
 	/* the kind held decoded (query_hold): one pass over all of it */
 	if (*b == 0 && q->n_blocks && store_kind_decoded(q->s, q->kind)) {
-		if (query_materialize(q, e) < 0)
+		if (query_held_samples(q, e) < 0)
 			return ERR_FAIL;
 		*b = q->n_blocks;
 		return 1;
@@ -559,23 +581,71 @@ int query_materialize(struct query *q, struct err *e)
 	return 0;
 }
 
+#define GATHER(col, type)                                              \
+	do {                                                           \
+		x->col = xreallocarray(NULL, n ? n : 1, sizeof(type)); \
+		for (k = 0; k < n; k++)                                \
+			x->col[k] = sm->col[ix[k]];                    \
+		x->view.col = x->col;                                  \
+	} while (0)
+
+/* q->sel from q->sm[q->lo, q->hi), or SEL_NONE past a quarter of it */
+static void sel_make(struct query *q)
+{
+	const struct store_samples *sm = &q->sm;
+	struct query_sel *x = &q->sel;
+	uint64_t cap = (q->hi - q->lo) / 4, i;
+	uint32_t *ix = NULL;
+	size_t n = 0, alloc = 0, k;
+
+	for (i = q->lo; i < q->hi; i++) {
+		if (!query_sample_ok(q, i))
+			continue;
+		if (n == cap) {
+			free(ix);
+			x->state = SEL_NONE;
+			return;
+		}
+		if (n == alloc) {
+			alloc = alloc ? alloc * 2 : 1024;
+			ix = xreallocarray(ix, alloc, sizeof(*ix));
+		}
+		ix[n++] = (uint32_t)i; /* a store holds under 2^32 samples */
+	}
+	GATHER(seq, uint32_t);
+	GATHER(time_ns, int64_t);
+	GATHER(recording, uint32_t);
+	GATHER(kind, uint8_t);
+	GATHER(flags, uint8_t);
+	GATHER(thread, uint32_t);
+	GATHER(cls, uint32_t);
+	GATHER(node, uint32_t);
+	GATHER(bytes, int64_t);
+	if (sm->size)
+		GATHER(size, int64_t);
+	if (sm->rest)
+		GATHER(rest, int64_t);
+	x->view.n = n;
+	x->state = SEL_MADE;
+	free(ix);
+}
+
+int query_held_samples(struct query *q, struct err *e)
+{
+	if (query_materialize(q, e) < 0)
+		return ERR_FAIL;
+	if (!q->filtered)
+		return 0;
+	if (q->sel.state == SEL_UNTRIED)
+		sel_make(q);
+	if (q->sel.state == SEL_MADE) {
+		q->sm = q->sel.view;
+		window(q);
+	}
+	return 0;
+}
+
 void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT])
 {
 	memcpy(counts, q->kind_counts, sizeof(q->kind_counts));
-}
-
-/* --- shared sample filter ---------------------------------------------- */
-
-bool query_sample_ok(const struct query *q, uint64_t i)
-{
-	const struct store_samples *sm = &q->sm;
-	uint32_t cls = sm->cls[i], th = sm->thread[i];
-
-	return sm->kind[i] == q->kind && q->node_ok[sm->node[i]] &&
-	       (cls == STORE_NONE ? !q->o.class_re : q->class_ok[cls]) &&
-	       (th == STORE_NONE ? !q->o.thread_re : q->thread_ok[th]) &&
-	       (q->o.recording < 0 ||
-		sm->recording[i] == (uint64_t)q->o.recording) &&
-	       (!q->key_ok ||
-		q->key_ok[group_of(q, (enum query_group)q->o.key_by, i)]);
 }

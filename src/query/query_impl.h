@@ -92,6 +92,9 @@ struct query_node_self {
 struct query;
 const struct query_node_self *
 query_node_self_sums(struct query *q, struct query_total *total, struct err *e);
+/* q->self_list, q->n_self_list: the nodes with samples of their own in
+ * q->self, in order, made once (query_node_self_sums first) */
+void query_self_list(struct query *q);
 void query_tree_sort_kids(const struct query_tree_node *nodes, uint32_t *ids,
 			  size_t n);
 /* a parent with more children than this finds them in a map, not by
@@ -167,6 +170,17 @@ struct query {
 	struct acc *g; /* per group: together, one cache line an update */
 	size_t g_alloc;
 	struct survivors_state *surv; /* survivors.c's results */
+	/* a held kind's samples in the window that pass the filters,
+	 * copied out by the first pass that reads them
+	 * (query_held_samples): a filtered query's later passes read
+	 * these instead of every sample */
+	struct query_sel {
+		enum { SEL_UNTRIED, SEL_MADE, SEL_NONE } state;
+		struct store_samples view;
+		uint32_t *seq, *recording, *thread, *cls, *node;
+		int64_t *time_ns, *bytes, *size, *rest;
+		uint8_t *kind, *flags;
+	} sel;
 	/* options.key: a verdict per group of key_by (NULL: no key) */
 	unsigned char *key_ok;
 	struct query_recording *rec_info; /* query_recordings(), lazily */
@@ -295,9 +309,13 @@ int query_next_block(struct query *q, uint32_t *b, struct err *e);
 /* All the kind's samples in q->sm at once (survivors keeps indices into
  * them), and q->lo, q->hi the window over them. */
 int query_materialize(struct query *q, struct err *e);
-
-/* The sample passes every filter but the time window. */
-bool query_sample_ok(const struct query *q, uint64_t i);
+/* The held kind's samples for a pass: as query_materialize(), but a
+ * filtered query's are only those in its window that pass its filters
+ * where they are few (a quarter of the window's at most), copied out
+ * once: the browser's drill-down makes three passes under a key that
+ * a few thousand of ten million samples have.  The same samples in the
+ * same order pass query_sample_ok() either way. */
+int query_held_samples(struct query *q, struct err *e);
 
 /* a + b, wrapping instead of overflowing: the values come from a file,
  * and a damaged one must give a wrong sum, never undefined behaviour */
@@ -374,6 +392,27 @@ static inline size_t group_of(const struct query *q, enum query_group by,
 	default:
 		return sm->recording[i];
 	}
+}
+
+/* The sample passes every filter but the time window.  Inline: every
+ * sample pass calls it for each sample of its window. */
+static inline bool query_sample_ok(const struct query *q, uint64_t i)
+{
+	const struct store_samples *sm = &q->sm;
+	uint32_t cls = sm->cls[i], th = sm->thread[i];
+
+	/* the small tables first: node_ok is as long as the trie (millions
+	 * of nodes on a big store), and a look-up there mostly misses the
+	 * cache, so it is made only for the samples every other test let
+	 * through */
+	return sm->kind[i] == q->kind &&
+	       (cls == STORE_NONE ? !q->o.class_re : q->class_ok[cls]) &&
+	       (th == STORE_NONE ? !q->o.thread_re : q->thread_ok[th]) &&
+	       (q->o.recording < 0 ||
+		sm->recording[i] == (uint64_t)q->o.recording) &&
+	       (!q->key_ok ||
+		q->key_ok[group_of(q, (enum query_group)q->o.key_by, i)]) &&
+	       q->node_ok[sm->node[i]];
 }
 
 #endif

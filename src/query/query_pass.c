@@ -281,7 +281,7 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 			p->rec = x->rec;
 			if (held) {
 				p->ei++;
-				if (query_materialize(q, e) < 0)
+				if (query_held_samples(q, e) < 0)
 					return ERR_FAIL;
 				window_of(q, x->a, x->b);
 				return PASS_SAMPLES;

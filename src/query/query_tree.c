@@ -274,6 +274,38 @@ query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
 	return self;
 }
 
+void query_self_list(struct query *q)
+{
+	size_t w, n_words = (q->n_nodes + 63) / 64, n = 0, alloc = 0;
+	uint32_t *list = NULL;
+
+	if (q->self_listed)
+		return;
+	for (w = 0; w < n_words; w++) {
+		uint64_t b = q->self_bits[w];
+
+		while (b) {
+			uint32_t k = (uint32_t)(w * 64 +
+						(unsigned)__builtin_ctzll(b));
+
+			b &= b - 1;
+			if (!q->self[k].samples)
+				continue;
+			if (q->self[k].bytes < 0)
+				q->self_neg = true;
+			if (n == alloc) {
+				alloc = alloc ? alloc * 2 : 1024;
+				list = xreallocarray(list, alloc,
+						     sizeof(*list));
+			}
+			list[n++] = k;
+		}
+	}
+	q->self_list = list;
+	q->n_self_list = n;
+	q->self_listed = true;
+}
+
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **out, size_t *n_out,
 	       struct query_total *total, struct err *e)
@@ -421,6 +453,32 @@ static uint64_t path_mix(uint64_t h, uint64_t frame)
 	return x ^ (x >> 31);
 }
 
+/* The hash of stack node k's path, as the walk down from the root
+ * makes it: the sites from the root's child to k, mixed in that order. */
+static uint64_t path_hash(const struct query *q, const uint64_t *site_h,
+			  uint32_t k)
+{
+	uint32_t up[64], *path = up, n = 0, alloc = 64, m;
+	uint64_t h = 0;
+
+	for (m = k; m; m = q->nodes[m].parent) {
+		if (n == alloc) {
+			alloc *= 2;
+			path = path == up
+				       ? memcpy(xmalloc(alloc * sizeof(*path)),
+						up, sizeof(up))
+				       : xreallocarray(path, alloc,
+						       sizeof(*path));
+		}
+		path[n++] = m;
+	}
+	while (n--)
+		h = path_mix(h, site_h[q->node_site[path[n]]]);
+	if (path != up)
+		free(path);
+	return h;
+}
+
 static int path_cmp(const void *a, const void *b)
 {
 	const struct query_path *x = a, *y = b;
@@ -441,12 +499,13 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 	const struct query_node_self *self;
 	uint64_t *h;
 	struct u64map idx;
-	size_t n = 0, alloc = 0;
+	size_t n = 0, alloc = 0, i;
 	uint32_t k;
 
 	self = query_node_self_sums(q, total, e);
 	if (!self)
 		return ERR_FAIL;
+	query_self_list(q);
 	/* a path's hash from its parent's (parents come first) and the
 	 * text of its frame: overloads of a method on one line print the
 	 * same, and a list that shows them twice looks broken */
@@ -462,21 +521,33 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 				x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
 			site_h[st] = x;
 		}
-		h = xmalloc(q->n_nodes * sizeof(*h));
-		h[0] = 0;
-		for (k = 1; k < q->n_nodes; k++)
-			h[k] = path_mix(h[q->nodes[k].parent],
-					site_h[q->node_site[k]]);
+		h = xmalloc(q->n_self_list * sizeof(*h));
+		if (q->n_self_list > q->n_nodes / 32) {
+			/* most of the trie: every node's, down from the
+			 * root */
+			uint64_t *all = xmalloc(q->n_nodes * sizeof(*all));
+
+			all[0] = 0;
+			for (k = 1; k < q->n_nodes; k++)
+				all[k] = path_mix(all[q->nodes[k].parent],
+						  site_h[q->node_site[k]]);
+			for (i = 0; i < q->n_self_list; i++)
+				h[i] = all[q->self_list[i]];
+			free(all);
+		} else {
+			/* a few (a drill-down): each up its own path */
+			for (i = 0; i < q->n_self_list; i++)
+				h[i] = path_hash(q, site_h, q->self_list[i]);
+		}
 		free(site_h);
 	}
 	u64map_init(&idx);
-	for (k = 0; k < q->n_nodes; k++) {
+	for (i = 0; i < q->n_self_list; i++) {
 		uint64_t *slot;
 		bool added;
 
-		if (!self[k].samples)
-			continue;
-		slot = u64map_put(&idx, h[k], n, &added);
+		k = q->self_list[i];
+		slot = u64map_put(&idx, h[i], n, &added);
 		if (added) {
 			if (n == alloc) {
 				alloc = alloc ? alloc * 2 : 256;

@@ -27,38 +27,6 @@
  * in any order, so each node has query_tree()'s values.
  */
 
-static void self_list_make(struct query *q)
-{
-	size_t w, n_words = (q->n_nodes + 63) / 64, n = 0, alloc = 0;
-	uint32_t *list = NULL;
-
-	if (q->self_listed)
-		return;
-	for (w = 0; w < n_words; w++) {
-		uint64_t b = q->self_bits[w];
-
-		while (b) {
-			uint32_t k = (uint32_t)(w * 64 +
-						(unsigned)__builtin_ctzll(b));
-
-			b &= b - 1;
-			if (!q->self[k].samples)
-				continue;
-			if (q->self[k].bytes < 0)
-				q->self_neg = true;
-			if (n == alloc) {
-				alloc = alloc ? alloc * 2 : 1024;
-				list = xreallocarray(list, alloc,
-						     sizeof(*list));
-			}
-			list[n++] = k;
-		}
-	}
-	q->self_list = list;
-	q->n_self_list = n;
-	q->self_listed = true;
-}
-
 /* the first of self_list at or after stack node k */
 static size_t self_from(const struct query *q, uint32_t k)
 {
@@ -709,7 +677,7 @@ int query_tree_lazy(struct query *q, bool inverted,
 		self = query_node_self_sums(q, total, e);
 		if (!self)
 			return ERR_FAIL;
-		self_list_make(q);
+		query_self_list(q);
 		if (q->self_neg) {
 			const struct query_tree_node *nodes;
 			size_t n;
