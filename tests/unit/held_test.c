@@ -44,7 +44,7 @@ static uint64_t next(void)
 	return rng;
 }
 
-static char cls_name[N_CLS][16], meth_name[N_STK][16], thr_name[N_THR][8];
+static char cls_name[N_CLS][16], meth_name[N_STK][16], thr_name[N_THR][16];
 static struct rec_frame frames[N_STK][2];
 static struct rec_stack stacks[N_STK];
 static struct rec_thread threads[N_THR];
