@@ -84,17 +84,17 @@ struct query_node_self {
 
 /*
  * Shared by query_tree.c and query_tree_lazy.c.  The stack nodes' own
- * samples under q's filters, summed once per query and kept in q->self
- * (NULL with e set when a block is damaged); and a parent's children,
- * ids into nodes, sorted heaviest first (est_bytes, samples, label), as
- * every tree orders them.
+ * samples under q's filters, summed once per query and kept in q: the
+ * nodes with samples of their own in order (self_list), the i-th one's
+ * sums self[i] (returned; NULL with e set when a block is damaged), and
+ * from any node to its sums (query_self_of: zeros for a node without);
+ * and a parent's children, ids into nodes, sorted heaviest first
+ * (est_bytes, samples, label), as every tree orders them.
  */
 struct query;
 const struct query_node_self *
 query_node_self_sums(struct query *q, struct query_total *total, struct err *e);
-/* q->self_list, q->n_self_list: the nodes with samples of their own in
- * q->self, in order, made once (query_node_self_sums first) */
-void query_self_list(struct query *q);
+extern const struct query_node_self query_self_none;
 void query_tree_sort_kids(const struct query_tree_node *nodes, uint32_t *ids,
 			  size_t n);
 /* a parent with more children than this finds them in a map, not by
@@ -137,18 +137,18 @@ struct query {
 		bool valid;
 		struct query_total total;
 	} trees[2];
-	/* the samples and bytes of each stack node (self, not summed up
-	 * the trie), shared by the trees and the call paths; NULL until
-	 * first asked (query_tree.c) */
+	/* the samples and bytes of the stack nodes with samples of their
+	 * own (self, not summed up the trie), shared by the trees and the
+	 * call paths; NULL until first asked (query_node_self_sums): those
+	 * nodes in order (self_list), self[i] the sums of self_list[i],
+	 * self_at[node] its i + 1 (0: none); self_neg: one of them has
+	 * negative bytes (a damaged store) */
 	struct query_node_self *self;
 	struct query_total self_total;
-	/* the nodes with samples of their own: a bit each, set by the
-	 * pass, and then in order (self_list, made when first needed);
-	 * self_neg: one of them has negative bytes (a damaged store) */
-	uint64_t *self_bits;
+	uint32_t *self_at;
 	uint32_t *self_list;
 	size_t n_self_list;
-	bool self_listed, self_neg;
+	bool self_neg;
 	/* query_tree_lazy()'s, one per orientation: the nodes made so far
 	 * and each one's members, mem[mem_at .. mem_at + mem_n): trie
 	 * nodes (the call tree's, merged by site), or for the inverted
@@ -413,6 +413,15 @@ static inline bool query_sample_ok(const struct query *q, uint64_t i)
 	       (!q->key_ok ||
 		q->key_ok[group_of(q, (enum query_group)q->o.key_by, i)]) &&
 	       q->node_ok[sm->node[i]];
+}
+
+/* Stack node n's own sums (query_node_self_sums first). */
+static inline const struct query_node_self *query_self_of(const struct query *q,
+							  uint32_t n)
+{
+	uint32_t i = q->self_at[n];
+
+	return i ? &q->self[i - 1] : &query_self_none;
 }
 
 #endif

@@ -183,20 +183,86 @@ static void link_children(struct query_tree_node *nodes, size_t n)
  * The samples and bytes of every stack node that passes q's filters, as
  * the samples' own nodes (self, not yet summed up the tree), and the
  * totals: the pass the trees and the call paths share, made once per
- * query and kept in q->self (an array of q->n_nodes, freed by
- * query_free).  NULL with e set when a block is damaged.
+ * query and kept in q (query_impl.h: self in self_list's order, self_at
+ * from node to it; freed by query_free).  NULL with e set when a block
+ * is damaged.
+ *
+ * Of a big trie's nodes few hold samples (200,000 of the synthetic
+ * store's 4.3 million), and a range or a drill-down's pass touches a few
+ * thousand of those: a sum per trie node (32 bytes) made every query
+ * fault in 138 MB, half the time of a tree under a range.  The pass adds
+ * into sums made as their nodes first come, found through self_at (4
+ * bytes a node); they are put in the nodes' order at the end.
  *
  * The rows of a rollup bucket are sorted by node and spread over the
  * whole trie, so each lands on a cache line of its own: the line a few
  * rows ahead is fetched while the current one is added, which halves
  * the pass over ten million samples' rows.
  */
-#define SELF_AHEAD 16
+#define SELF_AHEAD 32
+
+const struct query_node_self query_self_none;
+
+struct self_acc {
+	uint32_t *at;	/* node -> its sum's index + 1; 0: none yet */
+	uint64_t *bits; /* the nodes with a sum, a bit each */
+	struct query_node_self *sum;
+	size_t n, alloc;
+};
+
+static struct query_node_self *self_slot(struct self_acc *a, uint32_t node)
+{
+	uint32_t i = a->at[node];
+
+	if (i)
+		return &a->sum[i - 1];
+	if (a->n == a->alloc) {
+		a->alloc = a->alloc ? a->alloc * 2 : 1024;
+		a->sum = xreallocarray(a->sum, a->alloc, sizeof(*a->sum));
+	}
+	a->bits[node >> 6] |= 1ull << (node & 63);
+	memset(&a->sum[a->n], 0, sizeof(*a->sum));
+	a->at[node] = (uint32_t)++a->n; /* at most n_nodes, a u32 */
+	return &a->sum[a->n - 1];
+}
+
+/* a's sums in their nodes' order into q->self, self_list and self_at */
+static void self_order(struct query *q, struct self_acc *a)
+{
+	struct query_node_self *self =
+		xmalloc((a->n ? a->n : 1) * sizeof(*self));
+	uint32_t *list = xmalloc((a->n ? a->n : 1) * sizeof(*list));
+	size_t w, n = 0;
+
+	q->self_neg = false;
+	for (w = 0; w < ((size_t)q->n_nodes + 63) / 64; w++) {
+		uint64_t b = a->bits[w];
+
+		while (b) {
+			uint32_t k = (uint32_t)(w * 64 +
+						(unsigned)__builtin_ctzll(b));
+
+			b &= b - 1;
+			self[n] = a->sum[a->at[k] - 1];
+			if (self[n].bytes < 0)
+				q->self_neg = true;
+			list[n] = k;
+			a->at[k] = (uint32_t)++n;
+		}
+	}
+	/* every sum has a sample at least: a row holds one, a sample is one */
+	q->self = self;
+	q->self_at = a->at;
+	q->self_list = list;
+	q->n_self_list = n;
+	free(a->sum);
+	free(a->bits);
+}
 
 const struct query_node_self *
 query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
 {
-	struct query_node_self *self;
+	struct self_acc a;
 	struct query_pass p;
 	const bool agent = q->kind == SAMPLE_AGENT;
 	uint64_t i;
@@ -206,13 +272,14 @@ query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
 		*total = q->self_total;
 		return q->self;
 	}
-	self = xcalloc(q->n_nodes, sizeof(*self));
-	free(q->self_bits);
-	q->self_bits = xcalloc((q->n_nodes + 63) / 64, sizeof(uint64_t));
+	memset(&a, 0, sizeof(a));
+	a.at = xcalloc(q->n_nodes ? q->n_nodes : 1, sizeof(*a.at));
+	a.bits = xcalloc(((size_t)q->n_nodes + 63) / 64 + 1, sizeof(*a.bits));
 	total_init(total);
 	if (query_pass_init(q, &p, PASS_NEED_NODE | PASS_NEED_SQUARES, 0, 0,
 			    e) < 0) {
-		free(self);
+		free(a.at);
+		free(a.bits);
 		return NULL;
 	}
 	while ((rc = query_pass_next(q, &p, e)) > 0) {
@@ -221,22 +288,31 @@ query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
 
 			for (r = 0; r < p.n_rows; r++) {
 				const struct store_rollup_row *x = &p.rows[r];
+				struct query_node_self *s;
 
+				/* the node's index two strides ahead, its
+				 * sums (found by then) one stride ahead */
 				if (r + SELF_AHEAD < p.n_rows)
 					__builtin_prefetch(
-						&self[p.rows[r + SELF_AHEAD]
+						&a.at[p.rows[r + SELF_AHEAD]
 							      .node],
 						1);
+				if (r + SELF_AHEAD / 2 < p.n_rows) {
+					uint32_t j =
+						a.at[p.rows[r + SELF_AHEAD / 2]
+							     .node];
+
+					if (j)
+						__builtin_prefetch(
+							&a.sum[j - 1], 1);
+				}
 				if (!query_row_ok(q, &p, x))
 					continue;
-				q->self_bits[x->node >> 6] |= 1ull
-							      << (x->node & 63);
-				self[x->node].samples += x->samples;
-				self[x->node].bytes =
-					add_sat(self[x->node].bytes, x->bytes);
+				s = self_slot(&a, x->node);
+				s->samples += x->samples;
+				s->bytes = add_sat(s->bytes, x->bytes);
 				if (p.sq)
-					self[x->node].sq =
-						sq_add(self[x->node].sq,
+					s->sq = sq_add(s->sq,
 						       u128_of(p.sq[r].lo,
 							       p.sq[r].hi));
 				total_add_rows(total, x->samples, x->bytes,
@@ -247,18 +323,16 @@ query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
 		for (i = q->lo; i < q->hi; i++) {
 			int64_t bytes =
 				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+			struct query_node_self *s;
 
 			if ((p.rec != PASS_ANY_REC &&
 			     q->sm.recording[i] != p.rec) ||
 			    !query_sample_ok(q, i))
 				continue;
-			q->self_bits[q->sm.node[i] >> 6] |=
-				1ull << (q->sm.node[i] & 63);
-			self[q->sm.node[i]].samples++;
-			self[q->sm.node[i]].bytes =
-				add_sat(self[q->sm.node[i]].bytes, bytes);
-			self[q->sm.node[i]].sq =
-				sq_add(self[q->sm.node[i]].sq,
+			s = self_slot(&a, q->sm.node[i]);
+			s->samples++;
+			s->bytes = add_sat(s->bytes, bytes);
+			s->sq = sq_add(s->sq,
 				       sq_of(p.var ? p.var[i] : bytes,
 					     agent ? q->sm.size[i] : 0, agent));
 			total_add(total, q->sm.time_ns[i], bytes);
@@ -266,44 +340,14 @@ query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
 	}
 	query_pass_release(&p);
 	if (rc < 0) {
-		free(self);
+		free(a.at);
+		free(a.bits);
+		free(a.sum);
 		return NULL;
 	}
-	q->self = self;
+	self_order(q, &a);
 	q->self_total = *total;
-	return self;
-}
-
-void query_self_list(struct query *q)
-{
-	size_t w, n_words = (q->n_nodes + 63) / 64, n = 0, alloc = 0;
-	uint32_t *list = NULL;
-
-	if (q->self_listed)
-		return;
-	for (w = 0; w < n_words; w++) {
-		uint64_t b = q->self_bits[w];
-
-		while (b) {
-			uint32_t k = (uint32_t)(w * 64 +
-						(unsigned)__builtin_ctzll(b));
-
-			b &= b - 1;
-			if (!q->self[k].samples)
-				continue;
-			if (q->self[k].bytes < 0)
-				q->self_neg = true;
-			if (n == alloc) {
-				alloc = alloc ? alloc * 2 : 1024;
-				list = xreallocarray(list, alloc,
-						     sizeof(*list));
-			}
-			list[n++] = k;
-		}
-	}
-	q->self_list = list;
-	q->n_self_list = n;
-	q->self_listed = true;
+	return q->self;
 }
 
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
@@ -314,6 +358,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	struct tree_scratch t;
 	const struct query_node_self *self;
 	uint32_t n;
+	size_t k;
 
 	if (c->valid && c->max_depth == max_depth) {
 		*out = c->nodes;
@@ -331,20 +376,18 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		 * below it, or per frame of each stack with samples */
 		size_t cap = 1;
 
-		for (n = 1; inverted && n < q->n_nodes; n++) {
-			uint32_t d = q->nodes[n].depth;
+		for (k = 0; inverted && k < q->n_self_list; k++) {
+			uint32_t d = q->nodes[q->self_list[k]].depth;
 
-			if (!self[n].samples)
-				continue;
 			cap += max_depth && d > max_depth ? max_depth : d;
 		}
 		tree_reserve(&t, inverted ? cap : q->n_nodes);
 	}
 	tree_add(&t, QUERY_TREE_NONE, "all", 0);
 	t.nodes[0].site = QUERY_TREE_NONE;
-	t.nodes[0].self_samples = self[0].samples;
-	t.nodes[0].self_bytes = self[0].bytes;
-	t.sq[0] = self[0].sq;
+	t.nodes[0].self_samples = query_self_of(q, 0)->samples;
+	t.nodes[0].self_bytes = query_self_of(q, 0)->bytes;
+	t.sq[0] = query_self_of(q, 0)->sq;
 	if (!inverted) {
 		/* The trie, with the children of one parent that share a
 		 * site merged (frames that differ only in bytecode index or
@@ -352,12 +395,11 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		 * as the depth-first numbering guarantees. */
 		uint64_t *sub = xcalloc(q->n_nodes, sizeof(uint64_t));
 		uint32_t *merged = xmalloc(q->n_nodes * sizeof(uint32_t));
-		size_t k;
 
-		for (n = q->n_nodes; n-- > 1;) {
-			sub[n] += self[n].samples;
+		for (k = 0; k < q->n_self_list; k++)
+			sub[q->self_list[k]] = self[k].samples;
+		for (n = q->n_nodes; n-- > 1;)
 			sub[q->nodes[n].parent] += sub[n];
-		}
 		merged[0] = 0;
 		for (n = 1; n < q->n_nodes; n++) {
 			uint32_t up = merged[q->nodes[n].parent], m;
@@ -368,10 +410,11 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 				       q->site_names[q->node_site[n]],
 				       t.nodes[up].depth + 1);
 			merged[n] = m;
-			t.sq[m] = sq_add(t.sq[m], self[n].sq);
-			t.nodes[m].self_samples += self[n].samples;
+			t.sq[m] = sq_add(t.sq[m], query_self_of(q, n)->sq);
+			t.nodes[m].self_samples += query_self_of(q, n)->samples;
 			t.nodes[m].self_bytes =
-				add_sat(t.nodes[m].self_bytes, self[n].bytes);
+				add_sat(t.nodes[m].self_bytes,
+					query_self_of(q, n)->bytes);
 		}
 		/* totals flow up: a merged node comes after its parent */
 		for (k = 0; k < t.n; k++) {
@@ -394,12 +437,14 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		 * outermost caller, merging (parent, site) pairs. */
 		t.nodes[0].samples = total->samples;
 		t.nodes[0].est_bytes = total->est_bytes;
-		for (n = 1; n < q->n_nodes; n++) {
+		for (k = 0; k < q->n_self_list; k++) {
 			uint32_t at = 0, node, depth = 0;
+			const struct query_node_self *sn = &self[k];
 
-			if (!self[n].samples)
-				continue;
-			t.sq[0] = sq_add(t.sq[0], self[n].sq);
+			n = q->self_list[k];
+			if (!n)
+				continue; /* the root's own: no frame */
+			t.sq[0] = sq_add(t.sq[0], sn->sq);
 			for (node = n; node; node = q->nodes[node].parent) {
 				if (max_depth && depth >= max_depth)
 					break;
@@ -407,16 +452,15 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 					&t, at, q->node_site[node],
 					q->site_names[q->node_site[node]],
 					depth + 1);
-				t.nodes[at].samples += self[n].samples;
+				t.nodes[at].samples += sn->samples;
 				t.nodes[at].est_bytes = add_sat(
-					t.nodes[at].est_bytes, self[n].bytes);
-				t.sq[at] = sq_add(t.sq[at], self[n].sq);
+					t.nodes[at].est_bytes, sn->bytes);
+				t.sq[at] = sq_add(t.sq[at], sn->sq);
 				if (depth == 0) {
-					t.nodes[at].self_samples +=
-						self[n].samples;
+					t.nodes[at].self_samples += sn->samples;
 					t.nodes[at].self_bytes =
 						add_sat(t.nodes[at].self_bytes,
-							self[n].bytes);
+							sn->bytes);
 				}
 				depth++;
 			}
@@ -505,7 +549,6 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 	self = query_node_self_sums(q, total, e);
 	if (!self)
 		return ERR_FAIL;
-	query_self_list(q);
 	/* a path's hash from its parent's (parents come first) and the
 	 * text of its frame: overloads of a method on one line print the
 	 * same, and a list that shows them twice looks broken */
@@ -560,10 +603,10 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 			acc[n].est_bytes = 0;
 			n++;
 		}
-		acc[*slot].samples += self[k].samples;
+		acc[*slot].samples += self[i].samples;
 		acc[*slot].est_bytes =
-			add_sat(acc[*slot].est_bytes, self[k].bytes);
-		sq[*slot] = sq_add(sq[*slot], self[k].sq);
+			add_sat(acc[*slot].est_bytes, self[i].bytes);
+		sq[*slot] = sq_add(sq[*slot], self[i].sq);
 	}
 	for (k = 0; k < n; k++)
 		acc[k].rel_err = query_rel_err(q->kind, acc[k].samples,

@@ -61,7 +61,7 @@ static void sum_range(const struct query *q, size_t i, uint32_t b,
 		      struct lazy_sum *s)
 {
 	for (; i < q->n_self_list && q->self_list[i] < b; i++)
-		sum_add(s, &q->self[q->self_list[i]]);
+		sum_add(s, &q->self[i]);
 }
 
 static uint32_t lazy_add(struct query_lazy_tree *lt, uint32_t parent,
@@ -186,11 +186,11 @@ static void lazy_make(struct query *q, struct query_lazy_tree *lt,
 			uint32_t a = lt->mem[m];
 
 			if (inverted) {
-				sum_add(&all, &q->self[lt->org[m]]);
+				sum_add(&all, query_self_of(q, lt->org[m]));
 				if (q->nodes[a].parent != 0)
 					more = true;
 			} else {
-				sum_add(&own, &q->self[a]);
+				sum_add(&own, query_self_of(q, a));
 				sum_range(q, self_from(q, a), q->nodes[a].end,
 					  &all);
 			}
@@ -677,7 +677,6 @@ int query_tree_lazy(struct query *q, bool inverted,
 		self = query_node_self_sums(q, total, e);
 		if (!self)
 			return ERR_FAIL;
-		query_self_list(q);
 		if (q->self_neg) {
 			const struct query_tree_node *nodes;
 			size_t n;
@@ -696,7 +695,7 @@ int query_tree_lazy(struct query *q, bool inverted,
 		lazy_mem_reserve(lt, 1);
 		lt->mem[0] = lt->org[0] = 0;
 		lt->n_mem = lt->mem_n[0] = 1;
-		sum_add(&own, &self[0]);
+		sum_add(&own, query_self_of(q, 0));
 		sum_range(q, 0, q->n_nodes, &all);
 		root = &lt->nodes[0];
 		if (inverted) {
