@@ -123,7 +123,10 @@ struct query {
 	bool filtered; /* anything but the kind and the window */
 	unsigned char *class_ok, *thread_ok, *node_ok;
 	/* sites: (method, line) pairs, named once */
+	/* node_app: NULL until query_app_sites(); is_lib: per method,
+	 * --library's verdict */
 	uint32_t *frame_site, *node_site, *node_app, n_sites;
+	unsigned char *is_lib;
 	const char **site_names;
 	struct arena names;
 	/* results, owned until the next call */
@@ -365,6 +368,10 @@ static inline void total_init(struct query_total *t)
 	t->first_ns = INT64_MAX;
 	t->last_ns = INT64_MIN;
 }
+
+/* q->node_app made: each stack node's innermost application frame's
+ * site (GROUP_APP_SITE), which group_of() and group_of_row() read. */
+void query_app_sites(struct query *q);
 
 /* How many groups there are under by (query_top's accumulators). */
 size_t query_group_count(const struct query *q, enum query_group by);

@@ -87,6 +87,8 @@ int query_top(struct query *q, enum query_group by,
 	double per = objects_per_sample(q->kind);
 	int64_t *under_hi;
 
+	if (by == GROUP_APP_SITE)
+		query_app_sites(q);
 	n_groups = query_group_count(q, by);
 	if (n_groups > q->g_alloc) {
 		q->g = xreallocarray(q->g, n_groups, sizeof(*q->g));

@@ -342,6 +342,8 @@ int query_survivors(struct query *q, enum query_group by,
 	int64_t **lifetimes, **gcs_lived; /* per series, of the dead */
 	size_t *n_lifetimes;
 
+	if (by == GROUP_APP_SITE)
+		query_app_sites(q);
 	query_survivors_free(q);
 	*out = NULL;
 	if (q->kind != SAMPLE_AGENT && q->kind != SAMPLE_OLD_OBJECT)

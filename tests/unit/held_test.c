@@ -111,12 +111,18 @@ static struct store *make(char *dir)
 /* only thread t0's samples, where set */
 static bool only_t0;
 
-/* sample k passes: class (cls >= 0: that one; else every class but
- * C0) in [from, to) */
+/* the filters of cls: */
+#define ALL_BUT_C0 (-1) /* a class filter, every class but C0 */
+#define T0_KEY	   (-2) /* classes C0-C4, and the key t0 by thread */
+
+/* sample k passes: class (cls >= 0: that one, the key by class; else as
+ * its name says) in [from, to) */
 static bool want(int k, int cls, int64_t from, int64_t to)
 {
 	return t_of[k] >= from && t_of[k] < to &&
-	       (cls >= 0 ? cl_of[k] == cls : cl_of[k] != 0) &&
+	       (cls >= 0	    ? cl_of[k] == cls
+		: cls == ALL_BUT_C0 ? cl_of[k] != 0
+				    : cl_of[k] < 5 && th_of[k] == 0) &&
 	       (!only_t0 || th_of[k] == 0);
 }
 
@@ -222,8 +228,12 @@ static struct query *open_q(struct store *s, int cls, int64_t from, int64_t to,
 	if (cls >= 0) {
 		o.key = cls_name[cls];
 		o.key_by = GROUP_CLASS;
-	} else {
+	} else if (cls == ALL_BUT_C0) {
 		o.class_re = "^C([1-9]|1[0-9])$";
+	} else {
+		o.class_re = "^C[0-4]$";
+		o.key = "t0";
+		o.key_by = GROUP_THREAD;
 	}
 	if (only_t0)
 		o.thread_re = "^t0$";
@@ -298,10 +308,17 @@ TEST(held_kind_filtered_passes_read_the_copied_samples)
 			query_free(q);
 		}
 		only_t0 = false;
-		/* a filter nineteen twentieths pass: read in place */
-		q = open_q(s, -1, from, to, true);
+		/* a sixteenth, by a class filter and a key by thread */
+		q = open_q(s, T0_KEY, from, to, true);
 		if (q) {
-			check(q, -1, from, to);
+			check(q, T0_KEY, from, to);
+			CHECK_INT(q->sel.state, ==, SEL_MADE);
+			query_free(q);
+		}
+		/* a filter nineteen twentieths pass: read in place */
+		q = open_q(s, ALL_BUT_C0, from, to, true);
+		if (q) {
+			check(q, ALL_BUT_C0, from, to);
 			CHECK_INT(q->sel.state, ==, SEL_NONE);
 			query_free(q);
 		}
