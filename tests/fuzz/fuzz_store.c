@@ -235,6 +235,43 @@ static void touch_paths(struct store *s)
 	}
 }
 
+/* As the browser does: the kind held decoded, a filter that some
+ * classes pass (its first pass may copy them out), the application
+ * sites made on first use, the call paths and both trees made as they
+ * are opened, the root's children first. */
+static void touch_held(struct store *s)
+{
+	struct query_options o;
+	struct query *q;
+	struct err e;
+
+	err_init(&e);
+	query_options_init(&o);
+	o.class_re = "^[a-m]";
+	if (query_open(s, &o, &q, &e) == 0) {
+		const struct query_row *rows;
+		const struct query_path *p;
+		const struct query_tree_node *nodes;
+		struct query_total t;
+		size_t n, all;
+		int inv;
+
+		if (query_hold(q, &e) == 0) {
+			query_top(q, GROUP_APP_SITE, &rows, &n, &t, &e);
+			query_top(q, GROUP_THREAD, &rows, &n, &t, &e);
+			query_paths(q, 8, &p, &n, &all, &t, &e);
+			for (inv = 0; inv < 2; inv++)
+				if (query_tree_lazy(q, inv, &nodes, &n, &all,
+						    &t, &e) == 0 &&
+				    n &&
+				    nodes[0].first_child == QUERY_TREE_LATER)
+					query_tree_children(q, inv, 0, &nodes,
+							    &n);
+		}
+		query_free(q);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* aligned copy of exactly size bytes: ASan sees any over-read */
@@ -263,6 +300,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		touch_report_diff(s);
 		touch_paths(s);
+		touch_held(s);
 		/* a time range: whole rollup buckets and samples at its
 		 * edges, without the full check first */
 		query_options_init(&o);
