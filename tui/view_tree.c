@@ -61,6 +61,11 @@ struct tree {
 	size_t n_labels;
 	uint32_t *vis; /* visible nodes, in order */
 	size_t n_vis;
+	/* after E on a tree made as opened: every node open, made ones
+	 * and the rest, and vis the first n_made_vis rows of the n_vis
+	 * (the whole tree's count), made further as they are shown */
+	bool all_open;
+	size_t n_made_vis;
 	struct list list;
 	/* against the baseline: diff_tree()'s rows (a copy), one per node,
 	 * in the nodes' order; NULL when the tree is the query's */
@@ -107,17 +112,28 @@ static bool shown(const struct tree *tr, uint32_t i)
 	return !tr->keep || tr->keep[i];
 }
 
+static bool is_open(const struct tree *tr, uint32_t i)
+{
+	return tr->all_open || tr->open[i];
+}
+
 /* The visible nodes: a walk over open, kept nodes, children in their
  * order (heaviest first).  The cursor stays on its node when it is
  * still visible, else on its nearest visible ancestor. */
 static void rebuild_vis(struct tree *tr)
 {
-	uint32_t cur = tr->n_vis && tr->list.cur < tr->n_vis
+	uint32_t cur = tr->n_vis && tr->list.cur < tr->n_made_vis
 			       ? tr->vis[tr->list.cur]
 			       : 0;
 	uint32_t i = 0;
 	size_t k;
 
+	if (tr->all_open) {
+		/* every node open: the rows stay, made as they are shown
+		 * (vis_extend) */
+		tr->list.n = tr->n_vis;
+		return;
+	}
 	tr->n_vis = 0;
 	if (!tr->n)
 		return;
@@ -152,6 +168,7 @@ static void rebuild_vis(struct tree *tr)
 		}
 	}
 done:
+	tr->n_made_vis = tr->n_vis;
 	tr->list.n = tr->n_vis;
 	/* the cursor's node, or its nearest visible ancestor */
 	for (;;) {
@@ -346,6 +363,8 @@ static void tr_kids(struct tui *t, struct tree *tr, uint32_t i)
 	tr_grow(tr, n);
 }
 
+static bool all_open_end(struct tui *t, struct tree *tr);
+
 /*
  * The whole tree in place of the one made as opened, for what needs
  * every node in its order: each made node is the whole tree's node of
@@ -362,6 +381,8 @@ static bool tr_whole(struct tui *t, struct tree *tr)
 	size_t n, i;
 	struct err e;
 
+	if (tr->all_open)
+		return all_open_end(t, tr);
 	if (!tr->lazy)
 		return true;
 	err_init(&e);
@@ -403,8 +424,22 @@ static bool tr_whole(struct tui *t, struct tree *tr)
 
 /* Open every node below i (i included), making them as it goes; false
  * past MADE_BELOW nodes made, where the whole tree, made at once, costs
- * less than making them one parent at a time. */
-#define MADE_BELOW 50000
+ * less than making them one parent at a time.  HEAPSIFT_BROWSE_MADE_BELOW
+ * sets it (tests: 1 takes the whole tree at once). */
+static size_t made_below(void)
+{
+	static size_t v;
+
+	if (!v) {
+		const char *s = getenv("HEAPSIFT_BROWSE_MADE_BELOW");
+		char *end;
+		unsigned long long x = s ? strtoull(s, &end, 10) : 0;
+
+		v = s && *s && !*end && x > 0 ? (size_t)x : 50000;
+	}
+	return v;
+}
+#define MADE_BELOW made_below()
 
 static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
 {
@@ -431,6 +466,109 @@ static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
 	return !n;
 }
 
+/*
+ * E on a tree made as opened (all_open): every node open without making
+ * every node.  The rows are then the whole tree's nodes in order, n_all
+ * of them (the query's count); vis holds the first n_made_vis, and
+ * vis_extend() walks on from the last one, making children as it
+ * reaches them, as far as the screen or the cursor needs.  What needs
+ * the rows as flags (folding a node, search, a filter, a jump past
+ * MADE_BELOW more nodes, such as End) takes the whole tree, every node
+ * open, the same rows: all_open_end().
+ */
+
+/* The row after node i, every node open; QUERY_TREE_NONE past the last. */
+static uint32_t next_row(struct tui *t, struct tree *tr, uint32_t i)
+{
+	uint32_t c;
+
+	tr_kids(t, tr, i);
+	c = tr->nodes[i].first_child;
+	if (c != QUERY_TREE_NONE && c != QUERY_TREE_LATER)
+		return c;
+	while (i != 0) {
+		c = tr->nodes[i].next_sibling;
+		if (c != QUERY_TREE_NONE)
+			return c;
+		i = tr->nodes[i].parent;
+	}
+	return QUERY_TREE_NONE;
+}
+
+/* Rows made up to upto, or until node `until` is the last made
+ * (QUERY_TREE_NONE: no such stop). */
+static void vis_extend(struct tui *t, struct tree *tr, size_t upto,
+		       uint32_t until)
+{
+	size_t n0 = tr->n;
+
+	if (!tr->all_open)
+		return;
+	if (upto > tr->n_vis)
+		upto = tr->n_vis;
+	while (tr->n_made_vis < upto &&
+	       (!tr->n_made_vis || tr->vis[tr->n_made_vis - 1] != until)) {
+		uint32_t nx;
+
+		if (tr->n - n0 > MADE_BELOW) {
+			all_open_end(t, tr);
+			return;
+		}
+		nx = tr->n_made_vis
+			     ? next_row(t, tr, tr->vis[tr->n_made_vis - 1])
+			     : 0;
+		if (nx == QUERY_TREE_NONE) {
+			/* children that could not be made: fewer rows */
+			tr->n_vis = tr->list.n = tr->n_made_vis;
+			return;
+		}
+		tr->vis[tr->n_made_vis++] = nx;
+	}
+}
+
+/* E on a tree made as opened: the cursor stays on its node. */
+static void all_open_start(struct tui *t, struct tree *tr, int h)
+{
+	uint32_t cur = tr->vis[tr->list.cur];
+	size_t k;
+
+	tr->all_open = true;
+	tr->n_made_vis = 0;
+	tr->n_vis = tr->list.n = tr->n_all;
+	vis_extend(t, tr, tr->n_vis, cur);
+	for (k = tr->n_made_vis; k-- > 0;)
+		if (tr->vis[k] == cur) {
+			list_go(&tr->list, k, h);
+			return;
+		}
+	/* the whole tree took over (all_open_end): its cursor stands */
+}
+
+/* The whole tree, every node open, in place of all_open: the same rows,
+ * so the cursor and the scroll keep their row numbers. */
+static bool all_open_end(struct tui *t, struct tree *tr)
+{
+	size_t cur = tr->list.cur, top = tr->list.top, n_vis = tr->n_vis;
+
+	if (!tr->all_open)
+		return true;
+	tr->all_open = false;
+	memset(tr->open, 1, tr->n);
+	tr->n_vis = tr->n_made_vis;
+	tr->list.cur = cur < tr->n_made_vis ? cur : 0;
+	if (!tr_whole(t, tr)) {
+		tr->all_open = true;
+		tr->n_vis = n_vis;
+		tr->list.cur = cur;
+		return false;
+	}
+	memset(tr->open, 1, tr->n);
+	rebuild_vis(tr);
+	tr->list.cur = cur < tr->n_vis ? cur : (tr->n_vis ? tr->n_vis - 1 : 0);
+	tr->list.top = top;
+	return true;
+}
+
 static void ensure(struct tui *t, struct tree *tr)
 {
 	const struct query_tree_node *nodes;
@@ -444,7 +582,8 @@ static void ensure(struct tui *t, struct tree *tr)
 		return;
 	tr->valid = true;
 	tr->gen = t->m.gen;
-	tr->n = tr->n_all = tr->n_vis = 0;
+	tr->n = tr->n_all = tr->n_vis = tr->n_made_vis = 0;
+	tr->all_open = false;
 	tr->lazy = false;
 	free(tr->dt);
 	tr->dt = NULL;
@@ -519,7 +658,7 @@ static void draw_label(const struct tree *tr, const struct area *ar, int y,
 		ind = (ar->width - x) / 2;
 	x += ind;
 	mark = nd->first_child == QUERY_TREE_NONE ? scr.leaf
-	       : tr->open[id]			  ? scr.open
+	       : is_open(tr, id)		  ? scr.open
 						  : scr.closed;
 	x += screen_put(y, x, 2, s, mark);
 	x += screen_put(y, x, 1, s, " ");
@@ -600,6 +739,8 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 				 : "outermost callers > allocating frame");
 	tr->list.n = tr->n_vis;
 	list_fix(&tr->list, h);
+	vis_extend(t, tr, tr->list.top + (size_t)h, QUERY_TREE_NONE);
+	list_fix(&tr->list, h);
 	for (i = 0; i < h && tr->list.top + (size_t)i < tr->n_vis; i++) {
 		size_t row = tr->list.top + (size_t)i;
 		uint32_t id = tr->vis[row];
@@ -674,7 +815,36 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		return true;
 	if (!tr->n_vis)
 		return false;
+	vis_extend(t, tr, tr->list.cur + 1, QUERY_TREE_NONE);
 	id = tr->vis[tr->list.cur];
+	if (tr->all_open) {
+		bool kids = tr->nodes[id].first_child != QUERY_TREE_NONE;
+
+		switch (act) {
+		case ACT_EXPAND_BELOW:
+		case ACT_EXPAND_ALL:
+			return true; /* open already */
+		case ACT_UNFOLD:
+			return list_act(&tr->list, ACT_DOWN, h);
+		case ACT_ENTER:
+		case ACT_FOLD:
+			/* folding a node: the rows as flags, the node's
+			 * id the whole tree's */
+			if (!kids || (act == ACT_FOLD && !id))
+				break;
+			if (!all_open_end(t, tr))
+				return true;
+			id = tr->vis[tr->list.cur];
+			break;
+		case ACT_COLLAPSE_ALL:
+			tr->all_open = false;
+			break;
+		default:
+			break;
+		}
+		if (tr->all_open && act == ACT_ENTER)
+			return true; /* a leaf: nothing to fold */
+	}
 	switch (act) {
 	case ACT_ENTER:
 		if (!tr->open[id])
@@ -714,8 +884,10 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		open_below(tr, tr->vis[tr->list.cur]);
 		break;
 	case ACT_EXPAND_ALL:
-		if (!tr_whole(t, tr))
+		if (tr->lazy) {
+			all_open_start(t, tr, h);
 			return true;
+		}
 		memset(tr->open, 1, tr->n);
 		break;
 	case ACT_COLLAPSE_ALL:
@@ -753,33 +925,133 @@ static void tr_status(struct tui *t, void *st, char *out, size_t size)
 		 tr->filter ? tr->filter_text : "");
 }
 
+/* The node after i in the order the rows show with every node open,
+ * of the nodes made (a whole tree's: all); QUERY_TREE_NONE past the
+ * last. */
+static uint32_t next_made(const struct tree *tr, uint32_t i)
+{
+	uint32_t c = tr->nodes[i].first_child;
+
+	if (c != QUERY_TREE_NONE && c != QUERY_TREE_LATER)
+		return c;
+	while (i != 0) {
+		c = tr->nodes[i].next_sibling;
+		if (c != QUERY_TREE_NONE)
+			return c;
+		i = tr->nodes[i].parent;
+	}
+	return QUERY_TREE_NONE;
+}
+
+/* On a tree made as opened: from node `from` on (after it where dir),
+ * in the rows' order with every node open, making children as it goes,
+ * the first node that matches; QUERY_TREE_NONE where none does, or
+ * QUERY_TREE_LATER past MADE_BELOW nodes made (the whole tree costs less
+ * then). */
+static uint32_t search_made(struct tui *t, struct tree *tr, struct verdicts *v,
+			    const struct regex *re, uint32_t from, int dir)
+{
+	size_t n0 = tr->n;
+	uint32_t k = from;
+
+	if (!dir && label_matches(tr, v, re, k))
+		return k;
+	for (;;) {
+		k = next_row(t, tr, k);
+		if (k == QUERY_TREE_NONE)
+			k = 0; /* past the last row: the first */
+		if (k == from)
+			return QUERY_TREE_NONE;
+		if (label_matches(tr, v, re, k))
+			return k;
+		if (tr->n - n0 > MADE_BELOW)
+			return QUERY_TREE_LATER;
+	}
+}
+
+/* On a whole tree: the same order, both ways, over the shown nodes. */
+static uint32_t search_whole(struct tree *tr, struct verdicts *v,
+			     const struct regex *re, uint32_t from, int dir)
+{
+	uint32_t *rows = xmalloc((tr->n ? tr->n : 1) * sizeof(*rows));
+	uint32_t k = 0, found = QUERY_TREE_NONE;
+	size_t n = 0, at = 0, i;
+
+	do {
+		if (k == from)
+			at = n;
+		rows[n++] = k;
+		k = next_made(tr, k);
+	} while (k != QUERY_TREE_NONE && n < tr->n);
+	for (i = dir ? 1 : 0; i <= n; i++) {
+		size_t r = dir >= 0 ? (at + i) % n : (at + n - i % n) % n;
+
+		if (shown(tr, rows[r]) && label_matches(tr, v, re, rows[r])) {
+			found = rows[r];
+			break;
+		}
+	}
+	free(rows);
+	return found;
+}
+
 static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 {
 	struct tree *tr = st;
 	struct verdicts v;
-	size_t i, start;
-	uint32_t found = QUERY_TREE_NONE;
+	uint32_t found = QUERY_TREE_LATER, from;
 
 	ensure(t, tr);
-	if (!tr->n || !tr->n_vis || !tr_whole(t, tr))
+	if (!tr->n || !tr->n_vis)
 		return false;
+	/*
+	 * Over every node, folded ones too, in the order the rows show
+	 * with every node open, from the cursor's node (after it for n and
+	 * N; backwards for N).  Forwards on a tree made as opened it makes
+	 * children as it goes, and takes the whole tree only past
+	 * MADE_BELOW nodes made.
+	 */
+	vis_extend(t, tr, tr->list.cur + 1, QUERY_TREE_NONE);
+	from = tr->vis[tr->list.cur];
 	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
-	/* over every node, folded ones too, in node order from the
-	 * cursor's node */
-	start = tr->vis[tr->list.cur];
-	for (i = dir ? 1 : 0; i <= tr->n; i++) {
-		size_t k = dir >= 0 ? (start + i) % tr->n
-				    : (start + tr->n - i % tr->n) % tr->n;
-
-		if (shown(tr, (uint32_t)k) &&
-		    label_matches(tr, &v, re, (uint32_t)k)) {
-			found = (uint32_t)k;
-			break;
-		}
+	if (tr->lazy && dir >= 0)
+		found = search_made(t, tr, &v, re, from, dir);
+	if (found == QUERY_TREE_LATER) {
+		free(v.v);
+		if (!tr_whole(t, tr))
+			return false;
+		v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
+		from = tr->vis[tr->list.cur];
+		found = search_whole(tr, &v, re, from, dir);
 	}
 	free(v.v);
 	if (found == QUERY_TREE_NONE)
 		return false;
+	if (tr->all_open) {
+		/* every row is there: the cursor on its row, made up to it
+		 * (its nodes are, by the search) */
+		size_t k;
+
+		for (k = 0; k < tr->n_made_vis; k++)
+			if (tr->vis[k] == found)
+				break;
+		if (k == tr->n_made_vis) {
+			vis_extend(t, tr, tr->n_vis, found);
+			k = tr->n_made_vis ? tr->n_made_vis - 1 : 0;
+		}
+		if (tr->all_open && tr->n_made_vis && tr->vis[k] == found) {
+			tr->list.cur = k;
+			return true;
+		}
+		if (tr->all_open)
+			return false;
+		/* the whole tree took over: its ids; search it again */
+		v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
+		found = search_whole(tr, &v, re, tr->vis[tr->list.cur], dir);
+		free(v.v);
+		if (found == QUERY_TREE_NONE)
+			return false;
+	}
 	/* unfold its ancestors and put the cursor on it */
 	{
 		uint32_t p = tr->nodes[found].parent;

@@ -545,6 +545,90 @@ awk -v n="${n:-0}" 'NR > 2 && NR < 98 && NR <= n + 2 && NF == 0 { bad = 1 }
 b_quit
 t_end
 
+# tree_page CSV top|bottom: the tree rows on the screen are heapsift
+# tree --csv's rows (every node, in order) from the first, or up to the
+# last: total and parent share, samples, and the end of the name
+tree_page() {
+	b_capture | awk -v csv="$1" -v at="$2" '
+	BEGIN {
+		FS = ","
+		while ((getline l < csv) > 0) {
+			if (n++ == 0) continue
+			split(l, f, ",")
+			want[n - 1] = sprintf("%.1f%% %.1f%% %d", f[6] * 100, f[7] * 100, f[4])
+			name[n - 1] = f[3]
+		}
+		n--
+		FS = " "
+	}
+	function name_ok(s, full) {
+		sub(/^(…|~)/, "", s)
+		sub(/^([a-z]\.)+/, "", s)
+		return length(s) > 0 && substr(full, length(full) - length(s) + 1) == s
+	}
+	/TOTAL PARENT/ { on = 1; next }
+	on && $1 ~ /%$/ { r++; got[r] = $1 " " $2 " " $3; gn[r] = $NF; next }
+	on && r { on = 0 }
+	END {
+		if (!r) { print "no rows on the screen"; exit 1 }
+		for (k = 1; k <= r; k++) {
+			i = at == "top" ? k : n - r + k
+			if (got[k] != want[i] || !name_ok(gn[k], name[i])) {
+				print "screen row " k " \"" got[k] " " gn[k] "\" is not row " i " of the tree: \"" want[i] " " name[i] "\""
+				exit 1
+			}
+		}
+	}'
+}
+
+# tree_match CSV REGEX K: the K-th node of heapsift tree --csv's order
+# whose frame matches REGEX, as "depth D ... FRAME" on the detail line
+tree_match() {
+	awk -F, -v re="$2" -v k="$3" 'NR > 1 && $3 ~ re && ++m == k { print "^depth " $2 " .* " $3 "$"; exit }' "$1"
+}
+
+t_begin "200x60 E and search: heapsift tree's rows, in its order, made as shown or whole"
+cli tree "$S" --csv --depth 0 --min-share 0 >"$T/work/all-3.csv"
+cli tree "$S" --csv --depth 0 --min-share 0 --inverted >"$T/work/all-4.csv"
+# 1: every step past one node made takes the whole tree
+for mb in 50000 1; do
+	b_start 200 60 $UTF HEAPSIFT_BROWSE_MADE_BELOW=$mb -- "$S"
+	for v in 3 4; do
+		csv=$T/work/all-$v.csv re='Arrays\.copyOf'
+		[ $v = 4 ] && re='ArrayList\.grow'
+		n=$(($(wc -l <"$csv") - 1))
+		# search before E: from the root, folded nodes too
+		b_keys "$v" /
+		b_type "$re"
+		b_keys Enter
+		b_capture | grep -q "$(tree_match "$csv" "$re" 1)" ||
+			t_fail "view $v ($mb): the first match is not $(tree_match "$csv" "$re" 1): $(b_capture | grep '^depth')"
+		b_keys n n N
+		b_capture | grep -q "$(tree_match "$csv" "$re" 2)" ||
+			t_fail "view $v ($mb): n n N is not on the second match: $(b_capture | grep '^depth')"
+		b_keys Home E
+		b_capture | grep -q "^ *$n nodes" || t_fail "view $v ($mb): not $n nodes"
+		tree_page "$csv" top >"$T/work/why" || t_fail "view $v ($mb), E: $(cat "$T/work/why")"
+		b_keys /
+		b_type "$re"
+		b_keys Enter n
+		b_capture | grep -q "$(tree_match "$csv" "$re" 2)" ||
+			t_fail "view $v ($mb): after E, / and n are not on the second match: $(b_capture | grep '^depth')"
+		b_keys End
+		tree_page "$csv" bottom >"$T/work/why" || t_fail "view $v ($mb), End: $(cat "$T/work/why")"
+		b_capture | grep -q "$(awk -F, -v n="$n" 'NR == n + 1 { print "^depth " $2 " .* " $3 "$" }' "$csv")" ||
+			t_fail "view $v ($mb): End is not on the last node"
+		# folding after E: the rows as flags, the node folded
+		b_keys Home Down Left
+		b_capture | grep -q "^ *$n nodes" || t_fail "view $v ($mb): not $n nodes after a fold"
+		[ "$(b_capture | awk '/TOTAL PARENT/ { on = 1; next } on && $1 ~ /%$/ { r++ } END { print r }')" -lt 58 ] ||
+			t_fail "view $v ($mb): folding the first node after E hid no row"
+		b_keys C
+	done
+	b_quit
+done
+t_end
+
 t_begin "no colour and ASCII: NO_COLOR, TERM=vt100, LANG=C"
 b_start 80 24 TERM=vt100 LANG=C LC_ALL=C NO_COLOR=1 -- "$S"
 b_screen overview-ascii-80x24
