@@ -477,13 +477,13 @@ static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
  * open, the same rows: all_open_end().
  */
 
-/* The row after node i, every node open; QUERY_TREE_NONE past the last. */
-static uint32_t next_row(struct tui *t, struct tree *tr, uint32_t i)
+/* The node after i in the order the rows show with every node open,
+ * of the nodes made (a whole tree's: all); QUERY_TREE_NONE past the
+ * last. */
+static uint32_t next_made(const struct tree *tr, uint32_t i)
 {
-	uint32_t c;
+	uint32_t c = tr->nodes[i].first_child;
 
-	tr_kids(t, tr, i);
-	c = tr->nodes[i].first_child;
 	if (c != QUERY_TREE_NONE && c != QUERY_TREE_LATER)
 		return c;
 	while (i != 0) {
@@ -493,6 +493,14 @@ static uint32_t next_row(struct tui *t, struct tree *tr, uint32_t i)
 		i = tr->nodes[i].parent;
 	}
 	return QUERY_TREE_NONE;
+}
+
+/* The row after node i, every node open, its children made first;
+ * QUERY_TREE_NONE past the last. */
+static uint32_t next_row(struct tui *t, struct tree *tr, uint32_t i)
+{
+	tr_kids(t, tr, i);
+	return next_made(tr, i);
 }
 
 /* Rows made up to upto, or until node `until` is the last made
@@ -923,24 +931,6 @@ static void tr_status(struct tui *t, void *st, char *out, size_t size)
 			: "",
 		 tr->filter ? ", filter \\" : "",
 		 tr->filter ? tr->filter_text : "");
-}
-
-/* The node after i in the order the rows show with every node open,
- * of the nodes made (a whole tree's: all); QUERY_TREE_NONE past the
- * last. */
-static uint32_t next_made(const struct tree *tr, uint32_t i)
-{
-	uint32_t c = tr->nodes[i].first_child;
-
-	if (c != QUERY_TREE_NONE && c != QUERY_TREE_LATER)
-		return c;
-	while (i != 0) {
-		c = tr->nodes[i].next_sibling;
-		if (c != QUERY_TREE_NONE)
-			return c;
-		i = tr->nodes[i].parent;
-	}
-	return QUERY_TREE_NONE;
 }
 
 /* On a tree made as opened: from node `from` on (after it where dir),

@@ -38,10 +38,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_rand(&rng);
 }
 
 static char cls_name[N_CLS][16], meth_name[N_STK][16], thr_name[N_THR][16];
@@ -53,7 +50,6 @@ static struct store *make(char *dir)
 {
 	struct store_writer *w = store_writer_new();
 	const struct sink *sink = store_writer_sink(w);
-	struct rec_recording rec;
 	int i;
 
 	for (i = 0; i < N_CLS; i++)
@@ -98,14 +94,7 @@ static struct store *make(char *dir)
 		x.weight = b_of[i];
 		sink->ops->sample(sink->ctx, &x);
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.source = "r.jfr";
-	rec.format = "jfr";
-	rec.start_ns = T0;
-	rec.end_ns = T0 + SPAN;
-	rec.n_chunks = 1;
-	sink->ops->recording(sink->ctx, &rec);
-	return test_store_commit(w, dir, "h.hsdb");
+	return test_recording_commit(w, T0, T0 + SPAN, dir, "h.hsdb");
 }
 
 /* only thread t0's samples, where set */

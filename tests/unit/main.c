@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "importers/sink.h"
 #include "store/store.h"
 
 int test_failures;
@@ -110,6 +111,32 @@ struct store *test_store_commit_at(const char *file, int line,
 	}
 	store_writer_free(w);
 	return s;
+}
+
+struct store *test_recording_commit_at(const char *file, int line,
+				       struct store_writer *w, int64_t start,
+				       int64_t end, const char *dir,
+				       const char *name)
+{
+	const struct sink *sink = store_writer_sink(w);
+	struct rec_recording rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "r.jfr";
+	rec.format = "jfr";
+	rec.start_ns = start;
+	rec.end_ns = end;
+	rec.n_chunks = 1;
+	sink->ops->recording(sink->ctx, &rec);
+	return test_store_commit_at(file, line, w, dir, name);
+}
+
+uint64_t test_rand(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
 }
 
 void test_store_remove(const char *dir, const char *name)

@@ -26,10 +26,7 @@ static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_rand(&rng);
 }
 
 static int cmp64(const void *a, const void *b)
@@ -56,7 +53,6 @@ static struct store *make(char *dir)
 						     {3, "t2", 3, 3, false}};
 	struct store_writer *w = store_writer_new();
 	const struct sink *sink = store_writer_sink(w);
-	struct rec_recording rec;
 	int i;
 
 	for (i = 0; i < N; i++) {
@@ -91,14 +87,7 @@ static struct store *make(char *dir)
 		x.weight = b_of[i];
 		sink->ops->sample(sink->ctx, &x);
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.source = "r.jfr";
-	rec.format = "jfr";
-	rec.start_ns = T0;
-	rec.end_ns = T0 + 1000 * W - 1;
-	rec.n_chunks = 1;
-	sink->ops->recording(sink->ctx, &rec);
-	return test_store_commit(w, dir, "r.hsdb");
+	return test_recording_commit(w, T0, T0 + 1000 * W - 1, dir, "r.hsdb");
 }
 
 TEST(rollup_width_ladder)

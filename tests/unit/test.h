@@ -55,6 +55,19 @@ struct store *test_store_commit_at(const char *file, int line,
 				   const char *name);
 void test_store_remove(const char *dir, const char *name);
 
+/* End the samples sent to w's sink as one JFR recording, r.jfr, of one
+ * chunk from start to end, and commit w as test_store_commit() does. */
+#define test_recording_commit(w, start, end, dir, name)                   \
+	test_recording_commit_at(__FILE__, __LINE__, (w), (start), (end), \
+				 (dir), (name))
+struct store *test_recording_commit_at(const char *file, int line,
+				       struct store_writer *w, int64_t start,
+				       int64_t end, const char *dir,
+				       const char *name);
+
+/* A xorshift64 step of *state (not 0): the tests' reproducible draws. */
+uint64_t test_rand(uint64_t *state);
+
 #define CHECK(cond)                                                        \
 	do {                                                               \
 		if (!(cond))                                               \
