@@ -66,6 +66,14 @@ struct tree {
 	 * (the whole tree's count), made further as they are shown */
 	bool all_open;
 	size_t n_made_vis;
+	/* a filter on a tree made as opened (lazy_filter): all_open over
+	 * the kept nodes, n_kept_rows of them (the root's included), the
+	 * folds from before it in open[] and pre_all_open; on the whole
+	 * tree the folds from before it are pre_open (n bytes), which Esc
+	 * gives back */
+	bool lazy_filter, pre_all_open;
+	size_t n_kept_rows;
+	unsigned char *pre_open;
 	struct list list;
 	/* against the baseline: diff_tree()'s rows (a copy), one per node,
 	 * in the nodes' order; NULL when the tree is the query's */
@@ -99,6 +107,7 @@ static void tr_free(void *st)
 	free(tr->own);
 	free(tr->open);
 	free(tr->keep);
+	free(tr->pre_open);
 	free(tr->vis);
 	free(tr->label_id);
 	free(tr->labels);
@@ -338,6 +347,8 @@ static void tr_grow(struct tree *tr, size_t n)
 			cap *= 2;
 		tr->open = xrealloc(tr->open, cap);
 		memset(tr->open + tr->cap, 0, cap - tr->cap);
+		if (tr->keep)
+			tr->keep = xrealloc(tr->keep, cap);
 		tr->vis = xreallocarray(tr->vis, cap, sizeof(*tr->vis));
 		tr->cap = cap;
 	}
@@ -358,12 +369,21 @@ static void tr_kids(struct tui *t, struct tree *tr, uint32_t i)
 	q = model_query(&t->m, &e);
 	if (!q)
 		return;
-	query_tree_children(q, tr->inverted, i, &nodes, &n);
-	tr->nodes = nodes;
-	tr_grow(tr, n);
+	{
+		size_t n0 = tr->n, k;
+
+		query_tree_children(q, tr->inverted, i, &nodes, &n);
+		tr->nodes = nodes;
+		tr_grow(tr, n);
+		if (tr->lazy_filter && tr->keep)
+			for (k = n0; k < n; k++)
+				tr->keep[k] = query_tree_lazy_kept(
+					q, tr->inverted, (uint32_t)k);
+	}
 }
 
 static bool all_open_end(struct tui *t, struct tree *tr);
+static bool lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept);
 
 /*
  * The whole tree in place of the one made as opened, for what needs
@@ -484,10 +504,16 @@ static uint32_t next_made(const struct tree *tr, uint32_t i)
 {
 	uint32_t c = tr->nodes[i].first_child;
 
-	if (c != QUERY_TREE_NONE && c != QUERY_TREE_LATER)
+	if (c == QUERY_TREE_LATER)
+		c = QUERY_TREE_NONE;
+	while (c != QUERY_TREE_NONE && !shown(tr, c))
+		c = tr->nodes[c].next_sibling;
+	if (c != QUERY_TREE_NONE)
 		return c;
 	while (i != 0) {
 		c = tr->nodes[i].next_sibling;
+		while (c != QUERY_TREE_NONE && !shown(tr, c))
+			c = tr->nodes[c].next_sibling;
 		if (c != QUERY_TREE_NONE)
 			return c;
 		i = tr->nodes[i].parent;
@@ -534,22 +560,23 @@ static void vis_extend(struct tui *t, struct tree *tr, size_t upto,
 	}
 }
 
-/* E on a tree made as opened: the cursor stays on its node. */
-static void all_open_start(struct tui *t, struct tree *tr, int h)
+/* E on a tree made as opened (or the folds before a filter were all
+ * open): the cursor stays on node cur. */
+static void all_open_start(struct tui *t, struct tree *tr, uint32_t cur)
 {
-	uint32_t cur = tr->vis[tr->list.cur];
 	size_t k;
 
 	tr->all_open = true;
 	tr->n_made_vis = 0;
-	tr->n_vis = tr->list.n = tr->n_all;
+	tr->n_vis = tr->list.n = tr->lazy_filter ? tr->n_kept_rows : tr->n_all;
 	vis_extend(t, tr, tr->n_vis, cur);
+	if (!tr->all_open)
+		return; /* the whole tree took over: its cursor stands */
 	for (k = tr->n_made_vis; k-- > 0;)
 		if (tr->vis[k] == cur) {
-			list_go(&tr->list, k, h);
+			tr->list.cur = k;
 			return;
 		}
-	/* the whole tree took over (all_open_end): its cursor stands */
 }
 
 /* The whole tree, every node open, in place of all_open: the same rows,
@@ -558,19 +585,43 @@ static bool all_open_end(struct tui *t, struct tree *tr)
 {
 	size_t cur = tr->list.cur, top = tr->list.top, n_vis = tr->n_vis;
 
+	bool filtered = tr->lazy_filter;
+
 	if (!tr->all_open)
 		return true;
 	tr->all_open = false;
-	memset(tr->open, 1, tr->n);
+	if (filtered) {
+		/* the kept nodes are the rows; open[] holds the folds from
+		 * before the filter, carried over by tr_whole */
+		free(tr->keep);
+		tr->keep = NULL;
+		tr->lazy_filter = false;
+	} else {
+		memset(tr->open, 1, tr->n);
+	}
 	tr->n_vis = tr->n_made_vis;
 	tr->list.cur = cur < tr->n_made_vis ? cur : 0;
 	if (!tr_whole(t, tr)) {
+		/* the filter is lost with the tree: it shows unfiltered */
 		tr->all_open = true;
-		tr->n_vis = n_vis;
-		tr->list.cur = cur;
+		tr->n_vis = filtered ? tr->n_all : n_vis;
+		tr->list.cur = 0;
+		if (filtered) {
+			regex_free(tr->filter);
+			tr->filter = NULL;
+		}
 		return false;
 	}
-	memset(tr->open, 1, tr->n);
+	if (filtered) {
+		free(tr->pre_open);
+		tr->pre_open = xmalloc(tr->n ? tr->n : 1);
+		if (tr->pre_all_open)
+			memset(tr->open, 1, tr->n);
+		memcpy(tr->pre_open, tr->open, tr->n);
+		apply_filter(tr);
+	} else {
+		memset(tr->open, 1, tr->n);
+	}
 	rebuild_vis(tr);
 	tr->list.cur = cur < tr->n_vis ? cur : (tr->n_vis ? tr->n_vis - 1 : 0);
 	tr->list.top = top;
@@ -591,7 +642,9 @@ static void ensure(struct tui *t, struct tree *tr)
 	tr->valid = true;
 	tr->gen = t->m.gen;
 	tr->n = tr->n_all = tr->n_vis = tr->n_made_vis = 0;
-	tr->all_open = false;
+	tr->all_open = tr->lazy_filter = tr->pre_all_open = false;
+	free(tr->pre_open);
+	tr->pre_open = NULL;
 	tr->lazy = false;
 	free(tr->dt);
 	tr->dt = NULL;
@@ -636,9 +689,22 @@ static void ensure(struct tui *t, struct tree *tr)
 		index_labels(tr);
 	else
 		query_labels(tr, q);
-	if (tr->filter && tr_whole(t, tr))
-		apply_filter(tr);
 	rebuild_vis(tr);
+	if (tr->filter) {
+		size_t kept;
+
+		/* the filter again on the new tree, the folds before it
+		 * those of a new tree */
+		if (tr->lazy && lazy_filter_apply(t, tr, &kept))
+			return;
+		if (!tr_whole(t, tr))
+			return;
+		free(tr->pre_open);
+		tr->pre_open = xmalloc(tr->n ? tr->n : 1);
+		memcpy(tr->pre_open, tr->open, tr->n);
+		apply_filter(tr);
+		rebuild_vis(tr);
+	}
 }
 
 static double share_of(const struct tree *tr, uint32_t i, uint32_t of)
@@ -811,6 +877,35 @@ static void open_below(struct tree *tr, uint32_t i)
 	free(in);
 }
 
+/* The filter cleared (Esc): the folds from before it come back. */
+static void filter_clear(struct tui *t, struct tree *tr)
+{
+	uint32_t cur = tr->n_vis && tr->list.cur < tr->n_made_vis
+			       ? tr->vis[tr->list.cur]
+			       : 0;
+
+	regex_free(tr->filter);
+	tr->filter = NULL;
+	free(tr->keep);
+	tr->keep = NULL;
+	if (tr->lazy_filter) {
+		tr->lazy_filter = false;
+		tr->all_open = false;
+		if (tr->pre_all_open) {
+			all_open_start(t, tr, cur);
+			return;
+		}
+		rebuild_vis(tr);
+		return;
+	}
+	if (tr->pre_open) {
+		memcpy(tr->open, tr->pre_open, tr->n);
+		free(tr->pre_open);
+		tr->pre_open = NULL;
+	}
+	rebuild_vis(tr);
+}
+
 static bool tr_act(struct tui *t, void *st, enum action act,
 		   const struct area *ar)
 {
@@ -893,7 +988,8 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		break;
 	case ACT_EXPAND_ALL:
 		if (tr->lazy) {
-			all_open_start(t, tr, h);
+			all_open_start(t, tr, id);
+			list_fix(&tr->list, h);
 			return true;
 		}
 		memset(tr->open, 1, tr->n);
@@ -904,10 +1000,7 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		break;
 	case ACT_BACK:
 		if (tr->filter) {
-			regex_free(tr->filter);
-			tr->filter = NULL;
-			free(tr->keep);
-			tr->keep = NULL;
+			filter_clear(t, tr);
 			break;
 		}
 		return false;
@@ -1059,16 +1152,81 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 	return true;
 }
 
+/*
+ * tr->filter on a tree made as opened, without making every node: the
+ * query's verdicts per trie node (query_tree_lazy_filter), each made
+ * node's keep from them, and the rows the kept nodes all open (all_open
+ * with shown()), the cursor on its node or its nearest kept ancestor.
+ * open[] keeps the folds from before.  The kept nodes, the root left
+ * out; false where the query cannot be had.
+ */
+static bool lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept)
+{
+	struct verdicts v;
+	unsigned char *site_ok;
+	struct query *q;
+	struct err e;
+	uint32_t cur, k;
+	size_t i;
+
+	err_init(&e);
+	q = model_query(&t->m, &e);
+	if (!q)
+		return false;
+	/* labels: the sites, then the root's */
+	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
+	site_ok = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
+	for (k = 0; k + 1 < tr->n_labels; k++)
+		site_ok[k] = (unsigned char)(v.v[k] = regex_match(tr->filter,
+								  tr->labels[k])
+							      ? 2
+							      : 1) == 2;
+	free(v.v);
+	*kept = query_tree_lazy_filter(q, tr->inverted, site_ok);
+	free(site_ok);
+	cur = tr->n_vis && tr->list.cur < tr->n_made_vis ? tr->vis[tr->list.cur]
+							 : 0;
+	free(tr->keep);
+	tr->keep = xmalloc(tr->cap);
+	for (i = 0; i < tr->n; i++)
+		tr->keep[i] =
+			query_tree_lazy_kept(q, tr->inverted, (uint32_t)i);
+	tr->keep[0] = 1;
+	while (cur && !tr->keep[cur])
+		cur = tr->nodes[cur].parent;
+	tr->lazy_filter = true;
+	tr->n_kept_rows = *kept + 1;
+	tr->all_open = true;
+	tr->n_made_vis = 0;
+	tr->n_vis = tr->list.n = tr->n_kept_rows;
+	tr->list.cur = tr->list.top = 0;
+	vis_extend(t, tr, tr->n_vis, cur);
+	if (tr->all_open)
+		for (i = tr->n_made_vis; i-- > 0;)
+			if (tr->vis[i] == cur) {
+				tr->list.cur = i;
+				break;
+			}
+	return true;
+}
+
 static void tr_filter(struct tui *t, void *st, const struct regex *re,
 		      const char *pattern)
 {
 	struct tree *tr = st;
-	size_t kept;
+	size_t kept = 0;
 	char err[256];
+	bool was = tr->filter != NULL;
 
 	ensure(t, tr);
-	if (re && !tr_whole(t, tr))
-		return;
+	if (re && !tr->lazy_filter && !tr->lazy && !was) {
+		/* the whole tree: Esc gives back the folds from now */
+		free(tr->pre_open);
+		tr->pre_open = xmalloc(tr->n ? tr->n : 1);
+		memcpy(tr->pre_open, tr->open, tr->n);
+	}
+	if (re && !was && tr->lazy)
+		tr->pre_all_open = tr->all_open;
 	regex_free(tr->filter);
 	tr->filter = NULL;
 	if (re) {
@@ -1076,6 +1234,18 @@ static void tr_filter(struct tui *t, void *st, const struct regex *re,
 		snprintf(tr->filter_text, sizeof(tr->filter_text), "%s",
 			 pattern);
 	}
+	if (tr->filter && tr->lazy && lazy_filter_apply(t, tr, &kept)) {
+		tui_message(t, false,
+			    "%zu of %zu nodes match \\%s or lead to a match",
+			    kept, tr->n_all ? tr->n_all - 1 : 0, pattern);
+		return;
+	}
+	if (!tr->filter) {
+		filter_clear(t, tr);
+		return;
+	}
+	if (!tr_whole(t, tr))
+		return;
 	kept = apply_filter(tr);
 	if (tr->filter)
 		tui_message(t, false,

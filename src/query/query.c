@@ -496,6 +496,7 @@ void query_free(struct query *q)
 		free(q->lazy[o].mem_n);
 		free(q->lazy[o].mem);
 		free(q->lazy[o].org);
+		free(q->lazy[o].kept);
 	}
 	free(q->buckets);
 	free(q->g);

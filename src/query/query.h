@@ -263,6 +263,20 @@ int query_tree_lazy(struct query *q, bool inverted,
 void query_tree_children(struct query *q, bool inverted, uint32_t node,
 			 const struct query_tree_node **nodes, size_t *n_nodes);
 
+/*
+ * The browser's \ filter on query_tree_lazy()'s tree, without making
+ * every node: site_ok[s] (one per site of query_tree_labels()) says
+ * whether site s matches.  A node is kept when it matches or a node
+ * below it does, as in the whole tree.  Returns how many nodes the
+ * whole tree keeps, the root left out; then query_tree_lazy_kept()
+ * says whether a made node is kept (until the next query_tree_lazy()
+ * that makes the tree anew).  0 and every node kept where the tree is
+ * the whole one.
+ */
+size_t query_tree_lazy_filter(struct query *q, bool inverted,
+			      const unsigned char *site_ok);
+bool query_tree_lazy_kept(const struct query *q, bool inverted, uint32_t node);
+
 /* The labels of the trees' nodes by site (query_tree_node.site):
  * *labels[0..n-1], borrowed from q until query_free(). */
 size_t query_tree_labels(const struct query *q, const char *const **labels);

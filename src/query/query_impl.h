@@ -167,6 +167,8 @@ struct query {
 		size_t n_all;
 		bool valid, whole;
 		struct query_total total;
+		/* query_tree_lazy_filter()'s verdict per trie node */
+		unsigned char *kept;
 	} lazy[2];
 	struct query_bucket *buckets;
 	struct query_row *rows;

@@ -383,7 +383,18 @@ static void count_kid(struct count_walk *w, uint32_t site, uint32_t node)
 /* The kids as groups by site, each trie node once.  An inverted
  * tree's group of one trie node is a chain out to the outermost caller,
  * a node per frame: counted at once (its depth), not walked. */
-static void count_push(const struct query *q, bool inverted,
+/* the nodes of an inverted chain out from trie node a: one per frame
+ * out to the outermost caller, or under a filter (om, the depth of the
+ * outermost match on each node's way out; 0: none) out to the outermost
+ * frame that matches */
+static uint32_t chain_len(const struct query *q, const uint32_t *om, uint32_t a)
+{
+	if (!om)
+		return q->nodes[a].depth;
+	return om[a] ? q->nodes[a].depth - om[a] + 1 : 0;
+}
+
+static void count_push(const struct query *q, bool inverted, const uint32_t *om,
 		       struct count_walk *w, size_t *count)
 {
 	size_t i, j;
@@ -401,7 +412,7 @@ static void count_push(const struct query *q, bool inverted,
 			if (j == i || w->kids[j] != w->kids[j - 1])
 				w->buf[w->n_buf++] = (uint32_t)w->kids[j];
 		if (inverted && w->n_buf - at == 1) {
-			*count += q->nodes[w->buf[at]].depth;
+			*count += chain_len(q, om, w->buf[at]);
 			w->n_buf = at;
 			continue;
 		}
@@ -416,9 +427,11 @@ static void count_push(const struct query *q, bool inverted,
 	w->n_kids = 0;
 }
 
-/* the groups on w's stack and all below them, counted */
+/* the groups on w's stack and all below them, counted; kv: the kept
+ * verdicts of a filter (query_tree_lazy_filter), NULL: every node */
 static size_t count_walk(const struct query *q, bool inverted,
-			 const uint32_t *nxt, struct count_walk *w)
+			 const uint32_t *nxt, const unsigned char *kv,
+			 const uint32_t *om, struct count_walk *w)
 {
 	size_t count = 0, i;
 
@@ -431,31 +444,32 @@ static size_t count_walk(const struct query *q, bool inverted,
 
 			if (inverted) {
 				c = q->nodes[a].parent;
-				if (c != 0)
+				if (c != 0 && (!kv || kv[c]))
 					count_kid(w, q->node_site[c], c);
 				continue;
 			}
 			for (c = a + 1; c < q->nodes[a].end;
 			     c = q->nodes[c].end)
-				if (nxt[c] < q->nodes[c].end)
+				if (nxt[c] < q->nodes[c].end && (!kv || kv[c]))
 					count_kid(w, q->node_site[c], c);
 		}
 		w->n_buf = g.at;
 		if (w->n_kids)
-			count_push(q, inverted, w, &count);
+			count_push(q, inverted, om, w, &count);
 	}
 	return count;
 }
 
-/* the trie nodes with samples below them in m's subtree, m included */
+/* the trie nodes with samples below them (and kept, under kv) in m's
+ * subtree, m included */
 static size_t count_below(const struct query *q, const uint32_t *nxt,
-			  uint32_t m)
+			  const unsigned char *kv, uint32_t m)
 {
 	size_t n = 0;
 	uint32_t k = m;
 
 	while (k < q->nodes[m].end)
-		if (nxt[k] >= q->nodes[k].end) {
+		if (nxt[k] >= q->nodes[k].end || (kv && !kv[k])) {
 			k = q->nodes[k].end;
 		} else {
 			n++;
@@ -499,7 +513,7 @@ static uint32_t *nxt_make(const struct query *q)
 	return nxt;
 }
 
-static size_t count_call(const struct query *q)
+static size_t count_call(const struct query *q, const unsigned char *kv)
 {
 	struct sweep_sib *sib = NULL;
 	size_t n_sib = 0, sib_alloc = 0, *lstart = NULL, *lend = NULL;
@@ -519,8 +533,9 @@ static size_t count_call(const struct query *q)
 
 		while (j < q->n_self_list && q->self_list[j] < n)
 			j++;
-		if (j == q->n_self_list || q->self_list[j] >= nd->end) {
-			n = nd->end; /* no samples below */
+		if (j == q->n_self_list || q->self_list[j] >= nd->end ||
+		    (kv && !kv[n])) {
+			n = nd->end; /* no samples below, or none kept */
 			continue;
 		}
 		if (d + 2 > n_depth) {
@@ -606,14 +621,14 @@ static size_t count_call(const struct query *q)
 			for (c = p + 1; c < q->nodes[p].end;
 			     c = q->nodes[c].end) {
 				if (q->node_site[c] != site ||
-				    nxt[c] >= q->nodes[c].end)
+				    nxt[c] >= q->nodes[c].end || (kv && !kv[c]))
 					continue;
 				count_kid(&w, site, c);
-				count -= count_below(q, nxt, c);
+				count -= count_below(q, nxt, kv, c);
 				in[c] = 1;
 			}
-			count_push(q, false, &w, &at);
-			count += count_walk(q, false, nxt, &w);
+			count_push(q, false, NULL, &w, &at);
+			count += count_walk(q, false, nxt, kv, NULL, &w);
 		}
 		free(in);
 		free(nxt);
@@ -625,21 +640,22 @@ static size_t count_call(const struct query *q)
 	return count;
 }
 
-static size_t count_nodes(const struct query *q, bool inverted)
+static size_t count_nodes(const struct query *q, bool inverted,
+			  const unsigned char *kv, const uint32_t *om)
 {
 	struct count_walk w;
 	size_t count = 1, i;
 
 	if (!inverted)
-		return count_call(q);
+		return count_call(q, kv);
 	memset(&w, 0, sizeof(w));
 	for (i = 0; i < q->n_self_list; i++)
-		if (q->self_list[i])
+		if (q->self_list[i] && (!kv || kv[q->self_list[i]]))
 			count_kid(&w, q->node_site[q->self_list[i]],
 				  q->self_list[i]);
 	if (w.n_kids)
-		count_push(q, true, &w, &count);
-	count += count_walk(q, true, NULL, &w);
+		count_push(q, true, om, &w, &count);
+	count += count_walk(q, true, NULL, kv, om, &w);
 	free(w.kids);
 	free(w.buf);
 	free(w.st);
@@ -691,6 +707,8 @@ int query_tree_lazy(struct query *q, bool inverted,
 			lt->nodes = NULL;
 		lt->whole = false;
 		lt->n = lt->n_mem = 0;
+		free(lt->kept);
+		lt->kept = NULL;
 		lazy_add(lt, QUERY_TREE_NONE, QUERY_TREE_NONE, "all", 0);
 		lazy_mem_reserve(lt, 1);
 		lt->mem[0] = lt->org[0] = 0;
@@ -713,7 +731,7 @@ int query_tree_lazy(struct query *q, bool inverted,
 						    ? QUERY_TREE_LATER
 						    : QUERY_TREE_NONE;
 		}
-		lt->n_all = count_nodes(q, inverted);
+		lt->n_all = count_nodes(q, inverted, NULL, NULL);
 		lt->total = *total;
 		lt->valid = true;
 	}
@@ -723,4 +741,74 @@ out:
 	*n_all = lt->n_all;
 	*total = lt->total;
 	return lt->whole;
+}
+
+/*
+ * A trie node's verdict under a filter, one sweep: for the call tree,
+ * whether its subtree holds a node with samples below it whose site
+ * matches (from the last node back, each into its parent); for the
+ * inverted tree, whether it or a frame out from it, up to the root,
+ * matches (from the root on).  A made node is kept when one of its
+ * members is; the count is the counting walk's with the verdict in
+ * place of "samples below".
+ */
+size_t query_tree_lazy_filter(struct query *q, bool inverted,
+			      const unsigned char *site_ok)
+{
+	struct query_lazy_tree *lt = &q->lazy[inverted];
+	unsigned char *kv;
+	uint32_t x;
+
+	if (!lt->valid || lt->whole)
+		return 0;
+	free(lt->kept);
+	kv = lt->kept = xcalloc(q->n_nodes ? q->n_nodes : 1, 1);
+	if (!inverted) {
+		unsigned char *below = xcalloc(q->n_nodes ? q->n_nodes : 1, 1);
+
+		for (x = q->n_nodes; x-- > 1;) {
+			uint32_t p = q->nodes[x].parent;
+
+			below[x] |= q->self_at[x] != 0;
+			if (below[x] && site_ok[q->node_site[x]])
+				kv[x] = 1;
+			below[p] |= below[x];
+			kv[p] |= kv[x];
+		}
+		free(below);
+		return count_nodes(q, false, kv, NULL) - 1;
+	} else {
+		/* om: the depth of the outermost match on the way out */
+		uint32_t *om =
+			xcalloc(q->n_nodes ? q->n_nodes : 1, sizeof(*om));
+		size_t n;
+
+		for (x = 1; x < q->n_nodes; x++) {
+			uint32_t p = q->nodes[x].parent;
+
+			om[x] = om[p]			   ? om[p]
+				: site_ok[q->node_site[x]] ? q->nodes[x].depth
+							   : 0;
+			kv[x] = om[x] != 0;
+		}
+		n = count_nodes(q, true, kv, om);
+		free(om);
+		/* the root is kept whatever it holds, and not counted */
+		return n - 1;
+	}
+}
+
+bool query_tree_lazy_kept(const struct query *q, bool inverted, uint32_t node)
+{
+	const struct query_lazy_tree *lt = &q->lazy[inverted];
+	size_t m;
+
+	if (!lt->kept || lt->whole || node >= lt->n)
+		return true;
+	if (node == 0)
+		return true;
+	for (m = lt->mem_at[node]; m < lt->mem_at[node] + lt->mem_n[node]; m++)
+		if (lt->kept[lt->mem[m]])
+			return true;
+	return false;
 }

@@ -594,11 +594,41 @@ cli tree "$S" --csv --depth 0 --min-share 0 --inverted >"$T/work/all-4.csv"
 for mb in 50000 1; do
 	b_start 200 60 $UTF HEAPSIFT_BROWSE_MADE_BELOW=$mb -- "$S"
 	for v in 3 4; do
-		csv=$T/work/all-$v.csv re='Arrays\.copyOf'
-		[ $v = 4 ] && re='ArrayList\.grow'
+		csv=$T/work/all-$v.csv re='Arrays\.copyOf' fre='Arrays\.copyOf'
+		# the inverted tree's filter: matches halfway out, so that
+		# a chain of frames is kept only up to its outermost match
+		[ $v = 4 ] && re='ArrayList\.grow' fre='HashMap'
 		n=$(($(wc -l <"$csv") - 1))
+		# the \ filter: the nodes that match and those that lead to
+		# one, from the CSV's paths, every one unfolded; Esc gives
+		# back the folds from before
+		awk -F, -v re="$fre" 'NR == 1 { print; next }
+			{ row[NR] = $0; path[NR] = $1; last = NR }
+			$3 ~ re { p = $1; keep[p] = 1
+				while (sub(/;[^;]*$/, "", p)) keep[p] = 1
+				keep[""] = 1 }
+			END { keep[""] = 1
+				for (i = 2; i <= last; i++) if (path[i] in keep) print row[i] }' \
+			"$csv" >"$T/work/kept-$v.csv"
+		kept=$(($(wc -l <"$T/work/kept-$v.csv") - 2))
+		b_keys "$v" Home
+		b_capture | awk '/TOTAL PARENT/ { on = 1; next } on && $1 ~ /%$/' >"$T/work/before"
+		b_keys '\'
+		b_type "$fre"
+		b_keys Enter
+		b_capture | grep -q "$kept of $((n - 1)) nodes match" ||
+			t_fail "view $v ($mb): not $kept of $((n - 1)) kept: $(b_capture | tail -1)"
+		tree_page "$T/work/kept-$v.csv" top >"$T/work/why" ||
+			t_fail "view $v ($mb), filter: $(cat "$T/work/why")"
+		b_keys End
+		tree_page "$T/work/kept-$v.csv" bottom >"$T/work/why" ||
+			t_fail "view $v ($mb), filter, End: $(cat "$T/work/why")"
+		b_keys Home Escape
+		b_capture | awk '/TOTAL PARENT/ { on = 1; next } on && $1 ~ /%$/' >"$T/work/after"
+		cmp -s "$T/work/before" "$T/work/after" ||
+			t_fail "view $v ($mb): Esc did not give back the rows before the filter"
 		# search before E: from the root, folded nodes too
-		b_keys "$v" /
+		b_keys /
 		b_type "$re"
 		b_keys Enter
 		b_capture | grep -q "$(tree_match "$csv" "$re" 1)" ||

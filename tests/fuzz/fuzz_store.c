@@ -260,13 +260,30 @@ static void touch_held(struct store *s)
 			query_top(q, GROUP_APP_SITE, &rows, &n, &t, &e);
 			query_top(q, GROUP_THREAD, &rows, &n, &t, &e);
 			query_paths(q, 8, &p, &n, &all, &t, &e);
-			for (inv = 0; inv < 2; inv++)
+			for (inv = 0; inv < 2; inv++) {
+				const char *const *labels;
+				size_t ns = query_tree_labels(q, &labels), i;
+				unsigned char *ok;
+
 				if (query_tree_lazy(q, inv, &nodes, &n, &all,
-						    &t, &e) == 0 &&
-				    n &&
+						    &t, &e) < 0)
+					continue;
+				if (n &&
 				    nodes[0].first_child == QUERY_TREE_LATER)
 					query_tree_children(q, inv, 0, &nodes,
 							    &n);
+				/* the \ filter: every other site matches */
+				ok = calloc(ns + 1, 1);
+				if (!ok)
+					continue;
+				for (i = 0; i < ns; i++)
+					ok[i] = (unsigned char)(i & 1);
+				(void)query_tree_lazy_filter(q, inv, ok);
+				for (i = 0; i < n; i++)
+					(void)query_tree_lazy_kept(q, inv,
+								   (uint32_t)i);
+				free(ok);
+			}
 		}
 		query_free(q);
 	}
