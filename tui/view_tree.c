@@ -438,6 +438,19 @@ static bool tr_whole(struct tui *t, struct tree *tr)
 	tr->lazy = false;
 	if (tr->n_vis && tr->list.cur < tr->n_vis)
 		tr->vis[tr->list.cur] = cur;
+	if (tr->lazy_filter) {
+		/* a filter on the tree made as opened, its rows as flags
+		 * (C under it): keep is by the made nodes' ids; the whole
+		 * tree's from the filter, the folds of now given back by
+		 * Esc */
+		free(tr->keep);
+		tr->keep = NULL;
+		tr->lazy_filter = false;
+		free(tr->pre_open);
+		tr->pre_open = xmalloc(n ? n : 1);
+		memcpy(tr->pre_open, tr->open, n);
+		apply_filter(tr);
+	}
 	rebuild_vis(tr);
 	return true;
 }

@@ -627,6 +627,18 @@ for mb in 50000 1; do
 		b_capture | awk '/TOTAL PARENT/ { on = 1; next } on && $1 ~ /%$/' >"$T/work/after"
 		cmp -s "$T/work/before" "$T/work/after" ||
 			t_fail "view $v ($mb): Esc did not give back the rows before the filter"
+		# folded under the filter, then N takes the whole tree: the
+		# kept nodes by its ids
+		b_keys '\'
+		b_type "$fre"
+		b_keys Enter C /
+		b_type "$fre"
+		b_keys Enter N
+		b_capture | grep '^depth' | grep -Eq "$fre" ||
+			t_fail "view $v ($mb): N under a folded filter is not on a match: $(b_capture | grep '^depth')"
+		b_capture | grep -qF "filter \\$fre" ||
+			t_fail "view $v ($mb): the filter is gone after N"
+		b_keys Escape Home
 		# search before E: from the root, folded nodes too
 		b_keys /
 		b_type "$re"
