@@ -385,6 +385,14 @@ static void tr_kids(struct tui *t, struct tree *tr, uint32_t i)
 static bool all_open_end(struct tui *t, struct tree *tr);
 static bool lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept);
 
+/* The whole tree's folds of now, which Esc gives back after a filter. */
+static void save_folds(struct tree *tr)
+{
+	free(tr->pre_open);
+	tr->pre_open = xmalloc(tr->n ? tr->n : 1);
+	memcpy(tr->pre_open, tr->open, tr->n);
+}
+
 /*
  * The whole tree in place of the one made as opened, for what needs
  * every node in its order: each made node is the whole tree's node of
@@ -446,9 +454,7 @@ static bool tr_whole(struct tui *t, struct tree *tr)
 		free(tr->keep);
 		tr->keep = NULL;
 		tr->lazy_filter = false;
-		free(tr->pre_open);
-		tr->pre_open = xmalloc(n ? n : 1);
-		memcpy(tr->pre_open, tr->open, n);
+		save_folds(tr);
 		apply_filter(tr);
 	}
 	rebuild_vis(tr);
@@ -597,7 +603,6 @@ static void all_open_start(struct tui *t, struct tree *tr, uint32_t cur)
 static bool all_open_end(struct tui *t, struct tree *tr)
 {
 	size_t cur = tr->list.cur, top = tr->list.top, n_vis = tr->n_vis;
-
 	bool filtered = tr->lazy_filter;
 
 	if (!tr->all_open)
@@ -626,11 +631,9 @@ static bool all_open_end(struct tui *t, struct tree *tr)
 		return false;
 	}
 	if (filtered) {
-		free(tr->pre_open);
-		tr->pre_open = xmalloc(tr->n ? tr->n : 1);
 		if (tr->pre_all_open)
 			memset(tr->open, 1, tr->n);
-		memcpy(tr->pre_open, tr->open, tr->n);
+		save_folds(tr);
 		apply_filter(tr);
 	} else {
 		memset(tr->open, 1, tr->n);
@@ -712,9 +715,7 @@ static void ensure(struct tui *t, struct tree *tr)
 			return;
 		if (!tr_whole(t, tr))
 			return;
-		free(tr->pre_open);
-		tr->pre_open = xmalloc(tr->n ? tr->n : 1);
-		memcpy(tr->pre_open, tr->open, tr->n);
+		save_folds(tr);
 		apply_filter(tr);
 		rebuild_vis(tr);
 	}
@@ -1095,7 +1096,7 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 {
 	struct tree *tr = st;
 	struct verdicts v;
-	uint32_t found = QUERY_TREE_LATER, from;
+	uint32_t found = QUERY_TREE_LATER;
 
 	ensure(t, tr);
 	if (!tr->n || !tr->n_vis)
@@ -1105,25 +1106,21 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 	 * with every node open, from the cursor's node (after it for n and
 	 * N; backwards for N).  Forwards on a tree made as opened it makes
 	 * children as it goes, and takes the whole tree only past
-	 * MADE_BELOW nodes made.
+	 * MADE_BELOW nodes made.  The verdicts are per label, which the
+	 * whole tree shares with the tree made as opened.
 	 */
 	vis_extend(t, tr, tr->list.cur + 1, QUERY_TREE_NONE);
-	from = tr->vis[tr->list.cur];
 	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	if (tr->lazy && dir >= 0)
-		found = search_made(t, tr, &v, re, from, dir);
+		found = search_made(t, tr, &v, re, tr->vis[tr->list.cur], dir);
 	if (found == QUERY_TREE_LATER) {
-		free(v.v);
-		if (!tr_whole(t, tr))
+		if (!tr_whole(t, tr)) {
+			free(v.v);
 			return false;
-		v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
-		from = tr->vis[tr->list.cur];
-		found = search_whole(tr, &v, re, from, dir);
+		}
+		found = search_whole(tr, &v, re, tr->vis[tr->list.cur], dir);
 	}
-	free(v.v);
-	if (found == QUERY_TREE_NONE)
-		return false;
-	if (tr->all_open) {
+	if (found != QUERY_TREE_NONE && tr->all_open) {
 		/* every row is there: the cursor on its row, made up to it
 		 * (its nodes are, by the search) */
 		size_t k;
@@ -1135,19 +1132,19 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 			vis_extend(t, tr, tr->n_vis, found);
 			k = tr->n_made_vis ? tr->n_made_vis - 1 : 0;
 		}
-		if (tr->all_open && tr->n_made_vis && tr->vis[k] == found) {
+		if (tr->all_open) {
+			free(v.v);
+			if (!tr->n_made_vis || tr->vis[k] != found)
+				return false;
 			tr->list.cur = k;
 			return true;
 		}
-		if (tr->all_open)
-			return false;
 		/* the whole tree took over: its ids; search it again */
-		v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 		found = search_whole(tr, &v, re, tr->vis[tr->list.cur], dir);
-		free(v.v);
-		if (found == QUERY_TREE_NONE)
-			return false;
 	}
+	free(v.v);
+	if (found == QUERY_TREE_NONE)
+		return false;
 	/* unfold its ancestors and put the cursor on it */
 	{
 		uint32_t p = tr->nodes[found].parent;
@@ -1175,7 +1172,6 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
  */
 static bool lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept)
 {
-	struct verdicts v;
 	unsigned char *site_ok;
 	struct query *q;
 	struct err e;
@@ -1187,14 +1183,9 @@ static bool lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept)
 	if (!q)
 		return false;
 	/* labels: the sites, then the root's */
-	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	site_ok = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	for (k = 0; k + 1 < tr->n_labels; k++)
-		site_ok[k] = (unsigned char)(v.v[k] = regex_match(tr->filter,
-								  tr->labels[k])
-							      ? 2
-							      : 1) == 2;
-	free(v.v);
+		site_ok[k] = regex_match(tr->filter, tr->labels[k]);
 	*kept = query_tree_lazy_filter(q, tr->inverted, site_ok);
 	free(site_ok);
 	cur = tr->n_vis && tr->list.cur < tr->n_made_vis ? tr->vis[tr->list.cur]
@@ -1227,19 +1218,19 @@ static void tr_filter(struct tui *t, void *st, const struct regex *re,
 		      const char *pattern)
 {
 	struct tree *tr = st;
-	size_t kept = 0;
+	size_t kept, of;
 	char err[256];
 	bool was = tr->filter != NULL;
 
 	ensure(t, tr);
-	if (re && !tr->lazy_filter && !tr->lazy && !was) {
-		/* the whole tree: Esc gives back the folds from now */
-		free(tr->pre_open);
-		tr->pre_open = xmalloc(tr->n ? tr->n : 1);
-		memcpy(tr->pre_open, tr->open, tr->n);
+	if (re && !was) {
+		/* the folds Esc gives back: on a tree made as opened they
+		 * stay in open[] (and all_open); else a copy */
+		if (tr->lazy)
+			tr->pre_all_open = tr->all_open;
+		else
+			save_folds(tr);
 	}
-	if (re && !was && tr->lazy)
-		tr->pre_all_open = tr->all_open;
 	regex_free(tr->filter);
 	tr->filter = NULL;
 	if (re) {
@@ -1247,24 +1238,21 @@ static void tr_filter(struct tui *t, void *st, const struct regex *re,
 		snprintf(tr->filter_text, sizeof(tr->filter_text), "%s",
 			 pattern);
 	}
-	if (tr->filter && tr->lazy && lazy_filter_apply(t, tr, &kept)) {
-		tui_message(t, false,
-			    "%zu of %zu nodes match \\%s or lead to a match",
-			    kept, tr->n_all ? tr->n_all - 1 : 0, pattern);
-		return;
-	}
 	if (!tr->filter) {
 		filter_clear(t, tr);
 		return;
 	}
-	if (!tr_whole(t, tr))
-		return;
-	kept = apply_filter(tr);
-	if (tr->filter)
-		tui_message(t, false,
-			    "%zu of %zu nodes match \\%s or lead to a match",
-			    kept, tr->n ? tr->n - 1 : 0, pattern);
-	rebuild_vis(tr);
+	if (tr->lazy && lazy_filter_apply(t, tr, &kept)) {
+		of = tr->n_all;
+	} else {
+		if (!tr_whole(t, tr))
+			return;
+		kept = apply_filter(tr);
+		of = tr->n;
+		rebuild_vis(tr);
+	}
+	tui_message(t, false, "%zu of %zu nodes match \\%s or lead to a match",
+		    kept, of ? of - 1 : 0, pattern);
 }
 
 static void tr_click(struct tui *t, void *st, const struct area *ar, int y,

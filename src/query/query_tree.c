@@ -403,6 +403,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		merged[0] = 0;
 		for (n = 1; n < q->n_nodes; n++) {
 			uint32_t up = merged[q->nodes[n].parent], m;
+			const struct query_node_self *sn;
 
 			if (!sub[n])
 				continue; /* nothing below: no node */
@@ -410,11 +411,11 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 				       q->site_names[q->node_site[n]],
 				       t.nodes[up].depth + 1);
 			merged[n] = m;
-			t.sq[m] = sq_add(t.sq[m], query_self_of(q, n)->sq);
-			t.nodes[m].self_samples += query_self_of(q, n)->samples;
+			sn = query_self_of(q, n);
+			t.sq[m] = sq_add(t.sq[m], sn->sq);
+			t.nodes[m].self_samples += sn->samples;
 			t.nodes[m].self_bytes =
-				add_sat(t.nodes[m].self_bytes,
-					query_self_of(q, n)->bytes);
+				add_sat(t.nodes[m].self_bytes, sn->bytes);
 		}
 		/* totals flow up: a merged node comes after its parent */
 		for (k = 0; k < t.n; k++) {
@@ -502,20 +503,14 @@ static uint64_t path_mix(uint64_t h, uint64_t frame)
 static uint64_t path_hash(const struct query *q, const uint64_t *site_h,
 			  uint32_t k)
 {
-	uint32_t up[64], *path = up, n = 0, alloc = 64, m;
+	/* k's path below the root has depth(k) nodes (the store checks
+	 * each node's depth against its parent's) */
+	uint32_t d = q->nodes[k].depth, up[64], n = 0, m;
+	uint32_t *path = d <= 64 ? up : xmalloc(d * sizeof(*path));
 	uint64_t h = 0;
 
-	for (m = k; m; m = q->nodes[m].parent) {
-		if (n == alloc) {
-			alloc *= 2;
-			path = path == up
-				       ? memcpy(xmalloc(alloc * sizeof(*path)),
-						up, sizeof(up))
-				       : xreallocarray(path, alloc,
-						       sizeof(*path));
-		}
+	for (m = k; m && n < d; m = q->nodes[m].parent)
 		path[n++] = m;
-	}
 	while (n--)
 		h = path_mix(h, site_h[q->node_site[path[n]]]);
 	if (path != up)

@@ -380,9 +380,6 @@ static void count_kid(struct count_walk *w, uint32_t site, uint32_t node)
 	w->kids[w->n_kids++] = (uint64_t)site << 32 | node;
 }
 
-/* The kids as groups by site, each trie node once.  An inverted
- * tree's group of one trie node is a chain out to the outermost caller,
- * a node per frame: counted at once (its depth), not walked. */
 /* the nodes of an inverted chain out from trie node a: one per frame
  * out to the outermost caller, or under a filter (om, the depth of the
  * outermost match on each node's way out; 0: none) out to the outermost
@@ -394,6 +391,9 @@ static uint32_t chain_len(const struct query *q, const uint32_t *om, uint32_t a)
 	return om[a] ? q->nodes[a].depth - om[a] + 1 : 0;
 }
 
+/* The kids as groups by site, each trie node once.  An inverted
+ * tree's group of one trie node is a chain out to the outermost caller,
+ * a node per frame: counted at once (chain_len), not walked. */
 static void count_push(const struct query *q, bool inverted, const uint32_t *om,
 		       struct count_walk *w, size_t *count)
 {

@@ -430,7 +430,6 @@ TEST(store_cursor_on_one_recording)
 	char dir[] = "/tmp/hs-cursor1-XXXXXX";
 	struct store_writer *w;
 	const struct sink *sink;
-	struct rec_recording rec;
 	struct store *s;
 	struct store_cursor *c = NULL;
 	struct store_sample_row x;
@@ -451,14 +450,7 @@ TEST(store_cursor_on_one_recording)
 		y.weight = 1;
 		sink->ops->sample(sink->ctx, &y);
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.source = "one.jfr";
-	rec.format = "jfr";
-	rec.start_ns = CUR_T;
-	rec.end_ns = CUR_T + 5000;
-	rec.n_chunks = 1;
-	sink->ops->recording(sink->ctx, &rec);
-	s = test_store_commit(w, dir, "one.hsdb");
+	s = test_recording_commit(w, CUR_T, CUR_T + 5000, dir, "one.hsdb");
 	CHECK(s != NULL);
 	if (!s)
 		return;
