@@ -23,7 +23,7 @@
  * ObjectAllocationSample's blocks, which readers of 2.x cannot decode,
  * RCOR and ESTM) */
 #define STORE_MAJOR	    3
-#define STORE_MINOR	    0
+#define STORE_MINOR	    1
 #define STORE_MAJOR_OLDEST  2 /* the oldest major this heapsift reads */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
@@ -85,6 +85,13 @@ enum store_section {
 	SEC_ROLLUP_SQUARES = STORE_ID('R', 'S', 'Q', 'R'), /* 2.2 */
 	SEC_ROLLUP_EST = STORE_ID('R', 'C', 'O', 'R'),	   /* 3.0 */
 	SEC_ESTIMATES = STORE_ID('E', 'S', 'T', 'M'),	   /* 3.0 */
+	/* 3.1: the rollups again, a bucket per kind, projection and
+	 * recording (the whole recording's rows), in four sections laid
+	 * out as the four above */
+	SEC_WHOLE_BUCKETS = STORE_ID('R', 'W', 'B', 'K'),
+	SEC_WHOLE_ROWS = STORE_ID('R', 'W', 'R', 'O'),
+	SEC_WHOLE_SQUARES = STORE_ID('R', 'W', 'S', 'Q'),
+	SEC_WHOLE_EST = STORE_ID('R', 'W', 'C', 'O'),
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */

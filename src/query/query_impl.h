@@ -232,7 +232,8 @@ struct query_pass {
 	int64_t cut_base, cut_w;
 	/* PASS_ROWS: a bucket's rows, of recording rec, under proj */
 	const struct store_rollup_row *rows;
-	const struct store_rollup_sq *sq; /* the rows' (PASS_NEED_SQUARES) */
+	const struct store_rollup_sq *sq;   /* the rows' (PASS_NEED_SQUARES) */
+	const struct store_rollup_est *est; /* the rows' (corrected) */
 	uint32_t n_rows, rec;
 	/* PASS_SAMPLES: what each sample adds to the sum of squares as a
 	 * weight, where it is not its bytes (the corrected estimate) */
@@ -263,6 +264,10 @@ struct query_pass {
 	const struct store_rollup_row *all_rows;
 	const struct store_rollup_sq *all_sq;
 	uint32_t n_b, bi;
+	/* the whole recordings' rollups under proj (3.1), read in place of
+	 * a recording's buckets when the window holds them all */
+	struct store_rollup_whole whole;
+	uint32_t wi;
 	int phase;
 	struct pass_edge *edges;
 	size_t n_edges, alloc_edges, ei;

@@ -10,9 +10,11 @@
  * samples of the bucket's recording.  A window therefore reads samples
  * only at its two ends, and a timeline only where one of its buckets
  * starts inside a rollup bucket; the results stay exact to the
- * nanosecond.  Without rollups for the kind (a 2.0 store, agent
- * samples, negative byte counts), every block in the window is read,
- * as before.
+ * nanosecond.  Where the window holds every bucket of a recording and
+ * the store has that recording's whole rows (3.1), those are handed out
+ * instead: the same sums from fewer rows.  Without rollups for the kind
+ * (a 2.0 store, agent samples, negative byte counts), every block in
+ * the window is read, as before.
  */
 #include "query/query.h"
 #include "query/query_impl.h"
@@ -92,6 +94,8 @@ static int kind_init(struct query *q, struct query_pass *p, int kind,
 	p->rows = NULL;
 	p->n_rows = 0;
 	p->rec = PASS_ANY_REC;
+	p->wi = 0;
+	memset(&p->whole, 0, sizeof(p->whole));
 	if (store_kind_blocks(q->s, kind, &p->blocks, &p->n_blocks, e) < 0)
 		return ERR_FAIL;
 	if (p->corrected && !q->rollup_est) {
@@ -126,7 +130,9 @@ static int kind_init(struct query *q, struct query_pass *p, int kind,
 		return 0;
 	}
 	p->proj = best;
-	return store_rollup(q->s, kind, best, &p->b, &p->n_b, &p->all_rows, e);
+	if (store_rollup(q->s, kind, best, &p->b, &p->n_b, &p->all_rows, e) < 0)
+		return ERR_FAIL;
+	return store_rollup_whole(q->s, kind, best, &p->whole, e);
 }
 
 int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
@@ -211,6 +217,41 @@ static bool cut_inside(const struct query_pass *p, int64_t s, int64_t e)
 	return (__int128)p->cut_base + (f + 1) * p->cut_w <= e;
 }
 
+/*
+ * The whole rows of recording rec, where the window holds all of its
+ * buckets (the whole bucket spans them, with no cut inside) and they add
+ * up to what the buckets' rows would: under the corrected estimate,
+ * ObjectAllocationSample's rests are scaled row by row, rounded down,
+ * so only where the recording's scale is 1 (no OutsideTLAB events
+ * apart) is the sum of the scaled the scaled sum.  NULL: the buckets.
+ */
+static const struct store_rollup_bucket *
+whole_of(const struct query *q, struct query_pass *p, uint32_t rec)
+{
+	const struct store_rollup_bucket *w;
+	const int64_t from = q->o.from_ns, to = q->o.to_ns;
+
+	while (p->wi < p->whole.n && p->whole.b[p->wi].recording < rec)
+		p->wi++;
+	if (p->wi == p->whole.n || p->whole.b[p->wi].recording != rec)
+		return NULL;
+	w = &p->whole.b[p->wi];
+	if (to == INT64_MIN || w->start_ns < from || w->end_ns >= to ||
+	    cut_inside(p, w->start_ns, w->end_ns) ||
+	    (p->all_sq && !p->whole.sq))
+		return NULL;
+	if (p->corrected && !p->whole.est)
+		return NULL;
+	if (p->corrected && p->kind == SAMPLE_ALLOC && rec < q->n_recs) {
+		const struct store_estimate *f = &q->est[rec];
+
+		if (f->tlab_lo || f->tlab_hi)
+			if (f->all_lo != f->tlab_lo || f->all_hi != f->tlab_hi)
+				return NULL;
+	}
+	return w;
+}
+
 static int edge_cmp(const void *x, const void *y)
 {
 	const struct pass_edge *a = x, *b = y;
@@ -229,6 +270,7 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 		/* the buckets: whole ones out, the others kept as edges */
 		while (p->bi < p->n_b) {
 			const struct store_rollup_bucket *b = &p->b[p->bi++];
+			const struct store_rollup_bucket *w;
 			struct pass_edge *x;
 
 			if ((q->o.recording >= 0 &&
@@ -236,11 +278,34 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 			    to == INT64_MIN || b->end_ns < from ||
 			    b->start_ns >= to)
 				continue;
+			if (p->whole.n &&
+			    (p->bi == 1 ||
+			     p->b[p->bi - 2].recording != b->recording) &&
+			    (w = whole_of(q, p, b->recording)) != NULL) {
+				/* the recording's first bucket: all of them */
+				while (p->bi < p->n_b &&
+				       p->b[p->bi].recording == b->recording)
+					p->bi++;
+				p->rows = p->whole.rows + w->first_row;
+				p->sq = p->all_sq ? p->whole.sq + w->first_row
+						  : NULL;
+				p->est = p->whole.est
+						 ? p->whole.est + w->first_row
+						 : NULL;
+				p->n_rows = w->n_rows;
+				p->rec = w->recording;
+				p->start_ns = w->start_ns;
+				p->end_ns = w->end_ns;
+				return PASS_ROWS;
+			}
 			if (b->start_ns >= from && b->end_ns < to &&
 			    !cut_inside(p, b->start_ns, b->end_ns)) {
 				p->rows = p->all_rows + b->first_row;
 				p->sq = p->all_sq ? p->all_sq + b->first_row
 						  : NULL;
+				p->est = q->rollup_est
+						 ? q->rollup_est + b->first_row
+						 : NULL;
 				p->n_rows = b->n_rows;
 				p->rec = b->recording;
 				p->start_ns = b->start_ns;
@@ -369,8 +434,7 @@ static void est_room(struct query_pass *p, uint64_t n)
  * smaller than a typical TLAB. */
 static void est_rows(struct query *q, struct query_pass *p)
 {
-	const struct store_rollup_est *est =
-		q->rollup_est + (p->rows - p->all_rows);
+	const struct store_rollup_est *est = p->est;
 	const struct store_estimate *f =
 		p->rec < q->n_recs ? &q->est[p->rec] : NULL;
 	uint32_t r;

@@ -60,6 +60,10 @@ struct rollup_builder {
 	struct store_rollup_bucket *b;
 	uint64_t *spill_row; /* after finish: each bucket's row in the spill */
 	size_t n_b, alloc_b;
+	/* the whole recordings' buckets (3.1), made by finish: the same */
+	struct store_rollup_bucket *wb;
+	uint64_t *w_spill_row;
+	size_t n_wb, alloc_wb;
 	int fd;
 	/* the spilled rows: in mem while they fit ROLLUP_MEM_MAX (or when
 	 * there is no fd), else in the file, written through wbuf */
@@ -147,6 +151,8 @@ void rollup_builder_free(struct rollup_builder *rb)
 	}
 	free(rb->b);
 	free(rb->spill_row);
+	free(rb->wb);
+	free(rb->w_spill_row);
 	free(rb->mem);
 	free(rb->wbuf);
 	free(rb);
@@ -472,6 +478,123 @@ static int bucket_cmp(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
+/* n rows from the spill's row at: in memory, or read into *buf. */
+static const struct brow *spilled_rows(struct rollup_builder *rb, uint64_t at,
+				       uint32_t n, struct brow **buf,
+				       uint32_t *alloc)
+{
+	size_t len = (size_t)n * sizeof(**buf), done = 0;
+
+	if (!rb->in_file)
+		return rb->mem + at;
+	if (n > *alloc) {
+		*alloc = n;
+		*buf = xreallocarray(*buf, n, sizeof(**buf));
+	}
+	while (done < len) {
+		ssize_t got = pread(rb->fd, (char *)*buf + done, len - done,
+				    (off_t)(at * sizeof(**buf) + done));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			rb->failed = true;
+			rb->err_no = got < 0 ? errno : EIO;
+			return NULL;
+		}
+		done += (size_t)got;
+	}
+	return *buf;
+}
+
+/*
+ * The whole recordings' rollups (3.1): the rows of each kind, projection
+ * and recording merged over its buckets, which a window holding the
+ * whole recording reads instead of a row per key and bucket (on the
+ * synthetic store of store_bench, 3.38 M rows of the node projection
+ * against 667,000).  Rows of every bucket are sums and extremes that do
+ * not depend on order (proj_add), so a view that adds up the whole
+ * recording's row gets what it got from the buckets' rows.  A recording
+ * with one bucket, or whose rows would merge to more than half of them,
+ * gets none: readers take the buckets.  The memory is one recording's
+ * distinct keys under one projection at a time; the rows go to the
+ * spill after the buckets'.
+ */
+static void build_whole(struct rollup_builder *rb)
+{
+	struct proj_rows pr;
+	struct brow *buf = NULL;
+	uint32_t alloc = 0;
+	size_t i = 0, j, n_fine = rb->n_b;
+
+	memset(&pr, 0, sizeof(pr));
+	while (i < n_fine && !rb->failed) {
+		const struct store_rollup_bucket g = rb->b[i];
+		uint64_t fine_rows = 0, samples = 0;
+
+		for (j = i; j < n_fine && rb->b[j].kind == g.kind &&
+			    rb->b[j].proj == g.proj &&
+			    rb->b[j].recording == g.recording;
+		     j++) {
+			const struct brow *r =
+				spilled_rows(rb, rb->b[j].first_row,
+					     rb->b[j].n_rows, &buf, &alloc);
+			uint32_t k;
+
+			if (!r)
+				break;
+			for (k = 0; k < rb->b[j].n_rows; k++) {
+				struct est_add ea = {
+					r[k].est_a, r[k].est_sq,
+					g.kind == SAMPLE_TLAB_OUTSIDE};
+
+				proj_add(&pr, &r[k].r, r[k].r.samples,
+					 r[k].r.bytes, r[k].sq, &ea,
+					 r[k].r.first_ns, r[k].r.last_ns);
+			}
+			fine_rows += rb->b[j].n_rows;
+			samples += rb->b[j].samples;
+		}
+		if (j - i > 1 && (uint64_t)pr.n * 2 <= fine_rows &&
+		    !rb->failed) {
+			struct store_rollup_bucket *w;
+			uint32_t k;
+
+			qsort(pr.rows, pr.n, sizeof(*pr.rows), key_cmp);
+			if (rb->n_wb == rb->alloc_wb) {
+				rb->alloc_wb =
+					rb->alloc_wb ? rb->alloc_wb * 2 : 64;
+				rb->wb = xreallocarray(rb->wb, rb->alloc_wb,
+						       sizeof(*rb->wb));
+			}
+			w = &rb->wb[rb->n_wb++];
+			memset(w, 0, sizeof(*w));
+			w->kind = g.kind;
+			w->proj = g.proj;
+			w->recording = g.recording;
+			w->start_ns = g.start_ns;
+			w->end_ns = rb->b[j - 1].end_ns;
+			w->first_row = rb->n_rows;
+			w->n_rows = pr.n;
+			w->samples = samples;
+			for (k = 0; k < pr.n; k++)
+				w->crc = crc32c_update(w->crc, &pr.rows[k].r,
+						       sizeof(pr.rows[k].r));
+			spill(rb, pr.rows, pr.n);
+		}
+		pr.n = 0;
+		if (pr.slots)
+			memset(pr.slots, 0,
+			       ((size_t)pr.mask + 1) * sizeof(uint32_t));
+		i = j;
+	}
+	free(pr.rows);
+	free(pr.slots);
+	free(buf);
+	if (rb->in_file)
+		wbuf_flush(rb);
+}
+
 int rollup_finish(struct rollup_builder *rb, struct err *e)
 {
 	size_t i, n = 0;
@@ -511,30 +634,30 @@ int rollup_finish(struct rollup_builder *rb, struct err *e)
 	rb->n_b = n;
 	if (n > 1)
 		qsort(rb->b, n, sizeof(*rb->b), bucket_cmp);
+	build_whole(rb);
+	if (rb->failed)
+		return err_set(e, ERR_IO, "store: the rollups' spill file: %s",
+			       strerror(rb->err_no));
 	rb->spill_row = xmalloc((n ? n : 1) * sizeof(uint64_t));
 	for (i = 0; i < n; i++) {
 		rb->spill_row[i] = rb->b[i].first_row;
 		rb->b[i].first_row = row;
 		row += rb->b[i].n_rows;
 	}
+	rb->w_spill_row = xmalloc((rb->n_wb ? rb->n_wb : 1) * sizeof(uint64_t));
+	for (i = 0, row = 0; i < rb->n_wb; i++) {
+		rb->w_spill_row[i] = rb->wb[i].first_row;
+		rb->wb[i].first_row = row;
+		row += rb->wb[i].n_rows;
+	}
 	return 0;
 }
 
 const struct store_rollup_bucket *
-rollup_buckets(const struct rollup_builder *rb, size_t *n)
+rollup_buckets(const struct rollup_builder *rb, int level, size_t *n)
 {
-	*n = rb->n_b;
-	return rb->b;
-}
-
-uint64_t rollup_n_rows(const struct rollup_builder *rb)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < rb->n_b; i++)
-		n += rb->b[i].n_rows;
-	return n;
+	*n = level ? rb->n_wb : rb->n_b;
+	return level ? rb->wb : rb->b;
 }
 
 enum part { PART_ROWS, PART_SQUARES, PART_EST };
@@ -553,54 +676,39 @@ static size_t part_len(enum part what)
 
 /* Each bucket's rows, their squares or their estimate sums, in the
  * buckets' order, a bucket at a time. */
-static int write_part(struct rollup_builder *rb, enum part what,
+static int write_part(struct rollup_builder *rb, int level, enum part what,
 		      rollup_write_fn *fn, void *ctx, struct err *e)
 {
+	const struct store_rollup_bucket *b = level ? rb->wb : rb->b;
+	const uint64_t *spill_row = level ? rb->w_spill_row : rb->spill_row;
+	size_t n_b = level ? rb->n_wb : rb->n_b;
 	struct brow *buf = NULL;
 	unsigned char *part = NULL;
+	uint32_t buf_alloc = 0;
 	size_t alloc = 0, i;
 
-	for (i = 0; i < rb->n_b; i++) {
-		size_t len = (size_t)rb->b[i].n_rows * sizeof(*buf), done = 0;
+	for (i = 0; i < n_b; i++) {
 		const struct brow *from;
 		uint32_t j;
 
-		if (rb->b[i].n_rows > alloc) {
-			alloc = rb->b[i].n_rows;
+		if (b[i].n_rows > alloc) {
+			alloc = b[i].n_rows;
 			part = xreallocarray(part, alloc,
 					     sizeof(struct store_rollup_row));
 			static_assert(sizeof(struct store_rollup_row) >=
 					      sizeof(struct store_rollup_est),
 				      "a part's record fits a row's room");
-			if (rb->in_file)
-				buf = xreallocarray(buf, alloc, sizeof(*buf));
 		}
-		if (!rb->in_file) {
-			from = rb->mem + rb->spill_row[i];
-			goto have;
+		from = spilled_rows(rb, spill_row[i], b[i].n_rows, &buf,
+				    &buf_alloc);
+		if (!from) {
+			free(buf);
+			free(part);
+			return err_set(e, ERR_IO,
+				       "store: reading the rollups back: %s",
+				       strerror(rb->err_no));
 		}
-		while (done < len) {
-			ssize_t got =
-				pread(rb->fd, (char *)buf + done, len - done,
-				      (off_t)(rb->spill_row[i] * sizeof(*buf) +
-					      done));
-
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0) {
-				free(buf);
-				free(part);
-				return err_set(e, ERR_IO,
-					       "store: reading the rollups "
-					       "back: %s",
-					       got < 0 ? strerror(errno)
-						       : "file cut short");
-			}
-			done += (size_t)got;
-		}
-		from = buf;
-	have:
-		for (j = 0; j < rb->b[i].n_rows; j++) {
+		for (j = 0; j < b[i].n_rows; j++) {
 			if (what == PART_SQUARES) {
 				struct store_rollup_sq q = {
 					(uint64_t)from[j].sq,
@@ -620,27 +728,27 @@ static int write_part(struct rollup_builder *rb, enum part what,
 				       &from[j].r, sizeof(from[j].r));
 			}
 		}
-		fn(ctx, part, (size_t)rb->b[i].n_rows * part_len(what));
+		fn(ctx, part, (size_t)b[i].n_rows * part_len(what));
 	}
 	free(buf);
 	free(part);
 	return 0;
 }
 
-int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
-		      struct err *e)
+int rollup_write_rows(struct rollup_builder *rb, int level, rollup_write_fn *fn,
+		      void *ctx, struct err *e)
 {
-	return write_part(rb, PART_ROWS, fn, ctx, e);
+	return write_part(rb, level, PART_ROWS, fn, ctx, e);
 }
 
-int rollup_write_squares(struct rollup_builder *rb, rollup_write_fn *fn,
-			 void *ctx, struct err *e)
+int rollup_write_squares(struct rollup_builder *rb, int level,
+			 rollup_write_fn *fn, void *ctx, struct err *e)
 {
-	return write_part(rb, PART_SQUARES, fn, ctx, e);
+	return write_part(rb, level, PART_SQUARES, fn, ctx, e);
 }
 
-int rollup_write_est(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
-		     struct err *e)
+int rollup_write_est(struct rollup_builder *rb, int level, rollup_write_fn *fn,
+		     void *ctx, struct err *e)
 {
-	return write_part(rb, PART_EST, fn, ctx, e);
+	return write_part(rb, level, PART_EST, fn, ctx, e);
 }

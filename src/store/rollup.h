@@ -57,22 +57,26 @@ void rollup_add(struct rollup_builder *rb, int kind,
  */
 int rollup_finish(struct rollup_builder *rb, struct err *e);
 
-/* After rollup_finish: the buckets (borrowed, valid until free), and
- * their rows in the same order, len bytes at a time, to write. */
+/*
+ * After rollup_finish: the buckets of a level (borrowed, valid until
+ * free): 0 the time buckets, 1 the whole recordings' (3.1: a kind,
+ * projection and recording's rows merged over its buckets, where it has
+ * two buckets or more and the merge halves its rows at least); then
+ * their rows in the same order, len bytes at a time, to write.
+ */
 const struct store_rollup_bucket *
-rollup_buckets(const struct rollup_builder *rb, size_t *n);
-uint64_t rollup_n_rows(const struct rollup_builder *rb);
+rollup_buckets(const struct rollup_builder *rb, int level, size_t *n);
 typedef void rollup_write_fn(void *ctx, const void *p, size_t len);
-int rollup_write_rows(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
-		      struct err *e);
+int rollup_write_rows(struct rollup_builder *rb, int level, rollup_write_fn *fn,
+		      void *ctx, struct err *e);
 /* The same for the rows' sums of squares (struct store_rollup_sq, 2.2),
  * in the same order. */
-int rollup_write_squares(struct rollup_builder *rb, rollup_write_fn *fn,
-			 void *ctx, struct err *e);
+int rollup_write_squares(struct rollup_builder *rb, int level,
+			 rollup_write_fn *fn, void *ctx, struct err *e);
 /* The same for the rows' corrected-estimate sums (struct
  * store_rollup_est, 2.3): of ObjectAllocationSample's rows, from the
  * samples' rest; of OutsideTLAB events', their least bytes. */
-int rollup_write_est(struct rollup_builder *rb, rollup_write_fn *fn, void *ctx,
-		     struct err *e);
+int rollup_write_est(struct rollup_builder *rb, int level, rollup_write_fn *fn,
+		     void *ctx, struct err *e);
 
 #endif

@@ -248,6 +248,30 @@ int store_rollup(struct store *s, int kind, int proj,
 		 const struct store_rollup_row **rows, struct err *e);
 
 /*
+ * The whole recordings' rollups of kind under projection proj (since
+ * 3.1): for each recording that has them, by recording, one bucket of
+ * the rows of its time buckets (store_rollup) merged by key, from the
+ * first one's start to the last one's end, with the same samples: a
+ * reader whose window holds all of those buckets reads these rows in
+ * their place and adds up the same sums (counts, bytes and squares held
+ * at the top, least and greatest times, least bytes).  A recording with
+ * one time bucket, or whose rows hardly merge, has none; n is 0 in an
+ * older store.  The rows and their squares and estimate sums (NULL
+ * where the sections are missing) are indexed by the buckets' first_row;
+ * checked as store_rollup()'s.  Borrowed until store_close().
+ */
+struct store_rollup_whole {
+	const struct store_rollup_bucket *b;
+	uint32_t n;
+	const struct store_rollup_row *rows;
+	const struct store_rollup_sq *sq;
+	const struct store_rollup_est *est;
+};
+
+int store_rollup_whole(struct store *s, int kind, int proj,
+		       struct store_rollup_whole *out, struct err *e);
+
+/*
  * The rollup rows' sums of squared bytes (since 2.2): (*sq)[i] is row
  * i's, for every row of every kind.  *sq is NULL in a 2.1 store, which
  * has none: the readers that need them read the samples.  The section's

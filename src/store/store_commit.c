@@ -567,11 +567,19 @@ static void rows_out(void *ctx, const void *p, size_t len)
 
 /* The rollups: their buckets, then their rows, which the builder spilled
  * bucket by bucket while the blocks were written and now copies into
- * their section in the format's order. */
+ * their section in the format's order; then the whole recordings' the
+ * same way (3.1). */
 static void out_rollups(struct out *o, struct rollup_builder *rb)
 {
+	static const uint32_t ids[2][4] = {
+		{SEC_ROLLUP_BUCKETS, SEC_ROLLUP_ROWS, SEC_ROLLUP_SQUARES,
+		 SEC_ROLLUP_EST},
+		{SEC_WHOLE_BUCKETS, SEC_WHOLE_ROWS, SEC_WHOLE_SQUARES,
+		 SEC_WHOLE_EST},
+	};
 	const struct store_rollup_bucket *b;
 	size_t n;
+	int level;
 
 	if (o->failed)
 		return;
@@ -579,21 +587,25 @@ static void out_rollups(struct out *o, struct rollup_builder *rb)
 		o->failed = true;
 		return;
 	}
-	b = rollup_buckets(rb, &n);
-	out_section(o, SEC_ROLLUP_BUCKETS, b, sizeof(*b), n);
-	section_begin(o, SEC_ROLLUP_ROWS, sizeof(struct store_rollup_row));
-	if (rollup_write_rows(rb, rows_out, o, o->e) < 0)
-		o->failed = true;
-	if (o->failed)
-		return;
-	section_begin(o, SEC_ROLLUP_SQUARES, sizeof(struct store_rollup_sq));
-	if (rollup_write_squares(rb, rows_out, o, o->e) < 0)
-		o->failed = true;
-	if (o->failed)
-		return;
-	section_begin(o, SEC_ROLLUP_EST, sizeof(struct store_rollup_est));
-	if (rollup_write_est(rb, rows_out, o, o->e) < 0)
-		o->failed = true;
+	for (level = 0; level < 2 && !o->failed; level++) {
+		b = rollup_buckets(rb, level, &n);
+		out_section(o, ids[level][0], b, sizeof(*b), n);
+		section_begin(o, ids[level][1],
+			      sizeof(struct store_rollup_row));
+		if (rollup_write_rows(rb, level, rows_out, o, o->e) < 0)
+			o->failed = true;
+		if (o->failed)
+			return;
+		section_begin(o, ids[level][2], sizeof(struct store_rollup_sq));
+		if (rollup_write_squares(rb, level, rows_out, o, o->e) < 0)
+			o->failed = true;
+		if (o->failed)
+			return;
+		section_begin(o, ids[level][3],
+			      sizeof(struct store_rollup_est));
+		if (rollup_write_est(rb, level, rows_out, o, o->e) < 0)
+			o->failed = true;
+	}
 }
 
 /* The rollup builder's spill: a file with no name beside the store. */

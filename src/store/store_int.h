@@ -36,6 +36,10 @@ enum sec_index {
 	I_R_SQUARES,
 	I_R_EST,
 	I_ESTIMATES,
+	I_W_BUCKETS,
+	I_W_ROWS,
+	I_W_SQUARES,
+	I_W_EST,
 	I__COUNT
 };
 
@@ -87,6 +91,7 @@ void store_samples_free(struct store *s);
 /* store_rollup.c: the check of the rollup buckets (a section's
  * check_refs), the rebuild store_verify() compares with, the cache. */
 const char *store_rollup_index_check(struct store *s, uint64_t *at);
+const char *store_whole_index_check(struct store *s, uint64_t *at);
 int store_rollups_verify(struct store *s, struct err *e);
 /* The corrected estimate walked again from the samples (est_walk.c):
  * every rest and each recording's facts as the file holds them. */

@@ -59,6 +59,14 @@ static const struct {
 	{SEC_ROLLUP_SQUARES, sizeof(struct store_rollup_sq), "rollup squares"},
 	{SEC_ROLLUP_EST, sizeof(struct store_rollup_est), "rollup estimates"},
 	{SEC_ESTIMATES, sizeof(struct store_estimate), "estimates"},
+	{SEC_WHOLE_BUCKETS, sizeof(struct store_rollup_bucket),
+	 "whole-recording rollup buckets"},
+	{SEC_WHOLE_ROWS, sizeof(struct store_rollup_row),
+	 "whole-recording rollup rows"},
+	{SEC_WHOLE_SQUARES, sizeof(struct store_rollup_sq),
+	 "whole-recording rollup squares"},
+	{SEC_WHOLE_EST, sizeof(struct store_rollup_est),
+	 "whole-recording rollup estimates"},
 };
 
 static int bad_file(struct err *e, const char *path, uint64_t off,
@@ -421,8 +429,12 @@ static bool check_refs(struct check *c)
 		}
 		return true;
 	}
-	case I_R_BUCKETS: {
-		const char *why = store_rollup_index_check(c->s, &c->at);
+	case I_R_BUCKETS:
+	case I_W_BUCKETS: {
+		const char *why =
+			c->idx == I_R_BUCKETS
+				? store_rollup_index_check(c->s, &c->at)
+				: store_whole_index_check(c->s, &c->at);
 
 		if (why) {
 			c->why = why;
@@ -550,6 +562,12 @@ static bool check_refs(struct check *c)
 		if (sec->n != s->sec[I_R_ROWS].n)
 			FAIL(0, "does not hold one entry per rollup row");
 		return true;
+	case I_W_SQUARES:
+	case I_W_EST:
+		if (sec->n != s->sec[I_W_ROWS].n)
+			FAIL(0, "does not hold one entry per whole-recording "
+				"rollup row");
+		return true;
 	case I_ESTIMATES: {
 		const struct store_estimate *r = (const void *)sec->p;
 
@@ -595,6 +613,7 @@ static const int deps[I__COUNT][4] = {
 	[I_CH_STATS] = {D(I_STRINGS)},
 	[I_R_BUCKETS] = {D(I_RECORDINGS), D(I_S_INDEX), D(I_R_ROWS)},
 	[I_ESTIMATES] = {D(I_RECORDINGS)},
+	[I_W_BUCKETS] = {D(I_R_BUCKETS), D(I_W_ROWS)},
 };
 #undef D
 
@@ -617,7 +636,7 @@ static int section(struct store *s, int idx, struct err *e)
 	/* the sample blocks are checked a block at a time, when read
 	 * (store_samples.c), the rollup rows a bucket at a time
 	 * (store_rollup.c); store_verify() checks their whole too */
-	if (idx == I_S_BLOCKS || idx == I_R_ROWS) {
+	if (idx == I_S_BLOCKS || idx == I_R_ROWS || idx == I_W_ROWS) {
 		sec->state = 1;
 		return 0;
 	}
@@ -709,19 +728,24 @@ int store_ch_cells(struct store *s, const uint8_t **out, uint64_t *n,
 
 int store_verify(struct store *s, struct err *e)
 {
-	const struct section *rows = &s->sec[I_R_ROWS];
+	static const int row_secs[] = {I_R_ROWS, I_W_ROWS};
 	int i;
 
 	for (i = 0; i < I__COUNT; i++)
 		if (section(s, i, e) < 0)
 			return ERR_FAIL;
-	if (rows->present &&
-	    crc32c_update(0, rows->p, (size_t)rows->len) != rows->crc) {
-		err_set_at(e, ERR_FORMAT, (uint64_t)(rows->p - s->map),
-			   "store: section 'rollup rows' checksum mismatch: "
-			   "the file is damaged");
-		err_source(e, s->path);
-		return ERR_FAIL;
+	for (i = 0; i < 2; i++) {
+		const struct section *rows = &s->sec[row_secs[i]];
+
+		if (rows->present &&
+		    crc32c_update(0, rows->p, (size_t)rows->len) != rows->crc) {
+			err_set_at(e, ERR_FORMAT, (uint64_t)(rows->p - s->map),
+				   "store: section '%s' checksum mismatch: "
+				   "the file is damaged",
+				   known[row_secs[i]].name);
+			err_source(e, s->path);
+			return ERR_FAIL;
+		}
 	}
 	if (store_blocks_verify(s, e) < 0 || store_estimates_verify(s, e) < 0)
 		return ERR_FAIL;

@@ -19,12 +19,23 @@
 #include "util/crc32c.h"
 #include "util/xalloc.h"
 
-struct store_rollup_cache {
+/* A level of rollups: the time buckets, or the whole recordings' (3.1). */
+struct rollup_level_cache {
 	/* per kind and projection: the run of buckets, checked or not */
 	uint32_t first[SAMPLE__COUNT][STORE_PROJ__COUNT];
 	uint32_t n[SAMPLE__COUNT][STORE_PROJ__COUNT];
 	int state[SAMPLE__COUNT][STORE_PROJ__COUNT]; /* 0, 1 good, -1 bad */
 	struct err bad[SAMPLE__COUNT][STORE_PROJ__COUNT];
+};
+
+struct store_rollup_cache {
+	struct rollup_level_cache lv[2];
+};
+
+/* The sections of each level: buckets, rows, squares, estimates. */
+static const int level_sec[2][4] = {
+	{I_R_BUCKETS, I_R_ROWS, I_R_SQUARES, I_R_EST},
+	{I_W_BUCKETS, I_W_ROWS, I_W_SQUARES, I_W_EST},
 };
 
 void store_rollups_free(struct store *s)
@@ -48,7 +59,7 @@ const char *store_rollup_index_check(struct store *s, uint64_t *at)
 	const struct store_rollup_bucket *b = (const void *)ix->p;
 	uint64_t kind_n[SAMPLE__COUNT], sum[SAMPLE__COUNT][STORE_PROJ__COUNT];
 	uint64_t row = 0, i;
-	struct store_rollup_cache *c;
+	struct rollup_level_cache *c;
 	struct err e;
 	int k, p;
 
@@ -59,7 +70,7 @@ const char *store_rollup_index_check(struct store *s, uint64_t *at)
 	}
 	if (!s->rollups)
 		s->rollups = xcalloc(1, sizeof(*s->rollups));
-	c = s->rollups;
+	c = &s->rollups->lv[0];
 	memset(sum, 0, sizeof(sum));
 	for (i = 0; i < ix->n; i++) {
 		const struct store_rollup_bucket *x = &b[i],
@@ -102,6 +113,72 @@ const char *store_rollup_index_check(struct store *s, uint64_t *at)
 				return "does not hold as many samples as the "
 				       "sample index";
 			}
+	}
+	return NULL;
+}
+
+/*
+ * check_refs() of the whole recordings' buckets (3.1; the time buckets'
+ * section checked first): known kinds and projections, in (kind,
+ * projection, recording) order, once each, each owning the next run of
+ * rows, together all of them; and each the same samples as the time
+ * buckets of its kind, projection and recording, from the first one's
+ * start to the last one's end: a reader takes one for the other.
+ */
+const char *store_whole_index_check(struct store *s, uint64_t *at)
+{
+	const struct section *ix = &s->sec[I_W_BUCKETS];
+	const struct store_rollup_bucket *w = (const void *)ix->p;
+	const struct store_rollup_bucket *fb =
+		(const void *)s->sec[I_R_BUCKETS].p;
+	struct rollup_level_cache *c, *fine;
+	uint64_t row = 0, i;
+
+	if (!s->rollups)
+		s->rollups = xcalloc(1, sizeof(*s->rollups));
+	c = &s->rollups->lv[1];
+	fine = &s->rollups->lv[0];
+	for (i = 0; i < ix->n; i++) {
+		const struct store_rollup_bucket *x = &w[i],
+						 *y = i ? &w[i - 1] : x;
+		uint64_t samples = 0;
+		uint32_t f, end, n = 0;
+		int64_t start = 0, stop = 0;
+
+		*at = i;
+		if (x->kind >= SAMPLE__COUNT || x->kind == SAMPLE_AGENT ||
+		    x->proj >= STORE_PROJ__COUNT || x->reserved)
+			return "holds an unknown kind or projection";
+		if (x->first_row != row || !x->n_rows ||
+		    x->n_rows > s->sec[I_W_ROWS].n - row)
+			return "does not own the next rows";
+		row += x->n_rows;
+		if (i && (x->kind < y->kind ||
+			  (x->kind == y->kind && x->proj < y->proj) ||
+			  (x->kind == y->kind && x->proj == y->proj &&
+			   x->recording <= y->recording)))
+			return "is not in order, or repeats the one before";
+		/* the time buckets of its recording */
+		end = fine->first[x->kind][x->proj] + fine->n[x->kind][x->proj];
+		for (f = fine->first[x->kind][x->proj]; f < end; f++) {
+			if (fb[f].recording != x->recording)
+				continue;
+			if (!n++)
+				start = fb[f].start_ns;
+			stop = fb[f].end_ns;
+			samples += fb[f].samples;
+		}
+		if (n < 2 || x->start_ns != start || x->end_ns != stop ||
+		    x->samples != samples)
+			return "does not hold the samples of its recording's "
+			       "time buckets";
+		if (!c->n[x->kind][x->proj])
+			c->first[x->kind][x->proj] = (uint32_t)i;
+		c->n[x->kind][x->proj]++;
+	}
+	if (row != s->sec[I_W_ROWS].n) {
+		*at = ix->n ? ix->n - 1 : 0;
+		return "leaves rows to no bucket";
 	}
 	return NULL;
 }
@@ -158,15 +235,17 @@ static const char *rows_check(struct store *s,
 	return NULL;
 }
 
-static int rows_err(struct store *s, struct err *e, uint64_t bi,
+static int rows_err(struct store *s, int level, struct err *e, uint64_t bi,
 		    const struct store_rollup_bucket *b, uint64_t at,
 		    const char *what)
 {
+	int rows = level_sec[level][1];
+
 	err_set_at(e, ERR_FORMAT,
-		   (uint64_t)(s->sec[I_R_ROWS].p - s->map) +
+		   (uint64_t)(s->sec[rows].p - s->map) +
 			   at * sizeof(struct store_rollup_row),
-		   "store: section 'rollup rows'%s bucket %llu (%s, "
-		   "recording %u)%s",
+		   "store: section '%s'%s bucket %llu (%s, recording %u)%s",
+		   store_section_name(rows),
 		   what ? "," : " checksum mismatch in", (unsigned long long)bi,
 		   sample_kind_name((enum sample_kind)b->kind), b->recording,
 		   what ? what : ": the file is damaged");
@@ -174,12 +253,14 @@ static int rows_err(struct store *s, struct err *e, uint64_t bi,
 	return ERR_FAIL;
 }
 
-static int group_check(struct store *s, int kind, int proj, struct err *e)
+static int group_check(struct store *s, int level, int kind, int proj,
+		       struct err *e)
 {
-	struct store_rollup_cache *c = s->rollups;
+	const struct rollup_level_cache *c = &s->rollups->lv[level];
 	const struct store_rollup_bucket *b =
-		(const void *)s->sec[I_R_BUCKETS].p;
-	const struct store_rollup_row *rows = (const void *)s->sec[I_R_ROWS].p;
+		(const void *)s->sec[level_sec[level][0]].p;
+	const struct store_rollup_row *rows =
+		(const void *)s->sec[level_sec[level][1]].p;
 	uint32_t i;
 
 	for (i = c->first[kind][proj];
@@ -189,24 +270,27 @@ static int group_check(struct store *s, int kind, int proj, struct err *e)
 		uint32_t bad = 0;
 
 		if (crc32c_update(0, r, b[i].n_rows * sizeof(*r)) != b[i].crc)
-			return rows_err(s, e, i, &b[i], b[i].first_row, NULL);
+			return rows_err(s, level, e, i, &b[i], b[i].first_row,
+					NULL);
 		why = rows_check(s, &b[i], r, &bad);
 		if (why) {
 			char msg[128];
 
 			snprintf(msg, sizeof(msg), ", row %u %s", bad, why);
-			return rows_err(s, e, i, &b[i], b[i].first_row + bad,
-					msg);
+			return rows_err(s, level, e, i, &b[i],
+					b[i].first_row + bad, msg);
 		}
 	}
 	return 0;
 }
 
-int store_rollup(struct store *s, int kind, int proj,
-		 const struct store_rollup_bucket **buckets, uint32_t *n,
-		 const struct store_rollup_row **rows, struct err *e)
+/* The buckets of (kind, proj) at a level, their rows checked on first
+ * use: *n 0 where there are none. */
+static int level_rollup(struct store *s, int level, int kind, int proj,
+			const struct store_rollup_bucket **buckets, uint32_t *n,
+			const struct store_rollup_row **rows, struct err *e)
 {
-	struct store_rollup_cache *c;
+	struct rollup_level_cache *c;
 
 	if (kind < 0 || kind >= SAMPLE__COUNT || proj < 0 ||
 	    proj >= STORE_PROJ__COUNT)
@@ -214,30 +298,63 @@ int store_rollup(struct store *s, int kind, int proj,
 	*buckets = NULL;
 	*rows = NULL;
 	*n = 0;
-	if (!s->sec[I_R_BUCKETS].present)
-		return 0; /* a 2.0 store: no rollups */
+	if (!s->sec[level_sec[level][0]].present)
+		return 0; /* a 2.0 store: no rollups; before 3.1 no whole */
 	if (store_section(s, I_NODES, e) < 0 ||
 	    store_section(s, I_CLASSES, e) < 0 ||
 	    store_section(s, I_THREADS, e) < 0 ||
-	    store_section(s, I_R_BUCKETS, e) < 0)
+	    store_section(s, level_sec[level][0], e) < 0)
 		return ERR_FAIL;
-	c = s->rollups;
-	if (!c || !c->n[kind][proj])
+	if (!s->rollups)
+		return 0;
+	c = &s->rollups->lv[level];
+	if (!c->n[kind][proj])
 		return 0;
 	if (c->state[kind][proj] == 0) {
 		err_init(&c->bad[kind][proj]);
-		c->state[kind][proj] =
-			group_check(s, kind, proj, &c->bad[kind][proj]) < 0 ? -1
-									    : 1;
+		c->state[kind][proj] = group_check(s, level, kind, proj,
+						   &c->bad[kind][proj]) < 0
+					       ? -1
+					       : 1;
 	}
 	if (c->state[kind][proj] < 0) {
 		*e = c->bad[kind][proj];
 		return ERR_FAIL;
 	}
-	*buckets = (const struct store_rollup_bucket *)s->sec[I_R_BUCKETS].p +
-		   c->first[kind][proj];
+	*buckets =
+		(const struct store_rollup_bucket *)s->sec[level_sec[level][0]]
+			.p +
+		c->first[kind][proj];
 	*n = c->n[kind][proj];
-	*rows = (const struct store_rollup_row *)s->sec[I_R_ROWS].p;
+	*rows = (const struct store_rollup_row *)s->sec[level_sec[level][1]].p;
+	return 0;
+}
+
+int store_rollup(struct store *s, int kind, int proj,
+		 const struct store_rollup_bucket **buckets, uint32_t *n,
+		 const struct store_rollup_row **rows, struct err *e)
+{
+	return level_rollup(s, 0, kind, proj, buckets, n, rows, e);
+}
+
+int store_rollup_whole(struct store *s, int kind, int proj,
+		       struct store_rollup_whole *out, struct err *e)
+{
+	memset(out, 0, sizeof(*out));
+	if (level_rollup(s, 1, kind, proj, &out->b, &out->n, &out->rows, e) < 0)
+		return ERR_FAIL;
+	if (!out->n)
+		return 0;
+	if (s->sec[I_W_SQUARES].present) {
+		if (store_section(s, I_W_SQUARES, e) < 0)
+			return ERR_FAIL;
+		out->sq = (const void *)s->sec[I_W_SQUARES].p;
+	}
+	if (s->sec[I_W_EST].present) {
+		if (store_section(s, I_W_EST, e) < 0)
+			return ERR_FAIL;
+		out->est = (const void *)s->sec[I_W_EST].p;
+	}
 	return 0;
 }
 
@@ -369,18 +486,49 @@ static void cmp_rows_fn(void *ctx, const void *p, size_t len)
 	c->p += len;
 }
 
+/* Whether a level of the rebuilt rollups is what the file holds: its
+ * buckets, rows, squares and estimate sums (the last two where the file
+ * has them: 2.1 has no squares, 2.2 no estimate sums).  1 the same, 0
+ * not, <0 with e set when the rebuild's spill could not be read. */
+static int level_same(struct store *s, struct rollup_builder *rb, int level,
+		      struct err *e)
+{
+	static int (*const part[])(struct rollup_builder *, int,
+				   rollup_write_fn *, void *, struct err *) = {
+		rollup_write_rows, rollup_write_squares, rollup_write_est};
+	const struct section *bs = &s->sec[level_sec[level][0]];
+	const struct store_rollup_bucket *want;
+	struct cmp_rows cr;
+	size_t n;
+	int i;
+
+	want = rollup_buckets(rb, level, &n);
+	if (n != bs->n || (n && memcmp(want, bs->p, n * sizeof(*want))))
+		return 0;
+	for (i = 0; i < 3; i++) {
+		const struct section *ps = &s->sec[level_sec[level][i + 1]];
+
+		if (i && !ps->present)
+			continue;
+		cr.p = ps->p;
+		cr.end = ps->p ? ps->p + ps->len : ps->p; /* none: empty */
+		cr.same = true;
+		if (part[i](rb, level, cmp_rows_fn, &cr, e) < 0)
+			return ERR_FAIL;
+		if (!cr.same || cr.p != cr.end)
+			return 0;
+	}
+	return 1;
+}
+
 int store_rollups_verify(struct store *s, struct err *e)
 {
-	const struct section *bs = &s->sec[I_R_BUCKETS],
-			     *rs = &s->sec[I_R_ROWS];
+	const struct section *bs = &s->sec[I_R_BUCKETS];
 	const struct store_recording *recs;
-	const struct store_rollup_bucket *want;
 	struct rollup_builder *rb;
-	struct cmp_rows cr;
 	uint32_t n_recs;
 	uint64_t i;
-	size_t n;
-	int k, p;
+	int k, p, level, rc;
 
 	if (!bs->present)
 		return 0; /* 2.0: nothing to compare */
@@ -392,7 +540,10 @@ int store_rollups_verify(struct store *s, struct err *e)
 			const struct store_rollup_row *r;
 			uint32_t nb;
 
-			if (store_rollup(s, k, p, &b, &nb, &r, e) < 0)
+			struct store_rollup_whole w;
+
+			if (store_rollup(s, k, p, &b, &nb, &r, e) < 0 ||
+			    store_rollup_whole(s, k, p, &w, e) < 0)
 				return ERR_FAIL;
 		}
 	/* a kind at a time, a block at a time: the builder keeps each
@@ -436,43 +587,24 @@ int store_rollups_verify(struct store *s, struct err *e)
 		rollup_builder_free(rb);
 		return ERR_FAIL;
 	}
-	want = rollup_buckets(rb, &n);
-	cr.p = rs->p;
-	cr.end = rs->p ? rs->p + rs->len : rs->p; /* no rows section: none */
-	cr.same = n == bs->n && (!n || !memcmp(want, bs->p, n * sizeof(*want)));
-	if (cr.same && rollup_write_rows(rb, cmp_rows_fn, &cr, e) < 0) {
-		rollup_builder_free(rb);
-		return ERR_FAIL;
-	}
-	/* the squares (2.2; a 2.1 store has none to compare) */
-	if (cr.same && cr.p == cr.end && s->sec[I_R_SQUARES].present) {
-		const struct section *qs = &s->sec[I_R_SQUARES];
+	for (level = 0; level < 2; level++) {
+		const struct section *lb = &s->sec[level_sec[level][0]];
 
-		cr.p = qs->p;
-		cr.end = qs->p + qs->len;
-		if (rollup_write_squares(rb, cmp_rows_fn, &cr, e) < 0) {
+		if (!lb->present)
+			continue; /* before 3.1: no whole recordings' */
+		rc = level_same(s, rb, level, e);
+		if (rc <= 0) {
 			rollup_builder_free(rb);
-			return ERR_FAIL;
-		}
-	}
-	/* the corrected estimate's sums (2.3) */
-	if (cr.same && cr.p == cr.end && s->sec[I_R_EST].present) {
-		const struct section *es = &s->sec[I_R_EST];
-
-		cr.p = es->p;
-		cr.end = es->p + es->len;
-		if (rollup_write_est(rb, cmp_rows_fn, &cr, e) < 0) {
-			rollup_builder_free(rb);
+			if (rc < 0)
+				return ERR_FAIL;
+			err_set_at(e, ERR_FORMAT, (uint64_t)(lb->p - s->map),
+				   "store: section '%s' disagrees with the "
+				   "samples: the file is damaged",
+				   store_section_name(level_sec[level][0]));
+			err_source(e, s->path);
 			return ERR_FAIL;
 		}
 	}
 	rollup_builder_free(rb);
-	if (!cr.same || cr.p != cr.end) {
-		err_set_at(e, ERR_FORMAT, (uint64_t)(bs->p - s->map),
-			   "store: section 'rollup buckets' disagrees with the "
-			   "samples: the file is damaged");
-		err_source(e, s->path);
-		return ERR_FAIL;
-	}
 	return 0;
 }

@@ -559,7 +559,8 @@ python3 - "$W/profile-tlab.hsdb" "$W/v2.hsdb" "$here/jfr" <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[3])
 from forge_store import read, write, samples, set_samples
-secs = [s for s in read(sys.argv[1]) if s[0] not in ("ESTM", "RCOR")]
+secs = [s for s in read(sys.argv[1])
+        if s[0] not in ("ESTM", "RCOR", "RWBK", "RWRO", "RWSQ", "RWCO")]
 set_samples(secs, samples(secs))
 write(sys.argv[2], secs)
 EOF

@@ -65,6 +65,23 @@ run info --check "$W/f/rollupcount.hsdb"
 expect_rc 1
 t_end
 
+t_begin forged_whole_recording_rollups_are_refused_or_detected
+# the same of the whole recordings' rollups (3.1), which a view of the
+# whole span reads in place of the time buckets': a row's bytes, found
+# by info --check; a row's samples, refused when first read; a bucket
+# whose span is not its time buckets', refused when the index is read
+run info --check "$W/f/wholebytes.hsdb"
+expect_rc 1
+expect_err "'whole-recording rollup buckets' disagrees with the samples"
+run top --by thread --estimate=jfr "$W/f/wholecount.hsdb"
+expect_rc 1
+expect_err "section 'whole-recording rollup rows'"
+expect_err "does not add up to its bucket's samples"
+run top --by thread --estimate=jfr "$W/f/wholespan.hsdb"
+expect_rc 1
+expect_err "section 'whole-recording rollup buckets', record 0 does not hold the samples of its recording's time buckets"
+t_end
+
 t_begin forged_times_before_1970_print_right
 run timeline "$W/f/pre1970.hsdb" --csv --bucket 1s
 expect_rc 0

@@ -67,15 +67,15 @@ static void fix_block_checksums(unsigned char *p, size_t size,
 	}
 }
 
-/* The rollup buckets' checksums of their rows (store 2.1), so that the
- * rows' own checks and the views' row passes are reached. */
+/* The rollup buckets' checksums of their rows (store 2.1; the whole
+ * recordings', 3.1), so that the rows' own checks and the views' row
+ * passes are reached. */
 static void fix_rollup_checksums(unsigned char *p, size_t size,
-				 const struct store_toc_entry *toc, uint32_t n)
+				 const struct store_toc_entry *toc, uint32_t n,
+				 uint32_t buckets, uint32_t rows)
 {
-	const struct store_toc_entry *bk =
-		find_section(toc, n, SEC_ROLLUP_BUCKETS, size);
-	const struct store_toc_entry *rw =
-		find_section(toc, n, SEC_ROLLUP_ROWS, size);
+	const struct store_toc_entry *bk = find_section(toc, n, buckets, size);
+	const struct store_toc_entry *rw = find_section(toc, n, rows, size);
 	const size_t row = sizeof(struct store_rollup_row);
 	uint64_t i, n_rows;
 
@@ -111,7 +111,10 @@ static void fix_checksums(unsigned char *p, size_t size)
 		return;
 	toc = (struct store_toc_entry *)(p + h.toc_offset);
 	fix_block_checksums(p, size, toc, h.n_sections);
-	fix_rollup_checksums(p, size, toc, h.n_sections);
+	fix_rollup_checksums(p, size, toc, h.n_sections, SEC_ROLLUP_BUCKETS,
+			     SEC_ROLLUP_ROWS);
+	fix_rollup_checksums(p, size, toc, h.n_sections, SEC_WHOLE_BUCKETS,
+			     SEC_WHOLE_ROWS);
 	for (i = 0; i < h.n_sections; i++)
 		if (toc[i].offset <= size &&
 		    toc[i].length <= size - toc[i].offset)

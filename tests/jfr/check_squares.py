@@ -9,8 +9,14 @@ hi; and in RCOR, for ObjectAllocationSample the sum of those samples' rests
 (below 0 as 0) and of their squares, for OutsideTLAB events their least
 bytes, for every other kind zeros.
 
+The whole recordings' rollups (RWBK, RWRO, RWSQ, RWCO, 3.1) are checked
+the same way, and in full: each row's samples, bytes (held at 2^63 - 1),
+first and last times too, every key of the recording's samples in its
+span having a row, the bucket spanning exactly the time buckets of its
+kind, projection and recording.
+
   check_squares.py STORE     prints what differs and exits 1, or prints
-                             "N rows" and exits 0
+                             "N rows, M whole-recording rows" and exits 0
 """
 import collections
 import os
@@ -23,6 +29,75 @@ from forge_store import read, sec, samples  # noqa: E402
 REC_NONE = -2**63
 
 
+BUCKET = "<BBHIqqQIIQ"
+
+
+def key_of(s, p):
+    return (s["node"] if p in (0, 1) else 0,
+            s["cls"] if p in (0, 2) else 0,
+            s["thread"] if p in (0, 3) else 0,
+            s["flags"] if p == 0 else 0)
+
+
+def want_rows(by, k, p, rec, start, end):
+    """Each key's samples, bytes, first, last, squares, estimate sums, of
+    the samples of (kind, rec) with start <= time <= end."""
+    want = {}
+    for s in by[(k, rec)]:
+        if not start <= s["time"] <= end:
+            continue
+        key = key_of(s, p)
+        v = 0 if s["bytes"] == REC_NONE else s["bytes"]
+        w = want.setdefault(key, [0, 0, s["time"], s["time"], 0, None, 0])
+        w[0] += 1
+        w[1] = min(w[1] + v, 2**63 - 1)
+        w[2] = min(w[2], s["time"])
+        w[3] = max(w[3], s["time"])
+        w[4] = min(w[4] + v * v, 2**128 - 1)
+        if k == 0:
+            r = max(s["rest"] or 0, 0)
+            w[5] = min((w[5] or 0) + r, 2**63 - 1)
+            w[6] = min(w[6] + r * r, 2**128 - 1)
+        elif k == 2:
+            w[5] = v if w[5] is None else min(w[5], v)
+    return want
+
+
+def check_level(name, by, bk, rows, sq, est, full, report):
+    """The rows of every bucket of bk against the samples: squares and
+    estimate sums, and with full the rest of the row and its keys."""
+    bad = n_rows = 0
+    for b in range(0, len(bk), 48):
+        k, p, _, rec, start, end, first, n, _, _ = struct.unpack_from(
+            BUCKET, bk, b)
+        want = want_rows(by, k, p, rec, start, end)
+        if full and n != len(want):
+            bad += 1
+            report("%s bucket %d: %d rows, the samples have %d keys" %
+                   (name, b // 48, n, len(want)))
+        for i in range(first, first + n):
+            row = struct.unpack_from("<IIIIQqqq", rows, i * 48)
+            key = row[:4]
+            w = want.get(key, [0, 0, 0, 0, 0, None, 0])
+            lo, hi = struct.unpack_from("<QQ", sq, i * 16)
+            got = [hi << 64 | lo]
+            exp = [w[4]]
+            if full:
+                got += list(row[4:8])
+                exp += w[0:4]
+            if est is not None:
+                a, lo, hi = struct.unpack_from("<qQQ", est, i * 24)
+                got += [a, hi << 64 | lo]
+                exp += [w[5] or 0, w[6]]
+            n_rows += 1
+            if got != exp:
+                bad += 1
+                report("%s bucket %d (kind %d, projection %d) row %d: "
+                       "%s, the samples' %s" %
+                       (name, b // 48, k, p, i, got, exp))
+    return bad, n_rows
+
+
 def main():
     secs = read(sys.argv[1])
     names = [s[0] for s in secs]
@@ -31,67 +106,54 @@ def main():
         return
     if "RSQR" not in names:
         sys.exit("no RSQR section beside the rollups")
-    bk, rows, sq = sec(secs, "RBKT"), sec(secs, "RROW"), sec(secs, "RSQR")
-    if len(sq) != len(rows) // 48 * 16:
-        sys.exit("RSQR holds %d bytes for %d rows" % (len(sq),
-                                                       len(rows) // 48))
-    est = sec(secs, "RCOR") if "RCOR" in names else None
-    if est is not None and len(est) != len(rows) // 48 * 24:
-        sys.exit("RCOR holds %d bytes for %d rows" % (len(est),
-                                                       len(rows) // 48))
+    levels = [("RBKT", "RROW", "RSQR", "RCOR")]
+    if "RWBK" in names:
+        levels.append(("RWBK", "RWRO", "RWSQ", "RWCO"))
+    for lv in levels:
+        rows = sec(secs, lv[1])
+        if len(sec(secs, lv[2])) != len(rows) // 48 * 16:
+            sys.exit("%s does not hold one entry per row" % lv[2])
+        if lv[3] in names and len(sec(secs, lv[3])) != len(rows) // 48 * 24:
+            sys.exit("%s does not hold one entry per row" % lv[3])
     by = collections.defaultdict(list)  # (kind, rec) -> samples
     for s in samples(secs):
         by[(s["kind"], s["rec"])].append(s)
+    shown = [0]
+
+    def report(msg):
+        shown[0] += 1
+        if shown[0] <= 10:
+            print(msg)
     bad = 0
-    n_rows = 0
-    for b in range(0, len(bk), 48):
-        k, p, _, rec, start, end, first, n, _, _ = struct.unpack_from(
-            "<BBHIqqQIIQ", bk, b)
-        want = collections.Counter()
-        want_a = {}
-        want_sq = collections.Counter()
-        for s in by[(k, rec)]:
-            if not start <= s["time"] <= end:
-                continue
-            key = (s["node"] if p in (0, 1) else 0,
-                   s["cls"] if p in (0, 2) else 0,
-                   s["thread"] if p in (0, 3) else 0,
-                   s["flags"] if p == 0 else 0)
-            v = 0 if s["bytes"] == REC_NONE else s["bytes"]
-            want[key] += v * v
-            if k == 0:
-                r = max(s["rest"] or 0, 0)
-                want_a[key] = min(want_a.get(key, 0) + r, 2**63 - 1)
-                want_sq[key] += r * r
-            elif k == 2:
-                want_a[key] = min(want_a.get(key, v), v)
-        for i in range(first, first + n):
-            node, cls, thr, fl = struct.unpack_from("<IIII", rows, i * 48)
-            lo, hi = struct.unpack_from("<QQ", sq, i * 16)
-            got = hi << 64 | lo
-            w = min(want[(node, cls, thr, fl)], 2**128 - 1)
-            n_rows += 1
-            if got != w:
+    counts = []
+    for i, lv in enumerate(levels):
+        est = sec(secs, lv[3]) if lv[3] in names else None
+        b, n = check_level(lv[0], by, sec(secs, lv[0]), sec(secs, lv[1]),
+                           sec(secs, lv[2]), est, i == 1, report)
+        bad += b
+        counts.append(n)
+    if len(levels) > 1:
+        # each whole bucket spans its recording's time buckets
+        spans = {}
+        fine = sec(secs, "RBKT")
+        for b in range(0, len(fine), 48):
+            k, p, _, rec, start, end = struct.unpack_from(BUCKET, fine,
+                                                          b)[:6]
+            x = spans.setdefault((k, p, rec), [start, end, 0])
+            x[0], x[1], x[2] = min(x[0], start), max(x[1], end), x[2] + 1
+        whole = sec(secs, "RWBK")
+        for b in range(0, len(whole), 48):
+            k, p, _, rec, start, end = struct.unpack_from(BUCKET, whole,
+                                                          b)[:6]
+            x = spans.get((k, p, rec))
+            if not x or x[2] < 2 or (x[0], x[1]) != (start, end):
                 bad += 1
-                if bad <= 10:
-                    print("bucket %d (kind %d, projection %d) row %d: "
-                          "squares %d, the samples' %d" %
-                          (b // 48, k, p, i, got, w))
-            if est is None:
-                continue
-            a, lo, hi = struct.unpack_from("<qQQ", est, i * 24)
-            key = (node, cls, thr, fl)
-            wa = want_a.get(key, 0)
-            wsq = min(want_sq[key], 2**128 - 1)
-            if (a, hi << 64 | lo) != (wa, wsq):
-                bad += 1
-                if bad <= 10:
-                    print("bucket %d (kind %d, projection %d) row %d: "
-                          "estimate sums %d, %d, the samples' %d, %d" %
-                          (b // 48, k, p, i, a, hi << 64 | lo, wa, wsq))
+                report("RWBK bucket %d spans %d..%d, its time buckets %s" %
+                       (b // 48, start, end, x))
     if bad:
-        sys.exit("%d of %d rows differ" % (bad, n_rows))
-    print("%d rows" % n_rows)
+        sys.exit("%d rows or buckets differ" % bad)
+    print("%d rows, %d whole-recording rows" %
+          (counts[0], counts[1] if len(counts) > 1 else 0))
 
 
 if __name__ == "__main__":

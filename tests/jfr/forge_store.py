@@ -41,9 +41,12 @@ def write(path, secs):
         out.append(0)
     toc_off = len(out)
     out += toc
-    # 3.0 with the corrected estimate's sections, else 2.0's layout
+    # 3.0 with the corrected estimate's sections, 3.1 with the whole
+    # recordings' rollups too, else 2.0's layout
     major = 3 if any(x[0] == "ESTM" for x in secs) else 2
-    h = bytearray(struct.pack("<8sHHIQQIII", b"\x89HSDB\r\n\x1a", major, 0,
+    minor = 1 if major == 3 and any(x[0] == "RWBK" for x in secs) else 0
+    h = bytearray(struct.pack("<8sHHIQQIII", b"\x89HSDB\r\n\x1a", major,
+                              minor,
                               64,
                               len(out), toc_off, len(secs),
                               crc32c(bytes(toc)), 0)) + bytes(20)
@@ -170,17 +173,21 @@ def drop_rollups(secs):
     """Samples forged without their rollups make a store of version 2.0's
     layout (a reader then uses the samples); a rollup left from the
     samples before would disagree with them: a damaged store.  Their
-    squares (RSQR, 2.2) and estimate sums (RCOR, 2.3) go with them."""
+    squares (RSQR, 2.2) and estimate sums (RCOR, 2.3) go with them, and
+    the whole recordings' rollups (3.1)."""
     secs[:] = [s for s in secs
-               if s[0] not in ("RBKT", "RROW", "RSQR", "RCOR")]
+               if s[0] not in ("RBKT", "RROW", "RSQR", "RCOR",
+                               "RWBK", "RWRO", "RWSQ", "RWCO")]
 
 
-def rollup_row(secs, kind, proj, change):
+def rollup_row(secs, kind, proj, change, whole=False):
     """change(row) on the first row of the first bucket of (kind, proj)
-    (proj None: of any projection),
+    (proj None: of any projection), of the time buckets or with whole
+    the whole recordings' (3.1),
     the bucket's checksum made to agree; row is a list: node, class,
     thread, flags, samples, bytes, first_ns, last_ns"""
-    bk, rows = sec(secs, "RBKT"), sec(secs, "RROW")
+    bk, rows = ((sec(secs, "RWBK"), sec(secs, "RWRO")) if whole
+                else (sec(secs, "RBKT"), sec(secs, "RROW")))
     for b in range(0, len(bk), 48):
         k, p, _, _, _, _, first, n, _, _ = struct.unpack_from(
             "<BBHIqqQIIQ", bk, b)
@@ -283,6 +290,19 @@ def main():
         row[4] += 1
     forge(good, outdir, "rollupcount",
           lambda secs: rollup_row(secs, 0, 3, more_samples))
+
+    # the whole recordings' rollups (3.1) the same way, and a whole
+    # bucket that does not span its recording's time buckets
+    forge(good, outdir, "wholebytes",
+          lambda secs: rollup_row(secs, 0, None, more_bytes, True))
+    forge(good, outdir, "wholecount",
+          lambda secs: rollup_row(secs, 0, 3, more_samples, True))
+
+    def whole_later(secs):
+        struct.pack_into("<q", sec(secs, "RWBK"), 8,
+                         struct.unpack_from("<q", sec(secs, "RWBK"), 8)[0]
+                         + 1)
+    forge(good, outdir, "wholespan", whole_later)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
  * Rollups (docs/formats/store.md, 2.1): the builder's buckets hold
  * every sample once, and views over time ranges whose ends fall on a
  * bucket's edge, 1 ns before or after it, inside one bucket, or nowhere
- * (empty ranges) give what a brute-force pass over the samples gives.
+ * (empty ranges) give what a brute-force pass over the samples gives;
+ * the whole recording's rows (3.1) hold its samples by key, and a pass
+ * reads them in place of the buckets exactly when its window holds
+ * them all.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -10,6 +13,7 @@
 #include "test.h"
 #include "importers/sink.h"
 #include "query/query.h"
+#include "query/query_impl.h"
 #include "store/rollup.h"
 #include "store/store.h"
 
@@ -237,6 +241,147 @@ TEST(rollup_ranges_at_bucket_edges_match_the_samples)
 	check_range(s, INT64_MIN, INT64_MAX, 1000000);
 	check_range(s, INT64_MIN, INT64_MAX, 3 * W + 7);
 	check_range(s, e0 + 17, e0 + 200 * W, W / 2);
+	store_close(s);
+	test_store_remove(dir, "r.hsdb");
+}
+
+/* The PASS_ROWS batches and rows a pass over [from, to) grouping by
+ * thread hands out. */
+static void pass_rows(struct store *s, int64_t from, int64_t to,
+		      uint32_t *batches, uint64_t *rows)
+{
+	struct query_options o;
+	struct query *q;
+	struct query_pass p;
+	struct err e;
+	int rc;
+
+	*batches = 0;
+	*rows = 0;
+	query_options_init(&o);
+	o.from_ns = from;
+	o.to_ns = to;
+	o.estimate = QUERY_EST_JFR;
+	err_init(&e);
+	CHECK_INT(query_open(s, &o, &q, &e), ==, 0);
+	if (!q)
+		return;
+	CHECK_INT(query_pass_init(q, &p, PASS_NEED_THREAD, 0, 0, &e), ==, 0);
+	while ((rc = query_pass_next(q, &p, &e)) > 0)
+		if (rc == PASS_ROWS) {
+			(*batches)++;
+			*rows += p.n_rows;
+		}
+	CHECK_INT(rc, ==, PASS_END);
+	query_pass_release(&p);
+	query_free(q);
+}
+
+TEST(rollup_whole_recording_rows_stand_for_its_buckets)
+{
+	char dir[] = "/tmp/hs-rollup-XXXXXX";
+	const struct store_rollup_bucket *b;
+	const struct store_rollup_row *r;
+	struct store_rollup_whole w;
+	const struct store_thread *thr;
+	struct store *s;
+	struct err e;
+	uint32_t n, i, batches, n_thr;
+	uint64_t rows, th_n[N_THR] = {0};
+	int64_t th_b[N_THR] = {0}, th_first[N_THR], th_last[N_THR];
+	int k, p;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make(dir);
+	if (!s)
+		return;
+	err_init(&e);
+	for (k = 0; k < N_THR; k++) {
+		th_first[k] = INT64_MAX;
+		th_last[k] = INT64_MIN;
+	}
+	for (k = 0; k < N; k++) {
+		th_n[th_of[k]]++;
+		th_b[th_of[k]] += b_of[k];
+		if (t_of[k] < th_first[th_of[k]])
+			th_first[th_of[k]] = t_of[k];
+		if (t_of[k] > th_last[th_of[k]])
+			th_last[th_of[k]] = t_of[k];
+	}
+	for (p = 0; p < STORE_PROJ__COUNT; p++) {
+		uint64_t got = 0;
+
+		CHECK_INT(store_rollup(s, SAMPLE_ALLOC, p, &b, &n, &r, &e), ==,
+			  0);
+		CHECK_INT(store_rollup_whole(s, SAMPLE_ALLOC, p, &w, &e), ==,
+			  0);
+		CHECK_UINT(w.n, ==, 1); /* one recording */
+		if (w.n != 1 || !n)
+			continue;
+		CHECK_INT(w.b[0].start_ns, ==, b[0].start_ns);
+		CHECK_INT(w.b[0].end_ns, ==, b[n - 1].end_ns);
+		CHECK_UINT(w.b[0].samples, ==, N);
+		CHECK(w.sq != NULL && w.est != NULL);
+		/* 3 threads, 4 stacks: a row per key */
+		CHECK_UINT(w.b[0].n_rows, <=, N_THR * N_STK);
+		for (i = 0; i < w.b[0].n_rows; i++)
+			got += w.rows[w.b[0].first_row + i].samples;
+		CHECK_UINT(got, ==, N);
+		if (p != STORE_PROJ_THREAD)
+			continue;
+		/* by thread, against the samples the test made */
+		CHECK_UINT(w.b[0].n_rows, ==, N_THR);
+		CHECK_INT(store_threads(s, &thr, &n_thr, &e), ==, 0);
+		for (i = 0; i < w.b[0].n_rows; i++) {
+			const struct store_rollup_row *x =
+				&w.rows[w.b[0].first_row + i];
+			unsigned __int128 sq = 0;
+			int t;
+
+			/* the test's thread of the row: by its name, "tN" */
+			CHECK(x->thread < n_thr);
+			if (x->thread >= n_thr)
+				continue;
+			t = store_str(s, thr[x->thread].name)[1] - '0';
+			CHECK(t >= 0 && t < N_THR);
+			if (t < 0 || t >= N_THR)
+				continue;
+			CHECK_UINT(x->samples, ==, th_n[t]);
+			CHECK_INT(x->bytes, ==, th_b[t]);
+			CHECK_INT(x->first_ns, ==, th_first[t]);
+			CHECK_INT(x->last_ns, ==, th_last[t]);
+			for (k = 0; k < N; k++)
+				if (th_of[k] == t)
+					sq += (unsigned __int128)(uint64_t)
+						      b_of[k] *
+					      (uint64_t)b_of[k];
+			CHECK(w.sq[w.b[0].first_row + i].lo == (uint64_t)sq &&
+			      w.sq[w.b[0].first_row + i].hi ==
+				      (uint64_t)(sq >> 64));
+		}
+	}
+	/* the whole span: one batch, the whole rows */
+	CHECK_INT(
+		store_rollup_whole(s, SAMPLE_ALLOC, STORE_PROJ_THREAD, &w, &e),
+		==, 0);
+	pass_rows(s, INT64_MIN, INT64_MAX, &batches, &rows);
+	CHECK_UINT(batches, ==, 1);
+	CHECK_UINT(rows, ==, w.n ? w.b[0].n_rows : 0);
+	/* a window that holds every bucket to the last nanosecond, and one
+	 * that leaves out the first bucket's first or the last's last */
+	if (w.n) {
+		pass_rows(s, w.b[0].start_ns, w.b[0].end_ns + 1, &batches,
+			  &rows);
+		CHECK_UINT(batches, ==, 1);
+		pass_rows(s, w.b[0].start_ns + 1, INT64_MAX, &batches, &rows);
+		CHECK_UINT(batches, >, 1);
+		pass_rows(s, INT64_MIN, w.b[0].end_ns, &batches, &rows);
+		CHECK_UINT(batches, >, 1);
+		/* and what they add up to, against the samples */
+		check_range(s, w.b[0].start_ns, w.b[0].end_ns + 1, 0);
+		check_range(s, t_of[0] + 1, INT64_MAX, 0);
+		check_range(s, INT64_MIN, t_of[N - 1], 0);
+	}
 	store_close(s);
 	test_store_remove(dir, "r.hsdb");
 }
