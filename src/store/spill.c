@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "formats/store/store_format.h"
 #include "importers/sink.h"
@@ -410,6 +411,15 @@ uint64_t spill_file_len(const struct spill *sp)
 	return sp->file_len;
 }
 
+uint64_t spill_file_allocated(const struct spill *sp)
+{
+	struct stat st;
+
+	if (sp->fd < 0 || fstat(sp->fd, &st) < 0)
+		return 0;
+	return (uint64_t)st.st_blocks * 512;
+}
+
 /* The writer thread's job: sort a run by time, encode it, write it at
  * rb->off.  Touches nothing but rb and its bytes of the file. */
 static void run_write(void *job)
@@ -589,6 +599,7 @@ struct cursor {
 	const struct run *run;
 	uint32_t idx;	   /* the run's number: ties go to the lower */
 	uint64_t file_off; /* next byte to read */
+	uint64_t punched;  /* the run's bytes given back up to here */
 	uint64_t left;	   /* samples not decoded yet */
 	unsigned char *buf;
 	size_t cap, pos, len;
@@ -605,6 +616,7 @@ struct cursor {
 
 struct spill_merge {
 	struct spill *sp;
+	bool no_punch; /* the file system cannot give bytes back */
 	struct cursor *c;
 	uint32_t n;
 	uint32_t *heap, n_heap; /* cursors with a head, by (time, idx) */
@@ -617,10 +629,40 @@ static inline bool before(const struct cursor *a, const struct cursor *b)
 	       (HEAD(a)->time_ns == HEAD(b)->time_ns && a->idx < b->idx);
 }
 
+/*
+ * The pages of a run that the merge has read, given back to the file
+ * system (a hole punched, a MiB at a time), so that the spill shrinks as
+ * the store grows: at commit both were on disk at once (0.9 GB of spill
+ * beside the 1.6 GB store of a 2 GB recording), and the store's pages
+ * can reuse the spill's.  Only whole pages inside the run: its first and
+ * last may hold the runs beside it.  Where the file system cannot, the
+ * spill stays whole until the end, as before.
+ */
+#define PUNCH_MIN ((uint64_t)1 << 20)
+
+static void give_back(struct spill_merge *m, struct cursor *c,
+		      uint64_t consumed)
+{
+	uint64_t to = consumed & ~(uint64_t)4095;
+
+	if (m->no_punch || to < c->punched + PUNCH_MIN)
+		return;
+#ifdef FALLOC_FL_PUNCH_HOLE
+	if (fallocate(m->sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)c->punched, (off_t)(to - c->punched)) == 0) {
+		c->punched = to;
+		return;
+	}
+#endif
+	m->no_punch = true; /* not a reason to stop the merge */
+}
+
 static int refill(struct spill_merge *m, struct cursor *c, struct err *e)
 {
 	uint64_t end = c->run->off + c->run->len;
 	size_t keep = c->len - c->pos, want;
+
+	give_back(m, c, c->file_off - keep);
 
 	memmove(c->buf, c->buf + c->pos, keep);
 	c->pos = 0;
@@ -751,6 +793,7 @@ int spill_merge_new(struct spill *sp, struct spill_merge **out, struct err *e)
 		c->run = &sp->runs[i];
 		c->idx = i;
 		c->file_off = c->run->off;
+		c->punched = (c->run->off + 4095) & ~(uint64_t)4095;
 		c->left = c->run->n;
 		c->cap = c->run->len < each ? (size_t)c->run->len : each;
 		if (c->cap < SPILL_REC_MAX)

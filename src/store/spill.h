@@ -97,6 +97,10 @@ int spill_end_run(struct spill *sp, struct err *e);
 /* Runs written so far; the buffered samples are not counted. */
 uint32_t spill_n_runs(const struct spill *sp);
 uint64_t spill_file_len(const struct spill *sp);
+/* The bytes the file system holds for the spill file: the merge gives
+ * back what it has read, a MiB at a time where the file system can
+ * punch holes (tests). */
+uint64_t spill_file_allocated(const struct spill *sp);
 
 /* Forget every run after the first n_runs (a recording dropped as a
  * duplicate); nothing may be buffered (a run being written is waited

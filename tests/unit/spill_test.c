@@ -2,11 +2,14 @@
  * The store writer's spill (src/store/spill.h): one sample's encoding
  * both ways, and the merge of runs against a stable sort of the same
  * samples done here by insertion (ties in import order): ties across
- * runs, overlapping runs, runs of one sample, no runs, dropped runs.
+ * runs, overlapping runs, runs of one sample, no runs, dropped runs;
+ * and the merge giving the file's bytes back as it reads them.
  */
 #include "test.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/store/store_format.h"
@@ -326,4 +329,85 @@ TEST(spill_run_samples_from_the_environment)
 	CHECK_UINT(spill_run_samples(), ==, SPILL_RUN_DEFAULT);
 	unsetenv("HEAPSIFT_STORE_RUN_SAMPLES");
 	CHECK_UINT(spill_run_samples(), ==, SPILL_RUN_DEFAULT);
+}
+
+/* Whether the spill's directory punches holes: 2 MiB written, the
+ * first given back. */
+static bool punches(void)
+{
+	const char *dir = getenv("TMPDIR");
+	static char buf[1 << 20];
+	struct stat st;
+	bool yes = false;
+	int fd = spill_tmpfile(dir && *dir ? dir : "/tmp");
+
+	if (fd < 0)
+		return false;
+	if (write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) &&
+	    write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) &&
+	    fsync(fd) == 0 &&
+	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+		      sizeof(buf)) == 0 &&
+	    fstat(fd, &st) == 0)
+		yes = (uint64_t)st.st_blocks * 512 < 2 * sizeof(buf);
+	close(fd);
+	return yes;
+}
+
+TEST(spill_merge_gives_back_what_it_has_read)
+{
+	/* 4 runs of 1 M samples whose times interleave (run r's i-th at
+	 * 4 i + r): the merge gives them in time order, and the runs' pages
+	 * it has read go back to the file system as it goes */
+	enum { PER = 1000000, RUNS = 4 };
+	struct spill *sp = spill_new(PER, 0);
+	struct spill_merge *m = NULL;
+	const struct spill_sample *x;
+	uint64_t got = 0, len, mid = 0;
+	struct err e;
+	size_t r, i;
+	int rc;
+	bool ok = true;
+
+	if (!punches()) {
+		spill_free(sp);
+		SKIP("the spill's file system punches no holes (the spill "
+		     "then stays whole until the end)");
+	}
+	err_init(&e);
+	for (r = 0; r < RUNS; r++)
+		for (i = 0; i < PER; i++) {
+			struct spill_sample s = mk((int64_t)(4 * i + r),
+						   r * PER + i, SAMPLE_ALLOC);
+
+			CHECK_INT(spill_add(sp, &s, &e), ==, 0);
+		}
+	CHECK_INT(spill_end_run(sp, &e), ==, 0);
+	CHECK_UINT(spill_n_runs(sp), ==, RUNS);
+	len = spill_file_len(sp);
+	CHECK_UINT(len, >, (uint64_t)RUNS * PER * 4); /* 4 bytes or more each */
+	CHECK_UINT(spill_file_allocated(sp), >=, len - 4096);
+	CHECK_INT(spill_merge_new(sp, &m, &e), ==, 0);
+	while ((rc = spill_merge_next(m, &x, &e)) > 0) {
+		uint64_t want_run = got % RUNS, want_i = got / RUNS;
+
+		if (ok && (x->time_ns != (int64_t)got ||
+			   x->node != (uint32_t)(want_run * PER + want_i))) {
+			test_fail(__FILE__, __LINE__,
+				  "sample %llu: time %lld, node %u",
+				  (unsigned long long)got,
+				  (long long)x->time_ns, x->node);
+			ok = false;
+		}
+		if (++got == (uint64_t)RUNS * PER / 2)
+			mid = spill_file_allocated(sp);
+	}
+	CHECK_INT(rc, ==, 0);
+	CHECK_UINT(got, ==, (uint64_t)RUNS * PER);
+	/* half read: about half given back, less what each run's buffer
+	 * and its last MiB hold */
+	CHECK_UINT(mid, <, len / 2 + RUNS * ((2u << 20) + 8192));
+	CHECK_UINT(spill_file_allocated(sp), <, RUNS * ((2u << 20) + 8192));
+	spill_merge_free(m);
+	spill_free(sp);
 }
