@@ -252,6 +252,23 @@ whole_of(const struct query *q, struct query_pass *p, uint32_t rec)
 	return w;
 }
 
+/* Bucket b's rows handed out whole, from its level's rows, squares
+ * (NULL: not asked for) and estimate sums (NULL: none). */
+static int hand_out(struct query_pass *p, const struct store_rollup_bucket *b,
+		    const struct store_rollup_row *rows,
+		    const struct store_rollup_sq *sq,
+		    const struct store_rollup_est *est)
+{
+	p->rows = rows + b->first_row;
+	p->sq = sq ? sq + b->first_row : NULL;
+	p->est = est ? est + b->first_row : NULL;
+	p->n_rows = b->n_rows;
+	p->rec = b->recording;
+	p->start_ns = b->start_ns;
+	p->end_ns = b->end_ns;
+	return PASS_ROWS;
+}
+
 static int edge_cmp(const void *x, const void *y)
 {
 	const struct pass_edge *a = x, *b = y;
@@ -286,32 +303,14 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 				while (p->bi < p->n_b &&
 				       p->b[p->bi].recording == b->recording)
 					p->bi++;
-				p->rows = p->whole.rows + w->first_row;
-				p->sq = p->all_sq ? p->whole.sq + w->first_row
-						  : NULL;
-				p->est = p->whole.est
-						 ? p->whole.est + w->first_row
-						 : NULL;
-				p->n_rows = w->n_rows;
-				p->rec = w->recording;
-				p->start_ns = w->start_ns;
-				p->end_ns = w->end_ns;
-				return PASS_ROWS;
+				return hand_out(p, w, p->whole.rows,
+						p->all_sq ? p->whole.sq : NULL,
+						p->whole.est);
 			}
 			if (b->start_ns >= from && b->end_ns < to &&
-			    !cut_inside(p, b->start_ns, b->end_ns)) {
-				p->rows = p->all_rows + b->first_row;
-				p->sq = p->all_sq ? p->all_sq + b->first_row
-						  : NULL;
-				p->est = q->rollup_est
-						 ? q->rollup_est + b->first_row
-						 : NULL;
-				p->n_rows = b->n_rows;
-				p->rec = b->recording;
-				p->start_ns = b->start_ns;
-				p->end_ns = b->end_ns;
-				return PASS_ROWS;
-			}
+			    !cut_inside(p, b->start_ns, b->end_ns))
+				return hand_out(p, b, p->all_rows, p->all_sq,
+						q->rollup_est);
 			if (p->n_edges == p->alloc_edges) {
 				p->alloc_edges = p->alloc_edges
 							 ? p->alloc_edges * 2
