@@ -14,6 +14,7 @@
 #include "tui/chart.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "util/size.h"
 #include "util/xalloc.h"
 
 struct timeline {
@@ -217,7 +218,7 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 			tui_offset(m, s, x1, sizeof(x1)),
 			tui_offset(m, s + tl->bucket_ns, x2, sizeof(x2)),
 			scr.vline,
-			tui_bytes((int64_t)tl->rate[tl->cur], x3, sizeof(x3)),
+			tui_bytes(i64_held(tl->rate[tl->cur]), x3, sizeof(x3)),
 			scr.vline, tl->srate[tl->cur], scr.vline,
 			(unsigned long long)tl->samples[tl->cur],
 			tl->mark != CHART_NONE

@@ -13,6 +13,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/size.h"
 
 static const char survivors_help[] =
 	"usage: heapsift survivors CASE.hsdb [--by=GROUP] [--bucket=DURATION]\n"
@@ -136,11 +137,7 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 			} else {
 				/* a damaged store can make any slope: no
 				 * out-of-range cast */
-				view_bytes(x->slope >= 9e18 ? INT64_MAX
-					   : x->slope <= -9e18
-						   ? INT64_MIN
-						   : (int64_t)x->slope,
-					   a, sizeof(a));
+				view_bytes(i64_held(x->slope), a, sizeof(a));
 				view_bytes(x->end_bytes, b, sizeof(b));
 				view_bytes(x->peak_bytes, c, sizeof(c));
 			}

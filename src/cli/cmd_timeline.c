@@ -12,6 +12,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/size.h"
 
 static const char timeline_help[] =
 	"usage: heapsift timeline CASE.hsdb [--bucket=DURATION] [--csv] "
@@ -119,7 +120,8 @@ int cmd_timeline(int argc, char **argv)
 						 0.5)
 					 : 0;
 
-			view_bytes((int64_t)rate, tb, sizeof(tb));
+			/* a damaged store can make any rate */
+			view_bytes(i64_held(rate), tb, sizeof(tb));
 			buf_addf(&line, " %10s/s %10.1f ", tb, srate);
 			view_add_rel_err(&line, b[i].rel_err, false);
 			buf_adds(&line, "  ");

@@ -37,21 +37,6 @@ int findings_add_figure(struct findings *fs, enum finding_figure_kind kind,
  * fire). */
 void findings_drop_figure(struct findings *fs);
 
-/* A rate or a slope in bytes, for human_bytes(): held at the ends of
- * int64 (a damaged store's sums over a tiny span give any double, and
- * converting one past them is undefined: the store fuzzer found it in
- * the allocation-rate rule), NaN 0. */
-static inline int64_t findings_bytes_of(double v)
-{
-	if (!(v == v))
-		return 0;
-	if (v >= 0x1p63)
-		return INT64_MAX;
-	if (v <= -0x1p63)
-		return INT64_MIN;
-	return (int64_t)v;
-}
-
 /* A query of c's filters with kind (or -1: the filters' own) and,
  * when key is not NULL, a drill-down to key under by. */
 int findings_query(struct findings_ctx *c, int kind, const char *key,

@@ -19,6 +19,7 @@
 #include "query/findings.h"
 #include "query/findings_int.h"
 #include "util/buf.h"
+#include "util/size.h"
 #include "util/xalloc.h"
 
 /* Below this many samples an estimate's relative error (1/sqrt(n)) is
@@ -400,9 +401,8 @@ static int leaks_of_kind(struct findings_ctx *c,
 					? (snprintf(b1, sizeof(b1),
 						    "%.2f samples", x->slope),
 					   b1)
-					: human_bytes(
-						  findings_bytes_of(x->slope),
-						  b1, sizeof(b1)),
+					: human_bytes(i64_held(x->slope), b1,
+						      sizeof(b1)),
 				g,
 				ev.with_root ? ", its objects reachable from "
 					       "GC roots"
@@ -429,7 +429,7 @@ static int leaks_of_kind(struct findings_ctx *c,
 				human_bytes(x->end_bytes, b1, sizeof(b1)),
 				human_bytes(x->peak_bytes, b2, sizeof(b2)),
 				x->rising, sv->n_buckets,
-				human_bytes(findings_bytes_of(x->slope), b3,
+				human_bytes(i64_held(x->slope), b3,
 					    sizeof(b3)));
 		finding_add_evidence(
 			f,
@@ -681,8 +681,7 @@ static int rule_heap_after_gc(struct findings_ctx *c,
 			"grows, which is how a leak looks even without "
 			"survivors data.",
 			recs[r].source,
-			human_bytes(findings_bytes_of(slope), b1, sizeof(b1)),
-			g);
+			human_bytes(i64_held(slope), b1, sizeof(b1)), g);
 		finding_add_evidence(
 			f,
 			"%zu GCs with an \"After GC\" heap summary, %zu "
@@ -695,7 +694,7 @@ static int rule_heap_after_gc(struct findings_ctx *c,
 			"%s at the last GC, mean %s",
 			human_bytes(p[from].used, b1, sizeof(b1)),
 			human_bytes(p[n - 1].used, b2, sizeof(b2)),
-			human_bytes(findings_bytes_of(mean), b3, sizeof(b3)));
+			human_bytes(i64_held(mean), b3, sizeof(b3)));
 		finding_add_evidence(
 			f,
 			"time window: %.3f s from the first GC "
@@ -997,14 +996,14 @@ static int rule_alloc_rate(struct findings_ctx *c,
 	f->figure = fig;
 	f->weight = mean;
 	f->few_samples = t.samples < 10 * FEW_SAMPLES;
-	f->sentence = buf_strf(
-		"The application allocates %s/s on average%s%s%s.",
-		human_bytes(findings_bytes_of(mean), b1, sizeof(b1)),
-		g->n_peaks ? ", with peaks up to " : "",
-		g->n_peaks ? human_bytes(findings_bytes_of(g->series[0].y[top]),
-					 b2, sizeof(b2))
-			   : "",
-		g->n_peaks ? "/s" : "");
+	f->sentence =
+		buf_strf("The application allocates %s/s on average%s%s%s.",
+			 human_bytes(i64_held(mean), b1, sizeof(b1)),
+			 g->n_peaks ? ", with peaks up to " : "",
+			 g->n_peaks ? human_bytes(i64_held(g->series[0].y[top]),
+						  b2, sizeof(b2))
+				    : "",
+			 g->n_peaks ? "/s" : "");
 	finding_add_evidence(
 		f,
 		"%s over %.3f s, %" PRIu64 " samples (%s), buckets of "
@@ -1012,7 +1011,7 @@ static int rule_alloc_rate(struct findings_ctx *c,
 		human_bytes(t.est_bytes, b1, sizeof(b1)), span, t.samples,
 		sample_kind_name((enum sample_kind)kind),
 		findings_duration(width, b2, sizeof(b2)),
-		human_bytes(findings_bytes_of(median), b3, sizeof(b3)));
+		human_bytes(i64_held(median), b3, sizeof(b3)));
 	finding_add_fact(f, "mean_rate", mean, "bytes/s");
 	finding_add_fact(f, "peak_rate", g->series[0].y[top], "bytes/s");
 	finding_add_fact(f, "samples", (double)t.samples, "samples");
@@ -1039,7 +1038,7 @@ static int rule_alloc_rate(struct findings_ctx *c,
 			"more); the highest at +%.3f s, %s/s",
 			g->n_peaks, g->n_peaks == 1 ? "" : "s",
 			(double)(bk[top].start_ns - bk[0].start_ns) / 1e9,
-			human_bytes(findings_bytes_of(g->series[0].y[top]), b1,
+			human_bytes(i64_held(g->series[0].y[top]), b1,
 				    sizeof(b1)));
 		for (i = 0; i < np && i < 3; i++)
 			finding_add_evidence(

@@ -75,4 +75,18 @@ static inline bool size_align(size_t n, size_t align, size_t *out)
 	return true;
 }
 
+/* A double as int64, held at int64's ends (NaN: 0): converting one
+ * past them is undefined.  For rates, slopes and means made of a damaged
+ * store's sums over a tiny span, which can be any double. */
+static inline int64_t i64_held(double v)
+{
+	if (!(v == v))
+		return 0;
+	if (v >= 0x1p63)
+		return INT64_MAX;
+	if (v <= -0x1p63)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
 #endif

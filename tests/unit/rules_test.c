@@ -5,7 +5,7 @@
  * allocation rate of 1e19 and a peak of 2.3e19 bytes/s, and converting
  * those for the sentence was undefined (UBSan under make check stops
  * there; x86 gave INT64_MIN, a negative rate).  They are held at the
- * top (findings_bytes_of), and the stores, damaged further on, are
+ * top (i64_held, util/size.h), and the stores, damaged further on, are
  * refused with a message.
  */
 #include <math.h>
@@ -13,18 +13,18 @@
 
 #include "test.h"
 #include "query/findings.h"
-#include "query/findings_int.h"
 #include "query/query.h"
 #include "store/store.h"
+#include "util/size.h"
 
 TEST(rules_rates_past_int64_are_held)
 {
-	CHECK_INT(findings_bytes_of(2.29714e19), ==, INT64_MAX);
-	CHECK_INT(findings_bytes_of(0x1p63), ==, INT64_MAX);
-	CHECK_INT(findings_bytes_of(-1e30), ==, INT64_MIN);
-	CHECK_INT(findings_bytes_of(NAN), ==, 0);
-	CHECK_INT(findings_bytes_of(123.9), ==, 123);
-	CHECK_INT(findings_bytes_of(-0x1p62), ==, -((int64_t)1 << 62));
+	CHECK_INT(i64_held(2.29714e19), ==, INT64_MAX);
+	CHECK_INT(i64_held(0x1p63), ==, INT64_MAX);
+	CHECK_INT(i64_held(-1e30), ==, INT64_MIN);
+	CHECK_INT(i64_held(NAN), ==, 0);
+	CHECK_INT(i64_held(123.9), ==, 123);
+	CHECK_INT(i64_held(-0x1p62), ==, -((int64_t)1 << 62));
 }
 
 /* The findings of store name after a view's top by site, as the
