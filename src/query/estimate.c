@@ -16,6 +16,12 @@
 
 #include "store/store.h"
 
+bool query_est_scale_one(const struct store_estimate *f)
+{
+	return (!f->tlab_lo && !f->tlab_hi) ||
+	       (f->all_lo == f->tlab_lo && f->all_hi == f->tlab_hi);
+}
+
 /* floor(rest * all / tlab), exact while all < 2^64 (as it is for any
  * store of fewer than 2^64 bytes of weights), else in long double; the
  * rest itself where tlab is 0 (no sample of an object in a TLAB) */
@@ -26,7 +32,7 @@ int64_t query_est_scale(int64_t rest, const struct store_estimate *f)
 
 	if (rest <= 0)
 		return 0;
-	if (!tlab || all == tlab)
+	if (query_est_scale_one(f))
 		return rest;
 	r = (uint64_t)rest;
 	if (!f->all_hi) {

@@ -69,7 +69,10 @@ double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
 		     unsigned __int128 sq);
 
 /* estimate.c: a rest's corrected bytes under its recording's facts
- * (struct store_estimate), and a sum of rests' squares scaled alike. */
+ * (struct store_estimate), and a sum of rests' squares scaled alike;
+ * whether that scale is 1 (no TLAB weights, or all of them), where a
+ * sum of scaled rests is the scaled sum. */
+bool query_est_scale_one(const struct store_estimate *f);
 int64_t query_est_scale(int64_t rest, const struct store_estimate *f);
 unsigned __int128 query_est_scale_sq(uint64_t lo, uint64_t hi,
 				     const struct store_estimate *f);

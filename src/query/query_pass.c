@@ -242,13 +242,9 @@ whole_of(const struct query *q, struct query_pass *p, uint32_t rec)
 		return NULL;
 	if (p->corrected && !p->whole.est)
 		return NULL;
-	if (p->corrected && p->kind == SAMPLE_ALLOC && rec < q->n_recs) {
-		const struct store_estimate *f = &q->est[rec];
-
-		if (f->tlab_lo || f->tlab_hi)
-			if (f->all_lo != f->tlab_lo || f->all_hi != f->tlab_hi)
-				return NULL;
-	}
+	if (p->corrected && p->kind == SAMPLE_ALLOC && rec < q->n_recs &&
+	    !query_est_scale_one(&q->est[rec]))
+		return NULL;
 	return w;
 }
 

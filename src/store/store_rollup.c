@@ -158,11 +158,21 @@ const char *store_whole_index_check(struct store *s, uint64_t *at)
 			  (x->kind == y->kind && x->proj == y->proj &&
 			   x->recording <= y->recording)))
 			return "is not in order, or repeats the one before";
-		/* the time buckets of its recording */
+		/* the time buckets of its recording: a run, found by
+		 * binary search (they are in recording order), so that a
+		 * store of many recordings is not checked in their square */
+		f = fine->first[x->kind][x->proj];
+		end = f + fine->n[x->kind][x->proj];
+		while (f < end) {
+			uint32_t m = f + (end - f) / 2;
+
+			if (fb[m].recording < x->recording)
+				f = m + 1;
+			else
+				end = m;
+		}
 		end = fine->first[x->kind][x->proj] + fine->n[x->kind][x->proj];
-		for (f = fine->first[x->kind][x->proj]; f < end; f++) {
-			if (fb[f].recording != x->recording)
-				continue;
+		for (; f < end && fb[f].recording == x->recording; f++) {
 			if (!n++)
 				start = fb[f].start_ns;
 			stop = fb[f].end_ns;
