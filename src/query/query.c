@@ -487,7 +487,6 @@ void query_free(struct query *q)
 	free(q->trees[0].nodes);
 	free(q->trees[1].nodes);
 	free(q->self);
-	free(q->self_at);
 	free(q->self_list);
 	for (o = 0; o < 2; o++) {
 		if (!q->lazy[o].whole)

@@ -90,14 +90,19 @@ struct query_node_self {
  * samples under q's filters, summed once per query and kept in q: the
  * nodes with samples of their own in order (self_list), the i-th one's
  * sums self[i] (returned; NULL with e set when a block is damaged), and
- * from any node to its sums (query_self_of: zeros for a node without);
- * and a parent's children, ids into nodes, sorted heaviest first
+ * from any node to its sums (query_self_of: zeros for a node without,
+ * a binary search); and a parent's children, ids into nodes, sorted heaviest first
  * (est_bytes, samples, label), as every tree orders them.
  */
 struct query;
 const struct query_node_self *
 query_node_self_sums(struct query *q, struct query_total *total, struct err *e);
 extern const struct query_node_self query_self_none;
+/* (after query_node_self_sums) the first of self_list at or after trie
+ * node node; and node's own sums, zeros for a node without */
+size_t query_self_from(const struct query *q, uint32_t node);
+const struct query_node_self *query_self_of(const struct query *q,
+					    uint32_t node);
 void query_tree_sort_kids(const struct query_tree_node *nodes, uint32_t *ids,
 			  size_t n);
 /* a parent with more children than this finds them in a map, not by
@@ -146,20 +151,20 @@ struct query {
 	/* the samples and bytes of the stack nodes with samples of their
 	 * own (self, not summed up the trie), shared by the trees and the
 	 * call paths; NULL until first asked (query_node_self_sums): those
-	 * nodes in order (self_list), self[i] the sums of self_list[i],
-	 * self_at[node] its i + 1 (0: none); self_neg: one of them has
-	 * negative bytes (a damaged store) */
+	 * nodes in order (self_list), self[i] the sums of self_list[i]
+	 * (query_self.c); self_neg: one of them has negative bytes (a
+	 * damaged store) */
 	struct query_node_self *self;
 	struct query_total self_total;
-	uint32_t *self_at;
 	uint32_t *self_list;
 	size_t n_self_list;
 	bool self_neg;
 	/* query_tree_lazy()'s, one per orientation: the nodes made so far
 	 * and each one's members, mem[mem_at .. mem_at + mem_n): trie
 	 * nodes (the call tree's, merged by site), or for the inverted
-	 * tree the stack node org[] whose samples it holds and the trie
-	 * node mem[] its path has reached; whole: nodes is trees[]' */
+	 * tree the stack whose samples it holds, org[] (its index in
+	 * self_list), and the trie node mem[] its path has reached;
+	 * whole: nodes is trees[]' */
 	struct query_lazy_tree {
 		struct query_tree_node *nodes;
 		size_t *mem_at;
@@ -430,15 +435,6 @@ static inline bool query_sample_ok(const struct query *q, uint64_t i)
 	       (!q->key_ok ||
 		q->key_ok[group_of(q, (enum query_group)q->o.key_by, i)]) &&
 	       q->node_ok[sm->node[i]];
-}
-
-/* Stack node n's own sums (query_node_self_sums first). */
-static inline const struct query_node_self *query_self_of(const struct query *q,
-							  uint32_t n)
-{
-	uint32_t i = q->self_at[n];
-
-	return i ? &q->self[i - 1] : &query_self_none;
 }
 
 #endif

@@ -179,177 +179,6 @@ static void link_children(struct query_tree_node *nodes, size_t n)
 	free(kids);
 }
 
-/*
- * The samples and bytes of every stack node that passes q's filters, as
- * the samples' own nodes (self, not yet summed up the tree), and the
- * totals: the pass the trees and the call paths share, made once per
- * query and kept in q (query_impl.h: self in self_list's order, self_at
- * from node to it; freed by query_free).  NULL with e set when a block
- * is damaged.
- *
- * Of a big trie's nodes few hold samples (200,000 of the synthetic
- * store's 4.3 million), and a range or a drill-down's pass touches a few
- * thousand of those: a sum per trie node (32 bytes) made every query
- * fault in 138 MB, half the time of a tree under a range.  The pass adds
- * into sums made as their nodes first come, found through self_at (4
- * bytes a node); they are put in the nodes' order at the end.
- *
- * The rows of a rollup bucket are sorted by node and spread over the
- * whole trie, so each lands on a cache line of its own: the line a few
- * rows ahead is fetched while the current one is added, which halves
- * the pass over ten million samples' rows.
- */
-#define SELF_AHEAD 32
-
-const struct query_node_self query_self_none;
-
-struct self_acc {
-	uint32_t *at;	/* node -> its sum's index + 1; 0: none yet */
-	uint64_t *bits; /* the nodes with a sum, a bit each */
-	struct query_node_self *sum;
-	size_t n, alloc;
-};
-
-static struct query_node_self *self_slot(struct self_acc *a, uint32_t node)
-{
-	uint32_t i = a->at[node];
-
-	if (i)
-		return &a->sum[i - 1];
-	if (a->n == a->alloc) {
-		a->alloc = a->alloc ? a->alloc * 2 : 1024;
-		a->sum = xreallocarray(a->sum, a->alloc, sizeof(*a->sum));
-	}
-	a->bits[node >> 6] |= 1ull << (node & 63);
-	memset(&a->sum[a->n], 0, sizeof(*a->sum));
-	a->at[node] = (uint32_t)++a->n; /* at most n_nodes, a u32 */
-	return &a->sum[a->n - 1];
-}
-
-/* a's sums in their nodes' order into q->self, self_list and self_at */
-static void self_order(struct query *q, struct self_acc *a)
-{
-	struct query_node_self *self =
-		xmalloc((a->n ? a->n : 1) * sizeof(*self));
-	uint32_t *list = xmalloc((a->n ? a->n : 1) * sizeof(*list));
-	size_t w, n = 0;
-
-	q->self_neg = false;
-	for (w = 0; w < ((size_t)q->n_nodes + 63) / 64; w++) {
-		uint64_t b = a->bits[w];
-
-		while (b) {
-			uint32_t k = (uint32_t)(w * 64 +
-						(unsigned)__builtin_ctzll(b));
-
-			b &= b - 1;
-			self[n] = a->sum[a->at[k] - 1];
-			if (self[n].bytes < 0)
-				q->self_neg = true;
-			list[n] = k;
-			a->at[k] = (uint32_t)++n;
-		}
-	}
-	/* every sum has a sample at least: a row holds one, a sample is one */
-	q->self = self;
-	q->self_at = a->at;
-	q->self_list = list;
-	q->n_self_list = n;
-	free(a->sum);
-	free(a->bits);
-}
-
-const struct query_node_self *
-query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
-{
-	struct self_acc a;
-	struct query_pass p;
-	const bool agent = q->kind == SAMPLE_AGENT;
-	uint64_t i;
-	int rc;
-
-	if (q->self) {
-		*total = q->self_total;
-		return q->self;
-	}
-	memset(&a, 0, sizeof(a));
-	a.at = xcalloc(q->n_nodes ? q->n_nodes : 1, sizeof(*a.at));
-	a.bits = xcalloc(((size_t)q->n_nodes + 63) / 64 + 1, sizeof(*a.bits));
-	total_init(total);
-	if (query_pass_init(q, &p, PASS_NEED_NODE | PASS_NEED_SQUARES, 0, 0,
-			    e) < 0) {
-		free(a.at);
-		free(a.bits);
-		return NULL;
-	}
-	while ((rc = query_pass_next(q, &p, e)) > 0) {
-		if (rc == PASS_ROWS) {
-			uint32_t r;
-
-			for (r = 0; r < p.n_rows; r++) {
-				const struct store_rollup_row *x = &p.rows[r];
-				struct query_node_self *s;
-
-				/* the node's index two strides ahead, its
-				 * sums (found by then) one stride ahead */
-				if (r + SELF_AHEAD < p.n_rows)
-					__builtin_prefetch(
-						&a.at[p.rows[r + SELF_AHEAD]
-							      .node],
-						1);
-				if (r + SELF_AHEAD / 2 < p.n_rows) {
-					uint32_t j =
-						a.at[p.rows[r + SELF_AHEAD / 2]
-							     .node];
-
-					if (j)
-						__builtin_prefetch(
-							&a.sum[j - 1], 1);
-				}
-				if (!query_row_ok(q, &p, x))
-					continue;
-				s = self_slot(&a, x->node);
-				s->samples += x->samples;
-				s->bytes = add_sat(s->bytes, x->bytes);
-				if (p.sq)
-					s->sq = sq_add(s->sq,
-						       u128_of(p.sq[r].lo,
-							       p.sq[r].hi));
-				total_add_rows(total, x->samples, x->bytes,
-					       x->first_ns, x->last_ns);
-			}
-			continue;
-		}
-		for (i = q->lo; i < q->hi; i++) {
-			int64_t bytes =
-				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-			struct query_node_self *s;
-
-			if ((p.rec != PASS_ANY_REC &&
-			     q->sm.recording[i] != p.rec) ||
-			    !query_sample_ok(q, i))
-				continue;
-			s = self_slot(&a, q->sm.node[i]);
-			s->samples++;
-			s->bytes = add_sat(s->bytes, bytes);
-			s->sq = sq_add(s->sq,
-				       sq_of(p.var ? p.var[i] : bytes,
-					     agent ? q->sm.size[i] : 0, agent));
-			total_add(total, q->sm.time_ns[i], bytes);
-		}
-	}
-	query_pass_release(&p);
-	if (rc < 0) {
-		free(a.at);
-		free(a.bits);
-		free(a.sum);
-		return NULL;
-	}
-	self_order(q, &a);
-	q->self_total = *total;
-	return q->self;
-}
-
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **out, size_t *n_out,
 	       struct query_total *total, struct err *e)
@@ -400,6 +229,8 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			sub[q->self_list[k]] = self[k].samples;
 		for (n = q->n_nodes; n-- > 1;)
 			sub[q->nodes[n].parent] += sub[n];
+		size_t j = 0; /* self_list's first at or after n */
+
 		merged[0] = 0;
 		for (n = 1; n < q->n_nodes; n++) {
 			uint32_t up = merged[q->nodes[n].parent], m;
@@ -407,11 +238,15 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 
 			if (!sub[n])
 				continue; /* nothing below: no node */
+			while (j < q->n_self_list && q->self_list[j] < n)
+				j++;
 			m = tree_child(&t, up, q->node_site[n],
 				       q->site_names[q->node_site[n]],
 				       t.nodes[up].depth + 1);
 			merged[n] = m;
-			sn = query_self_of(q, n);
+			sn = j < q->n_self_list && q->self_list[j] == n
+				     ? &self[j]
+				     : &query_self_none;
 			t.sq[m] = sq_add(t.sq[m], sn->sq);
 			t.nodes[m].self_samples += sn->samples;
 			t.nodes[m].self_bytes =

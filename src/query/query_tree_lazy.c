@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/sort_u64.h"
 #include "util/xalloc.h"
 
 /* --- trees made as they are opened --------------------------------------- */
@@ -27,20 +28,12 @@
  * in any order, so each node has query_tree()'s values.
  */
 
-/* the first of self_list at or after stack node k */
-static size_t self_from(const struct query *q, uint32_t k)
+/* whether trie node k or a node below it has samples of its own */
+static bool has_below(const struct query *q, uint32_t k)
 {
-	size_t lo = 0, hi = q->n_self_list;
+	size_t j = query_self_from(q, k);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (q->self_list[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return j < q->n_self_list && q->self_list[j] < q->nodes[k].end;
 }
 
 struct lazy_sum {
@@ -186,13 +179,15 @@ static void lazy_make(struct query *q, struct query_lazy_tree *lt,
 			uint32_t a = lt->mem[m];
 
 			if (inverted) {
-				sum_add(&all, query_self_of(q, lt->org[m]));
+				sum_add(&all, &q->self[lt->org[m]]);
 				if (q->nodes[a].parent != 0)
 					more = true;
 			} else {
-				sum_add(&own, query_self_of(q, a));
-				sum_range(q, self_from(q, a), q->nodes[a].end,
-					  &all);
+				size_t j = query_self_from(q, a);
+
+				if (j < q->n_self_list && q->self_list[j] == a)
+					sum_add(&own, &q->self[j]);
+				sum_range(q, j, q->nodes[a].end, &all);
 			}
 		}
 		if (inverted) {
@@ -248,7 +243,7 @@ void query_tree_children(struct query *q, bool inverted, uint32_t node,
 			if (q->self_list[i])
 				kid_push(&kid, &n, &alloc,
 					 q->node_site[q->self_list[i]],
-					 q->self_list[i], q->self_list[i]);
+					 q->self_list[i], (uint32_t)i);
 	} else if (inverted) {
 		/* each path one caller further out */
 		for (m = lt->mem_at[node];
@@ -268,7 +263,7 @@ void query_tree_children(struct query *q, bool inverted, uint32_t node,
 
 			for (c = a + 1; c < q->nodes[a].end;
 			     c = q->nodes[c].end) {
-				size_t j = self_from(q, c);
+				size_t j = query_self_from(q, c);
 
 				if (j < q->n_self_list &&
 				    q->self_list[j] < q->nodes[c].end)
@@ -294,72 +289,6 @@ out:
 struct count_group {
 	size_t at, n;
 };
-
-static int key_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Many keys (an inverted tree's root: every stack): least significant
- * digit first, 11 bits a pass, the digits all keys share skipped. */
-static void radix_keys(uint64_t *k, size_t n)
-{
-	uint64_t *tmp = xmalloc(n * sizeof(*tmp)), *from = k, *to = tmp;
-	uint64_t all_or = 0, all_and = ~(uint64_t)0;
-	size_t cnt[2048], i;
-	unsigned shift;
-
-	for (i = 0; i < n; i++) {
-		all_or |= k[i];
-		all_and &= k[i];
-	}
-	for (shift = 0; shift < 64; shift += 11) {
-		uint64_t *swap;
-		size_t sum = 0, c, d;
-
-		if (!(((all_or ^ all_and) >> shift) & 2047))
-			continue;
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++)
-			cnt[(from[i] >> shift) & 2047]++;
-		for (d = 0; d < 2048; d++) {
-			c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			to[cnt[(from[i] >> shift) & 2047]++] = from[i];
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	if (from != k)
-		memcpy(k, from, n * sizeof(*k));
-	free(tmp);
-}
-
-static void sort_keys(uint64_t *k, size_t n)
-{
-	size_t i, j;
-
-	if (n > 1024) {
-		radix_keys(k, n);
-		return;
-	}
-	if (n > 16) {
-		qsort(k, n, sizeof(*k), key_cmp);
-		return;
-	}
-	for (i = 1; i < n; i++) {
-		uint64_t x = k[i];
-
-		for (j = i; j > 0 && k[j - 1] > x; j--)
-			k[j] = k[j - 1];
-		k[j] = x;
-	}
-}
 
 struct count_walk {
 	uint64_t *kids; /* site << 32 | trie node */
@@ -399,7 +328,7 @@ static void count_push(const struct query *q, bool inverted, const uint32_t *om,
 {
 	size_t i, j;
 
-	sort_keys(w->kids, w->n_kids);
+	sort_u64(w->kids, w->n_kids);
 	if (w->n_buf + w->n_kids > w->buf_alloc) {
 		w->buf_alloc = (w->n_buf + w->n_kids) * 2;
 		w->buf = xreallocarray(w->buf, w->buf_alloc, sizeof(*w->buf));
@@ -427,11 +356,13 @@ static void count_push(const struct query *q, bool inverted, const uint32_t *om,
 	w->n_kids = 0;
 }
 
+#define COUNT_AHEAD 8
+
 /* the groups on w's stack and all below them, counted; kv: the kept
  * verdicts of a filter (query_tree_lazy_filter), NULL: every node */
 static size_t count_walk(const struct query *q, bool inverted,
-			 const uint32_t *nxt, const unsigned char *kv,
-			 const uint32_t *om, struct count_walk *w)
+			 const unsigned char *kv, const uint32_t *om,
+			 struct count_walk *w)
 {
 	size_t count = 0, i;
 
@@ -443,17 +374,45 @@ static size_t count_walk(const struct query *q, bool inverted,
 			uint32_t a = w->buf[i], c;
 
 			if (inverted) {
+				/* a member's parent and its site are two
+				 * cache misses each: the site is read in
+				 * count_push, after the group's misses
+				 * have been started together */
+				if (i + COUNT_AHEAD < g.at + g.n)
+					__builtin_prefetch(
+						&q->nodes[w->buf[i +
+								 COUNT_AHEAD]]);
 				c = q->nodes[a].parent;
-				if (c != 0 && (!kv || kv[c]))
-					count_kid(w, q->node_site[c], c);
+				if (c != 0) {
+					__builtin_prefetch(&q->node_site[c]);
+					__builtin_prefetch(&q->nodes[c]);
+					if (kv) {
+						__builtin_prefetch(&kv[c]);
+						__builtin_prefetch(&om[c]);
+					}
+					count_kid(w, 0, c);
+				}
 				continue;
 			}
 			for (c = a + 1; c < q->nodes[a].end;
 			     c = q->nodes[c].end)
-				if (nxt[c] < q->nodes[c].end && (!kv || kv[c]))
+				if ((!kv || kv[c]) && has_below(q, c))
 					count_kid(w, q->node_site[c], c);
 		}
 		w->n_buf = g.at;
+		if (inverted) {
+			size_t k = 0;
+
+			for (i = 0; i < w->n_kids; i++) {
+				uint32_t c = (uint32_t)w->kids[i];
+
+				if (!kv || kv[c])
+					w->kids[k++] = (uint64_t)q->node_site[c]
+							       << 32 |
+						       c;
+			}
+			w->n_kids = k;
+		}
 		if (w->n_kids)
 			count_push(q, inverted, om, w, &count);
 	}
@@ -461,20 +420,24 @@ static size_t count_walk(const struct query *q, bool inverted,
 }
 
 /* the trie nodes with samples below them (and kept, under kv) in m's
- * subtree, m included */
-static size_t count_below(const struct query *q, const uint32_t *nxt,
-			  const unsigned char *kv, uint32_t m)
+ * subtree, m included: a walk in the trie's order, beside self_list */
+static size_t count_below(const struct query *q, const unsigned char *kv,
+			  uint32_t m)
 {
-	size_t n = 0;
+	size_t n = 0, j = query_self_from(q, m);
 	uint32_t k = m;
 
-	while (k < q->nodes[m].end)
-		if (nxt[k] >= q->nodes[k].end || (kv && !kv[k])) {
+	while (k < q->nodes[m].end) {
+		while (j < q->n_self_list && q->self_list[j] < k)
+			j++;
+		if (j == q->n_self_list || q->self_list[j] >= q->nodes[k].end ||
+		    (kv && !kv[k])) {
 			k = q->nodes[k].end;
 		} else {
 			n++;
 			k++;
 		}
+	}
 	return n;
 }
 
@@ -482,6 +445,58 @@ static size_t count_below(const struct query *q, const uint32_t *nxt,
 struct sweep_sib {
 	uint32_t site, node;
 };
+
+/* the sweep's lists of siblings, by depth: sib[lstart[d]..lend[d]) */
+struct sweep_lists {
+	size_t *lstart, *lend, n_depth;
+};
+
+static void sweep_depths(struct sweep_lists *sw, size_t need)
+{
+	size_t old = sw->n_depth, k;
+
+	if (need <= old)
+		return;
+	sw->n_depth = need * 2;
+	sw->lstart =
+		xreallocarray(sw->lstart, sw->n_depth, sizeof(*sw->lstart));
+	sw->lend = xreallocarray(sw->lend, sw->n_depth, sizeof(*sw->lend));
+	for (k = old; k < sw->n_depth; k++)
+		sw->lstart[k] = sw->lend[k] = old ? sw->lend[old - 1] : 0;
+}
+
+/*
+ * The sweep's fast path.  Node n has one child, n + 1, when that
+ * child's subtree ends where n's does; most of a big trie's nodes are
+ * in such chains (a stack's own frames below where it leaves the
+ * others), and down a chain no node has a sibling to share its site
+ * with.  So the chain's nodes with samples below them (and kept, under
+ * kv) are counted at once: they are n to the last one returned, found
+ * from where the chain ends and from self_list (j: its first at or
+ * after n, moved on to its first at or after the chain's last node).
+ * n has samples below it, and kv[n] is set.
+ */
+static uint32_t chain_down(const struct query *q, const unsigned char *kv,
+			   uint32_t n, size_t *j)
+{
+	uint32_t e = q->nodes[n].end, b = n, x;
+
+	while (b + 1 < e && q->nodes[b + 1].end == e)
+		b++;
+	if (b == n)
+		return n;
+	while (*j < q->n_self_list && q->self_list[*j] < b)
+		(*j)++;
+	if (*j < q->n_self_list && q->self_list[*j] < e)
+		x = b; /* samples at or below the chain's last node */
+	else
+		x = q->self_list[*j - 1]; /* the last with samples of its own */
+	if (kv) /* kept nodes are a chain's first ones: a kept node's
+		   parent is kept */
+		while (x > n && !kv[x])
+			x--;
+	return x;
+}
 
 /*
  * The call tree's count.  Every trie node with samples below it is a
@@ -495,29 +510,11 @@ struct sweep_sib {
  */
 #define SWEEP_SCAN 16
 
-/* nxt[k]: the first stack node with samples of its own from k on */
-static uint32_t *nxt_make(const struct query *q)
-{
-	uint32_t *nxt = xmalloc(((size_t)q->n_nodes + 1) * sizeof(*nxt));
-	uint32_t k, next = q->n_nodes;
-	size_t i;
-
-	nxt[q->n_nodes] = q->n_nodes;
-	for (k = q->n_nodes, i = q->n_self_list; k-- > 0;) {
-		if (i && q->self_list[i - 1] == k) {
-			next = k;
-			i--;
-		}
-		nxt[k] = next;
-	}
-	return nxt;
-}
-
 static size_t count_call(const struct query *q, const unsigned char *kv)
 {
 	struct sweep_sib *sib = NULL;
-	size_t n_sib = 0, sib_alloc = 0, *lstart = NULL, *lend = NULL;
-	size_t n_depth = 0, count = 1, i;
+	struct sweep_lists sw = {NULL, NULL, 0};
+	size_t n_sib = 0, sib_alloc = 0, count = 1, i;
 	uint64_t *coll = NULL; /* parent << 32 | site, in sweep order */
 	size_t n_coll = 0, coll_alloc = 0;
 	struct u64map wide;
@@ -527,9 +524,9 @@ static size_t count_call(const struct query *q, const unsigned char *kv)
 	u64map_init(&wide);
 	while (n < q->n_nodes) {
 		const struct store_node *nd = &q->nodes[n];
-		uint32_t d = nd->depth, site = q->node_site[n];
+		uint32_t d = nd->depth, site = q->node_site[n], x;
+		size_t *lstart, *lend, k, len;
 		bool dup = false;
-		size_t k, len;
 
 		while (j < q->n_self_list && q->self_list[j] < n)
 			j++;
@@ -538,16 +535,9 @@ static size_t count_call(const struct query *q, const unsigned char *kv)
 			n = nd->end; /* no samples below, or none kept */
 			continue;
 		}
-		if (d + 2 > n_depth) {
-			size_t old = n_depth;
-
-			n_depth = (d + 2) * 2;
-			lstart =
-				xreallocarray(lstart, n_depth, sizeof(*lstart));
-			lend = xreallocarray(lend, n_depth, sizeof(*lend));
-			for (k = old; k < n_depth; k++)
-				lstart[k] = lend[k] = old ? lend[old - 1] : 0;
-		}
+		sweep_depths(&sw, d + 2);
+		lstart = sw.lstart;
+		lend = sw.lend;
 		n_sib = lend[d];
 		len = lend[d] - lstart[d];
 		if (len > SWEEP_SCAN) {
@@ -591,20 +581,27 @@ static size_t count_call(const struct query *q, const unsigned char *kv)
 		lend[d] = n_sib;
 		lstart[d + 1] = lend[d + 1] = n_sib;
 		count++;
-		n++;
+		x = chain_down(q, kv, n, &j);
+		if (x != n) {
+			/* x's children start a list of siblings */
+			d = q->nodes[x].depth;
+			sweep_depths(&sw, d + 2);
+			sw.lstart[d + 1] = sw.lend[d + 1] = n_sib;
+			count += x - n;
+		}
+		n = x + 1;
 	}
 	u64map_release(&wide);
 	free(sib);
-	free(lstart);
-	free(lend);
+	free(sw.lstart);
+	free(sw.lend);
 	if (n_coll) {
 		/* outermost first: parents in the trie's order */
 		unsigned char *in = xcalloc(q->n_nodes, 1); /* walked */
-		uint32_t *nxt = nxt_make(q);
 		struct count_walk w;
 
 		memset(&w, 0, sizeof(w));
-		sort_keys(coll, n_coll);
+		sort_u64(coll, n_coll);
 		for (i = 0; i < n_coll; i++) {
 			uint32_t p = (uint32_t)(coll[i] >> 32), a, c;
 			uint32_t site = (uint32_t)coll[i];
@@ -620,18 +617,17 @@ static size_t count_call(const struct query *q, const unsigned char *kv)
 			at = w.n_buf = 0;
 			for (c = p + 1; c < q->nodes[p].end;
 			     c = q->nodes[c].end) {
-				if (q->node_site[c] != site ||
-				    nxt[c] >= q->nodes[c].end || (kv && !kv[c]))
+				if (q->node_site[c] != site || (kv && !kv[c]) ||
+				    !has_below(q, c))
 					continue;
 				count_kid(&w, site, c);
-				count -= count_below(q, nxt, kv, c);
+				count -= count_below(q, kv, c);
 				in[c] = 1;
 			}
 			count_push(q, false, NULL, &w, &at);
-			count += count_walk(q, false, nxt, kv, NULL, &w);
+			count += count_walk(q, false, kv, NULL, &w);
 		}
 		free(in);
-		free(nxt);
 		free(w.kids);
 		free(w.buf);
 		free(w.st);
@@ -655,7 +651,7 @@ static size_t count_nodes(const struct query *q, bool inverted,
 				  q->self_list[i]);
 	if (w.n_kids)
 		count_push(q, true, om, &w, &count);
-	count += count_walk(q, true, NULL, kv, om, &w);
+	count += count_walk(q, true, kv, om, &w);
 	free(w.kids);
 	free(w.buf);
 	free(w.st);
@@ -766,10 +762,14 @@ size_t query_tree_lazy_filter(struct query *q, bool inverted,
 	if (!inverted) {
 		unsigned char *below = xcalloc(q->n_nodes ? q->n_nodes : 1, 1);
 
+		size_t j = q->n_self_list; /* past self_list's last below x */
+
 		for (x = q->n_nodes; x-- > 1;) {
 			uint32_t p = q->nodes[x].parent;
 
-			below[x] |= q->self_at[x] != 0;
+			while (j > 0 && q->self_list[j - 1] > x)
+				j--;
+			below[x] |= j > 0 && q->self_list[j - 1] == x;
 			if (below[x] && site_ok[q->node_site[x]])
 				kv[x] = 1;
 			below[p] |= below[x];

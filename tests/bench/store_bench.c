@@ -151,8 +151,11 @@ static int time_it(const char *path)
 			       "inverted tree",
 			       "group-by site, --include regex",
 			       "open",
-			       "decode the kind (query_hold)"};
-	double t[8][5];
+			       "decode the kind (query_hold)",
+			       "browser's call tree (lazy)",
+			       "browser's inverted tree (lazy)",
+			       "browser's inverted filter Type2"};
+	double t[11][5];
 	int run, k;
 
 	for (run = 0; run < 5; run++) {
@@ -162,7 +165,9 @@ static int time_it(const char *path)
 		const struct query_row *rows;
 		const struct query_tree_node *nodes;
 		struct query_total tot;
-		size_t n;
+		const char *const *labels;
+		unsigned char *site_ok;
+		size_t n, n_all, n_labels, i;
 		struct err e;
 		double a;
 
@@ -196,6 +201,21 @@ static int time_it(const char *path)
 		query_top(q, GROUP_THREAD, &rows, &n, &tot, &e);
 		t[2][run] = now() - a;
 		a = now();
+		query_tree_lazy(q, false, &nodes, &n, &n_all, &tot, &e);
+		t[8][run] = now() - a;
+		a = now();
+		query_tree_lazy(q, true, &nodes, &n, &n_all, &tot, &e);
+		t[9][run] = now() - a;
+		n_labels = query_tree_labels(q, &labels);
+		site_ok = calloc(n_labels ? n_labels : 1, 1);
+		for (i = 0; site_ok && i < n_labels; i++)
+			site_ok[i] = strstr(labels[i], "Type2") != NULL;
+		a = now();
+		if (site_ok)
+			query_tree_lazy_filter(q, true, site_ok);
+		t[10][run] = now() - a;
+		free(site_ok);
+		a = now();
 		query_tree(q, false, 0, &nodes, &n, &tot, &e);
 		t[3][run] = now() - a;
 		a = now();
@@ -218,6 +238,8 @@ static int time_it(const char *path)
 	printf("  %-34s %8.1f ms\n", names[6], best(t[6], 5) * 1e3);
 	printf("  %-34s %8.1f ms\n", names[7], best(t[7], 5) * 1e3);
 	for (k = 0; k < 6; k++)
+		printf("  %-34s %8.1f ms\n", names[k], best(t[k], 5) * 1e3);
+	for (k = 8; k < 11; k++)
 		printf("  %-34s %8.1f ms\n", names[k], best(t[k], 5) * 1e3);
 	return 0;
 }

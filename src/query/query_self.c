@@ -1,0 +1,322 @@
+/*
+ * The stack nodes' own sums (query_node_self_sums, query_impl.h): the
+ * pass that the trees and the call paths share, made once per query and
+ * kept in q, in the nodes' order (self_list, self).
+ *
+ * Of a big trie's nodes few hold samples (200,000 of the synthetic
+ * store's 4.3 million), and a range or a drill-down's pass touches a few
+ * thousand of those.  A table indexed by trie node, 4 bytes a node, is
+ * 17 MB that a whole-recording pass touches every page of: in a browser
+ * just opened those pages are fresh, and their faults were two thirds
+ * of the pass.  So no table is indexed by node:
+ *
+ * - A rollup bucket's rows come sorted by node (docs/formats/store.md,
+ *   checked when read), so a bucket is merged into the sums so far, from
+ *   the back, in place: a whole-recording pass is a bucket or two per
+ *   recording, and the merges are sequential work over the sums alone.
+ * - The samples at a window's edges, and the rows of a pass of so many
+ *   buckets that merging each would cost much more than adding its rows
+ *   (a wide range of fine buckets), go to sums found through a hash map,
+ *   sorted and merged with the rest at the end.
+ *
+ * Every sum is a sum held at the top, a minimum or a maximum, the same in
+ * any order, so the way the sums are made does not change them.
+ */
+#include "query/query.h"
+#include "query/query_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "util/hash.h"
+#include "util/sort_u64.h"
+#include "util/xalloc.h"
+
+const struct query_node_self query_self_none;
+
+/* sums with their nodes */
+struct self_set {
+	uint32_t *node;
+	struct query_node_self *sum;
+	size_t n, alloc;
+};
+
+struct self_acc {
+	struct self_set sorted; /* in node order, each node once */
+	struct self_set loose;	/* as their nodes first came */
+	struct u64map map;	/* node -> its index in loose */
+	uint64_t merge_work;	/* the merges' steps so far */
+	uint64_t rows;		/* the rows merged */
+	bool no_merge;		/* later buckets' rows go to loose */
+};
+
+/* Merging costs the sums so far plus the bucket; adding a row through
+ * the map costs about this many merge steps. */
+#define SELF_MERGE_RATIO 8
+#define SELF_MERGE_FREE	 65536
+
+static void set_reserve(struct self_set *s, size_t n)
+{
+	if (n <= s->alloc)
+		return;
+	s->alloc = n > s->alloc * 2 ? n : s->alloc * 2;
+	if (s->alloc < 1024)
+		s->alloc = 1024;
+	s->node = xreallocarray(s->node, s->alloc, sizeof(*s->node));
+	s->sum = xreallocarray(s->sum, s->alloc, sizeof(*s->sum));
+}
+
+static void set_free(struct self_set *s)
+{
+	free(s->node);
+	free(s->sum);
+	memset(s, 0, sizeof(*s));
+}
+
+/* row r of p's bucket into s, and into the totals */
+static void row_into(struct query_node_self *s, const struct query_pass *p,
+		     uint32_t r, struct query_total *total)
+{
+	const struct store_rollup_row *x = &p->rows[r];
+
+	s->samples += x->samples;
+	s->bytes = add_sat(s->bytes, x->bytes);
+	if (p->sq)
+		s->sq = sq_add(s->sq, u128_of(p->sq[r].lo, p->sq[r].hi));
+	total_add_rows(total, x->samples, x->bytes, x->first_ns, x->last_ns);
+}
+
+static struct query_node_self *loose_slot(struct self_acc *a, uint32_t node)
+{
+	struct self_set *l = &a->loose;
+	bool added;
+	uint64_t *v = u64map_put(&a->map, node, l->n, &added);
+
+	if (!added)
+		return &l->sum[*v];
+	set_reserve(l, l->n + 1);
+	l->node[l->n] = node;
+	memset(&l->sum[l->n], 0, sizeof(l->sum[0]));
+	return &l->sum[l->n++];
+}
+
+/*
+ * The passing rows of p's bucket merged into a->sorted, from the back:
+ * the merged run is written from the end of room for both, down, while
+ * the sums so far that are past the row in hand move up ahead of it; so
+ * nothing is overwritten before it is read (every step writes at most
+ * one entry, and reads one).  A row whose node is past the one after it
+ * (rows out of order, which the store's checks rule out) goes to loose.
+ */
+static void merge_rows(struct query *q, struct query_pass *p,
+		       struct self_acc *a, struct query_total *total)
+{
+	struct self_set *s = &a->sorted;
+	size_t need = s->n + p->n_rows, i = s->n, o, run;
+	uint32_t r = p->n_rows, after = UINT32_MAX;
+
+	set_reserve(s, need);
+	o = need;
+	while (r-- > 0) {
+		const struct store_rollup_row *x = &p->rows[r];
+		uint32_t v = x->node;
+
+		if (!query_row_ok(q, p, x))
+			continue;
+		if (v > after) {
+			row_into(loose_slot(a, v), p, r, total);
+			continue;
+		}
+		after = v;
+		while (i > 0 && s->node[i - 1] > v) {
+			o--;
+			i--;
+			s->node[o] = s->node[i];
+			s->sum[o] = s->sum[i];
+		}
+		if (o == need || s->node[o] != v) {
+			o--;
+			if (i > 0 && s->node[i - 1] == v) {
+				i--;
+				s->sum[o] = s->sum[i];
+			} else {
+				memset(&s->sum[o], 0, sizeof(s->sum[o]));
+			}
+			s->node[o] = v;
+		}
+		row_into(&s->sum[o], p, r, total);
+	}
+	/* the sums before every row stay; the merged run follows them */
+	run = need - o;
+	memmove(s->node + i, s->node + o, run * sizeof(*s->node));
+	memmove(s->sum + i, s->sum + o, run * sizeof(*s->sum));
+	s->n = i + run;
+	a->merge_work += need;
+	a->rows += p->n_rows;
+}
+
+static void add_rows(struct query *q, struct query_pass *p, struct self_acc *a,
+		     struct query_total *total)
+{
+	uint32_t r;
+
+	if (!a->no_merge &&
+	    a->merge_work + a->sorted.n + p->n_rows >
+		    SELF_MERGE_RATIO * (a->rows + p->n_rows) + SELF_MERGE_FREE)
+		a->no_merge = true;
+	if (!a->no_merge) {
+		merge_rows(q, p, a, total);
+		return;
+	}
+	for (r = 0; r < p->n_rows; r++)
+		if (query_row_ok(q, p, &p->rows[r]))
+			row_into(loose_slot(a, p->rows[r].node), p, r, total);
+}
+
+static void add_samples(struct query *q, const struct query_pass *p,
+			struct self_acc *a, struct query_total *total)
+{
+	const bool agent = q->kind == SAMPLE_AGENT;
+	uint64_t i;
+
+	for (i = q->lo; i < q->hi; i++) {
+		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+		struct query_node_self *s;
+
+		if ((p->rec != PASS_ANY_REC && q->sm.recording[i] != p->rec) ||
+		    !query_sample_ok(q, i))
+			continue;
+		s = loose_slot(a, q->sm.node[i]);
+		s->samples++;
+		s->bytes = add_sat(s->bytes, bytes);
+		s->sq = sq_add(s->sq, sq_of(p->var ? p->var[i] : bytes,
+					    agent ? q->sm.size[i] : 0, agent));
+		total_add(total, q->sm.time_ns[i], bytes);
+	}
+}
+
+/* loose, put in node order, merged into sorted; sorted handed to q */
+static void self_finish(struct query *q, struct self_acc *a)
+{
+	struct self_set *s = &a->sorted, *l = &a->loose;
+	size_t i, j, o, need;
+
+	if (l->n) {
+		uint64_t *key = xmalloc(l->n * sizeof(*key));
+
+		for (i = 0; i < l->n; i++)
+			key[i] = (uint64_t)l->node[i] << 32 | i;
+		sort_u64(key, l->n);
+		/* merged from the back, as merge_rows(); loose's nodes
+		 * are distinct */
+		need = s->n + l->n;
+		set_reserve(s, need);
+		i = s->n;
+		o = need;
+		for (j = l->n; j-- > 0;) {
+			uint32_t v = (uint32_t)(key[j] >> 32);
+			const struct query_node_self *x =
+				&l->sum[(uint32_t)key[j]];
+
+			while (i > 0 && s->node[i - 1] > v) {
+				o--;
+				i--;
+				s->node[o] = s->node[i];
+				s->sum[o] = s->sum[i];
+			}
+			o--;
+			if (i > 0 && s->node[i - 1] == v) {
+				i--;
+				s->sum[o] = s->sum[i];
+				s->sum[o].samples += x->samples;
+				s->sum[o].bytes =
+					add_sat(s->sum[o].bytes, x->bytes);
+				s->sum[o].sq = sq_add(s->sum[o].sq, x->sq);
+			} else {
+				s->sum[o] = *x;
+			}
+			s->node[o] = v;
+		}
+		memmove(s->node + i, s->node + o,
+			(need - o) * sizeof(*s->node));
+		memmove(s->sum + i, s->sum + o, (need - o) * sizeof(*s->sum));
+		s->n = i + need - o;
+		free(key);
+	}
+	set_free(l);
+	u64map_release(&a->map);
+	/* every sum has a sample at least: a row holds one, a sample is one */
+	q->self_neg = false;
+	for (i = 0; i < s->n; i++)
+		if (s->sum[i].bytes < 0)
+			q->self_neg = true;
+	if (s->n && s->n < s->alloc) {
+		s->node = xreallocarray(s->node, s->n, sizeof(*s->node));
+		s->sum = xreallocarray(s->sum, s->n, sizeof(*s->sum));
+	}
+	q->self = s->sum ? s->sum : xcalloc(1, sizeof(*q->self));
+	q->self_list = s->node ? s->node : xcalloc(1, sizeof(*q->self_list));
+	q->n_self_list = s->n;
+	memset(s, 0, sizeof(*s));
+}
+
+const struct query_node_self *
+query_node_self_sums(struct query *q, struct query_total *total, struct err *e)
+{
+	struct self_acc a;
+	struct query_pass p;
+	int rc;
+
+	if (q->self) {
+		*total = q->self_total;
+		return q->self;
+	}
+	memset(&a, 0, sizeof(a));
+	u64map_init(&a.map);
+	total_init(total);
+	if (query_pass_init(q, &p, PASS_NEED_NODE | PASS_NEED_SQUARES, 0, 0,
+			    e) < 0) {
+		u64map_release(&a.map);
+		return NULL;
+	}
+	while ((rc = query_pass_next(q, &p, e)) > 0)
+		if (rc == PASS_ROWS)
+			add_rows(q, &p, &a, total);
+		else
+			add_samples(q, &p, &a, total);
+	query_pass_release(&p);
+	if (rc < 0) {
+		set_free(&a.sorted);
+		set_free(&a.loose);
+		u64map_release(&a.map);
+		return NULL;
+	}
+	self_finish(q, &a);
+	q->self_total = *total;
+	return q->self;
+}
+
+size_t query_self_from(const struct query *q, uint32_t node)
+{
+	size_t lo = 0, hi = q->n_self_list;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (q->self_list[mid] < node)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct query_node_self *query_self_of(const struct query *q,
+					    uint32_t node)
+{
+	size_t i = query_self_from(q, node);
+
+	return i < q->n_self_list && q->self_list[i] == node ? &q->self[i]
+							     : &query_self_none;
+}
