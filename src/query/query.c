@@ -604,6 +604,37 @@ int query_materialize(struct query *q, struct err *e)
 		x->view.col = x->col;                                  \
 	} while (0)
 
+/*
+ * The sieve's verdict per stack node, a bit each, where a drill-down's
+ * key is a site or an app-site (NULL otherwise): the key's table through
+ * node_site or node_app, and node_ok.  Looked up per sample, node_site is
+ * a cache miss in a big trie's 17 MB, and was most of a drill-down's
+ * first pass; the bits (half a MB for 4.3 M nodes) stay in the cache, and
+ * leave out the most samples first.
+ */
+static uint64_t *node_sieve(const struct query *q)
+{
+	const uint32_t *grp;
+	uint64_t *bits;
+	uint32_t n;
+
+	if (!q->key_ok)
+		return NULL;
+	if (q->o.key_by == GROUP_SITE)
+		grp = q->node_site;
+	else if (q->o.key_by == GROUP_APP_SITE)
+		grp = q->node_app;
+	else
+		return NULL;
+	if (!grp)
+		return NULL;
+	bits = xcalloc(((size_t)q->n_nodes + 63) / 64 + 1, sizeof(*bits));
+	for (n = 0; n < q->n_nodes; n++)
+		if (q->key_ok[grp[n]] && q->node_ok[n])
+			bits[n >> 6] |= (uint64_t)1 << (n & 63);
+	return bits;
+}
+
 /* q->sel from q->sm[q->lo, q->hi), or SEL_NONE past a quarter of it */
 static void sel_make(struct query *q)
 {
@@ -620,11 +651,12 @@ static void sel_make(struct query *q)
 	 * so the sieve only has to let every passing sample through.
 	 */
 	const uint8_t *kind = sm->kind, want = (uint8_t)q->kind;
-	const uint32_t *cls = sm->cls, *thr = sm->thread;
+	const uint32_t *cls = sm->cls, *thr = sm->thread, *node = sm->node;
 	unsigned char *cok = xmalloc((size_t)q->n_classes + 1);
 	unsigned char *tok = xmalloc((size_t)q->n_threads + 1);
 	const bool key_cls = q->key_ok && q->o.key_by == GROUP_CLASS;
 	const bool key_thr = q->key_ok && q->o.key_by == GROUP_THREAD;
+	uint64_t *nok = node_sieve(q);
 
 	cok[0] = (unsigned char)(!q->o.class_re &&
 				 (!key_cls || q->key_ok[q->n_classes]));
@@ -637,7 +669,9 @@ static void sel_make(struct query *q)
 	for (i = q->lo; i < q->hi; i++) {
 		/* a class or thread past the tables is in no store's
 		 * samples (the blocks' check) */
-		if (kind[i] != want || !cok[(uint32_t)(cls[i] + 1)] ||
+		if (kind[i] != want ||
+		    (nok && !(nok[node[i] >> 6] >> (node[i] & 63) & 1)) ||
+		    !cok[(uint32_t)(cls[i] + 1)] ||
 		    !tok[(uint32_t)(thr[i] + 1)])
 			continue;
 		if (!query_sample_ok(q, i))
@@ -646,6 +680,7 @@ static void sel_make(struct query *q)
 			free(ix);
 			free(cok);
 			free(tok);
+			free(nok);
 			x->state = SEL_NONE;
 			return;
 		}
@@ -673,6 +708,7 @@ static void sel_make(struct query *q)
 	free(ix);
 	free(cok);
 	free(tok);
+	free(nok);
 }
 
 int query_held_samples(struct query *q, struct err *e)

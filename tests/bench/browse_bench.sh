@@ -65,6 +65,8 @@ act() {
 }
 
 act "Allocations by site (first query)" 2
+act "drill into the top site (Enter)" Enter
+act "step back (Esc)" Escape
 act "regroup: app-site (first time)" c
 act "regroup: thread (first time)" c
 act "regroup: recording (first time)" c
@@ -74,7 +76,7 @@ act "regroup: class (seen before)" C
 act "sort by samples" c s
 act "filter \\Type1[0-9] (Allocations by class)" C '\' T y p e 1 '[' 0 - 9 ']' Enter
 act "clear the filter (Esc)" Escape
-act "drill into the top row (Enter)" Enter
+act "drill into the top class (Enter)" Enter
 act "step back (Esc)" Escape
 act "Call tree: build (once per kind and range)" 3
 act "open a tree node (Right)" Right

@@ -104,11 +104,18 @@ static bool only_t0;
 #define ALL_BUT_C0 (-1) /* a class filter, every class but C0 */
 #define T0_KEY	   (-2) /* classes C0-C4, and the key t0 by thread */
 
+/* a drill-down into a site (site_key >= 0: "A.mJ:J", the site of the
+ * stacks J mod N_LEAF, by site_by: the site or the app-site) */
+static int site_key = -1;
+static enum query_group site_by;
+static char site_key_name[32];
+
 /* sample k passes: class (cls >= 0: that one, the key by class; else as
  * its name says) in [from, to) */
 static bool want(int k, int cls, int64_t from, int64_t to)
 {
 	return t_of[k] >= from && t_of[k] < to &&
+	       (site_key < 0 || st_of[k] % N_LEAF == site_key) &&
 	       (cls >= 0	    ? cl_of[k] == cls
 		: cls == ALL_BUT_C0 ? cl_of[k] != 0
 				    : cl_of[k] < 5 && th_of[k] == 0) &&
@@ -224,6 +231,12 @@ static struct query *open_q(struct store *s, int cls, int64_t from, int64_t to,
 		o.key = "t0";
 		o.key_by = GROUP_THREAD;
 	}
+	if (site_key >= 0) {
+		snprintf(site_key_name, sizeof(site_key_name), "A.m%d:%d",
+			 site_key, site_key);
+		o.key = site_key_name;
+		o.key_by = (int)site_by;
+	}
 	if (only_t0)
 		o.thread_re = "^t0$";
 	err_init(&e);
@@ -311,6 +324,36 @@ TEST(held_kind_filtered_passes_read_the_copied_samples)
 			CHECK_INT(q->sel.state, ==, SEL_NONE);
 			query_free(q);
 		}
+	}
+	/* a drill-down into a site and into an app-site (the sieve's bits
+	 * per stack node), under a class filter: the leaf most samples
+	 * have, in each window where it has some */
+	{
+		int hits[N_LEAF] = {0}, k, by;
+
+		for (k = 0; k < N; k++)
+			if (++hits[st_of[k] % N_LEAF] >
+			    hits[site_key < 0 ? 0 : site_key])
+				site_key = st_of[k] % N_LEAF;
+		for (wi = 0; wi < sizeof(win) / sizeof(win[0]); wi++)
+			for (by = 0; by < 2; by++) {
+				int64_t from = win[wi][0], to = win[wi][1];
+				struct query *q;
+				int in = 0;
+
+				site_by = by ? GROUP_APP_SITE : GROUP_SITE;
+				for (k = 0; k < N; k++)
+					in += want(k, ALL_BUT_C0, from, to);
+				if (!in)
+					continue;
+				q = open_q(s, ALL_BUT_C0, from, to, true);
+				if (q) {
+					check(q, ALL_BUT_C0, from, to);
+					CHECK_INT(q->sel.state, ==, SEL_MADE);
+					query_free(q);
+				}
+			}
+		site_key = -1;
 	}
 	store_close(s);
 	test_store_remove(dir, "h.hsdb");
