@@ -129,13 +129,19 @@ struct query {
 	uint32_t n_blocks;
 	uint64_t lo, hi;
 	bool filtered; /* anything but the kind and the window */
+	/* node_ok: the store's shared verdicts of 1 without a frame
+	 * filter (node_ok_own false), else the query's own */
 	unsigned char *class_ok, *thread_ok, *node_ok;
-	/* sites: (method, line) pairs, named once */
-	/* node_app: NULL until query_app_sites(); is_lib: per method,
-	 * --library's verdict */
-	uint32_t *frame_site, *node_site, *node_app, n_sites;
+	bool node_ok_own;
+	/* sites: (method, line) pairs, named once per store and shared by
+	 * its queries (frame_site, node_site, site_names: struct
+	 * query_shared in query.c, kept with the store); node_app: NULL
+	 * until query_app_sites(); is_lib: per method, --library's
+	 * verdict */
+	const uint32_t *frame_site, *node_site;
+	uint32_t *node_app, n_sites;
 	unsigned char *is_lib;
-	const char **site_names;
+	const char *const *site_names;
 	struct arena names;
 	/* results, owned until the next call */
 	/* query_tree()'s, one per orientation (0: callers first, 1:

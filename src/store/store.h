@@ -111,6 +111,16 @@ int store_open_memory(const char *name, const void *data, size_t len,
 		      struct store **out, struct err *e);
 void store_close(struct store *s);
 
+/*
+ * One pointer that the layer above keeps with an open store: the query
+ * layer's tables derived from the store alone, made by its first query
+ * and shared by the rest.  store_close() calls release(p) first.
+ * store_attached() is NULL until a pointer is attached; attaching again
+ * releases the one before.
+ */
+void store_attach(struct store *s, void *p, void (*release)(void *));
+void *store_attached(const struct store *s);
+
 /* A string by offset; "" for an offset outside the pool (never NULL). */
 const char *store_str(const struct store *s, uint32_t off);
 

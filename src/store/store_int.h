@@ -61,6 +61,8 @@ struct store {
 	bool mapped; /* else the caller's memory */
 	struct section sec[I__COUNT];
 	struct err bad[I__COUNT];
+	void *attached; /* store_attach()'s */
+	void (*attached_release)(void *);
 };
 
 /* Section idx, its checksum and references checked on first use. */

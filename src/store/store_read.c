@@ -258,12 +258,26 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	store_attach(s, NULL, NULL);
 	store_samples_free(s);
 	store_rollups_free(s);
 	if (s->mapped && s->map && s->map != MAP_FAILED)
 		munmap((void *)s->map, s->map_len);
 	free(s->path);
 	free(s);
+}
+
+void store_attach(struct store *s, void *p, void (*release)(void *))
+{
+	if (s->attached_release)
+		s->attached_release(s->attached);
+	s->attached = p;
+	s->attached_release = release;
+}
+
+void *store_attached(const struct store *s)
+{
+	return s->attached;
 }
 
 const char *store_str(const struct store *s, uint32_t off)

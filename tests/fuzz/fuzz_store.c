@@ -261,6 +261,26 @@ static void touch_held(struct store *s)
 		int inv;
 
 		if (query_hold(q, &e) == 0) {
+			/* a drill-down into the first site, held: the
+			 * first pass's sieve by trie node (node_sieve) */
+			if (query_top(q, GROUP_SITE, &rows, &n, &t, &e) == 0 &&
+			    n) {
+				struct query_options od;
+				struct query *qd;
+
+				query_options_init(&od);
+				od.key = rows[0].key;
+				od.key_by = GROUP_SITE;
+				if (query_open(s, &od, &qd, &e) == 0) {
+					if (query_hold(qd, &e) == 0) {
+						query_top(qd, GROUP_CLASS,
+							  &rows, &n, &t, &e);
+						query_paths(qd, 8, &p, &n, &all,
+							    &t, &e);
+					}
+					query_free(qd);
+				}
+			}
 			query_top(q, GROUP_APP_SITE, &rows, &n, &t, &e);
 			query_top(q, GROUP_THREAD, &rows, &n, &t, &e);
 			query_paths(q, 8, &p, &n, &all, &t, &e);

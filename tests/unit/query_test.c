@@ -6,11 +6,13 @@
  * can be worked out by hand from the table below.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "test.h"
 #include "importers/sink.h"
 #include "query/query.h"
+#include "query/query_impl.h"
 #include "store/store.h"
 
 /*
@@ -600,6 +602,61 @@ TEST(query_tree_lazy_negative_weight_gives_the_whole_tree)
 	CHECK_INT(query_tree_lazy(q, true, &nodes, &n, &n_all, &t, &e), ==, 1);
 	CHECK_UINT(n, ==, 3);
 	query_free(q);
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
+
+/* the tables a query derives from the store alone are made once per
+ * store and shared: a query freed leaves the others whole, and a frame
+ * filter's verdicts stay the query's own */
+TEST(query_site_tables_shared_by_a_stores_queries)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	struct query *a = NULL, *b = NULL, *c = NULL;
+	const struct query_row *rows;
+	struct query_total t;
+	size_t n, i;
+	struct err e;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	err_init(&e);
+	query_options_init(&o);
+	CHECK(query_open(s, &o, &a, &e) == 0);
+	CHECK(query_open(s, &o, &b, &e) == 0);
+	o.include_re = "Other";
+	CHECK(query_open(s, &o, &c, &e) == 0);
+	if (a && b && c) {
+		CHECK(a->node_site == b->node_site);
+		CHECK(a->site_names == c->site_names);
+		CHECK(a->node_ok == b->node_ok);
+		CHECK(c->node_ok != a->node_ok);
+		query_free(a);
+		a = NULL;
+		/* from the table: Foo.alloc:10 3 samples (700 bytes),
+		 * Bar.make:20 1 (400), (no stack) 1 (1600) */
+		CHECK_INT(query_top(b, GROUP_SITE, &rows, &n, &t, &e), ==, 0);
+		CHECK_UINT(n, ==, 3);
+		for (i = 0; i < n; i++) {
+			if (!strcmp(rows[i].key, "Foo.alloc:10"))
+				CHECK_UINT(rows[i].samples, ==, 3);
+			else if (!strcmp(rows[i].key, "Bar.make:20"))
+				CHECK_UINT(rows[i].samples, ==, 1);
+			else
+				CHECK_STR(rows[i].key, "(no stack)");
+		}
+		/* --include Other: sample 2 alone */
+		CHECK_INT(query_top(c, GROUP_SITE, &rows, &n, &t, &e), ==, 0);
+		CHECK_UINT(t.samples, ==, 1);
+		CHECK_INT(t.est_bytes, ==, 200);
+	}
+	query_free(a);
+	query_free(b);
+	query_free(c);
 	store_close(s);
 	test_store_remove(dir, "q.hsdb");
 }
