@@ -497,6 +497,10 @@ static void est_samples(struct query *q, struct query_pass *p)
 	q->sm.bytes = p->x_bytes;
 	q->sm.kind = p->x_kind;
 	p->var = p->x_var;
+	/* q->sm's bytes and kinds are these copies now, made for [lo, hi)
+	 * only: an edge in the same block reads the block again (it read
+	 * the copies, stale or never written) */
+	p->cur_blk = UINT32_MAX;
 }
 
 int query_pass_next(struct query *q, struct query_pass *p, struct err *e)

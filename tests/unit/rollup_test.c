@@ -385,3 +385,104 @@ TEST(rollup_whole_recording_rows_stand_for_its_buckets)
 	store_close(s);
 	test_store_remove(dir, "r.hsdb");
 }
+
+/*
+ * The corrected estimate at a window's two edges in one block: its pass
+ * reads the block once for the first edge and replaces the samples'
+ * bytes and kinds with its copies, which it fills for that edge only;
+ * the second edge read those copies, stale or never written.  The
+ * ObjectAllocationSample events are all in the recording's first
+ * second, so that in a later window the corrected view's bytes are the
+ * OutsideTLAB events' own, summed here from the table.
+ */
+#define CO_N 12000
+#define CO_A 400
+
+static int64_t co_t[CO_N], co_b[CO_N];
+
+static struct store *corrected_make(char *dir)
+{
+	static const struct rec_frame f[1] = {
+		{"A", "A", "a", "()V", 1, 1, "Interpreted", false}};
+	static const struct rec_stack st = {1, f, 1, false};
+	static const struct rec_thread thr = {1, "t0", 1, 1, false};
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	int i;
+
+	for (i = 0; i < CO_N; i++) {
+		struct rec_sample x;
+
+		/* ObjectAllocationSample every 2.5 ms of the first second,
+		 * then OutsideTLAB events about every 0.75 ms to 10 s */
+		rec_sample_init(&x,
+				i < CO_A ? SAMPLE_ALLOC : SAMPLE_TLAB_OUTSIDE);
+		co_t[i] = i < CO_A ? T0 + (int64_t)i * 2500000
+				   : T0 + 1000000000ll +
+					     (int64_t)(i - CO_A) * 775000 +
+					     (int64_t)(next() % 1000);
+		co_b[i] = 16 + (int64_t)(next() % 100000);
+		x.time_ns = co_t[i];
+		x.thread = &thr;
+		x.stack = &st;
+		x.class_name = x.class_raw = "byte[]";
+		if (i < CO_A)
+			x.weight = co_b[i] * 4;
+		else
+			x.alloc_size = co_b[i];
+		sink->ops->sample(sink->ctx, &x);
+	}
+	return test_recording_commit(w, T0, T0 + 1000 * W - 1, dir, "c.hsdb");
+}
+
+TEST(corrected_estimate_two_edges_in_one_block)
+{
+	char dir[] = "/tmp/hs-rollup-XXXXXX";
+	struct store *s;
+	int k;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = corrected_make(dir);
+	if (!s)
+		return;
+	/* windows of 3 to 15 ms from 2 s on: each cuts one or two 10 ms
+	 * buckets and holds a whole one or none; 4096 events to a block
+	 * span 3 s */
+	for (k = 0; k < 40; k++) {
+		int64_t from = T0 + 2000000000ll + (int64_t)k * 173000000 +
+			       (int64_t)(k * 7919 % 10) * 1000000 + 123;
+		int64_t to = from + 3000000 + (int64_t)(k % 5) * 3000000;
+		struct query_options o;
+		struct query *q = NULL;
+		const struct query_row *rows;
+		struct query_total tot;
+		struct err e;
+		uint64_t want_n = 0;
+		int64_t want_b = 0;
+		size_t n;
+		int i;
+
+		for (i = CO_A; i < CO_N; i++)
+			if (co_t[i] >= from && co_t[i] < to) {
+				want_n++;
+				want_b += co_b[i];
+			}
+		query_options_init(&o);
+		o.kind = SAMPLE_ALLOC;
+		o.estimate = QUERY_EST_CORRECTED;
+		o.from_ns = from;
+		o.to_ns = to;
+		err_init(&e);
+		CHECK_INT(query_open(s, &o, &q, &e), ==, 0);
+		if (!q)
+			continue;
+		CHECK_INT(query_estimate(q), ==, QUERY_EST_CORRECTED);
+		CHECK_INT(query_top(q, GROUP_THREAD, &rows, &n, &tot, &e), ==,
+			  0);
+		CHECK_UINT(tot.samples, ==, want_n);
+		CHECK_INT(tot.est_bytes, ==, want_b);
+		query_free(q);
+	}
+	store_close(s);
+	test_store_remove(dir, "c.hsdb");
+}
