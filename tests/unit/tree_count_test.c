@@ -1,7 +1,8 @@
 /*
- * The browser's tree counts (query_tree_lazy's n_all, and the number of
- * nodes query_tree_lazy_filter() keeps) against the whole tree that
- * query_tree() makes, a different walk: on random tries made of long
+ * The browser's trees, made as they are opened (query_tree_lazy,
+ * query_tree_children), node by node, and their counts (n_all, and the
+ * number of nodes query_tree_lazy_filter() keeps) against the whole tree
+ * that query_tree() makes, a different walk: on random tries made of long
  * chains (a stack's own frames below where it leaves the others), stacks
  * that end inside another's chain, and siblings that print the same site
  * (one method's overloads on one line), read whole, in windows that
@@ -121,6 +122,55 @@ static size_t tc_kept(const struct query_tree_node *nodes, size_t n,
 	return count;
 }
 
+/* lazy node ln, made as opened, and all below it against the whole
+ * tree's node wn: the same values and the same children in the same
+ * order; the first difference failed, then no more */
+static bool tc_same(struct query *ql, bool inv, uint32_t ln,
+		    const struct query_tree_node *w, uint32_t wn)
+{
+	const struct query_tree_node *l;
+	uint32_t lc, wc;
+	size_t n;
+
+	query_tree_children(ql, inv, ln, &l, &n);
+	if (l[ln].samples != w[wn].samples ||
+	    l[ln].est_bytes != w[wn].est_bytes ||
+	    l[ln].self_samples != w[wn].self_samples ||
+	    l[ln].self_bytes != w[wn].self_bytes || l[ln].site != w[wn].site ||
+	    l[ln].depth != w[wn].depth ||
+	    (l[ln].rel_err != w[wn].rel_err &&
+	     !(l[ln].rel_err != l[ln].rel_err &&
+	       w[wn].rel_err != w[wn].rel_err))) {
+		test_fail(__FILE__, __LINE__,
+			  "%s tree: node %u (depth %u, %llu samples, %lld "
+			  "bytes) is not the whole tree's %u (depth %u, %llu, "
+			  "%lld)",
+			  inv ? "inverted" : "call", ln, l[ln].depth,
+			  (unsigned long long)l[ln].samples,
+			  (long long)l[ln].est_bytes, wn, w[wn].depth,
+			  (unsigned long long)w[wn].samples,
+			  (long long)w[wn].est_bytes);
+		return false;
+	}
+	lc = l[ln].first_child;
+	wc = w[wn].first_child;
+	while (lc != QUERY_TREE_NONE && wc != QUERY_TREE_NONE) {
+		if (!tc_same(ql, inv, lc, w, wc))
+			return false;
+		query_tree_children(ql, inv, ln, &l, &n); /* moved, maybe */
+		lc = l[lc].next_sibling;
+		wc = w[wc].next_sibling;
+	}
+	if (lc != wc) {
+		test_fail(__FILE__, __LINE__,
+			  "%s tree: node %u's children are not the whole "
+			  "tree's node %u's",
+			  inv ? "inverted" : "call", ln, wn);
+		return false;
+	}
+	return true;
+}
+
 /* the counts of one window, both trees, each filter */
 static void tc_check(struct store *s, int64_t from, int64_t to)
 {
@@ -155,6 +205,8 @@ static void tc_check(struct store *s, int64_t from, int64_t to)
 				  "%zu in the whole tree",
 				  inv ? "inverted" : "call", (long long)from,
 				  (long long)to, n_all, n_whole);
+		/* every node, made as opened, against the whole tree */
+		tc_same(ql, inv, 0, whole, 0);
 		n_labels = query_tree_labels(qw, &labels);
 		for (f = 0; f < sizeof(needles) / sizeof(needles[0]); f++) {
 			unsigned char *ok = calloc(n_labels ? n_labels : 1, 1);
