@@ -20,7 +20,10 @@
  *   sorted and merged with the rest at the end.
  *
  * Every sum is a sum held at the top, a minimum or a maximum, the same in
- * any order, so the way the sums are made does not change them.
+ * any order while every weight is non-negative, so the way the sums are
+ * made does not change them.  A damaged store's negative bytes make a
+ * held sum depend on order, here as in any pass; the trees take such a
+ * store's whole tree (self_neg).
  */
 #include "query/query.h"
 #include "query/query_impl.h"
