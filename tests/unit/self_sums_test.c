@@ -26,7 +26,7 @@
 static uint64_t ss_rng = 0x5851f42d4c957f2dull;
 static int ss_st[SS_N], ss_cl[SS_N];
 static int64_t ss_b[SS_N];
-static char ss_meth[SS_STK][12];
+static char ss_meth[SS_STK][16];
 static struct rec_frame ss_frames[SS_STK][2];
 static struct rec_stack ss_stacks[SS_STK];
 
