@@ -460,9 +460,10 @@ int query_open(struct store *s, const struct query_options *o,
 		/* bit 0: some frame on the path matches --include; bit 1:
 		 * some frame matches --exclude */
 		unsigned char *path = xcalloc(q->n_nodes, 1);
+		unsigned char *ok = xmalloc(q->n_nodes ? q->n_nodes : 1);
 		uint32_t n;
 
-		q->node_ok = xmalloc(q->n_nodes ? q->n_nodes : 1);
+		q->node_ok = ok;
 		q->node_ok_own = true;
 
 		for (n = 1; n < q->n_nodes; n++) {
@@ -475,8 +476,7 @@ int query_open(struct store *s, const struct query_options *o,
 				path[n] |= 2;
 		}
 		for (n = 0; n < q->n_nodes; n++)
-			q->node_ok[n] =
-				(!inc || (path[n] & 1)) && !(path[n] & 2);
+			ok[n] = (!inc || (path[n] & 1)) && !(path[n] & 2);
 		free(path);
 	}
 	free(inc);
@@ -529,7 +529,7 @@ void query_free(struct query *q)
 	free(q->class_ok);
 	free(q->thread_ok);
 	if (q->node_ok_own)
-		free(q->node_ok);
+		free((void *)q->node_ok);
 	free(q->node_app);
 	free(q->is_lib);
 	free(q->rows);

@@ -91,8 +91,8 @@ struct query_node_self {
  * nodes with samples of their own in order (self_list), the i-th one's
  * sums self[i] (returned; NULL with e set when a block is damaged), and
  * from any node to its sums (query_self_of: zeros for a node without,
- * a binary search); and a parent's children, ids into nodes, sorted heaviest first
- * (est_bytes, samples, label), as every tree orders them.
+ * a binary search); and a parent's children, ids into nodes, sorted
+ * heaviest first (est_bytes, samples, label), as every tree orders them.
  */
 struct query;
 const struct query_node_self *
@@ -131,7 +131,8 @@ struct query {
 	bool filtered; /* anything but the kind and the window */
 	/* node_ok: the store's shared verdicts of 1 without a frame
 	 * filter (node_ok_own false), else the query's own */
-	unsigned char *class_ok, *thread_ok, *node_ok;
+	unsigned char *class_ok, *thread_ok;
+	const unsigned char *node_ok;
 	bool node_ok_own;
 	/* sites: (method, line) pairs, named once per store and shared by
 	 * its queries (frame_site, node_site, site_names: struct

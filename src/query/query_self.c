@@ -105,22 +105,76 @@ static struct query_node_self *loose_slot(struct self_acc *a, uint32_t node)
 }
 
 /*
- * The passing rows of p's bucket merged into a->sorted, from the back:
- * the merged run is written from the end of room for both, down, while
- * the sums so far that are past the row in hand move up ahead of it; so
- * nothing is overwritten before it is read (every step writes at most
- * one entry, and reads one).  A row whose node is past the one after it
- * (rows out of order, which the store's checks rule out) goes to loose.
+ * A merge into a sorted set from the back, in place: the merged run is
+ * written from the end of room for both, down, while the sums so far
+ * that are past the node in hand move up ahead of it; so nothing is
+ * overwritten before it is read (every step writes at most one entry,
+ * and reads one).  Nodes come in descending order, a node's run of
+ * entries together; back_end() closes the gap before the merged run.
+ */
+struct back_merge {
+	struct self_set *s;
+	size_t i;    /* the sums so far not yet past: s[0, i) */
+	size_t o;    /* the merged run: s[o, need) */
+	size_t need; /* the sums so far and the room for more */
+};
+
+static void back_begin(struct back_merge *m, struct self_set *s, size_t more)
+{
+	set_reserve(s, s->n + more);
+	m->s = s;
+	m->i = s->n;
+	m->o = m->need = s->n + more;
+}
+
+/* node v's sums: the slot the last call gave it, or its sums so far
+ * moved into a new one, or a new one of zeros */
+static struct query_node_self *back_slot(struct back_merge *m, uint32_t v)
+{
+	struct self_set *s = m->s;
+
+	while (m->i > 0 && s->node[m->i - 1] > v) {
+		m->o--;
+		m->i--;
+		s->node[m->o] = s->node[m->i];
+		s->sum[m->o] = s->sum[m->i];
+	}
+	if (m->o == m->need || s->node[m->o] != v) {
+		m->o--;
+		if (m->i > 0 && s->node[m->i - 1] == v) {
+			m->i--;
+			s->sum[m->o] = s->sum[m->i];
+		} else {
+			memset(&s->sum[m->o], 0, sizeof(s->sum[m->o]));
+		}
+		s->node[m->o] = v;
+	}
+	return &s->sum[m->o];
+}
+
+/* the sums before every node merged stay; the merged run follows them */
+static void back_end(struct back_merge *m)
+{
+	struct self_set *s = m->s;
+	size_t run = m->need - m->o;
+
+	memmove(s->node + m->i, s->node + m->o, run * sizeof(*s->node));
+	memmove(s->sum + m->i, s->sum + m->o, run * sizeof(*s->sum));
+	s->n = m->i + run;
+}
+
+/*
+ * The passing rows of p's bucket merged into a->sorted (back_merge).  A
+ * row whose node is past the one after it (rows out of order, which the
+ * store's checks rule out) goes to loose.
  */
 static void merge_rows(struct query *q, struct query_pass *p,
 		       struct self_acc *a, struct query_total *total)
 {
-	struct self_set *s = &a->sorted;
-	size_t need = s->n + p->n_rows, i = s->n, o, run;
+	struct back_merge m;
 	uint32_t r = p->n_rows, after = UINT32_MAX;
 
-	set_reserve(s, need);
-	o = need;
+	back_begin(&m, &a->sorted, p->n_rows);
 	while (r-- > 0) {
 		const struct store_rollup_row *x = &p->rows[r];
 		uint32_t v = x->node;
@@ -132,30 +186,10 @@ static void merge_rows(struct query *q, struct query_pass *p,
 			continue;
 		}
 		after = v;
-		while (i > 0 && s->node[i - 1] > v) {
-			o--;
-			i--;
-			s->node[o] = s->node[i];
-			s->sum[o] = s->sum[i];
-		}
-		if (o == need || s->node[o] != v) {
-			o--;
-			if (i > 0 && s->node[i - 1] == v) {
-				i--;
-				s->sum[o] = s->sum[i];
-			} else {
-				memset(&s->sum[o], 0, sizeof(s->sum[o]));
-			}
-			s->node[o] = v;
-		}
-		row_into(&s->sum[o], p, r, total);
+		row_into(back_slot(&m, v), p, r, total);
 	}
-	/* the sums before every row stay; the merged run follows them */
-	run = need - o;
-	memmove(s->node + i, s->node + o, run * sizeof(*s->node));
-	memmove(s->sum + i, s->sum + o, run * sizeof(*s->sum));
-	s->n = i + run;
-	a->merge_work += need;
+	back_end(&m);
+	a->merge_work += m.need;
 	a->rows += p->n_rows;
 }
 
@@ -203,7 +237,8 @@ static void add_samples(struct query *q, const struct query_pass *p,
 static void self_finish(struct query *q, struct self_acc *a)
 {
 	struct self_set *s = &a->sorted, *l = &a->loose;
-	size_t i, j, o, need;
+	struct back_merge m;
+	size_t i, j;
 
 	if (l->n) {
 		uint64_t *key = xmalloc(l->n * sizeof(*key));
@@ -211,40 +246,19 @@ static void self_finish(struct query *q, struct self_acc *a)
 		for (i = 0; i < l->n; i++)
 			key[i] = (uint64_t)l->node[i] << 32 | i;
 		sort_u64(key, l->n);
-		/* merged from the back, as merge_rows(); loose's nodes
-		 * are distinct */
-		need = s->n + l->n;
-		set_reserve(s, need);
-		i = s->n;
-		o = need;
+		/* merged from the back, as merge_rows() */
+		back_begin(&m, s, l->n);
 		for (j = l->n; j-- > 0;) {
-			uint32_t v = (uint32_t)(key[j] >> 32);
 			const struct query_node_self *x =
 				&l->sum[(uint32_t)key[j]];
+			struct query_node_self *y =
+				back_slot(&m, (uint32_t)(key[j] >> 32));
 
-			while (i > 0 && s->node[i - 1] > v) {
-				o--;
-				i--;
-				s->node[o] = s->node[i];
-				s->sum[o] = s->sum[i];
-			}
-			o--;
-			if (i > 0 && s->node[i - 1] == v) {
-				i--;
-				s->sum[o] = s->sum[i];
-				s->sum[o].samples += x->samples;
-				s->sum[o].bytes =
-					add_sat(s->sum[o].bytes, x->bytes);
-				s->sum[o].sq = sq_add(s->sum[o].sq, x->sq);
-			} else {
-				s->sum[o] = *x;
-			}
-			s->node[o] = v;
+			y->samples += x->samples;
+			y->bytes = add_sat(y->bytes, x->bytes);
+			y->sq = sq_add(y->sq, x->sq);
 		}
-		memmove(s->node + i, s->node + o,
-			(need - o) * sizeof(*s->node));
-		memmove(s->sum + i, s->sum + o, (need - o) * sizeof(*s->sum));
-		s->n = i + need - o;
+		back_end(&m);
 		free(key);
 	}
 	set_free(l);

@@ -224,13 +224,12 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		 * as the depth-first numbering guarantees. */
 		uint64_t *sub = xcalloc(q->n_nodes, sizeof(uint64_t));
 		uint32_t *merged = xmalloc(q->n_nodes * sizeof(uint32_t));
+		size_t j = 0; /* self_list's first at or after n */
 
 		for (k = 0; k < q->n_self_list; k++)
 			sub[q->self_list[k]] = self[k].samples;
 		for (n = q->n_nodes; n-- > 1;)
 			sub[q->nodes[n].parent] += sub[n];
-		size_t j = 0; /* self_list's first at or after n */
-
 		merged[0] = 0;
 		for (n = 1; n < q->n_nodes; n++) {
 			uint32_t up = merged[q->nodes[n].parent], m;

@@ -770,7 +770,6 @@ size_t query_tree_lazy_filter(struct query *q, bool inverted,
 	kv = lt->kept = xcalloc(q->n_nodes ? q->n_nodes : 1, 1);
 	if (!inverted) {
 		unsigned char *below = xcalloc(q->n_nodes ? q->n_nodes : 1, 1);
-
 		size_t j = q->n_self_list; /* past self_list's last below x */
 
 		for (x = q->n_nodes; x-- > 1;) {
