@@ -21,9 +21,11 @@
 /* 2: samples in blocks per kind (2.1: rollups, RBKT and RROW; 2.2: their
  * squares, RSQR); 3: the corrected estimate (the rest column of
  * ObjectAllocationSample's blocks, which readers of 2.x cannot decode,
- * RCOR and ESTM) */
-#define STORE_MAJOR	    3
-#define STORE_MINOR	    1
+ * RCOR and ESTM); 4: the blocks name stack nodes by the writer's own
+ * ids, which the node map (NMAP) turns into the trie's depth-first ids,
+ * so that a writer can encode samples before it has seen every stack */
+#define STORE_MAJOR	    4
+#define STORE_MINOR	    0
 #define STORE_MAJOR_OLDEST  2 /* the oldest major this heapsift reads */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
@@ -92,6 +94,9 @@ enum store_section {
 	SEC_WHOLE_ROWS = STORE_ID('R', 'W', 'R', 'O'),
 	SEC_WHOLE_SQUARES = STORE_ID('R', 'W', 'S', 'Q'),
 	SEC_WHOLE_EST = STORE_ID('R', 'W', 'C', 'O'),
+	/* 4.0: one u32 per trie node, the writer's id i to the node's
+	 * depth-first id map[i]; the sample blocks' node column holds i */
+	SEC_NODE_MAP = STORE_ID('N', 'M', 'A', 'P'),
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */

@@ -47,6 +47,7 @@ struct series {
 	bool open;
 	int64_t start, end; /* the open bucket, end inclusive */
 	int64_t width;
+	int64_t origin; /* its first sample's time: widths as they go */
 	struct proj_rows p[STORE_PROJ__COUNT];
 	/* the full row the last sample went to (UINT32_MAX: none): the
 	 * next sample of a series has its key 87% of the time (the 0.5 GB
@@ -57,6 +58,13 @@ struct series {
 struct rollup_builder {
 	const struct store_recording *recs;
 	uint32_t n_recs;
+	/* the recordings were not known when the samples came (the writer
+	 * encodes them as they arrive): each series' width was chosen from
+	 * its samples' span so far, and finish puts the rows on the
+	 * recordings' own widths (normalize()) */
+	bool as_they_come;
+	const uint32_t *node_map; /* rollup_builder_set_node_map()'s */
+	uint32_t n_map;
 	struct series **s[SAMPLE__COUNT]; /* [kind][recording], lazily */
 	uint32_t n_s[SAMPLE__COUNT];
 	bool negative[SAMPLE__COUNT];
@@ -121,6 +129,7 @@ struct rollup_builder *rollup_builder_new(const struct store_recording *recs,
 
 	rb->recs = recs;
 	rb->n_recs = n_recs;
+	rb->as_they_come = !recs;
 	rb->fd = spill_fd;
 	rb->mem_max = ROLLUP_MEM_MAX;
 	if (v && *v) {
@@ -132,6 +141,21 @@ struct rollup_builder *rollup_builder_new(const struct store_recording *recs,
 			rb->mem_max = m;
 	}
 	return rb;
+}
+
+void rollup_builder_set_recordings(struct rollup_builder *rb,
+				   const struct store_recording *recs,
+				   uint32_t n_recs)
+{
+	rb->recs = recs;
+	rb->n_recs = n_recs;
+}
+
+void rollup_builder_set_node_map(struct rollup_builder *rb, const uint32_t *map,
+				 uint32_t n)
+{
+	rb->node_map = map;
+	rb->n_map = n;
 }
 
 void rollup_builder_free(struct rollup_builder *rb)
@@ -433,6 +457,7 @@ void rollup_add(struct rollup_builder *rb, int kind,
 	if (!se) {
 		se = xcalloc(1, sizeof(*se));
 		se->last = UINT32_MAX;
+		se->origin = s->time_ns;
 		se->width =
 			s->recording < rb->n_recs
 				? rollup_width(rb->recs[s->recording].start_ns,
@@ -443,7 +468,14 @@ void rollup_add(struct rollup_builder *rb, int kind,
 	if (se->open && s->time_ns > se->end)
 		close_bucket(rb, se, kind, s->recording);
 	if (!se->open) {
-		int64_t w = se->width, m = s->time_ns % w;
+		int64_t w, m;
+
+		/* the span so far gives a width no wider than the
+		 * recording's, whose buckets it divides (the ladder) */
+		if (rb->as_they_come)
+			se->width = rollup_width(se->origin, s->time_ns);
+		w = se->width;
+		m = s->time_ns % w;
 
 		if (m < 0)
 			m += w;
@@ -472,7 +504,7 @@ void rollup_add(struct rollup_builder *rb, int kind,
 			(unsigned __int128)(uint64_t)bytes * (uint64_t)bytes;
 
 		memset(&k, 0, sizeof(k));
-		k.node = s->node;
+		k.node = s->node; /* the trie's id at finish (normalize) */
 		k.cls = s->cls;
 		k.thread = s->thread;
 		k.flags = s->flags;
@@ -616,6 +648,159 @@ static void build_whole(struct rollup_builder *rb)
 		wbuf_flush(rb);
 }
 
+/* The bucket of width w that holds t, as rollup_add() opens it. */
+static void bucket_of(int64_t t, int64_t w, int64_t *start, int64_t *end)
+{
+	int64_t m = t % w;
+
+	if (m < 0)
+		m += w;
+	if (__builtin_sub_overflow(t, m, start))
+		*start = INT64_MIN;
+	if (__builtin_add_overflow(*start, w - 1, end))
+		*end = INT64_MAX;
+}
+
+static int bucket_key_cmp(const void *a, const void *b)
+{
+	const struct store_rollup_bucket *x = a, *y = b;
+	int c = x->kind != y->kind   ? (x->kind < y->kind ? -1 : 1)
+		: x->proj != y->proj ? (x->proj < y->proj ? -1 : 1)
+		: x->recording != y->recording
+			? (x->recording < y->recording ? -1 : 1)
+			: 0;
+
+	if (c)
+		return c;
+	/* buckets of one cell may overlap (widths grew as samples came):
+	 * by start, then by end, so that the order is a total one */
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
+}
+
+/*
+ * Rows built before the recordings were known (as_they_come) or keyed
+ * by the writer's node ids (a node map): each kind, projection and
+ * recording's buckets are put on the recording's own width, the rows of
+ * the buckets that fall in one of its buckets merged by key (sums and
+ * extremes, which do not depend on order: the rows are those the samples
+ * would have made there), their nodes mapped.  A bucket that is already
+ * one of the recording's, whose rows need no map, stays as it is.
+ * 1 when a bucket is wider than its recording's (a sample outside the
+ * recording's span widened it): the rows cannot be split, and the
+ * caller builds them again from the samples.
+ */
+static int normalize(struct rollup_builder *rb)
+{
+	struct store_rollup_bucket *nb = NULL;
+	size_t n_nb = 0, alloc_nb = 0, i = 0, j, n = rb->n_b;
+	struct proj_rows pr;
+	struct brow *buf = NULL;
+	uint32_t alloc = 0;
+	int rc = 0;
+
+	if (!rb->as_they_come && !rb->node_map)
+		return 0;
+	if (n > 1)
+		qsort(rb->b, n, sizeof(*rb->b), bucket_key_cmp);
+	memset(&pr, 0, sizeof(pr));
+	while (i < n && !rb->failed && !rc) {
+		const struct store_rollup_bucket g = rb->b[i];
+		int64_t w =
+			g.recording < rb->n_recs
+				? rollup_width(rb->recs[g.recording].start_ns,
+					       rb->recs[g.recording].end_ns)
+				: 1000000000ll;
+		int64_t start, end;
+		bool map = rb->node_map && (g.proj == STORE_PROJ_FULL ||
+					    g.proj == STORE_PROJ_NODE);
+		uint64_t samples = 0;
+
+		bucket_of(g.start_ns, w, &start, &end);
+		for (j = i; j < n && rb->b[j].kind == g.kind &&
+			    rb->b[j].proj == g.proj &&
+			    rb->b[j].recording == g.recording &&
+			    rb->b[j].start_ns <= end;
+		     j++)
+			if (rb->b[j].end_ns > end) {
+				rc = 1;
+				break;
+			}
+		if (rc)
+			break;
+		if (n_nb == alloc_nb) {
+			alloc_nb = alloc_nb ? alloc_nb * 2 : 256;
+			nb = xreallocarray(nb, alloc_nb, sizeof(*nb));
+		}
+		if (j == i + 1 && g.start_ns == start && g.end_ns == end &&
+		    !map) {
+			nb[n_nb++] = g;
+			i = j;
+			continue;
+		}
+		for (; i < j; i++) {
+			const struct brow *r =
+				spilled_rows(rb, rb->b[i].first_row,
+					     rb->b[i].n_rows, &buf, &alloc);
+			uint32_t k;
+
+			if (!r)
+				break;
+			for (k = 0; k < rb->b[i].n_rows; k++) {
+				struct est_add ea = {
+					r[k].est_a, r[k].est_sq,
+					g.kind == SAMPLE_TLAB_OUTSIDE};
+				struct store_rollup_row key = r[k].r;
+
+				if (map && key.node < rb->n_map)
+					key.node = rb->node_map[key.node];
+				proj_add(&pr, &key, key.samples, key.bytes,
+					 r[k].sq, &ea, key.first_ns,
+					 key.last_ns);
+			}
+			samples += rb->b[i].samples;
+		}
+		if (rb->failed)
+			break;
+		{
+			struct store_rollup_bucket *b = &nb[n_nb++];
+			uint32_t k;
+
+			qsort(pr.rows, pr.n, sizeof(*pr.rows), key_cmp);
+			memset(b, 0, sizeof(*b));
+			b->kind = g.kind;
+			b->proj = g.proj;
+			b->recording = g.recording;
+			b->start_ns = start;
+			b->end_ns = end;
+			b->first_row = rb->n_rows;
+			b->n_rows = pr.n;
+			b->samples = samples;
+			for (k = 0; k < pr.n; k++)
+				b->crc = crc32c_update(b->crc, &pr.rows[k].r,
+						       sizeof(pr.rows[k].r));
+			spill(rb, pr.rows, pr.n);
+		}
+		pr.n = 0;
+		if (pr.slots)
+			memset(pr.slots, 0,
+			       ((size_t)pr.mask + 1) * sizeof(uint32_t));
+	}
+	free(pr.rows);
+	free(pr.slots);
+	free(buf);
+	if (rc || rb->failed) {
+		free(nb);
+		return rc;
+	}
+	free(rb->b);
+	rb->b = nb;
+	rb->n_b = n_nb;
+	rb->alloc_b = alloc_nb;
+	return 0;
+}
+
 int rollup_finish(struct rollup_builder *rb, struct err *e)
 {
 	size_t i, n = 0;
@@ -627,6 +812,13 @@ int rollup_finish(struct rollup_builder *rb, struct err *e)
 		for (r = 0; r < rb->n_s[k]; r++)
 			if (rb->s[k][r] && rb->s[k][r]->open)
 				close_bucket(rb, rb->s[k][r], k, r);
+	if (rb->in_file)
+		wbuf_flush(rb);
+	if (rb->failed)
+		return err_set(e, ERR_IO, "store: writing the rollups: %s",
+			       strerror(rb->err_no));
+	if (normalize(rb) > 0)
+		return ROLLUP_AGAIN;
 	if (rb->in_file)
 		wbuf_flush(rb);
 	if (rb->failed)

@@ -31,7 +31,11 @@ struct rollup_builder;
 /*
  * A builder for a store whose recordings are recs[0..n_recs): each
  * recording's bucket width is chosen from its start and end
- * (rollup_width).  Closed rows are kept in memory up to 32 MiB; past
+ * (rollup_width).  With recs NULL the recordings are not known yet (the
+ * writer encodes samples as they arrive): each kind and recording's
+ * width follows its samples' span so far, and rollup_finish() puts the
+ * rows on the recordings' widths, given by then with
+ * rollup_builder_set_recordings().  Closed rows are kept in memory up to 32 MiB; past
  * that, with spill_fd >= 0, they are written there (the caller's file,
  * read back by rollup_write_rows; it must be empty); with -1 they are
  * all kept in memory.
@@ -39,6 +43,16 @@ struct rollup_builder;
 struct rollup_builder *rollup_builder_new(const struct store_recording *recs,
 					  uint32_t n_recs, int spill_fd);
 void rollup_builder_free(struct rollup_builder *rb);
+
+void rollup_builder_set_recordings(struct rollup_builder *rb,
+				   const struct store_recording *recs,
+				   uint32_t n_recs);
+
+/* The samples given name their nodes by other ids (the writer's, 4.0):
+ * map[id] (id < n) is the trie's id, which the rows hold once finished.
+ * Borrowed until free; without it the ids are the trie's. */
+void rollup_builder_set_node_map(struct rollup_builder *rb, const uint32_t *map,
+				 uint32_t n);
 
 /* The bucket width of a recording from start_ns to end_ns (either may
  * be REC_NONE): a width that every timeline width at least as wide is a
@@ -51,10 +65,16 @@ void rollup_add(struct rollup_builder *rb, int kind,
 		const struct block_sample *s);
 
 /*
- * No more samples: the open buckets are closed, the kinds with a
- * negative byte count are dropped, and the buckets put in the format's
- * order.  <0 with e set when the spill file could not be written.
+ * No more samples: the open buckets are closed, their rows put on the
+ * recordings' widths and the trie's node ids (rollup_builder_set_*),
+ * the kinds with a negative byte count are dropped, and the buckets put
+ * in the format's order.  <0 with e set when the spill file could not
+ * be written; ROLLUP_AGAIN when rows built as the samples came cannot
+ * be put on their recording's width (a sample outside its recording's
+ * span made a bucket wider): the caller builds them again, from the
+ * samples, with the recordings known.
  */
+#define ROLLUP_AGAIN 1
 int rollup_finish(struct rollup_builder *rb, struct err *e);
 
 /*

@@ -318,7 +318,7 @@ static void sparse_finish(struct sparse_map *sm)
 /*
  * The commit's one pass over the samples runs as two stages on two
  * threads, as nothing else runs at commit: this one merges the spilled
- * runs and renumbers (and finds the sparse records' seqs); the encoder
+ * runs and checks each sample (and finds the sparse records' seqs); the encoder
  * fills the blocks, writes them out and feeds the rollup builder.  The
  * two cost about the same per sample.  The samples go over in batches,
  * through a queue of one thread, which runs them one at a time in the
@@ -438,13 +438,14 @@ static void pipe_end(struct enc_pipe *p, bool drain)
 		free(p->batch[i]);
 }
 
-/* The merge's side: one sample, the seq-th, checked, renumbered and
- * handed to the encoder; its sparse records told their seq. */
+/* The merge's side: one sample, the seq-th, checked and handed to the
+ * encoder; its sparse records told their seq.  The sample keeps the
+ * writer's node id: the blocks hold it (4.0; the node map names its
+ * depth-first id), and the rollups renumber it themselves. */
 struct emit {
 	struct err *e;
 	struct enc_pipe pipe;
 	struct sparse_map old, live;
-	const uint32_t *renum;
 	uint32_t n_nodes;
 };
 
@@ -459,8 +460,8 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
 			       seq);
 	b->kind[b->n] = x->kind;
 	b->s[b->n++] = (struct block_sample){
-		seq,	x->time_ns,	    x->recording, x->flags, x->thread,
-		x->cls, em->renum[x->node], x->bytes,	  x->size,  0};
+		seq,	x->time_ns, x->recording, x->flags, x->thread,
+		x->cls, x->node,    x->bytes,	  x->size,  0};
 	if (b->n == ENC_BATCH)
 		pipe_submit(&em->pipe);
 	if (x->import != SPILL_NO_IMPORT) {
@@ -481,8 +482,8 @@ static int emit_sample(struct emit *em, const struct spill_sample *x,
  * each recording's corrected-estimate facts go to est[].
  */
 static int emit_samples(struct out *o, struct store_writer *w,
-			const uint32_t *renum, struct vec *index,
-			struct rollup_builder *rb, struct store_estimate *est)
+			struct vec *index, struct rollup_builder *rb,
+			struct store_estimate *est)
 {
 	struct encoder en;
 	struct emit em;
@@ -507,7 +508,6 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	memset(&em, 0, sizeof(em));
 	memset(&merr, 0, sizeof(merr));
 	em.e = &merr;
-	em.renum = renum;
 	em.n_nodes = (uint32_t)w->node_parent.n;
 	sparse_init(&em.old, &w->old_objects, 1u << SAMPLE_OLD_OBJECT);
 	sparse_init(&em.live, &w->liveness, LIVENESS_KINDS);
@@ -763,9 +763,14 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		    w->frames.n);
 	out_section(&o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
+	/* the blocks name nodes by the writer's ids (4.0), these rows and
+	 * the rollups by the trie's */
+	out_section(&o, SEC_NODE_MAP, renum, sizeof(uint32_t),
+		    w->node_parent.n);
+	rollup_builder_set_node_map(rb, renum, (uint32_t)w->node_parent.n);
 	est = xcalloc(w->recordings.n ? w->recordings.n : 1, sizeof(*est));
 	if (!o.failed)
-		emit_samples(&o, w, renum, &index, rb, est);
+		emit_samples(&o, w, &index, rb, est);
 	out_section(&o, SEC_SAMPLE_INDEX, index.data, index.size, index.n);
 	out_section(&o, SEC_ESTIMATES, est, sizeof(*est), w->recordings.n);
 	free(est);

@@ -40,6 +40,7 @@ enum sec_index {
 	I_W_ROWS,
 	I_W_SQUARES,
 	I_W_EST,
+	I_NODE_MAP,
 	I__COUNT
 };
 
@@ -58,7 +59,8 @@ struct store {
 	struct store_rollup_cache *rollups; /* store_rollup.c's */
 	const unsigned char *map;
 	size_t map_len;
-	bool mapped; /* else the caller's memory */
+	bool mapped;	/* else the caller's memory */
+	uint16_t major; /* the header's */
 	struct section sec[I__COUNT];
 	struct err bad[I__COUNT];
 	void *attached; /* store_attach()'s */

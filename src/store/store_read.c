@@ -67,6 +67,7 @@ static const struct {
 	 "whole-recording rollup squares"},
 	{SEC_WHOLE_EST, sizeof(struct store_rollup_est),
 	 "whole-recording rollup estimates"},
+	{SEC_NODE_MAP, sizeof(uint32_t), "node map"},
 };
 
 static int bad_file(struct err *e, const char *path, uint64_t off,
@@ -170,7 +171,7 @@ static int check_open(struct store *s, struct err *e)
 		 * the recordings again, and two readers are not worth it */
 		err_set_at(e, ERR_UNSUPPORTED, 8,
 			   "store: format version %u.%u, made by an older "
-			   "heapsift; this heapsift reads %u.x and %u.x: "
+			   "heapsift; this heapsift reads %u.x to %u.x: "
 			   "import the recordings again (heapsift import -o "
 			   "NEW.hsdb INPUT...)",
 			   h.major, h.minor, STORE_MAJOR_OLDEST, STORE_MAJOR);
@@ -181,12 +182,13 @@ static int check_open(struct store *s, struct err *e)
 	if (h.major > STORE_MAJOR) {
 		err_set_at(e, ERR_UNSUPPORTED, 8,
 			   "store: format version %u.%u, made by a newer "
-			   "heapsift; this heapsift reads %u.x and %u.x",
+			   "heapsift; this heapsift reads %u.x to %u.x",
 			   h.major, h.minor, STORE_MAJOR_OLDEST, STORE_MAJOR);
 		err_source(e, path);
 		store_close(s);
 		return ERR_FAIL;
 	}
+	s->major = h.major;
 	if (h.file_len != s->map_len) {
 		bool shorter = h.file_len > s->map_len;
 
@@ -251,6 +253,16 @@ static int check_open(struct store *s, struct err *e)
 		store_close(s);
 		return ERR_FAIL;
 	}
+	/* 4.x blocks hold the writer's node ids, meaningless without the
+	 * map; before 4.0 they are the trie's own (a map is ignored) */
+	if (h.major >= 4 && s->sec[I_S_INDEX].n &&
+	    !s->sec[I_NODE_MAP].present) {
+		bad_file(e, path, 0, "the node map section is missing");
+		store_close(s);
+		return ERR_FAIL;
+	}
+	if (h.major < 4)
+		s->sec[I_NODE_MAP].present = false;
 	return 0;
 }
 
@@ -582,6 +594,27 @@ static bool check_refs(struct check *c)
 			FAIL(0, "does not hold one entry per whole-recording "
 				"rollup row");
 		return true;
+	case I_NODE_MAP: {
+		const uint32_t *r = (const void *)sec->p;
+		uint64_t n = s->sec[I_NODES].n;
+		uint8_t *seen;
+
+		/* a permutation of the trie's ids: every sample's node is
+		 * then one node, and distinct ids stay distinct */
+		if (sec->n != n)
+			FAIL(0, "does not hold one entry per stack node");
+		seen = xcalloc((size_t)n, 1);
+		for (i = 0; i < n; i++) {
+			if (r[i] >= n || seen[r[i]]) {
+				free(seen);
+				FAIL(i, "is not a permutation of the stack "
+					"nodes");
+			}
+			seen[r[i]] = 1;
+		}
+		free(seen);
+		return true;
+	}
 	case I_ESTIMATES: {
 		const struct store_estimate *r = (const void *)sec->p;
 
@@ -628,6 +661,7 @@ static const int deps[I__COUNT][4] = {
 	[I_R_BUCKETS] = {D(I_RECORDINGS), D(I_S_INDEX), D(I_R_ROWS)},
 	[I_ESTIMATES] = {D(I_RECORDINGS)},
 	[I_W_BUCKETS] = {D(I_R_BUCKETS), D(I_W_ROWS)},
+	[I_NODE_MAP] = {D(I_NODES)},
 };
 #undef D
 

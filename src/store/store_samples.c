@@ -165,7 +165,8 @@ const char *store_index_check(struct store *s, uint64_t *at)
 static int indexed(struct store *s, struct err *e)
 {
 	if (store_section(s, I_S_INDEX, e) < 0 ||
-	    store_section(s, I_S_BLOCKS, e) < 0)
+	    store_section(s, I_S_BLOCKS, e) < 0 ||
+	    store_section(s, I_NODE_MAP, e) < 0)
 		return ERR_FAIL;
 	if (!s->samples) /* no index section: no samples */
 		s->samples = xcalloc(1, sizeof(*s->samples));
@@ -216,6 +217,10 @@ static void *decode_run(void *arg)
 	struct block_cols bc = {d->seq,	   d->time_ns, d->recording, d->flags,
 				d->thread, d->cls,     d->node,	     d->bytes,
 				d->size,   d->rest};
+	/* 4.x: the writer's node ids to the trie's (checked a permutation) */
+	const uint32_t *map = s->sec[I_NODE_MAP].present
+				      ? (const uint32_t *)s->sec[I_NODE_MAP].p
+				      : NULL;
 	uint64_t at = j->at;
 	uint32_t i;
 
@@ -236,6 +241,12 @@ static void *decode_run(void *arg)
 			snprintf(msg, sizeof(msg), ", sample %u %s", bad, why);
 			j->rc = block_err(s, &j->e, i, b, msg);
 			return NULL;
+		}
+		if (map) {
+			uint32_t *node = d->node + at, n = b->n, q;
+
+			for (q = 0; q < n; q++)
+				node[q] = map[node[q]];
 		}
 		at += b->n;
 	}

@@ -41,10 +41,11 @@ def write(path, secs):
         out.append(0)
     toc_off = len(out)
     out += toc
-    # 3.0 with the corrected estimate's sections, 3.1 with the whole
-    # recordings' rollups too, else 2.0's layout
-    major = 3 if any(x[0] == "ESTM" for x in secs) else 2
-    minor = 1 if major == 3 and any(x[0] == "RWBK" for x in secs) else 0
+    # 4.0 with the node map, 3.0 with the corrected estimate's sections,
+    # 3.1 with the whole recordings' rollups too, else 2.0's layout
+    names = [x[0] for x in secs]
+    major = 4 if "NMAP" in names else 3 if "ESTM" in names else 2
+    minor = 1 if major == 3 and "RWBK" in names else 0
     h = bytearray(struct.pack("<8sHHIQQIII", b"\x89HSDB\r\n\x1a", major,
                               minor,
                               64,
@@ -96,9 +97,19 @@ def zig(v):
     return ((v << 1) ^ (v >> 63)) & (2**64 - 1)
 
 
+def node_map(secs):
+    """4.0: the blocks name nodes by the writer's ids, NMAP[id] being the
+    trie's; None before 4.0 (the blocks hold the trie's ids)"""
+    for x in secs:
+        if x[0] == "NMAP":
+            return struct.unpack("<%dI" % (len(x[2]) // 4), x[2])
+    return None
+
+
 def samples(secs):
-    """every sample as a dict, by seq"""
+    """every sample as a dict, by seq; its node the trie's id"""
     ix, bl = sec(secs, "SIDX"), sec(secs, "SBLK")
+    nmap = node_map(secs)
     rows = []
     for i in range(len(ix) // 48):
         kind, bflags, n, off, ln, _, t0, _, seq = struct.unpack(
@@ -118,7 +129,8 @@ def samples(secs):
             rows.append({"seq": seq, "kind": kind, "time": t,
                          "rec": f[2] >> 1, "flags": f[2] & 1,
                          "thread": (f[3] - 1) & NONE,
-                         "cls": (f[4] - 1) & NONE, "node": f[5],
+                         "cls": (f[4] - 1) & NONE,
+                         "node": nmap[f[5]] if nmap else f[5],
                          "bytes": unzig(f[6]),
                          "size": unzig(f[7]) if kind in SIZED else None,
                          "rest": rest})
@@ -132,6 +144,17 @@ def set_samples(secs, rows):
     have the rest column (a row's "rest", else its bytes)"""
     ix, bl = bytearray(), bytearray()
     rested = any(s[0] == "ESTM" for s in secs)
+    # 4.0: the blocks hold "writer's ids", here the trie's reversed, and
+    # NMAP turns them back; so a reader that skipped the map would be
+    # wrong (every sample's node but the middle one)
+    mapped = any(s[0] == "NMAP" for s in secs)
+    n_nodes = len(sec(secs, "TRIE")) // 16
+    if mapped:
+        for s in secs:
+            if s[0] == "NMAP":
+                s[2] = bytearray(struct.pack(
+                    "<%dI" % n_nodes,
+                    *[n_nodes - 1 - i for i in range(n_nodes)]))
     for kind in range(5):
         mine = [(i, r) for i, r in enumerate(rows) if r["kind"] == kind]
         for a in range(0, len(mine), 4096):
@@ -144,7 +167,8 @@ def set_samples(secs, rows):
                 blk += put_uv(r["rec"] << 1 | r["flags"])
                 blk += put_uv((r["thread"] + 1) & NONE)
                 blk += put_uv((r["cls"] + 1) & NONE)
-                blk += put_uv(r["node"])
+                blk += put_uv(n_nodes - 1 - r["node"] if mapped
+                              else r["node"])
                 blk += put_uv(zig(r["bytes"]))
                 if kind in SIZED:
                     blk += put_uv(zig(r["size"]))
