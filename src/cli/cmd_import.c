@@ -195,15 +195,20 @@ static void say_waiting(void *ctx)
 
 /* The writer spills its samples beside the store (not in /tmp, which
  * may be small or in memory), where the store's own temporary file goes
- * (a link's target's directory). */
-static void spill_beside(struct store_writer *w, const char *out)
+ * (a link's target's directory); a new store's samples are encoded into
+ * that file as they arrive (store_writer_stream), which --append's
+ * duplicates rule out. */
+static void spill_beside(struct store_writer *w, const char *out, bool stream)
 {
 	char *real = realpath(out, NULL);
 	char *copy = real ? real : xstrdup(out);
-	char *dir = realpath(dirname(copy), NULL);
+	const char *parent = dirname(copy);
+	char *dir = realpath(parent, NULL);
 
 	/* the full path, for the messages */
-	store_writer_set_spill_dir(w, dir ? dir : dirname(copy));
+	store_writer_set_spill_dir(w, dir ? dir : parent);
+	if (stream)
+		store_writer_stream(w, dir ? dir : parent);
 	free(dir);
 	free(copy);
 }
@@ -278,7 +283,7 @@ int cmd_import(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	im.w = store_writer_new();
-	spill_beside(im.w, out);
+	spill_beside(im.w, out, !append);
 	if (append) {
 		/* appending to a store that is not there yet makes it */
 		if (access(out, F_OK) < 0 && errno == ENOENT) {

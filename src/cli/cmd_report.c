@@ -8,6 +8,7 @@
  * gathers the inventory, runs them and writes the chosen format.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -397,6 +398,14 @@ static int gather(struct report *r, struct input_limits *lim, int n,
 	buf_init(&iv.warnings);
 	iv.r = r;
 	iv.w = store_path ? store_writer_new() : NULL;
+	if (iv.w) {
+		/* the samples go into the cache store's file as they come,
+		 * where its folder can have a file without a name */
+		char *copy = xstrdup(store_path);
+
+		store_writer_stream(iv.w, dirname(copy));
+		free(copy);
+	}
 	for (i = 0; i < n; i++)
 		if (walk_input(inputs[i], lim, &ops, &iv, &stats) < 0)
 			failed++;

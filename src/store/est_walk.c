@@ -42,8 +42,8 @@ struct rec_facts {
 struct est_walk {
 	est_emit_fn *emit;
 	void *ctx;
-	uint32_t n_recs, n_threads;
-	struct thread_state *ts; /* n_threads + 1: the last for none */
+	uint32_t n_recs, n_slots;
+	struct thread_state *ts; /* n_slots: 0 for none, thread t's t + 1 */
 	struct rec_facts *rf;
 	struct waiting *q;   /* a ring of EST_QUEUE_MAX */
 	uint64_t head, tail; /* positions, head <= tail */
@@ -77,6 +77,28 @@ static int64_t hist_floor(unsigned i)
 	return (int64_t)((uint64_t)(128 + (i - 128) % 128) << (e - 7));
 }
 
+/* The tables as far as thread slot `slot` and recording rec (the
+ * writer that encodes samples as they arrive knows neither count). */
+static void grow(struct est_walk *w, uint32_t slot, uint32_t rec)
+{
+	if (slot >= w->n_slots) {
+		uint32_t n = w->n_slots ? w->n_slots : 64;
+
+		while (n <= slot)
+			n = n > UINT32_MAX / 2 ? UINT32_MAX : n * 2;
+		w->ts = xreallocarray(w->ts, n, sizeof(*w->ts));
+		memset(w->ts + w->n_slots, 0,
+		       (size_t)(n - w->n_slots) * sizeof(*w->ts));
+		w->n_slots = n;
+	}
+	if (rec != STORE_NONE && rec >= w->n_recs) {
+		w->rf = xreallocarray(w->rf, (size_t)rec + 1, sizeof(*w->rf));
+		memset(w->rf + w->n_recs, 0,
+		       (size_t)(rec + 1 - w->n_recs) * sizeof(*w->rf));
+		w->n_recs = rec + 1;
+	}
+}
+
 struct est_walk *est_walk_new(uint32_t n_recs, uint32_t n_threads,
 			      est_emit_fn *emit, void *ctx)
 {
@@ -85,7 +107,7 @@ struct est_walk *est_walk_new(uint32_t n_recs, uint32_t n_threads,
 	w->emit = emit;
 	w->ctx = ctx;
 	w->n_recs = n_recs;
-	w->n_threads = n_threads;
+	w->n_slots = n_threads + 1;
 	w->ts = xcalloc((size_t)n_threads + 1, sizeof(*w->ts));
 	w->rf = xcalloc(n_recs ? n_recs : 1, sizeof(*w->rf));
 	w->q = xmalloc(EST_QUEUE_MAX * sizeof(*w->q));
@@ -168,7 +190,10 @@ void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s)
 		return;
 	}
 	settle(w, s->time_ns);
-	slot = s->thread < w->n_threads ? s->thread : w->n_threads;
+	slot = s->thread == STORE_NONE ? 0 : s->thread + 1;
+	if (slot >= w->n_slots ||
+	    (s->recording >= w->n_recs && s->recording != STORE_NONE))
+		grow(w, slot, s->recording);
 	t = &w->ts[slot];
 	if (!t->used || t->recording != s->recording) {
 		memset(t, 0, sizeof(*t));
@@ -226,9 +251,12 @@ void est_walk_finish(struct est_walk *w)
 void est_walk_facts(const struct est_walk *w, uint32_t r,
 		    struct store_estimate *out)
 {
-	const struct rec_facts *f = &w->rf[r];
+	const struct rec_facts *f;
 
 	memset(out, 0, sizeof(*out));
+	if (r >= w->n_recs)
+		return; /* no sample of it came */
+	f = &w->rf[r];
 	out->all_lo = (uint64_t)f->all;
 	out->all_hi = (uint64_t)(f->all >> 64);
 	out->tlab_lo = (uint64_t)f->tlab;

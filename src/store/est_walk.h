@@ -50,7 +50,7 @@ typedef void est_emit_fn(void *ctx, int kind, const struct block_sample *s);
 struct est_walk;
 
 /* For samples of recordings below n_recs and threads below n_threads
- * (or STORE_NONE). */
+ * (or STORE_NONE), as far as known: the tables grow with the ids met. */
 struct est_walk *est_walk_new(uint32_t n_recs, uint32_t n_threads,
 			      est_emit_fn *emit, void *ctx);
 /* The next sample in seq order. */

@@ -43,6 +43,9 @@
 struct run {
 	uint64_t off, len, n, import_base;
 	uint32_t recording;
+	/* a stream's samples given back: each keeps its own import index
+	 * (import_base 0), not its place in the run */
+	bool given_back;
 };
 
 /*
@@ -67,10 +70,21 @@ struct runbuf {
 	unsigned sparse_kinds;
 	const char *dir; /* for messages: spill_dir(), stable */
 	unsigned char *wbuf;
-	/* the job's answer: bytes written, and the error if any */
+	/* the owner's too: runs handed on instead of written */
+	const struct spill_stream_ops *ops;
+	void *ops_ctx;
+	uint32_t recording;
+	uint64_t import_base;
+	/* the job's answer: bytes written, and the error if any; when the
+	 * stream gave its samples back, the runs written before this one
+	 * and where this one starts */
 	uint64_t len;
 	int rc;
 	struct err err;
+	bool gave_back;
+	struct run *back;
+	uint32_t n_back, back_alloc;
+	uint64_t run_at; /* this run's offset from off */
 };
 
 struct spill {
@@ -88,7 +102,21 @@ struct spill {
 	uint64_t import_base;
 	struct run *runs;
 	uint32_t n_runs, runs_alloc;
+	const struct spill_stream_ops *ops; /* NULL: runs go to the file */
+	void *ops_ctx;
 };
+
+void spill_set_stream(struct spill *sp, const struct spill_stream_ops *ops,
+		      void *ctx)
+{
+	sp->ops = ops;
+	sp->ops_ctx = ctx;
+}
+
+bool spill_streaming(const struct spill *sp)
+{
+	return sp->ops != NULL;
+}
 
 /* --- the encoding ---------------------------------------------------------- */
 
@@ -377,6 +405,7 @@ static void runbuf_release(struct runbuf *rb)
 	big_free(rb->kind, rb->alloc);
 	big_free(rb->flags, rb->alloc);
 	free(rb->wbuf);
+	free(rb->back);
 }
 
 void spill_free(struct spill *sp)
@@ -420,8 +449,78 @@ uint64_t spill_file_allocated(const struct spill *sp)
 	return (uint64_t)st.st_blocks * 512;
 }
 
+/* The samples a stream gives back, written as runs at the job's place
+ * in the file before its own run (run_write). */
+struct spill_replay {
+	struct runbuf *rb;
+	size_t wlen;
+	struct run *cur; /* the run being written; NULL: none */
+	struct spill_sample prev;
+};
+
+void spill_replay_cut(struct spill_replay *rp)
+{
+	rp->cur = NULL;
+}
+
+int spill_replay_add(struct spill_replay *rp, const struct spill_sample *s)
+{
+	struct runbuf *rb = rp->rb;
+	struct run *r = rp->cur;
+
+	if (!r || r->recording != s->recording) {
+		if (rb->n_back == rb->back_alloc) {
+			rb->back_alloc =
+				rb->back_alloc ? 2 * rb->back_alloc : 16;
+			rb->back = xreallocarray(rb->back, rb->back_alloc,
+						 sizeof(*rb->back));
+		}
+		r = rp->cur = &rb->back[rb->n_back++];
+		r->off = rb->off + rb->len + rp->wlen;
+		r->len = 0;
+		r->n = 0;
+		r->import_base = 0; /* each sample's import is its own */
+		r->recording = s->recording;
+		r->given_back = true;
+	}
+	if (rp->wlen > WBUF_LEN - SPILL_REC_MAX &&
+	    (rb->rc = wbuf_flush(rb, &rp->wlen)) < 0)
+		return ERR_FAIL;
+	rp->wlen +=
+		spill_encode(rb->wbuf + rp->wlen, s, r->n ? &rp->prev : NULL,
+			     s->import, rb->sparse_kinds);
+	r->n++;
+	r->len = rb->off + rb->len + rp->wlen - r->off;
+	rp->prev = *s;
+	return 0;
+}
+
+/* The stream's answer to a run: 0 taken, 1 written after what the stream
+ * gave back (at rb->run_at), <0 an error. */
+static int run_hand_on(struct runbuf *rb, size_t *wlen)
+{
+	struct spill_run r = {rb->n,	 rb->time,	rb->bytes,
+			      rb->size,	 rb->thread,	rb->cls,
+			      rb->node,	 rb->order,	rb->kind,
+			      rb->flags, rb->recording, rb->import_base};
+	struct spill_replay rp;
+	int rc = rb->ops->run(rb->ops_ctx, &r, &rb->err);
+
+	if (rc <= 0)
+		return rc;
+	memset(&rp, 0, sizeof(rp));
+	rp.rb = rb;
+	rb->gave_back = true;
+	if (rb->ops->replay(rb->ops_ctx, &rp, &rb->err) < 0 || rb->rc < 0)
+		return ERR_FAIL;
+	*wlen = rp.wlen;
+	rb->run_at = rb->len + rp.wlen;
+	return 1;
+}
+
 /* The writer thread's job: sort a run by time, encode it, write it at
- * rb->off.  Touches nothing but rb and its bytes of the file. */
+ * rb->off (or hand it on to the stream).  Touches nothing but rb and its
+ * bytes of the file. */
 static void run_write(void *job)
 {
 	struct runbuf *rb = job;
@@ -430,10 +529,19 @@ static void run_write(void *job)
 
 	rb->len = 0;
 	rb->rc = 0;
+	rb->gave_back = false;
+	rb->n_back = 0;
+	rb->run_at = 0;
 	err_init(&rb->err);
 	if (!rb->wbuf)
 		rb->wbuf = xmalloc(WBUF_LEN);
 	time_sort(rb->time, rb->order, rb->n);
+	if (rb->ops) {
+		rb->rc = run_hand_on(rb, &wlen);
+		if (rb->rc <= 0)
+			return;
+		rb->rc = 0;
+	}
 	s.recording = 0; /* the run's, not spilled per sample */
 	s.import = 0;
 	for (i = 0; i < rb->n; i++) {
@@ -481,8 +589,36 @@ static int take_back(struct spill *sp, struct err *e)
 		*e = rb->err;
 		return ERR_FAIL;
 	}
-	sp->runs[sp->n_runs - 1].len = rb->len;
-	sp->file_len += rb->len;
+	if (rb->gave_back) {
+		/* the stream's runs (none in the file) give way to what it
+		 * gave back, then this run; the file from now on */
+		struct run last = sp->runs[sp->n_runs - 1];
+		uint32_t i;
+
+		sp->ops = NULL;
+		sp->n_runs = 0;
+		for (i = 0; i <= rb->n_back; i++) {
+			if (sp->n_runs == sp->runs_alloc) {
+				sp->runs_alloc = 2 * sp->runs_alloc + 64;
+				sp->runs = xrealloc(sp->runs,
+						    sp->runs_alloc *
+							    sizeof(*sp->runs));
+			}
+			if (i < rb->n_back) {
+				sp->runs[sp->n_runs++] = rb->back[i];
+				continue;
+			}
+			last.off = rb->off + rb->run_at;
+			last.len = rb->len - rb->run_at;
+			sp->runs[sp->n_runs++] = last;
+		}
+		sp->file_len = rb->off + rb->len;
+		return 0;
+	}
+	if (!rb->ops) {
+		sp->runs[sp->n_runs - 1].len = rb->len;
+		sp->file_len += rb->len;
+	}
 	return 0;
 }
 
@@ -517,10 +653,15 @@ static int submit_run(struct spill *sp, bool wait, struct err *e)
 	r->n = rb->n;
 	r->import_base = sp->import_base;
 	r->recording = sp->recording;
+	r->given_back = false;
 	rb->fd = sp->fd;
 	rb->off = sp->file_len;
 	rb->sparse_kinds = sp->sparse_kinds;
 	rb->dir = spill_dir(sp);
+	rb->ops = sp->ops;
+	rb->ops_ctx = sp->ops_ctx;
+	rb->recording = sp->recording;
+	rb->import_base = sp->import_base;
 	sp->busy = rb;
 	sp->cur = rb == &sp->buf[0] ? &sp->buf[1] : &sp->buf[0];
 	workq_submit(sp->q, rb);
@@ -704,7 +845,7 @@ static int advance(struct spill_merge *m, struct cursor *c, struct err *e)
 	p = c->buf + c->pos;
 	if (!spill_decode(&p, c->buf + c->len, next, prev, &pos,
 			  m->sp->sparse_kinds) ||
-	    (pos != SPILL_NO_IMPORT && pos >= c->run->n))
+	    (pos != SPILL_NO_IMPORT && pos >= c->run->n && !c->run->given_back))
 		return err_set(e, ERR_FORMAT,
 			       "store: the spill file in %s is damaged "
 			       "(run %u)",

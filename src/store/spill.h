@@ -87,6 +87,42 @@ size_t spill_run_samples(void);
  * uses it too. */
 int spill_tmpfile(const char *dir);
 
+/*
+ * Runs handed on instead of written (store_stream.c): the writer thread
+ * still sorts each run, then gives it to ops->run, which takes it
+ * (returns 0; the run needs no file) or finds it earlier than samples it
+ * has handed on already (returns 1): then the spill goes back to its
+ * file for good.  On that thread, ops->replay gives back every sample
+ * taken so far and not yet encoded for good, in the order they are to
+ * keep (spill_replay_add; s->import the sample's import index), as runs
+ * written before that run, which is written after them; every later run
+ * is written as without a stream.  <0 from either with e set is a write
+ * error, as a run's.  Set before the first sample.
+ */
+struct spill_run {
+	size_t n;
+	const int64_t *time, *bytes, *size;
+	const uint32_t *thread, *cls, *node;
+	const uint32_t *order; /* sorted: the i-th sample is at order[i] */
+	const uint8_t *kind, *flags;
+	uint32_t recording;
+	uint64_t import_base; /* the import index of the run's sample 0 */
+};
+struct spill_replay;
+struct spill_stream_ops {
+	int (*run)(void *ctx, const struct spill_run *r, struct err *e);
+	int (*replay)(void *ctx, struct spill_replay *rp, struct err *e);
+};
+void spill_set_stream(struct spill *sp, const struct spill_stream_ops *ops,
+		      void *ctx);
+/* True while runs are handed on (after the last run's spill_end_run:
+ * for the whole import). */
+bool spill_streaming(const struct spill *sp);
+/* One sample given back, after those given back before it: in time
+ * order since the last spill_replay_cut(), which begins a new run. */
+int spill_replay_add(struct spill_replay *rp, const struct spill_sample *s);
+void spill_replay_cut(struct spill_replay *rp);
+
 /* Add one sample; a full run is handed to the writer thread.  An error
  * is the write of an earlier run's (or the file's creation). */
 int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e);

@@ -11,6 +11,7 @@
  */
 #include "store/store.h"
 #include "store/store_write_int.h"
+#include "store/store_stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -719,7 +720,8 @@ void store_writer_free(struct store_writer *w)
 	vec_release(&w->frames);
 	vec_release(&w->node_parent);
 	vec_release(&w->node_frame);
-	spill_free(w->spill);
+	spill_free(w->spill); /* first: its writer thread may be in it */
+	stream_free(w->stream);
 	vec_release(&w->old_objects);
 	vec_release(&w->heap);
 	vec_release(&w->liveness);
@@ -757,6 +759,16 @@ void store_writer_set_spill_dir(struct store_writer *w, const char *dir)
 	spill_set_dir(w->spill, dir);
 }
 
+bool store_writer_stream(struct store_writer *w, const char *dir)
+{
+	const char *v = getenv("HEAPSIFT_STORE_STREAM");
+
+	if (w->stream || w->n_samples || w->n_kept || (v && !strcmp(v, "0")))
+		return w->stream != NULL;
+	w->stream = stream_new(w, dir);
+	return w->stream != NULL;
+}
+
 uint32_t store_writer_n_recordings(const struct store_writer *w)
 {
 	return (uint32_t)w->recordings.n;
@@ -764,6 +776,8 @@ uint32_t store_writer_n_recordings(const struct store_writer *w)
 
 void store_writer_skip_duplicates(struct store_writer *w)
 {
+	if (w->stream)
+		BUG("store: duplicates skipped by a writer that streams");
 	w->n_kept = (uint32_t)w->recordings.n;
 }
 

@@ -98,9 +98,10 @@ struct store_writer {
 	 * sample at most) stay in memory, naming their samples by import
 	 * index until commit. */
 	struct spill *spill;
-	uint64_t n_samples;   /* import index of the next sample */
-	uint64_t id_sum;      /* rec_identity's sum over this recording's */
-	struct err spill_err; /* the first spill error; set: every later
+	struct stream *stream; /* store_writer_stream(); NULL: none */
+	uint64_t n_samples;    /* import index of the next sample */
+	uint64_t id_sum;       /* rec_identity's sum over this recording's */
+	struct err spill_err;  /* the first spill error; set: every later
 			       * sample and the commit fail with it */
 	struct vec old_objects, heap, liveness, gcs;
 	struct vec ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats;

@@ -30,14 +30,27 @@ W="$T/work"
 GOT="$T/got.md5"
 UPDATE=0
 [ "${1:-}" = --update ] && UPDATE=1
-RUNS="1 7 4096 100000 default"
+# run sizes, each with the samples encoded as they arrive (the import's
+# default), then the default spilled and merged at commit (spill), and
+# windows of 5 and 1000 samples with runs of 7 (win5, win1000): runs out
+# of order in the window give the samples back to the spill
+# (store_stream.h), early or late
+RUNS="1 7 4096 100000 default spill win5 win1000"
 [ $UPDATE = 1 ] && RUNS=default
 : >"$GOT"
 
 # imp ARGS...: heapsift ARGS in $D with the run size $RUN; sets $rc
 imp() {
-	if [ "$RUN" = default ]; then
-		(cd "$D" && TMPDIR="$T/tmp" LC_ALL=C TZ=UTC "$HEAPSIFT" "$@" \
+	if [ "$RUN" = default ] || [ "$RUN" = spill ]; then
+		stream=1
+		[ "$RUN" = spill ] && stream=0
+		(cd "$D" && HEAPSIFT_STORE_STREAM=$stream TMPDIR="$T/tmp" \
+			LC_ALL=C TZ=UTC "$HEAPSIFT" "$@" \
+			>"$T/o" 2>"$T/e" </dev/null)
+	elif [ "${RUN#win}" != "$RUN" ]; then
+		(cd "$D" && HEAPSIFT_STORE_RUN_SAMPLES=7 \
+			HEAPSIFT_STORE_WINDOW_SAMPLES=${RUN#win} \
+			TMPDIR="$T/tmp" LC_ALL=C TZ=UTC "$HEAPSIFT" "$@" \
 			>"$T/o" 2>"$T/e" </dev/null)
 	else
 		# the rollups' rows go to their spill file past $RUN bytes
@@ -171,10 +184,11 @@ scenario append-dups append_dups "$J"/jdk17-leak-gcroots.jfr \
 scenario append-all-dups append_all_dups "$J"/jdk17-multichunk.jfr
 t_end
 
-# The spill file cannot grow (a file size limit; SIGXFSZ ignored, so the
-# write fails with EFBIG as it would with ENOSPC): the import fails with
-# exit 1 naming the spill file's folder, the old store is untouched and
-# nothing is left behind.
+# The spill file, or the new store's file that a new store's samples go
+# into as they arrive, cannot grow (a file size limit; SIGXFSZ ignored,
+# so the write fails with EFBIG as it would with ENOSPC): the import
+# fails with exit 1 naming the file's folder, the old store is untouched
+# and nothing is left behind.
 t_begin stream_spill_error
 if [ $UPDATE = 0 ]; then
 	D="$W/spillerr"
@@ -191,7 +205,7 @@ if [ $UPDATE = 0 ]; then
 				"$HEAPSIFT" import $args >"$T/o" 2>"$T/e" </dev/null)
 		rc=$?
 		[ "$rc" = 1 ] || t_fail "import $args: exit $rc, want 1"
-		grep -q "error: store: writing the spill file in $D: " "$T/e" ||
+		grep -Eq "error: store: writing the (spill file|new store) in $D: " "$T/e" ||
 			t_fail "import $args: stderr: $(cat "$T/e")"
 		[ "$(md5sum <"$D/s.hsdb")" = "$want" ] ||
 			t_fail "import $args: the old store changed"
