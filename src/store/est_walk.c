@@ -171,8 +171,10 @@ static void settle(struct est_walk *w, int64_t now)
 		const struct waiting *x = &w->q[w->head % EST_QUEUE_MAX];
 		const struct thread_state *t = &w->ts[x->slot];
 
-		if (t->open && t->last == w->head &&
-		    now - x->s.time_ns <= EST_OWN_GAP_NS && now >= x->s.time_ns)
+		/* the gap as unsigned: a time at the ends of int64 (a
+		 * damaged recording's) must not overflow it */
+		if (t->open && t->last == w->head && now >= x->s.time_ns &&
+		    (uint64_t)now - (uint64_t)x->s.time_ns <= EST_OWN_GAP_NS)
 			break;
 		release(w);
 	}
@@ -224,7 +226,9 @@ void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s)
 		int64_t held = p ? (p->s.bytes > 0 ? p->s.bytes : 0) : 0;
 
 		if (p && p->s.node == s->node && p->s.cls == s->cls &&
-		    s->time_ns - p->s.time_ns <= EST_OWN_GAP_NS &&
+		    (s->time_ns < p->s.time_ns ||
+		     (uint64_t)s->time_ns - (uint64_t)p->s.time_ns <=
+			     EST_OWN_GAP_NS) &&
 		    add_hold(p->covered, bytes) <= held) {
 			p->covered += bytes;
 			p->own = true;

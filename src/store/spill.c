@@ -44,7 +44,8 @@ struct run {
 	uint64_t off, len, n, import_base;
 	uint32_t recording;
 	/* a stream's samples given back: each keeps its own import index
-	 * (import_base 0), not its place in the run */
+	 * (import_base 0), not its place in the run, and its recording
+	 * (recordings that overlap in time alternate in it) */
 	bool given_back;
 };
 
@@ -468,7 +469,7 @@ int spill_replay_add(struct spill_replay *rp, const struct spill_sample *s)
 	struct runbuf *rb = rp->rb;
 	struct run *r = rp->cur;
 
-	if (!r || r->recording != s->recording) {
+	if (!r) {
 		if (rb->n_back == rb->back_alloc) {
 			rb->back_alloc =
 				rb->back_alloc ? 2 * rb->back_alloc : 16;
@@ -489,6 +490,8 @@ int spill_replay_add(struct spill_replay *rp, const struct spill_sample *s)
 	rp->wlen +=
 		spill_encode(rb->wbuf + rp->wlen, s, r->n ? &rp->prev : NULL,
 			     s->import, rb->sparse_kinds);
+	rp->wlen =
+		(size_t)(put_uv(rb->wbuf + rp->wlen, s->recording) - rb->wbuf);
 	r->n++;
 	r->len = rb->off + rb->len + rp->wlen - r->off;
 	rp->prev = *s;
@@ -850,8 +853,18 @@ static int advance(struct spill_merge *m, struct cursor *c, struct err *e)
 			       "store: the spill file in %s is damaged "
 			       "(run %u)",
 			       spill_dir(m->sp), c->idx);
-	c->pos = (size_t)(p - c->buf);
 	next->recording = c->run->recording;
+	if (c->run->given_back) {
+		uint64_t rec;
+
+		if (!get_uv(&p, c->buf + c->len, &rec) || rec > UINT32_MAX)
+			return err_set(e, ERR_FORMAT,
+				       "store: the spill file in %s is damaged "
+				       "(run %u)",
+				       spill_dir(m->sp), c->idx);
+		next->recording = (uint32_t)rec;
+	}
+	c->pos = (size_t)(p - c->buf);
 	next->import = pos == SPILL_NO_IMPORT ? pos : c->run->import_base + pos;
 	c->h ^= 1;
 	c->has_head = true;

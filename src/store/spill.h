@@ -119,7 +119,8 @@ void spill_set_stream(struct spill *sp, const struct spill_stream_ops *ops,
  * for the whole import). */
 bool spill_streaming(const struct spill *sp);
 /* One sample given back, after those given back before it: in time
- * order since the last spill_replay_cut(), which begins a new run. */
+ * order since the last spill_replay_cut(), which begins a new run (its
+ * samples keep their recordings, which may alternate). */
 int spill_replay_add(struct spill_replay *rp, const struct spill_sample *s);
 void spill_replay_cut(struct spill_replay *rp);
 
@@ -153,7 +154,8 @@ int spill_merge_next(struct spill_merge *m, const struct spill_sample **out,
 		     struct err *e);
 void spill_merge_free(struct spill_merge *m);
 
-/* Exposed for the unit tests: one sample's bytes in a run. */
+/* Exposed for the unit tests: one sample's bytes in a run (at most 56,
+ * and a given-back sample's recording, 5 more). */
 #define SPILL_REC_MAX 64
 /* prev: the run's previous sample, NULL for its first (its time and
  * ids are what the record is coded against); spill_decode's prev may be

@@ -135,6 +135,8 @@ static int stream_open(struct stream *st, struct err *e)
 	out_write(&st->o, &h, sizeof(h)); /* filled in at commit */
 	encoder_begin(&st->en, &st->o, &st->index, st->rb, 0, 0);
 	pipe_init(&st->pipe, &st->en);
+	/* buffered, so no write failed yet: from here o is the encoder
+	 * thread's, whose failures en.failed says */
 	return 0;
 }
 
@@ -228,7 +230,9 @@ static void release(struct stream *st, size_t k)
 /* The encoder's write error, once its thread has stopped. */
 static int encoder_failed(struct stream *st, struct err *e)
 {
-	if (!__atomic_load_n(&st->en.failed, __ATOMIC_RELAXED) && !st->o.failed)
+	/* en.failed only: o.failed is the encoder thread's until it stops
+	 * (encode_batch sets en.failed whenever it set o.failed) */
+	if (!__atomic_load_n(&st->en.failed, __ATOMIC_RELAXED))
 		return 0;
 	pipe_end(&st->pipe, false);
 	pipe_init(&st->pipe, &st->en); /* for stream_free's pipe_end */
@@ -288,6 +292,34 @@ static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 	if (st->pending > st->window)
 		release(st, st->pending - st->window);
 	return 0;
+}
+
+/* Everything but the file and the directory's name freed: the window,
+ * the encoder's walk and buffers, the rollups and their spill, the index
+ * and the sparse pairs (the encoder's thread gone). */
+static void stream_drop(struct stream *st)
+{
+	uint32_t i;
+
+	encoder_free(&st->en);
+	free(st->o.wbuf);
+	st->o.wbuf = NULL;
+	rollup_builder_free(st->rb);
+	st->rb = NULL;
+	if (st->rollup_fd >= 0)
+		close(st->rollup_fd);
+	st->rollup_fd = -1;
+	for (i = 0; i < st->n_runs; i++)
+		big_free(st->runs[i].s, st->runs[i].cap * sizeof(struct wsamp));
+	for (i = 0; i < st->n_spare; i++)
+		big_free(st->spare[i].s,
+			 st->spare[i].cap * sizeof(struct wsamp));
+	free(st->runs);
+	free(st->spare);
+	st->runs = st->spare = NULL;
+	st->n_runs = st->alloc_runs = st->n_spare = st->alloc_spare = 0;
+	vec_release(&st->pairs);
+	vec_release(&st->index);
 }
 
 /* Kind k's blocks of the index, one at a time, decoded: a cursor of the
@@ -444,10 +476,11 @@ static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 			rc = spill_replay_add(rp, &s);
 		}
 	}
-	/* the file and the encoder's state are of no more use: the commit
-	 * writes a file of its own */
+	/* the file and the rest are of no more use: the commit writes a
+	 * file of its own, and the spill's merge wants the memory */
 	close(st->o.fd);
 	st->o.fd = -1;
+	stream_drop(st);
 	return rc < 0 ? ERR_FAIL : 0;
 }
 
@@ -455,28 +488,13 @@ static const struct spill_stream_ops stream_ops = {stream_run, stream_replay};
 
 void stream_free(struct stream *st)
 {
-	uint32_t i;
-
 	if (!st)
 		return;
 	if (st->opened && !st->dead)
 		pipe_end(&st->pipe, false);
-	encoder_free(&st->en);
-	free(st->o.wbuf);
 	if (st->o.fd >= 0)
 		close(st->o.fd);
-	rollup_builder_free(st->rb);
-	if (st->rollup_fd >= 0)
-		close(st->rollup_fd);
-	for (i = 0; i < st->n_runs; i++)
-		big_free(st->runs[i].s, st->runs[i].cap * sizeof(struct wsamp));
-	for (i = 0; i < st->n_spare; i++)
-		big_free(st->spare[i].s,
-			 st->spare[i].cap * sizeof(struct wsamp));
-	free(st->runs);
-	free(st->spare);
-	vec_release(&st->pairs);
-	vec_release(&st->index);
+	stream_drop(st);
 	free(st->dir);
 	free(st);
 }
@@ -553,8 +571,18 @@ static int link_file(struct out *o, struct buf *tmp, const char *target,
 			       "file %s): %s",
 			       target, tmp->data, err_io_reason(errno));
 	die_unlink_add(tmp->data);
+	{
+		/* the copy keeps the mode fchmod gave the file without a
+		 * name (open's 0600 and the umask otherwise) */
+		struct stat st;
+
+		if (fstat(o->fd, &st) < 0 || fchmod(fd, st.st_mode & 07777) < 0)
+			err_set(e, ERR_IO,
+				"store: cannot set the mode of %s: %s",
+				tmp->data, strerror(errno));
+	}
 	buf = xmalloc((size_t)1 << 20);
-	for (;;) {
+	while (!err_isset(e)) {
 		ssize_t got = pread(o->fd, buf, (size_t)1 << 20, (off_t)at);
 		ssize_t put = 0;
 

@@ -140,6 +140,11 @@ multi() {
 		jdk17-leak-gcroots.jfr dead_and_alive.hsa gc_ring.hsa \
 		jdk17-multichunk.jfr javacore.20230830.134339.30220.0001.txt
 }
+overflow_mixed() {
+	# a sample at INT64_MIN beside a real recording's: the corrected
+	# estimate's walk took their gap (signed overflow, UBSan)
+	imp import -o s.hsdb tick-overflow-2.jfr jdk17-default.jfr
+}
 same_twice() {
 	# no --append: the same recording twice is kept twice
 	imp import -o s.hsdb jdk17-leak-gcroots.jfr jdk17-leak-gcroots.jfr \
@@ -172,6 +177,8 @@ scenario multi multi "$J"/jdk17-default.jfr "$J"/jdk17-profile-tlab.jfr \
 	"$F"/javacore/javacore.20230830.134339.30220.0001.txt
 scenario same-twice same_twice "$J"/jdk17-leak-gcroots.jfr \
 	"$F"/agent/review/dead_and_alive.hsa
+scenario overflow-mixed overflow_mixed "$J"/hostile/tick-overflow-2.jfr \
+	"$J"/jdk17-default.jfr
 t_end
 
 t_begin stream_append
@@ -215,6 +222,60 @@ if [ $UPDATE = 0 ]; then
 	done
 fi
 t_end
+
+# Where the store's file cannot be linked (no /proc, a link refused: a
+# shim's linkat fails with ENOENT), the commit copies it into a named
+# temporary file: the same bytes, the mode a new store gets (0644 under
+# umask 022) and nothing left behind.
+t_begin stream_copy_where_no_link
+skipped=
+if [ $UPDATE = 1 ]; then
+	:
+elif ! command -v cc >/dev/null 2>&1; then
+	t_skip "no C compiler for the linkat shim"
+	skipped=1
+else
+	D="$W/nolink"
+	mkdir -p "$D"
+	cp "$J"/jdk17-multichunk.jfr "$D/"
+	cat >"$D/shim.c" <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+int linkat(int a, const char *b, int c, const char *d, int f)
+{
+	(void)a; (void)b; (void)c; (void)d; (void)f;
+	errno = ENOENT;
+	return -1;
+}
+EOF
+	if ! cc -shared -fPIC -o "$D/shim.so" "$D/shim.c" 2>"$T/e"; then
+		t_skip "the linkat shim does not build: $(head -1 "$T/e")"
+		skipped=1
+	else
+		rm "$D/shim.c"
+		(cd "$D" && umask 022 && LD_PRELOAD="$D/shim.so" \
+			TMPDIR="$T/tmp" "$HEAPSIFT" import -o a.hsdb \
+			jdk17-multichunk.jfr >"$T/o" 2>"$T/e" </dev/null)
+		rc=$?
+		if grep -q "runtime does not come first" "$T/e"; then
+			t_skip "a sanitized build cannot take the shim first"
+			skipped=1
+		else
+			[ "$rc" = 0 ] || t_fail "exit $rc: $(cat "$T/e")"
+			(cd "$D" && HEAPSIFT_STORE_STREAM=0 TMPDIR="$T/tmp" \
+				"$HEAPSIFT" import -o b.hsdb jdk17-multichunk.jfr \
+				>/dev/null 2>&1 </dev/null)
+			cmp -s "$D/a.hsdb" "$D/b.hsdb" ||
+				t_fail "the copied store differs from the spilled one"
+			[ "$(stat -c %a "$D/a.hsdb")" = 644 ] ||
+				t_fail "mode $(stat -c %a "$D/a.hsdb"), want 644"
+			left=$(ls -A "$D" | LC_ALL=C sort | tr '\n' ' ')
+			[ "$left" = "a.hsdb b.hsdb jdk17-multichunk.jfr shim.so " ] ||
+				t_fail "left: $left"
+		fi
+	fi
+fi
+[ -n "$skipped" ] || t_end
 
 if [ $UPDATE = 1 ]; then
 	cp "$GOT" "$LIST"
