@@ -560,6 +560,52 @@ static const struct brow *spilled_rows(struct rollup_builder *rb, uint64_t at,
 	return *buf;
 }
 
+/* Bucket b's rows added into pr, their nodes through map (NULL: as
+ * they are); false when they could not be read back. */
+static bool merge_rows(struct rollup_builder *rb, struct proj_rows *pr,
+		       const struct store_rollup_bucket *b, const uint32_t *map,
+		       uint32_t n_map, struct brow **buf, uint32_t *alloc)
+{
+	const struct brow *r =
+		spilled_rows(rb, b->first_row, b->n_rows, buf, alloc);
+	uint32_t k;
+
+	if (!r)
+		return false;
+	for (k = 0; k < b->n_rows; k++) {
+		struct est_add ea = {r[k].est_a, r[k].est_sq,
+				     b->kind == SAMPLE_TLAB_OUTSIDE};
+		struct store_rollup_row key = r[k].r;
+
+		if (map && key.node < n_map)
+			key.node = map[key.node];
+		proj_add(pr, &key, key.samples, key.bytes, r[k].sq, &ea,
+			 key.first_ns, key.last_ns);
+	}
+	return true;
+}
+
+/* pr's rows, sorted and checksummed, spilled as the bucket *b (whose
+ * kind, projection, recording, times and samples the caller set); pr
+ * emptied for the next. */
+static void spill_merged(struct rollup_builder *rb, struct proj_rows *pr,
+			 struct store_rollup_bucket *b)
+{
+	uint32_t k;
+
+	qsort(pr->rows, pr->n, sizeof(*pr->rows), key_cmp);
+	b->first_row = rb->n_rows;
+	b->n_rows = pr->n;
+	b->crc = 0;
+	for (k = 0; k < pr->n; k++)
+		b->crc = crc32c_update(b->crc, &pr->rows[k].r,
+				       sizeof(pr->rows[k].r));
+	spill(rb, pr->rows, pr->n);
+	pr->n = 0;
+	if (pr->slots)
+		memset(pr->slots, 0, ((size_t)pr->mask + 1) * sizeof(uint32_t));
+}
+
 /*
  * The whole recordings' rollups (3.1): the rows of each kind, projection
  * and recording merged over its buckets, which a window holding the
@@ -589,31 +635,16 @@ static void build_whole(struct rollup_builder *rb)
 			    rb->b[j].proj == g.proj &&
 			    rb->b[j].recording == g.recording;
 		     j++) {
-			const struct brow *r =
-				spilled_rows(rb, rb->b[j].first_row,
-					     rb->b[j].n_rows, &buf, &alloc);
-			uint32_t k;
-
-			if (!r)
+			if (!merge_rows(rb, &pr, &rb->b[j], NULL, 0, &buf,
+					&alloc))
 				break;
-			for (k = 0; k < rb->b[j].n_rows; k++) {
-				struct est_add ea = {
-					r[k].est_a, r[k].est_sq,
-					g.kind == SAMPLE_TLAB_OUTSIDE};
-
-				proj_add(&pr, &r[k].r, r[k].r.samples,
-					 r[k].r.bytes, r[k].sq, &ea,
-					 r[k].r.first_ns, r[k].r.last_ns);
-			}
 			fine_rows += rb->b[j].n_rows;
 			samples += rb->b[j].samples;
 		}
 		if (j - i > 1 && (uint64_t)pr.n * 2 <= fine_rows &&
 		    !rb->failed) {
 			struct store_rollup_bucket *w;
-			uint32_t k;
 
-			qsort(pr.rows, pr.n, sizeof(*pr.rows), key_cmp);
 			if (rb->n_wb == rb->alloc_wb) {
 				rb->alloc_wb =
 					rb->alloc_wb ? rb->alloc_wb * 2 : 64;
@@ -627,13 +658,8 @@ static void build_whole(struct rollup_builder *rb)
 			w->recording = g.recording;
 			w->start_ns = g.start_ns;
 			w->end_ns = rb->b[j - 1].end_ns;
-			w->first_row = rb->n_rows;
-			w->n_rows = pr.n;
 			w->samples = samples;
-			for (k = 0; k < pr.n; k++)
-				w->crc = crc32c_update(w->crc, &pr.rows[k].r,
-						       sizeof(pr.rows[k].r));
-			spill(rb, pr.rows, pr.n);
+			spill_merged(rb, &pr, w);
 		}
 		pr.n = 0;
 		if (pr.slots)
@@ -740,52 +766,26 @@ static int normalize(struct rollup_builder *rb)
 			continue;
 		}
 		for (; i < j; i++) {
-			const struct brow *r =
-				spilled_rows(rb, rb->b[i].first_row,
-					     rb->b[i].n_rows, &buf, &alloc);
-			uint32_t k;
-
-			if (!r)
+			if (!merge_rows(rb, &pr, &rb->b[i],
+					map ? rb->node_map : NULL, rb->n_map,
+					&buf, &alloc))
 				break;
-			for (k = 0; k < rb->b[i].n_rows; k++) {
-				struct est_add ea = {
-					r[k].est_a, r[k].est_sq,
-					g.kind == SAMPLE_TLAB_OUTSIDE};
-				struct store_rollup_row key = r[k].r;
-
-				if (map && key.node < rb->n_map)
-					key.node = rb->node_map[key.node];
-				proj_add(&pr, &key, key.samples, key.bytes,
-					 r[k].sq, &ea, key.first_ns,
-					 key.last_ns);
-			}
 			samples += rb->b[i].samples;
 		}
 		if (rb->failed)
 			break;
 		{
 			struct store_rollup_bucket *b = &nb[n_nb++];
-			uint32_t k;
 
-			qsort(pr.rows, pr.n, sizeof(*pr.rows), key_cmp);
 			memset(b, 0, sizeof(*b));
 			b->kind = g.kind;
 			b->proj = g.proj;
 			b->recording = g.recording;
 			b->start_ns = start;
 			b->end_ns = end;
-			b->first_row = rb->n_rows;
-			b->n_rows = pr.n;
 			b->samples = samples;
-			for (k = 0; k < pr.n; k++)
-				b->crc = crc32c_update(b->crc, &pr.rows[k].r,
-						       sizeof(pr.rows[k].r));
-			spill(rb, pr.rows, pr.n);
+			spill_merged(rb, &pr, b);
 		}
-		pr.n = 0;
-		if (pr.slots)
-			memset(pr.slots, 0,
-			       ((size_t)pr.mask + 1) * sizeof(uint32_t));
 	}
 	free(pr.rows);
 	free(pr.slots);

@@ -351,19 +351,24 @@ static int wbuf_flush(struct runbuf *rb, size_t *wlen)
 
 /* --- gathering runs -------------------------------------------------------- */
 
-size_t spill_run_samples(void)
+size_t spill_env_count(const char *name, size_t def)
 {
-	const char *v = getenv("HEAPSIFT_STORE_RUN_SAMPLES");
+	const char *v = getenv(name);
 	char *end;
 	unsigned long long n;
 
 	if (!v || !*v)
-		return SPILL_RUN_DEFAULT;
+		return def;
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	if (errno || *end || n < 1 || n > (1ull << 31))
-		return SPILL_RUN_DEFAULT;
+		return def;
 	return (size_t)n;
+}
+
+size_t spill_run_samples(void)
+{
+	return spill_env_count("HEAPSIFT_STORE_RUN_SAMPLES", SPILL_RUN_DEFAULT);
 }
 
 struct spill *spill_new(size_t run_samples, unsigned sparse_kinds)

@@ -260,6 +260,12 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	return 0;
 }
 
+/* A section of the records in v. */
+static void out_vec(struct out *o, uint32_t id, const struct vec *v)
+{
+	out_section(o, id, v->data, v->size, v->n);
+}
+
 /*
  * Every section after the sample blocks, the same for both ways in: the
  * tables, the trie and the node map, the index, the estimate facts of
@@ -280,19 +286,13 @@ int commit_sections(struct out *o, struct store_writer *w,
 
 	nodes = number_nodes(w, &renum);
 	out_section(o, SEC_STRINGS, w->strings.data, 1, w->strings.len);
-	out_section(o, SEC_RECORDINGS, w->recordings.data, w->recordings.size,
-		    w->recordings.n);
-	out_section(o, SEC_SETTINGS, w->settings.data, w->settings.size,
-		    w->settings.n);
-	out_section(o, SEC_EVENT_COUNTS, w->counts.data, w->counts.size,
-		    w->counts.n);
-	out_section(o, SEC_THREADS, w->threads.data, w->threads.size,
-		    w->threads.n);
-	out_section(o, SEC_CLASSES, w->classes.data, w->classes.size,
-		    w->classes.n);
-	out_section(o, SEC_METHODS, w->methods.data, w->methods.size,
-		    w->methods.n);
-	out_section(o, SEC_FRAMES, w->frames.data, w->frames.size, w->frames.n);
+	out_vec(o, SEC_RECORDINGS, &w->recordings);
+	out_vec(o, SEC_SETTINGS, &w->settings);
+	out_vec(o, SEC_EVENT_COUNTS, &w->counts);
+	out_vec(o, SEC_THREADS, &w->threads);
+	out_vec(o, SEC_CLASSES, &w->classes);
+	out_vec(o, SEC_METHODS, &w->methods);
+	out_vec(o, SEC_FRAMES, &w->frames);
 	out_section(o, SEC_NODES, nodes, sizeof(struct store_node),
 		    w->node_parent.n);
 	/* the blocks name nodes by the writer's ids (4.0), these rows and
@@ -319,21 +319,15 @@ int commit_sections(struct out *o, struct store_writer *w,
 	}
 	out_section(o, SEC_OLD_OBJECTS, w->old_objects.data,
 		    w->old_objects.size, w->old_objects.n);
-	out_section(o, SEC_HEAP, w->heap.data, w->heap.size, w->heap.n);
-	out_section(o, SEC_LIVENESS, w->liveness.data, w->liveness.size,
-		    w->liveness.n);
-	out_section(o, SEC_GCS, w->gcs.data, w->gcs.size, w->gcs.n);
-	out_section(o, SEC_CH_SNAPSHOTS, w->ch_snaps.data, w->ch_snaps.size,
-		    w->ch_snaps.n);
-	out_section(o, SEC_CH_HEAPS, w->ch_heaps.data, w->ch_heaps.size,
-		    w->ch_heaps.n);
-	out_section(o, SEC_CH_MAPS, w->ch_maps.data, w->ch_maps.size,
-		    w->ch_maps.n);
+	out_vec(o, SEC_HEAP, &w->heap);
+	out_vec(o, SEC_LIVENESS, &w->liveness);
+	out_vec(o, SEC_GCS, &w->gcs);
+	out_vec(o, SEC_CH_SNAPSHOTS, &w->ch_snaps);
+	out_vec(o, SEC_CH_HEAPS, &w->ch_heaps);
+	out_vec(o, SEC_CH_MAPS, &w->ch_maps);
 	out_section(o, SEC_CH_CELLS, w->ch_cells.data, 1, w->ch_cells.len);
-	out_section(o, SEC_CH_BLOCKS, w->ch_blocks.data, w->ch_blocks.size,
-		    w->ch_blocks.n);
-	out_section(o, SEC_CH_STATS, w->ch_stats.data, w->ch_stats.size,
-		    w->ch_stats.n);
+	out_vec(o, SEC_CH_BLOCKS, &w->ch_blocks);
+	out_vec(o, SEC_CH_STATS, &w->ch_stats);
 	free(renum);
 	free(nodes);
 	out_finish(o);

@@ -72,17 +72,7 @@ static const struct spill_stream_ops stream_ops;
 
 static size_t window_samples(void)
 {
-	const char *v = getenv("HEAPSIFT_STORE_WINDOW_SAMPLES");
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return STREAM_WINDOW;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || *end || n < 1 || n > (1ull << 31))
-		return STREAM_WINDOW;
-	return (size_t)n;
+	return spill_env_count("HEAPSIFT_STORE_WINDOW_SAMPLES", STREAM_WINDOW);
 }
 
 struct stream *stream_new(struct store_writer *w, const char *dir)
