@@ -60,11 +60,8 @@ struct run {
  * one thread writing the runs in order would make.
  */
 struct runbuf {
-	size_t n, alloc;
-	int64_t *time;
-	uint32_t *thread, *cls, *node, *order;
-	int64_t *bytes, *size;
-	uint8_t *kind, *flags;
+	size_t n;
+	struct spill_cols c;
 	/* the owner's, set before the job is submitted */
 	int fd;
 	uint64_t off;
@@ -383,33 +380,39 @@ struct spill *spill_new(size_t run_samples, unsigned sparse_kinds)
 	return sp;
 }
 
-static void cols_resize(struct runbuf *rb, size_t alloc)
+static void cols_resize(struct spill_cols *c, size_t alloc)
 {
-	size_t old = rb->alloc;
+	size_t old = c->alloc;
 
-	rb->time = big_realloc(rb->time, old * 8, alloc * 8);
-	rb->bytes = big_realloc(rb->bytes, old * 8, alloc * 8);
-	rb->size = big_realloc(rb->size, old * 8, alloc * 8);
-	rb->thread = big_realloc(rb->thread, old * 4, alloc * 4);
-	rb->cls = big_realloc(rb->cls, old * 4, alloc * 4);
-	rb->node = big_realloc(rb->node, old * 4, alloc * 4);
-	rb->order = big_realloc(rb->order, old * 4, alloc * 4);
-	rb->kind = big_realloc(rb->kind, old, alloc);
-	rb->flags = big_realloc(rb->flags, old, alloc);
-	rb->alloc = alloc;
+	c->time = big_realloc(c->time, old * 8, alloc * 8);
+	c->bytes = big_realloc(c->bytes, old * 8, alloc * 8);
+	c->size = big_realloc(c->size, old * 8, alloc * 8);
+	c->thread = big_realloc(c->thread, old * 4, alloc * 4);
+	c->cls = big_realloc(c->cls, old * 4, alloc * 4);
+	c->node = big_realloc(c->node, old * 4, alloc * 4);
+	c->order = big_realloc(c->order, old * 4, alloc * 4);
+	c->kind = big_realloc(c->kind, old, alloc);
+	c->flags = big_realloc(c->flags, old, alloc);
+	c->alloc = alloc;
+}
+
+void spill_cols_free(struct spill_cols *c)
+{
+	big_free(c->time, c->alloc * 8);
+	big_free(c->bytes, c->alloc * 8);
+	big_free(c->size, c->alloc * 8);
+	big_free(c->thread, c->alloc * 4);
+	big_free(c->cls, c->alloc * 4);
+	big_free(c->node, c->alloc * 4);
+	big_free(c->order, c->alloc * 4);
+	big_free(c->kind, c->alloc);
+	big_free(c->flags, c->alloc);
+	memset(c, 0, sizeof(*c));
 }
 
 static void runbuf_release(struct runbuf *rb)
 {
-	big_free(rb->time, rb->alloc * 8);
-	big_free(rb->bytes, rb->alloc * 8);
-	big_free(rb->size, rb->alloc * 8);
-	big_free(rb->thread, rb->alloc * 4);
-	big_free(rb->cls, rb->alloc * 4);
-	big_free(rb->node, rb->alloc * 4);
-	big_free(rb->order, rb->alloc * 4);
-	big_free(rb->kind, rb->alloc);
-	big_free(rb->flags, rb->alloc);
+	spill_cols_free(&rb->c);
 	free(rb->wbuf);
 	free(rb->back);
 }
@@ -507,10 +510,7 @@ int spill_replay_add(struct spill_replay *rp, const struct spill_sample *s)
  * gave back (at rb->run_at), <0 an error. */
 static int run_hand_on(struct runbuf *rb, size_t *wlen)
 {
-	struct spill_run r = {rb->n,	 rb->time,	rb->bytes,
-			      rb->size,	 rb->thread,	rb->cls,
-			      rb->node,	 rb->order,	rb->kind,
-			      rb->flags, rb->recording, rb->import_base};
+	struct spill_run r = {rb->n, &rb->c, rb->recording, rb->import_base};
 	struct spill_replay rp;
 	int rc = rb->ops->run(rb->ops_ctx, &r, &rb->err);
 
@@ -543,7 +543,7 @@ static void run_write(void *job)
 	err_init(&rb->err);
 	if (!rb->wbuf)
 		rb->wbuf = xmalloc(WBUF_LEN);
-	time_sort(rb->time, rb->order, rb->n);
+	time_sort(rb->c.time, rb->c.order, rb->n);
 	if (rb->ops) {
 		rb->rc = run_hand_on(rb, &wlen);
 		if (rb->rc <= 0)
@@ -553,19 +553,19 @@ static void run_write(void *job)
 	s.recording = 0; /* the run's, not spilled per sample */
 	s.import = 0;
 	for (i = 0; i < rb->n; i++) {
-		uint32_t j = rb->order[i];
+		uint32_t j = rb->c.order[i];
 
 		if (wlen > WBUF_LEN - SPILL_REC_MAX &&
 		    (rb->rc = wbuf_flush(rb, &wlen)) < 0)
 			return;
-		s.time_ns = rb->time[j];
-		s.kind = rb->kind[j];
-		s.flags = rb->flags[j];
-		s.thread = rb->thread[j];
-		s.cls = rb->cls[j];
-		s.node = rb->node[j];
-		s.bytes = rb->bytes[j];
-		s.size = rb->size[j];
+		s.time_ns = rb->c.time[j];
+		s.kind = rb->c.kind[j];
+		s.flags = rb->c.flags[j];
+		s.thread = rb->c.thread[j];
+		s.cls = rb->c.cls[j];
+		s.node = rb->c.node[j];
+		s.bytes = rb->c.bytes[j];
+		s.size = rb->c.size[j];
 		wlen += spill_encode(rb->wbuf + wlen, &s, i ? &prev : NULL, j,
 				     rb->sparse_kinds);
 		prev = s;
@@ -698,20 +698,20 @@ int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e)
 		sp->recording = s->recording;
 		sp->import_base = s->import;
 	}
-	if (rb->n == rb->alloc) {
-		size_t a = rb->alloc ? 2 * rb->alloc : 1024;
+	if (rb->n == rb->c.alloc) {
+		size_t a = rb->c.alloc ? 2 * rb->c.alloc : 1024;
 
-		cols_resize(rb, a < sp->run_samples ? a : sp->run_samples);
+		cols_resize(&rb->c, a < sp->run_samples ? a : sp->run_samples);
 	}
 	i = rb->n++;
-	rb->time[i] = s->time_ns;
-	rb->kind[i] = s->kind;
-	rb->flags[i] = s->flags;
-	rb->thread[i] = s->thread;
-	rb->cls[i] = s->cls;
-	rb->node[i] = s->node;
-	rb->bytes[i] = s->bytes;
-	rb->size[i] = s->size;
+	rb->c.time[i] = s->time_ns;
+	rb->c.kind[i] = s->kind;
+	rb->c.flags[i] = s->flags;
+	rb->c.thread[i] = s->thread;
+	rb->c.cls[i] = s->cls;
+	rb->c.node[i] = s->node;
+	rb->c.bytes[i] = s->bytes;
+	rb->c.size[i] = s->size;
 	if (rb->n == sp->run_samples)
 		return submit_run(sp, false, e);
 	return 0;

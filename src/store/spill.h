@@ -101,12 +101,22 @@ int spill_tmpfile(const char *dir);
  * is written as without a stream.  <0 from either with e set is a write
  * error, as a run's.  Set before the first sample.
  */
+struct spill_cols {
+	int64_t *time, *bytes, *size;
+	uint32_t *thread, *cls, *node;
+	uint32_t *order; /* sorted: the i-th sample is at order[i] */
+	uint8_t *kind, *flags;
+	size_t alloc; /* samples each column holds (big_realloc'd) */
+};
+void spill_cols_free(struct spill_cols *c);
 struct spill_run {
 	size_t n;
-	const int64_t *time, *bytes, *size;
-	const uint32_t *thread, *cls, *node;
-	const uint32_t *order; /* sorted: the i-th sample is at order[i] */
-	const uint8_t *kind, *flags;
+	/* The run's columns.  ops->run may keep them (its to free with
+	 * spill_cols_free) and leave others in their place, of any alloc,
+	 * or zeroed: the spill fills the next run into those, and grows
+	 * them as it needs.  Sparing the copy of each run, and the fresh
+	 * pages of a window of copies, was worth 1 of 5 s of CPU. */
+	struct spill_cols *cols;
 	uint32_t recording;
 	uint64_t import_base; /* the import index of the run's sample 0 */
 };

@@ -20,23 +20,22 @@
 #include "store/spill.h"
 #include "store/store_commit.h"
 #include "store/store_encode.h"
-#include "util/bigmem.h"
 #include "util/xalloc.h"
 
-/* A sample in the window: what its block needs, and where it came. */
-struct wsamp {
-	int64_t time, bytes, size;
-	uint32_t thread, cls, node, import_off;
-	uint8_t kind, flags;
-};
-
-/* A sorted run in the window; s[pos..n) not released yet. */
+/* A sorted run in the window: the spill's own columns, taken over
+ * (struct spill_run); the samples order[pos..n) not released yet. */
 struct wrun {
-	struct wsamp *s;
-	size_t n, pos, cap;
+	struct spill_cols c;
+	size_t n, pos;
 	uint32_t recording;
 	uint64_t import_base;
 };
+
+/* The time of r's i-th sample in time order. */
+static inline int64_t wtime(const struct wrun *r, size_t i)
+{
+	return r->c.time[r->c.order[i]];
+}
 
 /* A sample of the sparse kinds released: its import index and seq, by
  * which its old-object and liveness records find it at commit. */
@@ -59,7 +58,7 @@ struct stream {
 	struct rollup_builder *rb;
 	struct wrun *runs;
 	uint32_t n_runs, alloc_runs;
-	struct wrun *spare; /* buffers of runs released whole */
+	struct spill_cols *spare; /* columns of runs released whole */
 	uint32_t n_spare, alloc_spare;
 	size_t pending, window;
 	uint64_t seq;
@@ -132,23 +131,25 @@ static int stream_open(struct stream *st, struct err *e)
 
 static inline void release_one(struct stream *st, struct wrun *r)
 {
-	const struct wsamp *x = &r->s[r->pos++];
+	const struct spill_cols *c = &r->c;
+	uint32_t j = c->order[r->pos++];
 	struct enc_batch *b = st->pipe.fill;
+	uint8_t kind = c->kind[j];
 
-	b->kind[b->n] = x->kind;
+	b->kind[b->n] = kind;
 	b->s[b->n++] = (struct block_sample){
-		(uint32_t)st->seq, x->time, r->recording, x->flags,
-		x->thread,	   x->cls,  x->node,	  x->bytes,
-		x->size,	   0};
+		(uint32_t)st->seq, c->time[j], r->recording, c->flags[j],
+		c->thread[j],	   c->cls[j],  c->node[j],   c->bytes[j],
+		c->size[j],	   0};
 	if (b->n == ENC_BATCH)
 		pipe_submit(&st->pipe);
-	if (st->sparse_kinds >> x->kind & 1) {
+	if (st->sparse_kinds >> kind & 1) {
 		struct sparse_pair *p = vec_push(&st->pairs);
 
-		p->import = r->import_base + x->import_off;
+		p->import = r->import_base + j;
 		p->seq = (uint32_t)st->seq;
 	}
-	st->last_time = x->time;
+	st->last_time = c->time[j];
 	st->seq++;
 }
 
@@ -162,8 +163,7 @@ static void run_done(struct stream *st, uint32_t i)
 		st->spare = xreallocarray(st->spare, st->alloc_spare,
 					  sizeof(*st->spare));
 	}
-	st->spare[st->n_spare].s = r->s;
-	st->spare[st->n_spare++].cap = r->cap;
+	st->spare[st->n_spare++] = r->c;
 	memmove(r, r + 1, (st->n_runs - i - 1) * sizeof(*r));
 	st->n_runs--;
 }
@@ -181,16 +181,15 @@ static void release(struct stream *st, size_t k)
 		size_t before, stop;
 
 		for (i = 0; i < st->n_runs; i++) {
-			int64_t t = st->runs[i].s[st->runs[i].pos].time;
+			int64_t t = wtime(&st->runs[i], st->runs[i].pos);
 
 			if (best < 0 ||
-			    t < st->runs[best].s[st->runs[best].pos].time) {
+			    t < wtime(&st->runs[best], st->runs[best].pos)) {
 				second = best;
 				best = (int)i;
 			} else if (second < 0 ||
-				   t < st->runs[second]
-						   .s[st->runs[second].pos]
-						   .time) {
+				   t < wtime(&st->runs[second],
+					     st->runs[second].pos)) {
 				second = (int)i;
 			}
 		}
@@ -202,12 +201,12 @@ static void release(struct stream *st, size_t k)
 				release_one(st, r);
 		} else {
 			const struct wrun *o = &st->runs[second];
-			int64_t lim = o->s[o->pos].time;
+			int64_t lim = wtime(o, o->pos);
 			bool tie = best < second; /* equal times: the earlier */
 
 			while (r->pos < stop &&
-			       (r->s[r->pos].time < lim ||
-				(tie && r->s[r->pos].time == lim)))
+			       (wtime(r, r->pos) < lim ||
+				(tie && wtime(r, r->pos) == lim)))
 				release_one(st, r);
 		}
 		k -= r->pos - before;
@@ -230,12 +229,11 @@ static int encoder_failed(struct stream *st, struct err *e)
 	return ERR_FAIL;
 }
 
-/* The spill's writer thread: one sorted run. */
+/* The spill's writer thread: one sorted run, its columns kept. */
 static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 {
 	struct stream *st = ctx;
 	struct wrun *r;
-	size_t i;
 
 	if (!c->n)
 		return 0;
@@ -244,7 +242,7 @@ static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 	if (encoder_failed(st, e) < 0)
 		return ERR_FAIL;
 	/* a sample earlier than one released: the window was too small */
-	if (st->seq && c->time[c->order[0]] < st->last_time)
+	if (st->seq && c->cols->time[c->cols->order[0]] < st->last_time)
 		return 1;
 	if (st->n_runs == st->alloc_runs) {
 		st->alloc_runs = st->alloc_runs ? 2 * st->alloc_runs : 16;
@@ -252,32 +250,16 @@ static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 					 sizeof(*st->runs));
 	}
 	r = &st->runs[st->n_runs++];
-	memset(r, 0, sizeof(*r));
-	if (st->n_spare && st->spare[st->n_spare - 1].cap >= c->n) {
-		st->n_spare--;
-		r->s = st->spare[st->n_spare].s;
-		r->cap = st->spare[st->n_spare].cap;
-	} else {
-		r->cap = c->n;
-		r->s = big_realloc(NULL, 0, r->cap * sizeof(*r->s));
-	}
+	r->c = *c->cols;
+	/* the spill fills its next run into a spare, or grows new ones */
+	if (st->n_spare)
+		*c->cols = st->spare[--st->n_spare];
+	else
+		memset(c->cols, 0, sizeof(*c->cols));
 	r->n = c->n;
+	r->pos = 0;
 	r->recording = c->recording;
 	r->import_base = c->import_base;
-	for (i = 0; i < c->n; i++) {
-		uint32_t j = c->order[i];
-		struct wsamp *x = &r->s[i];
-
-		x->time = c->time[j];
-		x->bytes = c->bytes[j];
-		x->size = c->size[j];
-		x->thread = c->thread[j];
-		x->cls = c->cls[j];
-		x->node = c->node[j];
-		x->import_off = j;
-		x->kind = c->kind[j];
-		x->flags = c->flags[j];
-	}
 	st->pending += c->n;
 	if (st->pending > st->window)
 		release(st, st->pending - st->window);
@@ -300,13 +282,13 @@ static void stream_drop(struct stream *st)
 		close(st->rollup_fd);
 	st->rollup_fd = -1;
 	for (i = 0; i < st->n_runs; i++)
-		big_free(st->runs[i].s, st->runs[i].cap * sizeof(struct wsamp));
+		spill_cols_free(&st->runs[i].c);
 	for (i = 0; i < st->n_spare; i++)
-		big_free(st->spare[i].s,
-			 st->spare[i].cap * sizeof(struct wsamp));
+		spill_cols_free(&st->spare[i]);
 	free(st->runs);
 	free(st->spare);
-	st->runs = st->spare = NULL;
+	st->runs = NULL;
+	st->spare = NULL;
 	st->n_runs = st->alloc_runs = st->n_spare = st->alloc_spare = 0;
 	vec_release(&st->pairs);
 	vec_release(&st->index);
@@ -455,13 +437,13 @@ static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 		spill_replay_cut(rp);
 
 		for (; r->pos < r->n && rc >= 0; r->pos++) {
-			const struct wsamp *x = &r->s[r->pos];
+			const struct spill_cols *x = &r->c;
+			uint32_t j = x->order[r->pos];
 			struct spill_sample s = {
-				x->time,   r->recording,
-				x->kind,   x->flags,
-				x->thread, x->cls,
-				x->node,   x->bytes,
-				x->size,   r->import_base + x->import_off};
+				x->time[j],	   r->recording, x->kind[j],
+				x->flags[j],	   x->thread[j], x->cls[j],
+				x->node[j],	   x->bytes[j],	 x->size[j],
+				r->import_base + j};
 
 			rc = spill_replay_add(rp, &s);
 		}
