@@ -410,6 +410,27 @@ void spill_cols_free(struct spill_cols *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void spill_cols_copy(struct spill_cols *dst, const struct spill_cols *src,
+		     size_t n)
+{
+	memset(dst, 0, sizeof(*dst));
+	cols_resize(dst, n);
+	memcpy(dst->time, src->time, n * 8);
+	memcpy(dst->bytes, src->bytes, n * 8);
+	memcpy(dst->size, src->size, n * 8);
+	memcpy(dst->thread, src->thread, n * 4);
+	memcpy(dst->cls, src->cls, n * 4);
+	memcpy(dst->node, src->node, n * 4);
+	memcpy(dst->order, src->order, n * 4);
+	memcpy(dst->kind, src->kind, n);
+	memcpy(dst->flags, src->flags, n);
+}
+
+size_t spill_cols_bytes(const struct spill_cols *c)
+{
+	return c->alloc * (3 * 8 + 4 * 4 + 2);
+}
+
 static void runbuf_release(struct runbuf *rb)
 {
 	spill_cols_free(&rb->c);

@@ -109,6 +109,11 @@ struct spill_cols {
 	size_t alloc; /* samples each column holds (big_realloc'd) */
 };
 void spill_cols_free(struct spill_cols *c);
+/* dst: src's first n samples, in columns of n (dst's old ones forgotten) */
+void spill_cols_copy(struct spill_cols *dst, const struct spill_cols *src,
+		     size_t n);
+/* The memory c's columns take. */
+size_t spill_cols_bytes(const struct spill_cols *c);
 struct spill_run {
 	size_t n;
 	/* The run's columns.  ops->run may keep them (its to free with

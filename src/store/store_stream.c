@@ -250,12 +250,20 @@ static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 					 sizeof(*st->runs));
 	}
 	r = &st->runs[st->n_runs++];
-	r->c = *c->cols;
-	/* the spill fills its next run into a spare, or grows new ones */
-	if (st->n_spare)
-		*c->cols = st->spare[--st->n_spare];
-	else
-		memset(c->cols, 0, sizeof(*c->cols));
+	if (c->n < c->cols->alloc / 4) {
+		/* a short run (a recording's last, a small recording) in
+		 * columns made for a whole one: copied, so that the window's
+		 * memory follows its samples, however many runs it holds */
+		spill_cols_copy(&r->c, c->cols, c->n);
+	} else {
+		r->c = *c->cols;
+		/* the spill fills its next run into a spare, or grows new
+		 * ones */
+		if (st->n_spare)
+			*c->cols = st->spare[--st->n_spare];
+		else
+			memset(c->cols, 0, sizeof(*c->cols));
+	}
 	r->n = c->n;
 	r->pos = 0;
 	r->recording = c->recording;
@@ -457,6 +465,19 @@ static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 }
 
 static const struct spill_stream_ops stream_ops = {stream_run, stream_replay};
+
+size_t stream_window_bytes(const struct stream *st, size_t *samples)
+{
+	size_t b = 0;
+	uint32_t i;
+
+	*samples = 0;
+	for (i = 0; st && i < st->n_runs; i++) {
+		b += spill_cols_bytes(&st->runs[i].c);
+		*samples += st->runs[i].n;
+	}
+	return b;
+}
 
 void stream_free(struct stream *st)
 {
