@@ -113,10 +113,7 @@ struct store *test_store_commit_at(const char *file, int line,
 	return s;
 }
 
-struct store *test_recording_commit_at(const char *file, int line,
-				       struct store_writer *w, int64_t start,
-				       int64_t end, const char *dir,
-				       const char *name)
+void test_recording_end(struct store_writer *w, int64_t start, int64_t end)
 {
 	const struct sink *sink = store_writer_sink(w);
 	struct rec_recording rec;
@@ -128,6 +125,14 @@ struct store *test_recording_commit_at(const char *file, int line,
 	rec.end_ns = end;
 	rec.n_chunks = 1;
 	sink->ops->recording(sink->ctx, &rec);
+}
+
+struct store *test_recording_commit_at(const char *file, int line,
+				       struct store_writer *w, int64_t start,
+				       int64_t end, const char *dir,
+				       const char *name)
+{
+	test_recording_end(w, start, end);
 	return test_store_commit_at(file, line, w, dir, name);
 }
 

@@ -21,19 +21,6 @@
 #define PER    5      /* samples each */
 #define WINDOW 300000
 
-static void end_recording(const struct sink *sink, int64_t start, int64_t end)
-{
-	struct rec_recording rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.source = "r.jfr";
-	rec.format = "jfr";
-	rec.start_ns = start;
-	rec.end_ns = end;
-	rec.n_chunks = 1;
-	sink->ops->recording(sink->ctx, &rec);
-}
-
 static void sample(const struct sink *sink, int64_t t, uint64_t *rnd)
 {
 	static const struct rec_frame f[1] = {
@@ -83,7 +70,7 @@ TEST(stream_window_memory_follows_its_samples)
 	}
 	for (i = 0; i < BIG; i++)
 		sample(sink, t += 1000, &rnd);
-	end_recording(sink, T0, t);
+	test_recording_end(w, T0, t);
 	bytes = stream_window_bytes(w->stream, &held);
 	CHECK_UINT(held, >=, WINDOW);
 	CHECK_UINT(bytes, <=, 4 * held * 42);
@@ -92,7 +79,7 @@ TEST(stream_window_memory_follows_its_samples)
 
 		for (i = 0; i < PER; i++)
 			sample(sink, t += 1000, &rnd);
-		end_recording(sink, start, t);
+		test_recording_end(w, start, t);
 	}
 	bytes = stream_window_bytes(w->stream, &held);
 	/* a whole run's columns are 11 MB: kept for each of the 2000

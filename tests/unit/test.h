@@ -56,7 +56,10 @@ struct store *test_store_commit_at(const char *file, int line,
 void test_store_remove(const char *dir, const char *name);
 
 /* End the samples sent to w's sink as one JFR recording, r.jfr, of one
- * chunk from start to end, and commit w as test_store_commit() does. */
+ * chunk from start to end. */
+void test_recording_end(struct store_writer *w, int64_t start, int64_t end);
+
+/* test_recording_end(), then w committed as test_store_commit() does. */
 #define test_recording_commit(w, start, end, dir, name)                   \
 	test_recording_commit_at(__FILE__, __LINE__, (w), (start), (end), \
 				 (dir), (name))
