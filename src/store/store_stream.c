@@ -26,6 +26,7 @@
  * (struct spill_run); the samples order[pos..n) not released yet. */
 struct wrun {
 	struct spill_cols c;
+	bool copy; /* c: a short run's copy, freed when released */
 	size_t n, pos;
 	uint32_t recording;
 	uint64_t import_base;
@@ -158,12 +159,19 @@ static void run_done(struct stream *st, uint32_t i)
 {
 	struct wrun *r = &st->runs[i];
 
-	if (st->n_spare == st->alloc_spare) {
-		st->alloc_spare = st->alloc_spare ? 2 * st->alloc_spare : 8;
-		st->spare = xreallocarray(st->spare, st->alloc_spare,
-					  sizeof(*st->spare));
+	if (r->copy) {
+		/* spares are the spill's own columns, as few as its runs
+		 * that were in the window at once: a copy is freed */
+		spill_cols_free(&r->c);
+	} else {
+		if (st->n_spare == st->alloc_spare) {
+			st->alloc_spare =
+				st->alloc_spare ? 2 * st->alloc_spare : 8;
+			st->spare = xreallocarray(st->spare, st->alloc_spare,
+						  sizeof(*st->spare));
+		}
+		st->spare[st->n_spare++] = r->c;
 	}
-	st->spare[st->n_spare++] = r->c;
 	memmove(r, r + 1, (st->n_runs - i - 1) * sizeof(*r));
 	st->n_runs--;
 }
@@ -255,8 +263,10 @@ static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 		 * columns made for a whole one: copied, so that the window's
 		 * memory follows its samples, however many runs it holds */
 		spill_cols_copy(&r->c, c->cols, c->n);
+		r->copy = true;
 	} else {
 		r->c = *c->cols;
+		r->copy = false;
 		/* the spill fills its next run into a spare, or grows new
 		 * ones */
 		if (st->n_spare)
@@ -466,12 +476,14 @@ static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 
 static const struct spill_stream_ops stream_ops = {stream_run, stream_replay};
 
-size_t stream_window_bytes(const struct stream *st, size_t *samples)
+size_t stream_window_bytes(const struct stream *st, size_t *samples,
+			   uint32_t *spares)
 {
 	size_t b = 0;
 	uint32_t i;
 
 	*samples = 0;
+	*spares = st ? st->n_spare : 0;
 	for (i = 0; st && i < st->n_runs; i++) {
 		b += spill_cols_bytes(&st->runs[i].c);
 		*samples += st->runs[i].n;

@@ -39,11 +39,14 @@ struct stream;
 struct stream *stream_new(struct store_writer *w, const char *dir);
 void stream_free(struct stream *st);
 
-/* The memory of the window's runs, and the samples they came with
- * (*samples, released ones too); read only once the spill has handed
- * every run on (spill_end_run: at a recording's end).  The memory is
- * at most 4 times the samples' columns. */
-size_t stream_window_bytes(const struct stream *st, size_t *samples);
+/* The memory of the window's runs, the samples they came with
+ * (*samples, released ones too) and the spare columns kept for the
+ * spill (*spares); read only once the spill has handed every run on
+ * (spill_end_run: at a recording's end).  The memory is at most 4 times
+ * the samples' columns, and the spares no more than the spill's runs
+ * that were in the window at once. */
+size_t stream_window_bytes(const struct stream *st, size_t *samples,
+			   uint32_t *spares);
 
 /* Still streaming: the spill never gave its runs back to the file. */
 bool stream_active(const struct stream *st);

@@ -15,11 +15,14 @@
 #include "store/store_write_int.h"
 #include "test.h"
 
-#define T0     1700000000000000000ll
-#define BIG    600000 /* two whole runs and a short one (SPILL_RUN_DEFAULT) */
-#define SMALL  2000   /* recordings of */
-#define PER    5      /* samples each */
-#define WINDOW 300000
+#define T0	1700000000000000000ll
+#define BIG	600000 /* two whole runs and a short one (SPILL_RUN_DEFAULT) */
+#define SMALL	2000   /* recordings of */
+#define PER	5      /* samples each */
+#define LATE	400000 /* a big one after them: every small one released */
+#define WINDOW	300000
+#define STR(x)	#x
+#define XSTR(x) STR(x)
 
 static void sample(const struct sink *sink, int64_t t, uint64_t *rnd)
 {
@@ -38,25 +41,36 @@ static void sample(const struct sink *sink, int64_t t, uint64_t *rnd)
 	sink->ops->sample(sink->ctx, &x);
 }
 
+/* A recording of n samples 1 us apart, after *t (moved to its last). */
+static void recording(struct store_writer *w, int64_t *t, int n, uint64_t *rnd)
+{
+	const struct sink *sink = store_writer_sink(w);
+	int64_t start = *t + 1;
+	int i;
+
+	for (i = 0; i < n; i++)
+		sample(sink, *t += 1000, rnd);
+	test_recording_end(w, start, *t);
+}
+
 TEST(stream_window_memory_follows_its_samples)
 {
 	char dir[] = "/tmp/hs-unit-window-XXXXXX";
 	const char *old = getenv("HEAPSIFT_STORE_WINDOW_SAMPLES");
 	char *keep = old ? strdup(old) : NULL;
 	struct store_writer *w;
-	const struct sink *sink;
 	struct store_samples all;
 	struct store *s;
 	struct err e;
 	uint64_t rnd = 88172645463325252ull;
 	size_t bytes, held; /* held: the window's runs' samples */
+	uint32_t spares;
 	int64_t t = T0;
 	int i, r;
 
 	CHECK(mkdtemp(dir) != NULL);
-	setenv("HEAPSIFT_STORE_WINDOW_SAMPLES", "300000", 1);
+	setenv("HEAPSIFT_STORE_WINDOW_SAMPLES", XSTR(WINDOW), 1);
 	w = store_writer_new();
-	sink = store_writer_sink(w);
 	CHECK(store_writer_stream(w, dir));
 	if (keep)
 		setenv("HEAPSIFT_STORE_WINDOW_SAMPLES", keep, 1);
@@ -68,31 +82,31 @@ TEST(stream_window_memory_follows_its_samples)
 		rmdir(dir);
 		return;
 	}
-	for (i = 0; i < BIG; i++)
-		sample(sink, t += 1000, &rnd);
-	test_recording_end(w, T0, t);
-	bytes = stream_window_bytes(w->stream, &held);
+	recording(w, &t, BIG, &rnd);
+	bytes = stream_window_bytes(w->stream, &held, &spares);
 	CHECK_UINT(held, >=, WINDOW);
 	CHECK_UINT(bytes, <=, 4 * held * 42);
-	for (r = 0; r < SMALL; r++) {
-		int64_t start = t + 1;
-
-		for (i = 0; i < PER; i++)
-			sample(sink, t += 1000, &rnd);
-		test_recording_end(w, start, t);
-	}
-	bytes = stream_window_bytes(w->stream, &held);
+	for (r = 0; r < SMALL; r++)
+		recording(w, &t, PER, &rnd);
+	bytes = stream_window_bytes(w->stream, &held, &spares);
 	/* a whole run's columns are 11 MB: kept for each of the 2000
 	 * small recordings, or even 1024 samples each, they would be far
 	 * past this */
 	CHECK_UINT(held, >=, WINDOW);
 	CHECK_UINT(bytes, <=, 4 * held * 42);
+	/* the small ones' copies released are freed: the spares are the
+	 * spill's own columns, never more than a few (two runs in the
+	 * spill, two or three in a window of 300,000) */
+	recording(w, &t, LATE, &rnd);
+	bytes = stream_window_bytes(w->stream, &held, &spares);
+	CHECK_UINT(bytes, <=, 4 * held * 42);
+	CHECK_UINT(spares, <=, 8);
 	s = test_store_commit(w, dir, "w.hsdb");
 	if (!s)
 		return;
 	err_init(&e);
 	CHECK_INT(store_samples(s, &all, &e), ==, 0);
-	CHECK_UINT(all.n, ==, (uint64_t)BIG + SMALL * PER);
+	CHECK_UINT(all.n, ==, (uint64_t)BIG + SMALL * PER + LATE);
 	for (i = 1; i < (int)all.n; i++)
 		if (all.time_ns[i] <= all.time_ns[i - 1]) {
 			CHECK_INT(all.time_ns[i], >, all.time_ns[i - 1]);
