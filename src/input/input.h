@@ -49,8 +49,9 @@ struct input {
 	struct err err;
 	void *map; /* input_init_mapped: the mapping, unmapped on release */
 	size_t map_len;
-	size_t dropped; /* pages before this offset have been let go */
-	uint64_t pin;	/* stream offset: pages from here on are kept */
+	size_t dropped;	   /* pages before this offset have been let go */
+	size_t prefetched; /* read ahead up to here (input_prefetch) */
+	uint64_t pin;	   /* stream offset: pages from here on are kept */
 };
 
 #define INPUT_BLOCK    (64 * 1024)
@@ -88,6 +89,15 @@ static inline bool input_is_stable(const struct input *in)
  * pin and the reader are let go as before.
  */
 void input_pin(struct input *in, uint64_t offset);
+
+/*
+ * Ask for bytes [offset, offset + len) of a mapped stream to be read in
+ * the background: a file that is not in the page cache is then read
+ * while the bytes before it are decoded, not a page fault at a time by
+ * the thread that needs them.  A hint: it does nothing for other streams
+ * and nothing past the end.
+ */
+void input_prefetch(struct input *in, uint64_t offset, uint64_t len);
 
 /* Count lines from here on (text importers); costs a memchr per consume. */
 void input_track_lines(struct input *in);

@@ -12,7 +12,9 @@
 # size; heapsift import's wall time and peak RSS; the store's size against
 # the recording's; `heapsift top --by site` and `tree` on the store;
 # `jfr summary`, and `jfr view allocation-by-site` where the JDK has it
-# (JDK 21+), with the ratios the issue's targets are stated in.
+# (JDK 21+), with the ratios the issue's targets are stated in; then the
+# import and jfr view again, each run on a recording dropped from the
+# page cache first, as a file that was not read since it was copied in.
 #
 # Environment: HEAPSIFT (./heapsift), SCALE_SIZES, SCALE_RUNS (import
 # runs, 3), QUERY_RUNS (5), BENCH_DIR (build/bench).
@@ -50,6 +52,17 @@ if [ -z "$have_view" ]; then
 		fi
 	done
 fi
+
+# drop_cached FILE: FILE's pages out of the page cache (no root needed:
+# POSIX_FADV_DONTNEED on a clean file), so that the next reader reads the
+# disk
+can_drop=
+python3 -c 'import os; os.posix_fadvise' 2>/dev/null && can_drop=1
+drop_cached() {
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
+}
 
 # timed LABEL N CMD...: runs CMD N times; appends "LABEL wall rss" lines
 # to $DIR/scale.t (wall s, peak RSS kB)
@@ -105,6 +118,22 @@ for size in $SIZES; do
 		timed summary "$RUNS" jfr summary "$rec"
 		[ -n "$have_view" ] && timed view "$RUNS" "$view_jfr" view allocation-by-site "$rec"
 	fi
+	# the same, with the recording read from disk: its pages are
+	# dropped from the page cache before each run (as for a file that
+	# has not been read since it was copied in); runs alternate
+	if [ -n "$can_drop" ]; then
+		run=0
+		while [ $run -lt "$RUNS" ]; do
+			rm -f "$store"
+			drop_cached "$rec"
+			timed import_cold 1 "$HS" import -o "$store" "$rec"
+			if [ -n "$have_view" ]; then
+				drop_cached "$rec"
+				timed view_cold 1 "$view_jfr" view allocation-by-site "$rec"
+			fi
+			run=$((run + 1))
+		done
+	fi
 	rb=$(wc -c <"$rec" | tr -d ' ')
 	sb=$(wc -c <"$store" 2>/dev/null | tr -d ' ')
 	printf '%-34s %s\n' "heapsift import" "$(stat import)"
@@ -125,6 +154,16 @@ for size in $SIZES; do
 		echo "ratio (import + top) / jfr view: $(ratio "$both" "$(med view)")"
 	else
 		echo "jfr view allocation-by-site: n/a (jfr view needs JDK 21 or later; none here: JFR_VIEW=path/to/jfr names one)"
+	fi
+	if [ -n "$can_drop" ]; then
+		printf '%-34s %s\n' "import, recording not cached" "$(stat import_cold)"
+		if [ -n "$have_view" ]; then
+			printf '%-34s %s\n' "jfr view, recording not cached" "$(stat view_cold)"
+			both=$(awk -v a="$(med import_cold)" -v b="$(med top)" 'BEGIN { print a + b }')
+			echo "ratio (import + top) / jfr view, not cached: $(ratio "$both" "$(med view_cold)")"
+		fi
+	else
+		echo "import, recording not cached: n/a (needs python3 to drop a file's pages)"
 	fi
 	rm -f "$store"
 done

@@ -6,6 +6,8 @@
  */
 #include <archive.h>
 #include <archive_entry.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -110,6 +112,101 @@ TEST(input_mapped_reads_every_byte_while_dropping_pages)
 	close(fd);
 	unlink(path);
 	free(data);
+}
+
+/* Resident pages of m[from, to) (mincore), in pages. */
+static size_t resident_pages(void *m, size_t from, size_t to)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (to - from) / page, i,
+	       in = 0;
+	unsigned char *v = malloc(n ? n : 1);
+
+	if (v && !mincore((char *)m + from, to - from, v))
+		for (i = 0; i < n; i++)
+			in += v[i] & 1;
+	free(v);
+	return in;
+}
+
+/* A file of len bytes in dir, written, synced and dropped from the page
+ * cache; -1, or its descriptor (path filled) when it was dropped. */
+static int cold_file(const char *dir, char *path, size_t path_len, size_t len)
+{
+	static unsigned char block[1 << 16];
+	size_t done;
+	void *m;
+	int fd, cold;
+
+	snprintf(path, path_len, "%s/hs-prefetch-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	memset(block, 0x5a, sizeof(block));
+	for (done = 0; done < len; done += sizeof(block))
+		if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+			break;
+	fsync(fd); /* clean pages: the advice below can drop them */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	cold = done >= len && m != MAP_FAILED &&
+	       resident_pages(m, 0, len) < len / 4096 / 20;
+	if (m != MAP_FAILED)
+		munmap(m, len);
+	if (!cold) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return fd;
+}
+
+/* A range of a file that is not in the page cache, wider than the most
+ * one read-ahead request reads (8 MB on the machines here), is read in
+ * the background; nothing happens before it, past the end or for a
+ * memory stream. */
+TEST(input_prefetch_reads_a_cold_range_in_the_background)
+{
+	size_t len = (size_t)40 << 20, from = (size_t)4 << 20,
+	       to = (size_t)36 << 20, want = (to - from) / 4096, got = 0;
+	char path[256];
+	struct input in;
+	int fd, tries;
+	void *m;
+
+	/* /tmp may be memory (tmpfs) whose pages cannot be dropped */
+	fd = cold_file("/tmp", path, sizeof(path), len);
+	if (fd < 0)
+		fd = cold_file(".", path, sizeof(path), len);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	input_init_mapped(&in, path, m, len);
+	input_prefetch(&in, from, to - from);
+	CHECK_UINT(in.prefetched, ==, to);
+	/* the reads were only asked for: wait for the disk */
+	for (tries = 0; tries < 500 && got < want; tries++) {
+		got = resident_pages(m, from, to);
+		if (got < want)
+			usleep(10000);
+	}
+	CHECK_UINT(got, ==, want);
+	/* asked again, or past the end: clipped, never beyond the file */
+	input_prefetch(&in, from, 1);
+	CHECK_UINT(in.prefetched, ==, to);
+	input_prefetch(&in, len - 1000, UINT64_MAX);
+	CHECK_UINT(in.prefetched, ==, len);
+	input_prefetch(&in, len, 10);
+	input_prefetch(&in, UINT64_MAX, UINT64_MAX);
+	CHECK_UINT(in.prefetched, ==, len);
+	input_release(&in);
+	close(fd);
+	unlink(path);
+	input_init_memory(&in, "mem", "abc", 3);
+	input_prefetch(&in, 0, 3);
+	CHECK_UINT(in.prefetched, ==, 0);
+	input_release(&in);
 }
 
 TEST(input_pull_peeks_across_pieces_and_grows)
