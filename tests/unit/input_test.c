@@ -149,7 +149,8 @@ static int cold_file(const char *dir, char *path, size_t path_len, size_t len)
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 	cold = done >= len && m != MAP_FAILED &&
-	       resident_pages(m, 0, len) < len / 4096 / 20;
+	       resident_pages(m, 0, len) <
+		       len / (size_t)sysconf(_SC_PAGESIZE) / 20;
 	if (m != MAP_FAILED)
 		munmap(m, len);
 	if (!cold) {
@@ -167,7 +168,8 @@ static int cold_file(const char *dir, char *path, size_t path_len, size_t len)
 TEST(input_prefetch_reads_a_cold_range_in_the_background)
 {
 	size_t len = (size_t)40 << 20, from = (size_t)4 << 20,
-	       to = (size_t)36 << 20, want = (to - from) / 4096, got = 0;
+	       to = (size_t)36 << 20, got = 0,
+	       want = (to - from) / (size_t)sysconf(_SC_PAGESIZE);
 	char path[256];
 	struct input in;
 	int fd, tries;
@@ -182,6 +184,11 @@ TEST(input_prefetch_reads_a_cold_range_in_the_background)
 		return;
 	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED) {
+		close(fd);
+		unlink(path);
+		return;
+	}
 	input_init_mapped(&in, path, m, len);
 	input_prefetch(&in, from, to - from);
 	CHECK_UINT(in.prefetched, ==, to);
