@@ -428,7 +428,11 @@ void spill_cols_copy(struct spill_cols *dst, const struct spill_cols *src,
 
 size_t spill_cols_bytes(const struct spill_cols *c)
 {
-	return c->alloc * (3 * 8 + 4 * 4 + 2);
+	/* a sample's width in every column cols_resize() keeps */
+	return c->alloc *
+	       (sizeof(*c->time) + sizeof(*c->bytes) + sizeof(*c->size) +
+		sizeof(*c->thread) + sizeof(*c->cls) + sizeof(*c->node) +
+		sizeof(*c->order) + sizeof(*c->kind) + sizeof(*c->flags));
 }
 
 static void runbuf_release(struct runbuf *rb)
