@@ -16,7 +16,7 @@
 #include "test.h"
 
 #define T0	1700000000000000000ll
-#define BIG	600000 /* two whole runs and a short one (SPILL_RUN_DEFAULT) */
+#define BIG	600000 /* whole runs and a short one (SPILL_RUN_DEFAULT) */
 #define SMALL	2000   /* recordings of */
 #define PER	5      /* samples each */
 #define LATE	400000 /* a big one after them: every small one released */
@@ -89,14 +89,14 @@ TEST(stream_window_memory_follows_its_samples)
 	for (r = 0; r < SMALL; r++)
 		recording(w, &t, PER, &rnd);
 	bytes = stream_window_bytes(w->stream, &held, &spares);
-	/* a whole run's columns are 11 MB: kept for each of the 2000
+	/* a whole run's columns are 1.4 MB: kept for each of the 2000
 	 * small recordings, or even 1024 samples each, they would be far
 	 * past this */
 	CHECK_UINT(held, >=, WINDOW);
 	CHECK_UINT(bytes, <=, 4 * held * 42);
 	/* the small ones' copies released are freed: the spares are the
-	 * spill's own columns, never more than a few (two runs in the
-	 * spill, two or three in a window of 300,000) */
+	 * spill's own columns, never more than a few: those of the runs
+	 * the last release handed back at once */
 	recording(w, &t, LATE, &rnd);
 	bytes = stream_window_bytes(w->stream, &held, &spares);
 	CHECK_UINT(bytes, <=, 4 * held * 42);
