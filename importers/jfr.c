@@ -72,7 +72,8 @@ struct jfr_import {
 	struct jfr_job *jobs;
 	unsigned depth, n_inited;
 	unsigned long long submitted, replayed;
-	int rc; /* <0: the sink failed; nothing more is replayed */
+	int rc;	    /* <0: the sink failed; nothing more is replayed */
+	bool keyed; /* the sink takes samples by key (struct rec_keyed) */
 };
 
 static void warn(struct jfr_import *im, const struct err *e)
@@ -84,42 +85,125 @@ static void warn(struct jfr_import *im, const struct err *e)
 	im->env->warn(im->env->ctx, &copy);
 }
 
-static int emit_sample(struct jfr_import *im, const struct jfr_job *j,
-		       const struct jfr_rec *r, size_t *extra)
+/* r as the sink's record; tlab_alloc: SAMPLE_TLAB_NEW's alloc_size. */
+static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
+			int64_t tlab_alloc, struct rec_sample *s)
 {
-	struct rec_sample s;
-
 	if (r->kind == SAMPLE_OLD_OBJECT) {
-		s = j->olds[r->a];
+		*s = j->olds[r->a];
 	} else {
 		/* rec_sample_init()'s fields one by one: it memsets the
 		 * whole record first, and this runs for every event */
-		s.kind = r->kind;
-		s.class_name = s.class_raw = s.gc_root = NULL;
-		s.class_id = 0;
-		s.weight = s.alloc_size = s.tlab_size = REC_NONE;
-		s.alloc_time_ns = s.object_age_ns = s.object_size = REC_NONE;
-		s.last_heap_used = s.array_elements = REC_NONE;
-		s.liveness = LIVE_UNKNOWN;
-		s.death_ns = s.alloc_gc = s.death_gc = REC_NONE;
+		s->kind = r->kind;
+		s->class_name = s->class_raw = s->gc_root = NULL;
+		s->class_id = 0;
+		s->weight = s->alloc_size = s->tlab_size = REC_NONE;
+		s->alloc_time_ns = s->object_age_ns = s->object_size = REC_NONE;
+		s->last_heap_used = s->array_elements = REC_NONE;
+		s->liveness = LIVE_UNKNOWN;
+		s->death_ns = s->alloc_gc = s->death_gc = REC_NONE;
 		if (r->kind == SAMPLE_ALLOC)
-			s.weight = r->a;
+			s->weight = r->a;
 		else if (r->kind == SAMPLE_TLAB_NEW)
-			s.tlab_size = r->a, s.alloc_size = j->extra[(*extra)++];
+			s->tlab_size = r->a, s->alloc_size = tlab_alloc;
 		else
-			s.alloc_size = r->a;
+			s->alloc_size = r->a;
 	}
-	s.time_ns = r->time_ns;
-	s.thread = r->thread ? j->objs[r->thread - 1] : NULL;
-	s.stack = r->stack ? j->stacks[r->stack - 1] : NULL;
+	s->time_ns = r->time_ns;
+	s->thread = r->thread ? j->objs[r->thread - 1] : NULL;
+	s->stack = r->stack ? j->stacks[r->stack - 1] : NULL;
 	if (r->cls) {
 		const struct jfr_class *k = j->objs[r->cls - 1];
 
 		/* the ids of the chunks before, then this chunk's */
-		s.class_id = j->id_base + r->cls;
-		s.class_name = k->display;
-		s.class_raw = k->raw;
+		s->class_id = j->id_base + r->cls;
+		s->class_name = k->display;
+		s->class_raw = k->raw;
 	}
+}
+
+/* The sink's keys for every local id so far, 0 (not asked) for the new
+ * ones; index 0 is "none". */
+static void keys_grow(struct jfr_job *j)
+{
+	size_t n = (size_t)j->n_objs + 1, m = (size_t)j->n_stacks + 1;
+
+	if (n > j->alloc_keyed_objs) {
+		j->alloc_keyed_objs = n + n / 2;
+		j->key_thread = xreallocarray(
+			j->key_thread, j->alloc_keyed_objs, sizeof(uint64_t));
+		j->key_cls = xreallocarray(j->key_cls, j->alloc_keyed_objs,
+					   sizeof(uint64_t));
+	}
+	if (n > j->n_keyed_objs) {
+		memset(j->key_thread + j->n_keyed_objs, 0,
+		       (n - j->n_keyed_objs) * sizeof(uint64_t));
+		memset(j->key_cls + j->n_keyed_objs, 0,
+		       (n - j->n_keyed_objs) * sizeof(uint64_t));
+		j->n_keyed_objs = n;
+	}
+	if (m > j->alloc_keyed_stacks) {
+		j->alloc_keyed_stacks = m + m / 2;
+		j->key_stack = xreallocarray(
+			j->key_stack, j->alloc_keyed_stacks, sizeof(uint64_t));
+	}
+	if (m > j->n_keyed_stacks) {
+		memset(j->key_stack + j->n_keyed_stacks, 0,
+		       (m - j->n_keyed_stacks) * sizeof(uint64_t));
+		j->n_keyed_stacks = m;
+	}
+}
+
+/* A sample by the sink's keys, asked for where one of its thread, class
+ * and stack is new in the chunk (and so where sample() would have met
+ * it first): the same interning, in the same order, as sample(). */
+static int emit_keyed(struct jfr_import *im, struct jfr_job *j,
+		      const struct jfr_rec *r, int64_t tlab_alloc)
+{
+	const struct sink *sink = im->sink;
+	uint64_t *kt = &j->key_thread[r->thread], *kc = &j->key_cls[r->cls];
+	uint64_t *ks = &j->key_stack[r->stack];
+	struct rec_keyed x;
+
+	if (!(*kt & *kc & *ks & KEY_SET)) {
+		struct rec_sample s;
+		int rc;
+
+		fill_sample(j, r, tlab_alloc, &s);
+		rc = sink->ops->keys(sink->ctx, &s, &x.k);
+		if (rc < 0)
+			return rc;
+		*kt = KEY_SET | x.k.thread;
+		*kc = KEY_SET | x.k.cls;
+		*ks = KEY_SET | x.k.stack;
+	} else {
+		x.k.thread = (uint32_t)*kt;
+		x.k.cls = (uint32_t)*kc;
+		x.k.stack = (uint32_t)*ks;
+	}
+	x.kind = r->kind;
+	x.time_ns = r->time_ns;
+	x.truncated = r->stack && j->stacks[r->stack - 1]->truncated;
+	x.weight = x.alloc_size = x.tlab_size = REC_NONE;
+	if (r->kind == SAMPLE_ALLOC)
+		x.weight = r->a;
+	else if (r->kind == SAMPLE_TLAB_NEW)
+		x.tlab_size = r->a, x.alloc_size = tlab_alloc;
+	else
+		x.alloc_size = r->a;
+	return sink->ops->keyed_sample(sink->ctx, &x);
+}
+
+static int emit_sample(struct jfr_import *im, struct jfr_job *j,
+		       const struct jfr_rec *r, size_t *extra)
+{
+	struct rec_sample s;
+	int64_t tlab_alloc =
+		r->kind == SAMPLE_TLAB_NEW ? j->extra[(*extra)++] : REC_NONE;
+
+	if (im->keyed && r->kind != SAMPLE_OLD_OBJECT)
+		return emit_keyed(im, j, r, tlab_alloc);
+	fill_sample(j, r, tlab_alloc, &s);
 	return im->sink->ops->sample ? im->sink->ops->sample(im->sink->ctx, &s)
 				     : 0;
 }
@@ -130,6 +214,7 @@ static void begin_chunk(struct jfr_import *im, struct jfr_job *j)
 	j->begun = true;
 	j->id_base = im->next_id;
 	j->stack_base = im->next_stack_id;
+	j->n_keyed_objs = j->n_keyed_stacks = 0; /* a new chunk's ids */
 	if (j->orc < 0) {
 		warn(im, &j->open_err);
 		im->rec.bytes_skipped += j->take;
@@ -160,6 +245,8 @@ static int replay_records(struct jfr_import *im, struct jfr_job *j)
 				j->id_base;
 	for (; j->stacks_done < j->n_stacks; j->stacks_done++)
 		j->stacks[j->stacks_done]->id += j->stack_base;
+	if (im->keyed)
+		keys_grow(j);
 	for (n = 0; n < j->n_recs && rc >= 0; n++) {
 		const struct jfr_rec *r = &j->recs[n];
 
@@ -559,6 +646,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	im.rec.source = env->source;
 	im.rec.format = "jfr";
 	im.rec.start_ns = INT64_MAX;
+	im.keyed = sink->ops->keys && sink->ops->keyed_sample;
 	im.last_event_ns = INT64_MIN;
 	start_jobs(&im);
 

@@ -48,6 +48,9 @@ void jfr_job_release(struct jfr_job *j)
 	free(j->objs);
 	free(j->obj_is_thread);
 	free(j->stacks);
+	free(j->key_thread);
+	free(j->key_cls);
+	free(j->key_stack);
 	memset(j, 0, sizeof(*j));
 }
 

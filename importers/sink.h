@@ -277,6 +277,31 @@ struct rec_codeheap {
 	uint32_t n_blocks;
 };
 
+/*
+ * Samples by key, for importers whose samples name the same threads,
+ * classes and stacks many times (a JFR chunk: millions of samples, a few
+ * thousand stacks).  keys() gives the sink's own keys for a sample's
+ * thread, class and stack, doing exactly what sample() would do with
+ * them, in the same order; keyed_sample() then takes a sample that names
+ * them by those keys, and does what sample() would do with the sample it
+ * stands for.  An importer asks keys() where it would first have passed
+ * the thing in a sample, and keeps the keys only as long as the things
+ * themselves (their ids are no key: a sink's keys are its own, valid for
+ * its life).  Only for samples with nothing but these fields: not
+ * SAMPLE_OLD_OBJECT, liveness unknown.
+ */
+struct rec_keys {
+	uint32_t thread, cls, stack; /* the sink's; "none" is a key too */
+};
+
+struct rec_keyed {
+	enum sample_kind kind;
+	bool truncated; /* the stack's */
+	int64_t time_ns;
+	int64_t weight, alloc_size, tlab_size; /* as struct rec_sample's */
+	struct rec_keys k;
+};
+
 struct sink_ops {
 	int (*sample)(void *ctx, const struct rec_sample *s);
 	int (*heap_summary)(void *ctx, const struct rec_heap_summary *h);
@@ -284,6 +309,9 @@ struct sink_ops {
 	int (*gc)(void *ctx, const struct rec_gc *g); /* NULL: ignored */
 	int (*codeheap)(void *ctx,
 			const struct rec_codeheap *c); /* NULL: ignored */
+	/* both or neither (NULL: every sample through sample()) */
+	int (*keys)(void *ctx, const struct rec_sample *s, struct rec_keys *k);
+	int (*keyed_sample)(void *ctx, const struct rec_keyed *s);
 };
 
 struct sink {

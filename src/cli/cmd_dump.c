@@ -296,8 +296,11 @@ static int dump_recording(void *ctx, const struct rec_recording *r)
 	return ferror(stdout) ? -1 : 0;
 }
 
-static const struct sink_ops dump_sink_ops = {dump_sample, dump_heap_summary,
-					      dump_recording, NULL, NULL};
+static const struct sink_ops dump_sink_ops = {
+	.sample = dump_sample,
+	.heap_summary = dump_heap_summary,
+	.recording = dump_recording,
+};
 
 static void print_problem(enum problem_severity sev, const struct err *e)
 {

@@ -141,8 +141,34 @@ static void touch_warn(void *ctx, const struct err *e)
 	touch(e->msg);
 }
 
-static const struct sink_ops touch_sink_ops = {touch_sample, touch_heap_summary,
-					       touch_recording, touch_gc,
-					       touch_codeheap};
+/* Samples by key too, so that the importers' keyed path is fuzzed: the
+ * sample behind the keys touched as sample() would, keys made up. */
+static int touch_keys(void *ctx, const struct rec_sample *s, struct rec_keys *k)
+{
+	touch_sample(ctx, s);
+	k->thread = (uint32_t)touch_hole;
+	k->cls = k->thread + 1;
+	k->stack = k->thread + 2;
+	return 0;
+}
+
+static int touch_keyed(void *ctx, const struct rec_keyed *x)
+{
+	(void)ctx;
+	touch_hole += (size_t)x->kind + (size_t)x->time_ns + (size_t)x->weight +
+		      (size_t)x->alloc_size + (size_t)x->tlab_size +
+		      x->k.thread + x->k.cls + x->k.stack + x->truncated;
+	return 0;
+}
+
+static const struct sink_ops touch_sink_ops = {
+	.sample = touch_sample,
+	.heap_summary = touch_heap_summary,
+	.recording = touch_recording,
+	.gc = touch_gc,
+	.codeheap = touch_codeheap,
+	.keys = touch_keys,
+	.keyed_sample = touch_keyed,
+};
 
 #endif

@@ -146,10 +146,11 @@ static void cap_warn(void *ctx, const struct err *e)
 	k->n_warnings++;
 }
 
-static const struct sink_ops cap_ops = {cap_sample, NULL, cap_recording, NULL,
-					cap_codeheap};
-static const struct sink_ops cap_ops_no_codeheap = {cap_sample, NULL,
-						    cap_recording, NULL, NULL};
+static const struct sink_ops cap_ops = {.sample = cap_sample,
+					.recording = cap_recording,
+					.codeheap = cap_codeheap};
+static const struct sink_ops cap_ops_no_codeheap = {.sample = cap_sample,
+						    .recording = cap_recording};
 
 static void cap_init(struct cap *k)
 {

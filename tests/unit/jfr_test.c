@@ -12,11 +12,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/jfr/jfr.h"
 #include "importers/list.h"
 #include "importers/sink.h"
 #include "input/input.h"
+#include "store/store.h"
 #include "test.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -2032,8 +2034,7 @@ static void maybe_seed(const char *name, const struct buf *b)
 
 TEST(jfr_synthetic_chunk_through_the_importer)
 {
-	static const struct sink_ops ops = {seen_sample, NULL, NULL, NULL,
-					    NULL};
+	static const struct sink_ops ops = {.sample = seen_sample};
 	struct seen_samples x = {0, 0, 0, 0};
 	struct sink sink = {&ops, &x};
 	struct import_env env = {"synthetic.jfr", no_warning, NULL, 0, 0};
@@ -2062,4 +2063,180 @@ TEST(jfr_synthetic_chunk_through_the_importer)
 	build_rich(&w, &hv_1e9, &r);
 	maybe_seed("synthetic-rich.jfr", &w.b);
 	w_release(&w);
+}
+
+/* --- samples by key ------------------------------------------------------- */
+
+static void ignore_warning(void *ctx, const struct err *e)
+{
+	(void)ctx;
+	(void)e;
+}
+
+static unsigned char *read_whole(const char *name, size_t *len)
+{
+	FILE *f = fopen(test_fixture(name), "rb");
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	*len = b.len;
+	return (unsigned char *)b.data;
+}
+
+/* The store writer's sink, with its keyed ops or without them: every
+ * call forwarded, the keyed ones counted. */
+struct fwd {
+	const struct sink *to;
+	uint64_t keys, keyed;
+};
+
+static int fwd_sample(void *ctx, const struct rec_sample *s)
+{
+	const struct fwd *f = ctx;
+
+	return f->to->ops->sample(f->to->ctx, s);
+}
+
+static int fwd_heap(void *ctx, const struct rec_heap_summary *h)
+{
+	const struct fwd *f = ctx;
+
+	return f->to->ops->heap_summary(f->to->ctx, h);
+}
+
+static int fwd_recording(void *ctx, const struct rec_recording *r)
+{
+	const struct fwd *f = ctx;
+
+	return f->to->ops->recording(f->to->ctx, r);
+}
+
+static int fwd_keys(void *ctx, const struct rec_sample *s, struct rec_keys *k)
+{
+	struct fwd *f = ctx;
+
+	f->keys++;
+	return f->to->ops->keys(f->to->ctx, s, k);
+}
+
+static int fwd_keyed(void *ctx, const struct rec_keyed *x)
+{
+	struct fwd *f = ctx;
+
+	f->keyed++;
+	return f->to->ops->keyed_sample(f->to->ctx, x);
+}
+
+/* data imported (jobs decoders) into a new store at dir/name, through
+ * the writer's keyed ops or not; its bytes in *out */
+static void import_to_store(const unsigned char *data, size_t len,
+			    unsigned jobs, bool keyed, const char *dir,
+			    const char *name, struct fwd *f, struct buf *out)
+{
+	static const struct sink_ops plain = {.sample = fwd_sample,
+					      .heap_summary = fwd_heap,
+					      .recording = fwd_recording};
+	static const struct sink_ops by_key = {.sample = fwd_sample,
+					       .heap_summary = fwd_heap,
+					       .recording = fwd_recording,
+					       .keys = fwd_keys,
+					       .keyed_sample = fwd_keyed};
+	struct store_writer *wr = store_writer_new();
+	struct sink sink = {keyed ? &by_key : &plain, f};
+	struct import_env env = {"rec.jfr", ignore_warning, NULL, 0, jobs};
+	struct input in;
+	struct store *s;
+	struct err e;
+	char path[256];
+	FILE *fp;
+
+	f->to = store_writer_sink(wr);
+	f->keys = f->keyed = 0;
+	input_init_memory(&in, "rec.jfr", data, len);
+	err_init(&e);
+	CHECK_INT(importer_jfr.import(&in, &sink, &env, &e), ==, 0);
+	input_release(&in);
+	s = test_store_commit(wr, dir, name);
+	if (s)
+		store_close(s);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "rb");
+	CHECK(fp != NULL);
+	if (fp) {
+		char chunk[65536];
+		size_t n;
+
+		while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+			buf_add(out, chunk, n);
+		fclose(fp);
+	}
+	unlink(path);
+}
+
+/* A sink that takes samples by key gets the store that sample() alone
+ * gives, to the byte: the rich chunk (a truncated stack, keys padded to
+ * 9 bytes, samples before the pools), then real recordings of every
+ * heap kind (TLAB events, old objects with their GC roots) and many
+ * chunks, one after the other in one file, with 1 and 2 decoders. */
+TEST(jfr_samples_by_key_make_the_same_store)
+{
+	static const char *const real[] = {"jfr/jdk17-leak-gcroots.jfr",
+					   "jfr/jdk17-profile-tlab.jfr",
+					   "jfr/jdk17-multichunk.jfr"};
+	static const unsigned jobs[] = {1, 2};
+	char dir[] = "/tmp/hs-unit-keyed-XXXXXX";
+	struct buf rec = BUF_INIT, ref = BUF_INIT;
+	struct fwd f;
+	struct w w;
+	struct rich r;
+	size_t i;
+
+	build_rich(&w, &hv_1e9, &r);
+	buf_add(&rec, w.b.data, w.b.len);
+	w_release(&w);
+	for (i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+		size_t len;
+		unsigned char *p = read_whole(real[i], &len);
+
+		if (!p) {
+			test_fail(__FILE__, __LINE__, "cannot read %s",
+				  real[i]);
+			buf_release(&rec);
+			return;
+		}
+		buf_add(&rec, p, len);
+		free(p);
+	}
+	CHECK(mkdtemp(dir) != NULL);
+	import_to_store((const unsigned char *)rec.data, rec.len, 1, false, dir,
+			"plain.hsdb", &f, &ref);
+	CHECK_UINT(f.keyed, ==, 0);
+	CHECK(ref.len > 100000);
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		struct buf got = BUF_INIT;
+
+		import_to_store((const unsigned char *)rec.data, rec.len,
+				jobs[i], true, dir, "keyed.hsdb", &f, &got);
+		/* every sample but the old objects by key; keys asked for
+		 * once a chunk for each new thread, class or stack */
+		CHECK_UINT(f.keyed, >, 20000);
+		CHECK_UINT(f.keys, >, 0);
+		CHECK_UINT(f.keys, <, f.keyed / 10);
+		CHECK_UINT(got.len, ==, ref.len);
+		if (got.len == ref.len && memcmp(got.data, ref.data, ref.len))
+			test_fail(__FILE__, __LINE__,
+				  "%u decoders: the keyed store differs",
+				  jobs[i]);
+		buf_release(&got);
+	}
+	rmdir(dir);
+	buf_release(&rec);
+	buf_release(&ref);
 }

@@ -230,8 +230,9 @@ static void log_warn(void *ctx, const struct err *e)
 static void import_logged(const unsigned char *data, size_t len, unsigned jobs,
 			  struct buf *b)
 {
-	static const struct sink_ops ops = {log_sample, log_heap, log_recording,
-					    NULL, NULL};
+	static const struct sink_ops ops = {.sample = log_sample,
+					    .heap_summary = log_heap,
+					    .recording = log_recording};
 	struct sink sink = {&ops, b};
 	struct import_env env = {"rec.jfr", log_warn, b, 0, jobs};
 	struct input in;
