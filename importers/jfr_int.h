@@ -116,13 +116,15 @@ struct jfr_job {
 	uint64_t id_base, stack_base;	 /* the ids of the chunks before */
 	uint32_t objs_done, stacks_done; /* ids offset so far */
 	/* the sink's keys (struct rec_keys) by local id, 0 for none:
-	 * KEY_SET | key once asked for; [0, n_keyed) are this chunk's */
+	 * KEY_SET | key once asked for (and KEY_TRUNCATED for a truncated
+	 * stack); [0, n_keyed) are this chunk's */
 	uint64_t *key_thread, *key_cls, *key_stack;
 	size_t n_keyed_objs, alloc_keyed_objs;
 	size_t n_keyed_stacks, alloc_keyed_stacks;
 };
 
-#define KEY_SET ((uint64_t)1 << 32)
+#define KEY_SET	      ((uint64_t)1 << 32)
+#define KEY_TRUNCATED ((uint64_t)1 << 33) /* key_stack's: the stack's flag */
 
 void jfr_job_init(struct jfr_job *j);
 void jfr_job_release(struct jfr_job *j);

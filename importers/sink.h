@@ -282,13 +282,15 @@ struct rec_codeheap {
  * classes and stacks many times (a JFR chunk: millions of samples, a few
  * thousand stacks).  keys() gives the sink's own keys for a sample's
  * thread, class and stack, doing exactly what sample() would do with
- * them, in the same order; keyed_sample() then takes a sample that names
- * them by those keys, and does what sample() would do with the sample it
- * stands for.  An importer asks keys() where it would first have passed
- * the thing in a sample, and keeps the keys only as long as the things
- * themselves (their ids are no key: a sink's keys are its own, valid for
- * its life).  Only for samples with nothing but these fields: not
- * SAMPLE_OLD_OBJECT, liveness unknown.
+ * them, in the same order; keyed_samples() then takes samples that name
+ * them by those keys, many in one call, and does what sample() would do
+ * with each sample they stand for, in order.  An importer asks keys()
+ * where it would first have passed the thing in a sample, and keeps the
+ * keys only as long as the things themselves (their ids are no key: a
+ * sink's keys are its own, valid for its life).  keys() may come while
+ * keyed samples wait in the importer (it adds no sample), but sample()
+ * only once they have been passed.  Only for samples with nothing but
+ * these fields: not SAMPLE_OLD_OBJECT, liveness unknown.
  */
 struct rec_keys {
 	uint32_t thread, cls, stack; /* the sink's; "none" is a key too */
@@ -311,7 +313,7 @@ struct sink_ops {
 			const struct rec_codeheap *c); /* NULL: ignored */
 	/* both or neither (NULL: every sample through sample()) */
 	int (*keys)(void *ctx, const struct rec_sample *s, struct rec_keys *k);
-	int (*keyed_sample)(void *ctx, const struct rec_keyed *s);
+	int (*keyed_samples)(void *ctx, const struct rec_keyed *x, size_t n);
 };
 
 struct sink {

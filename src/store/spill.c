@@ -98,6 +98,7 @@ struct spill {
 	struct err werr;     /* a write that failed: every later call fails */
 	uint32_t recording;
 	uint64_t import_base;
+	bool filled; /* a run has been full: new columns are made full */
 	struct run *runs;
 	uint32_t n_runs, runs_alloc;
 	const struct spill_stream_ops *ops; /* NULL: runs go to the file */
@@ -707,39 +708,67 @@ int spill_end_run(struct spill *sp, struct err *e)
 	return submit_run(sp, true, e);
 }
 
-int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e)
+struct spill_cols *spill_room(struct spill *sp, uint32_t recording,
+			      uint64_t import, size_t *at, size_t *room,
+			      struct err *e)
 {
 	struct runbuf *rb = sp->cur;
-	size_t i;
 
 	/* a run is one recording's, and its import indexes follow */
-	if (rb->n && (s->recording != sp->recording ||
-		      s->import != sp->import_base + rb->n)) {
+	if (rb->n &&
+	    (recording != sp->recording || import != sp->import_base + rb->n)) {
 		if (submit_run(sp, false, e) < 0)
-			return ERR_FAIL;
+			return NULL;
 		rb = sp->cur;
 	}
 	if (!rb->n) {
-		sp->recording = s->recording;
-		sp->import_base = s->import;
+		sp->recording = recording;
+		sp->import_base = import;
 	}
 	if (rb->n == rb->c.alloc) {
-		size_t a = rb->c.alloc ? 2 * rb->c.alloc : 1024;
+		/* doubled for a small recording; once a run has been full,
+		 * the columns the stream hands back empty are made whole at
+		 * once (growing them cost 1% of a large import's CPU) */
+		size_t a = rb->c.alloc	? 2 * rb->c.alloc
+			   : sp->filled ? sp->run_samples
+					: 1024;
 
 		cols_resize(&rb->c, a < sp->run_samples ? a : sp->run_samples);
 	}
-	i = rb->n++;
-	rb->c.time[i] = s->time_ns;
-	rb->c.kind[i] = s->kind;
-	rb->c.flags[i] = s->flags;
-	rb->c.thread[i] = s->thread;
-	rb->c.cls[i] = s->cls;
-	rb->c.node[i] = s->node;
-	rb->c.bytes[i] = s->bytes;
-	rb->c.size[i] = s->size;
-	if (rb->n == sp->run_samples)
+	*at = rb->n;
+	*room = rb->c.alloc - rb->n;
+	return &rb->c;
+}
+
+int spill_added(struct spill *sp, size_t n, struct err *e)
+{
+	struct runbuf *rb = sp->cur;
+
+	rb->n += n;
+	if (rb->n == sp->run_samples) {
+		sp->filled = true;
 		return submit_run(sp, false, e);
+	}
 	return 0;
+}
+
+int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e)
+{
+	size_t i, room;
+	struct spill_cols *c =
+		spill_room(sp, s->recording, s->import, &i, &room, e);
+
+	if (!c)
+		return ERR_FAIL;
+	c->time[i] = s->time_ns;
+	c->kind[i] = s->kind;
+	c->flags[i] = s->flags;
+	c->thread[i] = s->thread;
+	c->cls[i] = s->cls;
+	c->node[i] = s->node;
+	c->bytes[i] = s->bytes;
+	c->size[i] = s->size;
+	return spill_added(sp, 1, e);
 }
 
 void spill_truncate(struct spill *sp, uint32_t n_runs)

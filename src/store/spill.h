@@ -146,6 +146,15 @@ void spill_replay_cut(struct spill_replay *rp);
 /* Add one sample; a full run is handed to the writer thread.  An error
  * is the write of an earlier run's (or the file's creation). */
 int spill_add(struct spill *sp, const struct spill_sample *s, struct err *e);
+/* spill_add() of many samples, written by the caller straight into the
+ * run's columns: room for samples of recording rec, the first with
+ * import index import (the ones after it following), at index *at of
+ * the columns returned, for at most *room (at least 1) of them; then
+ * spill_added() with how many were written, every column of each.
+ * NULL, or <0, with e set: spill_add()'s errors. */
+struct spill_cols *spill_room(struct spill *sp, uint32_t rec, uint64_t import,
+			      size_t *at, size_t *room, struct err *e);
+int spill_added(struct spill *sp, size_t n, struct err *e);
 /* Sort and write the buffered samples as a run (none: no run), and wait
  * until every run is on disk; an error is any run's. */
 int spill_end_run(struct spill *sp, struct err *e);

@@ -152,12 +152,16 @@ static int touch_keys(void *ctx, const struct rec_sample *s, struct rec_keys *k)
 	return 0;
 }
 
-static int touch_keyed(void *ctx, const struct rec_keyed *x)
+static int touch_keyed(void *ctx, const struct rec_keyed *x, size_t n)
 {
+	size_t i;
+
 	(void)ctx;
-	touch_hole += (size_t)x->kind + (size_t)x->time_ns + (size_t)x->weight +
-		      (size_t)x->alloc_size + (size_t)x->tlab_size +
-		      x->k.thread + x->k.cls + x->k.stack + x->truncated;
+	for (i = 0; i < n; i++)
+		touch_hole += (size_t)x[i].kind + (size_t)x[i].time_ns +
+			      (size_t)x[i].weight + (size_t)x[i].alloc_size +
+			      (size_t)x[i].tlab_size + x[i].k.thread +
+			      x[i].k.cls + x[i].k.stack + x[i].truncated;
 	return 0;
 }
 
@@ -168,7 +172,7 @@ static const struct sink_ops touch_sink_ops = {
 	.gc = touch_gc,
 	.codeheap = touch_codeheap,
 	.keys = touch_keys,
-	.keyed_sample = touch_keyed,
+	.keyed_samples = touch_keyed,
 };
 
 #endif

@@ -2126,12 +2126,12 @@ static int fwd_keys(void *ctx, const struct rec_sample *s, struct rec_keys *k)
 	return f->to->ops->keys(f->to->ctx, s, k);
 }
 
-static int fwd_keyed(void *ctx, const struct rec_keyed *x)
+static int fwd_keyed(void *ctx, const struct rec_keyed *x, size_t n)
 {
 	struct fwd *f = ctx;
 
-	f->keyed++;
-	return f->to->ops->keyed_sample(f->to->ctx, x);
+	f->keyed += n;
+	return f->to->ops->keyed_samples(f->to->ctx, x, n);
 }
 
 /* data imported (jobs decoders) into a new store at dir/name, through
@@ -2147,7 +2147,7 @@ static void import_to_store(const unsigned char *data, size_t len,
 					       .heap_summary = fwd_heap,
 					       .recording = fwd_recording,
 					       .keys = fwd_keys,
-					       .keyed_sample = fwd_keyed};
+					       .keyed_samples = fwd_keyed};
 	struct store_writer *wr = store_writer_new();
 	struct sink sink = {keyed ? &by_key : &plain, f};
 	struct import_env env = {"rec.jfr", ignore_warning, NULL, 0, jobs};
