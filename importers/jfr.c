@@ -607,11 +607,13 @@ static void start_jobs(struct jfr_import *im)
 {
 	unsigned n = im->env->jobs > MAX_JOBS ? MAX_JOBS : im->env->jobs;
 
-	/* n chunks in flight: while the sink takes the oldest, the other
-	 * decoders work ahead.  A slot more would keep every decoder busy,
-	 * but the sink is the slow end of an import, and each slot holds a
-	 * chunk's records and (mapped) pages */
-	im->depth = n > 1 ? n : 1;
+	/* n + 1 chunks in flight: while the sink takes the oldest, every
+	 * decoder works ahead.  With n, a decoder waited for the sink to
+	 * finish a chunk before it could start the next (on a file of four
+	 * chunks, one core idle for a chunk's replay): 6.3% faster on the
+	 * 38 MB bench recording, 2.0% on 512 MB, for a chunk's records
+	 * and pages more (peak RSS 172 -> 227 MB on 512 MB) */
+	im->depth = n > 1 ? n + 1 : 1;
 	im->q = workq_new(n > 1 ? n : 0, im->depth, jfr_job_decode);
 	im->jobs = xcalloc(im->depth, sizeof(*im->jobs));
 }
