@@ -102,6 +102,21 @@ static void warn(struct jfr_import *im, const struct err *e)
 	im->env->warn(im->env->ctx, &copy);
 }
 
+/* The sizes of a sample of kind, with record field a and tlab_alloc
+ * (SAMPLE_TLAB_NEW's alloc_size), as struct rec_sample has them. */
+static inline void sample_sizes(unsigned kind, int64_t a, int64_t tlab_alloc,
+				int64_t *weight, int64_t *alloc_size,
+				int64_t *tlab_size)
+{
+	*weight = *alloc_size = *tlab_size = REC_NONE;
+	if (kind == SAMPLE_ALLOC)
+		*weight = a;
+	else if (kind == SAMPLE_TLAB_NEW)
+		*tlab_size = a, *alloc_size = tlab_alloc;
+	else
+		*alloc_size = a;
+}
+
 /* r as the sink's record; tlab_alloc: SAMPLE_TLAB_NEW's alloc_size. */
 static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
 			int64_t tlab_alloc, struct rec_sample *s)
@@ -114,17 +129,12 @@ static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
 		s->kind = r->kind;
 		s->class_name = s->class_raw = s->gc_root = NULL;
 		s->class_id = 0;
-		s->weight = s->alloc_size = s->tlab_size = REC_NONE;
 		s->alloc_time_ns = s->object_age_ns = s->object_size = REC_NONE;
 		s->last_heap_used = s->array_elements = REC_NONE;
 		s->liveness = LIVE_UNKNOWN;
 		s->death_ns = s->alloc_gc = s->death_gc = REC_NONE;
-		if (r->kind == SAMPLE_ALLOC)
-			s->weight = r->a;
-		else if (r->kind == SAMPLE_TLAB_NEW)
-			s->tlab_size = r->a, s->alloc_size = tlab_alloc;
-		else
-			s->alloc_size = r->a;
+		sample_sizes(r->kind, r->a, tlab_alloc, &s->weight,
+			     &s->alloc_size, &s->tlab_size);
 	}
 	s->time_ns = r->time_ns;
 	s->thread = r->thread ? j->objs[r->thread - 1] : NULL;
@@ -204,13 +214,8 @@ static int emit_keyed(struct jfr_import *im, struct jfr_job *j,
 	x->kind = r->kind;
 	x->time_ns = r->time_ns;
 	x->truncated = (*ks & KEY_TRUNCATED) != 0;
-	x->weight = x->alloc_size = x->tlab_size = REC_NONE;
-	if (r->kind == SAMPLE_ALLOC)
-		x->weight = r->a;
-	else if (r->kind == SAMPLE_TLAB_NEW)
-		x->tlab_size = r->a, x->alloc_size = tlab_alloc;
-	else
-		x->alloc_size = r->a;
+	sample_sizes(r->kind, r->a, tlab_alloc, &x->weight, &x->alloc_size,
+		     &x->tlab_size);
 	return ++im->n_kbuf == KEYED_BATCH ? flush_keyed(im) : 0;
 }
 
