@@ -735,8 +735,11 @@ struct spill_cols *spill_room(struct spill *sp, uint32_t recording,
 
 		cols_resize(&rb->c, a < sp->run_samples ? a : sp->run_samples);
 	}
+	/* columns handed back by the stream may hold more than a run */
 	*at = rb->n;
-	*room = rb->c.alloc - rb->n;
+	*room = (rb->c.alloc < sp->run_samples ? rb->c.alloc
+					       : sp->run_samples) -
+		rb->n;
 	return &rb->c;
 }
 
