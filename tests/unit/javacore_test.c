@@ -467,23 +467,6 @@ static void parse_lines(struct jc_parser *p, const char *text, size_t len)
 	}
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *d;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	d = xmalloc((size_t)n + 1);
-	*len = fread(d, 1, (size_t)n, f);
-	fclose(f);
-	return d;
-}
-
 static int n_parser_warnings;
 static void count_warn(void *ctx, enum err_code code, uint64_t line,
 		       const char *msg)
@@ -500,7 +483,7 @@ TEST(javacore_parser_section_lines)
 	struct arena a;
 	struct jc_parser p;
 	size_t len = 0;
-	char *text = slurp(
+	char *text = test_read_file(
 		test_fixture(
 			"javacore/javacore.20230830.134339.30220.0001.txt"),
 		&len);
@@ -870,7 +853,7 @@ TEST(javacore_truncated_inside_meminfo)
 	size_t len = 0, cut;
 	const char *p;
 	int i;
-	char *text = slurp(
+	char *text = test_read_file(
 		test_fixture(
 			"javacore/javacore.20230830.134339.30220.0001.txt"),
 		&len);

@@ -2073,23 +2073,6 @@ static void ignore_warning(void *ctx, const struct err *e)
 	(void)e;
 }
 
-static unsigned char *read_whole(const char *name, size_t *len)
-{
-	FILE *f = fopen(test_fixture(name), "rb");
-	struct buf b = BUF_INIT;
-	char chunk[65536];
-	size_t n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	*len = b.len;
-	return (unsigned char *)b.data;
-}
-
 /* The store writer's sink, with its keyed ops or without them: every
  * call forwarded, the keyed ones counted. */
 struct fwd {
@@ -2155,7 +2138,8 @@ static void import_to_store(const unsigned char *data, size_t len,
 	struct store *s;
 	struct err e;
 	char path[256];
-	FILE *fp;
+	char *bytes;
+	size_t n;
 
 	f->to = store_writer_sink(wr);
 	f->keys = f->keyed = 0;
@@ -2167,16 +2151,11 @@ static void import_to_store(const unsigned char *data, size_t len,
 	if (s)
 		store_close(s);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fp = fopen(path, "rb");
-	CHECK(fp != NULL);
-	if (fp) {
-		char chunk[65536];
-		size_t n;
-
-		while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-			buf_add(out, chunk, n);
-		fclose(fp);
-	}
+	bytes = test_read_file(path, &n);
+	CHECK(bytes != NULL);
+	if (bytes)
+		buf_add(out, bytes, n);
+	free(bytes);
 	unlink(path);
 }
 
@@ -2203,7 +2182,7 @@ TEST(jfr_samples_by_key_make_the_same_store)
 	w_release(&w);
 	for (i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
 		size_t len;
-		unsigned char *p = read_whole(real[i], &len);
+		char *p = test_read_file(test_fixture(real[i]), &len);
 
 		if (!p) {
 			test_fail(__FILE__, __LINE__, "cannot read %s",

@@ -16,6 +16,7 @@
 
 #include "importers/sink.h"
 #include "store/store.h"
+#include "util/buf.h"
 
 int test_failures;
 const char *test_skipped;
@@ -52,6 +53,24 @@ const char *test_fixture(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "fixtures", name);
 	return path;
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	buf_addch(&b, '\0');
+	*len = b.len - 1;
+	return b.data;
 }
 
 static int selected(const char *name, int argc, char **argv)

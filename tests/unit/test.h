@@ -41,6 +41,10 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 /* Path of a file under fixtures/ (HS_FIXTURES, default "fixtures"). */
 const char *test_fixture(const char *name);
 
+/* The whole file at path, NUL-terminated (*len not counting the NUL), to
+ * free(); NULL when it cannot be opened. */
+char *test_read_file(const char *path, size_t *len);
+
 /*
  * The store tests build by hand through a writer's sink: commit w to
  * DIR/NAME, free w, and open the result (NULL after a test_fail naming

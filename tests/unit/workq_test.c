@@ -245,31 +245,14 @@ static void import_logged(const unsigned char *data, size_t len, unsigned jobs,
 	forget_ids();
 }
 
-static unsigned char *read_fixture(const char *name, size_t *len)
-{
-	FILE *f = fopen(test_fixture(name), "rb");
-	unsigned char *p = NULL;
-	long n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0) {
-		p = xmalloc((size_t)n);
-		rewind(f);
-		*len = fread(p, 1, (size_t)n, f);
-	}
-	fclose(f);
-	return p;
-}
-
 /* The multichunk fixture three times over (21 chunks), cut inside the
  * last chunk, with a corrupt byte run in chunk 10. */
 TEST(jfr_import_same_calls_whatever_the_threads)
 {
 	static const unsigned jobs[] = {1, 2, 5};
 	size_t len, i, total;
-	unsigned char *one = read_fixture("jfr/jdk17-multichunk.jfr", &len);
+	unsigned char *one = (unsigned char *)test_read_file(
+		test_fixture("jfr/jdk17-multichunk.jfr"), &len);
 	unsigned char *rec;
 	struct buf ref = BUF_INIT;
 
