@@ -144,7 +144,7 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		uint32_t seq = q->sm.seq[i], state = 0, rec;
 		int64_t alloc_gc = -1, born = q->sm.time_ns[i], end, gcs_n;
 		int64_t size = -1;
-		bool rooted = false;
+		bool rooted = false, early;
 		const struct gc_ends *ge;
 
 		if (q->sm.kind[i] != q->kind)
@@ -180,11 +180,17 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		if (size > ev->largest_size)
 			ev->largest_size = size;
 		ev->samples++;
+		early = rec < q->n_recs &&
+			born - q->recs[rec].start_ns <
+				(q->recs[rec].end_ns - q->recs[rec].start_ns) /
+					2;
+		ev->early += early;
 		if (state == STORE_LIVE_DEAD) {
 			ev->dead++;
 			continue;
 		}
 		ev->alive_at_end++;
+		ev->early_alive += early;
 		if (q->sm.bytes[i] != REC_NONE)
 			ev->bytes_alive =
 				add_sat(ev->bytes_alive, q->sm.bytes[i]);

@@ -145,6 +145,9 @@ struct query_evidence {
 	uint64_t samples;      /* with a known fate */
 	uint64_t alive_at_end; /* alive when their recording ended */
 	uint64_t dead;	       /* found dead */
+	uint64_t early;	       /* allocated in the first half of their
+				  recording */
+	uint64_t early_alive;  /* ... and alive when it ended */
 	uint64_t with_root;    /* OldObjectSample with a path to a GC root */
 	uint64_t rooted_elsewhere; /* samples with a root in the same
 				      recordings, of any key: roots were

@@ -331,7 +331,7 @@ static int leaks_of_kind(struct findings_ctx *c,
 		struct finding *f;
 		struct query *qk;
 		double g = growth_pct(sv, x);
-		bool unrooted, young, strong, bounded;
+		bool unrooted, young, strong, bounded, turnover;
 		enum finding_severity sev;
 		char b1[32], b2[32], b3[32];
 		char *a;
@@ -353,10 +353,16 @@ static int leaks_of_kind(struct findings_ctx *c,
 		/* most of its sampled objects were found dead: they live a
 		 * while and go, a working set that grew to its size */
 		bounded = ev.dead > ev.alive_at_end;
+		/* it allocated in the first half of the recording, and
+		 * none of those objects is alive at the end: what it keeps
+		 * lives less than half the recording, a working set that
+		 * turns over, however its last points rise (a site of few
+		 * samples can look like a steady rise by chance) */
+		turnover = ev.alive_at_end && ev.early && !ev.early_alive;
 		strong = ev.with_root > 0 ||
 			 (ev.alive_at_end &&
 			  ev.old_gc_many * 2 >= ev.alive_at_end);
-		if (unrooted || young || bounded)
+		if (unrooted || young || bounded || turnover)
 			sev = FINDING_INFO;
 		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
 			sev = FINDING_CRITICAL;
@@ -386,6 +392,13 @@ static int leaks_of_kind(struct findings_ctx *c,
 				x->key, ev.dead, ev.samples,
 				findings_duration(x->median_to_collection_ns,
 						  b2, sizeof(b2)));
+		else if (turnover)
+			f->sentence = buf_strf(
+				"%s's live set grew, but none of the %" PRIu64
+				" sampled objects it allocated in the first "
+				"half of the recording is alive at its end: a "
+				"working set that turns over, not a leak.",
+				x->key, ev.early);
 		else if (young)
 			f->sentence = buf_strf(
 				"%s's objects alive at the end survived no GC "
