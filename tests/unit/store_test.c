@@ -111,20 +111,22 @@ static size_t ref_block(const struct block_sample *in, uint32_t n,
 	for (i = 0; i < n; i++) {
 		p = ref_uv(p, i ? in[i].seq - in[i - 1].seq : 0);
 		p = ref_uv(p, i ? (uint64_t)in[i].time_ns -
-					  (uint64_t)in[i - 1].time_ns
+					      (uint64_t)in[i - 1].time_ns
 				: 0);
-		p = ref_uv(p, (uint64_t)in[i].recording * 2 + (in[i].flags & 1));
+		p = ref_uv(p,
+			   (uint64_t)in[i].recording * 2 + (in[i].flags & 1));
 		/* "thread + 1; 0: none", none being 0xFFFFFFFF */
 		p = ref_uv(p, in[i].thread == UINT32_MAX
 				      ? 0
 				      : (uint64_t)in[i].thread + 1);
-		p = ref_uv(p, in[i].cls == UINT32_MAX ? 0
-						      : (uint64_t)in[i].cls + 1);
+		p = ref_uv(p, in[i].cls == UINT32_MAX
+				      ? 0
+				      : (uint64_t)in[i].cls + 1);
 		p = ref_uv(p, in[i].node);
 		p = ref_uv(p, ref_zz(in[i].bytes));
 		p = ref_uv(p, ref_zz(in[i].size));
 		p = ref_uv(p, ref_zz((int64_t)((uint64_t)in[i].bytes -
-					      (uint64_t)in[i].rest)));
+					       (uint64_t)in[i].rest)));
 	}
 	return (size_t)(p - out);
 }
