@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make a large JFR recording out of a small one, for `make bench`.
 
-    make_big_jfr.py SOURCE.jfr OUT.jfr (--copies N | --size SIZE)
+    make_big_jfr.py SOURCE.jfr OUT.jfr (--copies N | --size SIZE | --head SIZE)
 
 The output is SOURCE concatenated with itself N times (--size: as many
 copies as reach SIZE bytes, e.g. 512M or 2G).  JFR chunks are
@@ -12,6 +12,12 @@ span (first chunk's start to the end of its last chunk), so the copies
 follow each other and read as one long recording.  Event times are
 ticks relative to the chunk's start, so they move with it.  Check the
 result with `jfr summary OUT.jfr`.
+
+--head SIZE makes a smaller one instead: SOURCE's leading whole chunks,
+as many as fit in SIZE (at least one), unchanged.  The bench recording
+is what a workload writes in 10 s, so its size follows the machine's
+speed; a head of it keeps a figure stated for a size (issue 12's "37 MB
+bench recording") comparable from one machine to the next.
 
 The source is read once into memory (it is small: tens of MB); the output
 is written a copy at a time.  Exits 1 with a message on a source that is
@@ -53,12 +59,24 @@ def chunks(data):
 
 
 def main(argv):
-    if len(argv) != 5 or argv[3] not in ("--copies", "--size"):
+    if len(argv) != 5 or argv[3] not in ("--copies", "--size", "--head"):
         sys.exit("usage: make_big_jfr.py SOURCE.jfr OUT.jfr "
-                 "(--copies N | --size SIZE)")
+                 "(--copies N | --size SIZE | --head SIZE)")
     src, dst, how, val = argv[1:]
     data = bytearray(open(src, "rb").read())
     cs = chunks(data)
+    if how == "--head":
+        limit, n = parse_size(val), 1
+        while n < len(cs) and cs[n][0] + cs[n][1] <= limit:
+            n += 1
+        end = cs[n - 1][0] + cs[n - 1][1]
+        tmp = dst + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(data[:end])
+        os.replace(tmp, dst)
+        print(f"{dst}: the first {n} of {len(cs)} chunks of {src}: "
+              f"{end} bytes")
+        return
     span = max(s + d for _, _, s, d in cs) - min(s for _, _, s, _ in cs)
     if how == "--copies":
         n = int(val)

@@ -40,7 +40,10 @@ stat_line() { # label file-of-times
 }
 best() { sort -n "$1" | head -n 1; }
 median() { sort -n "$1" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
-if [ -s "$J" ]; then
+# versus FILE: heapsift import of FILE beside jfr summary, RUNS times in
+# turn, and issue 12's ratio
+versus() {
+	f=$1
 	echo
 	: >build/bench/imp.t
 	: >build/bench/rep.t
@@ -49,18 +52,18 @@ if [ -s "$J" ]; then
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		rm -f build/bench/jfr.hsdb
-		/usr/bin/time -f "%e %M" -o build/bench/t.out $HS import -o build/bench/jfr.hsdb "$J" >/dev/null 2>&1
+		/usr/bin/time -f "%e %M" -o build/bench/t.out $HS import -o build/bench/jfr.hsdb "$f" >/dev/null 2>&1
 		cut -d' ' -f1 build/bench/t.out >>build/bench/imp.t
 		cut -d' ' -f2 build/bench/t.out >>build/bench/rss.t
-		/usr/bin/time -f "%e" -o build/bench/t.out $HS import -o build/bench/jfr.hsdb "$J" >/dev/null 2>&1
+		/usr/bin/time -f "%e" -o build/bench/t.out $HS import -o build/bench/jfr.hsdb "$f" >/dev/null 2>&1
 		cat build/bench/t.out >>build/bench/rep.t
 		if command -v jfr >/dev/null 2>&1; then
-			/usr/bin/time -f "%e" -o build/bench/t.out jfr summary "$J" >/dev/null 2>&1
+			/usr/bin/time -f "%e" -o build/bench/t.out jfr summary "$f" >/dev/null 2>&1
 			cat build/bench/t.out >>build/bench/sum.t
 		fi
 		i=$((i + 1))
 	done
-	echo "heapsift import of $J ($(wc -c <"$J" | tr -d ' ') bytes) beside jfr summary, runs alternating:"
+	echo "heapsift import of $f ($(wc -c <"$f" | tr -d ' ') bytes) beside jfr summary, runs alternating:"
 	stat_line "heapsift import (new store)" build/bench/imp.t
 	stat_line "heapsift import (replacing the store)" build/bench/rep.t
 	echo "  peak RSS of the import: $(sort -n build/bench/rss.t | tail -n 1) kB; store $(wc -c <build/bench/jfr.hsdb | tr -d ' ') bytes"
@@ -69,5 +72,19 @@ if [ -s "$J" ]; then
 		echo "ratio of best times: jfr summary / heapsift import = $(echo "$(best build/bench/sum.t) $(best build/bench/imp.t)" | awk '{ printf "%.2f", $1 / $2 }') (new store), $(echo "$(best build/bench/sum.t) $(best build/bench/rep.t)" | awk '{ printf "%.2f", $1 / $2 }') (replacing)"
 		# issue 12's figure, the other way up: import / jfr summary
 		echo "issue 12: import / jfr summary = $(echo "$(median build/bench/imp.t) $(median build/bench/sum.t)" | awk '{ printf "%.2f", $1 / $2 }') by medians, $(echo "$(best build/bench/imp.t) $(best build/bench/sum.t)" | awk '{ printf "%.2f", $1 / $2 }') by best times (target 0.5 or less)"
+	fi
+}
+if [ -s "$J" ]; then
+	versus "$J"
+	# issue 12 states its figure for a 37 MB bench recording; the
+	# recording is what the workload writes in 10 s, so on a faster
+	# machine it is bigger (65 MB on 2026-11-28), and jfr summary's JVM
+	# start weighs less there.  Its leading whole chunks up to 40 MiB
+	# are measured too, so that the figure compares across machines.
+	if [ "$(wc -c <"$J" | tr -d ' ')" -gt $((40 << 20)) ]; then
+		H=build/bench/jfr-bench-head.jfr
+		[ "$H" -nt "$J" ] ||
+			python3 tests/bench/make_big_jfr.py "$J" "$H" --head 40M >/dev/null
+		[ -s "$H" ] && versus "$H"
 	fi
 fi
