@@ -131,6 +131,7 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->median_gcs = ev->max_gcs = -1;
+	ev->longest_life_ns = ev->oldest_alive_ns = -1;
 	ev->largest_size = -1;
 	if (q->kind != SAMPLE_AGENT && q->kind != SAMPLE_OLD_OBJECT)
 		return 0;
@@ -144,7 +145,8 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		uint32_t seq = q->sm.seq[i], state = 0, rec;
 		int64_t alloc_gc = -1, born = q->sm.time_ns[i], end, gcs_n;
 		int64_t size = -1;
-		bool rooted = false, early;
+		int64_t life;
+		bool rooted = false;
 		const struct gc_ends *ge;
 
 		if (q->sm.kind[i] != q->kind)
@@ -180,17 +182,20 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		if (size > ev->largest_size)
 			ev->largest_size = size;
 		ev->samples++;
-		early = rec < q->n_recs &&
-			born - q->recs[rec].start_ns <
-				(q->recs[rec].end_ns - q->recs[rec].start_ns) /
-					2;
-		ev->early += early;
 		if (state == STORE_LIVE_DEAD) {
 			ev->dead++;
+			if (live[li].death_ns != INT64_MIN &&
+			    !__builtin_sub_overflow(live[li].death_ns, born,
+						    &life) &&
+			    life > ev->longest_life_ns)
+				ev->longest_life_ns = life;
 			continue;
 		}
 		ev->alive_at_end++;
-		ev->early_alive += early;
+		if (rec < q->n_recs &&
+		    !__builtin_sub_overflow(q->recs[rec].end_ns, born, &life) &&
+		    life > ev->oldest_alive_ns)
+			ev->oldest_alive_ns = life;
 		if (q->sm.bytes[i] != REC_NONE)
 			ev->bytes_alive =
 				add_sat(ev->bytes_alive, q->sm.bytes[i]);

@@ -142,13 +142,13 @@ void findings_regex_literal(struct buf *out, const char *s);
 /* The liveness facts of the query's filtered samples (agent samples,
  * jdk.OldObjectSample); zero counts for a kind without liveness. */
 struct query_evidence {
-	uint64_t samples;      /* with a known fate */
-	uint64_t alive_at_end; /* alive when their recording ended */
-	uint64_t dead;	       /* found dead */
-	uint64_t early;	       /* allocated in the first half of their
-				  recording */
-	uint64_t early_alive;  /* ... and alive when it ended */
-	uint64_t with_root;    /* OldObjectSample with a path to a GC root */
+	uint64_t samples;	 /* with a known fate */
+	uint64_t alive_at_end;	 /* alive when their recording ended */
+	uint64_t dead;		 /* found dead */
+	int64_t longest_life_ns; /* of those found dead; -1 none */
+	int64_t oldest_alive_ns; /* the age of the oldest alive at the end
+				    (at its recording's end); -1 none */
+	uint64_t with_root;	 /* OldObjectSample with a path to a GC root */
 	uint64_t rooted_elsewhere; /* samples with a root in the same
 				      recordings, of any key: roots were
 				      searched for (path-to-gc-roots) */

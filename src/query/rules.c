@@ -353,12 +353,16 @@ static int leaks_of_kind(struct findings_ctx *c,
 		/* most of its sampled objects were found dead: they live a
 		 * while and go, a working set that grew to its size */
 		bounded = ev.dead > ev.alive_at_end;
-		/* it allocated in the first half of the recording, and
-		 * none of those objects is alive at the end: what it keeps
-		 * lives less than half the recording, a working set that
-		 * turns over, however its last points rise (a site of few
-		 * samples can look like a steady rise by chance) */
-		turnover = ev.alive_at_end && ev.early && !ev.early_alive;
+		/* every object alive at the end is younger than one of its
+		 * own that has died: they have not yet lived as long as
+		 * that one did, a working set that turns over, however its
+		 * last points rise (a site of a dozen samples can look like
+		 * a steady rise by chance).  A leak that began late at a
+		 * site that churned before keeps objects older than any of
+		 * the churned ones. */
+		turnover = ev.alive_at_end && ev.longest_life_ns >= 0 &&
+			   ev.oldest_alive_ns >= 0 &&
+			   ev.oldest_alive_ns <= ev.longest_life_ns;
 		strong = ev.with_root > 0 ||
 			 (ev.alive_at_end &&
 			  ev.old_gc_many * 2 >= ev.alive_at_end);
@@ -394,11 +398,15 @@ static int leaks_of_kind(struct findings_ctx *c,
 						  b2, sizeof(b2)));
 		else if (turnover)
 			f->sentence = buf_strf(
-				"%s's live set grew, but none of the %" PRIu64
-				" sampled objects it allocated in the first "
-				"half of the recording is alive at its end: a "
-				"working set that turns over, not a leak.",
-				x->key, ev.early);
+				"%s's live set grew, but its objects alive at "
+				"the end are at most %s old, and one of its "
+				"objects that died lived %s: a working set "
+				"that turns over, not a leak.",
+				x->key,
+				findings_duration(ev.oldest_alive_ns, b1,
+						  sizeof(b1)),
+				findings_duration(ev.longest_life_ns, b2,
+						  sizeof(b2)));
 		else if (young)
 			f->sentence = buf_strf(
 				"%s's objects alive at the end survived no GC "

@@ -38,6 +38,7 @@ static const struct rec_frame site_frames[][1] = {
 	{{"Die", "Die", "mid", "()V", 50, 1, "Interpreted", false}},
 	{{"Anchor", "Anchor", "keep", "()V", 60, 1, "Interpreted", false}},
 	{{"Turn", "Turn", "over", "()V", 70, 1, "Interpreted", false}},
+	{{"Late", "Late", "leak", "()V", 80, 1, "Interpreted", false}},
 };
 
 #define N_SITES (sizeof(site_frames) / sizeof(site_frames[0]))
@@ -243,17 +244,21 @@ TEST(survivors_leak_rule_and_ranking)
  * live set at point k is 9k - 36 samples from k = 9 on (the births of
  * p = k - 9..k - 1): it rises at every point and ends at its peak, a
  * suspect by shape.  Alive at the end: 12 + ... + 20 = 144; dead:
- * 1 + ... + 11 = 66, so "most found dead" does not hold; but the 55
- * born before 10 s (p = 0..9, half the recording) are all dead, so what
- * it keeps lives less than half the recording: info, a working set that
- * turns over.  Leak.slow (one a second, all alive) stays a warning or
- * worse.
+ * 1 + ... + 11 = 66, so "most found dead" does not hold; but the oldest
+ * alive at the end (born at 11.5 s) is 8.5 s old, younger than its dead
+ * ones lived (9 s): info, a working set that turns over.  Leak.slow (one
+ * a second, all alive) stays a warning or worse.  So does Late.leak,
+ * whose two objects of the first half (at 2.5 and 6.5 s) died 300 ms
+ * later, and which then keeps two a second (from 10.5 s): its oldest
+ * alive, 9.5 s, is far older than either of those lived.  (A rule that called a site a
+ * working set when every object of its first half had died, as this
+ * one's have, would have hidden that leak.)
  */
 TEST(survivors_turnover_is_no_leak_in_the_report)
 {
 	char dir[] = "/tmp/hs-survtest-XXXXXX";
-	struct life l[300];
-	const struct finding *turn = NULL, *leak = NULL;
+	struct life l[400];
+	const struct finding *turn = NULL, *leak = NULL, *late = NULL;
 	struct query_options o;
 	struct findings fs;
 	struct store *s;
@@ -270,6 +275,12 @@ TEST(survivors_turnover_is_no_leak_in_the_report)
 				7, born, born + 9000 < 20000 ? born + 9000 : -1,
 				100000};
 		l[n++] = (struct life){1, born, -1, 100000};
+		if (p == 2 || p == 6) {
+			l[n++] = (struct life){8, born, born + 300, 100000};
+		} else if (p >= 10) {
+			l[n++] = (struct life){8, born, -1, 100000};
+			l[n++] = (struct life){8, born + 250, -1, 100000};
+		}
 	}
 	s = make_store(dir, l, n);
 	memset(&fs, 0, sizeof(fs));
@@ -286,17 +297,21 @@ TEST(survivors_turnover_is_no_leak_in_the_report)
 			turn = f;
 		else if (!strcmp(f->subject, "Leak.slow:13"))
 			leak = f;
+		else if (!strcmp(f->subject, "Late.leak:80"))
+			late = f;
 	}
 	CHECK(turn != NULL);
 	CHECK(leak != NULL);
+	CHECK(late != NULL);
 	if (turn) {
 		CHECK_INT(turn->severity, ==, FINDING_INFO);
-		CHECK(strstr(turn->sentence,
-			     "none of the 55 sampled objects "
-			     "it allocated in the first half") != NULL);
+		CHECK(strstr(turn->sentence, "at most 8.5 s old") != NULL);
+		CHECK(strstr(turn->sentence, "that died lived 9.0 s") != NULL);
 	}
 	if (leak)
 		CHECK_INT(leak->severity, >, FINDING_INFO);
+	if (late)
+		CHECK_INT(late->severity, >, FINDING_INFO);
 	findings_release(&fs);
 	if (s)
 		store_close(s);
