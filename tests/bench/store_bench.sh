@@ -85,6 +85,8 @@ if [ -s "$J" ]; then
 		H=build/bench/jfr-bench-head.jfr
 		[ "$H" -nt "$J" ] ||
 			python3 tests/bench/make_big_jfr.py "$J" "$H" --head 40M >/dev/null
-		[ -s "$H" ] && versus "$H"
+		if [ -s "$H" ]; then
+			versus "$H"
+		fi
 	fi
 fi
