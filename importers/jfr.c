@@ -10,6 +10,7 @@
  * the last chunk.  Only a stream that is not JFR at all, or a first
  * chunk with nothing usable in it, is an error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,9 @@ struct jfr_import {
 	bool keyed; /* the sink takes samples by key (struct rec_keyed) */
 	struct rec_keyed *kbuf; /* waiting for keyed_samples() */
 	size_t n_kbuf;
+	/* with workers: their records' segments (jobs[].feed) */
+	struct jfr_feed feed;
+	bool fed;
 };
 
 /* Keyed samples passed this many at a time: a call a sample was a
@@ -122,7 +126,7 @@ static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
 			int64_t tlab_alloc, struct rec_sample *s)
 {
 	if (r->kind == SAMPLE_OLD_OBJECT) {
-		*s = j->olds[r->a];
+		*s = *(const struct rec_sample *)(intptr_t)r->a;
 	} else {
 		/* rec_sample_init()'s fields one by one: it memsets the
 		 * whole record first, and this runs for every event */
@@ -153,7 +157,7 @@ static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
  * ones; index 0 is "none". */
 static void keys_grow(struct jfr_job *j)
 {
-	size_t n = (size_t)j->n_objs + 1, m = (size_t)j->n_stacks + 1;
+	size_t n = (size_t)j->r_objs + 1, m = (size_t)j->r_stacks + 1;
 
 	if (n > j->alloc_keyed_objs) {
 		j->alloc_keyed_objs = n + n / 2;
@@ -220,11 +224,11 @@ static int emit_keyed(struct jfr_import *im, struct jfr_job *j,
 }
 
 static int emit_sample(struct jfr_import *im, struct jfr_job *j,
-		       const struct jfr_rec *r, size_t *extra)
+		       const struct jfr_rec *r, const int64_t **extra)
 {
 	struct rec_sample s;
 	int64_t tlab_alloc =
-		r->kind == SAMPLE_TLAB_NEW ? j->extra[(*extra)++] : REC_NONE;
+		r->kind == SAMPLE_TLAB_NEW ? *(*extra)++ : REC_NONE;
 
 	if (im->keyed && r->kind != SAMPLE_OLD_OBJECT)
 		return emit_keyed(im, j, r, tlab_alloc);
@@ -241,7 +245,10 @@ static void begin_chunk(struct jfr_import *im, struct jfr_job *j)
 	j->begun = true;
 	j->id_base = im->next_id;
 	j->stack_base = im->next_stack_id;
+	j->r_objs = j->r_stacks = 0;
 	j->n_keyed_objs = j->n_keyed_stacks = 0; /* a new chunk's ids */
+	if (im->keyed)
+		keys_grow(j);
 	if (j->orc < 0) {
 		warn(im, &j->open_err);
 		im->rec.bytes_skipped += j->take;
@@ -254,48 +261,139 @@ static void begin_chunk(struct jfr_import *im, struct jfr_job *j)
 		im->rec.start_ns = j->h.start_ns;
 }
 
-/* The records decoded so far to the sink, in file order, with their
- * damage warnings where they were found; the lists are emptied. */
-static int replay_records(struct jfr_import *im, struct jfr_job *j)
+/* A new thread or class of the chunk (JREC_OBJ), with the id the
+ * single-threaded reader gave it. */
+static void add_obj(struct jfr_import *im, struct jfr_job *j,
+		    const struct jfr_rec *r)
+{
+	void *p = (void *)(intptr_t)r->a;
+
+	if (j->r_objs == j->alloc_objs) {
+		j->alloc_objs = j->alloc_objs ? 2 * j->alloc_objs : 256;
+		j->objs =
+			xreallocarray(j->objs, j->alloc_objs, sizeof(*j->objs));
+	}
+	if (r->thread)
+		((struct rec_thread *)p)->id += j->id_base;
+	j->objs[j->r_objs++] = p;
+	if (im->keyed)
+		keys_grow(j);
+}
+
+/* A new stack of the chunk (JREC_STACK), the same. */
+static void add_stack(struct jfr_import *im, struct jfr_job *j,
+		      const struct jfr_rec *r)
+{
+	struct rec_stack *st = (struct rec_stack *)(intptr_t)r->a;
+
+	if (j->r_stacks == j->alloc_stacks) {
+		j->alloc_stacks = j->alloc_stacks ? 2 * j->alloc_stacks : 256;
+		j->stacks = xreallocarray(j->stacks, j->alloc_stacks,
+					  sizeof(*j->stacks));
+	}
+	st->id += j->stack_base;
+	j->stacks[j->r_stacks++] = st;
+	if (im->keyed)
+		keys_grow(j);
+}
+
+/* A segment's records to the sink, in file order, with their damage
+ * warnings where they were found. */
+static int replay_seg(struct jfr_import *im, struct jfr_job *j,
+		      const struct jfr_seg *sg)
 {
 	const struct sink *sink = im->sink;
-	size_t n, extra = 0;
+	const int64_t *extra = sg->extra;
+	size_t n;
+	int rc = 0;
+
+	for (n = 0; n < sg->n_recs && rc >= 0; n++) {
+		const struct jfr_rec *r = &sg->recs[n];
+		const void *p = (const void *)(intptr_t)r->a;
+
+		switch (r->kind) {
+		case JREC_OBJ:
+			add_obj(im, j, r);
+			break;
+		case JREC_STACK:
+			add_stack(im, j, r);
+			break;
+		case JREC_WARN:
+			rc = flush_keyed(im);
+			warn(im, p);
+			break;
+		case JREC_HEAP:
+			rc = flush_keyed(im);
+			if (rc >= 0 && sink->ops->heap_summary)
+				rc = sink->ops->heap_summary(sink->ctx, p);
+			break;
+		default:
+			rc = emit_sample(im, j, r, &extra);
+			break;
+		}
+	}
+	return rc;
+}
+
+/* The records of the job's own segment (decoded on this thread) to the
+ * sink; the segment is emptied. */
+static int replay_records(struct jfr_import *im, struct jfr_job *j)
+{
 	int rc = 0;
 
 	if (!j->begun)
 		begin_chunk(im, j);
-	/* the stacks and threads new since the last batch get the ids
-	 * the single-threaded reader gave them */
-	for (; j->objs_done < j->n_objs; j->objs_done++)
-		if (j->obj_is_thread[j->objs_done])
-			((struct rec_thread *)j->objs[j->objs_done])->id +=
-				j->id_base;
-	for (; j->stacks_done < j->n_stacks; j->stacks_done++)
-		j->stacks[j->stacks_done]->id += j->stack_base;
-	if (im->keyed)
-		keys_grow(j);
-	for (n = 0; n < j->n_recs && rc >= 0; n++) {
-		const struct jfr_rec *r = &j->recs[n];
-
-		if (r->kind == JREC_WARN) {
-			rc = flush_keyed(im);
-			warn(im, &j->warns[r->a]);
-		} else if (r->kind == JREC_HEAP) {
-			rc = flush_keyed(im);
-			if (rc >= 0 && sink->ops->heap_summary)
-				rc = sink->ops->heap_summary(sink->ctx,
-							     &j->heaps[r->a]);
-		} else {
-			rc = emit_sample(im, j, r, &extra);
-		}
+	if (j->seg) {
+		rc = replay_seg(im, j, j->seg);
+		j->seg->n_recs = j->seg->n_extra = 0;
 	}
 	/* none waits once the records are replayed: what comes between
 	 * (the chunk's warnings, the recording) finds the sink up to date */
 	if (rc >= 0)
 		rc = flush_keyed(im);
 	im->n_kbuf = 0;
-	j->n_recs = j->n_extra = j->n_olds = j->n_heaps = j->n_warns = 0;
 	return rc;
+}
+
+/*
+ * The job being decoded by a worker, replayed as its segments arrive
+ * (and dropped, once the sink has failed), until its decode is over;
+ * each segment goes back to be filled again.
+ */
+static void replay_feed(struct jfr_import *im, struct jfr_job *j)
+{
+	struct jfr_feed *f = &im->feed;
+	struct jfr_seg *list, *sg, *last;
+	unsigned n;
+
+	pthread_mutex_lock(&f->lock);
+	j->replaying = true; /* its decoder waits no more */
+	pthread_cond_broadcast(&f->cond);
+	for (;;) {
+		while (!j->pub && !j->fin)
+			pthread_cond_wait(&f->cond, &f->lock);
+		if (!j->pub)
+			break; /* over, and everything replayed */
+		list = j->pub;
+		j->pub = NULL;
+		j->pub_tail = &j->pub;
+		pthread_mutex_unlock(&f->lock);
+		/* the open's result was set before the first record */
+		if (!j->begun)
+			begin_chunk(im, j);
+		n = 0;
+		for (sg = list; sg; sg = sg->next) {
+			if (im->rc >= 0 && j->orc >= 0)
+				im->rc = replay_seg(im, j, sg);
+			last = sg;
+			n++;
+		}
+		pthread_mutex_lock(&f->lock);
+		last->next = f->free;
+		f->free = list;
+		j->n_held -= n;
+	}
+	pthread_mutex_unlock(&f->lock);
 }
 
 /* A batch of a chunk decoded on this thread (struct jfr_job's flush). */
@@ -457,10 +555,13 @@ static int replay_chunk(struct jfr_import *im, struct jfr_job *j)
  * failed); its bytes may go. */
 static void replay_next(struct jfr_import *im)
 {
-	struct jfr_job *j = workq_next(im->q);
+	struct jfr_job *j;
 
-	if (!j)
+	if (im->submitted == im->replayed)
 		return;
+	if (im->fed)
+		replay_feed(im, &im->jobs[im->replayed % im->depth]);
+	j = workq_next(im->q);
 	im->replayed++;
 	if (im->rc >= 0)
 		im->rc = replay_chunk(im, j);
@@ -516,6 +617,8 @@ static struct jfr_job *free_job(struct jfr_import *im)
 	j = &im->jobs[im->submitted % im->depth];
 	if (im->submitted % im->depth >= im->n_inited) {
 		jfr_job_init(&im->jobs[im->n_inited++]);
+		if (im->fed)
+			j->feed = &im->feed;
 		if (im->depth == 1) {
 			/* no workers: decoded here, replayed as it goes */
 			j->flush = flush_batch;
@@ -537,6 +640,14 @@ static bool submit_chunk(struct jfr_import *im, const struct jfr_header *h)
 	j->at = input_offset(in);
 	j->h = *h;
 	j->chunk_no = ++im->chunk_no;
+	/* the replay's side, and what the replay and the decoder share,
+	 * before the job is the decoder's */
+	j->begun = false;
+	j->id_base = j->stack_base = 0;
+	j->pub = NULL;
+	j->pub_tail = &j->pub;
+	j->n_held = 0;
+	j->fin = j->replaying = false;
 	if (input_is_stable(in)) {
 		const unsigned char *p;
 		size_t avail;
@@ -607,6 +718,20 @@ static bool next_chunk(struct jfr_import *im, uint64_t max_chunk, struct err *e)
 	return submit_chunk(im, &h);
 }
 
+/* A count from the environment (tests and measurements), else def. */
+static unsigned env_count(const char *name, unsigned def, unsigned min)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	return errno || *end || n < min || n > (1ul << 24) ? def : (unsigned)n;
+}
+
 /* Threads from env->jobs: 1 (or 0) decodes on this thread. */
 static void start_jobs(struct jfr_import *im)
 {
@@ -621,15 +746,31 @@ static void start_jobs(struct jfr_import *im)
 	im->depth = n > 1 ? n + 1 : 1;
 	im->q = workq_new(n > 1 ? n : 0, im->depth, jfr_job_decode);
 	im->jobs = xcalloc(im->depth, sizeof(*im->jobs));
+	im->fed = n > 1;
+	if (im->fed)
+		jfr_feed_init(
+			&im->feed,
+			env_count("HEAPSIFT_JFR_SEGMENT", JFR_SEG_RECS, 1),
+			env_count("HEAPSIFT_JFR_AHEAD", JFR_AHEAD, 0));
 }
 
 static void stop_jobs(struct jfr_import *im)
 {
 	unsigned i;
 
+	if (im->fed) {
+		/* every job is replayed by now; were one not, its decoder
+		 * must not wait for a replay that will not come */
+		pthread_mutex_lock(&im->feed.lock);
+		im->feed.stop = true;
+		pthread_cond_broadcast(&im->feed.cond);
+		pthread_mutex_unlock(&im->feed.lock);
+	}
 	workq_free(im->q);
 	for (i = 0; i < im->n_inited; i++)
 		jfr_job_release(&im->jobs[i]);
+	if (im->fed)
+		jfr_feed_release(&im->feed);
 	free(im->jobs);
 	input_pin(im->in, UINT64_MAX);
 }

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "importers/jfr_int.h"
-#include "util/bigmem.h"
 #include "util/xalloc.h"
 
 void jfr_job_init(struct jfr_job *j)
@@ -30,6 +29,8 @@ void jfr_job_init(struct jfr_job *j)
 
 void jfr_job_release(struct jfr_job *j)
 {
+	struct jfr_seg *s;
+
 	jfr_chunk_free(j->c);
 	arena_release(&j->arena);
 	u64cache_release(&j->fast_thread);
@@ -38,20 +39,61 @@ void jfr_job_release(struct jfr_job *j)
 	u64map_release(&j->chunk_counts);
 	free(j->small_counts);
 	free(j->copy);
-	big_free(j->recs, j->alloc_recs * sizeof(*j->recs));
-	free(j->extra);
-	free(j->olds);
-	free(j->heaps);
-	free(j->warns);
+	jfr_seg_free(j->seg);
+	while ((s = j->pub)) {
+		j->pub = s->next;
+		jfr_seg_free(s);
+	}
 	free(j->settings);
 	free(j->counts);
 	free(j->objs);
-	free(j->obj_is_thread);
 	free(j->stacks);
 	free(j->key_thread);
 	free(j->key_cls);
 	free(j->key_stack);
 	memset(j, 0, sizeof(*j));
+}
+
+struct jfr_seg *jfr_seg_new(uint32_t cap)
+{
+	struct jfr_seg *s = xcalloc(1, sizeof(*s));
+
+	s->cap = cap;
+	s->recs = xreallocarray(NULL, cap, sizeof(*s->recs));
+	s->extra = xreallocarray(NULL, cap, sizeof(*s->extra));
+	return s;
+}
+
+void jfr_seg_free(struct jfr_seg *s)
+{
+	if (!s)
+		return;
+	free(s->recs);
+	free(s->extra);
+	free(s);
+}
+
+void jfr_feed_init(struct jfr_feed *f, uint32_t seg_recs, unsigned ahead)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	/* a sample's event adds at most 4 records (thread, stack, class and
+	 * itself), which need not share a segment */
+	f->seg_recs = seg_recs ? seg_recs : 1;
+	f->ahead = ahead;
+}
+
+void jfr_feed_release(struct jfr_feed *f)
+{
+	struct jfr_seg *s;
+
+	while ((s = f->free)) {
+		f->free = s->next;
+		jfr_seg_free(s);
+	}
+	pthread_mutex_destroy(&f->lock);
+	pthread_cond_destroy(&f->cond);
 }
 
 /* Room for one more of n items of size bytes in *p. */
@@ -63,25 +105,90 @@ static void *grow(void *p, size_t *alloc, size_t n, size_t size)
 	return xreallocarray(p, *alloc, size);
 }
 
-/* A record: every field but kind is the caller's to set (a sample sets
- * them all; the others only a). */
-static inline struct jfr_rec *new_rec(struct jfr_job *j, uint8_t kind)
+/* The filled segment (if any) to the replay, and an empty one in its
+ * place, once the job may hold one more. */
+static void next_seg(struct jfr_job *j)
 {
-	struct jfr_rec *r;
+	struct jfr_feed *f = j->feed;
+	struct jfr_seg *s;
 
-	/* a chunk's records are tens of MB: on huge pages (bigmem.h),
-	 * grown without copies; with malloc, a 22 MB recording's import
-	 * took half its page faults here */
-	if (j->n_recs == j->alloc_recs) {
-		size_t n = j->alloc_recs ? j->alloc_recs * 2 : 1024;
-
-		j->recs = big_realloc(j->recs, j->alloc_recs * sizeof(*j->recs),
-				      n * sizeof(*j->recs));
-		j->alloc_recs = n;
+	pthread_mutex_lock(&f->lock);
+	if (j->seg) {
+		j->seg->next = NULL;
+		*j->pub_tail = j->seg;
+		j->pub_tail = &j->seg->next;
+		j->seg = NULL;
+		pthread_cond_broadcast(&f->cond);
 	}
-	r = &j->recs[j->n_recs++];
+	while (!j->replaying && !f->stop && j->n_held >= f->ahead)
+		pthread_cond_wait(&f->cond, &f->lock);
+	if ((s = f->free))
+		f->free = s->next;
+	else
+		f->n_segs++;
+	j->n_held++;
+	pthread_mutex_unlock(&f->lock);
+	if (!s)
+		s = jfr_seg_new(f->seg_recs);
+	s->n_recs = s->n_extra = 0;
+	j->seg = s;
+}
+
+/* The decode is over: the last segment to the replay, and the replay
+ * told. */
+static void end_feed(struct jfr_job *j)
+{
+	struct jfr_feed *f = j->feed;
+
+	pthread_mutex_lock(&f->lock);
+	if (j->seg && j->seg->n_recs) {
+		j->seg->next = NULL;
+		*j->pub_tail = j->seg;
+		j->pub_tail = &j->seg->next;
+	} else if (j->seg) {
+		j->seg->next = f->free;
+		f->free = j->seg;
+		j->n_held--;
+	}
+	j->seg = NULL;
+	j->fin = true;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* A segment with room for one more record.  Decoded where it is
+ * replayed, the job's one segment grows instead (flush empties it every
+ * JFR_BATCH records, and an event adds at most 4). */
+static inline struct jfr_seg *room(struct jfr_job *j)
+{
+	struct jfr_seg *s = j->seg;
+
+	if (s && s->n_recs < s->cap)
+		return s;
+	if (j->feed) {
+		next_seg(j);
+		return j->seg;
+	}
+	if (!s)
+		return j->seg = jfr_seg_new(JFR_BATCH + 64);
+	s->cap *= 2;
+	s->recs = xreallocarray(s->recs, s->cap, sizeof(*s->recs));
+	s->extra = xreallocarray(s->extra, s->cap, sizeof(*s->extra));
+	return s;
+}
+
+/* A record that is not a sample: kind and a pointer. */
+static void put_rec(struct jfr_job *j, uint8_t kind, const void *p,
+		    uint32_t thread)
+{
+	struct jfr_seg *s = room(j);
+	struct jfr_rec *r = &s->recs[s->n_recs++];
+
+	r->time_ns = 0;
+	r->a = (int64_t)(intptr_t)p;
+	r->thread = thread;
+	r->stack = r->cls = 0;
 	r->kind = kind;
-	return r;
 }
 
 /* A new chunk-local id for a thread or a class (one counter, as the
@@ -90,14 +197,9 @@ static uint32_t new_obj(struct jfr_job *j, void *p, bool thread)
 {
 	if (j->n_objs == UINT32_MAX)
 		BUG("jfr: more than 2^32 threads and classes in a chunk");
-	if (j->n_objs == j->alloc_objs) {
-		j->objs = grow(j->objs, &j->alloc_objs, j->n_objs,
-			       sizeof(*j->objs));
-		j->obj_is_thread =
-			xreallocarray(j->obj_is_thread, j->alloc_objs, 1);
-	}
-	j->objs[j->n_objs] = p;
-	j->obj_is_thread[j->n_objs] = thread;
+	/* in the segment being filled: the caller finishes p before any
+	 * record after this one, so before the segment goes to the replay */
+	put_rec(j, JREC_OBJ, p, thread);
 	return ++j->n_objs;
 }
 
@@ -108,10 +210,10 @@ static void warn_damage(struct jfr_job *j, unsigned *warned,
 		j->suppressed++;
 		return;
 	}
-	j->warns =
-		grow(j->warns, &j->alloc_warns, j->n_warns, sizeof(*j->warns));
-	j->warns[j->n_warns] = *e;
-	new_rec(j, JREC_WARN)->a = (int64_t)j->n_warns++;
+	struct err *copy = arena_alloc(&j->arena, sizeof(*copy));
+
+	*copy = *e;
+	put_rec(j, JREC_WARN, copy, 0);
 }
 
 static uint32_t convert_stack(struct jfr_job *j, struct jfr_stack *st)
@@ -122,8 +224,9 @@ static uint32_t convert_stack(struct jfr_job *j, struct jfr_stack *st)
 
 	if (!st)
 		return 0;
+	/* the local id: the replay changes rs->id */
 	if (st->user)
-		return (uint32_t)((struct rec_stack *)st->user)->id;
+		return (uint32_t)(uintptr_t)st->user;
 	rs = arena_calloc(&j->arena, 1, sizeof(*rs));
 	fr = arena_calloc(&j->arena, st->n_frames ? st->n_frames : 1,
 			  sizeof(*fr));
@@ -141,14 +244,12 @@ static uint32_t convert_stack(struct jfr_job *j, struct jfr_stack *st)
 	}
 	if (j->n_stacks == UINT32_MAX)
 		BUG("jfr: more than 2^32 stacks in a chunk");
-	j->stacks = grow(j->stacks, &j->alloc_stacks, j->n_stacks,
-			 sizeof(*j->stacks));
-	j->stacks[j->n_stacks++] = rs;
-	rs->id = j->n_stacks; /* local: the replay adds the chunks' before */
+	rs->id = ++j->n_stacks; /* local: the replay adds the chunks' before */
 	rs->frames = fr;
 	rs->n_frames = st->n_frames;
 	rs->truncated = st->truncated;
-	st->user = rs;
+	st->user = (void *)(uintptr_t)rs->id;
+	put_rec(j, JREC_STACK, rs, 0);
 	return (uint32_t)rs->id;
 }
 
@@ -227,9 +328,8 @@ static void old_object(struct jfr_job *j, const struct jfr_event *ev,
 	struct jfr_chunk *c = j->c;
 	struct rec_sample *s;
 
-	j->olds = grow(j->olds, &j->alloc_olds, j->n_olds, sizeof(*j->olds));
-	r->a = (int64_t)j->n_olds;
-	s = &j->olds[j->n_olds++];
+	s = arena_alloc(&j->arena, sizeof(*s));
+	r->a = (int64_t)(intptr_t)s;
 	rec_sample_init(s, SAMPLE_OLD_OBJECT);
 	s->liveness = LIVE_AT_END; /* what the event means */
 	if (jfr_has(ev, JS_OBJECT))
@@ -254,9 +354,13 @@ static void old_object(struct jfr_job *j, const struct jfr_event *ev,
 static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 {
 	const struct jfr_timebase *tb = j->tb;
-	struct jfr_rec *r = new_rec(j, 0);
+	struct jfr_rec rec, *r = &rec;
 	struct jfr_class *k = NULL;
+	int64_t tlab_alloc = REC_NONE;
+	struct jfr_seg *sg;
 
+	/* the record goes in last: the new thread, stack and class it
+	 * names go before it (put_rec) */
 	r->thread = r->stack = r->cls = 0;
 	/* a type without startTime (damaged metadata): the chunk's start */
 	r->time_ns = jfr_has(ev, JS_START)
@@ -279,12 +383,8 @@ static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 		r->kind = SAMPLE_TLAB_NEW;
 		if (jfr_has(ev, JS_TLAB_SIZE))
 			r->a = size_of(ev->v[JS_TLAB_SIZE]);
-		if (j->n_extra == j->alloc_extra)
-			j->extra = grow(j->extra, &j->alloc_extra, j->n_extra,
-					sizeof(*j->extra));
-		j->extra[j->n_extra++] = jfr_has(ev, JS_ALLOC_SIZE)
-						 ? size_of(ev->v[JS_ALLOC_SIZE])
-						 : REC_NONE;
+		if (jfr_has(ev, JS_ALLOC_SIZE))
+			tlab_alloc = size_of(ev->v[JS_ALLOC_SIZE]);
 		break;
 	case JFR_TLAB_OUTSIDE:
 		r->kind = SAMPLE_TLAB_OUTSIDE;
@@ -304,6 +404,10 @@ static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 	if (r->time_ns > j->last_event_ns)
 		j->last_event_ns = r->time_ns;
 	j->n_samples[r->kind]++;
+	sg = room(j);
+	if (r->kind == SAMPLE_TLAB_NEW)
+		sg->extra[sg->n_extra++] = tlab_alloc;
+	sg->recs[sg->n_recs++] = rec;
 }
 
 static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
@@ -312,10 +416,7 @@ static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
 	struct rec_heap_summary *h;
 	const char *when = NULL;
 
-	j->heaps =
-		grow(j->heaps, &j->alloc_heaps, j->n_heaps, sizeof(*j->heaps));
-	new_rec(j, JREC_HEAP)->a = (int64_t)j->n_heaps;
-	h = &j->heaps[j->n_heaps++];
+	h = arena_alloc(&j->arena, sizeof(*h));
 	h->time_ns = jfr_has(ev, JS_START)
 			     ? jfr_ticks_to_epoch_ns(c, ev->v[JS_START])
 			     : jfr_chunk_header(c)->start_ns;
@@ -333,6 +434,7 @@ static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
 	if (h->time_ns > j->last_event_ns)
 		j->last_event_ns = h->time_ns;
 	j->n_heap_summaries++;
+	put_rec(j, JREC_HEAP, h, 0);
 }
 
 /* A setting of a heap event, for the importer to keep (last wins). */
@@ -442,7 +544,7 @@ static void read_events(struct jfr_job *j)
 		default:
 			break;
 		}
-		if (j->flush && j->n_recs >= JFR_BATCH &&
+		if (j->flush && j->seg && j->seg->n_recs >= JFR_BATCH &&
 		    j->flush(j->flush_ctx, j) < 0)
 			break;
 	}
@@ -456,7 +558,6 @@ static void reset_output(struct jfr_job *j)
 	u64cache_clear(&j->fast_stack);
 	u64cache_clear(&j->fast_class);
 	err_init(&j->open_err);
-	j->n_recs = j->n_extra = j->n_olds = j->n_heaps = j->n_warns = 0;
 	j->n_settings = j->n_counts = 0;
 	j->n_objs = j->n_stacks = 0;
 	j->suppressed = 0;
@@ -466,9 +567,6 @@ static void reset_output(struct jfr_job *j)
 	j->last_event_ns = INT64_MIN;
 	j->end = 0;
 	j->why = NULL;
-	j->begun = false;
-	j->id_base = j->stack_base = 0;
-	j->objs_done = j->stacks_done = 0;
 }
 
 void jfr_job_decode(void *job)
@@ -478,11 +576,13 @@ void jfr_job_decode(void *job)
 	reset_output(j);
 	j->orc = jfr_chunk_open(j->c, j->data, j->take, j->chunk_no, j->at,
 				&j->open_err);
-	if (j->orc < 0)
-		return;
-	j->tb = jfr_chunk_timebase(j->c);
-	read_events(j);
-	fold_counts(j);
-	j->end = jfr_chunk_consistent_end(j->c);
-	j->why = jfr_chunk_lost_reason(j->c);
+	if (j->orc >= 0) {
+		j->tb = jfr_chunk_timebase(j->c);
+		read_events(j);
+		fold_counts(j);
+		j->end = jfr_chunk_consistent_end(j->c);
+		j->why = jfr_chunk_lost_reason(j->c);
+	}
+	if (j->feed)
+		end_feed(j);
 }

@@ -15,8 +15,11 @@
  *   - A job is the caller's memory, borrowed by the queue from submit
  *     until workq_next returns it.  The job function may touch only its
  *     job (and what is thread-safe: xalloc, the hash seed); the owner
- *     must not touch a submitted job until it is returned.  workq_next's
- *     return orders the run's writes before the owner's reads (a mutex).
+ *     must not touch a submitted job until it is returned, but for what
+ *     the job shares under a lock of its own (the JFR importer's
+ *     records, handed over while the chunk is decoded: jfr_int.h).
+ *     workq_next's return orders the run's writes before the owner's
+ *     reads (a mutex).
  *   - With 1 thread the jobs run one at a time, in the order submitted
  *     (workers take the oldest waiting job): a pipeline stage whose state
  *     the jobs share (the commit's rollup builder) may rely on it.

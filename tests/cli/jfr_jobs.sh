@@ -15,10 +15,25 @@ BIG="$HERE/../bench/make_big_jfr.py"
 F=$HS_FIXTURES/jfr
 W=$T/work
 
+# JOBS is a thread count, or a count and "s": the same with the decoders
+# handing their records over one at a time and none of them working
+# ahead of the chunk being replayed (HEAPSIFT_JFR_SEGMENT=1,
+# HEAPSIFT_JFR_AHEAD=0): every record crosses between threads, and every
+# decoder but the oldest's waits.  Sets _j to the count.
+jobs_env() {
+	_j=$1
+	case $_j in
+	*s)
+		_j=${_j%s}
+		export HEAPSIFT_JFR_SEGMENT=1 HEAPSIFT_JFR_AHEAD=0
+		;;
+	esac
+}
+
 # digest JOBS ARGS...: md5 of the exit status, stdout and stderr of
 # `heapsift --jobs=JOBS ARGS` (a store written by it is added by same)
 digest() {
-	_j=$1
+	jobs_env "$1"
 	shift
 	run "$@" --jobs="$_j"
 	# 0 to 3: read, warned, refused; more is a crash, never the same
@@ -35,7 +50,7 @@ digest() {
 # a terminal shows them: a warning comes between the records it was
 # found between (stdout is flushed before each warning)
 merged() {
-	_j=$1
+	jobs_env "$1"
 	shift
 	(cd "$T/cwd" && TMPDIR="$T/tmp" LC_ALL=C "$HEAPSIFT" "$@" \
 		--jobs="$_j" >"$T/both" 2>&1 </dev/null)
@@ -52,7 +67,7 @@ same() {
 	for _cmd in "dump" "dump --format=tsv --raw-names" "dump --stats"; do
 		# shellcheck disable=SC2086 # the words of $_cmd are arguments
 		_ref=$(digest 1 $_cmd "$_in")
-		for _j in 2 4; do
+		for _j in 2 4 3s; do
 			# shellcheck disable=SC2086
 			_got=$(digest $_j $_cmd "$_in")
 			[ "$_got" = "$_ref" ] ||
@@ -61,13 +76,13 @@ same() {
 		done
 	done
 	_ref=$(merged 1 dump --format=tsv "$_in")
-	for _j in 2 4; do
+	for _j in 2 4 3s; do
 		[ "$(merged $_j dump --format=tsv "$_in")" = "$_ref" ] ||
 			t_fail "dump $(basename "$_in") 2>&1: --jobs=$_j" \
 				"differs from --jobs=1"
 	done
 	_ref=
-	for _j in 1 2 4; do
+	for _j in 1 2 4 3s; do
 		rm -f "$W/s.hsdb"
 		_d=$(digest $_j import -o "$W/s.hsdb" "$_in")
 		if [ -e "$W/s.hsdb" ]; then
