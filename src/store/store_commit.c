@@ -368,6 +368,7 @@ void commit_tmp_name(struct buf *tmp, const char *target, unsigned attempt)
 int commit_replace(struct out *o, const char *tmp, const char *target,
 		   struct err *e)
 {
+	out_end_direct(o); /* its writes waited for (a failure stops there) */
 	if (!o->failed && fsync(o->fd) < 0) {
 		err_set(e, ERR_IO, "store: writing %s (fsync of %s): %s",
 			target, tmp, err_io_reason(errno));
@@ -474,6 +475,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		(const struct store_recording *)w->recordings.data,
 		(uint32_t)w->recordings.n, rollup_fd);
 	vec_init(&index, sizeof(struct store_block));
+	(void)out_direct(&o);
 	memset(&h, 0, sizeof(h));
 	out_write(&o, &h, sizeof(h)); /* filled in last */
 	blocks_at = 0;

@@ -17,16 +17,179 @@
 #include "store/spill.h"
 #include "util/crc32c.h"
 #include "util/size.h"
+#include "util/workq.h"
 #include "util/xalloc.h"
 
 #define OUT_SYNC_STEP ((uint64_t)8 << 20)
 #define OUT_WBUF      ((size_t)1 << 20)
+/* what O_DIRECT asks of a write's buffer, offset and length (the most a
+ * Linux file system does) */
+#define OUT_DIRECT_ALIGN 4096
+
+/* A write buffer, aligned as O_DIRECT asks. */
+static unsigned char *out_buffer(void)
+{
+	unsigned char *b = aligned_alloc(OUT_DIRECT_ALIGN, OUT_WBUF);
+
+	if (!b)
+		die("out of memory for a buffer of %zu bytes", OUT_WBUF);
+	return b;
+}
+
+/* One buffer's write at its place, on the writer's thread. */
+struct out_wjob {
+	int fd;
+	unsigned char *buf;
+	size_t len, done;
+	uint64_t at;
+	bool fail; /* a test's: as if the disk had refused it */
+};
+
+/* Direct mode's writes, OUT_AIO_DEPTH at a time on a thread of their
+ * own: a direct write waits for the disk (1.1 ms a MiB here), and the
+ * encoder need not.  Buffers: one being filled, the rest written or
+ * free. */
+#define OUT_AIO_DEPTH 3
+struct out_aio {
+	struct workq *q;
+	struct out_wjob jobs[OUT_AIO_DEPTH];
+	unsigned long long submitted;
+	unsigned char *free[OUT_AIO_DEPTH];
+	unsigned n_free;
+	bool fell_back; /* a write failed: the page cache from here */
+	unsigned long long fail_at; /* HEAPSIFT_STORE_DIRECT_FAIL: 1-based */
+};
+
+static void wjob_run(void *p)
+{
+	struct out_wjob *j = p;
+
+	if (j->fail)
+		return;
+	while (j->done < j->len) {
+		ssize_t n = pwrite(j->fd, j->buf + j->done, j->len - j->done,
+				   (off_t)(j->at + j->done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* written again by the owner, who says why */
+		j->done += (size_t)n;
+	}
+}
+
+static void fd_direct(int fd, bool on)
+{
+#ifdef O_DIRECT
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT);
+#else
+	(void)fd;
+	(void)on;
+#endif
+}
+
+bool out_direct(struct out *o)
+{
+#ifdef O_DIRECT
+	const char *v = getenv("HEAPSIFT_STORE_DIRECT");
+	struct out_aio *a;
+	int fl;
+	unsigned i;
+
+	/* HEAPSIFT_STORE_DIRECT=0: through the page cache (measurements) */
+	if ((v && !strcmp(v, "0")) || o->direct || o->pos % OUT_DIRECT_ALIGN ||
+	    o->wlen)
+		return false;
+	fl = fcntl(o->fd, F_GETFL);
+	if (fl < 0 || fcntl(o->fd, F_SETFL, fl | O_DIRECT) < 0)
+		return false; /* tmpfs and others: the page cache, as before */
+	a = xcalloc(1, sizeof(*a));
+	a->q = workq_new(1, OUT_AIO_DEPTH, wjob_run);
+	/* HEAPSIFT_STORE_DIRECT_FAIL=N: the Nth direct write fails as a
+	 * disk's would, once (tests: it is written again, and the store is
+	 * whole) */
+	v = getenv("HEAPSIFT_STORE_DIRECT_FAIL");
+	a->fail_at = v ? strtoull(v, NULL, 10) : 0;
+	for (i = 0; i < OUT_AIO_DEPTH; i++)
+		a->free[a->n_free++] = out_buffer();
+	o->aio = a;
+	o->direct = true;
+	return true;
+#else
+	(void)o;
+	return false;
+#endif
+}
+
+/* The oldest write back; one that failed is written again through the
+ * page cache, which sets o->failed with the reason. */
+static void take_back(struct out *o)
+{
+	struct out_aio *a = o->aio;
+	struct out_wjob *j = workq_next(a->q);
+
+	if (j->done != j->len) {
+		uint64_t pos = o->pos;
+
+		a->fell_back = true;
+		fd_direct(o->fd, false);
+		o->direct = false;
+		o->pos = j->at + j->done;
+		out_pwrite(o, j->buf + j->done, j->len - j->done);
+		if (!o->failed)
+			o->pos = pos;
+		o->direct = true; /* until out_end_direct */
+	}
+	a->free[a->n_free++] = j->buf;
+}
+
+void out_end_direct(struct out *o)
+{
+	struct out_aio *a = o->aio;
+
+	if (!o->direct)
+		return;
+	while (workq_pending(a->q))
+		take_back(o);
+	workq_free(a->q);
+	while (a->n_free)
+		free(a->free[--a->n_free]);
+	free(a);
+	o->aio = NULL;
+	o->direct = false;
+	fd_direct(o->fd, false);
+}
+
+/* The full buffer, at a multiple of its size, to the writer; an empty
+ * one in its place. */
+static void submit_direct(struct out *o)
+{
+	struct out_aio *a = o->aio;
+	struct out_wjob *j;
+
+	if (workq_full(a->q))
+		take_back(o);
+	j = &a->jobs[a->submitted++ % OUT_AIO_DEPTH];
+	j->fd = o->fd;
+	j->buf = o->wbuf;
+	j->len = o->wlen;
+	j->done = 0;
+	j->at = o->pos - o->wlen;
+	j->fail = a->submitted == a->fail_at;
+	workq_submit(a->q, j);
+	o->wbuf = a->free[--a->n_free];
+	o->wlen = 0;
+}
 
 /* len bytes at pos, straight to the file (pos moves past them). */
 void out_pwrite(struct out *o, const void *p, size_t len)
 {
 	const unsigned char *b = p;
 
+	out_end_direct(o);
 	while (len && !o->failed) {
 		ssize_t n = pwrite(o->fd, b, len, (off_t)o->pos);
 
@@ -61,6 +224,8 @@ void out_flush(struct out *o)
 {
 	size_t n = o->wlen;
 
+	/* the file may be read after this, or closed */
+	out_end_direct(o);
 	if (!n)
 		return;
 	o->wlen = 0;
@@ -72,14 +237,40 @@ void out_write(struct out *o, const void *p, size_t len)
 {
 	if (o->failed || !len) /* an empty section's data may be NULL */
 		return;
+	if (!o->wbuf)
+		o->wbuf = out_buffer();
+	if (o->direct) {
+		/* whole buffers only, each at a multiple of its size */
+		const unsigned char *b = p;
+
+		while (len && !o->failed) {
+			size_t k = OUT_WBUF - o->wlen < len ? OUT_WBUF - o->wlen
+							    : len;
+
+			memcpy(o->wbuf + o->wlen, b, k);
+			o->wlen += k;
+			o->pos += k;
+			b += k;
+			len -= k;
+			if (o->wlen < OUT_WBUF)
+				continue;
+			if (!o->aio->fell_back) {
+				submit_direct(o);
+				continue;
+			}
+			/* a write failed: the page cache from here */
+			out_flush(o);
+			out_write(o, b, len);
+			return;
+		}
+		return;
+	}
 	if (len > OUT_WBUF - o->wlen)
 		out_flush(o);
 	if (len >= OUT_WBUF) {
 		out_pwrite(o, p, len);
 		return;
 	}
-	if (!o->wbuf)
-		o->wbuf = xmalloc(OUT_WBUF);
 	memcpy(o->wbuf + o->wlen, p, len);
 	o->wlen += len;
 	o->pos += len;
@@ -122,7 +313,7 @@ void section_add(struct out *o, struct store_toc_entry *t, const void *data,
 	/* Start writing back what is complete while the rest is gathered:
 	 * the fsync before the rename then waits for less.  Asynchronous,
 	 * and only a hint: errors surface in that fsync. */
-	if (o->pos - o->synced >= OUT_SYNC_STEP) {
+	if (!o->direct && o->pos - o->synced >= OUT_SYNC_STEP) {
 		out_flush(o);
 		(void)sync_file_range(o->fd, (off_t)o->synced,
 				      (off_t)(o->pos - o->synced),

@@ -121,6 +121,7 @@ static int stream_open(struct stream *st, struct err *e)
 			       st->dir, err_io_reason(errno));
 	st->opened = true;
 	st->rb = rollup_builder_new(NULL, 0, st->rollup_fd);
+	(void)out_direct(&st->o);
 	memset(&h, 0, sizeof(h));
 	out_write(&st->o, &h, sizeof(h)); /* filled in at commit */
 	encoder_begin(&st->en, &st->o, &st->index, st->rb, 0, 0);
@@ -292,6 +293,7 @@ static void stream_drop(struct stream *st)
 	uint32_t i;
 
 	encoder_free(&st->en);
+	out_end_direct(&st->o);
 	free(st->o.wbuf);
 	st->o.wbuf = NULL;
 	rollup_builder_free(st->rb);
@@ -497,6 +499,7 @@ void stream_free(struct stream *st)
 		return;
 	if (st->opened && !st->dead)
 		pipe_end(&st->pipe, false);
+	out_end_direct(&st->o);
 	if (st->o.fd >= 0)
 		close(st->o.fd);
 	stream_drop(st);

@@ -223,6 +223,47 @@ if [ $UPDATE = 0 ]; then
 fi
 t_end
 
+# The new store's file is written a MiB at a time with O_DIRECT where the
+# file system allows it (ext4 here, not tmpfs), by a thread of its own.
+# A direct write cut short (a 512 KiB limit inside the first MiB) or a
+# later write refused (a limit past the first MiB, met by the last,
+# partial buffer) fails the import as the page cache's would: exit 1,
+# the reason named, nothing left behind.  The store of that recording is
+# 1.3 MB, so its first MiB is a direct write.
+t_begin stream_direct_write_error
+if [ $UPDATE = 0 ]; then
+	D="$W/directerr"
+	mkdir -p "$D"
+	cp "$J"/jdk17-profile-tlab.jfr "$D/"
+	for kib in 512 1100; do
+		(cd "$D" && trap '' XFSZ && ulimit -f $kib &&
+			TMPDIR="$T/tmp" LC_ALL=C "$HEAPSIFT" import -o new.hsdb \
+				jdk17-profile-tlab.jfr >"$T/o" 2>"$T/e" </dev/null)
+		rc=$?
+		[ "$rc" = 1 ] || t_fail "limit $kib KiB: exit $rc, want 1"
+		grep -q "error: store: writing .*$D.*: File too large" "$T/e" ||
+			t_fail "limit $kib KiB: stderr: $(cat "$T/e")"
+		left=$(ls -A "$D" | tr '\n' ' ')
+		[ "$left" = "jdk17-profile-tlab.jfr " ] ||
+			t_fail "limit $kib KiB: left $left"
+	done
+	# without a limit, the same bytes as through the page cache; and a
+	# direct write that fails once (HEAPSIFT_STORE_DIRECT_FAIL: the first
+	# MiB) is written again through the page cache: the same bytes again
+	(cd "$D" && TMPDIR="$T/tmp" "$HEAPSIFT" import -o a.hsdb \
+		jdk17-profile-tlab.jfr >/dev/null 2>&1 &&
+		HEAPSIFT_STORE_DIRECT=0 TMPDIR="$T/tmp" "$HEAPSIFT" import \
+			-o b.hsdb jdk17-profile-tlab.jfr >/dev/null 2>&1 &&
+		HEAPSIFT_STORE_DIRECT_FAIL=1 TMPDIR="$T/tmp" "$HEAPSIFT" \
+			import -o c.hsdb jdk17-profile-tlab.jfr >/dev/null 2>&1) ||
+		t_fail "import without a limit failed"
+	cmp -s "$D/a.hsdb" "$D/b.hsdb" ||
+		t_fail "direct and page-cache writes made different stores"
+	cmp -s "$D/a.hsdb" "$D/c.hsdb" ||
+		t_fail "a direct write that failed was not written again"
+fi
+t_end
+
 # Where the store's file cannot be linked (no /proc, a link refused;
 # HEAPSIFT_STORE_NO_LINK=1 makes it so), the commit copies it into a
 # named temporary file: the same bytes, the mode a new store gets (0644
