@@ -747,11 +747,18 @@ static void start_jobs(struct jfr_import *im)
 	im->q = workq_new(n > 1 ? n : 0, im->depth, jfr_job_decode);
 	im->jobs = xcalloc(im->depth, sizeof(*im->jobs));
 	im->fed = n > 1;
+	/* Only the chunk being replayed is decoded freely; a decoder of a
+	 * later one stops JFR_AHEAD segments in until the replay reaches it,
+	 * so with two decoders one of them decodes at a time, and the other
+	 * core runs the sink and the store.  With more, they may each fill
+	 * a chunk's worth ahead, as before segments: the decoding is then
+	 * spread over the cores, and the memory is what it was. */
 	if (im->fed)
 		jfr_feed_init(
 			&im->feed,
 			env_count("HEAPSIFT_JFR_SEGMENT", JFR_SEG_RECS, 1),
-			env_count("HEAPSIFT_JFR_AHEAD", JFR_AHEAD, 0));
+			env_count("HEAPSIFT_JFR_AHEAD",
+				  n > 2 ? JFR_AHEAD_MANY : JFR_AHEAD, 0));
 }
 
 static void stop_jobs(struct jfr_import *im)

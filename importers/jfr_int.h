@@ -42,6 +42,8 @@
  * HEAPSIFT_JFR_AHEAD change them */
 #define JFR_SEG_RECS 16384
 #define JFR_AHEAD    4
+/* the same with more than two decoders: no bound but the chunk's */
+#define JFR_AHEAD_MANY (1u << 24)
 
 /* kinds of a struct jfr_rec beyond the sample kinds; a is a pointer into
  * the job's arena (or its chunk, for a class) */
