@@ -378,8 +378,9 @@ static void replay_feed(struct jfr_import *im, struct jfr_job *j)
 		j->pub = NULL;
 		j->pub_tail = &j->pub;
 		pthread_mutex_unlock(&f->lock);
-		/* the open's result was set before the first record */
-		if (!j->begun)
+		/* the open's result was set before the first record; once
+		 * the sink has failed, nothing more is said */
+		if (!j->begun && im->rc >= 0)
 			begin_chunk(im, j);
 		n = 0;
 		for (sg = list; sg; sg = sg->next) {
