@@ -75,7 +75,7 @@ UNIT_BIN := $(BUILD)/unit-tests
 .PHONY: all test check unit golden-update install uninstall clean \
 	format format-check layering deps-test fuzz fuzz-build fuzz-campaign \
 	fuzz-minimize bench agent agent-notice \
-	mutate
+	mutate tsan
 .DEFAULT_GOAL := all
 all: $(BIN) agent
 
@@ -163,6 +163,20 @@ test: deps-test $(BIN) $(UNIT_BIN) $(BUILD)/store-bench layering agent
 	@HEAPSIFT=$(abspath $(BIN)) UNIT=$(abspath $(UNIT_BIN)) \
 		STORE_BENCH=$(abspath $(BUILD)/store-bench) \
 		HS_SANITIZED=$(if $(SAN),1,) tests/run
+
+# The threads that share memory while an import runs (the JFR decoders'
+# segments, the store's direct writes, the stream's hand-overs) under
+# ThreadSanitizer: the two scripts that drive them hardest, against a
+# -fsanitize=thread build in build-tsan/.  Not in CI: about 18 minutes.
+tsan: $(BUILD)/store-bench
+	@$(MAKE) --no-print-directory BUILD=build-tsan BIN=build-tsan/heapsift \
+		CFLAGS='-O1 -g' SAN='-fsanitize=thread' build-tsan/heapsift
+	@fail=0; for t in jfr_jobs stream; do \
+		TSAN_OPTIONS='halt_on_error=1 exitcode=66' \
+		HEAPSIFT=$(CURDIR)/build-tsan/heapsift \
+		HS_FIXTURES=$(CURDIR)/fixtures \
+		STORE_BENCH=$(CURDIR)/$(BUILD)/store-bench \
+		sh tests/cli/$$t.sh || fail=1; done; exit $$fail
 
 # The whole suite again, under the sanitizers, in its own build folder.
 # GCC's undefined leaves out a double converted past its type's range
