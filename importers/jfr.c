@@ -10,7 +10,6 @@
  * the last chunk.  Only a stream that is not JFR at all, or a first
  * chunk with nothing usable in it, is an error.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "input/input.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/env.h"
 #include "util/hash.h"
 #include "util/workq.h"
 #include "util/xalloc.h"
@@ -720,19 +720,6 @@ static bool next_chunk(struct jfr_import *im, uint64_t max_chunk, struct err *e)
 }
 
 /* A count from the environment (tests and measurements), else def. */
-static unsigned env_count(const char *name, unsigned def, unsigned min)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long n;
-
-	if (!v || !*v)
-		return def;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	return errno || *end || n < min || n > (1ul << 24) ? def : (unsigned)n;
-}
-
 /* Threads from env->jobs: 1 (or 0) decodes on this thread. */
 static void start_jobs(struct jfr_import *im)
 {
@@ -757,9 +744,11 @@ static void start_jobs(struct jfr_import *im)
 	if (im->fed)
 		jfr_feed_init(
 			&im->feed,
-			env_count("HEAPSIFT_JFR_SEGMENT", JFR_SEG_RECS, 1),
-			env_count("HEAPSIFT_JFR_AHEAD",
-				  n > 2 ? JFR_AHEAD_MANY : JFR_AHEAD, 0));
+			(unsigned)env_count("HEAPSIFT_JFR_SEGMENT",
+					    JFR_SEG_RECS, 1, 1u << 24),
+			(unsigned)env_count("HEAPSIFT_JFR_AHEAD",
+					    n > 2 ? JFR_AHEAD_MANY : JFR_AHEAD,
+					    0, 1u << 24));
 }
 
 static void stop_jobs(struct jfr_import *im)

@@ -33,6 +33,7 @@
 #include "store/time_sort.h"
 #include "util/bigmem.h"
 #include "util/buf.h"
+#include "util/env.h"
 #include "util/workq.h"
 #include "util/xalloc.h"
 
@@ -349,24 +350,10 @@ static int wbuf_flush(struct runbuf *rb, size_t *wlen)
 
 /* --- gathering runs -------------------------------------------------------- */
 
-size_t spill_env_count(const char *name, size_t def)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return def;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || *end || n < 1 || n > (1ull << 31))
-		return def;
-	return (size_t)n;
-}
-
 size_t spill_run_samples(void)
 {
-	return spill_env_count("HEAPSIFT_STORE_RUN_SAMPLES", SPILL_RUN_DEFAULT);
+	return env_count("HEAPSIFT_STORE_RUN_SAMPLES", SPILL_RUN_DEFAULT, 1,
+			 (size_t)1 << 31);
 }
 
 struct spill *spill_new(size_t run_samples, unsigned sparse_kinds)

@@ -82,8 +82,6 @@ void spill_set_dir(struct spill *sp, const char *dir);
 /* SPILL_RUN_DEFAULT, or HEAPSIFT_STORE_RUN_SAMPLES when it is a number
  * from 1 to 2^31. */
 size_t spill_run_samples(void);
-/* The environment's count name (a number from 1 to 2^31), else def. */
-size_t spill_env_count(const char *name, size_t def);
 
 /* A temporary file in dir, open for reading and writing, that has no
  * name (O_TMPFILE, else made and unlinked at once), so that nothing of it

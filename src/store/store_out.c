@@ -78,16 +78,19 @@ static void wjob_run(void *p)
 	}
 }
 
-static void fd_direct(int fd, bool on)
+/* O_DIRECT on or off for fd; false when the file system refuses it
+ * (tmpfs and others: the page cache, as before) or there is none. */
+static bool fd_direct(int fd, bool on)
 {
 #ifdef O_DIRECT
 	int fl = fcntl(fd, F_GETFL);
 
-	if (fl >= 0)
-		(void)fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT);
+	return fl >= 0 &&
+	       fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) == 0;
 #else
 	(void)fd;
 	(void)on;
+	return false;
 #endif
 }
 
@@ -96,16 +99,14 @@ bool out_direct(struct out *o)
 #ifdef O_DIRECT
 	const char *v = getenv("HEAPSIFT_STORE_DIRECT");
 	struct out_aio *a;
-	int fl;
 	unsigned i;
 
 	/* HEAPSIFT_STORE_DIRECT=0: through the page cache (measurements) */
 	if ((v && !strcmp(v, "0")) || o->direct || o->pos % OUT_DIRECT_ALIGN ||
 	    o->wlen)
 		return false;
-	fl = fcntl(o->fd, F_GETFL);
-	if (fl < 0 || fcntl(o->fd, F_SETFL, fl | O_DIRECT) < 0)
-		return false; /* tmpfs and others: the page cache, as before */
+	if (!fd_direct(o->fd, true))
+		return false;
 	a = xcalloc(1, sizeof(*a));
 	a->q = workq_new(1, OUT_AIO_DEPTH, wjob_run);
 	/* HEAPSIFT_STORE_DIRECT_FAIL=N: the Nth direct write fails as a
@@ -135,7 +136,7 @@ static void take_back(struct out *o)
 		uint64_t pos = o->pos;
 
 		a->fell_back = true;
-		fd_direct(o->fd, false);
+		(void)fd_direct(o->fd, false);
 		o->direct = false;
 		o->pos = j->at + j->done;
 		out_pwrite(o, j->buf + j->done, j->len - j->done);
@@ -160,7 +161,7 @@ void out_end_direct(struct out *o)
 	free(a);
 	o->aio = NULL;
 	o->direct = false;
-	fd_direct(o->fd, false);
+	(void)fd_direct(o->fd, false);
 }
 
 /* The full buffer, at a multiple of its size, to the writer; an empty

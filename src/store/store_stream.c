@@ -20,6 +20,7 @@
 #include "store/spill.h"
 #include "store/store_commit.h"
 #include "store/store_encode.h"
+#include "util/env.h"
 #include "util/xalloc.h"
 
 /* A sorted run in the window: the spill's own columns, taken over
@@ -72,7 +73,8 @@ static const struct spill_stream_ops stream_ops;
 
 static size_t window_samples(void)
 {
-	return spill_env_count("HEAPSIFT_STORE_WINDOW_SAMPLES", STREAM_WINDOW);
+	return env_count("HEAPSIFT_STORE_WINDOW_SAMPLES", STREAM_WINDOW, 1,
+			 (size_t)1 << 31);
 }
 
 struct stream *stream_new(struct store_writer *w, const char *dir)
