@@ -74,27 +74,24 @@ struct jfr_import {
 	unsigned depth, n_inited;
 	unsigned long long submitted, replayed;
 	int rc;	    /* <0: the sink failed; nothing more is replayed */
-	bool keyed; /* the sink takes samples by key (struct rec_keyed) */
-	struct rec_keyed *kbuf; /* waiting for keyed_samples() */
-	size_t n_kbuf;
+	bool keyed; /* the sink takes samples by key (keyed_room) */
+	struct rec_keyed_cols kc; /* the room the sink lent: n_kc written */
+	size_t n_kc, k_room;	  /* of k_room; 0: none lent */
 	/* with workers: their records' segments (jobs[].feed) */
 	struct jfr_feed feed;
 	bool fed;
 };
 
-/* Keyed samples passed this many at a time: a call a sample was a
- * fifth of the sink's CPU. */
-#define KEYED_BATCH 256
-
-/* The keyed samples waiting, to the sink: before any other call, so
- * that the sink sees every call in the records' order. */
+/* The keyed samples written into the room lent, handed over: before
+ * any other call, so that the sink sees every call in the records'
+ * order. */
 static int flush_keyed(struct jfr_import *im)
 {
 	const struct sink *sink = im->sink;
-	size_t n = im->n_kbuf;
+	size_t n = im->n_kc;
 
-	im->n_kbuf = 0;
-	return n ? sink->ops->keyed_samples(sink->ctx, im->kbuf, n) : 0;
+	im->n_kc = im->k_room = 0;
+	return n ? sink->ops->keyed_added(sink->ctx, n) : 0;
 }
 
 static void warn(struct jfr_import *im, const struct err *e)
@@ -194,33 +191,42 @@ static int emit_keyed(struct jfr_import *im, struct jfr_job *j,
 	const struct sink *sink = im->sink;
 	uint64_t *kt = &j->key_thread[r->thread], *kc = &j->key_cls[r->cls];
 	uint64_t *ks = &j->key_stack[r->stack];
-	/* written where it waits: a copy of it cost a sixth of the replay */
-	struct rec_keyed *x = &im->kbuf[im->n_kbuf];
+	struct rec_keyed_cols *c = &im->kc;
+	int64_t weight, alloc_size, tlab_size;
+	size_t i;
 
 	if (!(*kt & *kc & *ks & KEY_SET)) {
 		struct rec_sample s;
+		struct rec_keys k;
 		int rc;
 
 		fill_sample(j, r, tlab_alloc, &s);
-		rc = sink->ops->keys(sink->ctx, &s, &x->k);
+		rc = sink->ops->keys(sink->ctx, &s, &k);
 		if (rc < 0)
 			return rc;
-		*kt = KEY_SET | x->k.thread;
-		*kc = KEY_SET | x->k.cls;
-		*ks = KEY_SET | x->k.stack;
+		*kt = KEY_SET | k.thread;
+		*kc = KEY_SET | k.cls;
+		*ks = KEY_SET | k.stack;
 		if (s.stack && s.stack->truncated)
 			*ks |= KEY_TRUNCATED;
-	} else {
-		x->k.thread = (uint32_t)*kt;
-		x->k.cls = (uint32_t)*kc;
-		x->k.stack = (uint32_t)*ks;
 	}
-	x->kind = r->kind;
-	x->time_ns = r->time_ns;
-	x->truncated = (*ks & KEY_TRUNCATED) != 0;
-	sample_sizes(r->kind, r->a, tlab_alloc, &x->weight, &x->alloc_size,
-		     &x->tlab_size);
-	return ++im->n_kbuf == KEYED_BATCH ? flush_keyed(im) : 0;
+	if (im->n_kc == im->k_room) {
+		if (flush_keyed(im) < 0 ||
+		    sink->ops->keyed_room(sink->ctx, c, &im->k_room) < 0)
+			return ERR_FAIL;
+	}
+	i = im->n_kc++;
+	c->time_ns[i] = r->time_ns;
+	c->kind[i] = r->kind;
+	c->flags[i] = *ks & KEY_TRUNCATED ? REC_KEYED_TRUNCATED : 0;
+	c->thread[i] = (uint32_t)*kt;
+	c->cls[i] = (uint32_t)*kc;
+	c->stack[i] = (uint32_t)*ks;
+	sample_sizes(r->kind, r->a, tlab_alloc, &weight, &alloc_size,
+		     &tlab_size);
+	rec_sample_bytes(r->kind, weight, alloc_size, tlab_size, REC_NONE,
+			 &c->bytes[i], &c->size[i]);
+	return 0;
 }
 
 static int emit_sample(struct jfr_import *im, struct jfr_job *j,
@@ -351,7 +357,7 @@ static int replay_records(struct jfr_import *im, struct jfr_job *j)
 	 * (the chunk's warnings, the recording) finds the sink up to date */
 	if (rc >= 0)
 		rc = flush_keyed(im);
-	im->n_kbuf = 0;
+	im->n_kc = im->k_room = 0;
 	return rc;
 }
 
@@ -820,9 +826,8 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	im.rec.source = env->source;
 	im.rec.format = "jfr";
 	im.rec.start_ns = INT64_MAX;
-	im.keyed = sink->ops->keys && sink->ops->keyed_samples;
-	if (im.keyed)
-		im.kbuf = xcalloc(KEYED_BATCH, sizeof(*im.kbuf));
+	im.keyed = sink->ops->keys && sink->ops->keyed_room &&
+		   sink->ops->keyed_added;
 	im.last_event_ns = INT64_MIN;
 	start_jobs(&im);
 
@@ -842,7 +847,6 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	free(im.setting_src);
 	free(im.setting_chunk);
 	free(im.counts);
-	free(im.kbuf);
 	return rc < 0 ? rc : 0;
 }
 

@@ -278,30 +278,72 @@ struct rec_codeheap {
 };
 
 /*
+ * What a sample stands for, in bytes, and its object's size (REC_NONE:
+ * none), from struct rec_sample's fields: the two numbers every front
+ * end shows, by kind.  The store keeps these, and keyed samples (below)
+ * are written with them.
+ */
+static inline void rec_sample_bytes(enum sample_kind kind, int64_t weight,
+				    int64_t alloc_size, int64_t tlab_size,
+				    int64_t object_size, int64_t *bytes,
+				    int64_t *size)
+{
+	switch (kind) {
+	case SAMPLE_ALLOC:
+		*bytes = weight;
+		*size = REC_NONE;
+		break;
+	case SAMPLE_TLAB_NEW:
+		*bytes = tlab_size;
+		*size = alloc_size;
+		break;
+	case SAMPLE_TLAB_OUTSIDE:
+		*bytes = alloc_size;
+		*size = alloc_size;
+		break;
+	case SAMPLE_OLD_OBJECT:
+		*bytes = object_size;
+		*size = object_size;
+		break;
+	default:
+		*bytes = weight;
+		*size = alloc_size;
+	}
+}
+
+/*
  * Samples by key, for importers whose samples name the same threads,
  * classes and stacks many times (a JFR chunk: millions of samples, a few
  * thousand stacks).  keys() gives the sink's own keys for a sample's
  * thread, class and stack, doing exactly what sample() would do with
- * them, in the same order; keyed_samples() then takes samples that name
- * them by those keys, many in one call, and does what sample() would do
- * with each sample they stand for, in order.  An importer asks keys()
- * where it would first have passed the thing in a sample, and keeps the
- * keys only as long as the things themselves (their ids are no key: a
- * sink's keys are its own, valid for its life).  keys() may come while
- * keyed samples wait in the importer (it adds no sample), but sample()
- * only once they have been passed.  Only for samples with nothing but
- * these fields: not SAMPLE_OLD_OBJECT, liveness unknown.
+ * them, in the same order.  Keyed samples are then written by the
+ * importer straight into columns the sink lends (keyed_room(), room for
+ * at least one), and handed over by keyed_added(), which does what
+ * sample() would do with each sample written, in order.  An importer
+ * asks keys() where it would first have passed the thing in a sample,
+ * and keeps the keys only as long as the things themselves (their ids
+ * are no key: a sink's keys are its own, valid for its life).  keys()
+ * may come while the importer holds lent room (it adds no sample), but
+ * no other call until keyed_added(): sample() comes only after the
+ * keyed samples before it were handed over.  Only for samples with
+ * nothing but these fields: not SAMPLE_OLD_OBJECT, liveness unknown.
+ * (Before, keyed samples were records of their own, copied into the
+ * sink's columns: a sixth of a JFR import's instructions were that
+ * copy and the calls around it.)
  */
 struct rec_keys {
 	uint32_t thread, cls, stack; /* the sink's; "none" is a key too */
 };
 
-struct rec_keyed {
-	enum sample_kind kind;
-	bool truncated; /* the stack's */
-	int64_t time_ns;
-	int64_t weight, alloc_size, tlab_size; /* as struct rec_sample's */
-	struct rec_keys k;
+#define REC_KEYED_TRUNCATED 1u /* flags: the stack's root end is missing */
+
+/* Sample i of the lent room is element i of each column. */
+struct rec_keyed_cols {
+	int64_t *time_ns;
+	int64_t *bytes, *size;		/* rec_sample_bytes()'s */
+	uint32_t *thread, *cls, *stack; /* struct rec_keys */
+	uint8_t *kind;			/* enum sample_kind */
+	uint8_t *flags;			/* REC_KEYED_* */
 };
 
 struct sink_ops {
@@ -311,9 +353,12 @@ struct sink_ops {
 	int (*gc)(void *ctx, const struct rec_gc *g); /* NULL: ignored */
 	int (*codeheap)(void *ctx,
 			const struct rec_codeheap *c); /* NULL: ignored */
-	/* both or neither (NULL: every sample through sample()) */
+	/* all three or none (NULL: every sample through sample()) */
 	int (*keys)(void *ctx, const struct rec_sample *s, struct rec_keys *k);
-	int (*keyed_samples)(void *ctx, const struct rec_keyed *x, size_t n);
+	/* columns for at most *room (at least 1) keyed samples */
+	int (*keyed_room)(void *ctx, struct rec_keyed_cols *c, size_t *room);
+	/* the first n samples of the room lent last, written */
+	int (*keyed_added)(void *ctx, size_t n);
 };
 
 struct sink {

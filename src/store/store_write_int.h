@@ -103,6 +103,7 @@ struct store_writer {
 	uint64_t id_sum;       /* rec_identity's sum over this recording's */
 	struct err spill_err;  /* the first spill error; set: every later
 			       * sample and the commit fail with it */
+	struct rec_keyed_cols lent; /* the room keyed_room() lent last */
 	struct vec old_objects, heap, liveness, gcs;
 	struct vec ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats;
 	struct buf ch_cells;

@@ -2109,12 +2109,19 @@ static int fwd_keys(void *ctx, const struct rec_sample *s, struct rec_keys *k)
 	return f->to->ops->keys(f->to->ctx, s, k);
 }
 
-static int fwd_keyed(void *ctx, const struct rec_keyed *x, size_t n)
+static int fwd_keyed_room(void *ctx, struct rec_keyed_cols *c, size_t *room)
+{
+	struct fwd *f = ctx;
+
+	return f->to->ops->keyed_room(f->to->ctx, c, room);
+}
+
+static int fwd_keyed_added(void *ctx, size_t n)
 {
 	struct fwd *f = ctx;
 
 	f->keyed += n;
-	return f->to->ops->keyed_samples(f->to->ctx, x, n);
+	return f->to->ops->keyed_added(f->to->ctx, n);
 }
 
 /* data imported (jobs decoders) into a new store at dir/name, through
@@ -2130,7 +2137,8 @@ static void import_to_store(const unsigned char *data, size_t len,
 					       .heap_summary = fwd_heap,
 					       .recording = fwd_recording,
 					       .keys = fwd_keys,
-					       .keyed_samples = fwd_keyed};
+					       .keyed_room = fwd_keyed_room,
+					       .keyed_added = fwd_keyed_added};
 	struct store_writer *wr = store_writer_new();
 	struct sink sink = {keyed ? &by_key : &plain, f};
 	struct import_env env = {"rec.jfr", ignore_warning, NULL, 0, jobs};
