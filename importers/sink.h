@@ -327,9 +327,9 @@ static inline void rec_sample_bytes(enum sample_kind kind, int64_t weight,
  * no other call until keyed_added(): sample() comes only after the
  * keyed samples before it were handed over.  Only for samples with
  * nothing but these fields: not SAMPLE_OLD_OBJECT, liveness unknown.
- * (Before, keyed samples were records of their own, copied into the
- * sink's columns: a sixth of a JFR import's instructions were that
- * copy and the calls around it.)
+ * (Before, keyed samples were records of their own that the sink
+ * copied into its columns: 3.7% of a JFR import's instructions, and 7
+ * to 8.5% of its time.)
  */
 struct rec_keys {
 	uint32_t thread, cls, stack; /* the sink's; "none" is a key too */
