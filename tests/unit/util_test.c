@@ -11,6 +11,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/crc32c.h"
+#include "util/env.h"
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/human.h"
@@ -536,4 +537,30 @@ TEST(buf_adds_integers_as_printf_does)
 	CHECK_INT(bad, ==, 0);
 	CHECK_INT(i, ==, 20000);
 	buf_release(&b);
+}
+
+/* The knobs' one reader: a plain decimal number in range, else the
+ * default (the JFR importer's HEAPSIFT_JFR_AHEAD needs 0 allowed, the
+ * spill's counts 1 at least). */
+TEST(env_count_takes_plain_numbers_in_range)
+{
+	static const char *const bad[] = {"",	"x",  "12x", "-1",
+					  " 5", "+5", "65",  "0x10"};
+	size_t i;
+
+	setenv("HS_TEST_COUNT", "7", 1);
+	CHECK_UINT(env_count("HS_TEST_COUNT", 3, 1, 64), ==, 7);
+	setenv("HS_TEST_COUNT", "0", 1);
+	CHECK_UINT(env_count("HS_TEST_COUNT", 3, 0, 64), ==, 0);
+	CHECK_UINT(env_count("HS_TEST_COUNT", 3, 1, 64), ==, 3);
+	setenv("HS_TEST_COUNT", "64", 1);
+	CHECK_UINT(env_count("HS_TEST_COUNT", 3, 1, 64), ==, 64);
+	setenv("HS_TEST_COUNT", "99999999999999999999999", 1);
+	CHECK_UINT(env_count("HS_TEST_COUNT", 3, 1, 64), ==, 3);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("HS_TEST_COUNT", bad[i], 1);
+		CHECK_UINT(env_count("HS_TEST_COUNT", 3, 1, 64), ==, 3);
+	}
+	unsetenv("HS_TEST_COUNT");
+	CHECK_UINT(env_count("HS_TEST_COUNT", 3, 1, 64), ==, 3);
 }
