@@ -303,6 +303,55 @@ static void add_stack(struct jfr_import *im, struct jfr_job *j,
 		keys_grow(j);
 }
 
+/*
+ * The segment's samples from record n on, by key, for as long as each
+ * is a JFR heap sample whose keys are known and the room lent has space:
+ * emit_keyed()'s work without its calls and tests, the first record
+ * that needs more (a new thread, class or stack, a full room, any other
+ * record) left to the general way.  Returns the record it stopped at.
+ * Nearly every sample of a real recording goes this way: it took the
+ * replay from 79 to 45 instructions a sample (cachegrind, the
+ * 39 MB head of the bench recording).
+ */
+static size_t keyed_run(struct jfr_import *im, struct jfr_job *j,
+			const struct jfr_seg *sg, size_t n,
+			const int64_t **extra)
+{
+	const uint64_t *kt = j->key_thread, *kc = j->key_cls;
+	const uint64_t *ks = j->key_stack;
+	/* copies: the stores through them could alias im and sg, and the
+	 * compiler loaded every pointer again for each sample */
+	const struct rec_keyed_cols c = im->kc;
+	const struct jfr_rec *recs = sg->recs;
+	const int64_t *x = *extra;
+	size_t i = im->n_kc, room = im->k_room, end = sg->n_recs;
+
+	if (room - i < end - n)
+		end = n + (room - i);
+	for (; n < end; n++, i++) {
+		const struct jfr_rec *r = &recs[n];
+		uint64_t t = kt[r->thread], k = kc[r->cls], st = ks[r->stack];
+		int64_t weight, alloc_size, tlab_size;
+
+		if (r->kind > SAMPLE_TLAB_OUTSIDE || !(t & k & st & KEY_SET))
+			break;
+		sample_sizes(r->kind, r->a,
+			     r->kind == SAMPLE_TLAB_NEW ? *x++ : REC_NONE,
+			     &weight, &alloc_size, &tlab_size);
+		rec_sample_bytes(r->kind, weight, alloc_size, tlab_size,
+				 REC_NONE, &c.bytes[i], &c.size[i]);
+		c.time_ns[i] = r->time_ns;
+		c.kind[i] = r->kind;
+		c.flags[i] = st & KEY_TRUNCATED ? REC_KEYED_TRUNCATED : 0;
+		c.thread[i] = (uint32_t)t;
+		c.cls[i] = (uint32_t)k;
+		c.stack[i] = (uint32_t)st;
+	}
+	im->n_kc = i;
+	*extra = x;
+	return n;
+}
+
 /* A segment's records to the sink, in file order, with their damage
  * warnings where they were found. */
 static int replay_seg(struct jfr_import *im, struct jfr_job *j,
@@ -314,8 +363,14 @@ static int replay_seg(struct jfr_import *im, struct jfr_job *j,
 	int rc = 0;
 
 	for (n = 0; n < sg->n_recs && rc >= 0; n++) {
-		const struct jfr_rec *r = &sg->recs[n];
-		const void *p = (const void *)(intptr_t)r->a;
+		const struct jfr_rec *r;
+		const void *p;
+
+		if (im->keyed &&
+		    (n = keyed_run(im, j, sg, n, &extra)) == sg->n_recs)
+			break;
+		r = &sg->recs[n];
+		p = (const void *)(intptr_t)r->a;
 
 		switch (r->kind) {
 		case JREC_OBJ:

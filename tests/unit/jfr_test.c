@@ -862,10 +862,16 @@ struct rich {
 	size_t n;
 };
 
-static void build_rich(struct w *w, const struct hvals *hv, struct rich *r)
+/* The rich chunk, with `repeats` more samples after S5 that name S3's
+ * thread, truncated stack and class again (none in the chunk the other
+ * tests read): an importer that passes samples by key takes these by
+ * keys it already has. */
+static void build_rich_ex(struct w *w, const struct hvals *hv, struct rich *r,
+			  unsigned repeats)
 {
 	struct buf p = BUF_INIT;
 	size_t at;
+	unsigned k;
 
 	w_begin(w, 1000);
 	r->n = 0;
@@ -939,6 +945,9 @@ static void build_rich(struct w *w, const struct hvals *hv, struct rich *r)
 	vint_pad(&w->b, 4096, 4);
 	ev_end_pad(w, at, 8);
 
+	for (k = 0; k < repeats; k++)
+		(void)sample(w, T_S5 + 1 + k, 1, 6, 479, 1000 + k);
+
 	/* CP2: the rest, chained to CP1 by a negative delta */
 	r->off[r->n++] = at = cp_begin(w, 0, 6);
 	pool(w, O_SYMBOL, 8);
@@ -987,6 +996,11 @@ static void build_rich(struct w *w, const struct hvals *hv, struct rich *r)
 	r->off[r->n++] = w->b.len;
 	w_header_checkpoint(w);
 	w_finish(w, hv);
+}
+
+static void build_rich(struct w *w, const struct hvals *hv, struct rich *r)
+{
+	build_rich_ex(w, hv, r, 0);
 }
 
 static void check_rich_constants(struct jfr_chunk *c)
@@ -2168,8 +2182,9 @@ static void import_to_store(const unsigned char *data, size_t len,
 }
 
 /* A sink that takes samples by key gets the store that sample() alone
- * gives, to the byte: the rich chunk (a truncated stack, keys padded to
- * 9 bytes, samples before the pools), then real recordings of every
+ * gives, to the byte: the rich chunk (a truncated stack, named again
+ * by samples whose keys are known, keys padded to 9 bytes, samples
+ * before the pools), then real recordings of every
  * heap kind (TLAB events, old objects with their GC roots) and many
  * chunks, one after the other in one file, with 1 and 2 decoders. */
 TEST(jfr_samples_by_key_make_the_same_store)
@@ -2185,7 +2200,9 @@ TEST(jfr_samples_by_key_make_the_same_store)
 	struct rich r;
 	size_t i;
 
-	build_rich(&w, &hv_1e9, &r);
+	/* samples by keys known already, on a truncated stack: the flag
+	 * must come with the key (real recordings here have none) */
+	build_rich_ex(&w, &hv_1e9, &r, 3);
 	buf_add(&rec, w.b.data, w.b.len);
 	w_release(&w);
 	for (i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
