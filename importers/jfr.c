@@ -182,6 +182,26 @@ static void keys_grow(struct jfr_job *j)
 	}
 }
 
+/* Record r as keyed sample i of the room c, with its keys (key_thread's,
+ * key_cls's and key_stack's, KEY_SET) and SAMPLE_TLAB_NEW's alloc_size. */
+static inline void put_keyed(const struct rec_keyed_cols *c, size_t i,
+			     const struct jfr_rec *r, uint64_t thread,
+			     uint64_t cls, uint64_t stack, int64_t tlab_alloc)
+{
+	int64_t weight, alloc_size, tlab_size;
+
+	sample_sizes(r->kind, r->a, tlab_alloc, &weight, &alloc_size,
+		     &tlab_size);
+	rec_sample_bytes(r->kind, weight, alloc_size, tlab_size, REC_NONE,
+			 &c->bytes[i], &c->size[i]);
+	c->time_ns[i] = r->time_ns;
+	c->kind[i] = r->kind;
+	c->flags[i] = stack & KEY_TRUNCATED ? REC_KEYED_TRUNCATED : 0;
+	c->thread[i] = (uint32_t)thread;
+	c->cls[i] = (uint32_t)cls;
+	c->stack[i] = (uint32_t)stack;
+}
+
 /* A sample by the sink's keys, asked for where one of its thread, class
  * and stack is new in the chunk (and so where sample() would have met
  * it first): the same interning, in the same order, as sample(). */
@@ -192,8 +212,6 @@ static int emit_keyed(struct jfr_import *im, struct jfr_job *j,
 	uint64_t *kt = &j->key_thread[r->thread], *kc = &j->key_cls[r->cls];
 	uint64_t *ks = &j->key_stack[r->stack];
 	struct rec_keyed_cols *c = &im->kc;
-	int64_t weight, alloc_size, tlab_size;
-	size_t i;
 
 	if (!(*kt & *kc & *ks & KEY_SET)) {
 		struct rec_sample s;
@@ -215,17 +233,7 @@ static int emit_keyed(struct jfr_import *im, struct jfr_job *j,
 		    sink->ops->keyed_room(sink->ctx, c, &im->k_room) < 0)
 			return ERR_FAIL;
 	}
-	i = im->n_kc++;
-	c->time_ns[i] = r->time_ns;
-	c->kind[i] = r->kind;
-	c->flags[i] = *ks & KEY_TRUNCATED ? REC_KEYED_TRUNCATED : 0;
-	c->thread[i] = (uint32_t)*kt;
-	c->cls[i] = (uint32_t)*kc;
-	c->stack[i] = (uint32_t)*ks;
-	sample_sizes(r->kind, r->a, tlab_alloc, &weight, &alloc_size,
-		     &tlab_size);
-	rec_sample_bytes(r->kind, weight, alloc_size, tlab_size, REC_NONE,
-			 &c->bytes[i], &c->size[i]);
+	put_keyed(c, im->n_kc++, r, *kt, *kc, *ks, tlab_alloc);
 	return 0;
 }
 
@@ -331,21 +339,11 @@ static size_t keyed_run(struct jfr_import *im, struct jfr_job *j,
 	for (; n < end; n++, i++) {
 		const struct jfr_rec *r = &recs[n];
 		uint64_t t = kt[r->thread], k = kc[r->cls], st = ks[r->stack];
-		int64_t weight, alloc_size, tlab_size;
 
 		if (r->kind > SAMPLE_TLAB_OUTSIDE || !(t & k & st & KEY_SET))
 			break;
-		sample_sizes(r->kind, r->a,
-			     r->kind == SAMPLE_TLAB_NEW ? *x++ : REC_NONE,
-			     &weight, &alloc_size, &tlab_size);
-		rec_sample_bytes(r->kind, weight, alloc_size, tlab_size,
-				 REC_NONE, &c.bytes[i], &c.size[i]);
-		c.time_ns[i] = r->time_ns;
-		c.kind[i] = r->kind;
-		c.flags[i] = st & KEY_TRUNCATED ? REC_KEYED_TRUNCATED : 0;
-		c.thread[i] = (uint32_t)t;
-		c.cls[i] = (uint32_t)k;
-		c.stack[i] = (uint32_t)st;
+		put_keyed(&c, i, r, t, k, st,
+			  r->kind == SAMPLE_TLAB_NEW ? *x++ : REC_NONE);
 	}
 	im->n_kc = i;
 	*extra = x;
