@@ -778,7 +778,6 @@ static bool next_chunk(struct jfr_import *im, uint64_t max_chunk, struct err *e)
 	return submit_chunk(im, &h);
 }
 
-/* A count from the environment (tests and measurements), else def. */
 /* Threads from env->jobs: 1 (or 0) decodes on this thread. */
 static void start_jobs(struct jfr_import *im)
 {

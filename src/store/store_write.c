@@ -367,14 +367,25 @@ static int w_keyed_room(void *ctx, struct rec_keyed_cols *k, size_t *room)
 	return 0;
 }
 
-/* w_sample() of each of the n samples written into the room lent (their
- * kinds are the importer's to keep right: a check of each here was 8
- * instructions a sample, 0.8% of an import's) */
+/* w_sample() of each of the n samples written into the room lent; a
+ * kind that sample() would refuse, or an old object (which carries more
+ * than a key), is the importer's bug, as it was when the samples came
+ * as records */
 static int w_keyed_added(void *ctx, size_t n)
 {
 	struct store_writer *w = ctx;
 	const struct rec_keyed_cols *k = &w->lent;
+	unsigned bad = 0;
 	size_t i;
+
+	for (i = 0; i < n; i++)
+		bad |= (unsigned)(k->kind[i] >= SAMPLE__COUNT) |
+		       (unsigned)(k->kind[i] == SAMPLE_OLD_OBJECT);
+	for (i = 0; bad && i < n; i++)
+		if (k->kind[i] >= SAMPLE__COUNT ||
+		    k->kind[i] == SAMPLE_OLD_OBJECT)
+			BUG("store: a keyed sample of kind %u",
+			    (unsigned)k->kind[i]);
 
 	if (w->identify) {
 		for (i = 0; i < n; i++) {

@@ -178,12 +178,18 @@ static int touch_keyed_added(void *ctx, size_t n)
 	(void)ctx;
 	if (n > TOUCH_ROOM)
 		__builtin_trap();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* what sample() takes by key: no old object, one flag */
+		if (touch_k_kind[i] >= SAMPLE__COUNT ||
+		    touch_k_kind[i] == SAMPLE_OLD_OBJECT ||
+		    touch_k_flags[i] > REC_KEYED_TRUNCATED)
+			__builtin_trap();
 		touch_hole +=
 			(size_t)touch_k_kind[i] + (size_t)touch_k_time[i] +
 			(size_t)touch_k_bytes[i] + (size_t)touch_k_size[i] +
 			touch_k_thread[i] + touch_k_cls[i] + touch_k_stack[i] +
 			touch_k_flags[i];
+	}
 	return 0;
 }
 
