@@ -17,6 +17,7 @@
 #include "store/est_walk.h"
 #include "store/rollup.h"
 #include "store/sample_block.h"
+#include "store/spill.h"
 #include "store/store_out.h"
 #include "store/store_write_int.h"
 #include "util/workq.h"
@@ -43,22 +44,52 @@ struct encoder {
 	unsigned char *bufs;
 	struct vec *index;
 	struct rollup_builder *rb;
+	/* slices' samples of these kinds (a mask): their import index and
+	 * seq into pairs (struct enc_pair), in seq order */
+	unsigned sparse_kinds;
+	struct vec *pairs;
 	int failed; /* o->failed, for the other thread (atomic) */
 };
 
+/* A sample of the sparse kinds given in a slice: its import index and
+ * seq, by which its old-object and liveness records find it at commit. */
+struct enc_pair {
+	uint64_t import;
+	uint32_t seq;
+};
+
+/* A run of the window's samples for the encoder to read where they lie:
+ * c.order[pos..pos + n) of the columns c, seqs from seq on.  The columns
+ * are not touched by their owner until the batch is taken back. */
+struct enc_slice {
+	struct spill_cols c;
+	uint32_t pos, n;
+	uint32_t recording;
+	uint32_t seq;
+	uint64_t import_base;
+};
+#define ENC_SLICES 512u
+
+/* Samples given one by one (s, kind: the commit's merge), or slices of
+ * the window's columns (the stream): one or the other in a batch.  n
+ * counts the samples either way; s's pages are not touched where slices
+ * are given. */
 struct enc_batch {
 	struct encoder *en;
-	uint32_t n;
+	uint32_t n, n_slices;
+	struct enc_slice sl[ENC_SLICES];
 	uint8_t kind[ENC_BATCH];
 	struct block_sample s[ENC_BATCH];
 };
 
-/* The feeding thread's side: fill->s[fill->n++], pipe_submit when full. */
+/* The feeding thread's side: fill->s[fill->n++] (or a slice),
+ * pipe_submit when full.  Batches are numbered from 0 as submitted;
+ * those below done have been encoded and given back. */
 struct enc_pipe {
 	struct workq *q;
 	struct enc_batch *batch[ENC_DEPTH];
 	struct enc_batch *fill;
-	unsigned submitted;
+	uint64_t submitted, done;
 };
 
 /* The sample blocks' section begun in o, the blocks' index into index,
@@ -75,6 +106,9 @@ void encoder_end(struct encoder *en);
 void encoder_free(struct encoder *en);
 
 void pipe_init(struct enc_pipe *p, struct encoder *en);
+/* The slice sl (its n samples) into the fill batch: submitted when it
+ * is full.  Returns the number of the batch it went into. */
+uint64_t pipe_slice(struct enc_pipe *p, const struct enc_slice *sl);
 void pipe_submit(struct enc_pipe *p);
 /* Every sample given is encoded (drain) or dropped, and the thread gone:
  * the encoder is the caller's thread's again. */

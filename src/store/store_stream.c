@@ -31,6 +31,7 @@ struct wrun {
 	size_t n, pos;
 	uint32_t recording;
 	uint64_t import_base;
+	uint64_t last_batch; /* the encoder's batch its last slice is in */
 };
 
 /* The time of r's i-th sample in time order. */
@@ -39,11 +40,12 @@ static inline int64_t wtime(const struct wrun *r, size_t i)
 	return r->c.time[r->c.order[i]];
 }
 
-/* A sample of the sparse kinds released: its import index and seq, by
- * which its old-object and liveness records find it at commit. */
-struct sparse_pair {
-	uint64_t import;
-	uint32_t seq;
+/* A run's columns released whole but maybe still read by the encoder:
+ * theirs until it has given back batch (pipe.done > batch). */
+struct retired {
+	struct spill_cols c;
+	bool copy;
+	uint64_t batch;
 };
 
 struct stream {
@@ -62,11 +64,13 @@ struct stream {
 	uint32_t n_runs, alloc_runs;
 	struct spill_cols *spare; /* columns of runs released whole */
 	uint32_t n_spare, alloc_spare;
+	struct retired *retired; /* released whole, the encoder's still */
+	uint32_t n_retired, alloc_retired;
 	size_t pending, window;
 	uint64_t seq;
 	int64_t last_time; /* of the last sample released */
+	/* the encoder's (struct enc_pair) until its thread has stopped */
 	struct vec pairs;
-	unsigned sparse_kinds;
 };
 
 static const struct spill_stream_ops stream_ops;
@@ -99,8 +103,7 @@ struct stream *stream_new(struct store_writer *w, const char *dir)
 	st->rollup_fd = -1;
 	st->window = window_samples();
 	st->last_time = INT64_MIN;
-	st->sparse_kinds = LIVENESS_KINDS;
-	vec_init(&st->pairs, sizeof(struct sparse_pair));
+	vec_init(&st->pairs, sizeof(struct enc_pair));
 	vec_init(&st->index, sizeof(struct store_block));
 	spill_set_stream(w->spill, &stream_ops, st);
 	return st;
@@ -127,6 +130,8 @@ static int stream_open(struct stream *st, struct err *e)
 	memset(&h, 0, sizeof(h));
 	out_write(&st->o, &h, sizeof(h)); /* filled in at commit */
 	encoder_begin(&st->en, &st->o, &st->index, st->rb, 0, 0);
+	st->en.sparse_kinds = LIVENESS_KINDS;
+	st->en.pairs = &st->pairs;
 	pipe_init(&st->pipe, &st->en);
 	/* buffered, so no write failed yet: from here o is the encoder
 	 * thread's, whose failures en.failed says */
@@ -134,82 +139,119 @@ static int stream_open(struct stream *st, struct err *e)
 }
 
 /*
+ * The end of r's samples from r->pos on, before stop, that are earlier
+ * than lim (or as early, with tie): they are in time order, so a gallop
+ * and a bisection find it in a few reads where a test of each sample
+ * would read every sample's time.
+ */
+static size_t release_end(const struct wrun *r, size_t stop, int64_t lim,
+			  bool tie)
+{
+	size_t lo = r->pos, step = 1, hi;
+
+#define OUT(i) (wtime(r, i) > lim || (wtime(r, i) == lim && !tie))
+	/* the samples in [r->pos, lo) are in; find an hi that is out */
+	for (;;) {
+		if (lo >= stop)
+			return stop;
+		hi = lo + step <= stop ? lo + step : stop;
+		if (OUT(hi - 1))
+			break;
+		lo = hi;
+		step *= 2;
+	}
+	/* [.., lo) in, hi - 1 out: the first out is in [lo, hi) */
+	hi--;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (OUT(mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+#undef OUT
+}
+
+/*
  * r's samples from r->pos on, before stop, while they are earlier than
- * lim (or as early, with tie), to the encoder's batches in order, each
- * with the next seq.  One sample a call, with the columns and the
- * stream's counters loaded again for each (the batch's stores could
- * alias them), was 82 instructions a sample; this loop takes 50
- * (cachegrind, the 39 MB head of the bench recording).
+ * lim (or as early, with tie), to the encoder in order, each with the
+ * next seq: as slices of r's columns, which the encoder reads where
+ * they lie.
  */
 static void release_run(struct stream *st, struct wrun *r, size_t stop,
 			int64_t lim, bool tie)
 {
-	const struct spill_cols c = r->c;
-	const uint32_t rec = r->recording;
-	const unsigned sparse = st->sparse_kinds;
-	uint64_t seq = st->seq;
-	size_t pos = r->pos;
-	bool more = true;
+	size_t end = release_end(r, stop, lim, tie);
 
-	while (more && pos < stop) {
-		struct enc_batch *b = st->pipe.fill;
-		uint32_t n = b->n;
+	while (r->pos < end) {
+		struct enc_slice sl;
+		size_t n = end - r->pos;
 
-		for (; pos < stop && n < ENC_BATCH; pos++, n++, seq++) {
-			uint32_t j = c.order[pos];
-			int64_t t = c.time[j];
-			uint8_t kind = c.kind[j];
-			struct block_sample *x = &b->s[n];
-
-			if (t > lim || (t == lim && !tie)) {
-				more = false;
-				break;
-			}
-			b->kind[n] = kind;
-			x->seq = (uint32_t)seq;
-			x->time_ns = t;
-			x->recording = rec;
-			x->flags = c.flags[j];
-			x->thread = c.thread[j];
-			x->cls = c.cls[j];
-			x->node = c.node[j];
-			x->bytes = c.bytes[j];
-			x->size = c.size[j];
-			x->rest = 0;
-			if (sparse >> kind & 1) {
-				struct sparse_pair *p = vec_push(&st->pairs);
-
-				p->import = r->import_base + j;
-				p->seq = (uint32_t)seq;
-			}
-			st->last_time = t;
-		}
-		b->n = n;
-		if (n == ENC_BATCH)
-			pipe_submit(&st->pipe);
+		if (n > ENC_BATCH)
+			n = ENC_BATCH;
+		sl.c = r->c;
+		sl.pos = (uint32_t)r->pos;
+		sl.n = (uint32_t)n;
+		sl.recording = r->recording;
+		sl.seq = (uint32_t)st->seq;
+		sl.import_base = r->import_base;
+		r->last_batch = pipe_slice(&st->pipe, &sl);
+		st->seq += n;
+		r->pos += n;
+		st->last_time = wtime(r, r->pos - 1);
 	}
-	st->seq = seq;
-	r->pos = pos;
 }
 
-/* A run released whole: its buffer kept for the next. */
+/* Retired columns the encoder is done with: spares (the spill's own
+ * columns, for its next runs) or, copies, freed. */
+static void reclaim(struct stream *st)
+{
+	uint32_t i, kept = 0;
+
+	for (i = 0; i < st->n_retired; i++) {
+		struct retired *x = &st->retired[i];
+
+		if (x->batch >= st->pipe.done) {
+			st->retired[kept++] = *x;
+		} else if (x->copy) {
+			/* spares are the spill's own columns, as few as its
+			 * runs that were in the window at once: a copy is
+			 * freed */
+			spill_cols_free(&x->c);
+		} else {
+			if (st->n_spare == st->alloc_spare) {
+				st->alloc_spare = st->alloc_spare
+							  ? 2 * st->alloc_spare
+							  : 8;
+				st->spare = xreallocarray(st->spare,
+							  st->alloc_spare,
+							  sizeof(*st->spare));
+			}
+			st->spare[st->n_spare++] = x->c;
+		}
+	}
+	st->n_retired = kept;
+}
+
+/* A run released whole: its columns kept for the next, once the
+ * encoder is done with them. */
 static void run_done(struct stream *st, uint32_t i)
 {
 	struct wrun *r = &st->runs[i];
+	struct retired *x;
 
-	if (r->copy) {
-		/* spares are the spill's own columns, as few as its runs
-		 * that were in the window at once: a copy is freed */
-		spill_cols_free(&r->c);
-	} else {
-		if (st->n_spare == st->alloc_spare) {
-			st->alloc_spare =
-				st->alloc_spare ? 2 * st->alloc_spare : 8;
-			st->spare = xreallocarray(st->spare, st->alloc_spare,
-						  sizeof(*st->spare));
-		}
-		st->spare[st->n_spare++] = r->c;
+	if (st->n_retired == st->alloc_retired) {
+		st->alloc_retired =
+			st->alloc_retired ? 2 * st->alloc_retired : 8;
+		st->retired = xreallocarray(st->retired, st->alloc_retired,
+					    sizeof(*st->retired));
 	}
+	x = &st->retired[st->n_retired++];
+	x->c = r->c;
+	x->copy = r->copy;
+	x->batch = r->last_batch;
 	memmove(r, r + 1, (st->n_runs - i - 1) * sizeof(*r));
 	st->n_runs--;
 }
@@ -266,6 +308,7 @@ static int encoder_failed(struct stream *st, struct err *e)
 	if (!__atomic_load_n(&st->en.failed, __ATOMIC_RELAXED))
 		return 0;
 	pipe_end(&st->pipe, false);
+	reclaim(st);		       /* the batch numbers start again */
 	pipe_init(&st->pipe, &st->en); /* for stream_free's pipe_end */
 	*e = st->oerr;
 	return ERR_FAIL;
@@ -283,6 +326,7 @@ static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 		return ERR_FAIL;
 	if (encoder_failed(st, e) < 0)
 		return ERR_FAIL;
+	reclaim(st);
 	/* a sample earlier than one released: the window was too small */
 	if (st->seq && c->cols->time[c->cols->order[0]] < st->last_time)
 		return 1;
@@ -310,6 +354,7 @@ static int stream_run(void *ctx, const struct spill_run *c, struct err *e)
 	}
 	r->n = c->n;
 	r->pos = 0;
+	r->last_batch = 0;
 	r->recording = c->recording;
 	r->import_base = c->import_base;
 	st->pending += c->n;
@@ -338,11 +383,16 @@ static void stream_drop(struct stream *st)
 		spill_cols_free(&st->runs[i].c);
 	for (i = 0; i < st->n_spare; i++)
 		spill_cols_free(&st->spare[i]);
+	for (i = 0; i < st->n_retired; i++)
+		spill_cols_free(&st->retired[i].c);
 	free(st->runs);
 	free(st->spare);
+	free(st->retired);
 	st->runs = NULL;
 	st->spare = NULL;
+	st->retired = NULL;
 	st->n_runs = st->alloc_runs = st->n_spare = st->alloc_spare = 0;
+	st->n_retired = st->alloc_retired = 0;
 	vec_release(&st->pairs);
 	vec_release(&st->index);
 }
@@ -430,7 +480,7 @@ static struct bcur *bcur_all(const struct vec *index)
 static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 {
 	struct stream *st = ctx;
-	const struct sparse_pair *pair = (const void *)st->pairs.data;
+	const struct enc_pair *pair;
 	size_t next_pair = 0;
 	struct bcur *c;
 	unsigned char *buf;
@@ -440,6 +490,7 @@ static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 	st->dead = true;
 	pipe_end(&st->pipe, true);
 	encoder_end(&st->en);
+	pair = (const void *)st->pairs.data;
 	out_flush(&st->o);
 	if (st->o.failed) {
 		*e = st->oerr;
@@ -470,7 +521,7 @@ static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 		s.bytes = m->bytes[i];
 		s.size = STORE_KIND_HAS_SIZE(s.kind) ? m->size[i] : REC_NONE;
 		s.import = 0;
-		if (st->sparse_kinds >> s.kind & 1) {
+		if (LIVENESS_KINDS >> s.kind & 1) {
 			if (next_pair == st->pairs.n ||
 			    pair[next_pair].seq != m->seq[i])
 				BUG("store: sample %u has no import index",
@@ -523,6 +574,8 @@ size_t stream_window_bytes(const struct stream *st, size_t *samples,
 		b += spill_cols_bytes(&st->runs[i].c);
 		*samples += st->runs[i].n;
 	}
+	for (i = 0; st && i < st->n_retired; i++)
+		b += spill_cols_bytes(&st->retired[i].c);
 	return b;
 }
 
@@ -542,7 +595,7 @@ void stream_free(struct stream *st)
 
 static int by_import(const void *a, const void *b)
 {
-	const struct sparse_pair *x = a, *y = b;
+	const struct enc_pair *x = a, *y = b;
 
 	return x->import < y->import ? -1 : x->import > y->import;
 }
@@ -551,7 +604,7 @@ static int by_import(const void *a, const void *b)
  * into seq order, as the format wants (pairs sorted by import). */
 static void sparse_remap(struct vec *v, const struct vec *pairs)
 {
-	const struct sparse_pair *p = (const void *)pairs->data;
+	const struct enc_pair *p = (const void *)pairs->data;
 	size_t i;
 
 	for (i = 0; i < v->n; i++) {
