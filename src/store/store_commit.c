@@ -225,7 +225,7 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	em.n_nodes = (uint32_t)w->node_parent.n;
 	sparse_init(&em.old, &w->old_objects, 1u << SAMPLE_OLD_OBJECT);
 	sparse_init(&em.live, &w->liveness, LIVENESS_KINDS);
-	pipe_init(&em.pipe, en);
+	pipe_init(&em.pipe, en, false);
 	rc = spill_merge_new(w->spill, &m, &merr);
 	while (rc >= 0 && !__atomic_load_n(&en->failed, __ATOMIC_RELAXED) &&
 	       (rc = spill_merge_next(m, &x, &merr)) > 0) {

@@ -6,6 +6,7 @@
  */
 #include "store/store_encode.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,13 +110,18 @@ static void encode_batch(void *job)
 		__atomic_store_n(&en->failed, 1, __ATOMIC_RELAXED);
 }
 
-void pipe_init(struct enc_pipe *p, struct encoder *en)
+void pipe_init(struct enc_pipe *p, struct encoder *en, bool slices)
 {
 	unsigned i;
 
-	p->q = workq_new(1, ENC_DEPTH, encode_batch);
-	for (i = 0; i < ENC_DEPTH; i++) {
-		p->batch[i] = xmalloc(sizeof(*p->batch[i]));
+	_Static_assert(ENC_DEPTH <= ENC_DEPTH_MAX &&
+			       ENC_DEPTH_SLICES <= ENC_DEPTH_MAX,
+		       "a pipe's batches fit its array");
+	p->depth = slices ? ENC_DEPTH_SLICES : ENC_DEPTH;
+	p->q = workq_new(1, p->depth, encode_batch);
+	for (i = 0; i < p->depth; i++) {
+		p->batch[i] = xmalloc(slices ? offsetof(struct enc_batch, kind)
+					     : sizeof(*p->batch[i]));
 		p->batch[i]->en = en;
 		p->batch[i]->n = 0;
 		p->batch[i]->n_slices = 0;
@@ -128,7 +134,7 @@ void pipe_submit(struct enc_pipe *p)
 {
 	workq_submit(p->q, p->fill);
 	p->submitted++;
-	if (p->submitted < ENC_DEPTH) {
+	if (p->submitted < p->depth) {
 		p->fill = p->batch[p->submitted];
 	} else {
 		p->fill = workq_next(p->q); /* the oldest, encoded */
@@ -161,7 +167,7 @@ void pipe_end(struct enc_pipe *p, bool drain)
 	workq_free(p->q);
 	/* nothing runs any more: every batch is as good as taken back */
 	p->done = p->submitted;
-	for (i = 0; i < ENC_DEPTH; i++)
+	for (i = 0; i < p->depth; i++)
 		free(p->batch[i]);
 }
 

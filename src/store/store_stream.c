@@ -132,7 +132,7 @@ static int stream_open(struct stream *st, struct err *e)
 	encoder_begin(&st->en, &st->o, &st->index, st->rb, 0, 0);
 	st->en.sparse_kinds = LIVENESS_KINDS;
 	st->en.pairs = &st->pairs;
-	pipe_init(&st->pipe, &st->en);
+	pipe_init(&st->pipe, &st->en, true);
 	/* buffered, so no write failed yet: from here o is the encoder
 	 * thread's, whose failures en.failed says */
 	return 0;
@@ -308,8 +308,8 @@ static int encoder_failed(struct stream *st, struct err *e)
 	if (!__atomic_load_n(&st->en.failed, __ATOMIC_RELAXED))
 		return 0;
 	pipe_end(&st->pipe, false);
-	reclaim(st);		       /* the batch numbers start again */
-	pipe_init(&st->pipe, &st->en); /* for stream_free's pipe_end */
+	reclaim(st);			     /* the batch numbers start again */
+	pipe_init(&st->pipe, &st->en, true); /* for stream_free's pipe_end */
 	*e = st->oerr;
 	return ERR_FAIL;
 }
