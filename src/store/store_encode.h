@@ -78,9 +78,9 @@ struct enc_slice {
 #define ENC_SLICES 512u
 
 /* Samples given one by one (s, kind: the commit's merge), or slices of
- * the window's columns (the stream): one or the other in a batch.  n
- * counts the samples either way; s's pages are not touched where slices
- * are given. */
+ * the window's columns (the stream): one or the other in a pipe.  n
+ * counts the samples either way; a pipe of slices allocates its batches
+ * only up to kind (pipe_init). */
 struct enc_batch {
 	struct encoder *en;
 	uint32_t n, n_slices;
