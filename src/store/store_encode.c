@@ -96,15 +96,19 @@ static void encode_batch(void *job)
 	uint32_t i;
 
 	if (en->o->failed)
-		return; /* the file could not be written: the rest is moot */
-	for (i = 0; i < b->n_slices; i++)
-		encode_slice(en, &b->sl[i]);
-	for (i = 0; !b->n_slices && i < b->n; i++) {
-		/* the batch was written on the other core: its lines come
-		 * over one by one unless asked for ahead */
-		if (i + ENC_AHEAD < b->n)
-			__builtin_prefetch(&b->s[i + ENC_AHEAD]);
-		est_walk_add(en->walk, b->kind[i], &b->s[i]);
+		return;	   /* the file could not be written: the rest is moot */
+	if (b->n_slices) { /* a pipe of slices: no room for samples */
+		for (i = 0; i < b->n_slices; i++)
+			encode_slice(en, &b->sl[i]);
+	} else {
+		for (i = 0; i < b->n; i++) {
+			/* the batch was written on the other core: its
+			 * lines come over one by one unless asked for
+			 * ahead */
+			if (i + ENC_AHEAD < b->n)
+				__builtin_prefetch(&b->s[i + ENC_AHEAD]);
+			est_walk_add(en->walk, b->kind[i], &b->s[i]);
+		}
 	}
 	if (en->o->failed)
 		__atomic_store_n(&en->failed, 1, __ATOMIC_RELAXED);

@@ -138,6 +138,15 @@ static int stream_open(struct stream *st, struct err *e)
 	return 0;
 }
 
+/* Whether r's i-th sample in time order stays in the window: later
+ * than lim, or as late without tie. */
+static inline bool held(const struct wrun *r, size_t i, int64_t lim, bool tie)
+{
+	int64_t t = wtime(r, i);
+
+	return t > lim || (t == lim && !tie);
+}
+
 /*
  * The end of r's samples from r->pos on, before stop, that are earlier
  * than lim (or as early, with tie): they are in time order, so a gallop
@@ -149,29 +158,27 @@ static size_t release_end(const struct wrun *r, size_t stop, int64_t lim,
 {
 	size_t lo = r->pos, step = 1, hi;
 
-#define OUT(i) (wtime(r, i) > lim || (wtime(r, i) == lim && !tie))
-	/* the samples in [r->pos, lo) are in; find an hi that is out */
+	/* the samples in [r->pos, lo) go; find an hi whose last is held */
 	for (;;) {
 		if (lo >= stop)
 			return stop;
 		hi = lo + step <= stop ? lo + step : stop;
-		if (OUT(hi - 1))
+		if (held(r, hi - 1, lim, tie))
 			break;
 		lo = hi;
 		step *= 2;
 	}
-	/* [.., lo) in, hi - 1 out: the first out is in [lo, hi) */
+	/* [.., lo) go, hi - 1 is held: the first held is in [lo, hi) */
 	hi--;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (OUT(mid))
+		if (held(r, mid, lim, tie))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	return lo;
-#undef OUT
 }
 
 /*

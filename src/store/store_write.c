@@ -371,19 +371,23 @@ static int w_keyed_room(void *ctx, struct rec_keyed_cols *k, size_t *room)
  * kind that sample() would refuse, or an old object (which carries more
  * than a key), is the importer's bug, as it was when the samples came
  * as records */
+static inline bool keyed_kind_bad(uint8_t kind)
+{
+	return kind >= SAMPLE__COUNT || kind == SAMPLE_OLD_OBJECT;
+}
+
 static int w_keyed_added(void *ctx, size_t n)
 {
 	struct store_writer *w = ctx;
 	const struct rec_keyed_cols *k = &w->lent;
-	unsigned bad = 0;
+	bool bad = false;
 	size_t i;
 
+	/* without a branch a sample; the culprit found only on a bug */
 	for (i = 0; i < n; i++)
-		bad |= (unsigned)(k->kind[i] >= SAMPLE__COUNT) |
-		       (unsigned)(k->kind[i] == SAMPLE_OLD_OBJECT);
+		bad |= keyed_kind_bad(k->kind[i]);
 	for (i = 0; bad && i < n; i++)
-		if (k->kind[i] >= SAMPLE__COUNT ||
-		    k->kind[i] == SAMPLE_OLD_OBJECT)
+		if (keyed_kind_bad(k->kind[i]))
 			BUG("store: a keyed sample of kind %u",
 			    (unsigned)k->kind[i]);
 
