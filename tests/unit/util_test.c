@@ -378,6 +378,26 @@ TEST(crc32c_hardware_and_table_agree)
 	CHECK_UINT(crc32c_portable(0, "123456789", 9), ==, 0xe3069283);
 }
 
+/* The hardware path runs long buffers in three lanes (3 x 8192 bytes,
+ * then 3 x 256) and joins them: each edge of both, any alignment. */
+TEST(crc32c_lanes_join_as_one_chain)
+{
+	static unsigned char data[100003];
+	static const size_t lens[] = {767,   768,   769,   775,	  776,
+				      1536,  24575, 24576, 24577, 24583,
+				      25343, 25344, 49152, 50000, 100000};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 2654435761u >> 13);
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+		for (i = 0; i < 3; i++)
+			CHECK_UINT(
+				crc32c_update(0x9e3779b9, data + i, lens[k]),
+				==,
+				crc32c_portable(0x9e3779b9, data + i, lens[k]));
+}
+
 /* --- store/time_sort: against a comparison sort ----------------------- */
 
 static const int64_t *ts_time;
