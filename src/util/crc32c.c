@@ -46,46 +46,57 @@ static void table_init(void)
  */
 #define LANE_LONG  8192
 #define LANE_SHORT 256
+_Static_assert(LANE_LONG % LANE_SHORT == 0, "the long lane is short lanes");
 
 static uint32_t shift_long[4][256], shift_short[4][256];
 
-/* The raw register (no complement) moved past len zero bytes, a bit at
- * a time: only for building the tables. */
-static uint32_t zeros_slow(uint32_t c, size_t len)
+/* The raw register (no complement) moved past a zero byte. */
+static uint32_t zero_byte(uint32_t c)
 {
-	size_t i;
 	int j;
 
-	for (i = 0; i < len; i++)
-		for (j = 0; j < 8; j++)
-			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
+	for (j = 0; j < 8; j++)
+		c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
 	return c;
 }
 
-static void shift_table(uint32_t t[4][256], size_t len)
+/* The register moved past len zero bytes is linear in the register: the
+ * xor of each set bit's image, which t holds a byte at a time. */
+static void shift_table(uint32_t t[4][256], const uint32_t bit[32])
 {
-	uint32_t bit[32];
-	int i, k, b;
+	int k, b;
 
-	for (i = 0; i < 32; i++)
-		bit[i] = zeros_slow(1u << i, len);
-	for (k = 0; k < 4; k++)
-		for (b = 0; b < 256; b++) {
-			uint32_t v = 0;
-
-			for (i = 0; i < 8; i++)
-				if (b >> i & 1)
-					v ^= bit[8 * k + i];
-			t[k][b] = v;
-		}
+	for (k = 0; k < 4; k++) {
+		t[k][0] = 0;
+		for (b = 1; b < 256; b++)
+			t[k][b] = t[k][b & (b - 1)] ^
+				  bit[8 * k + __builtin_ctz((unsigned)b)];
+	}
 }
 
 static pthread_once_t shift_once = PTHREAD_ONCE_INIT;
 
+static inline uint64_t shift(const uint32_t t[4][256], uint64_t c);
+
+/* The short lane's images a byte at a time (256 x 32 byte steps); the
+ * long lane's by moving them past the short one's table 32 times, as
+ * LANE_LONG is 32 x LANE_SHORT. */
 static void shift_init(void)
 {
-	shift_table(shift_long, LANE_LONG);
-	shift_table(shift_short, LANE_SHORT);
+	uint32_t bit[32];
+	int i, n;
+	size_t k;
+
+	for (i = 0; i < 32; i++) {
+		bit[i] = 1u << i;
+		for (k = 0; k < LANE_SHORT; k++)
+			bit[i] = zero_byte(bit[i]);
+	}
+	shift_table(shift_short, bit);
+	for (i = 0; i < 32; i++)
+		for (n = 1; n < LANE_LONG / LANE_SHORT; n++)
+			bit[i] = (uint32_t)shift(shift_short, bit[i]);
+	shift_table(shift_long, bit);
 }
 
 static inline uint64_t shift(const uint32_t t[4][256], uint64_t c)
