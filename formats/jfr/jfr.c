@@ -1604,7 +1604,9 @@ static uint64_t read_scalar(const struct jfr_chunk *c, struct rd *r,
 	}
 }
 
-int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
+/* Everything jfr_chunk_next's fast path leaves: the whole of it. */
+static __attribute__((noinline)) int
+chunk_next_slow(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 {
 	struct rd r;
 	uint64_t size, idx;
@@ -1741,6 +1743,59 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 			"%u)",
 			t->name, (unsigned long long)size, c->chunk_no);
 	}
+	return 0;
+}
+
+/*
+ * Nearly every event of a heap recording is a heap event of varints with
+ * a small type id, well inside its chunk: read it here, in a function
+ * small enough to need no saved registers, and leave anything else
+ * (metadata, checkpoints, other types' fields, an event that overruns
+ * its size or the chunk, an id past the small table) to the whole reader
+ * above, which starts that event afresh: nothing is changed here until
+ * the event is known good, so both give the same event and the same
+ * state.
+ */
+int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
+{
+	const unsigned char *p, *start, *end;
+	uint64_t size, id;
+	const struct type *t;
+	uint32_t idx, i, n;
+
+	if (c->pos >= c->end || c->end - c->pos < 18)
+		return chunk_next_slow(c, ev, e);
+	start = p = c->data + c->pos;
+	size = varint_unchecked(&p);
+	id = varint_unchecked(&p);
+	if (size == 0 || size > c->end - c->pos ||
+	    (uint64_t)(p - start) > size || id <= 1 || id >= c->n_small ||
+	    (idx = c->small_ids[id]) == NO_TYPE)
+		return chunk_next_slow(c, ev, e);
+	t = &c->types[idx];
+	n = t->n_ops;
+	if (t->kind != JFR_OTHER &&
+	    (!t->readable || !t->all_varint ||
+	     (size_t)(c->data + c->end - p) < 9 * (size_t)n))
+		return chunk_next_slow(c, ev, e);
+	ev->type_id = id;
+	ev->offset = c->pos;
+	ev->size = size;
+	ev->type_name = t->name;
+	ev->kind = JFR_OTHER;
+	ev->have = 0;
+	if (t->kind != JFR_OTHER) {
+		const uint8_t *dest = t->dest;
+
+		end = start + size;
+		for (i = 0; i < n; i++)
+			ev->v[dest[i]] = varint_unchecked(&p);
+		if (p > end) /* overran: the whole reader says so */
+			return chunk_next_slow(c, ev, e);
+		ev->have = t->have_all;
+		ev->kind = t->kind;
+	}
+	c->pos += size;
 	return 0;
 }
 

@@ -448,8 +448,8 @@ static inline void row_add_one(struct brow *br, int kind, int64_t bytes,
 	br->sq = v < sq ? SQ_MAX : v; /* the carry out */
 	if (kind == SAMPLE_ALLOC) {
 		int64_t a = rest > 0 ? rest : 0;
-		unsigned __int128 asq = (unsigned __int128)(uint64_t)a *
-					(uint64_t)a;
+		unsigned __int128 asq =
+			(unsigned __int128)(uint64_t)a * (uint64_t)a;
 
 		v = br->est_sq + asq;
 		br->est_sq = v < asq ? SQ_MAX : v;
@@ -467,8 +467,10 @@ static inline void row_add_one(struct brow *br, int kind, int64_t bytes,
 		r->last_ns = t;
 }
 
-static __attribute__((noinline)) void add_slow(struct rollup_builder *rb, int kind,
-		     const struct block_sample *s, int64_t bytes);
+static __attribute__((noinline)) void add_slow(struct rollup_builder *rb,
+					       int kind,
+					       const struct block_sample *s,
+					       int64_t bytes);
 
 void rollup_add(struct rollup_builder *rb, int kind,
 		const struct block_sample *s)
@@ -483,9 +485,8 @@ void rollup_add(struct rollup_builder *rb, int kind,
 	/* 87% of samples (the 0.5 GB bench recording): the key of the
 	 * series' last sample, in its open bucket; one row's sums, with no
 	 * key built and no table */
-	if (s->recording < rb->n_s[kind] &&
-	    (se = rb->s[kind][s->recording]) && se->open &&
-	    s->time_ns <= se->end && se->last != UINT32_MAX) {
+	if (s->recording < rb->n_s[kind] && (se = rb->s[kind][s->recording]) &&
+	    se->open && s->time_ns <= se->end && se->last != UINT32_MAX) {
 		struct brow *br = &se->p[STORE_PROJ_FULL].rows[se->last];
 
 		if (br->r.node == s->node && br->r.cls == s->cls &&
@@ -498,8 +499,10 @@ void rollup_add(struct rollup_builder *rb, int kind,
 }
 
 /* The rest: a new series, a bucket to close or open, a key to find. */
-static __attribute__((noinline)) void add_slow(struct rollup_builder *rb, int kind,
-		     const struct block_sample *s, int64_t bytes)
+static __attribute__((noinline)) void add_slow(struct rollup_builder *rb,
+					       int kind,
+					       const struct block_sample *s,
+					       int64_t bytes)
 {
 	struct series *se;
 
