@@ -79,7 +79,8 @@ static int64_t hist_floor(unsigned i)
 
 /* The tables as far as thread slot `slot` and recording rec (the
  * writer that encodes samples as they arrive knows neither count). */
-static void grow(struct est_walk *w, uint32_t slot, uint32_t rec)
+static __attribute__((noinline)) void grow(struct est_walk *w, uint32_t slot,
+					   uint32_t rec)
 {
 	if (slot >= w->n_slots) {
 		uint32_t n = w->n_slots ? w->n_slots : 64;
@@ -129,7 +130,7 @@ void est_walk_free(struct est_walk *w)
 }
 
 /* The oldest waiting sample out, its rest settled. */
-static void release(struct est_walk *w)
+static __attribute__((noinline)) void release(struct est_walk *w)
 {
 	struct waiting *x = &w->q[w->head % EST_QUEUE_MAX];
 	struct thread_state *t = &w->ts[x->slot];
@@ -180,17 +181,15 @@ static void settle(struct est_walk *w, int64_t now)
 	}
 }
 
-void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s)
+bool est_walk_pass(struct est_walk *w, int kind, const struct block_sample *s)
 {
 	uint32_t slot;
 	struct thread_state *t;
 	int64_t bytes;
 
 	if (kind != SAMPLE_ALLOC && kind != SAMPLE_TLAB_OUTSIDE &&
-	    kind != SAMPLE_TLAB_NEW) {
-		w->emit(w->ctx, kind, s);
-		return;
-	}
+	    kind != SAMPLE_TLAB_NEW)
+		return true;
 	settle(w, s->time_ns);
 	slot = s->thread == STORE_NONE ? 0 : s->thread + 1;
 	if (slot >= w->n_slots ||
@@ -218,7 +217,7 @@ void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s)
 		t->last = w->tail++;
 		t->open = true;
 		settle(w, s->time_ns); /* the thread's sample before it */
-		return;		       /* this one out when settled */
+		return false;	       /* this one out when settled */
 	}
 	case SAMPLE_TLAB_OUTSIDE: {
 		struct waiting *p =
@@ -243,7 +242,13 @@ void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s)
 	}
 	/* the thread's sample this event settled goes out at the next
 	 * event's settle(): one pass over the queue an event */
-	w->emit(w->ctx, kind, s);
+	return true;
+}
+
+void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s)
+{
+	if (est_walk_pass(w, kind, s))
+		w->emit(w->ctx, kind, s);
 }
 
 void est_walk_finish(struct est_walk *w)

@@ -29,6 +29,7 @@
 #ifndef HS_EST_WALK_H
 #define HS_EST_WALK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "formats/store/store_format.h"
@@ -55,6 +56,11 @@ struct est_walk *est_walk_new(uint32_t n_recs, uint32_t n_threads,
 			      est_emit_fn *emit, void *ctx);
 /* The next sample in seq order. */
 void est_walk_add(struct est_walk *w, int kind, const struct block_sample *s);
+/* The same, but a sample that goes out at once is not emitted: true
+ * says the caller emits it now, after whatever the call emitted; false,
+ * that it waits and the walk emits it later.  The encoder's hot loop,
+ * with no indirect call for most samples. */
+bool est_walk_pass(struct est_walk *w, int kind, const struct block_sample *s);
 /* No more samples: those waiting go out. */
 void est_walk_finish(struct est_walk *w);
 /* After finish: recording r's facts. */
