@@ -4,7 +4,11 @@
  * substring.  Output is one line per case, "ok NAME", "FAIL NAME" or
  * "skip NAME: why" (SKIP in test.h), then "N passed, N failed, N skipped";
  * the exit status is 1 when anything failed or when no case ran at all.
+ * Each case runs in a child process: a case that crashes (a check that
+ * failed, then a read of what the failed call left unset) is that case's
+ * FAIL with its signal, and the others still run and are counted.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 
 #include "test.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "importers/sink.h"
@@ -73,6 +78,57 @@ char *test_read_file(const char *path, size_t *len)
 	return b.data;
 }
 
+enum { CASE_OK, CASE_FAIL, CASE_SKIP };
+
+/* Case i, in a child; its line printed; how it ended. */
+static int run_case(size_t i)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("unit-tests: fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		int rc = CASE_OK;
+
+		test_failures = 0;
+		test_skipped = NULL;
+		cases[i].fn();
+		fflush(stdout);
+		if (test_failures) {
+			printf("FAIL %s\n", cases[i].name);
+			rc = CASE_FAIL;
+		} else if (test_skipped) {
+			printf("skip %s: %s\n", cases[i].name, test_skipped);
+			rc = CASE_SKIP;
+		} else {
+			printf("ok %s\n", cases[i].name);
+		}
+		/* exit, not _exit: the sanitizers' leak check runs at exit,
+		 * and a leak is then this case's failure */
+		exit(rc);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			perror("unit-tests: waitpid");
+			exit(1);
+		}
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= CASE_SKIP)
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		printf("FAIL %s (killed by signal %d)\n", cases[i].name,
+		       WTERMSIG(status));
+	else
+		printf("FAIL %s (exit status %d)\n", cases[i].name,
+		       WEXITSTATUS(status));
+	return CASE_FAIL;
+}
+
 static int selected(const char *name, int argc, char **argv)
 {
 	int i;
@@ -93,18 +149,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (!selected(cases[i].name, argc, argv))
 			continue;
-		test_failures = 0;
-		test_skipped = NULL;
-		cases[i].fn();
-		fflush(stdout);
-		if (test_failures) {
-			printf("FAIL %s\n", cases[i].name);
+		switch (run_case(i)) {
+		case CASE_FAIL:
 			failed++;
-		} else if (test_skipped) {
-			printf("skip %s: %s\n", cases[i].name, test_skipped);
+			break;
+		case CASE_SKIP:
 			skipped++;
-		} else {
-			printf("ok %s\n", cases[i].name);
+			break;
+		default:
 			passed++;
 		}
 		fflush(stdout);
