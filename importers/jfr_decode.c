@@ -415,11 +415,26 @@ static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 	(HAVE(JS_START) | HAVE(JS_THREAD) | HAVE(JS_STACK) | HAVE(JS_CLASS))
 
 /* The fields decode_heap() needs of each kind: with them all, it does
- * what decode_sample() does, without a test a field. */
-static const uint32_t heap_fields[] = {
+ * what decode_sample() does, without a test a field.  Any other kind
+ * needs a field no event has. */
+#define HAVE_NEVER (1u << 31)
+_Static_assert(JS__COUNT < 31, "a slot's bit is below HAVE_NEVER");
+static const uint32_t heap_fields[JFR_KIND__COUNT] = {
+	[JFR_OTHER] = HAVE_NEVER,
 	[JFR_ALLOC_SAMPLE] = HAVE_KEYS | HAVE(JS_WEIGHT),
 	[JFR_TLAB_NEW] = HAVE_KEYS | HAVE(JS_TLAB_SIZE) | HAVE(JS_ALLOC_SIZE),
 	[JFR_TLAB_OUTSIDE] = HAVE_KEYS | HAVE(JS_ALLOC_SIZE),
+	[JFR_OLD_OBJECT] = HAVE_NEVER,
+	[JFR_HEAP_SUMMARY] = HAVE_NEVER,
+	[JFR_ACTIVE_SETTING] = HAVE_NEVER,
+	[JFR_JVM_INFO] = HAVE_NEVER,
+	[JFR_METADATA] = HAVE_NEVER,
+	[JFR_CHECKPOINT] = HAVE_NEVER,
+};
+static const uint8_t heap_kind[] = {
+	[JFR_ALLOC_SAMPLE] = SAMPLE_ALLOC,
+	[JFR_TLAB_NEW] = SAMPLE_TLAB_NEW,
+	[JFR_TLAB_OUTSIDE] = SAMPLE_TLAB_OUTSIDE,
 };
 
 /* An allocation event with every field of its kind (nearly all of a
@@ -442,9 +457,7 @@ static inline void decode_heap(struct jfr_job *j, const struct jfr_event *ev)
 	}
 	if (t > j->last_event_ns)
 		j->last_event_ns = t;
-	kind = ev->kind == JFR_ALLOC_SAMPLE ? SAMPLE_ALLOC
-	       : ev->kind == JFR_TLAB_NEW   ? SAMPLE_TLAB_NEW
-					    : SAMPLE_TLAB_OUTSIDE;
+	kind = heap_kind[ev->kind];
 	j->n_samples[kind]++;
 	sg = room(j);
 	r = &sg->recs[sg->n_recs++];
@@ -574,34 +587,33 @@ static void read_events(struct jfr_job *j)
 			warn_damage(j, &warned, &e);
 			continue;
 		}
-		switch (ev.kind) {
-		case JFR_ALLOC_SAMPLE:
-		case JFR_TLAB_NEW:
-		case JFR_TLAB_OUTSIDE:
-			if ((ev.have & heap_fields[ev.kind]) ==
-			    heap_fields[ev.kind]) {
-				decode_heap(j, &ev);
+		if ((ev.have & heap_fields[ev.kind]) == heap_fields[ev.kind]) {
+			decode_heap(j, &ev);
+		} else {
+			switch (ev.kind) {
+			case JFR_ALLOC_SAMPLE:
+			case JFR_TLAB_NEW:
+			case JFR_TLAB_OUTSIDE:
+			case JFR_OLD_OBJECT:
+				decode_sample(j, &ev);
+				break;
+			case JFR_HEAP_SUMMARY:
+				decode_heap_summary(j, &ev);
+				break;
+			case JFR_ACTIVE_SETTING:
+				note_setting(j, &ev);
+				break;
+			case JFR_JVM_INFO:
+				if (jfr_has(&ev, JS_JVM_NAME) &&
+				    ev.s[JS_JVM_NAME])
+					j->jvm_name = ev.s[JS_JVM_NAME];
+				if (jfr_has(&ev, JS_JVM_VERSION) &&
+				    ev.s[JS_JVM_VERSION])
+					j->jvm_version = ev.s[JS_JVM_VERSION];
+				break;
+			default:
 				break;
 			}
-			/* fall through */
-		case JFR_OLD_OBJECT:
-			decode_sample(j, &ev);
-			break;
-		case JFR_HEAP_SUMMARY:
-			decode_heap_summary(j, &ev);
-			break;
-		case JFR_ACTIVE_SETTING:
-			note_setting(j, &ev);
-			break;
-		case JFR_JVM_INFO:
-			if (jfr_has(&ev, JS_JVM_NAME) && ev.s[JS_JVM_NAME])
-				j->jvm_name = ev.s[JS_JVM_NAME];
-			if (jfr_has(&ev, JS_JVM_VERSION) &&
-			    ev.s[JS_JVM_VERSION])
-				j->jvm_version = ev.s[JS_JVM_VERSION];
-			break;
-		default:
-			break;
 		}
 		if (j->flush && j->seg && j->seg->n_recs >= JFR_BATCH &&
 		    j->flush(j->flush_ctx, j) < 0)
