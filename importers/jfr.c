@@ -338,9 +338,15 @@ static size_t keyed_run(struct jfr_import *im, struct jfr_job *j,
 		end = n + (room - i);
 	for (; n < end; n++, i++) {
 		const struct jfr_rec *r = &recs[n];
-		uint64_t t = kt[r->thread], k = kc[r->cls], st = ks[r->stack];
+		uint64_t t, k, st;
 
-		if (r->kind > SAMPLE_TLAB_OUTSIDE || !(t & k & st & KEY_SET))
+		/* the kind first: another record's ids are not keys (a new
+		 * object's is one past the tables, which grow when it is
+		 * replayed) */
+		if (r->kind > SAMPLE_TLAB_OUTSIDE)
+			break;
+		t = kt[r->thread], k = kc[r->cls], st = ks[r->stack];
+		if (!(t & k & st & KEY_SET))
 			break;
 		put_keyed(&c, i, r, t, k, st,
 			  r->kind == SAMPLE_TLAB_NEW ? *x++ : REC_NONE);
