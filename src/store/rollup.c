@@ -230,21 +230,10 @@ static void rehash(struct proj_rows *pr, uint32_t n_slots)
 	}
 }
 
-/* Add a run of samples to a row: its sums, held at the top, any order
- * giving them alike. */
-static inline void row_add(struct brow *br, uint64_t samples, int64_t bytes,
-			   unsigned __int128 sq, const struct est_add *ea,
-			   int64_t first, int64_t last)
+/* A row's count, bytes and times, for row_add() and row_add_one(). */
+static inline void row_add_counts(struct store_rollup_row *r, uint64_t samples,
+				  int64_t bytes, int64_t first, int64_t last)
 {
-	struct store_rollup_row *r = &br->r;
-
-	br->sq = br->sq > SQ_MAX - sq ? SQ_MAX : br->sq + sq;
-	br->est_sq =
-		br->est_sq > SQ_MAX - ea->sq ? SQ_MAX : br->est_sq + ea->sq;
-	if (ea->least)
-		br->est_a = ea->a < br->est_a ? ea->a : br->est_a;
-	else if (__builtin_add_overflow(br->est_a, ea->a, &br->est_a))
-		br->est_a = INT64_MAX;
 	r->samples += samples;
 	/* never negative (a kind with a negative count has no rollups):
 	 * held at the top, which any order of additions reaches alike */
@@ -254,6 +243,22 @@ static inline void row_add(struct brow *br, uint64_t samples, int64_t bytes,
 		r->first_ns = first;
 	if (last > r->last_ns)
 		r->last_ns = last;
+}
+
+/* Add a run of samples to a row: its sums, held at the top, any order
+ * giving them alike. */
+static inline void row_add(struct brow *br, uint64_t samples, int64_t bytes,
+			   unsigned __int128 sq, const struct est_add *ea,
+			   int64_t first, int64_t last)
+{
+	br->sq = br->sq > SQ_MAX - sq ? SQ_MAX : br->sq + sq;
+	br->est_sq =
+		br->est_sq > SQ_MAX - ea->sq ? SQ_MAX : br->est_sq + ea->sq;
+	if (ea->least)
+		br->est_a = ea->a < br->est_a ? ea->a : br->est_a;
+	else if (__builtin_add_overflow(br->est_a, ea->a, &br->est_a))
+		br->est_a = INT64_MAX;
+	row_add_counts(&br->r, samples, bytes, first, last);
 }
 
 /* Add to k's row a run of samples: one sample as it arrives, or a row of
@@ -440,7 +445,6 @@ static void close_bucket(struct rollup_builder *rb, struct series *se, int kind,
 static inline void row_add_one(struct brow *br, int kind, int64_t bytes,
 			       int64_t rest, int64_t t)
 {
-	struct store_rollup_row *r = &br->r;
 	unsigned __int128 sq = (unsigned __int128)(uint64_t)bytes *
 			       (uint64_t)bytes,
 			  v = br->sq + sq;
@@ -458,13 +462,7 @@ static inline void row_add_one(struct brow *br, int kind, int64_t bytes,
 	} else if (kind == SAMPLE_TLAB_OUTSIDE && bytes < br->est_a) {
 		br->est_a = bytes;
 	}
-	r->samples++;
-	if (__builtin_add_overflow(r->bytes, bytes, &r->bytes))
-		r->bytes = INT64_MAX;
-	if (t < r->first_ns)
-		r->first_ns = t;
-	if (t > r->last_ns)
-		r->last_ns = t;
+	row_add_counts(&br->r, 1, bytes, t, t);
 }
 
 static __attribute__((noinline)) void add_slow(struct rollup_builder *rb,
