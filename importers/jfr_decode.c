@@ -351,13 +351,35 @@ static void old_object(struct jfr_job *j, const struct jfr_event *ev,
 		s->gc_root = jfr_gc_root(c, ev->v[JS_ROOT]);
 }
 
+/* A sample's record into the segment, after whatever its class puts
+ * there first (a new class gets its id now); r->cls is set here. */
+static inline __attribute__((always_inline)) void
+put_sample(struct jfr_job *j, struct jfr_rec *r, struct jfr_class *k,
+	   int64_t tlab_alloc)
+{
+	struct jfr_seg *sg;
+
+	r->cls = 0;
+	if (k) {
+		if (!k->user)
+			k->user = new_obj(j, k, false);
+		r->cls = (uint32_t)k->user;
+	}
+	if (r->time_ns > j->last_event_ns)
+		j->last_event_ns = r->time_ns;
+	j->n_samples[r->kind]++;
+	sg = room(j);
+	if (r->kind == SAMPLE_TLAB_NEW)
+		sg->extra[sg->n_extra++] = tlab_alloc;
+	sg->recs[sg->n_recs++] = *r;
+}
+
 static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 {
 	const struct jfr_timebase *tb = j->tb;
 	struct jfr_rec rec, *r = &rec;
 	struct jfr_class *k = NULL;
 	int64_t tlab_alloc = REC_NONE;
-	struct jfr_seg *sg;
 
 	/* the record goes in last: the new thread, stack and class it
 	 * names go before it (put_rec) */
@@ -396,18 +418,7 @@ static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 		old_object(j, ev, r, &k);
 		break;
 	}
-	if (k) {
-		if (!k->user)
-			k->user = new_obj(j, k, false);
-		r->cls = (uint32_t)k->user;
-	}
-	if (r->time_ns > j->last_event_ns)
-		j->last_event_ns = r->time_ns;
-	j->n_samples[r->kind]++;
-	sg = room(j);
-	if (r->kind == SAMPLE_TLAB_NEW)
-		sg->extra[sg->n_extra++] = tlab_alloc;
-	sg->recs[sg->n_recs++] = rec;
+	put_sample(j, r, k, tlab_alloc);
 }
 
 #define HAVE(s) (1u << (s))
@@ -438,42 +449,28 @@ static const uint8_t heap_kind[] = {
 };
 
 /* An allocation event with every field of its kind (nearly all of a
- * heap recording's events): decode_sample()'s record, written in place. */
+ * heap recording's events): decode_sample()'s record, without a test a
+ * field or a switch on kinds. */
 static inline void decode_heap(struct jfr_job *j, const struct jfr_event *ev)
 {
-	int64_t t = jfr_timebase_epoch_ns(j->tb, ev->v[JS_START]);
-	uint32_t thread = thread_of(j, ev->v[JS_THREAD]);
-	uint32_t stack = stack_of(j, ev->v[JS_STACK]);
-	struct jfr_class *k = class_of(j, ev->v[JS_CLASS]);
-	uint32_t cls = 0;
-	uint8_t kind;
-	struct jfr_seg *sg;
-	struct jfr_rec *r;
+	struct jfr_rec r;
+	int64_t tlab_alloc = REC_NONE;
+	struct jfr_class *k;
 
-	if (k) {
-		if (!k->user)
-			k->user = new_obj(j, k, false);
-		cls = (uint32_t)k->user;
-	}
-	if (t > j->last_event_ns)
-		j->last_event_ns = t;
-	kind = heap_kind[ev->kind];
-	j->n_samples[kind]++;
-	sg = room(j);
-	r = &sg->recs[sg->n_recs++];
-	r->time_ns = t;
-	r->thread = thread;
-	r->stack = stack;
-	r->cls = cls;
-	r->kind = kind;
-	if (kind == SAMPLE_ALLOC) {
-		r->a = size_of(ev->v[JS_WEIGHT]);
-	} else if (kind == SAMPLE_TLAB_NEW) {
-		r->a = size_of(ev->v[JS_TLAB_SIZE]);
-		sg->extra[sg->n_extra++] = size_of(ev->v[JS_ALLOC_SIZE]);
+	r.time_ns = jfr_timebase_epoch_ns(j->tb, ev->v[JS_START]);
+	r.thread = thread_of(j, ev->v[JS_THREAD]);
+	r.stack = stack_of(j, ev->v[JS_STACK]);
+	k = class_of(j, ev->v[JS_CLASS]);
+	r.kind = heap_kind[ev->kind];
+	if (r.kind == SAMPLE_ALLOC) {
+		r.a = size_of(ev->v[JS_WEIGHT]);
+	} else if (r.kind == SAMPLE_TLAB_NEW) {
+		r.a = size_of(ev->v[JS_TLAB_SIZE]);
+		tlab_alloc = size_of(ev->v[JS_ALLOC_SIZE]);
 	} else {
-		r->a = size_of(ev->v[JS_ALLOC_SIZE]);
+		r.a = size_of(ev->v[JS_ALLOC_SIZE]);
 	}
+	put_sample(j, &r, k, tlab_alloc);
 }
 
 static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
