@@ -1,0 +1,571 @@
+/*
+ * The report's rules on what survives (rules_int.h): leak suspects from
+ * survivors and old objects with their GC roots, the heap after GC
+ * rising, and the old objects themselves.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/findings.h"
+#include "query/findings_int.h"
+#include "query/rules_int.h"
+#include "util/buf.h"
+#include "util/size.h"
+#include "util/xalloc.h"
+
+/* JMC's IncreasingLiveSet anchor: 1% of the live set per second */
+#define LIVE_GROWTH_PCT 1.0
+/* at least this many GCs after the warm-up before growth is judged */
+#define MIN_GCS 5
+
+/* --- leak suspects --------------------------------------------------------- */
+
+/* The live set's growth, percent of the whole live set at the end per
+ * second. */
+static double growth_pct(const struct query_survivors *sv,
+			 const struct query_survivor_series *x)
+{
+	double all = 0;
+	size_t k;
+
+	for (k = 0; k < sv->n_series; k++)
+		all += sv->by_samples ? (double)sv->series[k].end_samples
+				      : (double)sv->series[k].end_bytes;
+	return all > 0 ? 100.0 * x->slope / all : 0;
+}
+
+static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
+		       const struct query_survivor_series *const *sus,
+		       size_t n_sus, const char *kindname)
+{
+	char title[128];
+	struct finding_figure *g;
+	size_t i, k, n = 0;
+	int fig;
+
+	for (i = 0; i < n_sus && sus[i]->suspect && i < 6; i++)
+		n++;
+	if (!n || !sv->n_buckets)
+		return -1;
+	snprintf(title, sizeof(title), "Live set of the leak suspects (%s)",
+		 kindname);
+	fig = findings_add_figure(c->out, FIG_LIVE, title,
+				  sv->by_samples ? "samples" : "bytes",
+				  sv->n_buckets);
+	g = &c->out->figures[fig];
+	memcpy(g->t_ns, sv->time_ns, sv->n_buckets * sizeof(int64_t));
+	g->series = xcalloc(n, sizeof(*g->series));
+	g->n_series = n;
+	for (i = 0; i < n; i++) {
+		g->series[i].name = xstrdup(sus[i]->key);
+		g->series[i].y = xcalloc(sv->n_buckets, sizeof(double));
+		for (k = 0; k < sv->n_buckets; k++)
+			g->series[i].y[k] =
+				sv->by_samples ? (double)sus[i]->live_samples[k]
+					       : (double)sus[i]->live_bytes[k];
+	}
+	return fig;
+}
+
+/* The survivors' suspects of one kind, each weighed by its evidence. */
+static int leaks_of_kind(struct findings_ctx *c,
+			 const struct finding_rule *rule, enum sample_kind kind,
+			 struct err *e)
+{
+	const struct query_survivor_series *const *sus;
+	const struct query_survivors *sv;
+	struct query_survivor_options so;
+	struct query *q;
+	size_t n, i;
+	int fig;
+
+	memset(&so, 0, sizeof(so));
+	if (findings_query(c, kind, NULL, GROUP_SITE, &q, e) < 0)
+		return ERR_FAIL;
+	if (query_survivors(q, GROUP_SITE, &so, &sv, e) < 0) {
+		query_free(q);
+		return ERR_FAIL;
+	}
+	n = query_leak_suspects(q, &sus);
+	fig = live_figure(c, sv, sus, n, sample_kind_name(kind));
+	for (i = 0; i < n && sus[i]->suspect && i < 5; i++) {
+		const struct query_survivor_series *x = sus[i];
+		struct query_evidence ev;
+		struct finding *f;
+		struct query *qk;
+		double g = growth_pct(sv, x);
+		bool unrooted, young, strong, bounded, turnover;
+		enum finding_severity sev;
+		char b1[32], b2[32], b3[32];
+		char *a;
+
+		if (findings_query(c, kind, x->key, GROUP_SITE, &qk, e) < 0 ||
+		    query_evidence(qk, &ev, e) < 0) {
+			query_free(qk);
+			query_free(q);
+			return ERR_FAIL;
+		}
+		query_free(qk);
+		/* roots were searched for (some object of the recording
+		 * has one) and none of these has one: unreachable at the
+		 * end, garbage not yet collected */
+		unrooted = kind == SAMPLE_OLD_OBJECT && ev.rooted_elsewhere &&
+			   !ev.with_root;
+		/* alive at the end, but none survived a GC */
+		young = ev.alive_at_end && ev.young_unrooted == ev.alive_at_end;
+		/* most of its sampled objects were found dead: they live a
+		 * while and go, a working set that grew to its size */
+		bounded = ev.dead > ev.alive_at_end;
+		/* every object alive at the end is younger than one of its
+		 * own that has died: they have not yet lived as long as
+		 * that one did, a working set that turns over, however its
+		 * last points rise (a site of a dozen samples can look like
+		 * a steady rise by chance).  A leak that began late at a
+		 * site that churned before keeps objects older than any of
+		 * the churned ones. */
+		turnover = ev.alive_at_end && ev.longest_life_ns >= 0 &&
+			   ev.oldest_alive_ns >= 0 &&
+			   ev.oldest_alive_ns <= ev.longest_life_ns;
+		strong = ev.with_root > 0 ||
+			 (ev.alive_at_end &&
+			  ev.old_gc_many * 2 >= ev.alive_at_end);
+		if (unrooted || young || bounded || turnover)
+			sev = FINDING_INFO;
+		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
+			sev = FINDING_CRITICAL;
+		else
+			sev = FINDING_WARNING;
+		f = findings_add(c, rule->name, sev);
+		f->subject = xstrdup(x->key);
+		f->weight = g;
+		f->few_samples = ev.samples < FEW_SAMPLES;
+		f->figure = fig;
+		if (unrooted)
+			f->sentence = buf_strf(
+				"%s's objects look like a growing live set, "
+				"but "
+				"none has a path to a GC root although the "
+				"recording searched for roots: they are most "
+				"likely not yet collected, not leaked.",
+				x->key);
+		else if (bounded)
+			f->sentence = buf_strf(
+				"%s's live set grew, but most of its sampled "
+				"objects were found dead (%" PRIu64
+				" of %" PRIu64
+				", median time to collection %s): a working "
+				"set that lives a "
+				"while and goes, not a leak.",
+				x->key, ev.dead, ev.samples,
+				findings_duration(x->median_to_collection_ns,
+						  b2, sizeof(b2)));
+		else if (turnover)
+			f->sentence = buf_strf(
+				"%s's live set grew, but its objects alive at "
+				"the end are at most %s old, and one of its "
+				"objects that died lived %s: a working set "
+				"that turns over, not a leak.",
+				x->key,
+				findings_duration(ev.oldest_alive_ns, b1,
+						  sizeof(b1)),
+				findings_duration(ev.longest_life_ns, b2,
+						  sizeof(b2)));
+		else if (young)
+			f->sentence = buf_strf(
+				"%s's objects alive at the end survived no GC "
+				"and have no known root: most likely not yet "
+				"collected, not leaked.",
+				x->key);
+		else
+			f->sentence = buf_strf(
+				"%s's live set keeps growing (%s/s, %.1f%% of "
+				"the live set per second)%s: a leak suspect%s.",
+				x->key,
+				sv->by_samples
+					? (snprintf(b1, sizeof(b1),
+						    "%.2f samples", x->slope),
+					   b1)
+					: human_bytes(i64_held(x->slope), b1,
+						      sizeof(b1)),
+				g,
+				ev.with_root ? ", its objects reachable from "
+					       "GC roots"
+				: ev.old_gc_many ? ", its objects surviving "
+						   "many GCs"
+						 : "",
+				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
+						   : "");
+		if (ev.n_gcs < MIN_GCS && f->severity > FINDING_INFO)
+			f->few_samples = true;
+		if (sv->by_samples)
+			finding_add_evidence(
+				f,
+				"live set: %" PRIu64 " samples at the "
+				"end, peak %" PRIu64 ", rising at %u of "
+				"%zu points",
+				x->end_samples, x->peak_samples, x->rising,
+				sv->n_buckets);
+		else
+			finding_add_evidence(
+				f,
+				"live set: %s at the end, peak %s, "
+				"rising at %u of %zu points, slope %s/s",
+				human_bytes(x->end_bytes, b1, sizeof(b1)),
+				human_bytes(x->peak_bytes, b2, sizeof(b2)),
+				x->rising, sv->n_buckets,
+				human_bytes(i64_held(x->slope), b3,
+					    sizeof(b3)));
+		finding_add_evidence(
+			f,
+			"%" PRIu64 " sampled objects (%s), %" PRIu64
+			" alive at the end, %" PRIu64 " found dead; "
+			"+/-%.0f%% from the sample count",
+			ev.samples, sample_kind_name(kind), ev.alive_at_end,
+			ev.dead,
+			ev.samples ? 100 / sqrt((double)ev.samples) : 100.0);
+		finding_add_evidence(f,
+				     "GCs survived by those alive at the end: "
+				     "median %" PRId64 ", most %" PRId64
+				     "; %" PRIu64
+				     " survived %d or more (%" PRIu64
+				     " GCs in the recording)",
+				     ev.median_gcs, ev.max_gcs, ev.old_gc_many,
+				     QUERY_MANY_GCS, ev.n_gcs);
+		if (kind == SAMPLE_OLD_OBJECT)
+			finding_add_evidence(
+				f, "%" PRIu64 " with a path to a GC root%s%s%s",
+				ev.with_root, ev.root ? " (mostly " : "",
+				ev.root ? ev.root : "",
+				ev.root ? ")"
+				: ev.rooted_elsewhere
+					? "; the recording has roots "
+					  "for other objects"
+					: "; the recording has no "
+					  "roots (path-to-gc-roots "
+					  "was off)");
+		if (sv->n_buckets)
+			finding_add_evidence(
+				f, "time window: %.3f s, %zu points",
+				(double)(sv->time_ns[sv->n_buckets - 1] -
+					 sv->start_ns) /
+					1e9,
+				sv->n_buckets);
+		finding_add_fact(f, "slope", x->slope,
+				 sv->by_samples ? "samples/s" : "bytes/s");
+		finding_add_fact(f, "growth", g, "%/s");
+		finding_add_fact(f, "end",
+				 sv->by_samples ? (double)x->end_samples
+						: (double)x->end_bytes,
+				 sv->by_samples ? "samples" : "bytes");
+		finding_add_fact(f, "samples", (double)ev.samples, "samples");
+		finding_add_fact(f, "with_root", (double)ev.with_root,
+				 "samples");
+		finding_add_fact(f, "median_gcs_survived",
+				 (double)ev.median_gcs, "gcs");
+		finding_add_fact(f, "gcs", (double)ev.n_gcs, "gcs");
+		a = buf_strf("--kind=%s --leaks", rules_kind_opt(kind));
+		f->command = rules_command(c, "survivors", a);
+		free(a);
+		if (!unrooted && !young && !bounded)
+			f->fix = xstrdup(
+				"Find what holds these objects (often a static "
+				"collection or a cache without eviction) and "
+				"bound it or remove entries; a heap dump "
+				"(jcmd PID GC.heap_dump) shows the path.");
+	}
+	query_free(q);
+	return 0;
+}
+
+/* Old objects of the recording's OldObjectSample that are reachable
+ * from a GC root and were alive for most of it: a leak candidate even
+ * when their (fixed-size) sample set cannot show growth. */
+static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
+		      struct err *e)
+{
+	const struct query_row *rows;
+	struct query_total t;
+	struct query *q;
+	size_t n, i;
+
+	if (rules_top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE,
+			   GROUP_APP_SITE, &q, &rows, &n, &t, e) < 0)
+		return ERR_FAIL;
+	for (i = 0; i < n && i < 20; i++) {
+		struct query_evidence ev;
+		struct finding *f;
+		struct query *qk;
+		char *a;
+		size_t k;
+		bool dup = false;
+
+		if (findings_query(c, SAMPLE_OLD_OBJECT, rows[i].key,
+				   GROUP_APP_SITE, &qk, e) < 0 ||
+		    query_evidence(qk, &ev, e) < 0) {
+			query_free(qk);
+			query_free(q);
+			return ERR_FAIL;
+		}
+		query_free(qk);
+		if (!ev.with_root || ev.old_gc_1 * 2 < ev.alive_at_end)
+			continue;
+		for (k = 0; k < c->out->n_findings; k++)
+			if (c->out->findings[k].subject &&
+			    !strcmp(c->out->findings[k].rule, rule->name) &&
+			    !strcmp(c->out->findings[k].subject, rows[i].key))
+				dup = true;
+		if (dup)
+			continue;
+		f = findings_add(c, rule->name, FINDING_WARNING);
+		f->subject = xstrdup(rows[i].key);
+		f->weight = (double)ev.with_root;
+		f->few_samples = ev.samples < FEW_SAMPLES;
+		f->sentence = buf_strf(
+			"%s allocated objects that were still reachable from "
+			"a GC root when the recording ended, after surviving "
+			"%" PRId64 " GCs: a leak suspect%s.",
+			rows[i].key, ev.median_gcs,
+			f->few_samples ? " resting on few samples" : "");
+		finding_add_evidence(f,
+				     "%" PRIu64 " old-object samples by this "
+				     "app-site, %" PRIu64
+				     " with a path to a GC root "
+				     "(mostly %s)",
+				     ev.samples, ev.with_root,
+				     ev.root ? ev.root : "unknown");
+		finding_add_evidence(f,
+				     "GCs survived: median %" PRId64
+				     ", most %" PRId64 " of %" PRIu64
+				     " in the recording",
+				     ev.median_gcs, ev.max_gcs, ev.n_gcs);
+		finding_add_evidence(f,
+				     "jdk.OldObjectSample keeps a fixed number "
+				     "of samples, so its live set cannot show "
+				     "growth; the roots and the age are the "
+				     "evidence");
+		finding_add_fact(f, "samples", (double)ev.samples, "samples");
+		finding_add_fact(f, "with_root", (double)ev.with_root,
+				 "samples");
+		finding_add_fact(f, "median_gcs_survived",
+				 (double)ev.median_gcs, "gcs");
+		a = buf_strf("--kind=old --by=app-site");
+		f->command = rules_command(c, "survivors", a);
+		free(a);
+		f->fix = xstrdup("Find what holds these objects (the GC root "
+				 "names it: a static field, a class loader, a "
+				 "thread) and bound or clear it.");
+	}
+	query_free(q);
+	return 0;
+}
+
+int rule_leaks(struct findings_ctx *c, const struct finding_rule *rule,
+	       struct err *e)
+{
+	if (c->kind_counts[SAMPLE_AGENT] &&
+	    leaks_of_kind(c, rule, SAMPLE_AGENT, e) < 0)
+		return ERR_FAIL;
+	if (c->kind_counts[SAMPLE_OLD_OBJECT]) {
+		if (leaks_of_kind(c, rule, SAMPLE_OLD_OBJECT, e) < 0 ||
+		    rooted_old(c, rule, e) < 0)
+			return ERR_FAIL;
+	}
+	return 0;
+}
+
+/* --- heap after GC --------------------------------------------------------- */
+
+int rule_heap_after_gc(struct findings_ctx *c, const struct finding_rule *rule,
+		       struct err *e)
+{
+	const struct query_recording *recs;
+	struct query *q;
+	size_t n_recs, r;
+
+	if (findings_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+		return ERR_FAIL;
+	query_recordings(q, &recs, &n_recs);
+	for (r = 0; r < n_recs; r++) {
+		struct query_heap_point *p;
+		size_t n, i, from = 0, m;
+		double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, mean, g;
+		int64_t t0, warm;
+		struct finding *f;
+		char b1[32], b2[32], b3[32];
+		int fig;
+
+		if (c->filters->recording >= 0 &&
+		    (size_t)c->filters->recording != r)
+			continue;
+		if (query_heap_summaries(q, (uint32_t)r, "After GC", &p, &n,
+					 e) < 0) {
+			query_free(q);
+			return ERR_FAIL;
+		}
+		if (n < 2) {
+			free(p);
+			continue;
+		}
+		/* warm-up: the first fifth of the recording */
+		t0 = recs[r].start_ns != INT64_MIN ? recs[r].start_ns
+						   : p[0].time_ns;
+		warm = t0 + (p[n - 1].time_ns - t0) / 5;
+		while (from < n && p[from].time_ns < warm)
+			from++;
+		m = n - from;
+		if (m < MIN_GCS) {
+			free(p);
+			continue;
+		}
+		for (i = from; i < n; i++) {
+			double x = (double)(p[i].time_ns - p[from].time_ns) /
+				   1e9,
+			       y = (double)p[i].used;
+
+			sx += x;
+			sy += y;
+			sxx += x * x;
+			sxy += x * y;
+		}
+		mean = sy / (double)m;
+		if (m * sxx - sx * sx <= 0 || mean <= 0) {
+			free(p);
+			continue;
+		}
+		slope = ((double)m * sxy - sx * sy) /
+			((double)m * sxx - sx * sx);
+		g = 100.0 * slope / mean;
+		if (g < LIVE_GROWTH_PCT || p[n - 1].used <= p[from].used) {
+			free(p);
+			continue;
+		}
+		fig = findings_add_figure(c->out, FIG_HEAP,
+					  "Heap used after GC", "bytes", n);
+		{
+			struct finding_figure *gr = &c->out->figures[fig];
+
+			gr->series = xcalloc(1, sizeof(*gr->series));
+			gr->n_series = 1;
+			gr->series[0].name = xstrdup(recs[r].source);
+			gr->series[0].y = xcalloc(n, sizeof(double));
+			for (i = 0; i < n; i++) {
+				gr->t_ns[i] = p[i].time_ns;
+				gr->series[0].y[i] = (double)p[i].used;
+			}
+		}
+		f = findings_add(c, rule->name,
+				 g >= 5 * LIVE_GROWTH_PCT ? FINDING_CRITICAL
+							  : FINDING_WARNING);
+		f->subject = xstrdup(recs[r].source);
+		f->weight = g;
+		f->figure = fig;
+		f->sentence = buf_strf(
+			"The heap after GC keeps rising in %s (%s/s, %.1f%% of "
+			"its mean per second after warm-up): the live set "
+			"grows, which is how a leak looks even without "
+			"survivors data.",
+			recs[r].source,
+			human_bytes(i64_held(slope), b1, sizeof(b1)), g);
+		finding_add_evidence(
+			f,
+			"%zu GCs with an \"After GC\" heap summary, %zu "
+			"after the warm-up (the first fifth of the "
+			"recording)",
+			n, m);
+		finding_add_evidence(
+			f,
+			"heap used after GC: %s after the warm-up, "
+			"%s at the last GC, mean %s",
+			human_bytes(p[from].used, b1, sizeof(b1)),
+			human_bytes(p[n - 1].used, b2, sizeof(b2)),
+			human_bytes(i64_held(mean), b3, sizeof(b3)));
+		finding_add_evidence(
+			f,
+			"time window: %.3f s from the first GC "
+			"after the warm-up to the last",
+			(double)(p[n - 1].time_ns - p[from].time_ns) / 1e9);
+		finding_add_fact(f, "slope", slope, "bytes/s");
+		finding_add_fact(f, "growth", g, "%/s");
+		finding_add_fact(f, "gcs", (double)m, "gcs");
+		finding_add_fact(f, "first", (double)p[from].used, "bytes");
+		finding_add_fact(f, "last", (double)p[n - 1].used, "bytes");
+		f->command = rules_command(c, "survivors", "--leaks");
+		f->fix =
+			xstrdup("Look at the leak suspects; where the "
+				"recording has none, record with "
+				"OldObjectSample and path-to-gc-roots=true, or "
+				"with heapsift's agent, or take a heap dump.");
+		free(p);
+	}
+	query_free(q);
+	return 0;
+}
+
+/* --- old objects ------------------------------------------------------------ */
+
+int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
+		     struct err *e)
+{
+	const struct query_row *rows;
+	struct query_total t;
+	struct query_evidence ev;
+	struct finding *f;
+	struct query *q, *qe;
+	size_t n, i;
+	char b[32];
+
+	if (!c->kind_counts[SAMPLE_OLD_OBJECT])
+		return 0;
+	if (rules_top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE,
+			   GROUP_APP_SITE, &q, &rows, &n, &t, e) < 0)
+		return ERR_FAIL;
+	if (findings_query(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, &qe, e) <
+		    0 ||
+	    query_evidence(qe, &ev, e) < 0) {
+		query_free(qe);
+		query_free(q);
+		return ERR_FAIL;
+	}
+	query_free(qe);
+	if (!t.samples) {
+		query_free(q);
+		return 0;
+	}
+	f = findings_add(c, rule->name, FINDING_INFO);
+	f->weight = (double)ev.with_root;
+	f->sentence = buf_strf(
+		"%" PRIu64 " sampled objects were alive when the recording "
+		"ended, %" PRIu64 " of them with a path to a GC root%s.",
+		t.samples, ev.with_root,
+		ev.with_root ? ""
+		: ev.rooted_elsewhere
+			? ""
+			: " (the recording did not search for roots: "
+			  "path-to-gc-roots=false)");
+	for (i = 0; i < n && i < 5; i++)
+		finding_add_evidence(
+			f, "app-site %zu: %s, %" PRIu64 " objects%s%s", i + 1,
+			rows[i].key, rows[i].samples,
+			rows[i].est_bytes > 0 ? ", " : "",
+			rows[i].est_bytes > 0
+				? human_bytes(rows[i].est_bytes, b, sizeof(b))
+				: "");
+	if (ev.largest_size > 0)
+		finding_add_evidence(
+			f, "largest object: %s",
+			human_bytes(ev.largest_size, b, sizeof(b)));
+	if (ev.root)
+		finding_add_evidence(f, "most common GC root: %s", ev.root);
+	finding_add_evidence(f,
+			     "GCs survived by these objects: median %" PRId64
+			     ", most %" PRId64,
+			     ev.median_gcs, ev.max_gcs);
+	finding_add_fact(f, "objects", (double)t.samples, "samples");
+	finding_add_fact(f, "with_root", (double)ev.with_root, "samples");
+	f->command = rules_command(c, "survivors", "--kind=old --by=app-site");
+	query_free(q);
+	return 0;
+}
