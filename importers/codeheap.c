@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "formats/codeheap/codeheap.h"
+#include "importers/codeheap_int.h"
 #include "importers/importer.h"
 #include "importers/list.h"
 #include "importers/sink.h"
@@ -89,97 +90,7 @@ static int codeheap_probe(const unsigned char *p, size_t len, int complete)
 
 /* --- the import: a state machine over lexed lines ------------------------ */
 
-/* A growable array of n elements of a type. */
-#define GROW(arr, n, cap)                                                    \
-	do {                                                                 \
-		if ((n) == (cap)) {                                          \
-			(cap) = (cap) ? 2 * (cap) : 8;                       \
-			(arr) = xreallocarray((arr), (cap), sizeof(*(arr))); \
-		}                                                            \
-	} while (0)
-
-enum section {
-	SEC_NONE = 0,
-	SEC_GENERAL,
-	SEC_AGG,      /* (used blocks) ... up to (free blocks) */
-	SEC_AGG_FREE, /* (free blocks) */
-	SEC_USED,     /* U S E D   S P A C E */
-	SEC_FREE,     /* F R E E   S P A C E */
-	SEC_COUNT,    /* B L O C K   C O U N T S */
-	SEC_SPACE,    /* S P A C E   U S A G E */
-	SEC_AGE,      /* M E T H O D   A G E */
-	SEC_NAMES,    /* M E T H O D   N A M E S */
-	SEC_SKIP,     /* remarks, or a section we do not know */
-};
-
-enum sub {
-	SUB_NONE = 0,
-	SUB_GLOBAL,
-	SUB_TOP,
-	SUB_LEGEND,
-	SUB_OTHER_LEGEND,
-	SUB_FREELIST,
-	SUB_TOPTEN,
-	SUB_OTHER,
-	SUB_MAP, /* a map's title was seen; lines follow */
-};
-
-#define CH_MAX_HEAPS 64
-
-enum snap_kind { SNAP_NONE = 0, SNAP_ANALYTICS, SNAP_SUMMARY, SNAP_CODELIST };
-
-struct heap_build {
-	struct rec_ch_heap h;
-	struct rec_ch_map *maps;
-	uint32_t n_maps, cap_maps;
-	struct rec_ch_block *blocks;
-	uint32_t n_blocks, cap_blocks;
-	struct rec_ch_stat *stats;
-	uint32_t n_stats, cap_stats;
-};
-
-struct chi {
-	const struct sink *sink;
-	const struct import_env *env;
-	struct ch_lexer lx;
-	struct arena ar; /* the snapshot's strings and cells */
-	uint64_t line;
-
-	enum snap_kind kind;
-	uint64_t snap_line;
-	struct heap_build *heaps;
-	uint32_t n_heaps, cap_heaps;
-	struct rec_ch_stat *stats;
-	uint32_t n_stats, cap_stats;
-	struct rec_ch_block *blocks;
-	uint32_t n_blocks, cap_blocks;
-	uint32_t n_snapshots;
-	bool closed;	   /* the report's closing timing line was seen */
-	bool heaps_warned; /* CH_MAX_HEAPS reached in this snapshot */
-
-	enum section sec;
-	enum sub sub;
-	int cur;      /* heap index, -1 none */
-	int sum_heap; /* summary: the heap a bounds line belongs to */
-	uint8_t legend[256];
-	bool legend_set[256];
-	size_t name_col, blob_col; /* from the last column header */
-
-	/* the map being read */
-	enum ch_measure m_measure;
-	enum ch_part m_parts[3];
-	int m_comps;	/* 1, or 3 / 2 for a "by tier" bundle */
-	bool m_letters; /* cells may be block-type letters */
-	struct buf m_cells[3];
-	uint64_t m_line;
-	bool m_warned;
-	int err; /* a sink error */
-};
-
-static void warn(struct chi *c, uint64_t line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void warn(struct chi *c, uint64_t line, const char *fmt, ...)
+void ch_warn(struct chi *c, uint64_t line, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -238,10 +149,10 @@ static int heap_find(struct chi *c, const char *name, size_t len, bool create)
 	 * report, and would make this lookup quadratic */
 	if (c->n_heaps >= CH_MAX_HEAPS) {
 		if (!c->heaps_warned)
-			warn(c, c->line,
-			     "more than %d code heaps in one report; the "
-			     "others are skipped",
-			     CH_MAX_HEAPS);
+			ch_warn(c, c->line,
+				"more than %d code heaps in one report; the "
+				"others are skipped",
+				CH_MAX_HEAPS);
 		c->heaps_warned = true;
 		return -1;
 	}
@@ -254,231 +165,6 @@ static int heap_find(struct chi *c, const char *name, size_t len, bool create)
 	hb->h.used = hb->h.free = hb->h.max_used = REC_NONE;
 	hb->h.used_blocks = hb->h.free_blocks = REC_NONE;
 	return (int)c->n_heaps++;
-}
-
-static void map_drop(struct chi *c)
-{
-	int i;
-
-	for (i = 0; i < 3; i++)
-		buf_reset(&c->m_cells[i]);
-	c->m_comps = 0;
-	if (c->sub == SUB_MAP)
-		c->sub = SUB_NONE;
-}
-
-/* The map being read is over: keep it when it is whole. */
-static void map_finish(struct chi *c, bool cut)
-{
-	struct heap_build *hb;
-	size_t n;
-	int i;
-
-	if (!c->m_comps)
-		return;
-	if (c->cur < 0) {
-		map_drop(c);
-		return;
-	}
-	hb = &c->heaps[c->cur];
-	n = c->m_cells[0].len;
-	if (cut) {
-		warn(c, c->m_line,
-		     "%s: the %s map (%s) is cut short after %zu granules; "
-		     "not imported",
-		     hb->h.name, ch_measure_name(c->m_measure),
-		     ch_part_name(c->m_parts[0]), n);
-		map_drop(c);
-		return;
-	}
-	if (!n) { /* a title with no lines under it */
-		map_drop(c);
-		return;
-	}
-	if (hb->h.n_granules == REC_NONE) {
-		/* a print step without the aggregation part: the maps tell */
-		hb->h.n_granules = (int64_t)n;
-	} else if ((int64_t)n != hb->h.n_granules) {
-		warn(c, c->m_line,
-		     "%s: the %s map (%s) has %zu granules, the heap %lld; "
-		     "not imported",
-		     hb->h.name, ch_measure_name(c->m_measure),
-		     ch_part_name(c->m_parts[0]), n,
-		     (long long)hb->h.n_granules);
-		map_drop(c);
-		return;
-	}
-	for (i = 0; i < c->m_comps; i++) {
-		struct rec_ch_map *m;
-
-		GROW(hb->maps, hb->n_maps, hb->cap_maps);
-		m = &hb->maps[hb->n_maps++];
-		m->measure = c->m_measure;
-		m->part = c->m_parts[i];
-		m->bundle = c->m_comps > 1;
-		m->n = (uint32_t)n;
-		m->cells = (const uint8_t *)arena_memdup(
-			&c->ar, c->m_cells[i].data, c->m_cells[i].len);
-	}
-	map_drop(c);
-}
-
-/* What one cell character means in the current map. */
-static uint8_t cell_value(struct chi *c, char ch, enum ch_measure m)
-{
-	unsigned char u = (unsigned char)ch;
-
-	if (ch == ' ')
-		return 0;
-	if (m != CH_TYPE) {
-		if (ch >= '0' && ch <= '9')
-			return (uint8_t)(m == CH_COUNT ? ch - '0'
-						       : 1 + (ch - '0'));
-		if (m == CH_COUNT && ch >= 'a' && ch <= 'f')
-			return (uint8_t)(10 + ch - 'a');
-		if (ch == '*')
-			return m == CH_COUNT ? CH_COUNT_MANY : CH_SPACE_FULL;
-	}
-	/* a block-type letter: granule == segment, so one block, full */
-	if (!c->legend_set[u] && !c->m_warned) {
-		c->m_warned = true;
-		warn(c, c->line,
-		     "'%c' is not in the report's block-type legend; "
-		     "shown as an unknown block type",
-		     ch);
-	}
-	if (m == CH_TYPE)
-		return c->legend_set[u] ? c->legend[u] : CHB_UNKNOWN;
-	if (m == CH_AGE)
-		return 0;
-	return m == CH_COUNT ? 1 : CH_SPACE_FULL;
-}
-
-static void map_line(struct chi *c, const struct ch_line *l)
-{
-	const char *p = l->text;
-	size_t n = l->text_len, i;
-	int w = c->m_comps == 1 ? 1 : 2 * c->m_comps;
-
-	if (c->cur >= 0 && !c->m_cells[0].len) {
-		struct heap_build *hb = &c->heaps[c->cur];
-
-		if (hb->h.low && l->addr != hb->h.low && !c->m_warned) {
-			c->m_warned = true;
-			warn(c, c->line,
-			     "%s: the map starts at 0x%llx, the heap at 0x%llx",
-			     hb->h.name, (unsigned long long)l->addr,
-			     (unsigned long long)hb->h.low);
-		}
-		if (!hb->h.low)
-			hb->h.low = l->addr;
-	}
-	/* room for the whole line first: a map line is 128 cells */
-	if (w == 1) {
-		struct buf *cb = &c->m_cells[0];
-		uint8_t *o;
-
-		buf_grow(cb, n);
-		o = (uint8_t *)cb->data + cb->len;
-		for (i = 0; i < n; i++)
-			o[i] = cell_value(c, p[i], c->m_measure);
-		buf_setlen(cb, cb->len + n);
-		return;
-	}
-	/* "a:b:c " or "a:b ": the last one may lose its trailing blank */
-	for (int k = 0; k < c->m_comps; k++) {
-		struct buf *cb = &c->m_cells[k];
-		size_t got = 0;
-		uint8_t *o;
-
-		buf_grow(cb, n / (size_t)w + 1);
-		o = (uint8_t *)cb->data + cb->len;
-		for (i = 0; i + (size_t)w - 1 <= n; i += (size_t)w)
-			o[got++] = cell_value(c, p[i + 2 * (size_t)k],
-					      c->m_measure);
-		buf_setlen(cb, cb->len + got);
-	}
-}
-
-struct map_title {
-	const char *prefix;
-	enum ch_measure measure;
-	enum ch_part parts[3];
-	int comps;
-	bool letters;
-};
-
-/* Identified by title, never by position (reference 2.8-2.10). */
-static const struct map_title map_titles[] = {
-	{"Total (all tiers) count", CH_COUNT, {CH_ALL}, 1, false},
-	{"Total (all types) count for granule size == segment size",
-	 CH_TYPE,
-	 {CH_ALL},
-	 1,
-	 true},
-	{"Tier1 nMethod count", CH_COUNT, {CH_TIER1}, 1, true},
-	{"Tier2 nMethod count", CH_COUNT, {CH_TIER2}, 1, true},
-	{"not_used/not_entrant/not_installed nMethod count",
-	 CH_COUNT,
-	 {CH_INACTIVE},
-	 1,
-	 true},
-	{"Stub & Blob count", CH_COUNT, {CH_STUB}, 1, true},
-	{"Dead nMethod count", CH_COUNT, {CH_DEAD}, 1, true},
-	{"Count by tier", CH_COUNT, {CH_TIER1, CH_TIER2, CH_STUB}, 3, false},
-	{"Total (all types) space consumption for granule size == segment "
-	 "size",
-	 CH_SPACE,
-	 {CH_ALL},
-	 1,
-	 true},
-	{"Total (all types) space consumption", CH_SPACE, {CH_ALL}, 1, false},
-	{"Tier1 space consumption", CH_SPACE, {CH_TIER1}, 1, true},
-	{"Tier2 space consumption", CH_SPACE, {CH_TIER2}, 1, true},
-	{"not_used/not_entrant/not_installed space consumption",
-	 CH_SPACE,
-	 {CH_INACTIVE},
-	 1,
-	 true},
-	{"Stub and Blob space consumption", CH_SPACE, {CH_STUB}, 1, true},
-	{"Dead space consumption", CH_SPACE, {CH_DEAD}, 1, true},
-	{"Space consumption by tier",
-	 CH_SPACE,
-	 {CH_TIER1, CH_TIER2, CH_STUB},
-	 3,
-	 false},
-	{"Age distribution", CH_AGE, {CH_ALL}, 1, false},
-	{"Tier1 age distribution", CH_AGE, {CH_TIER1}, 1, false},
-	{"Tier2 age distribution", CH_AGE, {CH_TIER2}, 1, false},
-	{"not_used/not_entrant/not_installed age distribution",
-	 CH_AGE,
-	 {CH_INACTIVE},
-	 1,
-	 false},
-	{"age distribution by tier", CH_AGE, {CH_TIER1, CH_TIER2}, 2, false},
-};
-
-static void map_begin(struct chi *c, const char *t, size_t len)
-{
-	size_t i;
-
-	map_finish(c, false);
-	for (i = 0; i < sizeof(map_titles) / sizeof(map_titles[0]); i++) {
-		const struct map_title *mt = &map_titles[i];
-
-		if (!ch_title(t, len, mt->prefix, NULL, NULL))
-			continue;
-		c->m_measure = mt->measure;
-		memcpy(c->m_parts, mt->parts, sizeof(c->m_parts));
-		c->m_comps = mt->comps;
-		c->m_letters = mt->letters;
-		c->m_line = c->line;
-		c->m_warned = false;
-		c->sub = SUB_MAP;
-		return;
-	}
-	warn(c, c->line, "unknown granule map '%.*s'; skipped", (int)len, t);
-	c->sub = SUB_OTHER;
 }
 
 /* --- snapshots ------------------------------------------------------------ */
@@ -500,7 +186,7 @@ static void snap_reset(struct chi *c)
 	c->cur = c->sum_heap = -1;
 	c->closed = false;
 	c->heaps_warned = false;
-	map_drop(c);
+	ch_map_drop(c);
 }
 
 static const char *const snap_kind_names[] = {"", "analytics", "summary",
@@ -512,14 +198,14 @@ static void snap_end(struct chi *c, bool at_eof)
 	struct rec_codeheap r;
 	uint32_t i;
 
-	map_finish(c, at_eof);
+	ch_map_finish(c, at_eof);
 	if (c->kind == SNAP_NONE)
 		return;
 	if (c->kind == SNAP_ANALYTICS && at_eof && !c->closed)
-		warn(c, c->line,
-		     "the report that starts at line %llu ends without its "
-		     "closing line: cut short? what is complete is imported",
-		     (unsigned long long)c->snap_line);
+		ch_warn(c, c->line,
+			"the report that starts at line %llu ends without its "
+			"closing line: cut short? what is complete is imported",
+			(unsigned long long)c->snap_line);
 	hs = xcalloc(c->n_heaps ? c->n_heaps : 1, sizeof(*hs));
 	for (i = 0; i < c->n_heaps; i++) {
 		struct heap_build *hb = &c->heaps[i];
@@ -632,10 +318,11 @@ static void used_row(struct chi *c, const char *s, size_t n, uint64_t addr)
 				b.type = c->legend[u];
 			else {
 				b.type = CHB_UNKNOWN;
-				warn(c, c->line,
-				     "block type '%c' is not in the report's "
-				     "legend",
-				     *t);
+				ch_warn(c, c->line,
+					"block type '%c' is not in the "
+					"report's "
+					"legend",
+					*t);
 			}
 		} else if (!b.compiler && !isdigit((unsigned char)*t)) {
 			b.compiler = arena_memdup(&c->ar, t, tl);
@@ -716,7 +403,7 @@ static void major_title(struct chi *c, const char *t, size_t len)
 	const char *rest;
 	size_t rl;
 
-	map_finish(c, false);
+	ch_map_finish(c, false);
 	if (c->kind != SNAP_ANALYTICS || c->closed)
 		snap_begin(c, SNAP_ANALYTICS);
 	for (i = 0; i < sizeof(majors) / sizeof(majors[0]); i++) {
@@ -742,7 +429,7 @@ static void major_title(struct chi *c, const char *t, size_t len)
 			c->name_col = c->blob_col = 73;
 		return;
 	}
-	warn(c, c->line, "unknown section '%.*s'; skipped", (int)len, t);
+	ch_warn(c, c->line, "unknown section '%.*s'; skipped", (int)len, t);
 	c->sec = SEC_SKIP;
 }
 
@@ -751,7 +438,7 @@ static void minor_title(struct chi *c, const char *t, size_t len)
 	const char *rest;
 	size_t rl;
 
-	map_finish(c, false);
+	ch_map_finish(c, false);
 	if (ch_title(t, len, "Block types used in the following CodeHeap dump",
 		     NULL, NULL)) {
 		memset(c->legend_set, 0, sizeof(c->legend_set));
@@ -782,11 +469,11 @@ static void minor_title(struct chi *c, const char *t, size_t len)
 		c->sub = SUB_OTHER;
 	} else if (ch_title(t, len, "Heap not fully initialized", NULL, NULL) ||
 		   ch_title(t, len, "Must be at safepoint", NULL, NULL)) {
-		warn(c, c->line, "the VM refused: %.*s", (int)len, t);
+		ch_warn(c, c->line, "the VM refused: %.*s", (int)len, t);
 		c->sub = SUB_OTHER;
 	} else if (c->sec == SEC_COUNT || c->sec == SEC_SPACE ||
 		   c->sec == SEC_AGE) {
-		map_begin(c, t, len);
+		ch_map_begin(c, t, len);
 	} else {
 		c->sub = SUB_OTHER;
 	}
@@ -919,10 +606,11 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 			unsigned char u = (unsigned char)l->letter;
 
 			if (t == CHB_UNKNOWN)
-				warn(c, c->line,
-				     "the legend names an unknown block type "
-				     "'%.*s' ('%c')",
-				     (int)l->text_len, l->text, l->letter);
+				ch_warn(c, c->line,
+					"the legend names an unknown block "
+					"type "
+					"'%.*s' ('%c')",
+					(int)l->text_len, l->text, l->letter);
 			c->legend[u] = (uint8_t)t;
 			c->legend_set[u] = true;
 		}
@@ -962,10 +650,10 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 		break;
 	case CHL_MAP:
 		if (c->sub == SUB_MAP && c->m_comps)
-			map_line(c, l);
+			ch_map_line(c, l);
 		else
-			warn(c, c->line,
-			     "a granule map line outside any map; skipped");
+			ch_warn(c, c->line,
+				"a granule map line outside any map; skipped");
 		break;
 	default:
 		break;
@@ -1073,7 +761,7 @@ static void one_line(struct chi *c, const char *s, size_t n)
 	if (l.type == CHL_NOISE)
 		return;
 	if (c->sub == SUB_MAP && l.type != CHL_MAP && c->m_cells[0].len)
-		map_finish(c, false);
+		ch_map_finish(c, false);
 	if (c->kind == SNAP_SUMMARY &&
 	    !(l.type >= CHL_SUM_HEAP && l.type <= CHL_FULL_COUNT) &&
 	    l.type != CHL_BLANK)
@@ -1099,7 +787,7 @@ static void one_line(struct chi *c, const char *s, size_t n)
 		}
 		return;
 	case CHL_FUNCTION:
-		warn(c, c->line, "%.*s", (int)l.text_len, l.text);
+		ch_warn(c, c->line, "%.*s", (int)l.text_len, l.text);
 		return;
 	case CHL_CODELIST:
 		codelist_entry(c, &l);
@@ -1141,11 +829,11 @@ static int codeheap_import(struct input *in, const struct sink *sink,
 	}
 	if (rc < 0) {
 		/* what was read stands; the damage is a warning */
-		warn(&c, c.line + 1, "%s", input_error(in)->msg);
+		ch_warn(&c, c.line + 1, "%s", input_error(in)->msg);
 	}
 	snap_end(&c, true);
 	if (!c.err && !c.n_snapshots)
-		warn(&c, 0, "no code heap data");
+		ch_warn(&c, 0, "no code heap data");
 	if (!c.err && c.n_snapshots) {
 		memset(&rr, 0, sizeof(rr));
 		rr.source = env->source;
