@@ -15,6 +15,10 @@
  * root) takes the whole tree then, the open nodes and the cursor
  * carried over by path.
  *
+ * This file draws the rows and takes the keys, the search and the
+ * filter; view_tree_nodes.c keeps which nodes are made, open, kept and
+ * shown (view_tree_int.h).
+ *
  * Against the baseline (docs/browse.md) the nodes are diff_tree()'s:
  * the two sides merged by call path, a node of one side only included,
  * each with both sides' values per second, the change and the verdict
@@ -30,55 +34,9 @@
 #include "tui/names.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "tui/view_tree_int.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
-
-struct tree {
-	bool inverted;
-	unsigned gen;
-	bool valid;
-	/* the query's tree, borrowed (valid until the model changes, which
-	 * ensure() notices before anything reads it), or the comparison's,
-	 * owned (own) */
-	const struct query_tree_node *nodes;
-	struct query_tree_node *own;
-	size_t n, n_all; /* made, and in the whole tree */
-	bool lazy;	 /* made as opened, numbered so, not whole */
-	size_t cap;	 /* of open and vis */
-	struct query_total total;
-	unsigned char *open; /* per node */
-	unsigned char *keep; /* per node, with a filter: it or a descendant
-				matches */
-	struct regex *filter;
-	char filter_text[256];
-	/* labels are the query's site names, one pointer per site: each
-	 * node's label as an index into the distinct ones, so that a regex
-	 * runs once per site and a filter over millions of nodes is array
-	 * reads.  The query's nodes carry that index (their site; the root
-	 * is labels[n_labels - 1]); the comparison's get label_id */
-	uint32_t *label_id;
-	const char **labels;
-	size_t n_labels;
-	uint32_t *vis; /* visible nodes, in order */
-	size_t n_vis;
-	/* after E on a tree made as opened: every node open, made ones
-	 * and the rest, and vis the first n_made_vis rows of the n_vis
-	 * (the whole tree's count), made further as they are shown */
-	bool all_open;
-	size_t n_made_vis;
-	/* a filter on a tree made as opened (lazy_filter): all_open over
-	 * the kept nodes, n_kept_rows of them (the root's included), the
-	 * folds from before it in open[] and pre_all_open; on the whole
-	 * tree the folds from before it are pre_open (n bytes), which Esc
-	 * gives back */
-	bool lazy_filter, pre_all_open;
-	size_t n_kept_rows;
-	unsigned char *pre_open;
-	struct list list;
-	/* against the baseline: diff_tree()'s rows (a copy), one per node,
-	 * in the nodes' order; NULL when the tree is the query's */
-	struct diff_table *dt;
-};
 
 static void *tree_new_common(bool inverted)
 {
@@ -114,611 +72,6 @@ static void tr_free(void *st)
 	free(tr->dt);
 	regex_free(tr->filter);
 	free(tr);
-}
-
-static bool shown(const struct tree *tr, uint32_t i)
-{
-	return !tr->keep || tr->keep[i];
-}
-
-static bool is_open(const struct tree *tr, uint32_t i)
-{
-	return tr->all_open || tr->open[i];
-}
-
-/* The visible nodes: a walk over open, kept nodes, children in their
- * order (heaviest first).  The cursor stays on its node when it is
- * still visible, else on its nearest visible ancestor. */
-static void rebuild_vis(struct tree *tr)
-{
-	uint32_t cur = tr->n_vis && tr->list.cur < tr->n_made_vis
-			       ? tr->vis[tr->list.cur]
-			       : 0;
-	uint32_t i = 0;
-	size_t k;
-
-	if (tr->all_open) {
-		/* every node open: the rows stay, made as they are shown
-		 * (vis_extend) */
-		tr->list.n = tr->n_vis;
-		return;
-	}
-	tr->n_vis = 0;
-	if (!tr->n)
-		return;
-	for (;;) {
-		tr->vis[tr->n_vis++] = i;
-		if (tr->open[i]) {
-			uint32_t c = tr->nodes[i].first_child;
-
-			if (c == QUERY_TREE_LATER)
-				c = QUERY_TREE_NONE; /* never: opened, made */
-			while (c != QUERY_TREE_NONE && !shown(tr, c))
-				c = tr->nodes[c].next_sibling;
-			if (c != QUERY_TREE_NONE) {
-				i = c;
-				continue;
-			}
-		}
-		/* up until a node with a next shown sibling */
-		for (;;) {
-			uint32_t s;
-
-			if (i == 0)
-				goto done;
-			s = tr->nodes[i].next_sibling;
-			while (s != QUERY_TREE_NONE && !shown(tr, s))
-				s = tr->nodes[s].next_sibling;
-			if (s != QUERY_TREE_NONE) {
-				i = s;
-				break;
-			}
-			i = tr->nodes[i].parent;
-		}
-	}
-done:
-	tr->n_made_vis = tr->n_vis;
-	tr->list.n = tr->n_vis;
-	/* the cursor's node, or its nearest visible ancestor */
-	for (;;) {
-		for (k = 0; k < tr->n_vis; k++)
-			if (tr->vis[k] == cur) {
-				tr->list.cur = k;
-				return;
-			}
-		if (!cur || cur >= tr->n)
-			break;
-		cur = tr->nodes[cur].parent;
-	}
-	tr->list.cur = 0;
-}
-
-/* Node k's label, as an index into tr->labels. */
-static uint32_t label_of(const struct tree *tr, uint32_t k)
-{
-	if (tr->label_id)
-		return tr->label_id[k];
-	return tr->nodes[k].site == QUERY_TREE_NONE ? (uint32_t)tr->n_labels - 1
-						    : tr->nodes[k].site;
-}
-
-/* The labels of a query's tree: its sites', and the root's last. */
-static void query_labels(struct tree *tr, const struct query *q)
-{
-	const char *const *names;
-	size_t n = query_tree_labels(q, &names);
-
-	free(tr->label_id);
-	free(tr->labels);
-	tr->label_id = NULL;
-	tr->labels = xmalloc((n + 1) * sizeof(*tr->labels));
-	memcpy(tr->labels, names, n * sizeof(*tr->labels));
-	tr->labels[n] = tr->n ? tr->nodes[0].label : "all";
-	tr->n_labels = n + 1;
-}
-
-/* The labels' index (label_id, labels) of the comparison's tree. */
-static void index_labels(struct tree *tr)
-{
-	struct u64map ids;
-	size_t k, alloc = 0;
-
-	free(tr->label_id);
-	free(tr->labels);
-	tr->labels = NULL;
-	tr->n_labels = 0;
-	tr->label_id = xmalloc((tr->n ? tr->n : 1) * sizeof(*tr->label_id));
-	u64map_init(&ids);
-	for (k = 0; k < tr->n; k++) {
-		uint64_t key = (uint64_t)(uintptr_t)tr->nodes[k].label, v;
-
-		if (!u64map_get(&ids, key, &v)) {
-			if (tr->n_labels == alloc) {
-				alloc = alloc ? alloc * 2 : 256;
-				tr->labels = xreallocarray(tr->labels, alloc,
-							   sizeof(*tr->labels));
-			}
-			v = tr->n_labels;
-			tr->labels[tr->n_labels++] = tr->nodes[k].label;
-			u64map_put(&ids, key, v, NULL);
-		}
-		tr->label_id[k] = (uint32_t)v;
-	}
-	u64map_release(&ids);
-}
-
-/* Verdicts of re per distinct label, computed as asked: 0 not yet, 1 no
- * match, 2 a match. */
-struct verdicts {
-	unsigned char *v;
-};
-
-static bool label_matches(const struct tree *tr, struct verdicts *v,
-			  const struct regex *re, uint32_t node)
-{
-	uint32_t id = label_of(tr, node);
-
-	if (!v->v[id])
-		v->v[id] = regex_match(re, tr->labels[id]) ? 2 : 1;
-	return v->v[id] == 2;
-}
-
-/* keep[]: the nodes that match the filter and their ancestors, shown
- * unfolded down to the matches.  The number of matching nodes. */
-static size_t apply_filter(struct tree *tr)
-{
-	struct verdicts v;
-	size_t k, kept = 0;
-
-	free(tr->keep);
-	tr->keep = NULL;
-	if (!tr->filter || !tr->n)
-		return 0;
-	tr->keep = xcalloc(tr->n, 1);
-	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
-	/* children come after parents: backwards, a kept node keeps its
-	 * parent */
-	for (k = tr->n; k-- > 1;) {
-		if (!tr->keep[k] &&
-		    label_matches(tr, &v, tr->filter, (uint32_t)k))
-			tr->keep[k] = 1;
-		if (tr->keep[k]) {
-			tr->keep[tr->nodes[k].parent] = 1;
-			kept++;
-		}
-	}
-	tr->keep[0] = 1;
-	free(v.v);
-	for (k = 0; k < tr->n; k++)
-		if (tr->keep[k])
-			tr->open[k] = 1;
-	return kept;
-}
-
-/* The nodes of the comparison with the baseline, from diff_tree()'s
- * rows (depth first, each child after its parent, siblings in the
- * diff's order: changed first, then by the size of the change).  The
- * labels point into tr->dt.  NULL with e set on failure. */
-static struct query_tree_node *diff_nodes(struct tui *t, struct tree *tr,
-					  size_t *n, struct err *e)
-{
-	const struct diff_table *dt;
-	struct query_tree_node *nodes;
-	uint32_t *last;
-	struct diff *d;
-	size_t i;
-
-	d = model_diff(&t->m, e);
-	if (!d || diff_tree(d, tr->inverted, 0, &dt, e) < 0)
-		return NULL;
-	tr->dt = diff_table_dup(dt);
-	*n = tr->dt->n_rows;
-	nodes = xcalloc(*n ? *n : 1, sizeof(*nodes));
-	last = xmalloc((*n ? *n : 1) * sizeof(*last));
-	for (i = 0; i < *n; i++) {
-		const struct diff_row *r = &tr->dt->rows[i];
-		struct query_tree_node *nd = &nodes[i];
-
-		nd->label = r->key;
-		nd->parent = r->parent;
-		nd->depth = r->depth;
-		nd->first_child = nd->next_sibling = QUERY_TREE_NONE;
-		nd->samples = r->samples[0] + r->samples[1];
-		last[i] = QUERY_TREE_NONE;
-		if (r->parent == UINT32_MAX || r->parent >= i)
-			continue;
-		if (last[r->parent] == QUERY_TREE_NONE)
-			nodes[r->parent].first_child = (uint32_t)i;
-		else
-			nodes[last[r->parent]].next_sibling = (uint32_t)i;
-		last[r->parent] = (uint32_t)i;
-	}
-	free(last);
-	return nodes;
-}
-
-/* n nodes made: room in open[] (the new ones folded) and vis[] */
-static void tr_grow(struct tree *tr, size_t n)
-{
-	if (n > tr->cap) {
-		size_t cap = tr->cap ? tr->cap : 256;
-
-		while (cap < n)
-			cap *= 2;
-		tr->open = xrealloc(tr->open, cap);
-		memset(tr->open + tr->cap, 0, cap - tr->cap);
-		if (tr->keep)
-			tr->keep = xrealloc(tr->keep, cap);
-		tr->vis = xreallocarray(tr->vis, cap, sizeof(*tr->vis));
-		tr->cap = cap;
-	}
-	tr->n = n;
-}
-
-/* Node i's children, made if they are not yet. */
-static void tr_kids(struct tui *t, struct tree *tr, uint32_t i)
-{
-	const struct query_tree_node *nodes;
-	struct query *q;
-	size_t n;
-	struct err e;
-
-	if (!tr->lazy || tr->nodes[i].first_child != QUERY_TREE_LATER)
-		return;
-	err_init(&e);
-	q = model_query(&t->m, &e);
-	if (!q)
-		return;
-	{
-		size_t n0 = tr->n, k;
-
-		query_tree_children(q, tr->inverted, i, &nodes, &n);
-		tr->nodes = nodes;
-		tr_grow(tr, n);
-		if (tr->lazy_filter && tr->keep)
-			for (k = n0; k < n; k++)
-				tr->keep[k] = query_tree_lazy_kept(
-					q, tr->inverted, (uint32_t)k);
-	}
-}
-
-static bool all_open_end(struct tui *t, struct tree *tr);
-static bool lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept);
-
-/* The whole tree's folds of now, which Esc gives back after a filter. */
-static void save_folds(struct tree *tr)
-{
-	free(tr->pre_open);
-	tr->pre_open = xmalloc(tr->n ? tr->n : 1);
-	memcpy(tr->pre_open, tr->open, tr->n);
-}
-
-/*
- * The whole tree in place of the one made as opened, for what needs
- * every node in its order: each made node is the whole tree's node of
- * the same path, and a made node's children come in the whole tree's
- * order, so the two lists of children are walked side by side.  The
- * open nodes and the cursor's stay.  false when it cannot be built.
- */
-static bool tr_whole(struct tui *t, struct tree *tr)
-{
-	const struct query_tree_node *full;
-	unsigned char *open;
-	struct query *q;
-	uint32_t *map, cur;
-	size_t n, i;
-	struct err e;
-
-	if (tr->all_open)
-		return all_open_end(t, tr);
-	if (!tr->lazy)
-		return true;
-	err_init(&e);
-	q = model_query(&t->m, &e);
-	if (!q ||
-	    query_tree(q, tr->inverted, 0, &full, &n, &tr->total, &e) < 0) {
-		tui_message(t, true, "cannot build the tree: %s", e.msg);
-		return false;
-	}
-	map = xmalloc(tr->n * sizeof(*map));
-	map[0] = 0;
-	for (i = 0; i < tr->n; i++) {
-		uint32_t a = tr->nodes[i].first_child, b;
-
-		if (a == QUERY_TREE_LATER)
-			continue;
-		for (b = full[map[i]].first_child;
-		     a != QUERY_TREE_NONE && b != QUERY_TREE_NONE;
-		     a = tr->nodes[a].next_sibling, b = full[b].next_sibling)
-			map[a] = b;
-	}
-	open = xcalloc(n ? n : 1, 1);
-	for (i = 0; i < tr->n; i++)
-		open[map[i]] = tr->open[i];
-	cur = tr->n_vis && tr->list.cur < tr->n_vis ? map[tr->vis[tr->list.cur]]
-						    : 0;
-	free(map);
-	free(tr->open);
-	tr->open = open;
-	tr->vis = xreallocarray(tr->vis, n ? n : 1, sizeof(*tr->vis));
-	tr->nodes = full;
-	tr->n = tr->n_all = tr->cap = n;
-	tr->lazy = false;
-	if (tr->n_vis && tr->list.cur < tr->n_vis)
-		tr->vis[tr->list.cur] = cur;
-	if (tr->lazy_filter) {
-		/* a filter on the tree made as opened, its rows as flags
-		 * (C under it): keep is by the made nodes' ids; the whole
-		 * tree's from the filter, the folds of now given back by
-		 * Esc */
-		free(tr->keep);
-		tr->keep = NULL;
-		tr->lazy_filter = false;
-		save_folds(tr);
-		apply_filter(tr);
-	}
-	rebuild_vis(tr);
-	return true;
-}
-
-/* Open every node below i (i included), making them as it goes; false
- * past MADE_BELOW nodes made, where the whole tree, made at once, costs
- * less than making them one parent at a time.  HEAPSIFT_BROWSE_MADE_BELOW
- * sets it (tests: 1 takes the whole tree at once). */
-static size_t made_below(void)
-{
-	static size_t v;
-
-	if (!v) {
-		const char *s = getenv("HEAPSIFT_BROWSE_MADE_BELOW");
-		char *end;
-		unsigned long long x = s ? strtoull(s, &end, 10) : 0;
-
-		v = s && *s && !*end && x > 0 ? (size_t)x : 50000;
-	}
-	return v;
-}
-#define MADE_BELOW made_below()
-
-static bool open_below_made(struct tui *t, struct tree *tr, uint32_t i)
-{
-	uint32_t *st = xmalloc(sizeof(*st)), c;
-	size_t n = 1, alloc = 1, n0 = tr->n;
-
-	st[0] = i;
-	while (n && tr->n - n0 <= MADE_BELOW) {
-		uint32_t k = st[--n];
-
-		tr_kids(t, tr, k);
-		tr->open[k] = 1;
-		for (c = tr->nodes[k].first_child;
-		     c != QUERY_TREE_NONE && c != QUERY_TREE_LATER;
-		     c = tr->nodes[c].next_sibling) {
-			if (n == alloc) {
-				alloc *= 2;
-				st = xreallocarray(st, alloc, sizeof(*st));
-			}
-			st[n++] = c;
-		}
-	}
-	free(st);
-	return !n;
-}
-
-/*
- * E on a tree made as opened (all_open): every node open without making
- * every node.  The rows are then the whole tree's nodes in order, n_all
- * of them (the query's count); vis holds the first n_made_vis, and
- * vis_extend() walks on from the last one, making children as it
- * reaches them, as far as the screen or the cursor needs.  What needs
- * the rows as flags (folding a node, search, a filter, a jump past
- * MADE_BELOW more nodes, such as End) takes the whole tree, every node
- * open, the same rows: all_open_end().
- */
-
-/* The node after i in the order the rows show with every node open,
- * of the nodes made (a whole tree's: all); QUERY_TREE_NONE past the
- * last. */
-static uint32_t next_made(const struct tree *tr, uint32_t i)
-{
-	uint32_t c = tr->nodes[i].first_child;
-
-	if (c == QUERY_TREE_LATER)
-		c = QUERY_TREE_NONE;
-	while (c != QUERY_TREE_NONE && !shown(tr, c))
-		c = tr->nodes[c].next_sibling;
-	if (c != QUERY_TREE_NONE)
-		return c;
-	while (i != 0) {
-		c = tr->nodes[i].next_sibling;
-		while (c != QUERY_TREE_NONE && !shown(tr, c))
-			c = tr->nodes[c].next_sibling;
-		if (c != QUERY_TREE_NONE)
-			return c;
-		i = tr->nodes[i].parent;
-	}
-	return QUERY_TREE_NONE;
-}
-
-/* The row after node i, every node open, its children made first;
- * QUERY_TREE_NONE past the last. */
-static uint32_t next_row(struct tui *t, struct tree *tr, uint32_t i)
-{
-	tr_kids(t, tr, i);
-	return next_made(tr, i);
-}
-
-/* Rows made up to upto, or until node `until` is the last made
- * (QUERY_TREE_NONE: no such stop). */
-static void vis_extend(struct tui *t, struct tree *tr, size_t upto,
-		       uint32_t until)
-{
-	size_t n0 = tr->n;
-
-	if (!tr->all_open)
-		return;
-	if (upto > tr->n_vis)
-		upto = tr->n_vis;
-	while (tr->n_made_vis < upto &&
-	       (!tr->n_made_vis || tr->vis[tr->n_made_vis - 1] != until)) {
-		uint32_t nx;
-
-		if (tr->n - n0 > MADE_BELOW) {
-			all_open_end(t, tr);
-			return;
-		}
-		nx = tr->n_made_vis
-			     ? next_row(t, tr, tr->vis[tr->n_made_vis - 1])
-			     : 0;
-		if (nx == QUERY_TREE_NONE) {
-			/* children that could not be made: fewer rows */
-			tr->n_vis = tr->list.n = tr->n_made_vis;
-			return;
-		}
-		tr->vis[tr->n_made_vis++] = nx;
-	}
-}
-
-/* E on a tree made as opened (or the folds before a filter were all
- * open): the cursor stays on node cur. */
-static void all_open_start(struct tui *t, struct tree *tr, uint32_t cur)
-{
-	size_t k;
-
-	tr->all_open = true;
-	tr->n_made_vis = 0;
-	tr->n_vis = tr->list.n = tr->lazy_filter ? tr->n_kept_rows : tr->n_all;
-	vis_extend(t, tr, tr->n_vis, cur);
-	if (!tr->all_open)
-		return; /* the whole tree took over: its cursor stands */
-	for (k = tr->n_made_vis; k-- > 0;)
-		if (tr->vis[k] == cur) {
-			tr->list.cur = k;
-			return;
-		}
-}
-
-/* The whole tree, every node open, in place of all_open: the same rows,
- * so the cursor and the scroll keep their row numbers. */
-static bool all_open_end(struct tui *t, struct tree *tr)
-{
-	size_t cur = tr->list.cur, top = tr->list.top, n_vis = tr->n_vis;
-	bool filtered = tr->lazy_filter;
-
-	if (!tr->all_open)
-		return true;
-	tr->all_open = false;
-	if (filtered) {
-		/* the kept nodes are the rows; open[] holds the folds from
-		 * before the filter, carried over by tr_whole */
-		free(tr->keep);
-		tr->keep = NULL;
-		tr->lazy_filter = false;
-	} else {
-		memset(tr->open, 1, tr->n);
-	}
-	tr->n_vis = tr->n_made_vis;
-	tr->list.cur = cur < tr->n_made_vis ? cur : 0;
-	if (!tr_whole(t, tr)) {
-		/* the filter is lost with the tree: it shows unfiltered */
-		tr->all_open = true;
-		tr->n_vis = filtered ? tr->n_all : n_vis;
-		tr->list.cur = 0;
-		if (filtered) {
-			regex_free(tr->filter);
-			tr->filter = NULL;
-		}
-		return false;
-	}
-	if (filtered) {
-		if (tr->pre_all_open)
-			memset(tr->open, 1, tr->n);
-		save_folds(tr);
-		apply_filter(tr);
-	} else {
-		memset(tr->open, 1, tr->n);
-	}
-	rebuild_vis(tr);
-	tr->list.cur = cur < tr->n_vis ? cur : (tr->n_vis ? tr->n_vis - 1 : 0);
-	tr->list.top = top;
-	return true;
-}
-
-static void ensure(struct tui *t, struct tree *tr)
-{
-	const struct query_tree_node *nodes;
-	struct query_tree_node *dnodes = NULL;
-	struct query *q = NULL;
-	size_t n, n_all = 0;
-	int rc = 1;
-	struct err e;
-
-	if (tr->valid && tr->gen == t->m.gen)
-		return;
-	tr->valid = true;
-	tr->gen = t->m.gen;
-	tr->n = tr->n_all = tr->n_vis = tr->n_made_vis = 0;
-	tr->all_open = tr->lazy_filter = tr->pre_all_open = false;
-	free(tr->pre_open);
-	tr->pre_open = NULL;
-	tr->lazy = false;
-	free(tr->dt);
-	tr->dt = NULL;
-	err_init(&e);
-	if (t->m.base_on) {
-		dnodes = diff_nodes(t, tr, &n, &e);
-		if (!dnodes) {
-			tui_message(t, true,
-				    "cannot compare with the baseline: %s",
-				    e.msg);
-			return;
-		}
-		nodes = dnodes;
-	} else {
-		q = model_query(&t->m, &e);
-		if (!q || (rc = query_tree_lazy(q, tr->inverted, &nodes, &n,
-						&n_all, &tr->total, &e)) < 0) {
-			tui_message(t, true, "cannot build the tree: %s",
-				    e.msg);
-			return;
-		}
-	}
-	free(tr->own);
-	free(tr->open);
-	free(tr->vis);
-	free(tr->keep);
-	tr->keep = NULL;
-	tr->own = dnodes;
-	tr->nodes = nodes;
-	tr->n = n;
-	tr->n_all = dnodes ? n : n_all;
-	tr->lazy = rc == 0;
-	tr->cap = n ? n : 1;
-	tr->open = xcalloc(tr->cap, 1);
-	tr->vis = xmalloc(tr->cap * sizeof(*tr->vis));
-	if (n) {
-		tr_kids(t, tr, 0);
-		tr->open[0] = 1; /* the root's children are the first view */
-	}
-	tr->list.cur = tr->list.top = 0;
-	if (dnodes)
-		index_labels(tr);
-	else
-		query_labels(tr, q);
-	rebuild_vis(tr);
-	if (tr->filter) {
-		size_t kept;
-
-		/* the filter again on the new tree, the folds before it
-		 * those of a new tree */
-		if (tr->lazy && lazy_filter_apply(t, tr, &kept))
-			return;
-		if (!tr_whole(t, tr))
-			return;
-		save_folds(tr);
-		apply_filter(tr);
-		rebuild_vis(tr);
-	}
 }
 
 static double share_of(const struct tree *tr, uint32_t i, uint32_t of)
@@ -815,7 +168,7 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 	int h = ar->height - 1, i, x;
 	char b[32];
 
-	ensure(t, tr);
+	tr_ensure(t, tr);
 	if (tr->dt) {
 		diff_draw(tr, ar);
 		return;
@@ -827,7 +180,7 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 				 : "outermost callers > allocating frame");
 	tr->list.n = tr->n_vis;
 	list_fix(&tr->list, h);
-	vis_extend(t, tr, tr->list.top + (size_t)h, QUERY_TREE_NONE);
+	tr_vis_extend(t, tr, tr->list.top + (size_t)h, QUERY_TREE_NONE);
 	list_fix(&tr->list, h);
 	for (i = 0; i < h && tr->list.top + (size_t)i < tr->n_vis; i++) {
 		size_t row = tr->list.top + (size_t)i;
@@ -906,10 +259,10 @@ static void filter_clear(struct tui *t, struct tree *tr)
 		tr->lazy_filter = false;
 		tr->all_open = false;
 		if (tr->pre_all_open) {
-			all_open_start(t, tr, cur);
+			tr_all_open_start(t, tr, cur);
 			return;
 		}
-		rebuild_vis(tr);
+		tr_rebuild_vis(tr);
 		return;
 	}
 	if (tr->pre_open) {
@@ -917,7 +270,7 @@ static void filter_clear(struct tui *t, struct tree *tr)
 		free(tr->pre_open);
 		tr->pre_open = NULL;
 	}
-	rebuild_vis(tr);
+	tr_rebuild_vis(tr);
 }
 
 static bool tr_act(struct tui *t, void *st, enum action act,
@@ -927,12 +280,12 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 	int h = ar->height - 1;
 	uint32_t id;
 
-	ensure(t, tr);
+	tr_ensure(t, tr);
 	if (list_act(&tr->list, act, h))
 		return true;
 	if (!tr->n_vis)
 		return false;
-	vis_extend(t, tr, tr->list.cur + 1, QUERY_TREE_NONE);
+	tr_vis_extend(t, tr, tr->list.cur + 1, QUERY_TREE_NONE);
 	id = tr->vis[tr->list.cur];
 	if (tr->all_open) {
 		bool kids = tr->nodes[id].first_child != QUERY_TREE_NONE;
@@ -949,7 +302,7 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 			 * id the whole tree's */
 			if (!kids || (act == ACT_FOLD && !id))
 				break;
-			if (!all_open_end(t, tr))
+			if (!tr_all_open_end(t, tr))
 				return true;
 			id = tr->vis[tr->list.cur];
 			break;
@@ -994,7 +347,7 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		break;
 	case ACT_EXPAND_BELOW:
 		/* below the root: the whole tree, made at once */
-		if (tr->lazy && id != 0 && open_below_made(t, tr, id))
+		if (tr->lazy && id != 0 && tr_open_below_made(t, tr, id))
 			break;
 		if (!tr_whole(t, tr))
 			return true;
@@ -1002,7 +355,7 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 		break;
 	case ACT_EXPAND_ALL:
 		if (tr->lazy) {
-			all_open_start(t, tr, id);
+			tr_all_open_start(t, tr, id);
 			list_fix(&tr->list, h);
 			return true;
 		}
@@ -1021,7 +374,7 @@ static bool tr_act(struct tui *t, void *st, enum action act,
 	default:
 		return false;
 	}
-	rebuild_vis(tr);
+	tr_rebuild_vis(tr);
 	list_fix(&tr->list, h);
 	return true;
 }
@@ -1051,15 +404,15 @@ static uint32_t search_made(struct tui *t, struct tree *tr, struct verdicts *v,
 	size_t n0 = tr->n;
 	uint32_t k = from;
 
-	if (!dir && label_matches(tr, v, re, k))
+	if (!dir && tr_label_matches(tr, v, re, k))
 		return k;
 	for (;;) {
-		k = next_row(t, tr, k);
+		k = tr_next_row(t, tr, k);
 		if (k == QUERY_TREE_NONE)
 			k = 0; /* past the last row: the first */
 		if (k == from)
 			return QUERY_TREE_NONE;
-		if (label_matches(tr, v, re, k))
+		if (tr_label_matches(tr, v, re, k))
 			return k;
 		if (tr->n - n0 > MADE_BELOW)
 			return QUERY_TREE_LATER;
@@ -1078,12 +431,13 @@ static uint32_t search_whole(struct tree *tr, struct verdicts *v,
 		if (k == from)
 			at = n;
 		rows[n++] = k;
-		k = next_made(tr, k);
+		k = tr_next_made(tr, k);
 	} while (k != QUERY_TREE_NONE && n < tr->n);
 	for (i = dir ? 1 : 0; i <= n; i++) {
 		size_t r = dir >= 0 ? (at + i) % n : (at + n - i % n) % n;
 
-		if (shown(tr, rows[r]) && label_matches(tr, v, re, rows[r])) {
+		if (shown(tr, rows[r]) &&
+		    tr_label_matches(tr, v, re, rows[r])) {
 			found = rows[r];
 			break;
 		}
@@ -1098,7 +452,7 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 	struct verdicts v;
 	uint32_t found = QUERY_TREE_LATER;
 
-	ensure(t, tr);
+	tr_ensure(t, tr);
 	if (!tr->n || !tr->n_vis)
 		return false;
 	/*
@@ -1109,7 +463,7 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 	 * MADE_BELOW nodes made.  The verdicts are per label, which the
 	 * whole tree shares with the tree made as opened.
 	 */
-	vis_extend(t, tr, tr->list.cur + 1, QUERY_TREE_NONE);
+	tr_vis_extend(t, tr, tr->list.cur + 1, QUERY_TREE_NONE);
 	v.v = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	if (tr->lazy && dir >= 0)
 		found = search_made(t, tr, &v, re, tr->vis[tr->list.cur], dir);
@@ -1129,7 +483,7 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 			if (tr->vis[k] == found)
 				break;
 		if (k == tr->n_made_vis) {
-			vis_extend(t, tr, tr->n_vis, found);
+			tr_vis_extend(t, tr, tr->n_vis, found);
 			k = tr->n_made_vis ? tr->n_made_vis - 1 : 0;
 		}
 		if (tr->all_open) {
@@ -1154,63 +508,11 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 			tr->open[p] = 1;
 			p = tr->nodes[p].parent;
 		}
-		rebuild_vis(tr);
+		tr_rebuild_vis(tr);
 		for (k = 0; k < tr->n_vis; k++)
 			if (tr->vis[k] == found)
 				tr->list.cur = k;
 	}
-	return true;
-}
-
-/*
- * tr->filter on a tree made as opened, without making every node: the
- * query's verdicts per trie node (query_tree_lazy_filter), each made
- * node's keep from them, and the rows the kept nodes all open (all_open
- * with shown()), the cursor on its node or its nearest kept ancestor.
- * open[] keeps the folds from before.  The kept nodes, the root left
- * out; false where the query cannot be had.
- */
-static bool lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept)
-{
-	unsigned char *site_ok;
-	struct query *q;
-	struct err e;
-	uint32_t cur, k;
-	size_t i;
-
-	err_init(&e);
-	q = model_query(&t->m, &e);
-	if (!q)
-		return false;
-	/* labels: the sites, then the root's */
-	site_ok = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
-	for (k = 0; k + 1 < tr->n_labels; k++)
-		site_ok[k] = regex_match(tr->filter, tr->labels[k]);
-	*kept = query_tree_lazy_filter(q, tr->inverted, site_ok);
-	free(site_ok);
-	cur = tr->n_vis && tr->list.cur < tr->n_made_vis ? tr->vis[tr->list.cur]
-							 : 0;
-	free(tr->keep);
-	tr->keep = xmalloc(tr->cap);
-	for (i = 0; i < tr->n; i++)
-		tr->keep[i] =
-			query_tree_lazy_kept(q, tr->inverted, (uint32_t)i);
-	tr->keep[0] = 1;
-	while (cur && !tr->keep[cur])
-		cur = tr->nodes[cur].parent;
-	tr->lazy_filter = true;
-	tr->n_kept_rows = *kept + 1;
-	tr->all_open = true;
-	tr->n_made_vis = 0;
-	tr->n_vis = tr->list.n = tr->n_kept_rows;
-	tr->list.cur = tr->list.top = 0;
-	vis_extend(t, tr, tr->n_vis, cur);
-	if (tr->all_open)
-		for (i = tr->n_made_vis; i-- > 0;)
-			if (tr->vis[i] == cur) {
-				tr->list.cur = i;
-				break;
-			}
 	return true;
 }
 
@@ -1222,14 +524,14 @@ static void tr_filter(struct tui *t, void *st, const struct regex *re,
 	char err[256];
 	bool was = tr->filter != NULL;
 
-	ensure(t, tr);
+	tr_ensure(t, tr);
 	if (re && !was) {
 		/* the folds Esc gives back: on a tree made as opened they
 		 * stay in open[] (and all_open); else a copy */
 		if (tr->lazy)
 			tr->pre_all_open = tr->all_open;
 		else
-			save_folds(tr);
+			tr_save_folds(tr);
 	}
 	regex_free(tr->filter);
 	tr->filter = NULL;
@@ -1242,14 +544,14 @@ static void tr_filter(struct tui *t, void *st, const struct regex *re,
 		filter_clear(t, tr);
 		return;
 	}
-	if (tr->lazy && lazy_filter_apply(t, tr, &kept)) {
+	if (tr->lazy && tr_lazy_filter_apply(t, tr, &kept)) {
 		of = tr->n_all;
 	} else {
 		if (!tr_whole(t, tr))
 			return;
-		kept = apply_filter(tr);
+		kept = tr_apply_filter(tr);
 		of = tr->n;
-		rebuild_vis(tr);
+		tr_rebuild_vis(tr);
 	}
 	tui_message(t, false, "%zu of %zu nodes match \\%s or lead to a match",
 		    kept, of ? of - 1 : 0, pattern);
