@@ -19,7 +19,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "formats/jfr/jfr.h"
 #include "util/arena.h"
@@ -319,11 +318,15 @@ struct jfr_chunk {
 	struct jfr_class unknown_class;
 };
 
-/* jfr_meta.c: the type table from the metadata event at off. */
+/* jfr_meta.c: the type table from the metadata event at chunk offset
+ * off (framed by the first pass).  0, or <0 with e set at the event's
+ * file offset: the chunk's events cannot be read. */
 int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e);
 
 /* jfr_const.c: a value of type t skipped (array: an array of them; cp:
- * a constant pool key); depth counts the structs it is inside. */
+ * a constant pool key); depth counts the structs it is inside.  A
+ * struct past MAX_DEPTH, a type not known or not readable, or a read
+ * past r's end: r->bad. */
 void jfr_skip_value(const struct jfr_chunk *c, struct rd *r, uint32_t t,
 		    bool array, bool cp, int depth);
 /* The scalar and string fields of one struct value, by field index. */
@@ -339,7 +342,10 @@ void jfr_capture_struct(const struct jfr_chunk *c, struct rd *r, uint32_t t,
 /* A string value as UTF-8 in arena a; NULL for the null string. */
 char *jfr_decode_jstr(struct jfr_chunk *c, struct arena *a,
 		      const struct jstr *s, int depth);
-/* The constant pools of the checkpoint event at off, indexed. */
+/* The constant pools of the checkpoint event at chunk offset off
+ * indexed (key -> offset of its value).  0, or <0 with e set at the
+ * file offset: a pool of an unknown type, or damage (the keys before it
+ * stay indexed). */
 int jfr_parse_checkpoint(struct jfr_chunk *c, uint64_t off, struct err *e);
 
 #endif

@@ -19,8 +19,9 @@ const char *rules_kind_opt(enum sample_kind k);
 /* "heapsift VIEW STORE ARGS FILTERS" */
 char *rules_command(struct findings_ctx *c, const char *view, const char *args);
 /* The top rows by `by` of c's filters with kind (or -1) and, when key
- * is not NULL, a drill-down to key under key_by; *q is the caller's to
- * free. */
+ * is not NULL, a drill-down to key under key_by: 0 with *q the caller's
+ * to free (rows and t borrowed from it), or <0 with e set and nothing
+ * to free. */
 int rules_top_rows(struct findings_ctx *c, int kind, const char *key,
 		   enum query_group key_by, enum query_group by,
 		   struct query **q, const struct query_row **rows, size_t *n,
