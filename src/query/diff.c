@@ -266,12 +266,18 @@ static int estimate_check(struct diff *d, struct err *e)
 	b = query_estimate(d->q[1]);
 	ca = side_correctable(d->q[0], &d->o[0]);
 	cb = side_correctable(d->q[1], &d->o[1]);
-	if (a != b || (a == QUERY_EST_CORRECTED && !(ca && cb)))
+	if (a != b)
 		return err_set(e, ERR_USAGE,
 			       "the base gives the %s estimate and the new "
-			       "side the %s one: compare one estimate on "
-			       "both sides (diff_estimate_choose())",
+			       "side the %s one: both sides must give one",
 			       query_estimate_name(a), query_estimate_name(b));
+	if (a == QUERY_EST_CORRECTED && !(ca && cb))
+		return err_set(e, ERR_USAGE,
+			       "the corrected estimate on both sides, but "
+			       "the %s side has recordings without "
+			       "OutsideTLAB events: both sides must give the "
+			       "raw weights",
+			       ca ? "new" : "base");
 	d->estimate = (int)a;
 	if (a == QUERY_EST_CORRECTED)
 		d->estimate_note =
@@ -461,27 +467,25 @@ double diff_z_p(double x0, double se0, double x1, double se1)
 	return erfc(fabs(x1 - x0) / sqrt(v) / sqrt(2));
 }
 
-int diff_verdict(enum diff_test t, double q, double alpha, double delta,
-		 uint64_t a, uint64_t n, double p0)
+int diff_verdict(double q, double alpha, double delta, int test_dir)
 {
 	int dir;
 
-	if (isnan(q) || !(q < alpha) || !(delta != 0) || isnan(delta))
+	if (isnan(q) || !(q < alpha) || isnan(delta) || delta == 0)
 		return 0;
 	dir = delta > 0 ? 1 : -1;
-	/* the binomial tests' direction is the samples' against what the
-	 * exposure expects (a above or below n * p0); where a few heavy
-	 * samples move the estimate the other way, no verdict rather than
-	 * one that contradicts the change beside it */
-	if (t != DIFF_TEST_WEIGHTS && ((double)a > p0 * (double)n ? -1 : 1) != dir)
-		return 0;
-	return dir;
+	/* the test saw the other direction (the samples against the
+	 * estimate, or a rate against the absolute change of --total): no
+	 * verdict rather than one that contradicts the change beside it */
+	return test_dir == dir ? dir : 0;
 }
 
 /* The z-test's p-value of a row: its rates (est / seconds, or the
  * estimates where a side's seconds are not known) and their standard
- * errors; se[] become per second as the rates. */
-static double weights_p(const struct diff_table *t, struct diff_row *r)
+ * errors; se[] become per second as the rates.  *dir: the sign of the
+ * rates' change. */
+static double weights_p(const struct diff_table *t, struct diff_row *r,
+			int *dir)
 {
 	double x[2];
 	int s;
@@ -494,6 +498,7 @@ static double weights_p(const struct diff_table *t, struct diff_row *r)
 		x[s] = r->value[s] / sec;
 		r->se[s] /= sec;
 	}
+	*dir = x[1] > x[0] ? 1 : x[1] < x[0] ? -1 : 0;
 	return diff_z_p(x[0], r->se[0], x[1], r->se[1]);
 }
 
@@ -503,6 +508,7 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 	struct diff_table *t = &d->table;
 	double *p = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*p));
 	double *q = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*q));
+	int *dir = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*dir));
 	double ea, eb, div[2] = {1, 1};
 	size_t i;
 	int s;
@@ -526,7 +532,8 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 		struct diff_row *r = &t->rows[i];
 
 		/* before the values are divided: the test takes rates */
-		p[i] = r->samples[0] + r->samples[1] ? weights_p(t, r) : NAN;
+		p[i] = r->samples[0] + r->samples[1] ? weights_p(t, r, &dir[i])
+						      : NAN;
 	}
 	if (t->per_second) {
 		div[0] = t->seconds[0];
@@ -546,25 +553,31 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 		r->ratio = r->value[0] != 0   ? r->value[1] / r->value[0]
 			   : r->value[1] != 0 ? INFINITY
 					      : NAN;
-		if (t->test != DIFF_TEST_WEIGHTS)
+		if (t->test != DIFF_TEST_WEIGHTS) {
 			p[i] = n && !isnan(t->p0)
 				       ? diff_binom_p(r->samples[0], n, t->p0)
 				       : NAN;
+			/* the samples against what the exposure expects */
+			dir[i] = (double)r->samples[0] > t->p0 * (double)n
+					 ? -1
+				 : (double)r->samples[0] < t->p0 * (double)n
+					 ? 1
+					 : 0;
+		}
 	}
 	diff_bh_adjust(p, q, t->n_rows);
 	for (i = 0; i < t->n_rows; i++) {
 		struct diff_row *r = &t->rows[i];
-		uint64_t n = r->samples[0] + r->samples[1];
 
 		r->p = p[i];
 		r->q = q[i];
-		r->change = diff_verdict(t->test, q[i], t->alpha, r->delta,
-					 r->samples[0], n, t->p0);
+		r->change = diff_verdict(q[i], t->alpha, r->delta, dir[i]);
 		if (r->change)
 			t->n_changed++;
 	}
 	free(p);
 	free(q);
+	free(dir);
 }
 
 /* Beyond noise first, then by |delta|, then by key. */

@@ -232,13 +232,14 @@ double diff_z_p(double x0, double se0, double x1, double se1);
 
 /*
  * A row's verdict: +1 grew, -1 shrank, 0 within noise.  Changed when q
- * is below alpha; the direction is delta's sign.  For the binomial
- * tests (t other than DIFF_TEST_WEIGHTS) a row whose samples moved the
- * other way (a of n base samples above or below n * p0) gets 0: a
- * verdict never has the other sign than the change shown.
+ * is below alpha; the direction is delta's sign (the change shown), and
+ * a row whose test saw the other direction (test_dir: the samples
+ * against what the exposure expects for the binomial tests, the rates'
+ * change for the z-test, which under --total may differ from the
+ * totals') gets 0: a verdict never has the other sign than the change
+ * shown.
  */
-int diff_verdict(enum diff_test t, double q, double alpha, double delta,
-		 uint64_t a, uint64_t n, double p0);
+int diff_verdict(double q, double alpha, double delta, int test_dir);
 
 /* Benjamini-Hochberg: q[i] for p[i], NaN entries skipped (and left
  * NaN); m is the number of non-NaN entries. */
