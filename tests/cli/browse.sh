@@ -758,6 +758,30 @@ b_capture | grep -q "select a time range" || t_fail "B with one recording and no
 b_quit
 t_end
 
+t_begin "120x30 baseline: one estimate on both sides when only the base holds OutsideTLAB events"
+# fixtures/truth/jdk17-diff-outside and -base (make-diff.sh): the same
+# workload, OutsideTLAB events in the first only.  The store holds them,
+# so each side alone could give the corrected estimate; against the
+# baseline both must give the raw weights, the status line says so, and
+# the 2 MiB arrays' site, whose rate the truth files give as the same,
+# has no verdict (the corrected base against the raw new side made one)
+TR=$HS_FIXTURES/truth
+"$HEAPSIFT" import -o "$T/work/est.hsdb" "$TR/jdk17-diff-outside.jfr.gz" "$TR/jdk17-diff-base.jfr.gz" >/dev/null 2>&1 ||
+	t_fail "import of the two recordings failed"
+python3 -c 'import json, sys
+a, b = (json.load(open(f))["sites"]["large"]["bytes_per_s"] for f in sys.argv[1:])
+sys.exit(abs(b / a - 1) > 0.02)' "$TR/jdk17-diff-outside.truth.json" "$TR/jdk17-diff-base.truth.json" ||
+	t_fail "truth: the large site's rate differs between the two runs"
+b_start 120 30 $UTF -- "$T/work/est.hsdb" --base=0
+b_keys 2
+b_capture | grep -q 'against the baseline, per second, JFR weights on both sides' ||
+	t_fail "the status line does not say the one estimate: $(b_capture | tail -3)"
+b_capture | grep -E 'DiffTruth\.large' | grep -qE ' (grew|shrank) ' &&
+	t_fail "the large arrays' site has a verdict: $(b_capture | grep DiffTruth.large)"
+b_capture | grep -q 'DiffTruth\.large' || t_fail "no row of the large arrays' site"
+b_quit
+t_end
+
 t_begin "120x30 baseline: call tree, inverted and survivors flag the doubled site as heapsift diff does"
 # fixtures/workloads/diff-base.hsa and diff-double.hsa: DiffWorkload under
 # the agent, the second with beta's rate doubled (their truth files say
