@@ -301,9 +301,11 @@ static int estimate_check(struct diff *d, struct err *e)
 			     "alone";
 	else
 		d->estimate_note =
-			"estimate: jfr on both sides (the raw weights; "
-			"without OutsideTLAB events a site of large objects "
-			"can be far off, on both sides alike)";
+			"estimate: jfr on both sides (the raw weights: the "
+			"corrected estimate needs OutsideTLAB events in every "
+			"recording of each side, in a store that keeps it; a "
+			"site of large objects can be far off, on both sides "
+			"alike)";
 	return 0;
 }
 
