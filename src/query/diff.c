@@ -27,7 +27,7 @@ struct diff {
 	double seconds[2];
 	int estimate;		   /* as diff_table.estimate */
 	const char *estimate_note; /* likewise */
-	struct arena arena; /* keys of the current table */
+	struct arena arena;	   /* keys of the current table */
 	struct diff_table table;
 	size_t rows_alloc;
 };
@@ -535,7 +535,7 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 
 		/* before the values are divided: the test takes rates */
 		p[i] = r->samples[0] + r->samples[1] ? weights_p(t, r, &dir[i])
-						      : NAN;
+						     : NAN;
 	}
 	if (t->per_second) {
 		div[0] = t->seconds[0];
@@ -560,8 +560,7 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 				       ? diff_binom_p(r->samples[0], n, t->p0)
 				       : NAN;
 			/* the samples against what the exposure expects */
-			dir[i] = (double)r->samples[0] > t->p0 * (double)n
-					 ? -1
+			dir[i] = (double)r->samples[0] > t->p0 * (double)n ? -1
 				 : (double)r->samples[0] < t->p0 * (double)n
 					 ? 1
 					 : 0;

@@ -333,9 +333,10 @@ static int build_compare(struct report_ctx *c, struct err *e)
 	x->test = t->test == DIFF_TEST_WEIGHTS ? "weights"
 		  : t->test == DIFF_TEST_SHARE ? "shares"
 					       : "rates";
-	x->estimate = t->estimate >= 0 ? query_estimate_name(
-						 (enum query_estimate)t->estimate)
-				       : NULL;
+	x->estimate =
+		t->estimate >= 0
+			? query_estimate_name((enum query_estimate)t->estimate)
+			: NULL;
 	x->alpha = t->alpha;
 	for (k = 0; k < 2; k++) {
 		x->seconds[k] = t->seconds[k];
