@@ -73,8 +73,10 @@ static const char diff_help[] =
 	"all)\n"
 	"      --csv               RFC 4180 CSV: GROUP,base_samples,"
 	"new_samples,\n"
-	"                          base,new,delta,ratio,p_value,q_value,change"
+	"                          base,new,delta,ratio,p_value,q_value,change,"
 	"\n"
+	"                          base_se,new_se (the z-test's standard "
+	"errors)\n"
 	"      --base-recording=N  the base is recording N\n"
 	"      --base-from=TIME, --base-to=TIME\n"
 	"                          the base's time window (as --from, --to)\n"
@@ -308,8 +310,8 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		buf_adds(b, "depth,");
 	buf_addf(b,
 		 "%s,base_samples,new_samples,base_%s%s,new_%s%s,delta_%s%s,"
-		 "ratio,p_value,q_value,change\r\n",
-		 keyname, what, u, what, u, what, u);
+		 "ratio,p_value,q_value,change,base_se%s,new_se%s\r\n",
+		 keyname, what, u, what, u, what, u, u, u);
 	for (i = 0; i < t->n_rows; i++) {
 		const struct diff_row *r = &t->rows[i];
 
@@ -333,7 +335,13 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		buf_addch(b, ',');
 		if (!isnan(r->q))
 			buf_addf(b, "%.10g", r->q);
-		buf_addf(b, ",%s\r\n", verdict(r->change));
+		buf_addf(b, ",%s,", verdict(r->change));
+		/* the z-test's standard errors: the test of what is shown,
+		 * shown; empty for the binomial tests */
+		put_csv_num(b, r->se[0]);
+		buf_addch(b, ',');
+		put_csv_num(b, r->se[1]);
+		buf_adds(b, "\r\n");
 	}
 }
 

@@ -484,12 +484,12 @@ int diff_verdict(double q, double alpha, double delta, int test_dir)
 
 /* The z-test's p-value of a row: its rates (est / seconds, or the
  * estimates where a side's seconds are not known) and their standard
- * errors; se[] become per second as the rates.  *dir: the sign of the
- * rates' change. */
-static double weights_p(const struct diff_table *t, struct diff_row *r,
+ * errors (r->se: of the estimates, not yet normalized).  *dir: the sign
+ * of the rates' change. */
+static double weights_p(const struct diff_table *t, const struct diff_row *r,
 			int *dir)
 {
-	double x[2];
+	double x[2], se[2];
 	int s;
 
 	for (s = 0; s < 2; s++) {
@@ -498,10 +498,10 @@ static double weights_p(const struct diff_table *t, struct diff_row *r,
 				     : 1;
 
 		x[s] = r->value[s] / sec;
-		r->se[s] /= sec;
+		se[s] = r->se[s] / sec;
 	}
 	*dir = x[1] > x[0] ? 1 : x[1] < x[0] ? -1 : 0;
-	return diff_z_p(x[0], r->se[0], x[1], r->se[1]);
+	return diff_z_p(x[0], se[0], x[1], se[1]);
 }
 
 /* Normalize, test and adjust the rows; exposure per test. */
@@ -550,6 +550,7 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 		for (s = 0; s < 2; s++) {
 			r->value[s] /= div[s];
 			r->objects[s] /= div[s];
+			r->se[s] /= div[s];
 		}
 		r->delta = r->value[1] - r->value[0];
 		r->ratio = r->value[0] != 0   ? r->value[1] / r->value[0]

@@ -85,9 +85,8 @@ struct diff_row {
 	double delta;	   /* value[1] - value[0] */
 	double ratio;	   /* value[1] / value[0]: INFINITY when the base is
 			      0, NaN when both are */
-	double se[2];	   /* DIFF_TEST_WEIGHTS: each value's standard error
-			      (per second as the test takes it); NaN in
-			      other tests */
+	double se[2];	   /* DIFF_TEST_WEIGHTS: each value's standard error,
+			      normalized as value[]; NaN in other tests */
 	double p;	   /* two-sided p-value; NaN: untested */
 	double q;	   /* Benjamini-Hochberg adjusted p-value */
 	int change;	   /* +1 grew, -1 shrank beyond noise; 0 within noise,

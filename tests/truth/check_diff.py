@@ -13,6 +13,10 @@ truth files and arithmetic:
   mistake: a verdict that contradicts the number beside it);
 - a site whose true rate grew (new/base >= 1.5) or shrank (<= 1/1.5) is
   called so, with q below ALPHA (default 0.01);
+- the p-value is the z-test's of the numbers shown beside it: the
+  change and each side's standard error (base_se, new_se), as
+  erfc(|delta| / sqrt(se_base^2 + se_new^2) / sqrt(2)) (the class of
+  mistake: a test of another quantity than the one shown);
 - a site whose true rate did not change (within 2%) is not called
   changed.  Only sites with enough samples are held to this: 5% or more
   of the bytes on both sides (a few hundred samples here).  Among k such
@@ -27,6 +31,7 @@ node of the allocating frame, one per site in this workload).
 """
 import csv
 import json
+import math
 import sys
 
 csvf, tb, tn = sys.argv[1:4]
@@ -46,6 +51,29 @@ for r in rows:
         bad.append("%s: grew beside a change of %s" % (r[key], r[vcol]))
     if r["change"] == "shrank" and not d < 0:
         bad.append("%s: shrank beside a change of %s" % (r[key], r[vcol]))
+
+
+secols = [c for c in rows[0] if c.startswith("base_se")], \
+    [c for c in rows[0] if c.startswith("new_se")]
+if not secols[0] or not secols[1]:
+    bad.append("no standard errors (base_se, new_se) in the CSV")
+else:
+    for r in rows:
+        if not r["p_value"]:
+            continue
+        d, p = float(r[vcol]), float(r["p_value"])
+        v = float(r[secols[0][0]]) ** 2 + float(r[secols[1][0]]) ** 2
+        want = 1.0 if d == 0 else (
+            math.erfc(abs(d) / math.sqrt(v) / math.sqrt(2)) if v > 0 else 0.0)
+        if want < 1e-290 or p < 1e-290:
+            ok = want < 1e-290 and p < 1e-290  # both underflow
+        else:
+            # the CSV's 6 significant digits: log p within 0.1%
+            lw = math.log(want)
+            ok = abs(lw - math.log(p)) <= 1e-3 * max(1.0, abs(lw)) + 1e-4
+        if not ok:
+            bad.append("%s: p %s, the z-test of the change and errors shown "
+                       "gives %.6g" % (r[key], r["p_value"], want))
 
 
 def total(side):
