@@ -74,6 +74,7 @@ t_end
 t_begin corpus_diff_share_falls
 diff_check shift base shift --by site
 diff_check shift-tree base shift --tree
+diff_check shift-total base shift --by site --total
 t_end
 
 # only one side holds OutsideTLAB events (the same rates on both): one
