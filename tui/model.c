@@ -120,6 +120,7 @@ struct diff *model_diff_kind(struct model *m, int kind, struct err *e)
 	size_t n;
 	struct query *qn;
 	struct model_cmp *c;
+	enum query_estimate est;
 
 	if (!m->base_on) {
 		err_set(e, ERR_USAGE, "no baseline");
@@ -158,6 +159,27 @@ struct diff *model_diff_kind(struct model *m, int kind, struct err *e)
 		qn = model_query(m, e);
 		if (!qn)
 			return NULL;
+	}
+	/* one estimate on both sides (docs/diff.md): a side that gives
+	 * another is opened again with the one both can give */
+	est = diff_estimate_choose(c->q_base, &ob, qn, &on, m->estimate);
+	if (query_kind(c->q_base) == SAMPLE_ALLOC &&
+	    query_estimate(c->q_base) != est) {
+		query_free(c->q_base);
+		c->q_base = NULL;
+		ob.estimate = (int)est;
+		if (open_held(m, &ob, &c->q_base, e) < 0)
+			return NULL;
+	}
+	if (query_kind(qn) == SAMPLE_ALLOC && query_estimate(qn) != est) {
+		on.estimate = (int)est;
+		if (c->q_new) {
+			query_free(c->q_new);
+			c->q_new = NULL;
+		}
+		if (open_held(m, &on, &c->q_new, e) < 0)
+			return NULL;
+		qn = c->q_new;
 	}
 	diff_options_init(&dopt);
 	if (diff_open(c->q_base, &ob, qn, &on, &dopt, &c->diff, e) < 0)

@@ -632,8 +632,13 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 	static const char *const sorts[] = {"bytes", "samples", "name"};
 
 	if (diff_mode(t, a))
-		snprintf(out, size, "by %s against the baseline, per second",
-			 query_group_name(a->by));
+		/* one estimate on both sides (docs/diff.md): which, last */
+		snprintf(out, size, "by %s against the baseline, per second%s",
+			 query_group_name(a->by),
+			 !a->dt || a->dt->estimate < 0 ? ""
+			 : a->dt->estimate == QUERY_EST_CORRECTED
+				 ? ", corrected on both sides"
+				 : ", JFR weights on both sides");
 	else if (a->drill)
 		snprintf(out, size, "%s = %s (Esc: back)",
 			 query_group_name(a->drill->by), a->drill->key);

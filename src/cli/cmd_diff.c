@@ -73,19 +73,25 @@ static const char diff_help[] =
 	"all)\n"
 	"      --csv               RFC 4180 CSV: GROUP,base_samples,"
 	"new_samples,\n"
-	"                          base,new,delta,ratio,p_value,q_value,change"
+	"                          base,new,delta,ratio,p_value,q_value,change,"
 	"\n"
+	"                          base_se,new_se (the z-test's standard "
+	"errors)\n"
 	"      --base-recording=N  the base is recording N\n"
 	"      --base-from=TIME, --base-to=TIME\n"
 	"                          the base's time window (as --from, --to)\n"
 	"  -h, --help              this text\n"
 	"\n" VIEW_FILTER_HELP "\n"
-	"The test: each row's base samples, given its samples on both sides,\n"
-	"against a binomial whose share is what the base's exposure expects\n"
-	"(its seconds of recording; its total samples for the throttled\n"
-	"jdk.ObjectAllocationSample and for jdk.OldObjectSample), exact and\n"
-	"two-sided, Benjamini-Hochberg across the rows.  Byte estimates are\n"
-	"shown; their significance rests on the samples.\n"
+	"The test: for jdk.ObjectAllocationSample, a z-test on each row's\n"
+	"change in estimated bytes per second, with the variance of each\n"
+	"side's weights; for the other kinds, each row's base samples, given\n"
+	"its samples on both sides, against a binomial whose share is what\n"
+	"the base's exposure expects (its seconds of recording; its total\n"
+	"samples for jdk.OldObjectSample), exact and two-sided.\n"
+	"Benjamini-Hochberg across the rows; a verdict (grew, shrank) always\n"
+	"has the sign of the change beside it.  Both sides give one estimate\n"
+	"of jdk.ObjectAllocationSample's bytes: the corrected one only where\n"
+	"both hold OutsideTLAB events, and the header says which.\n"
 	"\n"
 	"Exit status: 0 done; 1 a store or input could not be read; 2 usage.\n";
 
@@ -216,20 +222,6 @@ static void put_csv_num(struct buf *b, double v)
 		buf_addf(b, "%.6g", v);
 }
 
-static const char *test_name(enum diff_test t)
-{
-	switch (t) {
-	case DIFF_TEST_TIME:
-		return "rates (each side's exposure: its seconds of "
-		       "recording)";
-	case DIFF_TEST_SHARE:
-		return "shares (each side's exposure: its samples of the "
-		       "kind, which a throttle fixes)";
-	default:
-		return "stocks (equal exposure)";
-	}
-}
-
 static void header(struct buf *b, const struct diff_table *t, const char *what,
 		   const char *names[2])
 {
@@ -256,11 +248,12 @@ static void header(struct buf *b, const struct diff_table *t, const char *what,
 			 amount(t->value[s], false, t->per_second, x,
 				sizeof(x)));
 	}
+	if (t->estimate_note)
+		buf_addf(b, "%s\n", t->estimate_note);
 	buf_addf(b,
-		 "test: exact binomial on each row's samples (N_BASE, N_NEW), "
-		 "%s; Benjamini-Hochberg at %g (Q): %zu of %zu rows changed "
-		 "beyond noise\n",
-		 test_name(t->test), t->alpha, t->n_changed, t->n_rows);
+		 "test: %s; Benjamini-Hochberg at %g (Q): %zu of %zu rows "
+		 "changed beyond noise\n",
+		 diff_test_text(t->test), t->alpha, t->n_changed, t->n_rows);
 }
 
 static void table_text(struct buf *b, const struct diff_table *t,
@@ -317,8 +310,8 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		buf_adds(b, "depth,");
 	buf_addf(b,
 		 "%s,base_samples,new_samples,base_%s%s,new_%s%s,delta_%s%s,"
-		 "ratio,p_value,q_value,change\r\n",
-		 keyname, what, u, what, u, what, u);
+		 "ratio,p_value,q_value,change,base_se%s,new_se%s\r\n",
+		 keyname, what, u, what, u, what, u, u, u);
 	for (i = 0; i < t->n_rows; i++) {
 		const struct diff_row *r = &t->rows[i];
 
@@ -342,7 +335,13 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		buf_addch(b, ',');
 		if (!isnan(r->q))
 			buf_addf(b, "%.10g", r->q);
-		buf_addf(b, ",%s\r\n", verdict(r->change));
+		buf_addf(b, ",%s,", verdict(r->change));
+		/* the z-test's standard errors: the test of what is shown,
+		 * shown; empty for the binomial tests */
+		put_csv_num(b, r->se[0]);
+		buf_addch(b, ',');
+		put_csv_num(b, r->se[1]);
+		buf_adds(b, "\r\n");
 	}
 }
 
@@ -743,6 +742,26 @@ int cmd_diff(int argc, char **argv)
 				     ? cli_usage_error("diff", "%s", e.msg)
 				     : (view_error("diff", &e), EXIT_ERROR);
 			goto out;
+		}
+	}
+	/* one estimate on both sides: a side that gives another is
+	 * opened again with the one both can give */
+	{
+		enum query_estimate est = diff_estimate_choose(
+			q[0], &vf[0].q, q[1], &vf[1].q, o.f.q.estimate);
+
+		for (k = 0; k < 2; k++) {
+			if (query_kind(q[k]) != SAMPLE_ALLOC ||
+			    query_estimate(q[k]) == est)
+				continue;
+			query_free(q[k]);
+			q[k] = NULL;
+			vf[k].q.estimate = (int)est;
+			if (query_open(s[k], &vf[k].q, &q[k], &e) < 0) {
+				view_error("diff", &e);
+				rc = EXIT_ERROR;
+				goto out;
+			}
 		}
 	}
 	diff_options_init(&dopt);

@@ -1,8 +1,10 @@
 /*
  * Comparisons of two sides (diff.h, docs/diff.md): rows merged by key
  * from two queries' answers, normalized, tested and sorted.  The test
- * is the exact conditional binomial test on each row's samples, with
- * Benjamini-Hochberg across a table's rows.
+ * is a z-test on the change in the estimate for weighted, throttled
+ * samples (jdk.ObjectAllocationSample), the exact conditional binomial
+ * test on each row's samples for the others, with Benjamini-Hochberg
+ * across a table's rows.
  *
  * It reads the query API only; it never looks at samples itself, so a
  * diff costs the two queries it asks and a merge of their rows.
@@ -23,7 +25,9 @@ struct diff {
 	struct diff_options opt;
 	enum sample_kind kind;
 	double seconds[2];
-	struct arena arena; /* keys of the current table */
+	int estimate;		   /* as diff_table.estimate */
+	const char *estimate_note; /* likewise */
+	struct arena arena;	   /* keys of the current table */
 	struct diff_table table;
 	size_t rows_alloc;
 };
@@ -199,6 +203,112 @@ double diff_side_seconds(struct query *q, const struct query_options *o)
 	return s;
 }
 
+/* Is recording r of q within o's recording and time range? */
+static bool side_has(const struct query_recording *r, size_t i,
+		     const struct query_options *o)
+{
+	if (o->recording >= 0 && (int64_t)i != o->recording)
+		return false;
+	return r->end_ns > o->from_ns && r->start_ns < o->to_ns;
+}
+
+/*
+ * Can the side give the corrected estimate for all it shows: does every
+ * recording of it with samples of the kind hold OutsideTLAB events?  A
+ * store of two recordings, one with them and one without, is
+ * correctable as a whole (query_estimate_correctable()), yet the
+ * corrected estimate of the second is its raw weights.
+ */
+static bool side_correctable(struct query *q, const struct query_options *o)
+{
+	const struct query_recording *r;
+	enum sample_kind kind = query_kind(q);
+	size_t n, i, with = 0;
+
+	if (!query_estimate_correctable(q))
+		return false;
+	query_recordings(q, &r, &n);
+	for (i = 0; i < n; i++) {
+		if (!r[i].samples[kind] || !side_has(&r[i], i, o))
+			continue;
+		if (!r[i].samples[SAMPLE_TLAB_OUTSIDE])
+			return false;
+		with++;
+	}
+	return with > 0;
+}
+
+enum query_estimate diff_estimate_choose(struct query *base,
+					 const struct query_options *ob,
+					 struct query *new_,
+					 const struct query_options *on,
+					 int want)
+{
+	if (query_kind(base) != SAMPLE_ALLOC || want == QUERY_EST_JFR)
+		return QUERY_EST_JFR;
+	return side_correctable(base, ob) && side_correctable(new_, on)
+		       ? QUERY_EST_CORRECTED
+		       : QUERY_EST_JFR;
+}
+
+/* The estimate both sides give and why; an ERR_USAGE error where they
+ * differ, or where the corrected one would stand on one side only. */
+static int estimate_check(struct diff *d, struct err *e)
+{
+	enum query_estimate a, b;
+	bool ca, cb;
+
+	d->estimate = -1;
+	d->estimate_note = NULL;
+	if (d->kind != SAMPLE_ALLOC)
+		return 0;
+	a = query_estimate(d->q[0]);
+	b = query_estimate(d->q[1]);
+	ca = side_correctable(d->q[0], &d->o[0]);
+	cb = side_correctable(d->q[1], &d->o[1]);
+	if (a != b)
+		return err_set(e, ERR_USAGE,
+			       "the base gives the %s estimate and the new "
+			       "side the %s one: both sides must give one",
+			       query_estimate_name(a), query_estimate_name(b));
+	if (a == QUERY_EST_CORRECTED && !(ca && cb))
+		return err_set(e, ERR_USAGE,
+			       "the corrected estimate on both sides, but "
+			       "the %s side has recordings without "
+			       "OutsideTLAB events: both sides must give the "
+			       "raw weights",
+			       ca ? "new" : "base");
+	d->estimate = (int)a;
+	if (a == QUERY_EST_CORRECTED)
+		d->estimate_note =
+			"estimate: corrected on both sides (every recording "
+			"of each holds OutsideTLAB events; --estimate=jfr "
+			"for the raw weights)";
+	else if (ca && cb)
+		d->estimate_note = "estimate: jfr on both sides (the raw "
+				   "weights, as --estimate=jfr asks)";
+	else if (ca || cb)
+		d->estimate_note =
+			ca ? "estimate: jfr on both sides (the raw weights): "
+			     "only the base holds OutsideTLAB events, and "
+			     "its corrected estimate against the new side's "
+			     "raw weights would differ by the estimators "
+			     "alone"
+			   : "estimate: jfr on both sides (the raw weights): "
+			     "only the new side holds OutsideTLAB events, "
+			     "and its corrected estimate against the base's "
+			     "raw weights would differ by the estimators "
+			     "alone";
+	else
+		d->estimate_note =
+			"estimate: jfr on both sides (the raw weights: the "
+			"corrected estimate needs OutsideTLAB events in every "
+			"recording of each side, in a store that keeps it; a "
+			"site of large objects can be far off, on both sides "
+			"alike)";
+	return 0;
+}
+
 int diff_open(struct query *base, const struct query_options *ob,
 	      struct query *new_, const struct query_options *on,
 	      const struct diff_options *o, struct diff **out, struct err *e)
@@ -225,6 +335,10 @@ int diff_open(struct query *base, const struct query_options *ob,
 	d->seconds[0] = diff_side_seconds(base, ob);
 	d->seconds[1] = diff_side_seconds(new_, on);
 	arena_init(&d->arena, 0);
+	if (estimate_check(d, e) < 0) {
+		diff_free(d);
+		return -1;
+	}
 	*out = d;
 	return 0;
 }
@@ -257,6 +371,8 @@ static void table_reset(struct diff *d, enum diff_test test, bool per_second)
 	t->n_rows = 0;
 	t->n_changed = 0;
 	t->by_samples = false;
+	t->estimate = d->estimate;
+	t->estimate_note = d->estimate_note;
 }
 
 static struct diff_row *row_add(struct diff *d, const char *key)
@@ -274,6 +390,7 @@ static struct diff_row *row_add(struct diff *d, const char *key)
 	r->parent = UINT32_MAX;
 	r->objects[0] = r->objects[1] = NAN;
 	r->peak[0] = r->peak[1] = NAN;
+	r->se[0] = r->se[1] = NAN;
 	return r;
 }
 
@@ -294,12 +411,106 @@ static int need_seconds(const struct diff *d, struct err *e)
 	return 0;
 }
 
+/*
+ * Side s's standard error of a row's estimate (est bytes with relative
+ * standard error rel_err, from n samples and events), for the z-test:
+ * at least 1/sqrt(n) of the estimate.  Weighted samples give that or
+ * more by themselves (sum w^2 >= (sum w)^2 / n); the corrected
+ * estimate's OutsideTLAB bytes are exact (rel_err 0), yet how many
+ * large objects a window holds still varies as a count does, and a
+ * row of them alone would otherwise call every byte of difference a
+ * change.
+ */
+static void row_se(struct diff_row *r, int s, double est, double rel_err)
+{
+	double floor_;
+
+	if (!r->samples[s] || est == 0) {
+		r->se[s] = 0;
+		return;
+	}
+	floor_ = 1 / sqrt((double)r->samples[s]);
+	if (isnan(rel_err) || rel_err < floor_)
+		rel_err = floor_;
+	r->se[s] = rel_err * fabs(est);
+}
+
+const char *diff_test_text(enum diff_test t)
+{
+	switch (t) {
+	case DIFF_TEST_WEIGHTS:
+		return "z-test on each row's change in bytes per second, "
+		       "each side's standard error from the variance of its "
+		       "weights (at least 1/sqrt of its samples)";
+	case DIFF_TEST_TIME:
+		return "exact binomial on each row's samples (N_BASE, N_NEW), "
+		       "rates (each side's exposure: its seconds of "
+		       "recording)";
+	case DIFF_TEST_SHARE:
+		return "exact binomial on each row's samples (N_BASE, N_NEW), "
+		       "shares (each side's exposure: its samples of the "
+		       "kind, which a reservoir fixes)";
+	default:
+		return "exact binomial on each row's samples (N_BASE, N_NEW), "
+		       "stocks (equal exposure)";
+	}
+}
+
+double diff_z_p(double x0, double se0, double x1, double se1)
+{
+	double v = se0 * se0 + se1 * se1;
+
+	if (isnan(x0) || isnan(x1) || isnan(v))
+		return NAN;
+	if (x1 == x0)
+		return 1;
+	if (!(v > 0))
+		return 0; /* exact on both sides, and different */
+	return erfc(fabs(x1 - x0) / sqrt(v) / sqrt(2));
+}
+
+int diff_verdict(double q, double alpha, double delta, int test_dir)
+{
+	int dir;
+
+	if (isnan(q) || !(q < alpha) || isnan(delta) || delta == 0)
+		return 0;
+	dir = delta > 0 ? 1 : -1;
+	/* the test saw the other direction (the samples against the
+	 * estimate, or a rate against the absolute change of --total): no
+	 * verdict rather than one that contradicts the change beside it */
+	return test_dir == dir ? dir : 0;
+}
+
+/* The z-test's p-value of a row: its rates (est / seconds, or the
+ * estimates where a side's seconds are not known) and their standard
+ * errors (r->se: of the estimates, not yet normalized).  *dir: the sign
+ * of the rates' change. */
+static double weights_p(const struct diff_table *t, const struct diff_row *r,
+			int *dir)
+{
+	double x[2], se[2];
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		double sec = t->seconds[0] > 0 && t->seconds[1] > 0
+				     ? t->seconds[s]
+				     : 1;
+
+		x[s] = r->value[s] / sec;
+		se[s] = r->se[s] / sec;
+	}
+	*dir = x[1] > x[0] ? 1 : x[1] < x[0] ? -1 : 0;
+	return diff_z_p(x[0], se[0], x[1], se[1]);
+}
+
 /* Normalize, test and adjust the rows; exposure per test. */
 static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 {
 	struct diff_table *t = &d->table;
 	double *p = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*p));
 	double *q = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*q));
+	int *dir = xcalloc(t->n_rows ? t->n_rows : 1, sizeof(*dir));
 	double ea, eb, div[2] = {1, 1};
 	size_t i;
 	int s;
@@ -316,7 +527,16 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 	default:
 		ea = eb = 1;
 	}
-	t->p0 = ea > 0 && eb > 0 ? ea / (ea + eb) : NAN;
+	t->p0 = t->test != DIFF_TEST_WEIGHTS && ea > 0 && eb > 0
+			? ea / (ea + eb)
+			: NAN;
+	for (i = 0; t->test == DIFF_TEST_WEIGHTS && i < t->n_rows; i++) {
+		struct diff_row *r = &t->rows[i];
+
+		/* before the values are divided: the test takes rates */
+		p[i] = r->samples[0] + r->samples[1] ? weights_p(t, r, &dir[i])
+						     : NAN;
+	}
 	if (t->per_second) {
 		div[0] = t->seconds[0];
 		div[1] = t->seconds[1];
@@ -330,34 +550,36 @@ static void table_finish(struct diff *d, uint64_t exp_base, uint64_t exp_new)
 		for (s = 0; s < 2; s++) {
 			r->value[s] /= div[s];
 			r->objects[s] /= div[s];
+			r->se[s] /= div[s];
 		}
 		r->delta = r->value[1] - r->value[0];
 		r->ratio = r->value[0] != 0   ? r->value[1] / r->value[0]
 			   : r->value[1] != 0 ? INFINITY
 					      : NAN;
-		p[i] = n && !isnan(t->p0)
-			       ? diff_binom_p(r->samples[0], n, t->p0)
-			       : NAN;
+		if (t->test != DIFF_TEST_WEIGHTS) {
+			p[i] = n && !isnan(t->p0)
+				       ? diff_binom_p(r->samples[0], n, t->p0)
+				       : NAN;
+			/* the samples against what the exposure expects */
+			dir[i] = (double)r->samples[0] > t->p0 * (double)n ? -1
+				 : (double)r->samples[0] < t->p0 * (double)n
+					 ? 1
+					 : 0;
+		}
 	}
 	diff_bh_adjust(p, q, t->n_rows);
 	for (i = 0; i < t->n_rows; i++) {
 		struct diff_row *r = &t->rows[i];
-		uint64_t n = r->samples[0] + r->samples[1];
 
 		r->p = p[i];
 		r->q = q[i];
-		r->change = 0;
-		if (!isnan(q[i]) && q[i] < t->alpha) {
-			/* the direction of the samples, against what the
-			 * exposure expects: the test's, not the estimate's */
-			double want = t->p0 * (double)n;
-
-			r->change = (double)r->samples[0] > want ? -1 : 1;
+		r->change = diff_verdict(q[i], t->alpha, r->delta, dir[i]);
+		if (r->change)
 			t->n_changed++;
-		}
 	}
 	free(p);
 	free(q);
+	free(dir);
 }
 
 /* Beyond noise first, then by |delta|, then by key. */
@@ -387,15 +609,16 @@ static uint64_t key_index(struct hmap *m, struct diff *d, const char *key)
 	return ix;
 }
 
-/* A table of flows (top, trees): a throttled kind (ObjectAllocationSample,
- * OldObjectSample) tested on shares, the others on time; per second
- * unless --total, which needs each side's seconds. */
+/* A table of flows (top, trees): the throttled, weighted
+ * ObjectAllocationSample tested on its estimate, the reservoir of
+ * OldObjectSample on shares, the others on time; per second unless
+ * --total, which needs each side's seconds. */
 static int rate_table_begin(struct diff *d, struct err *e)
 {
 	table_reset(d,
-		    d->kind == SAMPLE_ALLOC || d->kind == SAMPLE_OLD_OBJECT
-			    ? DIFF_TEST_SHARE
-			    : DIFF_TEST_TIME,
+		    d->kind == SAMPLE_ALLOC	   ? DIFF_TEST_WEIGHTS
+		    : d->kind == SAMPLE_OLD_OBJECT ? DIFF_TEST_SHARE
+						   : DIFF_TEST_TIME,
 		    !d->opt.total);
 	if (!d->opt.total && need_seconds(d, e) < 0)
 		return -1;
@@ -429,6 +652,7 @@ int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
 			r->samples[s] = rows[i].samples;
 			r->value[s] = (double)rows[i].est_bytes;
 			r->objects[s] = rows[i].est_objects;
+			row_se(r, s, r->value[s], rows[i].rel_err);
 		}
 	}
 	hmap_release(&keys);
@@ -436,9 +660,14 @@ int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
 	for (size_t i = 0; i < d->table.n_rows; i++) {
 		struct diff_row *r = &d->table.rows[i];
 
-		for (s = 0; s < 2; s++)
+		for (s = 0; s < 2; s++) {
 			if (!r->samples[s] && !isnan(r->objects[!s]))
 				r->objects[s] = 0;
+			if (isnan(r->se[s]))
+				r->se[s] = 0;
+		}
+		if (d->table.test != DIFF_TEST_WEIGHTS)
+			r->se[0] = r->se[1] = NAN;
 	}
 	table_finish(d, d->table.samples[0], d->table.samples[1]);
 	/* no rows: rows may be NULL, which qsort must not be given */
@@ -456,6 +685,7 @@ struct mnode {
 	const char *label; /* the arena's */
 	uint64_t samples[2];
 	double bytes[2];
+	double rel_err[2];
 	uint32_t first_kid, n_kids; /* into kids[] after the merge */
 };
 
@@ -544,6 +774,7 @@ int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
 
 			m.n[map[x]].samples[s] = nodes[x].samples;
 			m.n[map[x]].bytes[s] = (double)nodes[x].est_bytes;
+			m.n[map[x]].rel_err[s] = nodes[x].rel_err;
 			for (c = nodes[x].first_child; c != QUERY_TREE_NONE;
 			     c = nodes[c].next_sibling) {
 				map[c] = merge_node(&m, &d->arena, map[x],
@@ -566,6 +797,8 @@ int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
 		for (s = 0; s < 2; s++) {
 			r->samples[s] = m.n[i].samples[s];
 			r->value[s] = m.n[i].bytes[s];
+			if (t->test == DIFF_TEST_WEIGHTS)
+				row_se(r, s, r->value[s], m.n[i].rel_err[s]);
 		}
 	}
 	table_finish(d, t->samples[0], t->samples[1]);

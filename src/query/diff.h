@@ -10,18 +10,29 @@
  * opened (with its own filters, recording and time range) and keeps open
  * while the diff lives.
  *
- * The test (docs/diff.md): conditional on the n = a + b samples a key
- * has on both sides, the base's a samples follow a binomial with
- * p0 = E_base / (E_base + E_new) when the key's rate did not change,
- * where E is each side's exposure: its seconds of recording for kinds
- * sampled in proportion to what was allocated (agent samples, TLAB
- * events), its total samples of the kind for throttled or reservoir
- * kinds (jdk.ObjectAllocationSample, jdk.OldObjectSample: a share test),
- * and 1 for a stock (survivors live at the end).  The p-value is exact
- * and two-sided; Benjamini-Hochberg adjusts them across the rows of a
- * table, and a row changed beyond noise when its adjusted value is below
- * alpha.  Estimates (bytes, objects) are compared as given; their
- * significance rests on the samples.
+ * The tests (docs/diff.md), by what a row's value rests on:
+ *  - jdk.ObjectAllocationSample (weighted, throttled samples): a z-test
+ *    on the change in the estimate shown (bytes per second), each side's
+ *    variance that of its weights (query_row.rel_err: sum of squared
+ *    weights, or of rests for the corrected estimate), its relative
+ *    standard error taken as at least 1/sqrt(N) for N samples and
+ *    events (exact OutsideTLAB bytes still vary as a count does);
+ *  - agent samples and TLAB events (sampled in proportion to the bytes):
+ *    the exact conditional binomial test on the samples, p0 =
+ *    E_base / (E_base + E_new) with E each side's seconds of recording;
+ *  - jdk.OldObjectSample (a reservoir): the same on shares, E the
+ *    side's total samples of the kind;
+ *  - survivors (a stock): the same with p0 = 1/2.
+ * Benjamini-Hochberg adjusts the p-values across the rows of a table,
+ * and a row changed beyond noise when its adjusted value is below
+ * alpha.  A row's verdict always has the sign of the change shown
+ * beside it (delta): a row whose samples moved the other way from its
+ * estimate (possible with the binomial tests, where a few heavy
+ * samples dominate) gets no verdict.
+ *
+ * Both sides of jdk.ObjectAllocationSample must give one estimate
+ * (query_estimate()): the corrected one only where both sides' every
+ * recording holds OutsideTLAB events (diff_estimate_choose()).
  *
  * It deliberately does not decide what a front end shows: rows come
  * sorted (tables) or in tree order; limits, columns and colours are the
@@ -44,7 +55,14 @@ enum diff_test {
 	DIFF_TEST_TIME,	 /* rates: exposure = seconds of recording */
 	DIFF_TEST_SHARE, /* shares: exposure = total samples of the kind */
 	DIFF_TEST_EQUAL, /* stocks: equal exposure, p0 = 1/2 */
+	/* weighted samples: a z-test on the change in the estimate, with
+	 * the variance of each side's weights */
+	DIFF_TEST_WEIGHTS,
 };
+
+/* One sentence naming the test and its exposure, for a header
+ * (static storage). */
+const char *diff_test_text(enum diff_test t);
 
 struct diff_options {
 	bool total;   /* absolute values; else per second of recording */
@@ -67,9 +85,13 @@ struct diff_row {
 	double delta;	   /* value[1] - value[0] */
 	double ratio;	   /* value[1] / value[0]: INFINITY when the base is
 			      0, NaN when both are */
-	double p;	   /* two-sided p-value of the samples; NaN: untested */
+	double se[2];	   /* DIFF_TEST_WEIGHTS: each value's standard error,
+			      normalized as value[]; NaN in other tests */
+	double p;	   /* two-sided p-value; NaN: untested */
 	double q;	   /* Benjamini-Hochberg adjusted p-value */
-	int change;	   /* +1 grew, -1 shrank beyond noise; 0 within noise */
+	int change;	   /* +1 grew, -1 shrank beyond noise; 0 within noise,
+			      or the samples moved against delta's sign;
+			      never the other sign than delta's */
 };
 
 struct diff_table {
@@ -86,6 +108,11 @@ struct diff_table {
 	struct diff_row *rows;
 	size_t n_rows;
 	size_t n_changed; /* rows beyond noise */
+	/* jdk.ObjectAllocationSample: the estimate both sides give (enum
+	 * query_estimate) and a sentence saying which and why (static
+	 * storage); -1 and NULL for other kinds */
+	int estimate;
+	const char *estimate_note;
 };
 
 struct diff;
@@ -96,13 +123,30 @@ struct diff;
  * seconds).  Both must show the same sample kind: otherwise an
  * ERR_USAGE error naming both.  With per-second values and a side whose
  * length is not known (no recording with samples of the kind, or one
- * without an end), an ERR_USAGE error suggesting --total.  The queries
- * are borrowed and must outlive the diff.
+ * without an end), an ERR_USAGE error suggesting --total.  For
+ * jdk.ObjectAllocationSample both must give the estimate that
+ * diff_estimate_choose() picks for them: otherwise an ERR_USAGE error.
+ * The queries are borrowed and must outlive the diff.
  */
 int diff_open(struct query *base, const struct query_options *ob,
 	      struct query *new_, const struct query_options *on,
 	      const struct diff_options *o, struct diff **out, struct err *e);
 void diff_free(struct diff *d);
+
+/*
+ * The one estimate of jdk.ObjectAllocationSample's bytes both sides are
+ * to give (docs/diff.md): the corrected one when want is not
+ * QUERY_EST_JFR and every recording of each side (those with samples of
+ * the kind in its range, as diff_side_seconds() counts them) holds
+ * OutsideTLAB events, else the raw weights (QUERY_EST_JFR).  A side
+ * whose query gives another estimate is to be opened again with
+ * query_options.estimate set to it.  Other kinds: QUERY_EST_JFR.
+ */
+enum query_estimate diff_estimate_choose(struct query *base,
+					 const struct query_options *ob,
+					 struct query *new_,
+					 const struct query_options *on,
+					 int want);
 
 /* Each side's seconds of recording: the overlap of the recordings that
  * hold samples of the kind (o->recording alone when set) with o's time
@@ -177,6 +221,24 @@ int diff_codeheap(const struct chq *a, uint32_t sa, const struct chq *b,
  * binomtest give).  NaN when p is not in (0, 1) or k > n.
  */
 double diff_binom_p(uint64_t k, uint64_t n, double p);
+
+/*
+ * The z-test's two-sided p-value of x1 - x0, each with its standard
+ * error: erfc(|z| / sqrt(2)).  1 when x1 == x0, 0 when both standard
+ * errors are 0 and the values differ; NaN for NaN inputs.
+ */
+double diff_z_p(double x0, double se0, double x1, double se1);
+
+/*
+ * A row's verdict: +1 grew, -1 shrank, 0 within noise.  Changed when q
+ * is below alpha; the direction is delta's sign (the change shown), and
+ * a row whose test saw the other direction (test_dir: the samples
+ * against what the exposure expects for the binomial tests, the rates'
+ * change for the z-test, which under --total may differ from the
+ * totals') gets 0: a verdict never has the other sign than the change
+ * shown.
+ */
+int diff_verdict(double q, double alpha, double delta, int test_dir);
 
 /* Benjamini-Hochberg: q[i] for p[i], NaN entries skipped (and left
  * NaN); m is the number of non-NaN entries. */

@@ -125,9 +125,13 @@ static void compare_json(struct buf *out, const struct report_compare *x)
 	str(out, x->kind);
 	buf_addf(out,
 		 ", \"by\": \"site\", \"normalization\": \"%s\", "
-		 "\"test\": \"%s\", \"alpha\": ",
-		 x->per_second ? "per_second" : "total",
-		 x->shares ? "shares" : "rates");
+		 "\"test\": \"%s\", \"estimate\": ",
+		 x->per_second ? "per_second" : "total", x->test);
+	if (x->estimate)
+		str(out, x->estimate);
+	else
+		buf_adds(out, "null");
+	buf_adds(out, ", \"alpha\": ");
 	num(out, x->alpha);
 	buf_adds(out, ", \"seconds\": [");
 	num(out, x->seconds[0]);

@@ -291,6 +291,34 @@ static int build_compare(struct report_ctx *c, struct err *e)
 		rc = ERR_FAIL;
 		goto out;
 	}
+	/* one estimate on both sides (docs/diff.md): a side that gives
+	 * another is opened again with the one both can give */
+	{
+		struct query_options ob = *c->base;
+		enum query_estimate est = diff_estimate_choose(
+			q[0], c->base, q[1], &on, c->base->estimate);
+
+		if (query_kind(q[0]) == SAMPLE_ALLOC &&
+		    query_estimate(q[0]) != est) {
+			query_free(q[0]);
+			q[0] = NULL;
+			ob.estimate = (int)est;
+			if (query_open(c->s, &ob, &q[0], e) < 0) {
+				rc = ERR_FAIL;
+				goto out;
+			}
+		}
+		if (query_kind(q[1]) == SAMPLE_ALLOC &&
+		    query_estimate(q[1]) != est) {
+			query_free(q[1]);
+			q[1] = NULL;
+			on.estimate = (int)est;
+			if (query_open(c->s, &on, &q[1], e) < 0) {
+				rc = ERR_FAIL;
+				goto out;
+			}
+		}
+	}
 	x->kind = xstrdup(sample_kind_name(query_kind(q[0])));
 	diff_options_init(&dopt);
 	/* per second where both sides' lengths are known */
@@ -302,7 +330,13 @@ static int build_compare(struct report_ctx *c, struct err *e)
 		goto out;
 	}
 	x->per_second = t->per_second;
-	x->shares = t->test == DIFF_TEST_SHARE;
+	x->test = t->test == DIFF_TEST_WEIGHTS ? "weights"
+		  : t->test == DIFF_TEST_SHARE ? "shares"
+					       : "rates";
+	x->estimate =
+		t->estimate >= 0
+			? query_estimate_name((enum query_estimate)t->estimate)
+			: NULL;
 	x->alpha = t->alpha;
 	for (k = 0; k < 2; k++) {
 		x->seconds[k] = t->seconds[k];
@@ -332,8 +366,7 @@ static int build_compare(struct report_ctx *c, struct err *e)
 	}
 	x->sentence = buf_strf(
 		"%s of %s by site, %s against %s, %s: %zu of %zu sites "
-		"changed beyond noise (an exact binomial test on each site's "
-		"samples, %s; Benjamini-Hochberg at %g).",
+		"changed beyond noise (%s; Benjamini-Hochberg at %g)%s%s.",
 		x->per_second ? "Estimated bytes per second of recording"
 			      : "Estimated bytes in all",
 		x->kind, x->new_side, x->base,
@@ -341,10 +374,9 @@ static int build_compare(struct report_ctx *c, struct err *e)
 				"recording"
 			      : "not divided by time (a side's length is "
 				"not known)",
-		x->n_changed, x->n_compared,
-		x->shares ? "on shares of the samples (a throttled kind)"
-			  : "on rates",
-		x->alpha);
+		x->n_changed, x->n_compared, diff_test_text(t->test), x->alpha,
+		t->estimate_note ? "; " : "",
+		t->estimate_note ? t->estimate_note : "");
 out:
 	diff_free(d);
 	query_free(q[0]);

@@ -78,7 +78,13 @@ struct report_compare {
 	char *base, *new_side; /* each side as the options that pick it */
 	char *kind;
 	bool per_second;
-	bool shares; /* a share test (throttled kinds), else rates */
+	/* the test (docs/diff.md): "weights" (a z-test on the estimate,
+	 * jdk.ObjectAllocationSample), "rates" or "shares" (the exact
+	 * binomial on the samples, exposure seconds or samples); static */
+	const char *test;
+	/* jdk.ObjectAllocationSample: the estimate both sides give, "jfr"
+	 * or "corrected" (static); NULL for other kinds */
+	const char *estimate;
 	double alpha;
 	double seconds[2];
 	uint64_t samples[2];

@@ -7,7 +7,8 @@ diff's CSV of the same comparison and the workload's own truth.
 VIEW is tree, inverted or survivors.  The screen's rows, unfolded, are
 the CSV's first rows in order: the same key (as the browser shortens
 it), the same samples on both sides and the same verdict (grew, shrank
-or none).  The rows flagged are exactly the site whose rate the
+or none), and each verdict has the sign of the change shown beside it.
+The rows flagged are exactly the site whose rate the
 workload changed (from the truth files: the one site whose rate is not
 the same on both sides) and, in the trees, its callers: the chain from
 the root down to it (call tree) or from it out to main (inverted)."""
@@ -46,6 +47,13 @@ for l in lines[start:]:
         break
     g = m.groups()
     got.append((int(g[n_amounts]), int(g[n_amounts + 1]), g[n_amounts + 2] or "", g[-1]))
+    # the verdict has the sign of the change beside it (the last
+    # amount: [peaks,] base, new, change), as the screen shows it
+    ch = g[n_amounts - 1]
+    if (g[n_amounts + 2] == "grew" and not ch.startswith("+")) or \
+       (g[n_amounts + 2] == "shrank" and not ch.startswith("-")):
+        bad.append("screen row %d %s: %s beside a change of %s"
+                   % (len(got), g[-1], g[n_amounts + 2], ch))
 if len(got) < 4:
     bad.append("%d rows on the screen" % len(got))
 

@@ -734,7 +734,7 @@ b_capture | awk -F, -v csv="$T/work/diff.csv" '
 	on && r && NF < 6 { on = 0 }
 	END { if (!r) { print "no rows"; bad = 1 } exit bad }' >"$T/work/base.err" ||
 	t_fail "$(cat "$T/work/base.err")"
-grep -q ',grew$\|,shrank$' "$T/work/diff.csv" || t_fail "nothing changed beyond noise between the two: the case checks no verdict"
+grep -q ',grew,\|,shrank,' "$T/work/diff.csv" || t_fail "nothing changed beyond noise between the two: the case checks no verdict"
 # off the first row (the cursor's colour wins there): a row that grew
 # is drawn in the colour of growth (ST_GREW: 256-colour 203), one that
 # shrank in that of shrinking (ST_SHRANK: 71)
@@ -742,7 +742,7 @@ b_keys End
 b_capture | grep -q ' grew ' || t_fail "no row marked grew"
 $B_TMUX capture-pane -e -p -t browse | grep ' grew ' | grep -q '38;5;203' ||
 	t_fail "a row that grew is not drawn in the growth colour"
-if grep -q ',shrank$' "$T/work/diff.csv"; then
+if grep -q ',shrank,' "$T/work/diff.csv"; then
 	$B_TMUX capture-pane -e -p -t browse | grep ' shrank ' | grep -q '38;5;71' ||
 		t_fail "a row that shrank is not drawn in the colour of shrinking"
 fi
@@ -755,6 +755,30 @@ b_quit
 b_start 80 24 $UTF -- "$S"
 b_keys B
 b_capture | grep -q "select a time range" || t_fail "B with one recording and no range: no message"
+b_quit
+t_end
+
+t_begin "120x30 baseline: one estimate on both sides when only the base holds OutsideTLAB events"
+# fixtures/truth/jdk17-diff-outside and -base (make-diff.sh): the same
+# workload, OutsideTLAB events in the first only.  The store holds them,
+# so each side alone could give the corrected estimate; against the
+# baseline both must give the raw weights, the status line says so, and
+# the 2 MiB arrays' site, whose rate the truth files give as the same,
+# has no verdict (the corrected base against the raw new side made one)
+TR=$HS_FIXTURES/truth
+"$HEAPSIFT" import -o "$T/work/est.hsdb" "$TR/jdk17-diff-outside.jfr.gz" "$TR/jdk17-diff-base.jfr.gz" >/dev/null 2>&1 ||
+	t_fail "import of the two recordings failed"
+python3 -c 'import json, sys
+a, b = (json.load(open(f))["sites"]["large"]["bytes_per_s"] for f in sys.argv[1:])
+sys.exit(abs(b / a - 1) > 0.02)' "$TR/jdk17-diff-outside.truth.json" "$TR/jdk17-diff-base.truth.json" ||
+	t_fail "truth: the large site's rate differs between the two runs"
+b_start 120 30 $UTF -- "$T/work/est.hsdb" --base=0
+b_keys 2
+b_capture | grep -q 'against the baseline, per second, JFR weights on both sides' ||
+	t_fail "the status line does not say the one estimate: $(b_capture | tail -3)"
+b_capture | grep -E 'DiffTruth\.large' | grep -qE ' (grew|shrank) ' &&
+	t_fail "the large arrays' site has a verdict: $(b_capture | grep DiffTruth.large)"
+b_capture | grep -q 'DiffTruth\.large' || t_fail "no row of the large arrays' site"
 b_quit
 t_end
 

@@ -97,3 +97,40 @@ TEST(diff_bh_adjust_by_hand)
 		CHECK(close_rel(q2[0], 0.9) && close_rel(q2[1], 0.9));
 	}
 }
+
+/* The z-test of jdk.ObjectAllocationSample's rows: erfc(|z| / sqrt 2),
+ * the values from Python's math.erfc:
+ *   erfc(abs(x1 - x0) / sqrt(se0**2 + se1**2) / sqrt(2)) */
+TEST(diff_z_p_against_erfc)
+{
+	CHECK(close_rel(diff_z_p(10, 1, 12, 1), 0.1572992070502852));
+	CHECK(close_rel(diff_z_p(19.1e6, 1.2e6, 40.06e6, 2.5e6),
+			4.081538042856634e-14));
+	/* one side exact (an OutsideTLAB-only row of the corrected
+	 * estimate, before its floor) */
+	CHECK(close_rel(diff_z_p(100, 0, 103, 4), 0.4532547047537364));
+	CHECK(diff_z_p(5, 3, 5, 1) == 1);
+	CHECK(diff_z_p(5, 0, 6, 0) == 0);
+	CHECK(isnan(diff_z_p(NAN, 1, 6, 1)));
+}
+
+/* A verdict never has the other sign than the change beside it (issue
+ * 36: "+35.11 MB/s 4.44x ... shrank"). */
+TEST(diff_verdict_has_the_sign_of_the_change)
+{
+	/* q below alpha, and the test saw the change's direction */
+	CHECK_INT(diff_verdict(1e-5, 0.01, 35e6, 1), ==, 1);
+	CHECK_INT(diff_verdict(1e-5, 0.01, -3, -1), ==, -1);
+	/* within noise, no change, untested */
+	CHECK_INT(diff_verdict(0.02, 0.01, 35e6, 1), ==, 0);
+	CHECK_INT(diff_verdict(0.01, 0.01, 35e6, 1), ==, 0);
+	CHECK_INT(diff_verdict(1e-5, 0.01, 0, 1), ==, 0);
+	CHECK_INT(diff_verdict(NAN, 0.01, 5, 1), ==, 0);
+	/* the test saw the other direction (a share test's fallen share
+	 * beside a grown rate, a few heavy samples against the count, a
+	 * rate that grew beside a total that fell): no verdict, never the
+	 * test's direction beside the other sign */
+	CHECK_INT(diff_verdict(1e-4, 0.01, 35e6, -1), ==, 0);
+	CHECK_INT(diff_verdict(1e-4, 0.01, -2e6, 1), ==, 0);
+	CHECK_INT(diff_verdict(1e-4, 0.01, -2e6, 0), ==, 0);
+}
