@@ -641,7 +641,10 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 
 /* --- compare ---------------------------------------------------------------- */
 
-static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c)
+/* A fact of two snapshots and its change; apart: the two are not of
+ * the same thing (no change shown). */
+static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c,
+		    bool apart)
 {
 	int64_t d;
 
@@ -654,7 +657,7 @@ static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c)
 		buf_addf(b, " %14s", "?");
 	else
 		buf_addf(b, " %14" PRId64, c);
-	if (a != CHQ_UNKNOWN && c != CHQ_UNKNOWN &&
+	if (a != CHQ_UNKNOWN && c != CHQ_UNKNOWN && !apart &&
 	    !__builtin_sub_overflow(c, a, &d))
 		buf_addf(b, " %+14" PRId64, d);
 	buf_addch(b, '\n');
@@ -682,6 +685,7 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		} rows[8];
 		size_t r;
 		int64_t d;
+		bool apart;
 
 		chq_facts(q, h, &fa);
 		if (k == UINT32_MAX) {
@@ -708,9 +712,20 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		if (!csv)
 			buf_addf(b, "  %s\n    %-14s %14s %14s %14s\n", name,
 				 "", "A", "B", "CHANGE");
+		/* a report's free lies in the committed part, a summary's
+		 * is of the reserved size: no change between the two */
+		apart = strcmp(fa.size_is, fc.size_is) != 0;
+		if (apart) {
+			if (!csv)
+				buf_addf(b,
+					 "    (free: of the %s size in A, of "
+					 "the %s size in B; not compared)\n",
+					 fa.size_is, fc.size_is);
+		}
 		for (r = 0; r < 8; r++) {
 			if (!csv) {
-				cmp_row(b, rows[r].n, rows[r].x, rows[r].y);
+				cmp_row(b, rows[r].n, rows[r].x, rows[r].y,
+					apart && r == 2);
 				continue;
 			}
 			buf_add_csv(b, name, strlen(name));
@@ -720,7 +735,7 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 			put_num(b, rows[r].y);
 			buf_addch(b, ',');
 			if (rows[r].x != CHQ_UNKNOWN &&
-			    rows[r].y != CHQ_UNKNOWN &&
+			    rows[r].y != CHQ_UNKNOWN && !(apart && r == 2) &&
 			    !__builtin_sub_overflow(rows[r].y, rows[r].x, &d))
 				buf_addf(b, "%" PRId64, d);
 			buf_adds(b, "\r\n");

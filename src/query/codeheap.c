@@ -625,17 +625,20 @@ bool chq_same_jvm(const struct chq *q, uint32_t a, uint32_t b)
 	if (!x->n_heaps && !y->n_heaps) {
 		if (snap_pid(q, a, &pa) && snap_pid(q, b, &pb))
 			return true; /* equal, from above */
-		for (i = 0; i < x->n_blocks; i++)
-			for (k = 0; k < y->n_blocks; k++) {
-				const struct store_ch_block *p =
-					&q->bk[x->first_block + i];
-				const struct store_ch_block *r =
-					&q->bk[y->first_block + k];
+		/* a's first method in b, at its address with its compile
+		 * id: linear, code lists hold thousands */
+		for (i = 0; i < x->n_blocks && !q->bk[x->first_block + i].addr;
+		     i++)
+			;
+		for (k = 0; i < x->n_blocks && k < y->n_blocks; k++) {
+			const struct store_ch_block *p =
+				&q->bk[x->first_block + i];
+			const struct store_ch_block *r =
+				&q->bk[y->first_block + k];
 
-				if (p->addr && p->addr == r->addr &&
-				    p->compile_id == r->compile_id)
-					return true;
-			}
+			if (p->addr == r->addr && p->compile_id == r->compile_id)
+				return true;
+		}
 		return false;
 	}
 	if (!x->n_heaps)

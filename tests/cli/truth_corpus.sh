@@ -76,6 +76,13 @@ for j in jdk25-seg jdk25-noseg jdk17-seg jdk25-heapfull-seg jdk25-full-noseg; do
 	cp "$T/out" "$W/$j-sz.csv"
 	$CHK sizes "$W/$j-sz.codeheap" "$W/$j-sz.csv" "$CH/$j-codecache.txt.gz" \
 		"$CH/$j-analytics.txt.gz" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+	# the summary's free is of the reserved size, the report's inside
+	# the committed part (as above): --compare gives no change of free
+	run codeheap --compare 0,1 --csv "$W/$j-sz.hsdb"
+	tr -d '\r' <"$T/out" | awk -F, -v j="$j" '
+		$(NF - 3) == "free" { n++; if ($NF != "") { print j ": " $0 ": a change of free between a summary and a report"; bad = 1 } }
+		END { if (!n) { print j ": no free row"; bad = 1 } exit bad }' >"$W/bad" ||
+		t_fail "$(cat "$W/bad")"
 done
 t_end
 
