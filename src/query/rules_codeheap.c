@@ -198,13 +198,14 @@ static void code_heap_fold(struct findings_ctx *c, struct chq *q,
 	for (i = 0; i < n; i++) {
 		size_t root = uf_root(up, i), worst = i, n_with = 0, n_files = 0;
 		/* per file of the group, its worst finding; in order */
-		size_t *file_worst = xcalloc(n, sizeof(*file_worst));
+		size_t *file_worst;
 		struct buf lines = BUF_INIT;
 		struct finding *f;
 		char *w;
 
 		if (done[i])
 			continue;
+		file_worst = xcalloc(n, sizeof(*file_worst));
 		for (k = i; k < n; k++) {
 			size_t j;
 			uint64_t rec;
