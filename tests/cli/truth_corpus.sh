@@ -104,6 +104,34 @@ sys.exit("; ".join("%s %s %s" % (m["member"], m["status"], m["reason"]) for m in
 done
 t_end
 
+t_begin corpus_codeheap_jdk25_summary_keeps_its_compilation_line
+# JDK 23+ end a summary with "Compilation: STATE, stopped_count=..."
+# after "total_blobs=..., full_count=N": the state is the summary's (as
+# the text says, summary by summary), never the next report's
+for f in jdk25-full-noseg-stdout jdk25-full-noseg-codecache jdk25-seg-codecache; do
+	rm -rf "$W/cs.hsdb" "$W/cs"
+	run import -o "$W/cs.hsdb" "$CH/$f.txt.gz"
+	run export "$W/cs.hsdb" --format=csv -o "$W/cs"
+	python3 - "$CH/$f.txt.gz" "$W/cs" <<'PY' 2>"$W/bad" || t_fail "$f: $(cat "$W/bad")"
+import csv, gzip, re, sys
+text = gzip.open(sys.argv[1], "rt").read()
+want = [m.group(1) == "enabled" for m in re.finditer(r"^Compilation: (enabled|disabled)", text, re.M)]
+snaps = list(csv.DictReader(open(sys.argv[2] + "/codeheap_snapshots.csv", newline="")))
+stats = list(csv.DictReader(open(sys.argv[2] + "/codeheap_stats.csv", newline="")))
+kind = dict((s["id"], s["kind"]) for s in snaps)
+got = [(s["snapshot"], s["value"] == "1") for s in stats if s["name"] == "compilation.enabled"]
+bad = []
+if not want:
+    bad.append("the text has no Compilation: line")
+if [kind[s] for s, _ in got] != ["summary"] * len(got):
+    bad.append("compilation state on snapshots of kinds %s" % [kind[s] for s, _ in got])
+if [v for _, v in got] != want:
+    bad.append("compilation enabled %s by the summaries, the text says %s" % ([v for _, v in got], want))
+sys.exit("; ".join(bad) if bad else 0)
+PY
+done
+t_end
+
 t_begin corpus_codeheap_one_jvm_one_finding
 # one JVM's stdout, analytics, Compiler.codecache and codelist
 # (fixtures/codeheap/README.md: jdk17-full-seg-*, one run; make-codeheap.sh:
