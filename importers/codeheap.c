@@ -132,6 +132,19 @@ static void heap_stat(struct heap_build *hb, const char *name, int64_t v)
 	hb->stats[hb->n_stats++].value = v;
 }
 
+/* The snapshot's wording is of JDK v or older (newer). */
+static void jdk_at_most(struct chi *c, int v)
+{
+	if (!c->jdk_max || v < c->jdk_max)
+		c->jdk_max = v;
+}
+
+static void jdk_at_least(struct chi *c, int v)
+{
+	if (v > c->jdk_min)
+		c->jdk_min = v;
+}
+
 static int heap_find(struct chi *c, const char *name, size_t len, bool create)
 {
 	struct heap_build *hb;
@@ -186,6 +199,7 @@ static void snap_reset(struct chi *c)
 	c->cur = c->sum_heap = -1;
 	c->closed = false;
 	c->heaps_warned = false;
+	c->jdk_min = c->jdk_max = 0;
 	ch_map_drop(c);
 }
 
@@ -217,6 +231,17 @@ static void snap_end(struct chi *c, bool at_eof)
 		hs[i].n_blocks = hb->n_blocks;
 		hs[i].stats = hb->stats;
 		hs[i].n_stats = hb->n_stats;
+	}
+	if (c->n_heaps || c->n_blocks || c->n_stats) {
+		/* what the wording says of the JVM's version, and which
+		 * process jcmd asked: the query layer joins a code list to
+		 * the other texts of its JVM by them (src/query/codeheap.h) */
+		if (c->jdk_min)
+			snap_stat(c, "jdk.min", c->jdk_min);
+		if (c->jdk_max)
+			snap_stat(c, "jdk.max", c->jdk_max);
+		if (c->pid > 0)
+			snap_stat(c, "pid", c->pid);
 	}
 	memset(&r, 0, sizeof(r));
 	r.kind = snap_kind_names[c->kind];
@@ -613,6 +638,10 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 					(int)l->text_len, l->text, l->letter);
 			c->legend[u] = (uint8_t)t;
 			c->legend_set[u] = true;
+			/* zombies went with the sweeper (JDK-8290025, JDK
+			 * 20): a legend that has them is JDK 19 or older */
+			if (t == CHB_NMETHOD_ZOMBIE)
+				jdk_at_most(c, 19);
 		}
 		break;
 	case CHL_LEGEND_END:
@@ -660,11 +689,24 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 	}
 }
 
+/*
+ * A line of a code cache summary (CodeCache::print_summary, code/
+ * codeCache.cpp).  JDK 23 (JDK-8323795) rewrote its tail: the totals on
+ * one line that ends with full_count, then "Compilation: STATE,
+ * stopped_count=N, restarted_count=N", which ends the summary; JDK 22
+ * and older end it with " full_count=N" on its own line, after
+ * " compilation: STATE" and the counts.  Either wording dates the JVM.
+ */
 static void summary_line(struct chi *c, const struct ch_line *l)
 {
 	struct heap_build *hb;
 	int h;
 
+	/* a summary's line with no heap line before it (a capture that
+	 * starts in the middle): a summary of its own, never a stat of
+	 * whatever snapshot comes next */
+	if (c->kind != SNAP_SUMMARY && l->type != CHL_SUM_HEAP)
+		snap_begin(c, SNAP_SUMMARY);
 	switch (l->type) {
 	case CHL_SUM_HEAP:
 		if (c->kind != SNAP_SUMMARY)
@@ -680,6 +722,7 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 		hb->h.free = kib(l->d);
 		break;
 	case CHL_SUM_TOTAL:
+		jdk_at_least(c, 23);
 		snap_stat(c, "total.size_kb", l->a);
 		snap_stat(c, "total.used_kb", l->b);
 		snap_stat(c, "total.max_used_kb", l->c);
@@ -700,9 +743,10 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 		snap_stat(c, "total_blobs", l->a);
 		snap_stat(c, "nmethods", l->b);
 		snap_stat(c, "adapters", l->c);
+		/* 23+: "Compilation: ..." follows and ends the summary */
 		if (l->d >= 0) {
+			jdk_at_least(c, 23);
 			snap_stat(c, "full_count", l->d);
-			snap_end(c, false);
 		}
 		break;
 	case CHL_COMPILATION:
@@ -712,8 +756,12 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 			  memmem(l->text, l->text_len, "free space", 10) !=
 				  NULL);
 		if (l->a >= 0) {
+			jdk_at_least(c, 23);
 			snap_stat(c, "stopped_count", l->a);
 			snap_stat(c, "restarted_count", l->b);
+			snap_end(c, false);
+		} else {
+			jdk_at_most(c, 22);
 		}
 		break;
 	case CHL_STOPPED:
@@ -721,6 +769,7 @@ static void summary_line(struct chi *c, const struct ch_line *l)
 		snap_stat(c, "restarted_count", l->b);
 		break;
 	case CHL_FULL_COUNT:
+		jdk_at_most(c, 22);
 		snap_stat(c, "full_count", l->a);
 		snap_end(c, false);
 		break;
@@ -752,14 +801,35 @@ static void codelist_entry(struct chi *c, const struct ch_line *l)
 	c->blocks[c->n_blocks++] = b;
 }
 
+/* jcmd's "PID:" line: the process that the texts below it are of. */
+static void pid_line(struct chi *c, const char *s, size_t n)
+{
+	int64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n && isdigit((unsigned char)s[i]); i++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (i == 0 || i == n || s[i] != ':')
+		return;
+	for (i++; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return;
+	c->pid = v;
+}
+
 static void one_line(struct chi *c, const char *s, size_t n)
 {
 	struct ch_line l;
 
 	ch_lex(&c->lx, s, n, &l);
 	/* log lines interleave anywhere, even inside a map */
-	if (l.type == CHL_NOISE)
+	if (l.type == CHL_NOISE) {
+		pid_line(c, s, n);
 		return;
+	}
 	if (c->sub == SUB_MAP && l.type != CHL_MAP && c->m_cells[0].len)
 		ch_map_finish(c, false);
 	if (c->kind == SNAP_SUMMARY &&
@@ -787,7 +857,11 @@ static void one_line(struct chi *c, const char *s, size_t n)
 		}
 		return;
 	case CHL_FUNCTION:
-		ch_warn(c, c->line, "%.*s", (int)l.text_len, l.text);
+		/* JDK 21+ say so where a print step has nothing aggregated
+		 * for a heap (and in an "all" report, for a heap with no free
+		 * block): the VM's normal answer, nothing is damaged */
+		if (!memmem(l.text, l.text_len, "No aggregated", 13))
+			ch_warn(c, c->line, "%.*s", (int)l.text_len, l.text);
 		return;
 	case CHL_CODELIST:
 		codelist_entry(c, &l);

@@ -84,6 +84,11 @@ struct chi {
 	uint32_t n_snapshots;
 	bool closed;	   /* the report's closing timing line was seen */
 	bool heaps_warned; /* CH_MAX_HEAPS reached in this snapshot */
+	/* the JDK versions whose output the snapshot's own wording can be
+	 * (stats jdk.min, jdk.max; 0: not told), and the pid of jcmd's
+	 * "PID:" line above it in the file (0: none) */
+	int jdk_min, jdk_max;
+	int64_t pid;
 
 	enum section sec;
 	enum sub sub;

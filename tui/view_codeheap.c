@@ -136,7 +136,7 @@ static void draw_list(struct tui *t, struct chview *v, const struct area *a)
 	screen_fill(a->top, 0, a->width, ST_HEADER);
 	screen_putf(a->top, 0, a->width, ST_HEADER,
 		    "%4s %-*s%9s %9s %9s %9s %5s  %s", "SNAP", kind ? 10 : 0,
-		    kind ? "KIND" : "", "CAPACITY", "USED", "FREE", "LARGEST",
+		    kind ? "KIND" : "", "SIZE", "USED", "FREE", "LARGEST",
 		    "FRAG", "HEAP");
 	list_fix(&v->list, h);
 	for (y = 0, i = v->list.top; y < h && i < v->n; y++, i++) {
@@ -149,7 +149,9 @@ static void draw_list(struct tui *t, struct chview *v, const struct area *a)
 		enum style st = i == v->list.cur ? ST_CURSOR : ST_NORMAL;
 
 		chq_facts(v->q, hp, &f);
-		fmt_bytes(f.capacity, c, sizeof(c));
+		/* used and free are parts of it: committed in a report,
+		 * reserved in a summary (the detail line says which) */
+		fmt_bytes(f.size, c, sizeof(c));
 		fmt_bytes(f.used, u, sizeof(u));
 		fmt_bytes(f.free, fr, sizeof(fr));
 		fmt_bytes(f.largest_free, lf, sizeof(lf));
@@ -172,15 +174,17 @@ static void draw_list(struct tui *t, struct chview *v, const struct area *a)
 	if (v->n) {
 		uint32_t hp = v->rows[v->list.cur];
 		const struct store_ch_heap *x = chq_heap(v->q, hp);
+		struct ch_facts f;
 
+		chq_facts(v->q, hp, &f);
 		screen_putf(
 			a->detail, 0, a->width, ST_DIM,
 			"%s, %s snapshot %u of %s line %" PRIu64
-			"; Enter: the granule map",
+			"; SIZE is the %s size; Enter: the granule map",
 			heap_name(v, hp),
 			chq_str(v->q, chq_snapshot(v->q, x->snapshot)->kind),
 			x->snapshot, chq_snapshot_source(v->q, x->snapshot),
-			chq_snapshot(v->q, x->snapshot)->line);
+			chq_snapshot(v->q, x->snapshot)->line, f.size_is);
 	} else {
 		screen_put(a->top + 2, 2, a->width - 2, ST_DIM,
 			   "no heap matches the filter");

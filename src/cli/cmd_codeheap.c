@@ -403,14 +403,18 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 		put_bytes(b, x->granule_size);
 		buf_addch(b, '\n');
 	}
-	buf_adds(b, "    capacity ");
+	/* each figure by what it is, used and free against the size they
+	 * are parts of: the committed part in a report, the reserved size
+	 * in a summary (codeheap.h, ch_facts) */
+	buf_adds(b, "    committed ");
 	put_bytes(b, f.capacity);
 	if (f.reserved != CHQ_UNKNOWN) {
 		buf_adds(b, " of ");
 		put_bytes(b, f.reserved);
 		buf_adds(b, " reserved");
 	}
-	buf_adds(b, ", used ");
+	buf_addch(b, '\n');
+	buf_adds(b, "    used ");
 	put_bytes(b, f.used);
 	if (f.used_blocks != CHQ_UNKNOWN)
 		buf_addf(b, " in %" PRId64 " blocks", f.used_blocks);
@@ -423,6 +427,8 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 	put_bytes(b, f.free);
 	if (f.free_blocks != CHQ_UNKNOWN)
 		buf_addf(b, " in %" PRId64 " blocks", f.free_blocks);
+	buf_addf(b, ", of the %s ", f.size_is);
+	put_bytes(b, f.size);
 	buf_addch(b, '\n');
 	if (f.largest_free != CHQ_UNKNOWN || !isnan(f.fragmentation)) {
 		buf_adds(b, "    largest free block ");
@@ -520,12 +526,82 @@ static void javacore_facts(const struct chq *q, uint32_t sn, struct buf *b)
 			 view_bytes(v, t1, sizeof(t1)));
 }
 
+/* At most this many methods not in use are listed by name. */
+#define CODELIST_SHOWN 20
+
+/*
+ * A code list: methods by level and by state, the states read in the
+ * numbering of the list's JDK (chq_codelist_numbering) and saying how
+ * that was known, then the methods not in use (deoptimized ones first
+ * in mind: they are what a support engineer looks for).
+ */
+static void codelist_states(const struct chq *q, uint32_t sn,
+			    const struct store_ch_block *bl, uint32_t n,
+			    struct buf *b)
+{
+	uint64_t lv[6] = {0}, st[CHQ_NM__COUNT] = {0};
+	uint32_t why, i, shown = 0, not_in_use = 0;
+	enum chq_numbering num = chq_codelist_numbering(q, sn, &why);
+	enum chq_nm_state k;
+
+	for (i = 0; i < n; i++) {
+		lv[bl[i].level >= 0 && bl[i].level <= 4 ? bl[i].level : 5]++;
+		st[chq_nm_state(num, bl[i].state)]++;
+	}
+	buf_addf(b,
+		 "  %u compiled methods; by level 0:%" PRIu64 " 1:%" PRIu64
+		 " 2:%" PRIu64 " 3:%" PRIu64 " 4:%" PRIu64 "\n",
+		 n, lv[0], lv[1], lv[2], lv[3], lv[4]);
+	buf_adds(b, "  by state:");
+	for (k = 0; k < CHQ_NM__COUNT; k++)
+		if (st[k] || k == CHQ_NM_IN_USE)
+			buf_addf(b, "%s %s %" PRIu64, k ? "," : "",
+				 chq_nm_state_name(k), st[k]);
+	buf_addch(b, '\n');
+	if (num == CHQ_NUM_UNKNOWN) {
+		buf_adds(b, "  states numbered as by an unknown JDK: 1 is "
+			    "\"not used\" on JDK 17-22, \"not entrant\" on "
+			    "23 and later; import the same JVM's "
+			    "Compiler.codecache to tell\n");
+	} else {
+		buf_addf(b, "  states numbered as by JDK %s, as ",
+			 num == CHQ_NUM_JDK17 ? "17-22" : "23 or later");
+		if (why == sn)
+			buf_adds(b, "the list has state 2");
+		else {
+			buf_addf(b, "snapshot %u of the same JVM says (", why);
+			buf_add_printable(b, chq_snapshot_source(q, why),
+					  strlen(chq_snapshot_source(q, why)));
+			buf_addf(b, " line %" PRIu64 ")",
+				 chq_snapshot(q, why)->line);
+		}
+		buf_addch(b, '\n');
+	}
+	for (i = 0; i < n; i++) {
+		k = chq_nm_state(num, bl[i].state);
+		if (k == CHQ_NM_IN_USE)
+			continue;
+		if (not_in_use++ >= CODELIST_SHOWN)
+			continue;
+		if (!shown++)
+			buf_adds(b, "  not in use:\n");
+		buf_addf(b, "    %-12s %6" PRId64 " %d 0x%016" PRIx64 " ",
+			 k == CHQ_NM_STATE1 ? "state 1" : chq_nm_state_name(k),
+			 bl[i].compile_id, bl[i].level, bl[i].addr);
+		buf_add_printable(b, chq_str(q, bl[i].name),
+				  strlen(chq_str(q, bl[i].name)));
+		buf_addch(b, '\n');
+	}
+	if (not_in_use > shown)
+		buf_addf(b, "    ... and %u more\n", not_in_use - shown);
+}
+
 static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 {
 	const struct store_ch_snapshot *s = chq_snapshot(q, sn);
 	const struct store_ch_block *bl;
 	int64_t v;
-	uint32_t n, i;
+	uint32_t n;
 
 	buf_addf(b, "snapshot %u: %s, ", sn, chq_str(q, s->kind));
 	buf_add_printable(b, chq_snapshot_source(q, sn),
@@ -559,32 +635,16 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 	}
 	javacore_facts(q, sn, b);
 	bl = chq_snapshot_blocks(q, sn, &n);
-	if (n) {
-		uint64_t lv[6] = {0}, stt[4] = {0};
-
-		for (i = 0; i < n; i++) {
-			if (bl[i].level >= 0 && bl[i].level <= 4)
-				lv[bl[i].level]++;
-			else
-				lv[5]++;
-			if (bl[i].state >= 0 && bl[i].state <= 2)
-				stt[bl[i].state]++;
-			else
-				stt[3]++;
-		}
-		buf_addf(b,
-			 "  %u compiled methods; by level 0:%" PRIu64
-			 " 1:%" PRIu64 " 2:%" PRIu64 " 3:%" PRIu64 " 4:%" PRIu64
-			 "; by state in use:%" PRIu64 " not used:%" PRIu64
-			 " not entrant:%" PRIu64 "\n",
-			 n, lv[0], lv[1], lv[2], lv[3], lv[4], stt[0], stt[1],
-			 stt[2]);
-	}
+	if (n)
+		codelist_states(q, sn, bl, n, b);
 }
 
 /* --- compare ---------------------------------------------------------------- */
 
-static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c)
+/* A fact of two snapshots and its change; apart: the two are not of
+ * the same thing (no change shown). */
+static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c,
+		    bool apart)
 {
 	int64_t d;
 
@@ -597,7 +657,7 @@ static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c)
 		buf_addf(b, " %14s", "?");
 	else
 		buf_addf(b, " %14" PRId64, c);
-	if (a != CHQ_UNKNOWN && c != CHQ_UNKNOWN &&
+	if (a != CHQ_UNKNOWN && c != CHQ_UNKNOWN && !apart &&
 	    !__builtin_sub_overflow(c, a, &d))
 		buf_addf(b, " %+14" PRId64, d);
 	buf_addch(b, '\n');
@@ -625,6 +685,7 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		} rows[8];
 		size_t r;
 		int64_t d;
+		bool apart;
 
 		chq_facts(q, h, &fa);
 		if (k == UINT32_MAX) {
@@ -651,9 +712,20 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		if (!csv)
 			buf_addf(b, "  %s\n    %-14s %14s %14s %14s\n", name,
 				 "", "A", "B", "CHANGE");
+		/* a report's free lies in the committed part, a summary's
+		 * is of the reserved size: no change between the two */
+		apart = strcmp(fa.size_is, fc.size_is) != 0;
+		if (apart) {
+			if (!csv)
+				buf_addf(b,
+					 "    (free: of the %s size in A, of "
+					 "the %s size in B; not compared)\n",
+					 fa.size_is, fc.size_is);
+		}
 		for (r = 0; r < 8; r++) {
 			if (!csv) {
-				cmp_row(b, rows[r].n, rows[r].x, rows[r].y);
+				cmp_row(b, rows[r].n, rows[r].x, rows[r].y,
+					apart && r == 2);
 				continue;
 			}
 			buf_add_csv(b, name, strlen(name));
@@ -663,7 +735,7 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 			put_num(b, rows[r].y);
 			buf_addch(b, ',');
 			if (rows[r].x != CHQ_UNKNOWN &&
-			    rows[r].y != CHQ_UNKNOWN &&
+			    rows[r].y != CHQ_UNKNOWN && !(apart && r == 2) &&
 			    !__builtin_sub_overflow(rows[r].y, rows[r].x, &d))
 				buf_addf(b, "%" PRId64, d);
 			buf_adds(b, "\r\n");

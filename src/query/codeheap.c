@@ -139,6 +139,12 @@ void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f)
 	bool have_list = false;
 
 	f->capacity = x->committed;
+	f->size = x->committed;
+	f->size_is = "committed";
+	if (!strcmp(store_str(q->s, q->sn[x->snapshot].kind), "summary")) {
+		f->size = x->reserved;
+		f->size_is = "reserved";
+	}
 	f->used = x->used;
 	f->free = x->free;
 	f->free_blocks = x->free_blocks;
@@ -570,4 +576,141 @@ uint32_t chq_match_heap(const struct chq *q, uint32_t snap_b, uint32_t h)
 			return k;
 	}
 	return UINT32_MAX;
+}
+
+/* --- one JVM's texts, and its code lists' states ------------------------- */
+
+static bool snap_pid(const struct chq *q, uint32_t s, int64_t *pid)
+{
+	return chq_snapshot_stat(q, s, "pid", pid) && *pid > 0;
+}
+
+/* Does any heap of snapshot s hold address a? */
+static bool heaps_hold(const struct chq *q, uint32_t s, uint64_t a)
+{
+	uint32_t i;
+
+	for (i = 0; i < q->sn[s].n_heaps; i++) {
+		const struct store_ch_heap *h = &q->hp[q->sn[s].first_heap + i];
+		uint64_t end = h->high_reserved ? h->high_reserved : h->high;
+
+		if (h->low && a >= h->low && a < end)
+			return true;
+	}
+	return false;
+}
+
+/* Does a code list's method lie inside snapshot s's heaps? */
+static bool list_inside(const struct chq *q, uint32_t list, uint32_t s)
+{
+	const struct store_ch_snapshot *l = &q->sn[list];
+	uint32_t i;
+
+	for (i = 0; i < l->n_blocks; i++)
+		if (q->bk[l->first_block + i].addr)
+			return heaps_hold(q, s, q->bk[l->first_block + i].addr);
+	return false;
+}
+
+bool chq_same_jvm(const struct chq *q, uint32_t a, uint32_t b)
+{
+	const struct store_ch_snapshot *x = &q->sn[a], *y = &q->sn[b];
+	int64_t pa, pb;
+	uint32_t i, k;
+
+	if (a == b)
+		return true;
+	if (snap_pid(q, a, &pa) && snap_pid(q, b, &pb) && pa != pb)
+		return false;
+	if (!x->n_heaps && !y->n_heaps) {
+		if (snap_pid(q, a, &pa) && snap_pid(q, b, &pb))
+			return true; /* equal, from above */
+		/* a's first method in b, at its address with its compile
+		 * id: linear, code lists hold thousands */
+		for (i = 0; i < x->n_blocks && !q->bk[x->first_block + i].addr;
+		     i++)
+			;
+		for (k = 0; i < x->n_blocks && k < y->n_blocks; k++) {
+			const struct store_ch_block *p =
+				&q->bk[x->first_block + i];
+			const struct store_ch_block *r =
+				&q->bk[y->first_block + k];
+
+			if (p->addr == r->addr && p->compile_id == r->compile_id)
+				return true;
+		}
+		return false;
+	}
+	if (!x->n_heaps)
+		return list_inside(q, a, b);
+	if (!y->n_heaps)
+		return list_inside(q, b, a);
+	for (i = 0; i < x->n_heaps; i++)
+		for (k = 0; k < y->n_heaps; k++) {
+			uint64_t la = q->hp[x->first_heap + i].low;
+
+			if (la && la == q->hp[y->first_heap + k].low)
+				return true;
+		}
+	return false;
+}
+
+/* What snapshot s's own wording says of the numbering. */
+static enum chq_numbering dated(const struct chq *q, uint32_t s)
+{
+	int64_t v;
+
+	if (chq_snapshot_stat(q, s, "jdk.min", &v) && v >= 23)
+		return CHQ_NUM_JDK23;
+	if (chq_snapshot_stat(q, s, "jdk.max", &v) && v <= 22)
+		return CHQ_NUM_JDK17;
+	return CHQ_NUM_UNKNOWN;
+}
+
+enum chq_numbering chq_codelist_numbering(const struct chq *q, uint32_t snap,
+					  uint32_t *why)
+{
+	const struct store_ch_snapshot *l = &q->sn[snap];
+	enum chq_numbering n;
+	uint32_t i;
+
+	if (why)
+		*why = UINT32_MAX;
+	for (i = 0; i < l->n_blocks; i++)
+		if (q->bk[l->first_block + i].state >= 2) {
+			if (why)
+				*why = snap;
+			return CHQ_NUM_JDK17;
+		}
+	for (i = 0; i < q->n_sn; i++) {
+		if (i == snap || (n = dated(q, i)) == CHQ_NUM_UNKNOWN ||
+		    !chq_same_jvm(q, snap, i))
+			continue;
+		if (why)
+			*why = i;
+		return n;
+	}
+	return CHQ_NUM_UNKNOWN;
+}
+
+enum chq_nm_state chq_nm_state(enum chq_numbering n, int state)
+{
+	if (state == 0)
+		return CHQ_NM_IN_USE;
+	if (state == 1)
+		return n == CHQ_NUM_JDK17   ? CHQ_NM_NOT_USED
+		       : n == CHQ_NUM_JDK23 ? CHQ_NM_NOT_ENTRANT
+					    : CHQ_NM_STATE1;
+	if (state == 2 && n != CHQ_NUM_JDK23)
+		return CHQ_NM_NOT_ENTRANT;
+	return CHQ_NM_OTHER;
+}
+
+const char *chq_nm_state_name(enum chq_nm_state s)
+{
+	static const char *const names[CHQ_NM__COUNT] = {
+		"in use", "not used", "not entrant",
+		"not used (JDK 17-22) or not entrant (23+)", "unknown"};
+
+	return s < CHQ_NM__COUNT ? names[s] : "unknown";
 }

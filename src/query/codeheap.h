@@ -9,6 +9,13 @@
  *   capacity      the committed part of the heap (what the maps cover);
  *                 for a summary, bounds' committed end minus its start
  *   used, free    as the report says (KiB in HotSpot's statistics)
+ *   size, size_is the size that used and free are parts of, and which
+ *                 it is: an analytics report counts both inside the
+ *                 committed part ("committed"); a summary's size= is
+ *                 the reserved size, and its used + free is size
+ *                 (CodeCache::print_summary: size is high_boundary -
+ *                 low_boundary, free unallocated_capacity(), used size
+ *                 - free, each rounded down to KiB), so "reserved"
  *   largest_free  the largest block of the free list, else the report's
  *                 "Top Ten Free Blocks" first row
  *   fragmentation 1 - largest_free / total free, where total free is the
@@ -54,6 +61,8 @@ const struct store_ch_block *chq_snapshot_blocks(const struct chq *q,
 
 struct ch_facts {
 	int64_t capacity, used, free, largest_free, free_blocks;
+	int64_t size;	     /* what used and free are parts of */
+	const char *size_is; /* "committed" or "reserved" (static) */
 	int64_t used_blocks, reserved, max_used;
 	double fragmentation; /* NaN: not known */
 	int64_t free_listed;  /* bytes in the free list; CHQ_UNKNOWN */
@@ -132,5 +141,55 @@ bool chq_granule(const struct chq *q, uint32_t h, uint64_t g,
 /* The heap of snapshot b that is "the same" as heap h of another
  * snapshot (by name; CodeCache == CodeHeap); UINT32_MAX when none. */
 uint32_t chq_match_heap(const struct chq *q, uint32_t snap_b, uint32_t h);
+
+/*
+ * Are snapshots a and b texts of the same JVM (a != b, or the same)?
+ * A code heap is reserved once, at start-up, at an address the process
+ * chose: two texts that show a heap at the same start address, or a
+ * code list whose methods lie inside the other text's heaps, are of
+ * one JVM, unless jcmd's "PID:" lines above both name two processes.
+ * Two code lists: the same pid, or a method at the same address with
+ * the same compile id.  Holds while addresses differ between JVMs,
+ * which address-space randomisation gives; two JVMs started alike
+ * with it off may reserve the same addresses and read as one.
+ */
+bool chq_same_jvm(const struct chq *q, uint32_t a, uint32_t b);
+
+/*
+ * A code list's state numbers (nmethod::get_state(), printed by
+ * CodeCache::print_codelist) by JDK: 17 to 22 number them as
+ * compiledMethod.hpp's enum (0 in_use, 1 not_used, 2 not_entrant; 3
+ * and 4, unloaded and zombie on 17-19, are not listed); JDK 23 folded
+ * CompiledMethod into nmethod (JDK-8329332) whose enum has 0 in_use, 1
+ * not_entrant (checked on 25).  A code list does not say its JDK;
+ * chq_codelist_numbering() finds it from its own states (a 2 exists
+ * only in the old numbering) or from a text of the same JVM
+ * (chq_same_jvm) whose wording dates it (stats jdk.min, jdk.max: a
+ * summary's JDK 23 wording, or a legend with zombies).
+ */
+enum chq_numbering {
+	CHQ_NUM_UNKNOWN = 0,
+	CHQ_NUM_JDK17, /* 17 to 22 */
+	CHQ_NUM_JDK23, /* 23 and later */
+};
+
+enum chq_nm_state {
+	CHQ_NM_IN_USE = 0,
+	CHQ_NM_NOT_USED,    /* 17-22: not entrant, but revivable */
+	CHQ_NM_NOT_ENTRANT, /* deoptimized: no new calls enter it */
+	CHQ_NM_STATE1,	    /* 1 of an unknown numbering */
+	CHQ_NM_OTHER,	    /* a number neither numbering lists */
+	CHQ_NM__COUNT
+};
+
+/* Code list snap's numbering; *why (may be NULL) gets the snapshot
+ * that told (snap itself when its own states did; UINT32_MAX when
+ * none did). */
+enum chq_numbering chq_codelist_numbering(const struct chq *q, uint32_t snap,
+					  uint32_t *why);
+enum chq_nm_state chq_nm_state(enum chq_numbering n, int state);
+/* "in use", "not used", "not entrant", "not used (JDK 17-22) or not
+ * entrant (23+)", "unknown" */
+const char *chq_nm_state_name(enum chq_nm_state s);
 
 #endif

@@ -648,10 +648,12 @@ const struct finding_rule finding_rule_table[] = {
 	 "a heap used 90%+ (or its high-water mark), fragmentation 0.8+ with "
 	 "5%+ free, compilation disabled or the cache full, a javacore JIT "
 	 "code or data cache in use at 95% of its limit (all its segments "
-	 "against 1STSEGLIMIT, never one segment); one finding per file, "
-	 "its worst snapshot",
-	 "critical when compilation stopped, a heap is 99% used or a "
-	 "javacore cache 99% of its limit, else warning",
+	 "against 1STSEGLIMIT, never one segment); one finding per JVM "
+	 "(its texts told by their heaps' addresses and jcmd's pid), its "
+	 "worst snapshot's with each of its files' evidence",
+	 "critical when compilation stopped, a heap is 99% used (unless "
+	 "the JIT puts its code into another heap with room and goes on) "
+	 "or a javacore cache 99% of its limit, else warning",
 	 "the JIT is out of room for compiled code", rule_code_heaps},
 	{"allocation-hot-spot", "allocation samples (alloc, agent, tlab)",
 	 "the heaviest site has 20%+ of the sampled bytes",

@@ -71,59 +71,223 @@ static int map_figure(struct findings_ctx *c, struct chq *q, uint32_t h)
 	return fig;
 }
 
+/*
+ * Where HotSpot puts code that does not fit into a full heap of a
+ * segmented code cache (CodeCache::allocate, code/codeCache.cpp, the
+ * same in JDK 17 and 25): non-nmethods and profiled code go to the
+ * non-profiled heap, non-profiled code to the profiled one.  NULL for a
+ * heap it does not name (one heap, JDK 25's 'hot nmethods').
+ */
+static const char *fallback_of(const char *heap)
+{
+	if (!strcmp(heap, "CodeHeap 'profiled nmethods'") ||
+	    !strcmp(heap, "CodeHeap 'non-nmethods'"))
+		return "CodeHeap 'non-profiled nmethods'";
+	if (!strcmp(heap, "CodeHeap 'non-profiled nmethods'"))
+		return "CodeHeap 'profiled nmethods'";
+	return NULL;
+}
+
+/* Has snapshot s's heap named name room (used and its highest under
+ * CH_FULL of the size it may grow to)? */
+static bool heap_has_room(struct chq *q, uint32_t s, const char *name)
+{
+	const struct store_ch_snapshot *sn = chq_snapshot(q, s);
+	uint32_t h;
+
+	for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps; h++) {
+		struct ch_facts fa;
+		int64_t size;
+
+		if (strcmp(chq_str(q, chq_heap(q, h)->name), name))
+			continue;
+		chq_facts(q, h, &fa);
+		size = fa.reserved != CHQ_UNKNOWN ? fa.reserved : fa.capacity;
+		if (size == CHQ_UNKNOWN || size <= 0 || fa.used == CHQ_UNKNOWN)
+			return false;
+		return (double)fa.used / (double)size < CH_FULL &&
+		       (fa.max_used == CHQ_UNKNOWN ||
+			(double)fa.max_used / (double)size < CH_FULL);
+	}
+	return false;
+}
+
 static bool worse(const struct finding *a, const struct finding *b)
 {
 	return a->severity != b->severity ? a->severity > b->severity
 					  : a->weight > b->weight;
 }
 
-/* Several snapshots of one recording (reports taken one after another,
- * the summaries beside them) are the same heaps again: each recording
- * keeps the finding of its worst snapshot, which says how many of its
- * snapshots had one.  The others are left in snaps. */
+/* Does snapshot s show a heap at a known address? */
+static bool placed(struct chq *q, uint32_t s)
+{
+	const struct store_ch_snapshot *sn = chq_snapshot(q, s);
+	uint32_t h;
+
+	for (h = 0; h < sn->n_heaps; h++)
+		if (chq_heap(q, sn->first_heap + h)->low)
+			return true;
+	return false;
+}
+
+/* Are two snapshots' findings about one incident of one JVM? */
+static bool one_jvm(struct chq *q, uint32_t a, uint32_t b)
+{
+	if (chq_same_jvm(q, a, b))
+		return true;
+	/* texts that place no heap: their file is all there is to go by */
+	return chq_snapshot(q, a)->recording == chq_snapshot(q, b)->recording &&
+	       (!placed(q, a) || !placed(q, b));
+}
+
+static size_t uf_root(size_t *up, size_t i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/* "SOURCE (KIND, line N)": where a snapshot's evidence comes from. */
+static char *where(struct chq *q, uint32_t s)
+{
+	const struct store_ch_snapshot *sn = chq_snapshot(q, s);
+
+	return buf_strf("%s (%s, line %" PRIu64 ")", chq_snapshot_source(q, s),
+			chq_str(q, sn->kind), sn->line);
+}
+
+/* Prefix each evidence line of f from first on with w. */
+static void evidence_from(struct finding *f, size_t first, const char *w)
+{
+	size_t i;
+
+	for (i = first; i < f->n_evidence; i++) {
+		char *old = f->evidence[i];
+
+		f->evidence[i] = buf_strf("%s: %s", w, old);
+		free(old);
+	}
+}
+
+/*
+ * One JVM's texts are one incident: a full code cache is seen in its
+ * stdout (the summary and report printed when it filled, and at exit),
+ * in Compiler.codecache and in Compiler.CodeHeap_Analytics alike, and
+ * snapshots taken one after another show the same heaps again.  The
+ * findings of one JVM's snapshots (chq_same_jvm: the heaps' addresses
+ * and jcmd's pid) make one finding: the worst snapshot's, with the
+ * evidence of the worst snapshot of each of the JVM's other files, each
+ * line saying where it is from, and how many snapshots show it.  The
+ * others are left in snaps.
+ */
 static void code_heap_fold(struct findings_ctx *c, struct chq *q,
-			   struct findings *snaps, const uint32_t *snap_of)
+			   struct findings *snaps, const uint32_t *snap_of,
+			   const uint32_t *map_of)
 {
 	size_t n = snaps->n_findings, i, k;
+	size_t *up = xcalloc(n ? n : 1, sizeof(*up));
 	bool *done = xcalloc(n ? n : 1, sizeof(bool));
 
+	for (i = 0; i < n; i++)
+		up[i] = i;
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++)
+			if (uf_root(up, i) != uf_root(up, k) &&
+			    one_jvm(q, snap_of[i], snap_of[k]))
+				up[uf_root(up, k)] = uf_root(up, i);
 	for (i = 0; i < n; i++) {
-		uint64_t rec = chq_snapshot(q, snap_of[i])->recording;
-		size_t worst = i, n_with = 0, n_all = 0;
+		size_t root = uf_root(up, i), worst = i, n_with = 0, n_files = 0;
+		/* per file of the group, its worst finding; in order */
+		size_t *file_worst;
 		struct buf lines = BUF_INIT;
 		struct finding *f;
-		uint32_t s;
+		char *w;
 
 		if (done[i])
 			continue;
+		file_worst = xcalloc(n, sizeof(*file_worst));
 		for (k = i; k < n; k++) {
-			if (chq_snapshot(q, snap_of[k])->recording != rec)
+			size_t j;
+			uint64_t rec;
+
+			if (uf_root(up, k) != root)
 				continue;
 			done[k] = true;
 			n_with++;
-			if (n_with <= 8)
-				buf_addf(&lines, "%s%" PRIu64,
-					 lines.len ? ", " : "",
-					 chq_snapshot(q, snap_of[k])->line);
 			if (worse(&snaps->findings[k], &snaps->findings[worst]))
 				worst = k;
+			rec = chq_snapshot(q, snap_of[k])->recording;
+			for (j = 0; j < n_files; j++)
+				if (chq_snapshot(q, snap_of[file_worst[j]])
+					    ->recording == rec)
+					break;
+			if (j == n_files)
+				file_worst[n_files++] = k;
+			else if (worse(&snaps->findings[k],
+				       &snaps->findings[file_worst[j]]))
+				file_worst[j] = k;
 		}
-		for (s = 0; s < chq_n_snapshots(q); s++)
-			if (chq_snapshot(q, s)->recording == rec)
-				n_all++;
+		for (k = i; k < n; k++) {
+			if (uf_root(up, k) != root)
+				continue;
+			w = where(q, snap_of[k]);
+			if (lines.len < 600)
+				buf_addf(&lines, "%s%s", lines.len ? ", " : "",
+					 w);
+			else if (lines.data[lines.len - 1] != '.')
+				buf_adds(&lines, ", ...");
+			free(w);
+		}
 		f = findings_move(c, snaps, worst);
+		/* the worst text may hold no map (a summary): the picture
+		 * is then the map of another text of the JVM that has one */
+		for (k = i; k < n && f->figure < 0; k++)
+			if (uf_root(up, k) == root && map_of[k] != UINT32_MAX)
+				f->figure = map_figure(c, q, map_of[k]);
+		if (n_files > 1) {
+			/* every line says which text it is from */
+			size_t j;
+
+			w = where(q, snap_of[worst]);
+			evidence_from(f, 0, w);
+			free(w);
+			for (j = 0; j < n_files; j++) {
+				struct finding *o =
+					&snaps->findings[file_worst[j]];
+				size_t e, first = f->n_evidence;
+
+				if (file_worst[j] == worst)
+					continue;
+				for (e = 0; e < o->n_evidence; e++)
+					finding_add_evidence(f, "%s",
+							     o->evidence[e]);
+				w = where(q, snap_of[file_worst[j]]);
+				evidence_from(f, first, w);
+				free(w);
+			}
+		}
 		if (n_with > 1)
 			finding_add_evidence(
 				f,
-				"%zu of the %zu snapshots in this file show "
-				"it (lines %s%s); the worst is shown, at line "
-				"%" PRIu64,
-				n_with, n_all, lines.data,
-				n_with > 8 ? ", ..." : "",
-				chq_snapshot(q, snap_of[worst])->line);
+				"%zu snapshots in %zu file%s of this JVM show "
+				"it: %s",
+				n_with, n_files, n_files == 1 ? "" : "s",
+				lines.data);
+		if (n_files > 1) {
+			char *subj = buf_strf("%s and %zu more file%s of the "
+					      "same JVM",
+					      f->subject, n_files - 1,
+					      n_files == 2 ? "" : "s");
+
+			free(f->subject);
+			f->subject = subj;
+		}
 		finding_add_fact(f, "snapshots", (double)n_with, "snapshots");
+		finding_add_fact(f, "files", (double)n_files, "files");
 		buf_release(&lines);
+		free(file_worst);
 	}
+	free(up);
 	free(done);
 }
 
@@ -133,8 +297,9 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 	struct findings *found = c->out, snaps;
 	struct chq *q;
 	uint32_t s, h;
-	/* per finding of snaps: its snapshot */
-	uint32_t *snap_of = NULL;
+	/* per finding of snaps: its snapshot, and the heap whose map is
+	 * its picture (UINT32_MAX none) */
+	uint32_t *snap_of = NULL, *map_of = NULL;
 
 	if (chq_open(c->s, &q, e) < 0)
 		return ERR_FAIL;
@@ -150,6 +315,10 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 		int64_t v, full = 0, disabled = 0;
 		enum finding_severity sev = FINDING_INFO;
 		double worst = 0, jc_worst = 0;
+		/* heaps at 99%: how many, and how many of them have a heap
+		 * with room to take their code (fallback_of) */
+		int n_at_full = 0, n_fall = 0;
+		const char *fall_to = NULL;
 		/* OpenJ9 allocates its JIT caches a segment after another:
 		 * a full segment is normal, the total against the limit is
 		 * what counts */
@@ -206,14 +375,18 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 			const char *name = chq_str(q, hp->name);
 			struct ch_facts fa;
 			struct buf fig = BUF_INIT;
+			const char *sz = "committed";
 			double use, hw;
 
 			chq_facts(q, h, &fa);
 			/* the size it may grow to: reserved, where the
-			 * report says (a summary's free is relative to it) */
+			 * report says (a summary's free is relative to it;
+			 * a report's is inside the committed part) */
 			if (fa.reserved != CHQ_UNKNOWN &&
-			    fa.reserved > fa.capacity)
+			    fa.reserved >= fa.capacity) {
 				fa.capacity = fa.reserved;
+				sz = "reserved";
+			}
 			if (fa.capacity == CHQ_UNKNOWN || fa.capacity <= 0)
 				continue;
 			use = fa.used != CHQ_UNKNOWN
@@ -222,16 +395,26 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 			hw = fa.max_used != CHQ_UNKNOWN
 				     ? (double)fa.max_used / (double)fa.capacity
 				     : 0;
-			kib(&fig, "size", fa.capacity);
+			kib(&fig, sz, fa.capacity);
 			kib(&fig, "used", fa.used);
 			kib(&fig, "max used", fa.max_used);
-			kib(&fig, "free", fa.free);
+			if (fa.free != CHQ_UNKNOWN)
+				buf_addf(&fig, ", free %" PRId64 " KiB of the %s",
+					 fa.free / 1024, fa.size_is);
 			if (!javacore && (use >= CH_FULL || hw >= CH_FULL)) {
 				NEED_FINDING();
 				if (sev < FINDING_WARNING)
 					sev = FINDING_WARNING;
-				if (use >= 0.99 || hw >= 0.99)
+				if (use >= 0.99 || hw >= 0.99) {
 					sev = FINDING_CRITICAL;
+					n_at_full++;
+					if (fallback_of(name) &&
+					    heap_has_room(q, s,
+							  fallback_of(name))) {
+						n_fall++;
+						fall_to = fallback_of(name);
+					}
+				}
 				if (use > worst)
 					worst = use;
 				if (hw > worst)
@@ -342,6 +525,21 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 			}
 		}
 #undef NEED_FINDING
+		/* one full heap whose code goes to a heap with room is not a
+		 * full code cache: the JIT goes on compiling; the JVM said
+		 * nothing of a full cache nor of compilation stopping */
+		if (f && sev == FINDING_CRITICAL && n_at_full &&
+		    n_fall == n_at_full && !disabled && !full &&
+		    jc_worst < JC_AT_LIMIT) {
+			sev = FINDING_WARNING;
+			finding_add_evidence(
+				f,
+				"the JIT goes on compiling: what does not fit "
+				"goes into %s, which has room (CodeCache::"
+				"allocate), and the JVM reports no full code "
+				"cache",
+				fall_to);
+		}
 		if (f && map_heap != UINT32_MAX)
 			f->figure = map_figure(c, q, map_heap);
 		if (f) {
@@ -391,12 +589,17 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 			snap_of = xreallocarray(snap_of, snaps.n_findings,
 						sizeof(*snap_of));
 			snap_of[snaps.n_findings - 1] = s;
+			map_of = xreallocarray(map_of, snaps.n_findings,
+					       sizeof(*map_of));
+			map_of[snaps.n_findings - 1] =
+				f->figure >= 0 ? map_heap : UINT32_MAX;
 		}
 		buf_release(&what);
 	}
 	c->out = found;
-	code_heap_fold(c, q, &snaps, snap_of);
+	code_heap_fold(c, q, &snaps, snap_of, map_of);
 	free(snap_of);
+	free(map_of);
 	findings_release(&snaps);
 	chq_free(q);
 	return 0;

@@ -364,7 +364,8 @@ t_begin "80x24 code heaps: the heaps with heapsift codeheap's facts"
 b_start 80 24 $UTF -- "$CH"
 b_keys 7
 b_screen codeheap-list-80x24
-# every heap of the CSV is a row, with its capacity, used and free as
+# every heap of the CSV is a row, with its size (the committed part, for
+# a report's heaps and a javacore's: the CSV's capacity), used and free as
 # the browser writes bytes (powers of 1000) and its fragmentation
 b_capture | awk -v csv="$T/work/ch.csv" '
 	function fmt(v,   u, units) {
@@ -383,7 +384,7 @@ b_capture | awk -v csv="$T/work/ch.csv" '
 			heap[n - 1] = f[2]
 		}
 	}
-	# at 80 columns: SNAP, then CAPACITY USED FREE LARGEST (9 wide),
+	# at 80 columns: SNAP, then SIZE USED FREE LARGEST (9 wide),
 	# FRAG (5), and the heap, "CodeHeap '''x'''" shortened to x
 	NR >= 3 && NR < 3 + n - 1 {
 		r++
@@ -433,7 +434,7 @@ b_keys m m
 b_capture | grep -q "tier map" || t_fail "m did not reach the tier map"
 b_screen codeheap-map-tier-80x24
 b_keys Escape
-b_capture | grep -q "^SNAP  *CAPACITY" || t_fail "Esc did not go back to the heaps"
+b_capture | grep -q "^SNAP  *SIZE" || t_fail "Esc did not go back to the heaps"
 b_quit
 t_end
 

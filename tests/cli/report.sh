@@ -182,7 +182,7 @@ for x in seg noseg; do
 	report_json fold "$F/codeheap/jdk17-full-$x-stdout.txt.gz"
 	got=$(code_heap_findings fold)
 	[ "$got" = "critical snapshots=4.00" ] || t_fail "$x: '$got', expected one critical finding of 4 snapshots"
-	grep -q '4 of the 4 snapshots in this file show it' "$W/fold.json" || t_fail "$x: the evidence does not count the snapshots"
+	grep -q '4 snapshots in 1 file of this JVM show it' "$W/fold.json" || t_fail "$x: the evidence does not count the snapshots"
 done
 t_end
 

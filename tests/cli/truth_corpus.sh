@@ -127,6 +127,123 @@ for r in c.get("rows", []):
 if bad:
     sys.exit("\n".join(bad))
 PY
+# --- code heaps (fixtures/truth/codeheap/, make-codeheap.sh): the
+# codeheap command's states and sizes against the texts themselves,
+# and one finding per JVM (tests/truth/check_codeheap.py says how)
+CH=$C/codeheap
+CHK="python3 $here/truth/check_codeheap.py"
+
+t_begin corpus_codeheap_codelist_states_by_jdk
+for j in jdk25-seg jdk25-noseg jdk17-seg; do
+	rm -f "$W/$j.hsdb"
+	run import -o "$W/$j.hsdb" "$CH/$j-codelist.txt.gz" "$CH/$j-codecache.txt.gz"
+	[ "$rc" -eq 0 ] || t_fail "$j: import exited $rc: $(head -c 300 "$T/err")"
+	run codeheap "$W/$j.hsdb"
+	cp "$T/out" "$W/$j.codeheap"
+	$CHK states "$W/$j.codeheap" "$CH/$j.truth.json" "$CH/$j-codelist.txt.gz" \
+		"$CH/$j-analytics.txt.gz" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+done
+t_end
+
+t_begin corpus_codeheap_codelist_alone_says_its_numbering_is_unknown
+rm -f "$W/alone.hsdb"
+run import -o "$W/alone.hsdb" "$CH/jdk25-seg-codelist.txt.gz"
+run codeheap "$W/alone.hsdb"
+cp "$T/out" "$W/alone.codeheap"
+$CHK ambiguous "$W/alone.codeheap" "$CH/jdk25-seg-codelist.txt.gz" 2>"$W/bad" ||
+	t_fail "$(cat "$W/bad")"
+t_end
+
+t_begin corpus_codeheap_sizes_by_what_they_are
+for j in jdk25-seg jdk25-noseg jdk17-seg jdk25-heapfull-seg jdk25-full-noseg; do
+	rm -f "$W/$j-sz.hsdb"
+	run import -o "$W/$j-sz.hsdb" "$CH/$j-codecache.txt.gz" "$CH/$j-analytics.txt.gz"
+	[ "$rc" -eq 0 ] || t_fail "$j: import exited $rc: $(head -c 300 "$T/err")"
+	run codeheap "$W/$j-sz.hsdb"
+	cp "$T/out" "$W/$j-sz.codeheap"
+	run codeheap --csv "$W/$j-sz.hsdb"
+	cp "$T/out" "$W/$j-sz.csv"
+	$CHK sizes "$W/$j-sz.codeheap" "$W/$j-sz.csv" "$CH/$j-codecache.txt.gz" \
+		"$CH/$j-analytics.txt.gz" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+	# the summary's free is of the reserved size, the report's inside
+	# the committed part (as above): --compare gives no change of free
+	run codeheap --compare 0,1 --csv "$W/$j-sz.hsdb"
+	tr -d '\r' <"$T/out" | awk -F, -v j="$j" '
+		$(NF - 3) == "free" { n++; if ($NF != "") { print j ": " $0 ": a change of free between a summary and a report"; bad = 1 } }
+		END { if (!n) { print j ": no free row"; bad = 1 } exit bad }' >"$W/bad" ||
+		t_fail "$(cat "$W/bad")"
+done
+t_end
+
+t_begin corpus_codeheap_jdk25_no_aggregated_data_is_not_damage
+# JDK 21+ print "No aggregated data available for heap ..." for a heap
+# with nothing to print (in an "all" report, a heap without free
+# blocks): the VM's normal answer
+for j in jdk25-seg jdk25-noseg; do
+	zcat "$CH/$j-analytics.txt.gz" | grep -q '^No aggregated data available for heap' ||
+		t_fail "$j: the case needs the line"
+	run report --format=json "$CH/$j-analytics.txt.gz"
+	[ "$rc" -eq 0 ] || t_fail "$j: report exited $rc: $(head -c 400 "$T/err")"
+	python3 -c '
+import json, sys
+inv = json.load(open(sys.argv[1]))["inventory"]["members"]
+bad = [m for m in inv if m["status"] != "imported"]
+sys.exit("; ".join("%s %s %s" % (m["member"], m["status"], m["reason"]) for m in bad) if bad else 0)
+' "$T/out" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+done
+t_end
+
+t_begin corpus_codeheap_jdk25_summary_keeps_its_compilation_line
+# JDK 23+ end a summary with "Compilation: STATE, stopped_count=..."
+# after "total_blobs=..., full_count=N": the state is the summary's (as
+# the text says, summary by summary), never the next report's
+for f in jdk25-full-noseg-stdout jdk25-full-noseg-codecache jdk25-seg-codecache; do
+	rm -rf "$W/cs.hsdb" "$W/cs"
+	run import -o "$W/cs.hsdb" "$CH/$f.txt.gz"
+	run export "$W/cs.hsdb" --format=csv -o "$W/cs"
+	python3 - "$CH/$f.txt.gz" "$W/cs" <<'PY' 2>"$W/bad" || t_fail "$f: $(cat "$W/bad")"
+import csv, gzip, re, sys
+text = gzip.open(sys.argv[1], "rt").read()
+want = [m.group(1) == "enabled" for m in re.finditer(r"^Compilation: (enabled|disabled)", text, re.M)]
+snaps = list(csv.DictReader(open(sys.argv[2] + "/codeheap_snapshots.csv", newline="")))
+stats = list(csv.DictReader(open(sys.argv[2] + "/codeheap_stats.csv", newline="")))
+kind = dict((s["id"], s["kind"]) for s in snaps)
+got = [(s["snapshot"], s["value"] == "1") for s in stats if s["name"] == "compilation.enabled"]
+bad = []
+if not want:
+    bad.append("the text has no Compilation: line")
+if [kind[s] for s, _ in got] != ["summary"] * len(got):
+    bad.append("compilation state on snapshots of kinds %s" % [kind[s] for s, _ in got])
+if [v for _, v in got] != want:
+    bad.append("compilation enabled %s by the summaries, the text says %s" % ([v for _, v in got], want))
+sys.exit("; ".join(bad) if bad else 0)
+PY
+done
+t_end
+
+t_begin corpus_codeheap_one_jvm_one_finding
+# one JVM's stdout, analytics, Compiler.codecache and codelist
+# (fixtures/codeheap/README.md: jdk17-full-seg-*, one run; make-codeheap.sh:
+# jdk25-full-noseg-*, one run): one finding each
+O=$HS_FIXTURES/codeheap
+set -- "$O/jdk17-full-seg-stdout.txt.gz" "$O/jdk17-full-seg-analytics-default.txt.gz" \
+	"$O/jdk17-full-seg-jcmd-codecache.txt.gz" "$O/jdk17-full-seg-jcmd-codelist.txt.gz"
+run report --format=json "$@"
+cp "$T/out" "$W/onejvm17.json"
+$CHK onejvm "$W/onejvm17.json" 1 "$@" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+set -- "$CH/jdk25-full-noseg-stdout.txt.gz" "$CH/jdk25-full-noseg-analytics.txt.gz" \
+	"$CH/jdk25-full-noseg-codecache.txt.gz" "$CH/jdk25-full-noseg-codelist.txt.gz"
+run report --format=json "$@"
+cp "$T/out" "$W/onejvm25.json"
+$CHK onejvm "$W/onejvm25.json" 1 "$@" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+# three JVMs' full caches (two runs on 17, one on 25): three findings,
+# never folded into one
+set -- "$O/jdk17-full-seg-stdout.txt.gz" "$O/jdk17-full-seg-jcmd-codecache.txt.gz" \
+	"$O/jdk17-full-noseg-stdout.txt.gz" "$O/jdk17-full-noseg-jcmd-codecache.txt.gz" \
+	"$CH/jdk25-full-noseg-stdout.txt.gz" "$CH/jdk25-full-noseg-codecache.txt.gz"
+run report --format=json "$@"
+cp "$T/out" "$W/threejvm.json"
+$CHK onejvm "$W/threejvm.json" 3 "$@" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
 t_end
 
 t_begin corpus_has_cases

@@ -151,15 +151,21 @@ for line in cl.splitlines():
     store = os.path.join(work, re.sub(r"\W", "_", name) + ".hsdb")
     heapsift_csv(name)  # imports
     r = subprocess.run([heapsift, "codeheap", store], capture_output=True, text=True)
-    g = re.search(r"(\d+) compiled methods; by level 0:(\d+) 1:(\d+) 2:(\d+) 3:(\d+) 4:(\d+); "
-                  r"by state in use:(\d+) not used:(\d+) not entrant:(\d+)", r.stdout)
+    g = re.search(r"(\d+) compiled methods; by level 0:(\d+) 1:(\d+) 2:(\d+) 3:(\d+) 4:(\d+)\n"
+                  r"  by state: (.*)\n", r.stdout)
     errs = []
+    got = None
     if not g:
         errs.append("no codelist line in: " + r.stdout[:200])
     else:
+        # JDK 17 numbers the states 0 in use, 1 not used, 2 not entrant
+        # (compiledMethod.hpp); the README counts the printed numbers
+        by = dict(re.findall(r"([a-z][a-z ()0-9+-]*?) (\d+)(?:,|$)", g.group(7).strip()))
+        got = list(g.groups()[:6]) + [by.get("in use", "0"), by.get("not used", "0"),
+                                      by.get("not entrant", "0")]
+    if got:
         want_l = dict(re.findall(r"(\d): (\d+)", levels))
         want_s = dict(re.findall(r"(\d): (\d+)", states))
-        got = g.groups()
         if got[0] != n:
             errs.append("%s entries, README %s" % (got[0], n))
         for lv in range(5):

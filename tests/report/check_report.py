@@ -96,7 +96,9 @@ def codeheap_summary(readme, name, report_path, rename=None):
     if not want_full:
         fail("the README gives no heap of %s at 90%%: nothing to test" % name)
     for h in want_full:
-        line = "%s %s: size %d KiB, used %d KiB, max used %d KiB, free %d KiB" \
+        # a summary's size= is the reserved size, and its free is of it
+        # (CodeCache::print_summary: used + free == size)
+        line = "%s %s: reserved %d KiB, used %d KiB, max used %d KiB, free %d KiB of the reserved" \
                % (h[0], "is nearly full" if h[2] >= 0.9 * h[1]
                   else "was nearly full", h[1], h[2], h[3], h[4])
         if line not in text:
