@@ -143,6 +143,9 @@ struct jfr_job {
 	struct jfr_setting_note *settings;
 	size_t n_settings, alloc_settings;
 	const char *jvm_name, *jvm_version; /* the chunk's last */
+	/* the chunk's last JVMInformation pid and jvmStartTime, which
+	 * tell one JVM from another (query_jvms()); -1 when absent */
+	int64_t jvm_pid, jvm_start_ms;
 	struct rec_count *counts;	    /* names are the chunk's */
 	size_t n_counts, alloc_counts;
 	uint32_t n_objs;   /* threads and classes of the chunk */

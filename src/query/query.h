@@ -34,6 +34,11 @@ struct query_options {
 	int64_t from_ns;	/* INT64_MIN: from the start */
 	int64_t to_ns;		/* INT64_MAX: to the end (exclusive) */
 	int64_t recording;	/* index, -1: all */
+	/* Only the samples of these recordings (a JVM's: query_jvms()):
+	 * n_recordings indexes, borrowed until query_open() returns; NULL:
+	 * no such filter.  With recording too, both must hold. */
+	const uint32_t *recordings;
+	size_t n_recordings;
 	const char *class_re;	/* on class names (display form) */
 	const char *thread_re;	/* on thread names */
 	const char *include_re; /* some frame's class.method must match */

@@ -329,7 +329,17 @@ void report_render_html(const struct report *r, struct buf *out)
 			buf_adds(out, ": ");
 			h(out, f->subject);
 		}
-		buf_adds(out, "</h3>\n<p>");
+		buf_adds(out, "</h3>\n");
+		if (report_jvm_of(r, f)) {
+			struct buf j = BUF_INIT;
+
+			report_jvm_text(&j, r, f);
+			buf_adds(out, "<p class=\"jvm\">JVM: ");
+			h(out, j.data);
+			buf_adds(out, "</p>\n");
+			buf_release(&j);
+		}
+		buf_adds(out, "<p>");
 		h(out, f->sentence);
 		buf_adds(out, "</p>\n");
 		if (f->few_samples)

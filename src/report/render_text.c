@@ -78,6 +78,15 @@ static void finding_text(struct buf *out, const struct report *r, size_t k,
 		put(out, f->subject);
 	}
 	buf_addch(out, '\n');
+	if (report_jvm_of(r, f)) {
+		struct buf j = BUF_INIT;
+
+		report_jvm_text(&j, r, f);
+		buf_adds(out, "   jvm:  ");
+		put(out, j.data);
+		buf_addch(out, '\n');
+		buf_release(&j);
+	}
 	buf_adds(out, "   ");
 	put(out, f->sentence);
 	buf_addch(out, '\n');

@@ -423,3 +423,17 @@ void report_release(struct report *r)
 	free(r->filters);
 	memset(r, 0, sizeof(*r));
 }
+
+const struct query_jvm *report_jvm_of(const struct report *r,
+				       const struct finding *f)
+{
+	if (f->jvm < 0 || (size_t)f->jvm >= r->found.n_jvms)
+		return NULL;
+	return &r->found.jvms[f->jvm];
+}
+
+void report_jvm_text(struct buf *out, const struct report *r,
+		     const struct finding *f)
+{
+	findings_jvm_text(out, &r->found, f);
+}
