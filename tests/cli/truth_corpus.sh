@@ -38,6 +38,65 @@ for e in "$C"/*.expect; do
 	t_end
 done
 
+# Two JVMs in one bundle (jvms-together, jvms-apart; make-jvms.sh): each
+# allocation-rate finding is its own JVM's (by the pid each workload
+# printed) and its mean rate within 10% of the rate that JVM printed, no
+# mean rate is within 10% of the two JVMs' sum (the rates are 2:1 apart,
+# so the sum is 50% above the larger), and each hot spot's threads are
+# its own JVM's.  The 10%: JFR's weights sum to the bytes each thread
+# allocated, and the mean's span is the samples' buckets, a bucket
+# (100 ms) or two wider than the workload's 8 s.
+for b in jvms-together jvms-apart; do
+	t_begin "jvms_rates_are_each_jvms_own_$b"
+	if [ ! -s "$W/$b.json" ]; then
+		t_fail "no report of $b (corpus_report_$b)"
+	else
+		python3 - "$W/$b.json" "$C/$b.truth.json" >"$W/bad" 2>&1 <<'PY' || t_fail "$(cat "$W/bad")"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+truth = json.load(open(sys.argv[2]))
+bad = []
+by_pid = {t["pid"]: t for t in truth}
+total = sum(t["rate"] for t in truth)
+rates = [f for f in rep["findings"] if f["rule"] == "allocation-rate"]
+for t in truth:
+    mine = [f for f in rates if (f.get("recording") or {}).get("pid") == t["pid"]]
+    if len(mine) != 1:
+        bad.append("%s (pid %d): %d allocation-rate findings, want 1"
+                   % (t["jvm"], t["pid"], len(mine)))
+        continue
+    got = mine[0]["figures"]["mean_rate"]["value"]
+    if abs(got - t["rate"]) > 0.10 * t["rate"]:
+        bad.append("%s: mean rate %.0f B/s, printed %.0f B/s" % (t["jvm"], got, t["rate"]))
+for f in rates:
+    r = f.get("recording") or {}
+    if r.get("pid") not in by_pid:
+        bad.append("allocation-rate of no JVM printed: %s" % r)
+    got = f["figures"]["mean_rate"]["value"]
+    if abs(got - total) <= 0.10 * total:
+        bad.append("a mean rate of %.0f B/s is the JVMs' sum, %.0f" % (got, total))
+for f in rep["findings"]:
+    if f["rule"] != "allocation-hot-spot":
+        continue
+    t = by_pid.get((f.get("recording") or {}).get("pid"))
+    if not t:
+        bad.append("hot spot of no JVM printed: %s" % f["subject"])
+        continue
+    text = " ".join(f["evidence"])
+    if not f["subject"].startswith(t["site"] + ":"):
+        bad.append("%s's hot spot is %s, not its site %s" % (t["jvm"], f["subject"], t["site"]))
+    if "thread of the top site: %s," % t["thread"] not in text:
+        bad.append("%s's hot spot does not name its thread %s" % (t["jvm"], t["thread"]))
+    for o in truth:
+        if o is not t and (o["thread"] in text or o["site"] in text):
+            bad.append("%s's hot spot names %s's %s or %s" % (t["jvm"], o["jvm"], o["thread"], o["site"]))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	fi
+	t_end
+done
+
 t_begin corpus_has_cases
 [ "$n" -gt 0 ] || t_fail "no case in $C"
 t_end
