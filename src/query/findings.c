@@ -203,17 +203,7 @@ static int by_severity(const void *a, const void *b)
 
 bool findings_rec_in_scope(const struct findings_ctx *c, uint32_t rec)
 {
-	const struct query_options *o = c->filters;
-	size_t i;
-
-	if (o->recording >= 0 && (int64_t)rec != o->recording)
-		return false;
-	if (!o->recordings)
-		return true;
-	for (i = 0; i < o->n_recordings; i++)
-		if (o->recordings[i] == rec)
-			return true;
-	return false;
+	return query_options_keep_recording(c->filters, rec);
 }
 
 bool findings_jvm_text(struct buf *out, const struct findings *fs,
@@ -235,15 +225,15 @@ bool findings_jvm_text(struct buf *out, const struct findings *fs,
 	return true;
 }
 
-/* " --recording=N,N..": the option that selects jv's recordings. */
-static char *jvm_option(const struct query_jvm *jv)
+/* " --recording=N,N..": the option that selects recs[0..n-1]. */
+static char *jvm_option(const uint32_t *recs, size_t n)
 {
 	struct buf b = BUF_INIT;
 	size_t i;
 
 	buf_adds(&b, " --recording=");
-	for (i = 0; i < jv->n_recs; i++)
-		buf_addf(&b, "%s%" PRIu32, i ? "," : "", jv->recs[i]);
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%s%" PRIu32, i ? "," : "", recs[i]);
 	return buf_detach(&b, NULL);
 }
 
@@ -258,34 +248,41 @@ static int jvm_rules(struct findings_ctx *c, struct query *q, size_t j,
 	const struct finding_rule *rule;
 	struct query_options o = *c->filters;
 	const struct query_options *user = c->filters;
-	size_t n_recs, i;
+	uint32_t *kept;
+	size_t n_recs, n_kept = 0, i;
 	char *args = NULL;
-	bool any = false;
 	int rc = 0;
 	int k;
 
+	/* the JVM's recordings that the user's filters keep */
+	kept = xcalloc(jv->n_recs ? jv->n_recs : 1, sizeof(*kept));
 	for (i = 0; i < jv->n_recs; i++)
-		any |= user->recording < 0 ||
-		       (int64_t)jv->recs[i] == user->recording;
-	if (!any)
-		return 0; /* the user's --recording is another JVM's */
+		if (query_options_keep_recording(user, jv->recs[i]))
+			kept[n_kept++] = jv->recs[i];
+	if (!n_kept) {
+		free(kept); /* the user's --recording is another JVM's */
+		return 0;
+	}
 	c->jvm = (int)j;
 	c->jvm_args = "";
 	if (c->out->n_jvms > 1) {
 		/* this JVM's samples alone, and commands that say so */
-		o.recordings = jv->recs;
-		o.n_recordings = jv->n_recs;
+		o.recordings = kept;
+		o.n_recordings = n_kept;
 		memset(c->kind_counts, 0, sizeof(c->kind_counts));
 		query_recordings(q, &recs, &n_recs);
-		for (i = 0; i < jv->n_recs; i++)
-			if (jv->recs[i] < n_recs &&
-			    (user->recording < 0 ||
-			     (int64_t)jv->recs[i] == user->recording))
+		for (i = 0; i < n_kept; i++)
+			if (kept[i] < n_recs)
 				for (k = 0; k < SAMPLE__COUNT; k++)
 					c->kind_counts[k] +=
-						recs[jv->recs[i]].samples[k];
-		if (user->recording < 0 && jv->n_recs <= FINDINGS_MAX_RECS) {
-			args = jvm_option(jv);
+						recs[kept[i]].samples[k];
+		/* the user's --recording=N holds one JVM's only; a list
+		 * of several JVMs' is narrowed to this one's (the last
+		 * --recording given is the one a command takes) */
+		if (user->recording < 0 &&
+		    (!user->recordings || n_kept < user->n_recordings) &&
+		    n_kept <= FINDINGS_MAX_RECS) {
+			args = jvm_option(kept, n_kept);
 			c->jvm_args = args;
 		}
 	} else {
@@ -300,6 +297,7 @@ static int jvm_rules(struct findings_ctx *c, struct query *q, size_t j,
 	c->filters = user;
 	c->jvm_args = "";
 	free(args);
+	free(kept);
 	return rc;
 }
 

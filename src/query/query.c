@@ -95,6 +95,21 @@ void query_options_init(struct query_options *o)
 	o->estimate = -1;
 }
 
+bool query_options_keep_recording(const struct query_options *o,
+				  uint32_t rec)
+{
+	size_t i;
+
+	if (o->recording >= 0 && (int64_t)rec != o->recording)
+		return false;
+	if (!o->recordings)
+		return true;
+	for (i = 0; i < o->n_recordings; i++)
+		if (o->recordings[i] == rec)
+			return true;
+	return false;
+}
+
 const char *query_group_name(enum query_group g)
 {
 	switch (g) {

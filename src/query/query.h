@@ -80,6 +80,10 @@ bool query_estimate_parse(const char *s, enum query_estimate *e);
 const char *query_estimate_note(const struct query *q);
 
 void query_options_init(struct query_options *o);
+/* Whether o's recording filters (recording, recordings) keep recording
+ * rec. */
+bool query_options_keep_recording(const struct query_options *o,
+				  uint32_t rec);
 
 enum query_group {
 	GROUP_CLASS,

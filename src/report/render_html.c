@@ -382,6 +382,13 @@ void report_render_html(const struct report *r, struct buf *out)
 			      "under 0.2% left out). Hover for the numbers; "
 			      "where scripts run, click a frame to zoom and "
 			      "the top frame to go back.</p>\n");
+		if (r->flame_jvms > 1)
+			buf_addf(out,
+				 "<p class=\"fleet\">It adds %zu JVMs' samples "
+				 "together: a fleet picture. Each finding's "
+				 "command selects its own JVM "
+				 "(--recording).</p>\n",
+				 r->flame_jvms);
 		report_flame_svg(out, r->flame, r->n_flame, r->flame_kind,
 				 false);
 	} else {

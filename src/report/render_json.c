@@ -328,6 +328,7 @@ void report_render_json(const struct report *r, struct buf *out)
 	} else {
 		buf_adds(out, "{\"kind\": ");
 		str(out, r->flame_kind);
+		buf_addf(out, ", \"jvms\": %zu", r->flame_jvms);
 		buf_adds(out, ", \"nodes\": [");
 		for (i = 0; i < r->n_flame; i++) {
 			const struct report_flame_node *fn = &r->flame[i];

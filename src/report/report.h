@@ -103,6 +103,9 @@ struct report {
 	struct report_flame_node *flame;
 	size_t n_flame;
 	char *flame_kind; /* the sample kind the flame graph shows */
+	/* the JVMs whose samples it adds together (those the filters
+	 * leave): more than one is a fleet picture, and says so */
+	size_t flame_jvms;
 	struct report_recording *recs;
 	size_t n_recs;
 	char *filters;		    /* the filters given, as options; "" none */

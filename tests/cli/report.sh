@@ -620,6 +620,22 @@ run top "$store" --by=recording --recording="${jfrs#*,}" --csv
 run top "$store" --recording=0,9
 expect_rc 2
 expect_err "recording 9"
+# the flame graph adds the two JVMs together: labelled a fleet picture,
+# with how many (the two the script recorded); one JVM's alone is not
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["flame"]; sys.exit(f["jvms"] != 2)' "$W/two.json" ||
+	t_fail "json: flame.jvms is not 2"
+run report "$F/truth/jvms-together.tar.gz"
+printf '%s\n' "$out" | grep -q '^HEAVIEST CALL PATH (.* of 2 JVMs together, a fleet picture' ||
+	t_fail "text: the flame graph is not labelled a fleet picture"
+report_json beta --recording="${jfrs#*,}" "$F/truth/jvms-together.tar.gz"
+python3 - "$W/beta.json" "${jfrs#*,}" >"$W/bad" 2>&1 <<'PY' || t_fail "$(cat "$W/bad")"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert rep["flame"]["jvms"] == 1, rep["flame"]["jvms"]
+assert rep["findings"], "no finding"
+for f in rep["findings"]:
+    assert f["recording"]["ids"] == [int(sys.argv[2])], f["recording"]
+PY
 t_end
 
 t_summary
