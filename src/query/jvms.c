@@ -223,3 +223,26 @@ void query_jvms_free(struct query_jvm *jv, size_t n)
 	}
 	free(jv);
 }
+
+size_t query_jvms_sampled(struct query *q, const struct query_options *o)
+{
+	const struct query_recording *recs;
+	struct query_jvm *jv;
+	size_t n_recs, n, i, k, count = 0;
+	enum sample_kind kind = query_kind(q);
+
+	query_recordings(q, &recs, &n_recs);
+	query_jvms(q, &jv, &n);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < jv[i].n_recs; k++) {
+			uint32_t r = jv[i].recs[k];
+
+			if (r < n_recs && recs[r].samples[kind] &&
+			    query_options_keep_recording(o, r)) {
+				count++;
+				break;
+			}
+		}
+	query_jvms_free(jv, n);
+	return count;
+}

@@ -98,6 +98,31 @@ PY
 	t_end
 done
 
+# timeline sums the samples of every JVM the filters leave: over the
+# two-JVM bundle it says it is a fleet figure of as many JVMs as the
+# truth holds; over one JVM's two files, or one JVM's recording, not
+t_begin jvms_timeline_labels_a_fleet
+for b in jvms-together jvms-chunks; do
+	n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$C/$b.truth.json")
+	case $b in
+	jvms-chunks) set -- "$C/jvms-chunks-0.jfr.gz" "$C/jvms-chunks-1.jfr.gz" ;;
+	*) set -- "$C/$b.tar.gz" ;;
+	esac
+	store=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["store"])' "$W/$b.json")
+	run timeline "$store"
+	expect_rc 0
+	if [ "$n" -gt 1 ]; then
+		printf '%s\n' "$out" | grep -q "^fleet: $n JVMs' samples added together" ||
+			t_fail "$b: timeline does not say it adds $n JVMs: $(printf '%s\n' "$out" | head -n 4)"
+		one=$(python3 -c 'import json,sys; print([i for i, r in enumerate(json.load(open(sys.argv[1]))["recordings"]) if r["source"].endswith(".jfr")][-1])' "$W/$b.json")
+		run timeline "$store" --recording="$one"
+		printf '%s\n' "$out" | grep -q '^fleet:' && t_fail "$b: one JVM's timeline says fleet"
+	else
+		printf '%s\n' "$out" | grep -q '^fleet:' && t_fail "$b: one JVM's timeline says fleet"
+	fi
+done
+t_end
+
 t_begin corpus_has_cases
 [ "$n" -gt 0 ] || t_fail "no case in $C"
 t_end
