@@ -215,9 +215,13 @@ bool findings_jvm_text(struct buf *out, const struct findings *fs,
 	if (f->jvm < 0 || (size_t)f->jvm >= fs->n_jvms)
 		return false;
 	j = &fs->jvms[f->jvm];
-	buf_addf(out, "%s, recording%s ", j->name, j->n_recs == 1 ? "" : "s");
-	for (i = 0; i < j->n_recs; i++)
-		buf_addf(out, "%s%" PRIu32, i ? "," : "", j->recs[i]);
+	buf_adds(out, j->name);
+	/* "JVM of recording 0" says its recording already */
+	if (j->pid >= 0 || j->n_recs > 1) {
+		buf_addf(out, ", recording%s ", j->n_recs == 1 ? "" : "s");
+		for (i = 0; i < j->n_recs; i++)
+			buf_addf(out, "%s%" PRIu32, i ? "," : "", j->recs[i]);
+	}
 	buf_addf(out, " (%s", j->source);
 	if (j->n_recs > 1)
 		buf_addf(out, " and %zu more", j->n_recs - 1);

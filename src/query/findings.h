@@ -105,7 +105,7 @@ struct finding_figure {
  * its folder in the inputs, or the only one, else stands alone.
  */
 struct query_jvm {
-	char *name;	    /* "pid 4767"; "recording 3 (agent)" where the
+	char *name;	    /* "pid 4767"; "JVM of recording 3" where the
 			       recordings do not say */
 	const char *source; /* its first recording's source (borrowed) */
 	uint32_t *recs;	    /* its recordings, ascending */
@@ -161,7 +161,8 @@ void findings_release(struct findings *fs);
 
 /* The JVM finding f of fs is about, in words, raw (each front end
  * cleans it): "pid 4767, recording 0 (SOURCE)", "pid 4767, recordings
- * 0,1,2 (SOURCE and 2 more)", appended to out; false, nothing added,
+ * 0,1,2 (SOURCE and 2 more)", "JVM of recording 0 (SOURCE)", appended
+ * to out; false, nothing added,
  * where f names none. */
 bool findings_jvm_text(struct buf *out, const struct findings *fs,
 		       const struct finding *f);

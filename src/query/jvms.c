@@ -12,7 +12,7 @@
  * pair, and two JVMs give two pairs even where both are pid 1 in their
  * containers.  An agent recording, a javacore, and a JFR recording
  * without the event (a store imported before heapsift kept them) are
- * each a JVM of their own.  A code-heap report (jcmd output) does not
+ * each a JVM of their own, named by its first recording.  A code-heap report (jcmd output) does not
  * say its JVM: it goes with the HotSpot JVM whose recordings share the
  * longest folder with it in the inputs (jvm-a/codeheap.txt with
  * jvm-a/app.jfr), or with the only one there is; where two tie, it is
@@ -121,8 +121,7 @@ static long owner_of(const struct query_jvm *jv, size_t n,
 	return best >= 0 && !tie ? best : -1;
 }
 
-static void name_jvms(struct query_jvm *jv, size_t n,
-		      const struct query_recording *recs)
+static void name_jvms(struct query_jvm *jv, size_t n)
 {
 	size_t i, k;
 
@@ -141,11 +140,8 @@ static void name_jvms(struct query_jvm *jv, size_t n,
 					   " ms",
 					   j->pid, j->start_ms);
 		else
-			j->name = buf_strf("recording %" PRIu32 " (%s)",
-					   j->recs[0],
-					   *recs[j->recs[0]].format
-						   ? recs[j->recs[0]].format
-						   : "unknown format");
+			j->name = buf_strf("JVM of recording %" PRIu32,
+					   j->recs[0]);
 	}
 }
 
@@ -208,7 +204,7 @@ void query_jvms(struct query *q, struct query_jvm **out, size_t *n_out)
 				j->recs[b - 1] = t;
 			}
 	}
-	name_jvms(jv, n, recs);
+	name_jvms(jv, n);
 	*out = jv;
 	*n_out = n;
 }
