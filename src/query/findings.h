@@ -122,8 +122,12 @@ void query_jvms(struct query *q, struct query_jvm **out, size_t *n);
 void query_jvms_free(struct query_jvm *jv, size_t n);
 /* How many JVMs hold samples of q's kind in the recordings o's filters
  * keep (o: q's options): more than one, and a view that sums samples
- * over time adds JVMs together, a fleet figure that must say so. */
-size_t query_jvms_sampled(struct query *q, const struct query_options *o);
+ * over time adds JVMs together, a fleet figure that must say so.
+ * *named: each of them is named by its recordings (a pid), so they are
+ * known to be that many JVMs; false: some are only recordings that do
+ * not say which JVM they came from. */
+size_t query_jvms_sampled(struct query *q, const struct query_options *o,
+			  bool *named);
 
 
 /* The most recordings a finding's command lists in --recording (the

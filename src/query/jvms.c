@@ -220,13 +220,15 @@ void query_jvms_free(struct query_jvm *jv, size_t n)
 	free(jv);
 }
 
-size_t query_jvms_sampled(struct query *q, const struct query_options *o)
+size_t query_jvms_sampled(struct query *q, const struct query_options *o,
+			  bool *named)
 {
 	const struct query_recording *recs;
 	struct query_jvm *jv;
 	size_t n_recs, n, i, k, count = 0;
 	enum sample_kind kind = query_kind(q);
 
+	*named = true;
 	query_recordings(q, &recs, &n_recs);
 	query_jvms(q, &jv, &n);
 	for (i = 0; i < n; i++)
@@ -236,6 +238,7 @@ size_t query_jvms_sampled(struct query *q, const struct query_options *o)
 			if (r < n_recs && recs[r].samples[kind] &&
 			    query_options_keep_recording(o, r)) {
 				count++;
+				*named &= jv[i].pid >= 0;
 				break;
 			}
 		}
