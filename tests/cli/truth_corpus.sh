@@ -34,6 +34,12 @@ for e in "$C"/*.expect; do
 		cp "$T/out" "$W/$name.json"
 		python3 "$here/truth/check_findings.py" "$W/$name.json" "$e" 2>"$W/bad" ||
 			t_fail "$(cat "$W/bad")"
+		# every report's JSON is what docs/report.schema.json says
+		if python3 -c 'import jsonschema' 2>/dev/null; then
+			python3 "$here/report/check_report.py" schema \
+				"$here/../docs/report.schema.json" "$W/$name.json" 2>"$W/bad" ||
+				t_fail "schema: $(cat "$W/bad")"
+		fi
 	fi
 	t_end
 done
