@@ -638,4 +638,32 @@ for f in rep["findings"]:
 PY
 t_end
 
+t_begin report_code_heap_reports_go_with_the_jvm_of_their_folder
+# fixtures/truth/jvms-together.tar.gz's files flat in one folder: alpha's
+# codecache.txt cannot be told alpha's from beta's (the same folder, two
+# JVMs), so it stands alone; beside alpha.jfr alone, it is alpha's (the
+# only JVM).  The pids are what each workload printed (its truth JSON).
+mkdir -p "$W/flat" "$W/alpha"
+(cd "$W/flat" && tar -xzf "$F/truth/jvms-together.tar.gz" &&
+	mv jvm-alpha/* jvm-beta/* . && rmdir jvm-alpha jvm-beta)
+cp "$W/flat/alpha.jfr" "$W/flat/codecache.txt" "$W/alpha/"
+report_json flat "$W/flat/alpha.jfr" "$W/flat/beta.jfr" "$W/flat/codecache.txt"
+report_json alpha "$W/alpha/alpha.jfr" "$W/alpha/codecache.txt"
+python3 - "$W/flat.json" "$W/alpha.json" "$F/truth/jvms-together.truth.json" >"$W/bad" 2>&1 <<'PY' || t_fail "$(cat "$W/bad")"
+import json, sys
+flat, alone, truth = (json.load(open(p)) for p in sys.argv[1:4])
+alpha = [t["pid"] for t in truth if t["jvm"] == "alpha"][0]
+def code(rep):
+    c = [f for f in rep["findings"] if f["rule"] == "code-heap"]
+    assert c, "no code-heap finding"
+    return c
+for f in code(flat):
+    r = f["recording"]
+    assert r["pid"] is None and r["jvm"].startswith("JVM of recording"), r
+    assert r["source"].endswith("codecache.txt") and len(r["ids"]) == 1, r
+for f in code(alone):
+    assert f["recording"]["pid"] == alpha, f["recording"]
+PY
+t_end
+
 t_summary
