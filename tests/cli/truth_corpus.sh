@@ -49,8 +49,8 @@ done
 # allocation-rate finding is its own JVM's (by the pid each workload
 # printed) and its mean rate within 10% of the rate that JVM printed, no
 # mean rate is within 10% of the two JVMs' sum (the rates are 2:1 apart,
-# so the sum is 50% above the larger), and each hot spot's threads are
-# its own JVM's.  The 10%: JFR's weights sum to the bytes each thread
+# so the sum is 50% above the larger), each hot spot's threads are its
+# own JVM's, and each finding's picture lies in its own JVM's time.  The 10%: JFR's weights sum to the bytes each thread
 # allocated, and the mean's span is the samples' buckets, a bucket
 # (100 ms) or two wider than the workload's 8 s.
 for b in jvms-together jvms-apart jvms-chunks; do
@@ -97,6 +97,29 @@ for f in rep["findings"]:
     for o in truth:
         if o is not t and (o["thread"] in text or o["site"] in text):
             bad.append("%s's hot spot names %s's %s or %s" % (t["jvm"], o["jvm"], o["thread"], o["site"]))
+# a finding's picture (its time window) lies within its own JVM's
+# recordings (their start and end as the appendix gives them), give or
+# take one bucket at each end; one of two JVMs run one after the other
+# must not reach into the other's time
+recs = rep["recordings"]
+for f in rep["findings"]:
+    if f.get("figure") is None:
+        continue
+    g = rep["figures"][f["figure"]]
+    t = g["time_ns"]
+    if g["kind"] == "map" or not t:
+        continue
+    ids = (f.get("recording") or {}).get("ids") or []
+    spans = [(recs[i]["start_ns"], recs[i]["end_ns"]) for i in ids
+             if recs[i]["start_ns"] is not None and recs[i]["end_ns"] is not None]
+    if not spans:
+        bad.append("%s: its JVM's recordings have no time span" % f["rule"])
+        continue
+    step = min((b - a for a, b in zip(t, t[1:]) if b > a), default=0)
+    lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+    if t[0] < lo - step or t[-1] > hi + step:
+        bad.append("%s's figure runs %d..%d ns, outside its JVM's %d..%d"
+                   % (f["rule"], t[0], t[-1], lo, hi))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
