@@ -146,7 +146,7 @@ struct jfr_job {
 	/* the chunk's last JVMInformation pid and jvmStartTime, which
 	 * tell one JVM from another (query_jvms()); -1 when absent */
 	int64_t jvm_pid, jvm_start_ms;
-	struct rec_count *counts;	    /* names are the chunk's */
+	struct rec_count *counts; /* names are the chunk's */
 	size_t n_counts, alloc_counts;
 	uint32_t n_objs;   /* threads and classes of the chunk */
 	uint32_t n_stacks; /* stacks of the chunk */

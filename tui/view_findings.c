@@ -164,7 +164,6 @@ static enum style sev_style(enum finding_severity s)
 				      : ST_NORMAL;
 }
 
-
 static void wrap_all(struct fview *v, int width)
 {
 	size_t i, k, sev[3] = {0, 0, 0};

@@ -52,9 +52,9 @@ enum {
 	"                              of --recording, else of the earliest\n" \
 	"                              recording with samples; --from must\n"  \
 	"                              be before --to\n"                       \
-	"      --recording=N[,N..]     only recording N, or those listed (a\n"  \
-	"                              JVM's, as report's commands name\n"    \
-	"                              them; see heapsift info)\n"            \
+	"      --recording=N[,N..]     only recording N, or those listed (a\n" \
+	"                              JVM's, as report's commands name\n"     \
+	"                              them; see heapsift info)\n"             \
 	"      --thread=REGEX          threads whose name matches\n"           \
 	"      --kind=KIND             alloc (jdk.ObjectAllocationSample, "    \
 	"the\n"                                                                \
@@ -75,7 +75,8 @@ enum {
 	"  Regexes are PCRE2.\n"
 
 /* Times are parsed after the store is open (offsets need its start). */
-#define VIEW_MAX_RECORDINGS FINDINGS_MAX_RECS /* a JVM's, as report names them */
+/* --recording's list: at most a JVM's, as report's commands name them */
+#define VIEW_MAX_RECORDINGS FINDINGS_MAX_RECS
 
 struct view_filters {
 	struct query_options q;

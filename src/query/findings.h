@@ -111,7 +111,7 @@ struct query_jvm {
 	uint32_t *recs;	    /* its recordings, ascending */
 	size_t n_recs;
 	int64_t pid, start_ms; /* JVMInformation's; -1 not known */
-	bool hotspot; /* holds a JFR or agent recording */
+	bool hotspot;	       /* holds a JFR or agent recording */
 };
 
 /* The store's JVMs, in the order of their first recordings (those of
@@ -128,7 +128,6 @@ void query_jvms_free(struct query_jvm *jv, size_t n);
  * not say which JVM they came from. */
 size_t query_jvms_sampled(struct query *q, const struct query_options *o,
 			  bool *named);
-
 
 /* The most recordings a finding's command lists in --recording (the
  * CLI's limit); a JVM of more gets a command without it. */

@@ -16,7 +16,7 @@ struct findings_ctx {
 	const char *filter_args; /* the filters, shell-quoted; "" none */
 	struct findings *out;
 	uint64_t kind_counts[SAMPLE__COUNT]; /* the JVM's samples */
-	int jvm;		/* the JVM the rules run on: out->jvms[jvm] */
+	int jvm;	      /* the JVM the rules run on: out->jvms[jvm] */
 	const char *jvm_args; /* the option that selects it, for commands
 				 (" --recording=N"); "" */
 };

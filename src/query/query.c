@@ -95,8 +95,7 @@ void query_options_init(struct query_options *o)
 	o->estimate = -1;
 }
 
-bool query_options_keep_recording(const struct query_options *o,
-				  uint32_t rec)
+bool query_options_keep_recording(const struct query_options *o, uint32_t rec)
 {
 	size_t i;
 

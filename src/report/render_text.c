@@ -213,8 +213,9 @@ void report_render_text(const struct report *r, struct buf *out)
 		buf_adds(out, "HEAVIEST CALL PATH (");
 		put(out, r->flame_kind);
 		if (r->flame_jvms > 1)
-			buf_addf(out, " of %zu JVMs together, a fleet picture: "
-				      "--recording picks one JVM's",
+			buf_addf(out,
+				 " of %zu JVMs together, a fleet picture: "
+				 "--recording picks one JVM's",
 				 r->flame_jvms);
 		buf_adds(out, "; the HTML report has the flame graph)\n");
 		/* from the root, always into the heaviest child */

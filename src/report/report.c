@@ -182,8 +182,8 @@ static size_t flame_jvms(const struct report_ctx *c)
 
 	for (j = 0; j < fs->n_jvms; j++)
 		for (k = 0; k < fs->jvms[j].n_recs; k++)
-			if (query_options_keep_recording(
-				    c->filters, fs->jvms[j].recs[k])) {
+			if (query_options_keep_recording(c->filters,
+							 fs->jvms[j].recs[k])) {
 				n++;
 				break;
 			}
@@ -443,7 +443,7 @@ void report_release(struct report *r)
 }
 
 const struct query_jvm *report_jvm_of(const struct report *r,
-				       const struct finding *f)
+				      const struct finding *f)
 {
 	if (f->jvm < 0 || (size_t)f->jvm >= r->found.n_jvms)
 		return NULL;

@@ -150,7 +150,7 @@ const char *report_cmp_change(int change);
 /* The JVM finding f is about (its findings.jvms entry); NULL where it
  * names none. */
 const struct query_jvm *report_jvm_of(const struct report *r,
-				       const struct finding *f);
+				      const struct finding *f);
 /* The JVM of f in words, raw (each renderer cleans it): "pid 4767,
  * recording 0 (SOURCE)", "pid 4767, recordings 0,1,2 (SOURCE and 2
  * more)"; "" where f names none. */
