@@ -74,10 +74,10 @@ enum {
 	"docs/estimates.md)\n"                                                 \
 	"  Regexes are PCRE2.\n"
 
-/* Times are parsed after the store is open (offsets need its start). */
 /* --recording's list: at most a JVM's, as report's commands name them */
 #define VIEW_MAX_RECORDINGS FINDINGS_MAX_RECS
 
+/* Times are parsed after the store is open (offsets need its start). */
 struct view_filters {
 	struct query_options q;
 	const char *from, *to;
