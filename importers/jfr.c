@@ -10,6 +10,7 @@
  * the last chunk.  Only a stream that is not JFR at all, or a first
  * chunk with nothing usable in it, is an error.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -540,6 +541,34 @@ static void keep_count(struct jfr_import *im, const struct rec_count *c)
 	im->counts[idx].n += c->n;
 }
 
+/*
+ * JVMInformation's pid and jvmStartTime, kept as the recording's
+ * settings "jdk.JVMInformation#pid" and "#jvmStartTime" (as the agent
+ * keeps agent#pid): the two together tell two JVMs apart, where two
+ * recordings of one JVM (dumps of one recording, its chunk files) give
+ * the same pair (query_jvms()).  The JDK writes the event at every
+ * chunk's start (jfrPeriodic.cpp, TRACE_REQUEST_FUNC(JVMInformation):
+ * os::current_process_id() and Management::vm_init_done_time()).
+ */
+static void keep_jvm_id(struct jfr_import *im, const struct jfr_job *j)
+{
+	struct jfr_setting_note n;
+	char v[32];
+
+	n.event = "jdk.JVMInformation";
+	n.value = v;
+	if (j->jvm_pid >= 0) {
+		snprintf(v, sizeof(v), "%" PRId64, j->jvm_pid);
+		n.name = "pid";
+		keep_setting(im, j->chunk_no, &n);
+	}
+	if (j->jvm_start_ms >= 0) {
+		snprintf(v, sizeof(v), "%" PRId64, j->jvm_start_ms);
+		n.name = "jvmStartTime";
+		keep_setting(im, j->chunk_no, &n);
+	}
+}
+
 /* What the chunk adds to the recording's facts. */
 static void merge_facts(struct jfr_import *im, const struct jfr_job *j)
 {
@@ -551,6 +580,7 @@ static void merge_facts(struct jfr_import *im, const struct jfr_job *j)
 		im->rec.jvm_name = arena_strdup(&im->keep, j->jvm_name);
 	if (j->jvm_version)
 		im->rec.jvm_version = arena_strdup(&im->keep, j->jvm_version);
+	keep_jvm_id(im, j);
 	for (i = 0; i < j->n_counts; i++)
 		keep_count(im, &j->counts[i]);
 	for (i = 0; i < SAMPLE__COUNT; i++)

@@ -607,6 +607,13 @@ static void read_events(struct jfr_job *j)
 				if (jfr_has(&ev, JS_JVM_VERSION) &&
 				    ev.s[JS_JVM_VERSION])
 					j->jvm_version = ev.s[JS_JVM_VERSION];
+				if (jfr_has(&ev, JS_PID) &&
+				    ev.v[JS_PID] <= INT64_MAX)
+					j->jvm_pid = (int64_t)ev.v[JS_PID];
+				if (jfr_has(&ev, JS_JVM_START) &&
+				    ev.v[JS_JVM_START] <= INT64_MAX)
+					j->jvm_start_ms =
+						(int64_t)ev.v[JS_JVM_START];
 				break;
 			default:
 				break;
@@ -630,6 +637,7 @@ static void reset_output(struct jfr_job *j)
 	j->n_objs = j->n_stacks = 0;
 	j->suppressed = 0;
 	j->jvm_name = j->jvm_version = NULL;
+	j->jvm_pid = j->jvm_start_ms = -1;
 	memset(j->n_samples, 0, sizeof(j->n_samples));
 	j->n_heap_summaries = 0;
 	j->last_event_ns = INT64_MIN;

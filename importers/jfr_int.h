@@ -143,7 +143,10 @@ struct jfr_job {
 	struct jfr_setting_note *settings;
 	size_t n_settings, alloc_settings;
 	const char *jvm_name, *jvm_version; /* the chunk's last */
-	struct rec_count *counts;	    /* names are the chunk's */
+	/* the chunk's last JVMInformation pid and jvmStartTime, which
+	 * tell one JVM from another (query_jvms()); -1 when absent */
+	int64_t jvm_pid, jvm_start_ms;
+	struct rec_count *counts; /* names are the chunk's */
 	size_t n_counts, alloc_counts;
 	uint32_t n_objs;   /* threads and classes of the chunk */
 	uint32_t n_stacks; /* stacks of the chunk */

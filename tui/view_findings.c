@@ -200,6 +200,10 @@ static void wrap_all(struct fview *v, int width)
 			 f->few_samples ? " (few samples)" : "");
 		add_wrapped(v, sev_style(f->severity), 1, i, "", h.data, width);
 		buf_release(&h);
+		if (findings_jvm_text(&h, &v->fs, f)) {
+			add_wrapped(v, ST_DIM, 3, i, "jvm: ", h.data, width);
+			buf_release(&h);
+		}
 		add_wrapped(v, ST_NORMAL, 3, i, "", f->sentence, width);
 		for (k = 0; k < f->n_evidence; k++)
 			add_wrapped(v, ST_DIM, 3, i, "- ", f->evidence[k],

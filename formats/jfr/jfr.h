@@ -97,6 +97,8 @@ enum jfr_slot {
 	JS_VALUE,	/* ActiveSetting.value (string) */
 	JS_JVM_NAME,	/* JVMInformation.jvmName (string) */
 	JS_JVM_VERSION, /* JVMInformation.jvmVersion (string) */
+	JS_PID,		/* JVMInformation.pid */
+	JS_JVM_START,	/* JVMInformation.jvmStartTime, ms since the epoch */
 	JS__COUNT
 };
 

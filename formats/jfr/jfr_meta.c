@@ -70,6 +70,8 @@ static const struct {
 	{"value", JS_VALUE},
 	{"jvmName", JS_JVM_NAME},
 	{"jvmVersion", JS_JVM_VERSION},
+	{"pid", JS_PID},
+	{"jvmStartTime", JS_JVM_START},
 };
 
 static bool slot_is_string(int slot)

@@ -48,7 +48,8 @@ int cmd_timeline(int argc, char **argv)
 	struct buf line = BUF_INIT;
 	int64_t bucket = 0, max_rate = 0;
 	bool csv = false;
-	size_t n, i;
+	size_t n, i, n_jvms;
+	bool named;
 	struct err e;
 	int c, rc;
 
@@ -96,6 +97,17 @@ int cmd_timeline(int argc, char **argv)
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
 		       (double)bucket / 1e9);
 		printf("%s\n", query_estimate_note(q));
+		n_jvms = query_jvms_sampled(q, &f.q, &named);
+		if (n_jvms > 1 && named)
+			printf("fleet: %zu JVMs' samples added together; "
+			       "--recording picks one JVM's (heapsift report "
+			       "names them)\n",
+			       n_jvms);
+		else if (n_jvms > 1)
+			printf("fleet: %zu recordings' samples added together, "
+			       "which may be of different JVMs (not all say "
+			       "which); --recording picks one\n",
+			       n_jvms);
 		printf("%-24s %12s %10s %7s  %s\n", "TIME", "ALLOC/S",
 		       "SAMPLES/S", "±", "ALLOCATION RATE");
 	}

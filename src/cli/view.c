@@ -18,6 +18,56 @@ void view_filters_init(struct view_filters *f)
 {
 	query_options_init(&f->q);
 	f->from = f->to = NULL;
+	f->n_recs = 0;
+}
+
+/* --recording's list "N,N..": into f->recs; false when it is not one. */
+static bool parse_recordings(const char *arg, struct view_filters *f)
+{
+	const char *p = arg;
+	char num[24];
+	uint64_t n;
+
+	f->n_recs = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || len >= sizeof(num) ||
+		    f->n_recs == VIEW_MAX_RECORDINGS)
+			return false;
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (!cli_parse_count(num, &n) || n > UINT32_MAX)
+			return false;
+		f->recs[f->n_recs++] = (uint32_t)n;
+		p += len;
+		if (*p == ',' && !*++p)
+			return false;
+	}
+	return f->n_recs > 0;
+}
+
+/* The recording --from and --to count from: --recording's, the first
+ * listed, else -1 (the earliest). */
+static int64_t origin_recording(const struct view_filters *f)
+{
+	return f->n_recs > 1 ? (int64_t)f->recs[0] : f->q.recording;
+}
+
+/* The first recording f names that the store has not; -1 none. */
+static int64_t missing_recording(struct view_filters *f, uint32_t n)
+{
+	size_t i;
+
+	if (f->n_recs > 1) {
+		f->q.recordings = f->recs;
+		f->q.n_recordings = f->n_recs;
+		for (i = 0; i < f->n_recs; i++)
+			if (f->recs[i] >= n)
+				return f->recs[i];
+		return -1;
+	}
+	return f->q.recording >= (int64_t)n ? f->q.recording : -1;
 }
 
 static bool parse_kind(const char *s, int *kind)
@@ -37,8 +87,6 @@ static bool parse_kind(const char *s, int *kind)
 int view_filter_option(const char *cmd, int opt, const char *arg,
 		       struct view_filters *f)
 {
-	uint64_t n;
-
 	switch (opt) {
 	case OPT_FROM:
 		f->from = arg;
@@ -47,14 +95,16 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 		f->to = arg;
 		return 0;
 	case OPT_RECORDING:
-		if (!cli_parse_count(arg, &n) || n > UINT32_MAX)
+		if (!parse_recordings(arg, f))
 			return cli_usage_error(cmd,
 					       "--recording: '%s' is not a "
 					       "recording number (a whole "
 					       "number from 0; see heapsift "
-					       "info)",
-					       arg);
-		f->q.recording = (int64_t)n;
+					       "info) or a list of at most "
+					       "%d, N,N..",
+					       arg, VIEW_MAX_RECORDINGS);
+		/* one number: that recording; several: q.recordings */
+		f->q.recording = f->n_recs == 1 ? (int64_t)f->recs[0] : -1;
 		return 0;
 	case OPT_THREAD:
 		f->q.thread_re = arg;
@@ -239,7 +289,7 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 {
 	const struct store_recording *recs;
 	uint32_t n;
-	int64_t start;
+	int64_t start, bad;
 	const char *path;
 	struct err e;
 
@@ -260,15 +310,15 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 		view_error(cmd, &e);
 		goto fail;
 	}
-	if (f->q.recording >= (int64_t)n) {
+	if ((bad = missing_recording(f, n)) >= 0) {
 		view_drop(s);
 		return cli_usage_error(cmd,
 				       "--recording %lld: the store holds "
 				       "%u recording%s (0 to %u)",
-				       (long long)f->q.recording, n,
-				       n == 1 ? "" : "s", n ? n - 1 : 0);
+				       (long long)bad, n, n == 1 ? "" : "s",
+				       n ? n - 1 : 0);
 	}
-	if (query_time_origin(*s, f->q.recording, &start, &e) < 0) {
+	if (query_time_origin(*s, origin_recording(f), &start, &e) < 0) {
 		view_error(cmd, &e);
 		goto fail;
 	}
@@ -342,21 +392,24 @@ int view_resolve(const char *cmd, struct store *s, struct view_filters *f)
 {
 	const struct store_recording *recs;
 	uint32_t n;
-	int64_t start;
+	int64_t start, bad;
 	struct err e;
 
 	err_init(&e);
-	if (store_recordings(s, &recs, &n, &e) < 0 ||
-	    query_time_origin(s, f->q.recording, &start, &e) < 0) {
+	if (store_recordings(s, &recs, &n, &e) < 0) {
 		view_error(cmd, &e);
 		return EXIT_ERROR;
 	}
-	if (f->q.recording >= (int64_t)n)
+	if ((bad = missing_recording(f, n)) >= 0)
 		return cli_usage_error(cmd,
 				       "recording %lld: the store holds "
 				       "%u recording%s (0 to %u)",
-				       (long long)f->q.recording, n,
-				       n == 1 ? "" : "s", n ? n - 1 : 0);
+				       (long long)bad, n, n == 1 ? "" : "s",
+				       n ? n - 1 : 0);
+	if (query_time_origin(s, origin_recording(f), &start, &e) < 0) {
+		view_error(cmd, &e);
+		return EXIT_ERROR;
+	}
 	if ((f->from &&
 	     parse_time(cmd, "--from", f->from, start, &f->q.from_ns)) ||
 	    (f->to && parse_time(cmd, "--to", f->to, start, &f->q.to_ns)))

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "query/findings.h"
 #include "query/query.h"
 #include "util/buf.h"
 
@@ -51,7 +52,9 @@ enum {
 	"                              of --recording, else of the earliest\n" \
 	"                              recording with samples; --from must\n"  \
 	"                              be before --to\n"                       \
-	"      --recording=N           only recording N (see heapsift info)\n" \
+	"      --recording=N[,N..]     only recording N, or those listed (a\n" \
+	"                              JVM's, as report's commands name\n"     \
+	"                              them; see heapsift info)\n"             \
 	"      --thread=REGEX          threads whose name matches\n"           \
 	"      --kind=KIND             alloc (jdk.ObjectAllocationSample, "    \
 	"the\n"                                                                \
@@ -71,10 +74,17 @@ enum {
 	"docs/estimates.md)\n"                                                 \
 	"  Regexes are PCRE2.\n"
 
+/* --recording's list: at most a JVM's, as report's commands name them */
+#define VIEW_MAX_RECORDINGS FINDINGS_MAX_RECS
+
 /* Times are parsed after the store is open (offsets need its start). */
 struct view_filters {
 	struct query_options q;
 	const char *from, *to;
+	/* --recording=N,N..: q.recordings points here (set again by
+	 * view_open() and view_resolve(), so a copy of f stays right) */
+	uint32_t recs[VIEW_MAX_RECORDINGS];
+	size_t n_recs;
 };
 
 void view_filters_init(struct view_filters *f);

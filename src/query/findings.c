@@ -41,6 +41,7 @@ struct finding *findings_add(struct findings_ctx *c, const char *rule,
 	f->rule = rule;
 	f->severity = sev;
 	f->figure = -1;
+	f->jvm = c->jvm;
 	return f;
 }
 
@@ -76,6 +77,7 @@ struct finding *findings_move(struct findings_ctx *c, struct findings *from,
 					 from->findings[i].severity);
 
 	*f = from->findings[i];
+	f->jvm = c->jvm;
 	memset(&from->findings[i], 0, sizeof(from->findings[i]));
 	from->findings[i].figure = -1;
 	if (f->figure >= 0 && (size_t)f->figure < from->n_figures) {
@@ -199,14 +201,118 @@ static int by_severity(const void *a, const void *b)
 	return strcmp(x->rule, y->rule);
 }
 
+bool findings_rec_in_scope(const struct findings_ctx *c, uint32_t rec)
+{
+	return query_options_keep_recording(c->filters, rec);
+}
+
+bool findings_jvm_text(struct buf *out, const struct findings *fs,
+		       const struct finding *f)
+{
+	const struct query_jvm *j;
+	size_t i;
+
+	if (f->jvm < 0 || (size_t)f->jvm >= fs->n_jvms)
+		return false;
+	j = &fs->jvms[f->jvm];
+	buf_adds(out, j->name);
+	/* "JVM of recording 0" says its recording already */
+	if (j->pid >= 0 || j->n_recs > 1) {
+		buf_addf(out, ", recording%s ", j->n_recs == 1 ? "" : "s");
+		for (i = 0; i < j->n_recs; i++)
+			buf_addf(out, "%s%" PRIu32, i ? "," : "", j->recs[i]);
+	}
+	buf_addf(out, " (%s", j->source);
+	if (j->n_recs > 1)
+		buf_addf(out, " and %zu more", j->n_recs - 1);
+	buf_addch(out, ')');
+	return true;
+}
+
+/* " --recording=N,N..": the option that selects recs[0..n-1]. */
+static char *jvm_option(const uint32_t *recs, size_t n)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	buf_adds(&b, " --recording=");
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%s%" PRIu32, i ? "," : "", recs[i]);
+	return buf_detach(&b, NULL);
+}
+
+/* The rules on one JVM, j of c->out->jvms: its recordings are the
+ * filters' (where the store has more than one JVM), its samples the
+ * kinds the rules see. */
+static int jvm_rules(struct findings_ctx *c, struct query *q, size_t j,
+		     struct err *e)
+{
+	const struct query_jvm *jv = &c->out->jvms[j];
+	const struct query_recording *recs;
+	const struct finding_rule *rule;
+	struct query_options o = *c->filters;
+	const struct query_options *user = c->filters;
+	uint32_t *kept;
+	size_t n_recs, n_kept = 0, i;
+	char *args = NULL;
+	int rc = 0;
+	int k;
+
+	/* the JVM's recordings that the user's filters keep */
+	kept = xcalloc(jv->n_recs ? jv->n_recs : 1, sizeof(*kept));
+	for (i = 0; i < jv->n_recs; i++)
+		if (query_options_keep_recording(user, jv->recs[i]))
+			kept[n_kept++] = jv->recs[i];
+	if (!n_kept) {
+		free(kept); /* the user's --recording is another JVM's */
+		return 0;
+	}
+	c->jvm = (int)j;
+	c->jvm_args = "";
+	if (c->out->n_jvms > 1) {
+		/* this JVM's samples alone, and commands that say so */
+		o.recordings = kept;
+		o.n_recordings = n_kept;
+		memset(c->kind_counts, 0, sizeof(c->kind_counts));
+		query_recordings(q, &recs, &n_recs);
+		for (i = 0; i < n_kept; i++)
+			if (kept[i] < n_recs)
+				for (k = 0; k < SAMPLE__COUNT; k++)
+					c->kind_counts[k] +=
+						recs[kept[i]].samples[k];
+		/* the user's --recording=N holds one JVM's only; a list
+		 * of several JVMs' is narrowed to this one's (the last
+		 * --recording given is the one a command takes) */
+		if (user->recording < 0 &&
+		    (!user->recordings || n_kept < user->n_recordings) &&
+		    n_kept <= FINDINGS_MAX_RECS) {
+			args = jvm_option(kept, n_kept);
+			c->jvm_args = args;
+		}
+	} else {
+		query_kind_counts(q, c->kind_counts);
+	}
+	c->filters = &o;
+	for (rule = finding_rule_table; rule->name; rule++)
+		if (rule->fn(c, rule, e) < 0) {
+			rc = ERR_FAIL;
+			break;
+		}
+	c->filters = user;
+	c->jvm_args = "";
+	free(args);
+	free(kept);
+	return rc;
+}
+
 int query_findings(struct store *s, const struct query_options *filters,
 		   const char *store_arg, const char *filter_args,
 		   struct findings *out, struct err *e)
 {
-	const struct finding_rule *rule;
 	struct findings_ctx c;
 	struct query_options o = *filters;
 	struct query *q;
+	size_t j;
 
 	/* a drill-down is a view's, not the findings' */
 	o.key = NULL;
@@ -216,16 +322,19 @@ int query_findings(struct store *s, const struct query_options *filters,
 	c.filters = &o;
 	c.store_arg = store_arg;
 	c.filter_args = filter_args ? filter_args : "";
+	c.jvm_args = "";
 	c.out = out;
 	if (findings_query(&c, -1, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
-	query_kind_counts(q, c.kind_counts);
-	query_free(q);
-	for (rule = finding_rule_table; rule->name; rule++)
-		if (rule->fn(&c, rule, e) < 0) {
+	query_jvms(q, &out->jvms, &out->n_jvms);
+	/* each JVM alone, one ranking of them all */
+	for (j = 0; j < out->n_jvms; j++)
+		if (jvm_rules(&c, q, j, e) < 0) {
+			query_free(q);
 			findings_release(out);
 			return ERR_FAIL;
 		}
+	query_free(q);
 	if (out->n_findings > 1)
 		qsort(out->findings, out->n_findings, sizeof(*out->findings),
 		      by_severity);
@@ -251,5 +360,6 @@ void findings_release(struct findings *fs)
 	for (i = 0; i < fs->n_figures; i++)
 		figure_release(&fs->figures[i]);
 	free(fs->figures);
+	query_jvms_free(fs->jvms, fs->n_jvms);
 	memset(fs, 0, sizeof(*fs));
 }

@@ -62,6 +62,7 @@ struct finding {
 	struct finding_fact facts[FINDING_MAX_FACTS];
 	size_t n_facts;
 	int figure; /* index into findings.figures; -1 none */
+	int jvm;    /* index into findings.jvms: the JVM it is about */
 };
 
 enum finding_figure_kind {
@@ -95,18 +96,62 @@ struct finding_figure {
 	uint64_t cell_bytes; /* bytes a cell covers */
 };
 
+/*
+ * One JVM of a store (query_jvms()): the recordings that came from it.
+ * Findings belong to one JVM, and no rule adds one JVM's samples to
+ * another's.  JFR recordings with the same jdk.JVMInformation pid and
+ * jvmStartTime are one JVM; an agent recording or a javacore is one;
+ * a code-heap report goes with the HotSpot JVM whose recordings share
+ * its folder in the inputs, or the only one, else stands alone.
+ */
+struct query_jvm {
+	char *name;	    /* "pid 4767"; "JVM of recording 3" where the
+			       recordings do not say */
+	const char *source; /* its first recording's source (borrowed) */
+	uint32_t *recs;	    /* its recordings, ascending */
+	size_t n_recs;
+	int64_t pid, start_ms; /* JVMInformation's; -1 not known */
+	bool hotspot;	       /* holds a JFR or agent recording */
+};
+
+/* The store's JVMs, in the order of their first recordings (those of
+ * code-heap reports of no known JVM last): *out is malloc'ed, the
+ * caller's to free with query_jvms_free(); sources are borrowed from
+ * q's store. */
+void query_jvms(struct query *q, struct query_jvm **out, size_t *n);
+void query_jvms_free(struct query_jvm *jv, size_t n);
+/* How many JVMs hold samples of q's kind in the recordings o's filters
+ * keep (o: q's options): more than one, and a view that sums samples
+ * over time adds JVMs together, a fleet figure that must say so.
+ * *named: each of them is named by its recordings (a pid), so they are
+ * known to be that many JVMs; false: some are only recordings that do
+ * not say which JVM they came from. */
+size_t query_jvms_sampled(struct query *q, const struct query_options *o,
+			  bool *named);
+
+/* The most recordings a finding's command lists in --recording (the
+ * CLI's limit); a JVM of more gets a command without it. */
+#define FINDINGS_MAX_RECS 64
+
 /* Every finding of a store, most severe first, and the pictures they
- * point at.  Owned: findings_release() frees it all. */
+ * point at, and the JVMs they are about.  Owned: findings_release()
+ * frees it all. */
 struct findings {
 	struct finding *findings;
 	size_t n_findings;
 	struct finding_figure *figures;
 	size_t n_figures;
+	struct query_jvm *jvms; /* every JVM of the store */
+	size_t n_jvms;
 };
 
 /*
- * Run every rule of finding_rule_table[] on store s under filters (the
- * user's; a drill-down key is not honoured) and sort what they find.
+ * Run every rule of finding_rule_table[] on each JVM of store s alone
+ * (query_jvms(); those the filters leave a recording of), under filters
+ * (the user's; a drill-down key is not honoured), and sort what they
+ * find into one ranking; each finding names its JVM (finding.jvm), and
+ * where the store holds several, its command selects the JVM's
+ * recordings (--recording=N,N..) unless filters chose one.
  * store_arg and filter_args are pasted into each finding's command:
  * the store as a shell word, and the filters as options (" --from=.."
  * with a leading space; "" none).  <0 with e set when the store is
@@ -116,6 +161,14 @@ int query_findings(struct store *s, const struct query_options *filters,
 		   const char *store_arg, const char *filter_args,
 		   struct findings *out, struct err *e);
 void findings_release(struct findings *fs);
+
+/* The JVM finding f of fs is about, in words, raw (each front end
+ * cleans it): "pid 4767, recording 0 (SOURCE)", "pid 4767, recordings
+ * 0,1,2 (SOURCE and 2 more)", "JVM of recording 0 (SOURCE)", appended
+ * to out; false, nothing added,
+ * where f names none. */
+bool findings_jvm_text(struct buf *out, const struct findings *fs,
+		       const struct finding *f);
 
 struct findings_ctx;
 

@@ -15,8 +15,16 @@ struct findings_ctx {
 	const char *store_arg;	 /* the store, shell-quoted, for commands */
 	const char *filter_args; /* the filters, shell-quoted; "" none */
 	struct findings *out;
-	uint64_t kind_counts[SAMPLE__COUNT];
+	uint64_t kind_counts[SAMPLE__COUNT]; /* the JVM's samples */
+	int jvm;	      /* the JVM the rules run on: out->jvms[jvm] */
+	const char *jvm_args; /* the option that selects it, for commands
+				 (" --recording=N"); "" */
 };
+
+/* Recording rec is in the rules' scope: of the JVM they run on, and
+ * kept by the user's filters.  For the rules that read recordings one
+ * by one (heap summaries, code heaps). */
+bool findings_rec_in_scope(const struct findings_ctx *c, uint32_t rec);
 
 /* A new finding of rule (zeroed, figure -1), owned by c->out. */
 struct finding *findings_add(struct findings_ctx *c, const char *rule,

@@ -95,6 +95,20 @@ void query_options_init(struct query_options *o)
 	o->estimate = -1;
 }
 
+bool query_options_keep_recording(const struct query_options *o, uint32_t rec)
+{
+	size_t i;
+
+	if (o->recording >= 0 && (int64_t)rec != o->recording)
+		return false;
+	if (!o->recordings)
+		return true;
+	for (i = 0; i < o->n_recordings; i++)
+		if (o->recordings[i] == rec)
+			return true;
+	return false;
+}
+
 const char *query_group_name(enum query_group g)
 {
 	switch (g) {
@@ -388,6 +402,30 @@ static void build_key_filter(struct query *q)
 	q->o.key = NULL; /* borrowed only until query_open() returns */
 }
 
+/* q->rec_ok from o->recording and o->recordings (borrowed: q->o keeps
+ * neither list nor count). */
+static void build_rec_filter(struct query *q, const struct query_options *o)
+{
+	size_t i;
+
+	q->o.recordings = NULL;
+	q->o.n_recordings = 0;
+	if (o->recording < 0 && !o->recordings)
+		return;
+	q->rec_ok = xcalloc(q->n_recs ? q->n_recs : 1, 1);
+	if (o->recordings) {
+		for (i = 0; i < o->n_recordings; i++)
+			if (o->recordings[i] < q->n_recs)
+				q->rec_ok[o->recordings[i]] = 1;
+	} else {
+		memset(q->rec_ok, 1, q->n_recs);
+	}
+	if (o->recording >= 0)
+		for (i = 0; i < q->n_recs; i++)
+			if ((int64_t)i != o->recording)
+				q->rec_ok[i] = 0;
+}
+
 int query_open(struct store *s, const struct query_options *o,
 	       struct query **out, struct err *e)
 {
@@ -410,6 +448,7 @@ int query_open(struct store *s, const struct query_options *o,
 			if (q->kind_counts[k])
 				q->kind = (enum sample_kind)k;
 	}
+	build_rec_filter(q, o);
 	/* only the blocks of the kind shown are read, when a pass does */
 	if (store_kind_blocks(s, q->kind, &q->blocks, &q->n_blocks, e) < 0)
 		goto fail;
@@ -488,7 +527,7 @@ int query_open(struct store *s, const struct query_options *o,
 	if (q->key_ok && q->o.key_by == GROUP_APP_SITE)
 		query_app_sites(q); /* group_of() in every pass */
 	q->filtered = o->class_re || o->thread_re || o->include_re ||
-		      o->exclude_re || o->recording >= 0 || q->key_ok;
+		      o->exclude_re || q->rec_ok || q->key_ok;
 	/* the parts of a rollup row's key the filters look at */
 	q->need = (o->class_re ? PASS_NEED_CLASS : 0) |
 		  (o->thread_re ? PASS_NEED_THREAD : 0) |
@@ -528,6 +567,7 @@ void query_free(struct query *q)
 		return;
 	free(q->class_ok);
 	free(q->thread_ok);
+	free(q->rec_ok);
 	if (q->node_ok_own)
 		free((void *)q->node_ok);
 	free(q->node_app);

@@ -30,10 +30,15 @@ struct query;
 #define QUERY_LIBRARY_DEFAULT "^(java|javax|jdk|sun|com\\.sun)\\."
 
 struct query_options {
-	int kind;		/* enum sample_kind, or -1 for the default */
-	int64_t from_ns;	/* INT64_MIN: from the start */
-	int64_t to_ns;		/* INT64_MAX: to the end (exclusive) */
-	int64_t recording;	/* index, -1: all */
+	int kind;	   /* enum sample_kind, or -1 for the default */
+	int64_t from_ns;   /* INT64_MIN: from the start */
+	int64_t to_ns;	   /* INT64_MAX: to the end (exclusive) */
+	int64_t recording; /* index, -1: all */
+	/* Only the samples of these recordings (a JVM's: query_jvms()):
+	 * n_recordings indexes, borrowed until query_open() returns; NULL:
+	 * no such filter.  With recording too, both must hold. */
+	const uint32_t *recordings;
+	size_t n_recordings;
 	const char *class_re;	/* on class names (display form) */
 	const char *thread_re;	/* on thread names */
 	const char *include_re; /* some frame's class.method must match */
@@ -75,6 +80,9 @@ bool query_estimate_parse(const char *s, enum query_estimate *e);
 const char *query_estimate_note(const struct query *q);
 
 void query_options_init(struct query_options *o);
+/* Whether o's recording filters (recording, recordings) keep recording
+ * rec. */
+bool query_options_keep_recording(const struct query_options *o, uint32_t rec);
 
 enum query_group {
 	GROUP_CLASS,

@@ -203,6 +203,9 @@ struct query {
 	} sel;
 	/* options.key: a verdict per group of key_by (NULL: no key) */
 	unsigned char *key_ok;
+	/* [n_recs]: the recordings the filters keep (o.recording,
+	 * o.recordings); NULL: every one */
+	unsigned char *rec_ok;
 	struct query_recording *rec_info; /* query_recordings(), lazily */
 	struct query_path *paths;	  /* query_paths()' results */
 	struct query_stack *stacks;	  /* query_stacks()' results */
@@ -423,6 +426,12 @@ static inline size_t group_of(const struct query *q, enum query_group by,
 	}
 }
 
+/* Recording rec passes the recording filters (q->rec_ok set). */
+static inline bool query_rec_ok(const struct query *q, uint64_t rec)
+{
+	return rec < q->n_recs && q->rec_ok[rec];
+}
+
 /* The sample passes every filter but the time window.  Inline: every
  * sample pass calls it for each sample of its window. */
 static inline bool query_sample_ok(const struct query *q, uint64_t i)
@@ -437,8 +446,7 @@ static inline bool query_sample_ok(const struct query *q, uint64_t i)
 	return sm->kind[i] == q->kind &&
 	       (cls == STORE_NONE ? !q->o.class_re : q->class_ok[cls]) &&
 	       (th == STORE_NONE ? !q->o.thread_re : q->thread_ok[th]) &&
-	       (q->o.recording < 0 ||
-		sm->recording[i] == (uint64_t)q->o.recording) &&
+	       (!q->rec_ok || query_rec_ok(q, sm->recording[i])) &&
 	       (!q->key_ok ||
 		q->key_ok[group_of(q, (enum query_group)q->o.key_by, i)]) &&
 	       q->node_ok[sm->node[i]];

@@ -286,8 +286,7 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 			const struct store_rollup_bucket *w;
 			struct pass_edge *x;
 
-			if ((q->o.recording >= 0 &&
-			     b->recording != (uint64_t)q->o.recording) ||
+			if ((q->rec_ok && !query_rec_ok(q, b->recording)) ||
 			    to == INT64_MIN || b->end_ns < from ||
 			    b->start_ns >= to)
 				continue;

@@ -50,8 +50,8 @@ const char *rules_kind_opt(enum sample_kind k)
 
 char *rules_command(struct findings_ctx *c, const char *view, const char *args)
 {
-	return buf_strf("heapsift %s %s%s%s%s", view, c->store_arg,
-			*args ? " " : "", args, c->filter_args);
+	return buf_strf("heapsift %s %s%s%s%s%s", view, c->store_arg,
+			*args ? " " : "", args, c->filter_args, c->jvm_args);
 }
 
 static char *include_arg(const char *key)
@@ -261,6 +261,8 @@ static int64_t region_size(struct findings_ctx *c, struct query *q, bool *known)
 		struct query_heap_point *p;
 		size_t np, i;
 
+		if (!findings_rec_in_scope(c, (uint32_t)r))
+			continue;
 		if (query_heap_summaries(q, (uint32_t)r, "After GC", &p, &np,
 					 &e) < 0)
 			continue;
@@ -270,7 +272,6 @@ static int64_t region_size(struct findings_ctx *c, struct query *q, bool *known)
 				reserved = p[i].reserved;
 		free(p);
 	}
-	(void)c;
 	if (reserved > 0) {
 		*known = true;
 		while (region < (32 << 20) && region * 2 <= reserved / 2048)

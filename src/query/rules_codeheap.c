@@ -327,8 +327,8 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 		struct buf what = BUF_INIT;
 		char *a;
 
-		if (c->filters->recording >= 0 &&
-		    sn->recording != (uint64_t)c->filters->recording)
+		if (sn->recording > UINT32_MAX ||
+		    !findings_rec_in_scope(c, (uint32_t)sn->recording))
 			continue;
 		if (chq_snapshot_stat(q, s, "compilation.enabled", &v) && !v)
 			disabled = 1;

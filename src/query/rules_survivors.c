@@ -397,8 +397,7 @@ int rule_heap_after_gc(struct findings_ctx *c, const struct finding_rule *rule,
 		char b1[32], b2[32], b3[32];
 		int fig;
 
-		if (c->filters->recording >= 0 &&
-		    (size_t)c->filters->recording != r)
+		if (!findings_rec_in_scope(c, (uint32_t)r))
 			continue;
 		if (query_heap_summaries(q, (uint32_t)r, "After GC", &p, &n,
 					 e) < 0) {

@@ -329,7 +329,17 @@ void report_render_html(const struct report *r, struct buf *out)
 			buf_adds(out, ": ");
 			h(out, f->subject);
 		}
-		buf_adds(out, "</h3>\n<p>");
+		buf_adds(out, "</h3>\n");
+		if (report_jvm_of(r, f)) {
+			struct buf j = BUF_INIT;
+
+			report_jvm_text(&j, r, f);
+			buf_adds(out, "<p class=\"jvm\">JVM: ");
+			h(out, j.data);
+			buf_adds(out, "</p>\n");
+			buf_release(&j);
+		}
+		buf_adds(out, "<p>");
 		h(out, f->sentence);
 		buf_adds(out, "</p>\n");
 		if (f->few_samples)
@@ -372,6 +382,13 @@ void report_render_html(const struct report *r, struct buf *out)
 			      "under 0.2% left out). Hover for the numbers; "
 			      "where scripts run, click a frame to zoom and "
 			      "the top frame to go back.</p>\n");
+		if (r->flame_jvms > 1)
+			buf_addf(out,
+				 "<p class=\"fleet\">It adds %zu JVMs' samples "
+				 "together: a fleet picture. Each finding's "
+				 "command selects its own JVM "
+				 "(--recording).</p>\n",
+				 r->flame_jvms);
 		report_flame_svg(out, r->flame, r->n_flame, r->flame_kind,
 				 false);
 	} else {

@@ -176,6 +176,31 @@ static void compare_json(struct buf *out, const struct report_compare *x)
 	buf_adds(out, "]}");
 }
 
+/* A finding's JVM: its recordings' ids (indexes of "recordings"), the
+ * first one's source, its name and pid; null where it names none. */
+static void jvm_json(struct buf *out, const struct query_jvm *j)
+{
+	size_t i;
+
+	if (!j) {
+		buf_adds(out, "null");
+		return;
+	}
+	buf_adds(out, "{\"ids\": [");
+	for (i = 0; i < j->n_recs; i++)
+		buf_addf(out, "%s%" PRIu32, i ? ", " : "", j->recs[i]);
+	buf_adds(out, "], \"source\": ");
+	str(out, j->source);
+	buf_adds(out, ", \"jvm\": ");
+	str(out, j->name);
+	buf_adds(out, ", \"pid\": ");
+	if (j->pid >= 0)
+		buf_addf(out, "%" PRId64, j->pid);
+	else
+		buf_adds(out, "null");
+	buf_addch(out, '}');
+}
+
 void report_render_json(const struct report *r, struct buf *out)
 {
 	size_t i, k;
@@ -231,6 +256,8 @@ void report_render_json(const struct report *r, struct buf *out)
 			buf_addf(out, "%d", f->figure);
 		else
 			buf_adds(out, "null");
+		buf_adds(out, ",\n     \"recording\": ");
+		jvm_json(out, report_jvm_of(r, f));
 		buf_addch(out, '}');
 	}
 	buf_adds(out, "\n  ],\n  \"inventory\": {\"members\": [");
@@ -305,6 +332,7 @@ void report_render_json(const struct report *r, struct buf *out)
 	} else {
 		buf_adds(out, "{\"kind\": ");
 		str(out, r->flame_kind);
+		buf_addf(out, ", \"jvms\": %zu", r->flame_jvms);
 		buf_adds(out, ", \"nodes\": [");
 		for (i = 0; i < r->n_flame; i++) {
 			const struct report_flame_node *fn = &r->flame[i];

@@ -160,8 +160,8 @@ void report_render_md(const struct report *r, struct buf *out)
 		 r->found.n_findings, sev[FINDING_CRITICAL],
 		 sev[FINDING_WARNING], sev[FINDING_INFO]);
 	if (r->found.n_findings) {
-		buf_adds(out, "| # | severity | rule | about |\n"
-			      "|---:|---|---|---|\n");
+		buf_adds(out, "| # | severity | rule | about | JVM |\n"
+			      "|---:|---|---|---|---|\n");
 		for (i = 0; i < r->found.n_findings; i++) {
 			const struct finding *f = &r->found.findings[i];
 
@@ -170,6 +170,9 @@ void report_render_md(const struct report *r, struct buf *out)
 				 f->few_samples ? " (few samples)" : "",
 				 f->rule);
 			md(out, f->subject ? f->subject : "");
+			buf_adds(out, " | ");
+			if (report_jvm_of(r, f))
+				md(out, report_jvm_of(r, f)->name);
 			buf_adds(out, " |\n");
 		}
 	}
@@ -183,6 +186,15 @@ void report_render_md(const struct report *r, struct buf *out)
 			md(out, f->subject);
 		}
 		buf_adds(out, "\n\n");
+		if (report_jvm_of(r, f)) {
+			struct buf j = BUF_INIT;
+
+			report_jvm_text(&j, r, f);
+			buf_adds(out, "JVM: ");
+			md(out, j.data);
+			buf_adds(out, "\n\n");
+			buf_release(&j);
+		}
 		md(out, f->sentence);
 		if (f->few_samples)
 			buf_adds(out, " *It rests on few samples or GCs, and "

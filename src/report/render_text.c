@@ -78,6 +78,15 @@ static void finding_text(struct buf *out, const struct report *r, size_t k,
 		put(out, f->subject);
 	}
 	buf_addch(out, '\n');
+	if (report_jvm_of(r, f)) {
+		struct buf j = BUF_INIT;
+
+		report_jvm_text(&j, r, f);
+		buf_adds(out, "   jvm:  ");
+		put(out, j.data);
+		buf_addch(out, '\n');
+		buf_release(&j);
+	}
 	buf_adds(out, "   ");
 	put(out, f->sentence);
 	buf_addch(out, '\n');
@@ -203,6 +212,11 @@ void report_render_text(const struct report *r, struct buf *out)
 
 		buf_adds(out, "HEAVIEST CALL PATH (");
 		put(out, r->flame_kind);
+		if (r->flame_jvms > 1)
+			buf_addf(out,
+				 " of %zu JVMs together, a fleet picture: "
+				 "--recording picks one JVM's",
+				 r->flame_jvms);
 		buf_adds(out, "; the HTML report has the flame graph)\n");
 		/* from the root, always into the heaviest child */
 		for (;;) {

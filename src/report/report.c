@@ -173,6 +173,23 @@ void report_clean_command(struct buf *out, const char *s)
 
 /* --- building ------------------------------------------------------------ */
 
+/* How many JVMs of the findings' (r->found.jvms) hold a recording the
+ * filters keep. */
+static size_t flame_jvms(const struct report_ctx *c)
+{
+	const struct findings *fs = &c->r->found;
+	size_t j, k, n = 0;
+
+	for (j = 0; j < fs->n_jvms; j++)
+		for (k = 0; k < fs->jvms[j].n_recs; k++)
+			if (query_options_keep_recording(c->filters,
+							 fs->jvms[j].recs[k])) {
+				n++;
+				break;
+			}
+	return n;
+}
+
 /* The flame graph: the call tree of the default kind
  * (report_flame_build, shared with export --format=svg). */
 static int build_flame(struct report_ctx *c, struct err *e)
@@ -192,6 +209,7 @@ static int build_flame(struct report_ctx *c, struct err *e)
 	rc = report_flame_build(q, &r->flame, &r->n_flame, e);
 	if (rc == 0 && r->n_flame)
 		r->flame_kind = xstrdup(sample_kind_name(query_kind(q)));
+	r->flame_jvms = flame_jvms(c);
 	query_free(q);
 	return rc;
 }
@@ -454,4 +472,18 @@ void report_release(struct report *r)
 	free(r->version);
 	free(r->filters);
 	memset(r, 0, sizeof(*r));
+}
+
+const struct query_jvm *report_jvm_of(const struct report *r,
+				      const struct finding *f)
+{
+	if (f->jvm < 0 || (size_t)f->jvm >= r->found.n_jvms)
+		return NULL;
+	return &r->found.jvms[f->jvm];
+}
+
+void report_jvm_text(struct buf *out, const struct report *r,
+		     const struct finding *f)
+{
+	findings_jvm_text(out, &r->found, f);
 }

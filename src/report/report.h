@@ -109,6 +109,9 @@ struct report {
 	struct report_flame_node *flame;
 	size_t n_flame;
 	char *flame_kind; /* the sample kind the flame graph shows */
+	/* the JVMs whose samples it adds together (those the filters
+	 * leave): more than one is a fleet picture, and says so */
+	size_t flame_jvms;
 	struct report_recording *recs;
 	size_t n_recs;
 	char *filters;		    /* the filters given, as options; "" none */
@@ -150,6 +153,15 @@ const char *report_cmp_value(const struct report_compare *x, double v,
 const char *report_cmp_ratio(double ratio, char *out, size_t size);
 /* The verdict's word: grew, shrank or "". */
 const char *report_cmp_change(int change);
+/* The JVM finding f is about (its findings.jvms entry); NULL where it
+ * names none. */
+const struct query_jvm *report_jvm_of(const struct report *r,
+				      const struct finding *f);
+/* The JVM of f in words, raw (each renderer cleans it): "pid 4767,
+ * recording 0 (SOURCE)", "pid 4767, recordings 0,1,2 (SOURCE and 2
+ * more)"; "" where f names none. */
+void report_jvm_text(struct buf *out, const struct report *r,
+		     const struct finding *f);
 /* An instant as ISO 8601 UTC, to the millisecond; "(not recorded)" for
  * INT64_MIN. */
 void report_time(struct buf *out, int64_t ns);

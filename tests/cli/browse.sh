@@ -848,6 +848,48 @@ b_quit
 [ -d "$T/home/.cache/heapsift" ] || t_fail "without XDG_CACHE_HOME the cache is not in ~/.cache/heapsift"
 t_end
 
+t_begin "120x40 findings of a bundle of two JVMs: each names its own JVM, as heapsift report does"
+# fixtures/truth/jvms-together.tar.gz: two JVMs (make-jvms.sh), alpha
+# with its code-heap files; each finding, as the cursor reaches it, is
+# shown with a jvm: line naming the JVM heapsift report gives it
+J2=$HS_FIXTURES/truth/jvms-together.tar.gz
+b_start 120 40 $UTF XDG_CACHE_HOME="$T/work/cache-jvms" -- "$J2"
+b_keys 8
+XDG_CACHE_HOME="$T/work/cache-jvms" cli report --format=json "$J2" >"$T/work/jvms.json"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for f in r["findings"]:
+    j = f["recording"]
+    ids = ",".join(str(i) for i in j["ids"])
+    print("%s%s\tjvm: %s, recording%s %s (" % (f["rule"], ": " + f["subject"] if f.get("subject") else "",
+          j["jvm"], "" if len(j["ids"]) == 1 else "s", ids))
+' "$T/work/jvms.json" >"$T/work/jvms.want" || t_fail "cannot read heapsift report's JSON"
+n=$(wc -l <"$T/work/jvms.want")
+[ "$n" -gt 4 ] || t_fail "heapsift report has $n findings on the bundle"
+pids=$(cut -f2 "$T/work/jvms.want" | sort -u | wc -l)
+[ "$pids" = 2 ] || t_fail "the findings name $pids JVMs, not the bundle's 2"
+# the pairs of a finding's header and its jvm: line on each screen as
+# the cursor goes down the list: every pair shown is one of the report's,
+# and every one of the report's is shown
+: >"$T/work/jvms.seen"
+nth=0
+while [ $nth -lt "$n" ]; do
+	nth=$((nth + 1))
+	[ $nth -gt 1 ] && b_keys j
+	b_capture | grep -q "^finding $nth of $n" || t_fail "the detail line does not say finding $nth of $n"
+	b_capture | awk '
+		/^ *(critical|warning|info) +[a-z-]+/ { h = $0; sub(/^ *(critical|warning|info) +/, "", h); sub(/ \(few samples\)$/, "", h); next }
+		h != "" && /jvm: / { j = $0; sub(/^.*jvm: /, "jvm: ", j); sub(/\(.*$/, "(", j); print h "\t" j }
+		{ h = "" }' >>"$T/work/jvms.seen"
+done
+sort -u "$T/work/jvms.seen" >"$T/work/jvms.seen.u"
+sort -u "$T/work/jvms.want" >"$T/work/jvms.want.u"
+cmp -s "$T/work/jvms.seen.u" "$T/work/jvms.want.u" ||
+	t_fail "the findings and JVMs shown are not the report's: $(diff "$T/work/jvms.want.u" "$T/work/jvms.seen.u")"
+b_quit
+t_end
+
 t_begin "120x30 --estimate=jfr starts on the JFR weights, W switches to the corrected estimate"
 # the store holds OutsideTLAB events: corrected is the default, and the
 # raw weights one option or one key away; each screen's rows are what

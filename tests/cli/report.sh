@@ -563,4 +563,107 @@ expect_rc 2
 expect_err "recording 7"
 t_end
 
+t_begin report_two_files_of_one_jvm_are_one_jvm
+# fixtures/truth/jvms-chunks-*.jfr.gz are one JVM's recording cut in two
+# chunks, a file each (make-jvms.sh): both chunks' jdk.JVMInformation
+# give the same pid and jvmStartTime (`jfr print --events
+# jdk.JVMInformation`), so the report sees one JVM: every finding's
+# recording ids are [0, 1], and with one JVM a command needs no
+# --recording.  Every format names the JVM.
+P1=$F/truth/jvms-chunks-0.jfr.gz
+P2=$F/truth/jvms-chunks-1.jfr.gz
+report_json onejvm "$P1" "$P2"
+python3 - "$W/onejvm.json" >"$W/bad" 2>&1 <<'PY' || t_fail "$(cat "$W/bad")"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert len(rep["recordings"]) == 2, "recordings: %d" % len(rep["recordings"])
+assert rep["findings"], "no finding"
+for f in rep["findings"]:
+    r = f["recording"]
+    assert r and r["ids"] == [0, 1], "%s: %s" % (f["rule"], r)
+    assert r["jvm"].startswith("pid "), r
+    assert "--recording" not in (f["command"] or ""), f["command"]
+PY
+# every format names the finding's JVM
+pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["findings"][0]["recording"]["pid"])' "$W/onejvm.json")
+run report "$P1" "$P2"
+printf '%s\n' "$out" | grep -q "^   jvm:  pid $pid, recordings 0,1 " || t_fail "text names no JVM"
+run report --format=md "$P1" "$P2"
+printf '%s\n' "$out" | grep -q "^JVM: pid $pid, recordings 0,1 " || t_fail "md names no JVM"
+run report --format=html "$P1" "$P2"
+printf '%s\n' "$out" | grep -q "<p class=\"jvm\">JVM: pid $pid, recordings 0,1 " || t_fail "html names no JVM"
+if PYJS=$(py_jsonschema); then
+	"$PYJS" "$CHECK" schema "$SCHEMA" "$W/onejvm.json" 2>"$W/bad" || t_fail "schema: $(cat "$W/bad")"
+fi
+t_end
+
+t_begin report_commands_select_a_jvms_recordings
+# a bundle of two JVMs (fixtures/truth/jvms-together.tar.gz): each
+# finding's command selects its JVM's recordings, which --recording
+# takes as a list; a recording the store lacks is a usage error
+report_json two "$F/truth/jvms-together.tar.gz"
+python3 - "$W/two.json" >"$W/bad" 2>&1 <<'PY' || t_fail "$(cat "$W/bad")"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+for f in rep["findings"]:
+    want = " --recording=" + ",".join(str(i) for i in f["recording"]["ids"])
+    assert f["command"].endswith(want), "%s: %s (want %s)" % (f["rule"], f["command"], want)
+PY
+store=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["store"])' "$W/two.json")
+# the two recordings (alpha.jfr, beta.jfr), by their index in the store
+jfrs=$(python3 -c 'import json,sys; print(",".join(str(i) for i, r in enumerate(json.load(open(sys.argv[1]))["recordings"]) if r["source"].endswith(".jfr")))' "$W/two.json")
+run top "$store" --by=recording --recording="$jfrs" --csv
+expect_rc 0
+[ "$(printf '%s\n' "$out" | grep -c '\.jfr,')" = 2 ] || t_fail "top --recording=$jfrs: $out"
+run top "$store" --by=recording --recording="${jfrs#*,}" --csv
+[ "$(printf '%s\n' "$out" | grep -c '\.jfr,')" = 1 ] || t_fail "top --recording=${jfrs#*,}: $out"
+run top "$store" --recording=0,9
+expect_rc 2
+expect_err "recording 9"
+# the flame graph adds the two JVMs together: labelled a fleet picture,
+# with how many (the two the script recorded); one JVM's alone is not
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["flame"]; sys.exit(f["jvms"] != 2)' "$W/two.json" ||
+	t_fail "json: flame.jvms is not 2"
+run report "$F/truth/jvms-together.tar.gz"
+printf '%s\n' "$out" | grep -q '^HEAVIEST CALL PATH (.* of 2 JVMs together, a fleet picture' ||
+	t_fail "text: the flame graph is not labelled a fleet picture"
+report_json beta --recording="${jfrs#*,}" "$F/truth/jvms-together.tar.gz"
+python3 - "$W/beta.json" "${jfrs#*,}" >"$W/bad" 2>&1 <<'PY' || t_fail "$(cat "$W/bad")"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+assert rep["flame"]["jvms"] == 1, rep["flame"]["jvms"]
+assert rep["findings"], "no finding"
+for f in rep["findings"]:
+    assert f["recording"]["ids"] == [int(sys.argv[2])], f["recording"]
+PY
+t_end
+
+t_begin report_code_heap_reports_go_with_the_jvm_of_their_folder
+# fixtures/truth/jvms-together.tar.gz's files flat in one folder: alpha's
+# codecache.txt cannot be told alpha's from beta's (the same folder, two
+# JVMs), so it stands alone; beside alpha.jfr alone, it is alpha's (the
+# only JVM).  The pids are what each workload printed (its truth JSON).
+mkdir -p "$W/flat" "$W/alpha"
+(cd "$W/flat" && tar -xzf "$F/truth/jvms-together.tar.gz" &&
+	mv jvm-alpha/* jvm-beta/* . && rmdir jvm-alpha jvm-beta)
+cp "$W/flat/alpha.jfr" "$W/flat/codecache.txt" "$W/alpha/"
+report_json flat "$W/flat/alpha.jfr" "$W/flat/beta.jfr" "$W/flat/codecache.txt"
+report_json alpha "$W/alpha/alpha.jfr" "$W/alpha/codecache.txt"
+python3 - "$W/flat.json" "$W/alpha.json" "$F/truth/jvms-together.truth.json" >"$W/bad" 2>&1 <<'PY' || t_fail "$(cat "$W/bad")"
+import json, sys
+flat, alone, truth = (json.load(open(p)) for p in sys.argv[1:4])
+alpha = [t["pid"] for t in truth if t["jvm"] == "alpha"][0]
+def code(rep):
+    c = [f for f in rep["findings"] if f["rule"] == "code-heap"]
+    assert c, "no code-heap finding"
+    return c
+for f in code(flat):
+    r = f["recording"]
+    assert r["pid"] is None and r["jvm"].startswith("JVM of recording"), r
+    assert r["source"].endswith("codecache.txt") and len(r["ids"]) == 1, r
+for f in code(alone):
+    assert f["recording"]["pid"] == alpha, f["recording"]
+PY
+t_end
+
 t_summary

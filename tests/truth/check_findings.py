@@ -22,9 +22,18 @@ must not give.  Its lines (blank lines and '#' comments are ignored;
     top     SUBJECT
         the report's first finding (the one a support engineer acts on)
         matches SUBJECT, written RULE:SUBJECT
+    every   RULE SUBJECT jvm=RE
+        at least one finding of RULE matches SUBJECT, and every one that
+        does names a JVM matching jvm=RE (a rule's findings all belong
+        to that JVM)
     every-finding-names-its-jvm
         every finding carries a "recording" object with a non-empty
-        "source"
+        "source", a "jvm" name and its recordings' "ids"
+
+A finding's "recording" object (docs/report.schema.json) names the one
+JVM it is about: "ids" (its recordings, as --recording takes them),
+"source" (the first one's file, e.g. BUNDLE!jvm-alpha/alpha.jfr), "jvm"
+(e.g. "pid 4767") and "pid"; jvm=RE is matched against "JVM SOURCE".
 
 The expected values come from the workload's printed truth and from the
 JDK's `jfr`, never from heapsift's output (the README says, case by case,
@@ -112,10 +121,20 @@ def main():
             rule, _, pat = w[1].partition(":")
             if not finds or finds[0].get("rule") != rule or not subj_ok(pat or "*", finds[0]):
                 bad.append("%s\n  top: %s" % (where, show(finds[0]) if finds else "none"))
+        elif kind == "every":
+            rule, pat, o = w[1], w[2], opts(w[3:])
+            if "jvm" not in o:
+                raise SystemExit("%s: every needs jvm=RE" % where)
+            hit = [f for f in finds if f.get("rule") == rule and subj_ok(pat, f)]
+            other = [f for f in hit if not re.search(o["jvm"], jvm_of(f))]
+            if not hit or other:
+                bad.append("%s\n  %s" % (where, "; ".join(
+                    "%s of %s" % (show(f), jvm_of(f)) for f in other) or "none"))
         elif kind == "every-finding-names-its-jvm":
             for f in finds:
                 r = f.get("recording")
-                if not isinstance(r, dict) or not r.get("source"):
+                if (not isinstance(r, dict) or not r.get("source") or not r.get("jvm")
+                        or not r.get("ids")):
                     bad.append("%s\n  no JVM: %s" % (where, show(f)))
         else:
             raise SystemExit("%s: unknown check %r" % (where, kind))
