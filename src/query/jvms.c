@@ -12,18 +12,22 @@
  * pair, and two JVMs give two pairs even where both are pid 1 in their
  * containers.  An agent recording, a javacore, and a JFR recording
  * without the event (a store imported before heapsift kept them) are
- * each a JVM of their own, named by its first recording.  A code-heap report (jcmd output) does not
- * say its JVM: it goes with the HotSpot JVM whose recordings share the
- * longest folder with it in the inputs (jvm-a/codeheap.txt with
- * jvm-a/app.jfr), or with the only one there is; where two tie, it is
- * a JVM of its own, named by its file.
+ * each a JVM of their own, named by its first recording.  A code-heap
+ * report (jcmd output) does not say its JVM: one JVM's texts are
+ * grouped by what they show (place_code_heaps()), and a group goes with
+ * the HotSpot JVM whose recordings share the longest folder with it in
+ * the inputs (jvm-a/codeheap.txt with jvm-a/app.jfr), or with the only
+ * one there is; where two tie, it is a JVM of its own, named by its
+ * first file.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/codeheap.h"
 #include "query/findings.h"
+#include "query/query_impl.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -121,6 +125,106 @@ static long owner_of(const struct query_jvm *jv, size_t n,
 	return best >= 0 && !tie ? best : -1;
 }
 
+/* Does some snapshot of recording a show the same JVM as some snapshot
+ * of recording b (chq_same_jvm)? */
+static bool texts_one_jvm(const struct chq *ch, uint32_t a, uint32_t b)
+{
+	uint32_t n = chq_n_snapshots(ch), i, k;
+
+	for (i = 0; i < n; i++) {
+		if (chq_snapshot(ch, i)->recording != a)
+			continue;
+		for (k = 0; k < n; k++)
+			if (chq_snapshot(ch, k)->recording == b &&
+			    chq_same_jvm(ch, i, k))
+				return true;
+	}
+	return false;
+}
+
+static uint32_t group_root(uint32_t *up, uint32_t i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/*
+ * The code-heap reports, each with its JVM.  Texts of one JVM
+ * (chq_same_jvm: a heap at the same address, a code list's methods
+ * inside the other's heaps, jcmd's pid) are one group, whatever their
+ * folders: a JVM's stdout, analytics, codecache and codelist are one
+ * JVM even where no recording names it, so that its one incident is
+ * one finding (rules_codeheap.c).  A group goes with the HotSpot JVM
+ * whose folder its texts share (owner_of()) when they agree on one;
+ * else it is a JVM of its own, named by its first file.
+ */
+static void place_code_heaps(struct query *q,
+			     const struct query_recording *recs, size_t n_recs,
+			     struct query_jvm **jv, size_t *n)
+{
+	struct chq *ch = NULL;
+	struct err e;
+	uint32_t *up = xcalloc(n_recs ? n_recs : 1, sizeof(*up));
+	long *owner = xcalloc(n_recs ? n_recs : 1, sizeof(*owner));
+	size_t n_hot = *n;
+	uint32_t r, k;
+
+	err_init(&e);
+	for (r = 0; r < n_recs; r++) {
+		up[r] = r;
+		owner[r] = -1;
+		if (!strcmp(recs[r].format, "codeheap") && !ch &&
+		    chq_open(q->s, &ch, &e) < 0)
+			ch = NULL; /* each text stands alone, as before */
+	}
+	for (r = 0; ch && r < n_recs; r++)
+		for (k = r + 1; k < n_recs; k++)
+			if (!strcmp(recs[r].format, "codeheap") &&
+			    !strcmp(recs[k].format, "codeheap") &&
+			    group_root(up, r) != group_root(up, k) &&
+			    texts_one_jvm(ch, r, k))
+				up[group_root(up, k)] = group_root(up, r);
+	/* each group's owner: the one its texts' folders agree on; -2
+	 * where two texts of it point at two JVMs */
+	for (r = 0; r < n_recs; r++) {
+		uint32_t g;
+		long o;
+
+		if (strcmp(recs[r].format, "codeheap"))
+			continue;
+		g = group_root(up, r);
+		o = owner_of(*jv, n_hot, recs, recs[r].source);
+		if (o < 0 || owner[g] == -2)
+			continue;
+		owner[g] = owner[g] == -1 || owner[g] == o ? o : -2;
+	}
+	for (r = 0; r < n_recs; r++) {
+		uint32_t g;
+		size_t j;
+
+		if (strcmp(recs[r].format, "codeheap"))
+			continue;
+		g = group_root(up, r);
+		if (owner[g] >= 0) {
+			add_rec(&(*jv)[owner[g]], r);
+			continue;
+		}
+		/* a JVM of the group's own: its first text's, made once */
+		for (j = n_hot; j < *n; j++)
+			if (group_root(up, (*jv)[j].recs[0]) == g)
+				break;
+		if (j < *n)
+			add_rec(&(*jv)[j], r);
+		else
+			new_jvm(jv, n, &recs[r], r)->hotspot = false;
+	}
+	if (ch)
+		chq_free(ch);
+	free(owner);
+	free(up);
+}
+
 static void name_jvms(struct query_jvm *jv, size_t n)
 {
 	size_t i, k;
@@ -179,18 +283,7 @@ void query_jvms(struct query *q, struct query_jvm **out, size_t *n_out)
 			jv[n - 1].start_ms = start;
 		}
 	}
-	/* the code-heap reports, with the JVM whose folder they share */
-	for (r = 0; r < n_recs; r++) {
-		long o;
-
-		if (strcmp(recs[r].format, "codeheap"))
-			continue;
-		o = owner_of(jv, n, recs, recs[r].source);
-		if (o >= 0)
-			add_rec(&jv[o], r);
-		else
-			new_jvm(&jv, &n, &recs[r], r)->hotspot = false;
-	}
+	place_code_heaps(q, recs, n_recs, &jv, &n);
 	/* the recordings of a JVM in store order */
 	for (i = 0; i < n; i++) {
 		struct query_jvm *j = &jv[i];
