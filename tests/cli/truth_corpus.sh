@@ -38,6 +38,67 @@ for e in "$C"/*.expect; do
 	t_end
 done
 
+# The heap-after-GC cases (make-gcheap.sh): a finding's headline must
+# agree with its evidence (the live set it says rose from and to are the
+# evidence's first and last points, which rise by at least half what its
+# slope claims between them), and a real growth's rate is the workload's
+# retain_rate (bytes kept per second, from its truth JSON) within 20%:
+# the live-set points (old collections, GC-timed) are few, and the
+# objects it held for hold_ms come and go with them.
+gcheap_check() {
+	python3 - "$@" <<'PY'
+import json, re, sys
+rep, tru = sys.argv[1:3]
+r = json.load(open(rep)); t = json.load(open(tru))
+bad = []
+fs = [f for f in r["findings"] if f["rule"] == "heap-after-gc-rising"]
+for f in fs:
+    if f["severity"] == "info":
+        continue
+    fact = {k: v["value"] for k, v in f.get("figures", {}).items()}
+    m = re.search(r"went from (\S+ \S+) to (\S+ \S+) \(", f["sentence"])
+    ev = [e for e in f["evidence"] if e.startswith("live set: ")]
+    if not m or len(ev) != 1:
+        bad.append("the headline names no rise its evidence shows: %s" % f["sentence"])
+        continue
+    e = re.match(r"live set: (\S+ \S+) at ([0-9.]+) s, (\S+ \S+) at ([0-9.]+) s", ev[0])
+    if not e or (e.group(1), e.group(3)) != (m.group(1), m.group(2)):
+        bad.append("headline %s -> %s, evidence %s" % (m.group(1), m.group(2), ev[0]))
+        continue
+    span = float(e.group(4)) - float(e.group(2))
+    rise = fact["last"] - fact["first"]
+    if span <= 0 or rise < fact["slope"] * span / 2:
+        bad.append("the slope %.0f B/s claims more than its points rise (%.0f B in %.3f s)"
+                   % (fact["slope"], rise, span))
+if t["mode"] == "grow":
+    hard = [f for f in fs if f["severity"] != "info"]
+    if len(hard) != 1:
+        bad.append("%d heap-after-gc-rising findings above info, expected 1" % len(hard))
+    else:
+        slope = hard[0]["figures"]["slope"]["value"]
+        if abs(slope - t["retain_rate"]) > 0.20 * t["retain_rate"]:
+            bad.append("slope %.0f B/s, the workload kept %.0f B/s" % (slope, t["retain_rate"]))
+elif t["retained_bytes"] != 0:
+    bad.append("a level case whose workload kept %d bytes" % t["retained_bytes"])
+if bad:
+    sys.exit("\n".join(bad))
+PY
+}
+
+for e in "$C"/gcheap-*.expect; do
+	[ -e "$e" ] || continue
+	name=$(basename "$e" .expect)
+	rec=$(sed -n 's/^input: *//p' "$e")
+	t_begin "corpus_${name}_headline_and_rate"
+	if [ ! -s "$W/$name.json" ]; then
+		t_fail "no report of $name"
+	else
+		gcheap_check "$W/$name.json" "$C/${rec%.jfr.gz}.truth.json" 2>"$W/bad" ||
+			t_fail "$(cat "$W/bad")"
+	fi
+	t_end
+done
+
 t_begin corpus_has_cases
 [ "$n" -gt 0 ] || t_fail "no case in $C"
 t_end
