@@ -546,10 +546,11 @@ static char *live_points_text(const struct heap_trend *h)
 				"after GC fell below the GC before's; the "
 				"recording does not say which GCs were young)",
 				h->n_live);
-	return buf_strf("%zu GCs that collected the old generation: %zu full "
-			"(or whole-heap), %zu ends of G1's concurrent cycle, "
-			"%zu last of a run of mixed collections",
-			h->n_live, h->n_full, h->n_cycle, h->n_mixed);
+	return buf_strf("%zu GC%s that collected the old generation: %zu "
+			"full (or whole-heap), %zu ends of G1's concurrent "
+			"cycle, %zu last of a run of mixed collections",
+			h->n_live, h->n_live == 1 ? "" : "s", h->n_full,
+			h->n_cycle, h->n_mixed);
 }
 
 /* The figure: the points the trend comes from. */
