@@ -99,6 +99,27 @@ for e in "$C"/gcheap-*.expect; do
 	t_end
 done
 
+# What the importer reads of each GC, against the JDK's own `jfr print
+# --events GarbageCollection,G1GarbageCollection,EvacuationFailed,
+# PromotionFailed` on the same recordings (its name, type and failed
+# events counted, written here by hand from its output): the collector
+# and G1 type come from the GCName and G1YCType pools.
+gcinfo_counts() {
+	"$HEAPSIFT" dump --events=gcinfo "$1" 2>/dev/null |
+		grep -o 'name="[^"]*"\|type="[^"]*"\|failed' | sort | uniq -c |
+		awk '{ $1 = $1; print }' | tr '\n' ';'
+}
+t_begin corpus_gcheap_gc_facts_as_jfr_prints_them
+for want in \
+	'jdk17-gcheap-grow-g1.jfr.gz 1 name="G1Full";101 name="G1New";19 name="G1Old";19 type="Concurrent Start";17 type="Mixed";47 type="Normal";18 type="Prepare Mixed";' \
+	'jdk17-gcheap-grow-par.jfr.gz 1 failed;17 name="ParallelOld";59 name="ParallelScavenge";' \
+	'jdk17-gcheap-fail-g1.jfr.gz 2 failed;21 name="G1New";2 name="G1Old";2 type="Concurrent Start";19 type="Normal";'; do
+	rec=${want%% *}
+	got=$(LC_ALL=C gcinfo_counts "$C/$rec")
+	[ "$got" = "${want#* }" ] || t_fail "$rec: want ${want#* }, got $got"
+done
+t_end
+
 t_begin corpus_has_cases
 [ "$n" -gt 0 ] || t_fail "no case in $C"
 t_end
