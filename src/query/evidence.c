@@ -278,6 +278,8 @@ enum query_gc_kind query_gc_kind_of(const char *name, const char *phase)
 		{"DefNew", QUERY_GC_YOUNG},
 		{"ParNew", QUERY_GC_YOUNG},
 		{"Z", QUERY_GC_WHOLE},
+		{"ZGC Major", QUERY_GC_WHOLE}, /* generational ZGC (21+) */
+		{"ZGC Minor", QUERY_GC_YOUNG},
 		{"Shenandoah", QUERY_GC_WHOLE},
 	};
 	size_t i;
@@ -287,8 +289,9 @@ enum query_gc_kind query_gc_kind_of(const char *name, const char *phase)
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (strcmp(name, names[i].name) != 0)
 			continue;
-		/* G1's young collections: g1YCTypes.hpp's "Mixed" also
-		 * evacuates old regions chosen by the last marking */
+		/* G1's young collections: "Mixed" (g1YCTypes.hpp in JDK
+		 * 11, G1GCPauseTypeHelper::to_string in g1GCPauseType.hpp
+		 * since) also evacuates old regions the last marking chose */
 		if (names[i].kind == QUERY_GC_YOUNG && phase &&
 		    !strcmp(phase, "Mixed"))
 			return QUERY_GC_MIXED;

@@ -171,20 +171,21 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e);
 /*
  * What a GC collected, from its collector's name in jdk.GarbageCollection
  * and G1's young type in jdk.G1GarbageCollection (the JDK's gcName.hpp
- * and g1YCTypes.hpp name them; docs/report.md says what each shows).
+ * and g1GCPauseType.hpp, g1YCTypes.hpp before JDK 17, name them;
+ * docs/report.md says what each shows).
  */
 enum query_gc_kind {
 	QUERY_GC_UNKNOWN = 0, /* the recording does not say (no GC events,
 				 a store older than 4.1, not JFR) */
 	QUERY_GC_YOUNG,	      /* the young generation only: G1New but
-				 mixed, ParallelScavenge, DefNew */
+				 mixed, ParallelScavenge, DefNew, ZGC Minor */
 	QUERY_GC_MIXED,	      /* G1New "Mixed": young and some old regions */
 	QUERY_GC_CYCLE_END,   /* G1Old: the end of G1's concurrent cycle,
 				 its empty old regions freed */
 	QUERY_GC_FULL,	      /* the whole heap, stopped: G1Full,
 				 ParallelOld, SerialOld, PSMarkSweep */
 	QUERY_GC_WHOLE,	      /* a concurrent cycle over the whole heap:
-				 Z, Shenandoah */
+				 Z, ZGC Major, Shenandoah */
 };
 
 /* One "After GC" (or "Before GC") heap summary, with what the
