@@ -591,7 +591,7 @@ static void heap_unjudged(struct findings_ctx *c,
 	f->subject = xstrdup(rec->source);
 	f->weight = 0;
 	f->figure = heap_figure(c, rec->source, p, NULL, h->n,
-				"Heap used after every GC (none after the "
+				"Heap used after every GC (too few after the "
 				"warm-up showed the live set)");
 	f->sentence = buf_strf(
 		"The heap after GC rises in %s (%s/s after the warm-up), but "
