@@ -393,6 +393,10 @@ static int replay_seg(struct jfr_import *im, struct jfr_job *j,
 			if (rc >= 0 && sink->ops->heap_summary)
 				rc = sink->ops->heap_summary(sink->ctx, p);
 			break;
+		case JREC_GC:
+			if (sink->ops->gc_info)
+				rc = sink->ops->gc_info(sink->ctx, p);
+			break;
 		default:
 			rc = emit_sample(im, j, r, &extra);
 			break;

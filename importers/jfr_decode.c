@@ -439,6 +439,9 @@ static const uint32_t heap_fields[JFR_KIND__COUNT] = {
 	[JFR_HEAP_SUMMARY] = HAVE_NEVER,
 	[JFR_ACTIVE_SETTING] = HAVE_NEVER,
 	[JFR_JVM_INFO] = HAVE_NEVER,
+	[JFR_GC] = HAVE_NEVER,
+	[JFR_G1_GC] = HAVE_NEVER,
+	[JFR_GC_FAILED] = HAVE_NEVER,
 	[JFR_METADATA] = HAVE_NEVER,
 	[JFR_CHECKPOINT] = HAVE_NEVER,
 };
@@ -498,6 +501,34 @@ static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
 		j->last_event_ns = h->time_ns;
 	j->n_heap_summaries++;
 	put_rec(j, JREC_HEAP, h, 0);
+}
+
+/* What a GC event says of its GC (sink.h's rec_gc_info): the collector
+ * and cause (jdk.GarbageCollection), G1's young type
+ * (jdk.G1GarbageCollection), or a failed copy (jdk.EvacuationFailed,
+ * jdk.PromotionFailed).  The events of one GC share its gcId, which
+ * jdk.GCHeapSummary carries too. */
+static void decode_gc_info(struct jfr_job *j, const struct jfr_event *ev)
+{
+	struct jfr_chunk *c = j->c;
+	struct rec_gc_info *g;
+
+	if (!jfr_has(ev, JS_GC_ID))
+		return;
+	g = arena_calloc(&j->arena, 1, sizeof(*g));
+	g->gc_id = (int64_t)(uint32_t)ev->v[JS_GC_ID];
+	if (ev->kind == JFR_GC) {
+		if (jfr_has(ev, JS_NAME))
+			g->name = jfr_gc_name(c, ev->v[JS_NAME]);
+		if (jfr_has(ev, JS_CAUSE))
+			g->cause = jfr_gc_cause(c, ev->v[JS_CAUSE]);
+	} else if (ev->kind == JFR_G1_GC) {
+		if (jfr_has(ev, JS_G1_TYPE))
+			g->phase = jfr_g1_yc_type(c, ev->v[JS_G1_TYPE]);
+	} else {
+		g->failed = true;
+	}
+	put_rec(j, JREC_GC, g, 0);
 }
 
 /* A setting of a heap event, for the importer to keep (last wins). */
@@ -596,6 +627,11 @@ static void read_events(struct jfr_job *j)
 				break;
 			case JFR_HEAP_SUMMARY:
 				decode_heap_summary(j, &ev);
+				break;
+			case JFR_GC:
+			case JFR_G1_GC:
+			case JFR_GC_FAILED:
+				decode_gc_info(j, &ev);
 				break;
 			case JFR_ACTIVE_SETTING:
 				note_setting(j, &ev);

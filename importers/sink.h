@@ -100,6 +100,22 @@ struct rec_gc {
 	int64_t start_ns, end_ns;
 };
 
+/*
+ * What one JFR event said of a GC, by its GC id (the gcId of
+ * jdk.GCHeapSummary): jdk.GarbageCollection its collector and cause,
+ * jdk.G1GarbageCollection G1's young collection type,
+ * jdk.EvacuationFailed and jdk.PromotionFailed that a young collection
+ * failed to copy some objects.  A GC's events come one by one; the sink
+ * merges them by gc_id.  NULL: not said by this event.
+ */
+struct rec_gc_info {
+	int64_t gc_id;
+	const char *name;  /* "G1New", "G1Old", "G1Full", "ParallelScavenge" */
+	const char *cause; /* "G1 Evacuation Pause", "System.gc()" */
+	const char *phase; /* "Normal", "Concurrent Start", "Mixed" */
+	bool failed;	   /* an EvacuationFailed or PromotionFailed */
+};
+
 struct rec_heap_summary {
 	int64_t time_ns;
 	int64_t gc_id;
@@ -351,6 +367,8 @@ struct sink_ops {
 	int (*heap_summary)(void *ctx, const struct rec_heap_summary *h);
 	int (*recording)(void *ctx, const struct rec_recording *r);
 	int (*gc)(void *ctx, const struct rec_gc *g); /* NULL: ignored */
+	int (*gc_info)(void *ctx,
+		       const struct rec_gc_info *g); /* NULL: ignored */
 	int (*codeheap)(void *ctx,
 			const struct rec_codeheap *c); /* NULL: ignored */
 	/* all three or none (NULL: every sample through sample()) */

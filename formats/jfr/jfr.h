@@ -65,6 +65,9 @@ enum jfr_kind {
 	JFR_HEAP_SUMMARY,   /* jdk.GCHeapSummary */
 	JFR_ACTIVE_SETTING, /* jdk.ActiveSetting */
 	JFR_JVM_INFO,	    /* jdk.JVMInformation */
+	JFR_GC,		    /* jdk.GarbageCollection */
+	JFR_G1_GC,	    /* jdk.G1GarbageCollection */
+	JFR_GC_FAILED,	    /* jdk.EvacuationFailed, jdk.PromotionFailed */
 	JFR_METADATA,	    /* type 0 */
 	JFR_CHECKPOINT,	    /* type 1 */
 	JFR_KIND__COUNT
@@ -93,12 +96,15 @@ enum jfr_slot {
 	JS_RESERVED,	/* heapSpace.reservedSize */
 	JS_HEAP_USED,	/* heapUsed */
 	JS_SETTING_ID,	/* ActiveSetting.id: an event type id */
-	JS_NAME,	/* ActiveSetting.name (string) */
+	JS_NAME,	/* ActiveSetting.name (string); GarbageCollection.name
+			   (GCName pool key) */
 	JS_VALUE,	/* ActiveSetting.value (string) */
 	JS_JVM_NAME,	/* JVMInformation.jvmName (string) */
 	JS_JVM_VERSION, /* JVMInformation.jvmVersion (string) */
 	JS_PID,		/* JVMInformation.pid */
 	JS_JVM_START,	/* JVMInformation.jvmStartTime, ms since the epoch */
+	JS_CAUSE,	/* GarbageCollection.cause, GCCause pool key */
+	JS_G1_TYPE,	/* G1GarbageCollection.type, G1YCType pool key */
 	JS__COUNT
 };
 
@@ -235,6 +241,11 @@ struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key);
 struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key);
 /* A simple-type pool value as text: GCWhen, FrameType... by type name. */
 const char *jfr_gc_when(struct jfr_chunk *c, uint64_t key);
+/* GarbageCollection's name and cause, G1GarbageCollection's type
+ * ("G1New", "System.gc()", "Mixed"): NULL when not in the pool. */
+const char *jfr_gc_name(struct jfr_chunk *c, uint64_t key);
+const char *jfr_gc_cause(struct jfr_chunk *c, uint64_t key);
+const char *jfr_g1_yc_type(struct jfr_chunk *c, uint64_t key);
 /* "system / type (description)" of an OldObjectGcRoot; NULL if none. */
 const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key);
 /* The class of an OldObject (the sampled object); NULL if unknown. */

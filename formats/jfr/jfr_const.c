@@ -660,6 +660,21 @@ const char *jfr_gc_when(struct jfr_chunk *c, uint64_t key)
 	return simple_string(c, POOL_GCWHEN, c->hf.gw_when, key, 0);
 }
 
+const char *jfr_gc_name(struct jfr_chunk *c, uint64_t key)
+{
+	return simple_string(c, POOL_GCNAME, c->hf.gn_name, key, 0);
+}
+
+const char *jfr_gc_cause(struct jfr_chunk *c, uint64_t key)
+{
+	return simple_string(c, POOL_GCCAUSE, c->hf.gc_cause, key, 0);
+}
+
+const char *jfr_g1_yc_type(struct jfr_chunk *c, uint64_t key)
+{
+	return simple_string(c, POOL_G1YCTYPE, c->hf.g1_type, key, 0);
+}
+
 const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key)
 {
 	const struct hot_fields *hf = &c->hf;

@@ -263,6 +263,9 @@ enum pool_id {
 	POOL_ROOTSYSTEM,
 	POOL_ROOTTYPE,
 	POOL_GCWHEN,
+	POOL_GCNAME,
+	POOL_GCCAUSE,
+	POOL_G1YCTYPE,
 	POOL__COUNT
 };
 
@@ -278,6 +281,7 @@ struct hot_fields {
 	int oo_type;
 	int gr_description, gr_system, gr_type;
 	int rs_system, rt_type, gw_when;
+	int gn_name, gc_cause, g1_type;
 };
 
 struct jfr_chunk {

@@ -25,6 +25,9 @@ static const char *const pool_type_name[POOL__COUNT] = {
 	"jdk.types.OldObjectRootSystem",
 	"jdk.types.OldObjectRootType",
 	"jdk.types.GCWhen",
+	"jdk.types.GCName",
+	"jdk.types.GCCause",
+	"jdk.types.G1YCType",
 };
 
 static const struct {
@@ -38,6 +41,10 @@ static const struct {
 	{"jdk.GCHeapSummary", JFR_HEAP_SUMMARY},
 	{"jdk.ActiveSetting", JFR_ACTIVE_SETTING},
 	{"jdk.JVMInformation", JFR_JVM_INFO},
+	{"jdk.GarbageCollection", JFR_GC},
+	{"jdk.G1GarbageCollection", JFR_G1_GC},
+	{"jdk.EvacuationFailed", JFR_GC_FAILED},
+	{"jdk.PromotionFailed", JFR_GC_FAILED},
 };
 
 /* Field names to slots; the same name means the same thing in every
@@ -72,6 +79,8 @@ static const struct {
 	{"jvmVersion", JS_JVM_VERSION},
 	{"pid", JS_PID},
 	{"jvmStartTime", JS_JVM_START},
+	{"cause", JS_CAUSE},
+	{"type", JS_G1_TYPE},
 };
 
 static bool slot_is_string(int slot)
@@ -529,5 +538,8 @@ int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 	hf->rs_system = field_index(c, c->pool_type[POOL_ROOTSYSTEM], "system");
 	hf->rt_type = field_index(c, c->pool_type[POOL_ROOTTYPE], "type");
 	hf->gw_when = field_index(c, c->pool_type[POOL_GCWHEN], "when");
+	hf->gn_name = field_index(c, c->pool_type[POOL_GCNAME], "name");
+	hf->gc_cause = field_index(c, c->pool_type[POOL_GCCAUSE], "cause");
+	hf->g1_type = field_index(c, c->pool_type[POOL_G1YCTYPE], "type");
 	return 0;
 }

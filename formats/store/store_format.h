@@ -1,5 +1,5 @@
 /*
- * The on-disk layout of a heapsift store (.hsdb), version 2.1.
+ * The on-disk layout of a heapsift store (.hsdb), version 4.1.
  * docs/formats/store.md is the normative description; this header is its
  * mirror in C and must agree with it.
  *
@@ -23,9 +23,10 @@
  * ObjectAllocationSample's blocks, which readers of 2.x cannot decode,
  * RCOR and ESTM); 4: the blocks name stack nodes by the writer's own
  * ids, which the node map (NMAP) turns into the trie's depth-first ids,
- * so that a writer can encode samples before it has seen every stack */
+ * so that a writer can encode samples before it has seen every stack
+ * (4.1: SEC_GC_INFO, a section that 4.0 readers skip) */
 #define STORE_MAJOR	    4
-#define STORE_MINOR	    0
+#define STORE_MINOR	    1 /* 4.1: SEC_GC_INFO */
 #define STORE_MAJOR_OLDEST  2 /* the oldest major this heapsift reads */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
@@ -97,6 +98,8 @@ enum store_section {
 	/* 4.0: one u32 per trie node, the writer's id i to the node's
 	 * depth-first id map[i]; the sample blocks' node column holds i */
 	SEC_NODE_MAP = STORE_ID('N', 'M', 'A', 'P'),
+	/* 4.1: what a JFR recording said of each GC (store_gc_info) */
+	SEC_GC_INFO = STORE_ID('G', 'C', 'I', 'N'),
 };
 
 /* Strings are byte offsets into SEC_STRINGS; offset 0 is "". */
@@ -328,6 +331,25 @@ struct store_gc {
 };
 
 /*
+ * Since 4.1: what a JFR recording said of its GCs, by recording, one
+ * record per GC id (a reader merges any that repeat one): the collector
+ * and cause of its jdk.GarbageCollection, the type of its
+ * jdk.G1GarbageCollection, and whether a jdk.EvacuationFailed or
+ * jdk.PromotionFailed named it.  It joins SEC_HEAP on (recording, gc_id).
+ */
+#define STORE_GC_FAILED 1u /* a young collection that failed to copy */
+
+struct store_gc_info {
+	uint32_t recording;
+	uint32_t name;	/* string: "G1New", "ParallelOld"...; 0: not said */
+	uint32_t cause; /* string: "System.gc()"...; 0: not said */
+	uint32_t phase; /* string: G1's "Normal", "Mixed"...; 0: not said */
+	int64_t gc_id;
+	uint32_t flags; /* STORE_GC_* */
+	uint32_t reserved;
+};
+
+/*
  * Code-heap snapshots (since 1.2): what one report said about a JVM's
  * code cache at one moment.  Snapshots are in import order; each owns a
  * contiguous run of heaps, stats and blocks, each heap a run of maps,
@@ -409,6 +431,7 @@ _Static_assert(sizeof(struct store_rollup_sq) == 16, "rollup square");
 _Static_assert(sizeof(struct store_heap) == 48, "heap");
 _Static_assert(sizeof(struct store_liveness) == 32, "liveness");
 _Static_assert(sizeof(struct store_gc) == 32, "gc");
+_Static_assert(sizeof(struct store_gc_info) == 32, "gc info");
 _Static_assert(sizeof(struct store_ch_snapshot) == 48, "ch snapshot");
 _Static_assert(sizeof(struct store_ch_heap) == 144, "ch heap");
 _Static_assert(sizeof(struct store_ch_map) == 24, "ch map");

@@ -260,18 +260,127 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 	return 0;
 }
 
+enum query_gc_kind query_gc_kind_of(const char *name, const char *phase)
+{
+	/* jdk.GarbageCollection's names: the JDK's gcName.hpp
+	 * (GCNameHelper::to_string) */
+	static const struct {
+		const char *name;
+		enum query_gc_kind kind;
+	} names[] = {
+		{"G1Full", QUERY_GC_FULL},
+		{"ParallelOld", QUERY_GC_FULL},
+		{"SerialOld", QUERY_GC_FULL},
+		{"PSMarkSweep", QUERY_GC_FULL},
+		{"G1Old", QUERY_GC_CYCLE_END},
+		{"G1New", QUERY_GC_YOUNG},
+		{"ParallelScavenge", QUERY_GC_YOUNG},
+		{"DefNew", QUERY_GC_YOUNG},
+		{"ParNew", QUERY_GC_YOUNG},
+		{"Z", QUERY_GC_WHOLE},
+		{"ZGC Major", QUERY_GC_WHOLE}, /* generational ZGC (21+) */
+		{"ZGC Minor", QUERY_GC_YOUNG},
+		{"Shenandoah", QUERY_GC_WHOLE},
+	};
+	size_t i;
+
+	if (!name)
+		return QUERY_GC_UNKNOWN;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(name, names[i].name) != 0)
+			continue;
+		/* G1's young collections: "Mixed" (g1YCTypes.hpp in JDK
+		 * 11, G1GCPauseTypeHelper::to_string in g1GCPauseType.hpp
+		 * since) also evacuates old regions the last marking chose */
+		if (names[i].kind == QUERY_GC_YOUNG && phase &&
+		    !strcmp(phase, "Mixed"))
+			return QUERY_GC_MIXED;
+		return names[i].kind;
+	}
+	return QUERY_GC_UNKNOWN;
+}
+
+static int cmp_gc_info(const void *a, const void *b)
+{
+	const struct store_gc_info *x = *(const struct store_gc_info *const *)a,
+				   *y = *(const struct store_gc_info *const *)b;
+
+	return x->gc_id < y->gc_id ? -1 : x->gc_id > y->gc_id;
+}
+
+/* Recording rec's GC facts by gc id (*out: pointers into the store,
+ * sorted, malloc'ed); a GC with several records is looked up in all. */
+static int gc_facts(struct query *q, uint32_t rec,
+		    const struct store_gc_info ***out, size_t *n, struct err *e)
+{
+	const struct store_gc_info *g, **v = NULL;
+	uint32_t n_g, i;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (store_gc_info(q->s, &g, &n_g, e) < 0)
+		return ERR_FAIL;
+	for (i = 0; i < n_g; i++)
+		if (g[i].recording == rec) {
+			v = xreallocarray(v, k + 1, sizeof(*v));
+			v[k++] = &g[i];
+		}
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_gc_info);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* Point x's GC facts: every record of its gc id merged. */
+static void join_gc(struct query *q, const struct store_gc_info **v, size_t n,
+		    struct query_heap_point *x)
+{
+	const char *phase = NULL;
+	size_t lo = 0, hi = n;
+
+	x->kind = QUERY_GC_UNKNOWN;
+	x->failed = false;
+	x->name = x->cause = NULL;
+	if (x->gc_id == REC_NONE)
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid]->gc_id < x->gc_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo]->gc_id == x->gc_id; lo++) {
+		if (v[lo]->name)
+			x->name = store_str(q->s, v[lo]->name);
+		if (v[lo]->cause)
+			x->cause = store_str(q->s, v[lo]->cause);
+		if (v[lo]->phase)
+			phase = store_str(q->s, v[lo]->phase);
+		if (v[lo]->flags & STORE_GC_FAILED)
+			x->failed = true;
+	}
+	x->kind = query_gc_kind_of(x->name, phase);
+}
+
 int query_heap_summaries(struct query *q, uint32_t rec, const char *when,
 			 struct query_heap_point **out, size_t *n,
 			 struct err *e)
 {
 	const struct store_heap *h;
+	const struct store_gc_info **facts;
 	uint32_t n_h, i;
 	struct query_heap_point *p = NULL;
-	size_t k = 0;
+	size_t k = 0, n_facts;
 
 	*out = NULL;
 	*n = 0;
 	if (store_heap(q->s, &h, &n_h, e) < 0)
+		return ERR_FAIL;
+	if (gc_facts(q, rec, &facts, &n_facts, e) < 0)
 		return ERR_FAIL;
 	for (i = 0; i < n_h; i++) {
 		if (h[i].recording != rec ||
@@ -282,8 +391,11 @@ int query_heap_summaries(struct query *q, uint32_t rec, const char *when,
 		p[k].used = h[i].used;
 		p[k].committed = h[i].committed;
 		p[k].reserved = h[i].reserved;
+		p[k].gc_id = h[i].gc_id;
+		join_gc(q, facts, n_facts, &p[k]);
 		k++;
 	}
+	free(facts);
 	/* in time order (insertion sort: summaries come nearly sorted) */
 	for (i = 1; i < k; i++) {
 		struct query_heap_point x = p[i];

@@ -221,15 +221,47 @@ struct query_evidence {
 
 int query_evidence(struct query *q, struct query_evidence *ev, struct err *e);
 
-/* One "After GC" (or "Before GC") heap summary. */
+/*
+ * What a GC collected, from its collector's name in jdk.GarbageCollection
+ * and G1's young type in jdk.G1GarbageCollection (the JDK's gcName.hpp
+ * and g1GCPauseType.hpp, g1YCTypes.hpp before JDK 17, name them;
+ * docs/report.md says what each shows).
+ */
+enum query_gc_kind {
+	QUERY_GC_UNKNOWN = 0, /* the recording does not say (no GC events,
+				 a store older than 4.1, not JFR) */
+	QUERY_GC_YOUNG,	      /* the young generation only: G1New but
+				 mixed, ParallelScavenge, DefNew, ZGC Minor */
+	QUERY_GC_MIXED,	      /* G1New "Mixed": young and some old regions */
+	QUERY_GC_CYCLE_END,   /* G1Old: the end of G1's concurrent cycle,
+				 its empty old regions freed */
+	QUERY_GC_FULL,	      /* the whole heap, stopped: G1Full,
+				 ParallelOld, SerialOld, PSMarkSweep */
+	QUERY_GC_WHOLE,	      /* a concurrent cycle over the whole heap:
+				 Z, ZGC Major, Shenandoah */
+};
+
+/* One "After GC" (or "Before GC") heap summary, with what the
+ * recording says of its GC. */
 struct query_heap_point {
 	int64_t time_ns;
 	int64_t used, committed, reserved; /* REC_NONE when absent */
+	int64_t gc_id;			   /* REC_NONE when absent */
+	enum query_gc_kind kind;
+	bool failed;	   /* a young collection that failed to copy
+			      (jdk.EvacuationFailed, jdk.PromotionFailed) */
+	const char *name;  /* the collector ("G1New"), borrowed; NULL */
+	const char *cause; /* "System.gc()", borrowed; NULL */
 };
+
+/* The kind of a GC from its collector's name and G1's young type
+ * (either NULL when not known). */
+enum query_gc_kind query_gc_kind_of(const char *name, const char *phase);
 
 /*
  * The heap summaries of recording rec taken at `when` ("After GC",
- * "Before GC"), in time order.  *out is malloc'ed and owned by the
+ * "Before GC"), in time order, each joined with what the recording
+ * says of its GC (by its gc id).  *out is malloc'ed and owned by the
  * caller (free()); *n may be 0.
  */
 int query_heap_summaries(struct query *q, uint32_t rec, const char *when,

@@ -163,6 +163,9 @@ int store_liveness(struct store *s, const struct store_liveness **out,
 		   uint32_t *n, struct err *e);
 int store_gcs(struct store *s, const struct store_gc **out, uint32_t *n,
 	      struct err *e);
+/* Since 4.1; empty in older stores and for recordings that are not JFR. */
+int store_gc_info(struct store *s, const struct store_gc_info **out,
+		  uint32_t *n, struct err *e);
 
 /* Code-heap snapshots and what they own (since 1.2; empty before).  A
  * snapshot's heaps, stats and blocks are contiguous runs, a heap's maps,

@@ -321,7 +321,8 @@ static int replay_recording(struct store *s, const struct sink *sink,
 	const struct store_count *counts;
 	const struct store_heap *heap;
 	const struct store_gc *gcs;
-	uint32_t n_recs, n_sets, n_counts, n_heap, n_gcs, k;
+	const struct store_gc_info *gi;
+	uint32_t n_recs, n_sets, n_counts, n_heap, n_gcs, n_gi, k;
 	struct rec_setting *sbuf;
 	struct rec_count *cbuf;
 	struct rec_recording rr;
@@ -331,7 +332,8 @@ static int replay_recording(struct store *s, const struct sink *sink,
 	    store_settings(s, &sets, &n_sets, e) < 0 ||
 	    store_counts(s, &counts, &n_counts, e) < 0 ||
 	    store_heap(s, &heap, &n_heap, e) < 0 ||
-	    store_gcs(s, &gcs, &n_gcs, e) < 0)
+	    store_gcs(s, &gcs, &n_gcs, e) < 0 ||
+	    store_gc_info(s, &gi, &n_gi, e) < 0)
 		return ERR_FAIL;
 	for (k = 0; k < n_gcs && rc >= 0; k++) {
 		struct rec_gc g;
@@ -342,6 +344,18 @@ static int replay_recording(struct store *s, const struct sink *sink,
 		g.start_ns = gcs[k].start_ns;
 		g.end_ns = gcs[k].end_ns;
 		rc = sink->ops->gc(sink->ctx, &g);
+	}
+	for (k = 0; k < n_gi && rc >= 0; k++) {
+		struct rec_gc_info g;
+
+		if (gi[k].recording != r || !sink->ops->gc_info)
+			continue;
+		g.gc_id = gi[k].gc_id;
+		g.name = gi[k].name ? store_str(s, gi[k].name) : NULL;
+		g.cause = gi[k].cause ? store_str(s, gi[k].cause) : NULL;
+		g.phase = gi[k].phase ? store_str(s, gi[k].phase) : NULL;
+		g.failed = (gi[k].flags & STORE_GC_FAILED) != 0;
+		rc = sink->ops->gc_info(sink->ctx, &g);
 	}
 	for (k = 0; k < n_heap && rc >= 0; k++) {
 		struct rec_heap_summary hs;

@@ -322,6 +322,7 @@ int commit_sections(struct out *o, struct store_writer *w,
 	out_vec(o, SEC_HEAP, &w->heap);
 	out_vec(o, SEC_LIVENESS, &w->liveness);
 	out_vec(o, SEC_GCS, &w->gcs);
+	out_vec(o, SEC_GC_INFO, &w->gc_info);
 	out_vec(o, SEC_CH_SNAPSHOTS, &w->ch_snaps);
 	out_vec(o, SEC_CH_HEAPS, &w->ch_heaps);
 	out_vec(o, SEC_CH_MAPS, &w->ch_maps);

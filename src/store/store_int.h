@@ -41,6 +41,7 @@ enum sec_index {
 	I_W_SQUARES,
 	I_W_EST,
 	I_NODE_MAP,
+	I_GC_INFO,
 	I__COUNT
 };
 

@@ -68,6 +68,7 @@ static const struct {
 	{SEC_WHOLE_EST, sizeof(struct store_rollup_est),
 	 "whole-recording rollup estimates"},
 	{SEC_NODE_MAP, sizeof(uint32_t), "node map"},
+	{SEC_GC_INFO, sizeof(struct store_gc_info), "GC facts"},
 };
 
 static int bad_file(struct err *e, const char *path, uint64_t off,
@@ -508,6 +509,18 @@ static bool check_refs(struct check *c)
 					"to no recording");
 		return true;
 	}
+	case I_GC_INFO: {
+		const struct store_gc_info *r = (const void *)sec->p;
+
+		for (i = 0; i < sec->n; i++)
+			if (!ref_ok(s, I_RECORDINGS, r[i].recording, false) ||
+			    (i && r[i].recording < r[i - 1].recording) ||
+			    !str_ok(s, r[i].name) || !str_ok(s, r[i].cause) ||
+			    !str_ok(s, r[i].phase))
+				FAIL(i, "is not in recording order, or refers "
+					"outside its tables");
+		return true;
+	}
 	case I_HEAP: {
 		const struct store_heap *r = (const void *)sec->p;
 
@@ -652,6 +665,7 @@ static const int deps[I__COUNT][4] = {
 	[I_HEAP] = {D(I_STRINGS), D(I_RECORDINGS)},
 	[I_LIVE] = {D(I_S_INDEX)},
 	[I_GCS] = {D(I_RECORDINGS)},
+	[I_GC_INFO] = {D(I_STRINGS), D(I_RECORDINGS)},
 	[I_CH_SNAPS] = {D(I_STRINGS), D(I_RECORDINGS), D(I_CH_HEAPS)},
 	[I_CH_HEAPS] = {D(I_STRINGS), D(I_CH_MAPS), D(I_CH_BLOCKS),
 			D(I_CH_STATS)},
@@ -756,6 +770,7 @@ TABLE(store_heap, I_HEAP, struct store_heap)
 TABLE(store_old_objects, I_OLD, struct store_old_object)
 TABLE(store_liveness, I_LIVE, struct store_liveness)
 TABLE(store_gcs, I_GCS, struct store_gc)
+TABLE(store_gc_info, I_GC_INFO, struct store_gc_info)
 TABLE(store_ch_snapshots, I_CH_SNAPS, struct store_ch_snapshot)
 TABLE(store_ch_heaps, I_CH_HEAPS, struct store_ch_heap)
 TABLE(store_ch_maps, I_CH_MAPS, struct store_ch_map)

@@ -424,6 +424,46 @@ static int w_gc(void *ctx, const struct rec_gc *g)
 	return 0;
 }
 
+/* How far back a GC's later events look for its record: the events of
+ * one GC are written together, at its end.  A record not found there is
+ * added again; readers merge records that repeat a GC id. */
+#define GC_INFO_LOOKBACK 64
+
+static int w_gc_info(void *ctx, const struct rec_gc_info *g)
+{
+	struct store_writer *w = ctx;
+	struct store_gc_info *r = NULL;
+	uint32_t rec = (uint32_t)w->recordings.n;
+	size_t i;
+
+	for (i = w->gc_info.n; i > w->mark.gc_info &&
+			       i + GC_INFO_LOOKBACK > w->gc_info.n;
+	     i--) {
+		struct store_gc_info *x =
+			(struct store_gc_info *)w->gc_info.data + (i - 1);
+
+		if (x->recording == rec && x->gc_id == g->gc_id) {
+			r = x;
+			break;
+		}
+	}
+	if (!r) {
+		r = vec_push(&w->gc_info);
+		memset(r, 0, sizeof(*r));
+		r->recording = rec;
+		r->gc_id = g->gc_id;
+	}
+	if (g->name)
+		r->name = str_id(w, g->name);
+	if (g->cause)
+		r->cause = str_id(w, g->cause);
+	if (g->phase)
+		r->phase = str_id(w, g->phase);
+	if (g->failed)
+		r->flags |= STORE_GC_FAILED;
+	return 0;
+}
+
 static int w_heap_summary(void *ctx, const struct rec_heap_summary *h)
 {
 	struct store_writer *w = ctx;
@@ -509,6 +549,7 @@ static void set_mark(struct store_writer *w)
 	m->heap = w->heap.n;
 	m->liveness = w->liveness.n;
 	m->gcs = w->gcs.n;
+	m->gc_info = w->gc_info.n;
 	m->settings = w->settings.n;
 	m->counts = w->counts.n;
 	m->ch_snaps = w->ch_snaps.n;
@@ -533,6 +574,7 @@ static void drop_since_mark(struct store_writer *w)
 	w->heap.n = m->heap;
 	w->liveness.n = m->liveness;
 	w->gcs.n = m->gcs;
+	w->gc_info.n = m->gc_info;
 	w->settings.n = m->settings;
 	w->counts.n = m->counts;
 	w->ch_snaps.n = m->ch_snaps;
@@ -746,6 +788,7 @@ static const struct sink_ops writer_ops = {
 	.heap_summary = w_heap_summary,
 	.recording = w_recording,
 	.gc = w_gc,
+	.gc_info = w_gc_info,
 	.codeheap = w_codeheap,
 	.keys = w_keys,
 	.keyed_room = w_keyed_room,
@@ -786,6 +829,7 @@ struct store_writer *store_writer_new(void)
 	vec_init(&w->heap, sizeof(struct store_heap));
 	vec_init(&w->liveness, sizeof(struct store_liveness));
 	vec_init(&w->gcs, sizeof(struct store_gc));
+	vec_init(&w->gc_info, sizeof(struct store_gc_info));
 	vec_init(&w->ch_snaps, sizeof(struct store_ch_snapshot));
 	vec_init(&w->ch_heaps, sizeof(struct store_ch_heap));
 	vec_init(&w->ch_maps, sizeof(struct store_ch_map));
@@ -829,6 +873,7 @@ void store_writer_free(struct store_writer *w)
 	vec_release(&w->heap);
 	vec_release(&w->liveness);
 	vec_release(&w->gcs);
+	vec_release(&w->gc_info);
 	vec_release(&w->ch_snaps);
 	vec_release(&w->ch_heaps);
 	vec_release(&w->ch_maps);

@@ -104,7 +104,7 @@ struct store_writer {
 	struct err spill_err;  /* the first spill error; set: every later
 			       * sample and the commit fail with it */
 	struct rec_keyed_cols lent; /* the room keyed_room() lent last */
-	struct vec old_objects, heap, liveness, gcs;
+	struct vec old_objects, heap, liveness, gcs, gc_info;
 	struct vec ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats;
 	struct buf ch_cells;
 	/* Duplicates (store_writer_skip_duplicates): each recording's
@@ -114,7 +114,8 @@ struct store_writer {
 	struct writer_mark {
 		uint64_t samples;
 		uint32_t runs;
-		size_t old_objects, heap, liveness, gcs, settings, counts,
+		size_t old_objects, heap, liveness, gcs, gc_info, settings,
+			counts,
 			ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats,
 			ch_cells;
 	} mark;

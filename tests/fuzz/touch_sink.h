@@ -51,6 +51,16 @@ static int touch_heap_summary(void *ctx, const struct rec_heap_summary *h)
 	return 0;
 }
 
+static int touch_gc_info(void *ctx, const struct rec_gc_info *g)
+{
+	(void)ctx;
+	touch(g->name);
+	touch(g->cause);
+	touch(g->phase);
+	touch_hole += g->failed;
+	return 0;
+}
+
 static int touch_recording(void *ctx, const struct rec_recording *r)
 {
 	uint32_t i;
@@ -198,6 +208,7 @@ static const struct sink_ops touch_sink_ops = {
 	.heap_summary = touch_heap_summary,
 	.recording = touch_recording,
 	.gc = touch_gc,
+	.gc_info = touch_gc_info,
 	.codeheap = touch_codeheap,
 	.keys = touch_keys,
 	.keyed_room = touch_keyed_room,
