@@ -125,6 +125,24 @@ timeline_case kind_old_2s 2000000000 --kind=old
 f=multichunk
 tree_case kind_old --kind=old --inverted --depth=5
 
+# A killed JVM (jdk17-killed-unfinished.jfr, an unfinished chunk): its
+# recording ends at its last flush, the chunk header's start plus
+# duration, which the JVM rewrites at every flush; the last bucket's
+# rates are over the time up to there
+t_begin timeline_killed_ends_at_the_last_flush
+run import -o "$W/killed.hsdb" "$F/jdk17-killed-unfinished.jfr"
+[ "$rc" -eq 3 ] || t_fail "import exited $rc, expected 3 (an unfinished chunk)"
+run dump --format=tsv "$F/jdk17-killed-unfinished.jfr"
+printf '%s\n' "$out" >"$W/killed.tsv"
+for ms in 500 1000; do
+	run timeline "$W/killed.hsdb" --csv --bucket=${ms}ms --estimate=jfr
+	expect_rc 0
+	cp "$T/out" "$W/tl.csv"
+	r=$(views timeline "$W/killed.tsv" "$W/tl.csv" --bucket $((ms * 1000000)) \
+		--jfr "$F/jdk17-killed-unfinished.jfr") || t_fail "${ms}ms: $r"
+done
+t_end
+
 # Two recordings of two JVMs, one after the other, in one store: the
 # buckets between them are covered by neither (no rate), and those that
 # one starts or ends in are covered in part (docs/heapsift.1, timeline)
