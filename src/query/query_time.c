@@ -92,15 +92,20 @@ static void cover_make(struct query *q)
 }
 
 /* The covered nanoseconds inside [a, b), and the first and last (its
- * end) of them in *from, *to (a, a where none). */
+ * end) of them in *from, *to (a, a where none).  *at: the first span
+ * that may reach a; callers that ask in increasing a keep it, so that a
+ * timeline of many buckets over many recordings looks at each span a
+ * few times only. */
 static int64_t cover_in(const struct query *q, int64_t a, int64_t b,
-			int64_t *from, int64_t *to)
+			int64_t *from, int64_t *to, size_t *at)
 {
-	int64_t sum = 0;
+	int64_t sum = 0, d;
 	size_t i;
 
 	*from = *to = a;
-	for (i = 0; i < q->n_cover; i++) {
+	while (*at < q->n_cover && q->cover[2 * *at + 1] <= a)
+		(*at)++;
+	for (i = *at; i < q->n_cover && q->cover[2 * i] < b; i++) {
 		int64_t x = q->cover[2 * i] > a ? q->cover[2 * i] : a;
 		int64_t y = q->cover[2 * i + 1] < b ? q->cover[2 * i + 1] : b;
 
@@ -110,7 +115,8 @@ static int64_t cover_in(const struct query *q, int64_t a, int64_t b,
 			*from = x;
 		*to = y;
 		/* spans of a sane store; a damaged one's are held */
-		if (__builtin_add_overflow(sum, y - x, &sum))
+		if (__builtin_sub_overflow(y, x, &d) ||
+		    __builtin_add_overflow(sum, d, &sum))
 			sum = INT64_MAX;
 	}
 	return sum;
@@ -126,7 +132,9 @@ int64_t query_covered(struct query *q, int64_t *from_ns, int64_t *to_ns)
 		from = to = 0;
 		sum = 0;
 	} else {
-		sum = cover_in(q, INT64_MIN, INT64_MAX, &from, &to);
+		size_t at = 0;
+
+		sum = cover_in(q, INT64_MIN, INT64_MAX, &from, &to, &at);
 	}
 	if (from_ns)
 		*from_ns = from;
@@ -147,7 +155,7 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 {
 	uint64_t i;
 	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
-	size_t n, b;
+	size_t n, b, at;
 	struct query_pass p;
 	/* each bucket's sum of squares, for its ± (as query_top's) */
 	unsigned __int128 *sq;
@@ -229,7 +237,7 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	free(q->buckets);
 	q->buckets = xcalloc(n, sizeof(*q->buckets));
 	sq = xcalloc(n, sizeof(*sq));
-	for (b = 0; b < n; b++) {
+	for (b = 0, at = 0; b < n; b++) {
 		struct query_bucket *x = &q->buckets[b];
 		int64_t end;
 
@@ -238,7 +246,7 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 		if (__builtin_add_overflow(x->start_ns, w, &end))
 			end = INT64_MAX;
 		x->covered_ns = cover_in(q, x->start_ns, end, &x->cover_from_ns,
-					 &x->cover_to_ns);
+					 &x->cover_to_ns, &at);
 	}
 	/* rollup buckets in which a timeline bucket starts are read as
 	 * samples: the others fall in one timeline bucket each */
@@ -302,9 +310,11 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 					   sq[b]);
 		/* samples where no recording's time is: a damaged store */
 		if (x->samples && !x->covered_ns) {
-			x->covered_ns = w;
 			x->cover_from_ns = x->start_ns;
-			x->cover_to_ns = x->start_ns + w;
+			if (__builtin_add_overflow(x->start_ns, w,
+						   &x->cover_to_ns))
+				x->cover_to_ns = INT64_MAX;
+			x->covered_ns = x->cover_to_ns - x->start_ns;
 		}
 	}
 	free(sq);
