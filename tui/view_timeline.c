@@ -225,10 +225,10 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 		    tui_offset(m, tl->cov[0] ? tl->cov_from[0] : tl->start_ns,
 			       x1, sizeof(x1)));
 	{
-		int64_t end = tl->cov[tl->n - 1]
-				      ? tl->cov_to[tl->n - 1]
-				      : tl->start_ns +
-						(int64_t)tl->n * tl->bucket_ns;
+		int64_t end =
+			tl->cov[tl->n - 1]
+				? tl->cov_to[tl->n - 1]
+				: tl->start_ns + (int64_t)tl->n * tl->bucket_ns;
 		const char *e = tui_offset(m, end, x2, sizeof(x2));
 		int ew = (int)strlen(e);
 

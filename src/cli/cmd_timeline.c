@@ -131,10 +131,11 @@ int cmd_timeline(int argc, char **argv)
 				 "-", "");
 		} else {
 			char tb[32];
-			int bar = max_rate > 0
-					  ? (int)(40.0 * rate / (1e9 * max_rate) +
-						  0.5)
-					  : 0;
+			int bar =
+				max_rate > 0
+					? (int)(40.0 * rate / (1e9 * max_rate) +
+						0.5)
+					: 0;
 
 			/* a damaged store can make any rate */
 			view_bytes(i64_held(rate), tb, sizeof(tb));

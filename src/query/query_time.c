@@ -203,8 +203,9 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 		if (query_covered(q, &cf, &ct) > 0 &&
 		    query_cover_widens(first, last, cf, ct)) {
 			first = cf;
+			/* a sample at the very end stays in */
 			if (ct - 1 > last)
-				last = ct - 1; /* a sample at the very end stays */
+				last = ct - 1;
 		}
 	}
 	{
@@ -306,8 +307,8 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	for (b = 0; b < n; b++) {
 		struct query_bucket *x = &q->buckets[b];
 
-		x->rel_err = query_rel_err(q->kind, x->samples, x->est_bytes,
-					   sq[b]);
+		x->rel_err =
+			query_rel_err(q->kind, x->samples, x->est_bytes, sq[b]);
 		/* samples where no recording's time is: a damaged store */
 		if (x->samples && !x->covered_ns) {
 			x->cover_from_ns = x->start_ns;

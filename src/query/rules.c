@@ -156,7 +156,8 @@ static double rules_covered_s(struct query *q, const struct query_total *t)
 {
 	int64_t c = query_covered(q, NULL, NULL);
 
-	return c > 0 ? (double)c / 1e9 : (double)(t->last_ns - t->first_ns) / 1e9;
+	return c > 0 ? (double)c / 1e9
+		     : (double)(t->last_ns - t->first_ns) / 1e9;
 }
 
 static int rule_hot_spots(struct findings_ctx *c,
@@ -528,14 +529,13 @@ static int rule_alloc_rate(struct findings_ctx *c,
 			free(idx);
 			return ERR_FAIL;
 		}
-		finding_add_evidence(
-			f,
-			"%zu peak bucket%s (twice the median or "
-			"more); the highest at +%.3f s, %s/s",
-			g->n_peaks, g->n_peaks == 1 ? "" : "s",
-			(double)(g->t_ns[top] - g->t_ns[0]) / 1e9,
-			human_bytes(i64_held(g->series[0].y[top]), b1,
-				    sizeof(b1)));
+		finding_add_evidence(f,
+				     "%zu peak bucket%s (twice the median or "
+				     "more); the highest at +%.3f s, %s/s",
+				     g->n_peaks, g->n_peaks == 1 ? "" : "s",
+				     (double)(g->t_ns[top] - g->t_ns[0]) / 1e9,
+				     human_bytes(i64_held(g->series[0].y[top]),
+						 b1, sizeof(b1)));
 		for (i = 0; i < np && i < 3; i++)
 			finding_add_evidence(
 				f,

@@ -180,9 +180,7 @@ static void svg_lines(struct buf *out, const struct finding_figure *g)
 		 "<text x=\"%.0f\" y=\"%.0f\">+0 s</text><text x=\"%.0f\" "
 		 "y=\"%.0f\" text-anchor=\"end\">+%.1f s</text>\n",
 		 L, H - 8, L + pw, H - 8,
-		 g->n_points
-			 ? (double)(fig_end(g) - g->t_ns[0]) / 1e9
-			 : 0.0);
+		 g->n_points ? (double)(fig_end(g) - g->t_ns[0]) / 1e9 : 0.0);
 	for (k = 0; k < g->n_series; k++) {
 		buf_addf(out,
 			 "<polyline fill=\"none\" stroke=\"%s\" "

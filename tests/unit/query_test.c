@@ -348,9 +348,9 @@ TEST(query_timeline_rates_are_over_the_time_covered)
 	/* recording 1 alone: [4500, 5500) */
 	static const int64_t rec1[][3] = {{4000, 1000, 1}};
 	/* buckets of 1000: the last holds b.jfr's end, 500 of it */
-	static const int64_t fine[][3] = {
-		{0, 500, 0},	 {1000, 1000, 1}, {2000, 1000, 1},
-		{3000, 1000, 1}, {4000, 1000, 1}, {5000, 500, 1}};
+	static const int64_t fine[][3] = {{0, 500, 0},	   {1000, 1000, 1},
+					  {2000, 1000, 1}, {3000, 1000, 1},
+					  {4000, 1000, 1}, {5000, 500, 1}};
 
 	CHECK(mkdtemp(dir) != NULL);
 	s = make_store(dir);
