@@ -603,13 +603,20 @@ static void chunk_end(struct jfr_import *im, const struct jfr_job *j)
 		import_warnf(im->env, ERR_FORMAT, j->at,
 			     "jfr: %llu more damaged events in chunk %u",
 			     (unsigned long long)j->suppressed, j->chunk_no);
-	/* the header's duration holds only for a whole, finished chunk;
-	 * otherwise the events say */
+	/* the header's duration holds for a whole chunk, finished or
+	 * not: since JDK 14 the JVM rewrites the header at every flush,
+	 * the duration up to that flush with it (JfrChunkWriter::
+	 * flush_chunk() and JfrChunkHeadWriter::write_time() in
+	 * jfrChunkWriter.cpp, JfrChunk::duration() in jfrChunk.cpp), and
+	 * the size it gives ends there too: an unfinished chunk, read up to
+	 * its size, covers up to its last flush.  A chunk cut short in
+	 * transit (why) ends where its events say; older JDKs leave 0 in
+	 * an unfinished chunk's duration, and then the events say too */
 	{
 		int64_t end;
 
 		/* a forged header's sum may overflow: then it says nothing */
-		if (h->state == 0 && !j->why &&
+		if (!j->why &&
 		    !__builtin_add_overflow(h->start_ns, h->duration_ns,
 					    &end) &&
 		    end > im->rec.end_ns)

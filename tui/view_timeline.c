@@ -2,6 +2,9 @@
  * The Timeline view: the allocation rate and the sample rate per time
  * bucket, as two column charts over the whole span of the kind shown
  * (one bucket per screen column, a round width), with a cursor bucket.
+ * Rates are over the time each bucket covers (query_bucket.covered_ns),
+ * and the axis runs from where the recordings start to where they end,
+ * not from the first bucket's round start.
  * Space marks one end of a range and the cursor the other; Enter makes
  * it the model's time range, which every other view then shows, until
  * x clears it.  The buckets come from a query without the range, cached
@@ -24,6 +27,8 @@ struct timeline {
 	int64_t start_ns;     /* of bucket 0 */
 	double *rate, *srate; /* bytes/s and samples/s per bucket */
 	uint64_t *samples;
+	/* the covered part of each bucket, [from, to); covered 0: none */
+	int64_t *cov, *cov_from, *cov_to;
 	size_t n;
 	size_t cur, mark; /* mark CHART_NONE: none */
 	bool by_samples;  /* the kind has no sizes */
@@ -45,6 +50,9 @@ static void tl_free(void *st)
 	free(tl->rate);
 	free(tl->srate);
 	free(tl->samples);
+	free(tl->cov);
+	free(tl->cov_from);
+	free(tl->cov_to);
 	free(tl);
 }
 
@@ -75,13 +83,19 @@ static void ensure(struct tui *t, struct timeline *tl, int cols)
 	const struct query_bucket *b;
 	struct query_total tot;
 	struct query *q;
-	int64_t w;
+	int64_t w, first = m->first_ns, last = m->last_ns, cf, ct;
 	size_t n, i;
 	struct err e;
 
-	w = m->last_ns >= m->first_ns
-		    ? bucket_for(m->last_ns - m->first_ns, cols)
-		    : 1000000000;
+	err_init(&e);
+	q = model_query_all(m, &e);
+	/* the buckets hold the time the recordings cover too */
+	if (q && last >= first && query_covered(q, &cf, &ct) > 0 &&
+	    query_cover_widens(first, last, cf, ct)) {
+		first = cf;
+		last = ct - 1;
+	}
+	w = last >= first ? bucket_for(last - first, cols) : 1000000000;
 	if (tl->valid && tl->gen == m->gen && tl->bucket_ns == w)
 		return;
 	if (tl->gen != m->gen)
@@ -90,8 +104,6 @@ static void ensure(struct tui *t, struct timeline *tl, int cols)
 	tl->gen = m->gen;
 	tl->bucket_ns = w;
 	tl->n = 0;
-	err_init(&e);
-	q = model_query_all(m, &e);
 	if (!q || query_timeline(q, &w, &b, &n, &tot, &e) < 0) {
 		tui_message(t, true, "cannot make the timeline: %s", e.msg);
 		return;
@@ -99,11 +111,21 @@ static void ensure(struct tui *t, struct timeline *tl, int cols)
 	tl->rate = xreallocarray(tl->rate, n ? n : 1, sizeof(double));
 	tl->srate = xreallocarray(tl->srate, n ? n : 1, sizeof(double));
 	tl->samples = xreallocarray(tl->samples, n ? n : 1, sizeof(uint64_t));
+	tl->cov = xreallocarray(tl->cov, n ? n : 1, sizeof(int64_t));
+	tl->cov_from = xreallocarray(tl->cov_from, n ? n : 1, sizeof(int64_t));
+	tl->cov_to = xreallocarray(tl->cov_to, n ? n : 1, sizeof(int64_t));
 	tl->by_samples = !tot.est_bytes;
 	for (i = 0; i < n; i++) {
-		tl->rate[i] = (double)b[i].est_bytes * 1e9 / (double)w;
-		tl->srate[i] = (double)b[i].samples * 1e9 / (double)w;
+		double c = (double)b[i].covered_ns;
+
+		/* over the time covered: a bucket cut by a recording's
+		 * start or end (a killed JVM's last flush) is not diluted */
+		tl->rate[i] = c > 0 ? (double)b[i].est_bytes * 1e9 / c : 0;
+		tl->srate[i] = c > 0 ? (double)b[i].samples * 1e9 / c : 0;
 		tl->samples[i] = b[i].samples;
+		tl->cov[i] = b[i].covered_ns;
+		tl->cov_from[i] = b[i].cover_from_ns;
+		tl->cov_to[i] = b[i].cover_to_ns;
 	}
 	tl->start_ns = n ? b[0].start_ns : 0;
 	tl->n = n;
@@ -197,10 +219,16 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 	screen_putf(y, 0, axis, ST_DIM, "%.0f", max2);
 	chart_columns(y, axis, h2, tl->srate, tl->n, ST_BAR2, a, b, tl->cur);
 	y += h2 + 1;
+	/* the axis: from the first covered instant to the last, where the
+	 * recordings start and end inside the first and last buckets */
 	screen_putf(y++, 0, ar->width, ST_DIM, "%-*s%s", axis, "",
-		    tui_offset(m, tl->start_ns, x1, sizeof(x1)));
+		    tui_offset(m, tl->cov[0] ? tl->cov_from[0] : tl->start_ns,
+			       x1, sizeof(x1)));
 	{
-		int64_t end = tl->start_ns + (int64_t)tl->n * tl->bucket_ns;
+		int64_t end =
+			tl->cov[tl->n - 1]
+				? tl->cov_to[tl->n - 1]
+				: tl->start_ns + (int64_t)tl->n * tl->bucket_ns;
 		const char *e = tui_offset(m, end, x2, sizeof(x2));
 		int ew = (int)strlen(e);
 
@@ -208,22 +236,36 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 			screen_put(y - 1, axis + (int)tl->n - ew, ew, ST_DIM,
 				   e);
 	}
-	/* the cursor's bucket */
+	/* the cursor's bucket: the part of it recorded, and its rates */
 	{
-		int64_t s = tl->start_ns + (int64_t)tl->cur * tl->bucket_ns;
+		size_t c = tl->cur;
+		int64_t s = tl->start_ns + (int64_t)c * tl->bucket_ns;
+		const char *mk = tl->mark != CHART_NONE
+					 ? " | marked: Enter applies, Esc drops"
+					 : "";
 
-		screen_putf(
-			ar->detail, 0, ar->width, ST_DIM,
-			"%s .. %s %s %s/s %s %.0f samples/s %s %llu samples%s",
-			tui_offset(m, s, x1, sizeof(x1)),
-			tui_offset(m, s + tl->bucket_ns, x2, sizeof(x2)),
-			scr.vline,
-			tui_bytes(i64_held(tl->rate[tl->cur]), x3, sizeof(x3)),
-			scr.vline, tl->srate[tl->cur], scr.vline,
-			(unsigned long long)tl->samples[tl->cur],
-			tl->mark != CHART_NONE
-				? " | marked: Enter applies, Esc drops"
-				: "");
+		if (!tl->cov[c])
+			screen_putf(ar->detail, 0, ar->width, ST_DIM,
+				    "%s .. %s %s not recorded%s",
+				    tui_offset(m, s, x1, sizeof(x1)),
+				    tui_offset(m, s + tl->bucket_ns, x2,
+					       sizeof(x2)),
+				    scr.vline, mk);
+		else
+			screen_putf(
+				ar->detail, 0, ar->width, ST_DIM,
+				"%s .. %s %s %s/s %s %.0f samples/s %s %llu "
+				"samples%s%s",
+				tui_offset(m, tl->cov_from[c], x1, sizeof(x1)),
+				tui_offset(m, tl->cov_to[c], x2, sizeof(x2)),
+				scr.vline,
+				tui_bytes(i64_held(tl->rate[c]), x3,
+					  sizeof(x3)),
+				scr.vline, tl->srate[c], scr.vline,
+				(unsigned long long)tl->samples[c],
+				tl->cov[c] < tl->bucket_ns ? " (part recorded)"
+							   : "",
+				mk);
 	}
 }
 

@@ -1,7 +1,9 @@
 /*
  * heapsift timeline: estimated allocation rate and sample rate per time
  * bucket.  The sample rate shows how the recording sampled (the JFR
- * throttle's windows), the allocation rate what the program did.
+ * throttle's windows), the allocation rate what the program did.  Both
+ * are over the time each bucket covers (query_bucket.covered_ns), not
+ * its width: a killed JVM's last bucket ends at its last flush.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -24,9 +26,12 @@ static const char timeline_help[] =
 	"\n"
 	"      --bucket=DURATION  e.g. 1s, 500ms, 1m\n"
 	"      --csv              RFC 4180 CSV: time,samples,est_bytes,\n"
-	"                         alloc_rate,sample_rate,rel_err (time: the\n"
-	"                         bucket's start, UTC; rates per second;\n"
-	"                         rel_err the bucket's ±, as top's)\n"
+	"                         alloc_rate,sample_rate,rel_err,covered_s\n"
+	"                         (time: the bucket's start, UTC; covered_s:\n"
+	"                         the seconds of it that the recordings and\n"
+	"                         --from/--to cover; rates per second of\n"
+	"                         those, empty where it is 0; rel_err the\n"
+	"                         bucket's ±, as top's)\n"
 	"  -h, --help             this text\n"
 	"\n" VIEW_FILTER_HELP;
 
@@ -46,7 +51,8 @@ int cmd_timeline(int argc, char **argv)
 	struct store *s;
 	struct query *q;
 	struct buf line = BUF_INIT;
-	int64_t bucket = 0, max_rate = 0;
+	int64_t bucket = 0;
+	double max_rate = 0; /* bytes per nanosecond */
 	bool csv = false;
 	size_t n, i, n_jvms;
 	bool named;
@@ -82,20 +88,24 @@ int cmd_timeline(int argc, char **argv)
 	if (query_timeline(q, &bucket, &b, &n, &total, &e) < 0)
 		return view_query_failed("timeline", &e, s, q);
 	for (i = 0; i < n; i++)
-		if (b[i].est_bytes > max_rate)
-			max_rate = b[i].est_bytes;
+		if (b[i].covered_ns > 0 &&
+		    (double)b[i].est_bytes / (double)b[i].covered_ns > max_rate)
+			max_rate = (double)b[i].est_bytes /
+				   (double)b[i].covered_ns;
 	if (csv) {
 		fputs("time,samples,est_bytes,alloc_rate,sample_rate,rel_"
-		      "err\r\n",
+		      "err,covered_s\r\n",
 		      stdout);
 	} else {
 		char tb[32];
+		int64_t covered = query_covered(q, NULL, NULL);
 
-		printf("%s: %llu samples, %s estimated; buckets of %.3f s\n",
+		printf("%s: %llu samples, %s estimated over %.3f s "
+		       "recorded; buckets of %.3f s\n",
 		       sample_kind_name(query_kind(q)),
 		       (unsigned long long)total.samples,
 		       view_bytes(total.est_bytes, tb, sizeof(tb)),
-		       (double)bucket / 1e9);
+		       (double)covered / 1e9, (double)bucket / 1e9);
 		printf("%s\n", query_estimate_note(q));
 		n_jvms = query_jvms_sampled(q, &f.q, &named);
 		if (n_jvms > 1 && named)
@@ -112,25 +122,32 @@ int cmd_timeline(int argc, char **argv)
 		       "SAMPLES/S", "±", "ALLOCATION RATE");
 	}
 	for (i = 0; i < n; i++) {
-		double secs = (double)bucket / 1e9;
-		double rate = (double)b[i].est_bytes / secs;
-		double srate = (double)b[i].samples / secs;
+		double secs = (double)b[i].covered_ns / 1e9;
+		double rate = secs > 0 ? (double)b[i].est_bytes / secs : 0;
+		double srate = secs > 0 ? (double)b[i].samples / secs : 0;
 
 		buf_reset(&line);
 		cli_put_time(&line, b[i].start_ns, 3);
 		if (csv) {
-			buf_addf(&line, ",%llu,%lld,%.0f,%.3f,",
+			buf_addf(&line, ",%llu,%lld,",
 				 (unsigned long long)b[i].samples,
-				 (long long)b[i].est_bytes, rate, srate);
+				 (long long)b[i].est_bytes);
+			if (secs > 0)
+				buf_addf(&line, "%.0f,%.3f,", rate, srate);
+			else
+				buf_adds(&line, ",,");
 			view_add_rel_err(&line, b[i].rel_err, true);
-			buf_adds(&line, "\r\n");
+			buf_addf(&line, ",%.9f\r\n", secs);
+		} else if (secs <= 0) {
+			buf_addf(&line, " %12s %10s %7s  (not recorded)\n", "-",
+				 "-", "");
 		} else {
 			char tb[32];
 			int bar =
-				max_rate ? (int)(40.0 * (double)b[i].est_bytes /
-							 (double)max_rate +
-						 0.5)
-					 : 0;
+				max_rate > 0
+					? (int)(40.0 * rate / (1e9 * max_rate) +
+						0.5)
+					: 0;
 
 			/* a damaged store can make any rate */
 			view_bytes(i64_held(rate), tb, sizeof(tb));
@@ -139,6 +156,9 @@ int cmd_timeline(int argc, char **argv)
 			buf_adds(&line, "  ");
 			while (bar-- > 0)
 				buf_addch(&line, '#');
+			/* a bucket the recordings cover in part */
+			if (b[i].covered_ns < bucket)
+				buf_addf(&line, "  (%.3f s recorded)", secs);
 			buf_addch(&line, '\n');
 		}
 		fwrite(line.data, 1, line.len, stdout);

@@ -260,8 +260,20 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 	prof.period_type = &period;
 	prof.default_sample_type = vt[slot[V_SPACE]].type;
 	if (total.samples) {
-		prof.time_nanos = total.first_ns;
-		prof.duration_nanos = total.last_ns - total.first_ns;
+		int64_t from, to, covered = query_covered(q, &from, &to);
+
+		/* the time the recordings cover, which pprof divides by
+		 * for rates: the samples' own span starts at the first
+		 * and ends at the last, short of the recording's ends;
+		 * several recordings at different times: from the first's
+		 * start, for the time they cover, their gaps left out */
+		if (covered > 0) {
+			prof.time_nanos = from;
+			prof.duration_nanos = covered;
+		} else {
+			prof.time_nanos = total.first_ns;
+			prof.duration_nanos = total.last_ns - total.first_ns;
+		}
 	}
 	{
 		int64_t c = str_idz(&strs, sample_kind_name(query_kind(q)));

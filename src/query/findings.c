@@ -116,6 +116,7 @@ static void figure_release(struct finding_figure *g)
 
 	free(g->title);
 	free(g->t_ns);
+	free(g->covered_ns);
 	for (k = 0; k < g->n_series; k++) {
 		free(g->series[k].name);
 		free(g->series[k].y);

@@ -82,7 +82,12 @@ struct finding_figure {
 	char *title;
 	const char *unit; /* of y: "bytes/s", "bytes", "samples" */
 	size_t n_points;
-	int64_t *t_ns; /* [n_points] */
+	/* [n_points]; FIG_RATE: the start of the time each point's rate
+	 * is over (where a recording starts inside a bucket, there) */
+	int64_t *t_ns;
+	/* FIG_RATE: [n_points] the nanoseconds each rate is over, the
+	 * time its bucket covers (query_bucket.covered_ns); else NULL */
+	int64_t *covered_ns;
 	struct finding_series *series;
 	size_t n_series;
 	size_t *peaks; /* FIG_RATE: indexes of peak points */

@@ -587,6 +587,7 @@ void query_free(struct query *q)
 		free(q->lazy[o].kept);
 	}
 	free(q->buckets);
+	free(q->cover);
 	free(q->g);
 	free(q->key_ok);
 	free(q->rec_info);

@@ -361,7 +361,18 @@ uint32_t query_node_frame(const struct query *q, uint32_t node, struct buf *b,
 /* --- time --------------------------------------------------------------------- */
 
 struct query_bucket {
-	int64_t start_ns;
+	int64_t start_ns; /* a multiple of the width, since the epoch */
+	/* "the time covered" (query_covered()) inside [start_ns, start_ns
+	 * + width): covered_ns of it, from cover_from_ns to cover_to_ns
+	 * (exclusive).  A rate is est_bytes / covered_ns, never over the
+	 * width: a bucket cut by a recording's start or end (a killed
+	 * JVM's last flush), by a gap between two recordings or by the
+	 * window holds only what its covered part did.  covered_ns 0: no
+	 * recording covers the bucket, and no rate can be given (samples 0
+	 * then, but in a damaged store whose samples lie outside their
+	 * recordings' times: there the bucket counts as covered whole) */
+	int64_t covered_ns;
+	int64_t cover_from_ns, cover_to_ns;
 	uint64_t samples;
 	int64_t est_bytes;
 	/* the relative standard error of est_bytes, as query_row.rel_err
@@ -370,13 +381,41 @@ struct query_bucket {
 };
 
 /*
- * The filtered samples in buckets of bucket_ns from the first sample's
- * time (rounded down to a multiple of bucket_ns); bucket_ns 0 picks a
- * round width that gives about 60 buckets.  *buckets is owned by q.
+ * The time the query's samples can have come from: the union of the
+ * spans [start, end) of the recordings that hold samples of the query's
+ * kind (only options.recording's, where one is chosen), cut to the
+ * window [from_ns, to_ns).  A JFR recording's span is its chunks'
+ * (start plus duration from the header, which an unfinished chunk has
+ * up to its last flush: importers/jfr.c); an agent recording's from its
+ * start to its end or last record.  Returns the nanoseconds covered
+ * (0: none) and, where not NULL, its first instant and its end
+ * (exclusive) in *from_ns and *to_ns.  Reads the recordings table and
+ * the samples' counts per recording (query_recordings()), once.
+ */
+int64_t query_covered(struct query *q, int64_t *from_ns, int64_t *to_ns);
+
+/*
+ * The filtered samples in buckets of bucket_ns, from the bucket (a
+ * multiple of bucket_ns) of the start of the time covered to that of
+ * its end (query_covered()), so that a recording's quiet start and end
+ * show; bucket_ns 0 picks a round width that gives about 60 buckets over
+ * that span.  Where the samples do not lie inside the time covered, or
+ * it lasts more than QUERY_COVER_SPAN_MAX (query_cover_widens() false:
+ * the store's times are damaged), the buckets run from the first
+ * sample's to the last's.  No sample: no bucket.  *buckets is owned by
+ * q.
  */
 int query_timeline(struct query *q, int64_t *bucket_ns,
 		   const struct query_bucket **buckets, size_t *n,
 		   struct query_total *total, struct err *e);
+
+#define QUERY_COVER_SPAN_MAX (60ull * 86400 * 1000000000) /* 60 days */
+
+/* Whether samples from first to last (inclusive) and the time covered
+ * from cf to ct (exclusive end) make query_timeline()'s buckets run
+ * over the time covered: the samples lie inside it and it lasts
+ * QUERY_COVER_SPAN_MAX or less. */
+bool query_cover_widens(int64_t first, int64_t last, int64_t cf, int64_t ct);
 
 /* --- survivors ------------------------------------------------------------ */
 

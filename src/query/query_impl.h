@@ -186,6 +186,11 @@ struct query {
 		unsigned char *kept;
 	} lazy[2];
 	struct query_bucket *buckets;
+	/* query_covered()'s spans, merged, sorted, cut to the window:
+	 * [cover[2i], cover[2i+1]); made once (cover_made) */
+	int64_t *cover;
+	size_t n_cover;
+	bool cover_made;
 	struct query_row *rows;
 	struct acc *g; /* per group: together, one cache line an update */
 	size_t g_alloc;

@@ -1,7 +1,9 @@
 /*
  * The timeline: two passes, one for the span of the filtered samples,
  * one that adds them into buckets; a rollup bucket is read whole when no
- * timeline bucket starts inside it, else its samples are.
+ * timeline bucket starts inside it, else its samples are.  Each bucket
+ * also says how much of it the recordings cover (query_covered()), the
+ * time its rates are over.
  */
 #include "query/query.h"
 #include "query/query_impl.h"
@@ -36,13 +38,125 @@ int64_t query_round_bucket(int64_t span)
 	return steps[sizeof(steps) / sizeof(steps[0]) - 1];
 }
 
+/* --- the time covered ---------------------------------------------------------- */
+
+static int cmp_span(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* q->cover: the spans of the recordings the filters keep (rec_ok) with
+ * samples of q's kind, cut to the window, sorted and merged. */
+static void cover_make(struct query *q)
+{
+	const struct query_recording *r;
+	size_t n, i, k = 0;
+	int64_t *c;
+
+	q->cover_made = true;
+	query_recordings(q, &r, &n);
+	c = xcalloc(2 * (n ? n : 1), sizeof(*c));
+	for (i = 0; i < n; i++) {
+		int64_t a = r[i].start_ns, b = r[i].end_ns;
+
+		/* the recording filters: --recording, and a JVM's set */
+		if ((q->rec_ok && !query_rec_ok(q, i)) ||
+		    !r[i].samples[q->kind] || a == INT64_MIN || b <= a)
+			continue;
+		if (a < q->o.from_ns)
+			a = q->o.from_ns;
+		if (b > q->o.to_ns)
+			b = q->o.to_ns;
+		if (b <= a)
+			continue;
+		c[2 * k] = a;
+		c[2 * k + 1] = b;
+		k++;
+	}
+	qsort(c, k, 2 * sizeof(*c), cmp_span);
+	q->n_cover = 0;
+	for (i = 0; i < k; i++) {
+		size_t m = q->n_cover;
+
+		if (m && c[2 * i] <= c[2 * m - 1]) {
+			if (c[2 * i + 1] > c[2 * m - 1])
+				c[2 * m - 1] = c[2 * i + 1];
+			continue;
+		}
+		c[2 * m] = c[2 * i];
+		c[2 * m + 1] = c[2 * i + 1];
+		q->n_cover++;
+	}
+	q->cover = c;
+}
+
+/* The covered nanoseconds inside [a, b), and the first and last (its
+ * end) of them in *from, *to (a, a where none).  *at: the first span
+ * that may reach a; callers that ask in increasing a keep it, so that a
+ * timeline of many buckets over many recordings looks at each span a
+ * few times only. */
+static int64_t cover_in(const struct query *q, int64_t a, int64_t b,
+			int64_t *from, int64_t *to, size_t *at)
+{
+	int64_t sum = 0, d;
+	size_t i;
+
+	*from = *to = a;
+	while (*at < q->n_cover && q->cover[2 * *at + 1] <= a)
+		(*at)++;
+	for (i = *at; i < q->n_cover && q->cover[2 * i] < b; i++) {
+		int64_t x = q->cover[2 * i] > a ? q->cover[2 * i] : a;
+		int64_t y = q->cover[2 * i + 1] < b ? q->cover[2 * i + 1] : b;
+
+		if (y <= x)
+			continue;
+		if (!sum)
+			*from = x;
+		*to = y;
+		/* spans of a sane store; a damaged one's are held */
+		if (__builtin_sub_overflow(y, x, &d) ||
+		    __builtin_add_overflow(sum, d, &sum))
+			sum = INT64_MAX;
+	}
+	return sum;
+}
+
+int64_t query_covered(struct query *q, int64_t *from_ns, int64_t *to_ns)
+{
+	int64_t from, to, sum;
+
+	if (!q->cover_made)
+		cover_make(q);
+	if (!q->n_cover) {
+		from = to = 0;
+		sum = 0;
+	} else {
+		size_t at = 0;
+
+		sum = cover_in(q, INT64_MIN, INT64_MAX, &from, &to, &at);
+	}
+	if (from_ns)
+		*from_ns = from;
+	if (to_ns)
+		*to_ns = to;
+	return sum;
+}
+
+bool query_cover_widens(int64_t first, int64_t last, int64_t cf, int64_t ct)
+{
+	return ct > cf && first >= cf && last <= ct &&
+	       (uint64_t)ct - (uint64_t)cf <= QUERY_COVER_SPAN_MAX;
+}
+
 int query_timeline(struct query *q, int64_t *bucket_ns,
 		   const struct query_bucket **out, size_t *n_out,
 		   struct query_total *total, struct err *e)
 {
 	uint64_t i;
 	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
-	size_t n, b;
+	size_t n, b, at;
 	struct query_pass p;
 	/* each bucket's sum of squares, for its ± (as query_top's) */
 	unsigned __int128 *sq;
@@ -83,6 +197,18 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	*n_out = 0;
 	if (first == INT64_MAX)
 		return 0;
+	/* the buckets hold the time covered too, where no sample fell */
+	{
+		int64_t cf, ct;
+
+		if (query_covered(q, &cf, &ct) > 0 &&
+		    query_cover_widens(first, last, cf, ct)) {
+			first = cf;
+			/* a sample at the very end stays in */
+			if (ct - 1 > last)
+				last = ct - 1;
+		}
+	}
 	{
 		/* a damaged store may hold any times: no step may overflow */
 		uint64_t span = (uint64_t)last - (uint64_t)first, r;
@@ -113,9 +239,17 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 	free(q->buckets);
 	q->buckets = xcalloc(n, sizeof(*q->buckets));
 	sq = xcalloc(n, sizeof(*sq));
-	for (b = 0; b < n; b++)
-		q->buckets[b].start_ns =
+	for (b = 0, at = 0; b < n; b++) {
+		struct query_bucket *x = &q->buckets[b];
+		int64_t end;
+
+		x->start_ns =
 			(int64_t)((uint64_t)base + (uint64_t)b * (uint64_t)w);
+		if (__builtin_add_overflow(x->start_ns, w, &end))
+			end = INT64_MAX;
+		x->covered_ns = cover_in(q, x->start_ns, end, &x->cover_from_ns,
+					 &x->cover_to_ns, &at);
+	}
 	/* rollup buckets in which a timeline bucket starts are read as
 	 * samples: the others fall in one timeline bucket each */
 	if (query_pass_init(q, &p, PASS_NEED_SQUARES, base, w, e) < 0) {
@@ -171,10 +305,20 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 		}
 	}
 	query_pass_release(&p);
-	for (b = 0; b < n; b++)
-		q->buckets[b].rel_err =
-			query_rel_err(q->kind, q->buckets[b].samples,
-				      q->buckets[b].est_bytes, sq[b]);
+	for (b = 0; b < n; b++) {
+		struct query_bucket *x = &q->buckets[b];
+
+		x->rel_err =
+			query_rel_err(q->kind, x->samples, x->est_bytes, sq[b]);
+		/* samples where no recording's time is: a damaged store */
+		if (x->samples && !x->covered_ns) {
+			x->cover_from_ns = x->start_ns;
+			if (__builtin_add_overflow(x->start_ns, w,
+						   &x->cover_to_ns))
+				x->cover_to_ns = INT64_MAX;
+			x->covered_ns = x->cover_to_ns - x->start_ns;
+		}
+	}
 	free(sq);
 	if (rc < 0)
 		return ERR_FAIL;

@@ -148,6 +148,18 @@ static void list_rows(struct finding *f, const char *what,
 	}
 }
 
+/* The seconds the query's samples come from: the time its recordings
+ * cover (query_covered()), not the span of its samples, which starts at
+ * the first sample and ends at the last; the samples' span where the
+ * recordings' times do not hold the samples (a damaged store). */
+static double rules_covered_s(struct query *q, const struct query_total *t)
+{
+	int64_t c = query_covered(q, NULL, NULL);
+
+	return c > 0 ? (double)c / 1e9
+		     : (double)(t->last_ns - t->first_ns) / 1e9;
+}
+
 static int rule_hot_spots(struct findings_ctx *c,
 			  const struct finding_rule *rule, struct err *e)
 {
@@ -202,7 +214,7 @@ static int rule_hot_spots(struct findings_ctx *c,
 			     "%s samples, %" PRIu64 " in all, from %.3f s of "
 			     "recording",
 			     sample_kind_name((enum sample_kind)kind),
-			     t.samples, (double)(t.last_ns - t.first_ns) / 1e9);
+			     t.samples, rules_covered_s(q, &t));
 	list_rows(f, "site", rows, n, 3);
 	for (i = 0; i < 2; i++) {
 		const struct query_row *gr;
@@ -404,8 +416,8 @@ static int rule_alloc_rate(struct findings_ctx *c,
 	struct finding *f;
 	struct query *q;
 	int64_t width = 0;
-	size_t n, i, top = 0;
-	double *rates, median, mean, span;
+	size_t n, i, k, m = 0, top = SIZE_MAX, *idx;
+	double *rates, median, mean, span = 0;
 	int kind = alloc_kind(c), fig;
 	char b1[32], b2[32], b3[32];
 
@@ -417,37 +429,61 @@ static int rule_alloc_rate(struct findings_ctx *c,
 		query_free(q);
 		return ERR_FAIL;
 	}
-	if (n < 3 || width <= 0 || t.est_bytes <= 0) {
+	/* the buckets no recording covers (between two recordings, or
+	 * outside the window) have no rate: they are no point */
+	for (i = 0; i < n; i++)
+		if (bk[i].covered_ns > 0)
+			m++;
+	if (m < 3 || width <= 0 || t.est_bytes <= 0) {
 		query_free(q);
 		return 0;
 	}
-	rates = xmalloc(n * sizeof(double));
+	rates = xmalloc(m * sizeof(double));
+	idx = xmalloc(m * sizeof(size_t));
 	fig = findings_add_figure(c->out, FIG_RATE, "Allocation rate",
-				  "bytes/s", n);
+				  "bytes/s", m);
 	g = &c->out->figures[fig];
 	g->series = xcalloc(1, sizeof(*g->series));
 	g->n_series = 1;
 	g->series[0].name = xstrdup(sample_kind_name((enum sample_kind)kind));
-	g->series[0].y = xcalloc(n, sizeof(double));
-	for (i = 0; i < n; i++) {
-		rates[i] = (double)bk[i].est_bytes / ((double)width / 1e9);
-		g->t_ns[i] = bk[i].start_ns;
-		g->series[0].y[i] = rates[i];
-		if (rates[i] > rates[top])
-			top = i;
+	g->series[0].y = xcalloc(m, sizeof(double));
+	g->covered_ns = xcalloc(m, sizeof(int64_t));
+	/* each rate over the time its bucket covers, never over the
+	 * width: a bucket cut by a recording's start or end (a killed
+	 * JVM's last flush) holds only what its covered part did */
+	for (i = 0, k = 0; i < n; i++) {
+		if (bk[i].covered_ns <= 0)
+			continue;
+		idx[k] = i;
+		rates[k] = (double)bk[i].est_bytes /
+			   ((double)bk[i].covered_ns / 1e9);
+		g->t_ns[k] = bk[i].cover_from_ns;
+		g->covered_ns[k] = bk[i].covered_ns;
+		g->series[0].y[k] = rates[k];
+		span += (double)bk[i].covered_ns / 1e9;
+		/* a peak rests on half a bucket at least */
+		if (2 * bk[i].covered_ns >= width &&
+		    (top == SIZE_MAX || rates[k] > rates[top]))
+			top = k;
+		k++;
 	}
-	span = (double)(bk[n - 1].start_ns + width - bk[0].start_ns) / 1e9;
+	if (top == SIZE_MAX)
+		top = 0;
 	mean = (double)t.est_bytes / span;
-	qsort(rates, n, sizeof(double), cmp_dbl);
-	median = rates[n / 2];
+	qsort(rates, m, sizeof(double), cmp_dbl);
+	median = rates[m / 2];
 	free(rates);
-	/* peaks: twice the median and well above the mean */
-	g->peaks = xcalloc(n, sizeof(size_t));
-	for (i = 0; i < n; i++)
-		if (g->series[0].y[i] >= 2 * median &&
-		    g->series[0].y[i] >= 1.5 * mean)
-			g->peaks[g->n_peaks++] = i;
+	/* peaks: twice the median and well above the mean, in buckets
+	 * covered for half their width or more (a rate over a few
+	 * milliseconds rests on a few samples) */
+	g->peaks = xcalloc(m, sizeof(size_t));
+	for (k = 0; k < m; k++)
+		if (2 * g->covered_ns[k] >= width &&
+		    g->series[0].y[k] >= 2 * median &&
+		    g->series[0].y[k] >= 1.5 * mean)
+			g->peaks[g->n_peaks++] = k;
 	if (mean < HIGH_RATE && !g->n_peaks) {
+		free(idx);
 		findings_drop_figure(c->out);
 		query_free(q);
 		return 0;
@@ -485,22 +521,22 @@ static int rule_alloc_rate(struct findings_ctx *c,
 
 		/* the sites of the highest peak's window */
 		o.kind = kind;
-		o.from_ns = bk[top].start_ns;
-		o.to_ns = bk[top].start_ns + width;
+		o.from_ns = bk[idx[top]].start_ns;
+		o.to_ns = bk[idx[top]].start_ns + width;
 		if (query_open(c->s, &o, &qp, e) < 0 ||
 		    query_top(qp, GROUP_SITE, &rows, &np, &pt, e) < 0) {
 			query_free(qp);
 			query_free(q);
+			free(idx);
 			return ERR_FAIL;
 		}
-		finding_add_evidence(
-			f,
-			"%zu peak bucket%s (twice the median or "
-			"more); the highest at +%.3f s, %s/s",
-			g->n_peaks, g->n_peaks == 1 ? "" : "s",
-			(double)(bk[top].start_ns - bk[0].start_ns) / 1e9,
-			human_bytes(i64_held(g->series[0].y[top]), b1,
-				    sizeof(b1)));
+		finding_add_evidence(f,
+				     "%zu peak bucket%s (twice the median or "
+				     "more); the highest at +%.3f s, %s/s",
+				     g->n_peaks, g->n_peaks == 1 ? "" : "s",
+				     (double)(g->t_ns[top] - g->t_ns[0]) / 1e9,
+				     human_bytes(i64_held(g->series[0].y[top]),
+						 b1, sizeof(b1)));
 		for (i = 0; i < np && i < 3; i++)
 			finding_add_evidence(
 				f,
@@ -517,6 +553,7 @@ static int rule_alloc_rate(struct findings_ctx *c,
 		f->command = rules_command(c, "timeline", a);
 		free(a);
 	}
+	free(idx);
 	if (mean >= HIGH_RATE)
 		f->fix = xstrdup("A high allocation rate means frequent young "
 				 "GCs: reduce allocation at the hot spots "

@@ -65,8 +65,12 @@ void report_chart_columns(struct buf *out, const struct finding_figure *g,
 		char end[32];
 		size_t w;
 
+		/* a rate's last point is over a time that ends later */
+		int64_t last = g->t_ns[n - 1] +
+			       (g->covered_ns ? g->covered_ns[n - 1] : 0);
+
 		snprintf(end, sizeof(end), "+%.1f s",
-			 (double)(g->t_ns[n - 1] - g->t_ns[0]) / 1e9);
+			 (double)(last - g->t_ns[0]) / 1e9);
 		w = strlen(end);
 		for (i = 4; i + w < cols; i++)
 			buf_addch(out, ' ');

@@ -124,11 +124,20 @@ static void compare_html(struct buf *out, const struct report_compare *x)
 	buf_adds(out, "</code></p>\n</section>\n");
 }
 
+/* The end of a chart's time axis: its last point, or for a rate the
+ * end of the time that point's rate is over. */
+static int64_t fig_end(const struct finding_figure *g)
+{
+	size_t n = g->n_points;
+
+	return g->t_ns[n - 1] + (g->covered_ns ? g->covered_ns[n - 1] : 0);
+}
+
 /* An x position on a chart of width w for point i of n. */
 static double xpos(const struct finding_figure *g, size_t i, double left,
 		   double w)
 {
-	double span = (double)(g->t_ns[g->n_points - 1] - g->t_ns[0]);
+	double span = (double)(fig_end(g) - g->t_ns[0]);
 
 	if (g->n_points < 2 || span <= 0)
 		return left;
@@ -171,9 +180,7 @@ static void svg_lines(struct buf *out, const struct finding_figure *g)
 		 "<text x=\"%.0f\" y=\"%.0f\">+0 s</text><text x=\"%.0f\" "
 		 "y=\"%.0f\" text-anchor=\"end\">+%.1f s</text>\n",
 		 L, H - 8, L + pw, H - 8,
-		 g->n_points
-			 ? (double)(g->t_ns[g->n_points - 1] - g->t_ns[0]) / 1e9
-			 : 0.0);
+		 g->n_points ? (double)(fig_end(g) - g->t_ns[0]) / 1e9 : 0.0);
 	for (k = 0; k < g->n_series; k++) {
 		buf_addf(out,
 			 "<polyline fill=\"none\" stroke=\"%s\" "

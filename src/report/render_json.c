@@ -300,7 +300,16 @@ void report_render_json(const struct report *r, struct buf *out)
 		buf_adds(out, ",\n     \"time_ns\": [");
 		for (k = 0; k < g->n_points && g->kind != FIG_MAP; k++)
 			buf_addf(out, "%s%" PRId64, k ? ", " : "", g->t_ns[k]);
-		buf_adds(out, "],\n     \"series\": [");
+		buf_adds(out, "],\n     \"covered_ns\": ");
+		if (g->covered_ns) {
+			for (k = 0; k < g->n_points; k++)
+				buf_addf(out, "%s%" PRId64, k ? ", " : "[",
+					 g->covered_ns[k]);
+			buf_adds(out, g->n_points ? "]" : "[]");
+		} else {
+			buf_adds(out, "null");
+		}
+		buf_adds(out, ",\n     \"series\": [");
 		for (k = 0; k < g->n_series; k++) {
 			size_t j;
 

@@ -192,7 +192,15 @@ b_keys 5
 b_screen timeline-80x24
 cli timeline "$S" --bucket 200ms --csv | sed -n 2p >"$T/work/tl.csv"
 n=$(cut -d, -f2 "$T/work/tl.csv")
-b_capture | grep -q "$n samples\$" || t_fail "the first bucket is not $n samples"
+# the recording starts inside the first bucket: its rates are over the
+# part recorded, which the cursor's line says
+b_capture | grep -q "$n samples (part recorded)\$" ||
+	t_fail "the first bucket is not $n samples, part recorded"
+# the axis runs from the recording's start (time 0: one recording) to
+# its end, as heapsift info gives its length; never from before it
+len=$(cli info "$S" | sed -n 's/^  time .*(\([0-9.]*\) s)$/\1/p')
+b_capture | grep -Eq "^ +\+0\.000 s +\+$len s\$" ||
+	t_fail "the axis does not run from +0.000 s to +$len s: $(b_capture | grep -E '^ +[-+][0-9.]+ s ')"
 t_end
 
 t_begin "80x24 time range filters every view"

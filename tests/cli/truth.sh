@@ -46,7 +46,8 @@ timeline_case() {
 	expect_rc 0
 	cp "$T/out" "$W/tl.csv"
 	set -f
-	r=$(views timeline "$W/$f.tsv" "$W/tl.csv" --bucket "$ns" $(win "$@")) ||
+	r=$(views timeline "$W/$f.tsv" "$W/tl.csv" --bucket "$ns" \
+		--jfr "$F/jdk17-$f.jfr" $(win "$@")) ||
 		t_fail "$r"
 	set +f
 	t_end
@@ -101,6 +102,9 @@ for f in default multichunk profile-tlab leak-gcroots; do
 	timeline_case 250ms_class 250000000 '--class=^(int|long)\[\]$'
 	timeline_case 500ms_window_thread 500000000 "--from=$from" "--to=$to" \
 		'--thread=main'
+	# whole seconds cut 300 ms buckets: the window's ends cut the
+	# first and last, whose rates are over the part inside it
+	timeline_case 300ms_window 300000000 "--from=$from" "--to=$to"
 done
 [ "$n_fixtures" = 4 ] || {
 	echo "FAIL truth: $n_fixtures of the 4 JFR fixtures found in $F"
@@ -120,6 +124,46 @@ tree_case kind_old --kind=old --depth=0
 timeline_case kind_old_2s 2000000000 --kind=old
 f=multichunk
 tree_case kind_old --kind=old --inverted --depth=5
+
+# A killed JVM (jdk17-killed-unfinished.jfr, an unfinished chunk): its
+# recording ends at its last flush, the chunk header's start plus
+# duration, which the JVM rewrites at every flush; the last bucket's
+# rates are over the time up to there
+t_begin timeline_killed_ends_at_the_last_flush
+run import -o "$W/killed.hsdb" "$F/jdk17-killed-unfinished.jfr"
+[ "$rc" -eq 3 ] || t_fail "import exited $rc, expected 3 (an unfinished chunk)"
+run dump --format=tsv "$F/jdk17-killed-unfinished.jfr"
+printf '%s\n' "$out" >"$W/killed.tsv"
+for ms in 500 1000; do
+	run timeline "$W/killed.hsdb" --csv --bucket=${ms}ms --estimate=jfr
+	expect_rc 0
+	cp "$T/out" "$W/tl.csv"
+	r=$(views timeline "$W/killed.tsv" "$W/tl.csv" --bucket $((ms * 1000000)) \
+		--jfr "$F/jdk17-killed-unfinished.jfr") || t_fail "${ms}ms: $r"
+done
+t_end
+
+# Two recordings of two JVMs, one after the other, in one store: the
+# buckets between them are covered by neither (no rate), and those that
+# one starts or ends in are covered in part (docs/heapsift.1, timeline)
+t_begin timeline_two_recordings_apart
+rm -f "$W/two.hsdb"
+run import -o "$W/two.hsdb" "$F/jdk17-default.jfr" "$F/jdk17-profile-tlab.jfr"
+expect_rc 0
+run dump --format=tsv "$F/jdk17-default.jfr" "$F/jdk17-profile-tlab.jfr"
+printf '%s\n' "$out" >"$W/two.tsv"
+for ms in 100 250 1000; do
+	run timeline "$W/two.hsdb" --csv --bucket=${ms}ms --estimate=jfr
+	expect_rc 0
+	cp "$T/out" "$W/tl.csv"
+	# the gap is there: a bucket that neither recording covers
+	[ "$ms" != 100 ] || tr -d '\r' <"$W/tl.csv" | grep -q ',,,0\.000000000$' ||
+		t_fail "${ms}ms: no bucket between the two recordings"
+	r=$(views timeline "$W/two.tsv" "$W/tl.csv" --bucket $((ms * 1000000)) \
+		--jfr "$F/jdk17-default.jfr,$F/jdk17-profile-tlab.jfr") ||
+		t_fail "${ms}ms: $r"
+done
+t_end
 
 t_begin old_object_times_match_jfr_print
 if ! command -v jfr >/dev/null 2>&1; then
@@ -245,7 +289,8 @@ for start in 1795301015000000000 1795301014999999999; do
 			expect_rc 0
 			cp "$T/out" "$W/tl.csv"
 			r=$(views timeline "$W/edge.tsv" "$W/tl.csv" \
-				--bucket $((ms * 1000000)) --kind $k) ||
+				--bucket $((ms * 1000000)) --kind $k \
+				--jfr "$W/edge.jfr") ||
 				t_fail "start $start --kind=$k ${ms}ms: $r"
 		done
 	done

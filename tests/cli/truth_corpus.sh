@@ -442,6 +442,51 @@ for want in \
 done
 t_end
 
+# A JVM killed during a burst (case killed-burst): its recording ends at
+# its last flush, inside the last bucket, whose rate must be the
+# workload's, not diluted by the part of the bucket nobody recorded; and
+# every span printed is the chunks' (tests/truth/check_edges.py)
+KB=$C/jdk17-killed-burst
+edges() { python3 "$here/truth/check_edges.py" "$@"; }
+t_begin corpus_killed_burst_timeline_last_bucket
+run import -o "$W/kb.hsdb" "$KB.tar.gz"
+# 3: the last chunk is unfinished, read up to its last flush (a warning)
+[ "$rc" -eq 3 ] || t_fail "import exited $rc, expected 3: $(head -c 300 "$T/err")"
+# widths the kill cuts between a fifth and three fifths in (make-edges.sh)
+for ms in 200 1000; do
+	run timeline "$W/kb.hsdb" --csv --bucket=${ms}ms
+	expect_rc 0
+	cp "$T/out" "$W/kb-$ms.csv"
+	r=$(edges timeline "$KB.truth.json" "$KB.tar.gz" "$W/kb-$ms.csv" \
+		$((ms * 1000000)) 2>&1) || t_fail "${ms}ms: $r"
+done
+t_end
+
+t_begin corpus_killed_burst_report_rate_figure
+if [ -f "$W/killed-burst.json" ]; then
+	r=$(edges report "$KB.truth.json" "$KB.tar.gz" "$W/killed-burst.json" 2>&1) ||
+		t_fail "$r"
+else
+	t_fail "no report of case killed-burst"
+fi
+t_end
+
+t_begin corpus_killed_burst_spans_are_the_chunks
+run info "$W/kb.hsdb"
+expect_rc 0
+cp "$T/out" "$W/kb-info.txt"
+run report "$W/kb.hsdb"
+cp "$T/out" "$W/kb-report.txt"
+r=$(edges span "$KB.tar.gz" "$KB.summary.txt" "$W/kb-info.txt" \
+	"$W/kb-report.txt" 2>&1) || t_fail "$r"
+t_end
+
+t_begin corpus_killed_burst_pprof_duration_is_the_recordings
+run export "$W/kb.hsdb" --format=pprof -o "$W/kb.pb.gz"
+expect_rc 0
+r=$(edges pprof "$KB.tar.gz" "$W/kb.pb.gz" 2>&1) || t_fail "$r"
+t_end
+
 t_begin corpus_has_cases
 [ "$n" -gt 0 ] || t_fail "no case in $C"
 t_end

@@ -17,13 +17,20 @@ arithmetic follows the definitions in docs/heapsift.1 and docs/export.md.
   carries a size); parent_share = the same over the parent's.
 
   a timeline bucket of width W starts at a multiple of W nanoseconds
-  since the Unix epoch; the rows run from the first sample's bucket to
-  the last's, empty buckets included; alloc_rate = est_bytes / W in
-  seconds, sample_rate = samples / W in seconds.
+  since the Unix epoch.  The time covered is the union of the
+  recordings' spans, each from its first chunk's start to its last
+  chunk's end, as the JFR files' chunk headers give them (start and
+  duration, read here from the files given with --jfr, comma-separated,
+  one recording each, all holding samples of the kind), cut to the window
+  [from, to); covered_s is the part of a bucket inside it.  The rows run from the bucket of the earlier of the first sample
+  and the start of the time covered to the bucket of the later of the
+  last sample and the end of the time covered, empty buckets included;
+  alloc_rate = est_bytes / covered_s, sample_rate = samples / covered_s,
+  both empty where covered_s is 0.
 
 usage:
   check_views.py tree DUMP.tsv TREE.csv [--inverted] [--depth N] [filters]
-  check_views.py timeline DUMP.tsv TL.csv --bucket NS [filters]
+  check_views.py timeline DUMP.tsv TL.csv --bucket NS --jfr REC.jfr [filters]
   check_views.py second DUMP.tsv KIND K
       prints the ISO time of the whole second K seconds after the first
       KIND sample (for --from/--to)
@@ -35,6 +42,7 @@ import collections
 import csv
 import datetime
 import re
+import struct
 import sys
 
 FRAME = re.compile(r"(.*?)\((.*?)\)(.*?):(-?\d+)@(-?\d+):([A-Za-z ]+)(?:;|$)")
@@ -196,9 +204,42 @@ def cmd_tree(dump, tree_csv, o):
     finish(f"{len(rows)} nodes match, {n[()]} samples")
 
 
+def chunk_span(path):
+    """[start, end) of a JFR recording from its chunk headers (the JFR
+    format: size at offset 8, start in epoch ns at 32, duration at 40,
+    each a big-endian int64)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    at, start, end = 0, None, None
+    while at + 68 <= len(data) and data[at:at + 4] == b"FLR\0":
+        size, = struct.unpack(">q", data[at + 8:at + 16])
+        a, d = struct.unpack(">qq", data[at + 32:at + 48])
+        start = a if start is None else min(start, a)
+        end = a + d if end is None else max(end, a + d)
+        if size <= 0:
+            break
+        at += size
+    if start is None:
+        fail(f"{path}: no JFR chunk header")
+        return 0, 0
+    return start, end
+
+
+def covered(spans, a, b):
+    """Nanoseconds of [a, b) inside the union of spans."""
+    total, at = 0, a
+    for x, y in sorted(spans):
+        x, y = max(x, at), min(y, b)
+        if y > x:
+            total += y - x
+            at = y
+    return total
+
+
 def cmd_timeline(dump, tl_csv, o):
     width = o["bucket"]
     assert width and width > 0
+    assert o["jfr"], "--jfr REC.jfr is needed for the time covered"
     n, w, sq = (collections.Counter(), collections.Counter(),
                 collections.Counter())
     for t, b, _ in samples(dump, o):
@@ -207,16 +248,28 @@ def cmd_timeline(dump, tl_csv, o):
         w[k] += b or 0
         sq[k] += (b or 0) ** 2
     rows = read_csv(tl_csv, ["time", "samples", "est_bytes", "alloc_rate",
-                             "sample_rate", "rel_err"])
+                             "sample_rate", "rel_err", "covered_s"])
     if not n:
         if rows:
             fail(f"{len(rows)} rows, but no sample passes the filters")
         finish("no samples, no rows")
-    want = list(range(min(n), max(n) + width, width))
+    spans = []
+    for path in o["jfr"].split(","):
+        c0, c1 = chunk_span(path)
+        if o["from"] is not None:
+            c0 = max(c0, o["from"])
+        if o["to"] is not None:
+            c1 = min(c1, o["to"])
+        if c1 > c0:
+            spans.append((c0, c1))
+    lo, hi = min(n), max(n)
+    if spans:
+        lo = min(lo, min(a for a, _ in spans) // width * width)
+        hi = max(hi, (max(b for _, b in spans) - 1) // width * width)
+    want = list(range(lo, hi + width, width))
     if len(rows) != len(want):
-        fail(f"{len(rows)} buckets, from the samples {len(want)} "
-             f"({iso(want[0])} to {iso(want[-1])})")
-    sec = width / 1e9
+        fail(f"{len(rows)} buckets, from the samples and the chunks "
+             f"{len(want)} ({iso(want[0])} to {iso(want[-1])})")
     for r, k in zip(rows, want):
         if ns(r[0]) != k:
             fail(f"bucket {r[0]}, from the samples {iso(k)}")
@@ -224,6 +277,15 @@ def cmd_timeline(dump, tl_csv, o):
         if (int(r[1]), int(r[2])) != (n[k], w[k]):
             fail(f"bucket {r[0]}: samples, est_bytes {r[1]}, {r[2]}; "
                  f"from the samples {n[k]}, {w[k]}")
+        cov = covered(spans, k, k + width)
+        if not close(float(r[6]), cov / 1e9, 0.6e-9):
+            fail(f"bucket {r[0]}: covered_s {r[6]}, expected {cov / 1e9}")
+        if not cov:
+            if r[3] != "" or r[4] != "":
+                fail(f"bucket {r[0]}: rates {r[3]!r}, {r[4]!r} where "
+                     f"nothing is covered")
+            continue
+        sec = cov / 1e9
         if not close(float(r[3]), w[k] / sec, 1 + w[k] / sec * 1e-12):
             fail(f"bucket {r[0]}: alloc_rate {r[3]}, expected {w[k] / sec}")
         if not close(float(r[4]), n[k] / sec, 0.0006):
@@ -260,7 +322,8 @@ def finish(summary):
 
 def opts(args):
     o = {"kind": "alloc", "class": None, "thread": None, "from": None,
-         "to": None, "depth": 0, "inverted": False, "bucket": None}
+         "to": None, "depth": 0, "inverted": False, "bucket": None,
+         "jfr": None}
     i = 0
     while i < len(args):
         a = args[i]

@@ -300,6 +300,79 @@ TEST(query_recordings_facts_and_counts)
 	test_store_remove(dir, "q.hsdb");
 }
 
+/* The timeline's buckets over the store above with options o: each
+ * bucket's covered time and rate-worthy facts against want[] (start,
+ * covered, samples), worked out by hand from the table; and
+ * query_covered()'s total, first and end. */
+static void check_cover(struct store *s, const struct query_options *o,
+			int64_t width, const int64_t (*want)[3], size_t n_want,
+			int64_t total, int64_t from, int64_t to)
+{
+	const struct query_bucket *bk;
+	struct query_total t;
+	struct query *q;
+	struct err e;
+	int64_t w = width, f, e_ns;
+	size_t n, i;
+
+	err_init(&e);
+	if (query_open(s, o, &q, &e) < 0) {
+		test_fail(__FILE__, __LINE__, "query_open: %s", e.msg);
+		return;
+	}
+	CHECK_INT(query_covered(q, &f, &e_ns), ==, total);
+	CHECK_INT(f, ==, from);
+	CHECK_INT(e_ns, ==, to);
+	CHECK_INT(query_timeline(q, &w, &bk, &n, &t, &e), ==, 0);
+	CHECK_UINT(n, ==, n_want);
+	for (i = 0; i < n && i < n_want; i++) {
+		CHECK_INT(bk[i].start_ns, ==, want[i][0]);
+		CHECK_INT(bk[i].covered_ns, ==, want[i][1]);
+		CHECK_UINT(bk[i].samples, ==, (uint64_t)want[i][2]);
+	}
+	query_free(q);
+}
+
+TEST(query_timeline_rates_are_over_the_time_covered)
+{
+	char dir[] = "/tmp/hs-query-XXXXXX";
+	struct store *s;
+	struct query_options o;
+	/* a.jfr covers [500, 4500), b.jfr [4500, 5500): buckets of 2000
+	 * from 0; the first starts before a.jfr, the last ends after b.jfr */
+	static const int64_t all[][3] = {
+		{0, 1500, 1}, {2000, 2000, 2}, {4000, 1500, 2}};
+	/* the window [1500, 5200) cuts both ends */
+	static const int64_t win[][3] = {
+		{0, 500, 0}, {2000, 2000, 2}, {4000, 1200, 2}};
+	/* recording 1 alone: [4500, 5500) */
+	static const int64_t rec1[][3] = {{4000, 1000, 1}};
+	/* buckets of 1000: the last holds b.jfr's end, 500 of it */
+	static const int64_t fine[][3] = {{0, 500, 0},	   {1000, 1000, 1},
+					  {2000, 1000, 1}, {3000, 1000, 1},
+					  {4000, 1000, 1}, {5000, 500, 1}};
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	query_options_init(&o);
+	check_cover(s, &o, 2000, all, 3, 5000, 500, 5500);
+	check_cover(s, &o, 1000, fine, 6, 5000, 500, 5500);
+	o.from_ns = 1500;
+	o.to_ns = 5200;
+	check_cover(s, &o, 2000, win, 3, 3700, 1500, 5200);
+	query_options_init(&o);
+	o.recording = 1;
+	check_cover(s, &o, 2000, rec1, 1, 1000, 4500, 5500);
+	/* a kind no recording holds: nothing covered, no bucket */
+	query_options_init(&o);
+	o.kind = SAMPLE_TLAB_NEW;
+	check_cover(s, &o, 2000, NULL, 0, 0, 0, 0);
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
+
 TEST(query_paths_merge_stacks_with_the_same_sites)
 {
 	char dir[] = "/tmp/hs-query-XXXXXX";
