@@ -70,6 +70,62 @@ static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
 	return fig;
 }
 
+/*
+ * What a key's jdk.OldObjectSample events prove (query/old_emissions.h):
+ * each object once, alive at the end only where the last emission shows
+ * it, and its sizes' sum never shown as a live set above the heap used
+ * after the GC before that emission, which holds every object the
+ * emission shows (docs/report.md).
+ */
+static void old_live_evidence(struct finding *f,
+			      const struct query_survivors *sv,
+			      const struct query_survivor_series *x,
+			      const struct query_evidence *ev)
+{
+	char b1[32], b2[32];
+
+	finding_add_evidence(
+		f,
+		"%" PRIu64 " jdk.OldObjectSample events from %" PRIu64
+		" emission%s show %" PRIu64 " objects: %" PRIu64
+		" shown by the last emission (%" PRIu64
+		" of them by an earlier one too), %" PRIu64
+		" only by earlier ones (collected, or replaced in the "
+		"sampler); an event proves its object was not yet "
+		"collected when it was written, nothing after",
+		ev->events, ev->emissions, ev->emissions == 1 ? "" : "s",
+		ev->samples, ev->alive_at_end, ev->kept, ev->gone);
+	if (ev->size_alive >= 0 && ev->heap_after_gc > 0 &&
+	    ev->size_alive > ev->heap_after_gc)
+		finding_add_evidence(
+			f,
+			"the data disagree: the objects the last emission "
+			"shows add up to %s, more than the %s used after "
+			"the GC before it, which held them all; no live set "
+			"is shown",
+			human_bytes(ev->size_alive, b1, sizeof(b1)),
+			human_bytes(ev->heap_after_gc, b2, sizeof(b2)));
+	else if (sv->by_samples || ev->size_alive < 0)
+		finding_add_evidence(f,
+				     "at the last emission: %" PRIu64
+				     " sampled objects alive, allocated in %d "
+				     "of the 4 quarters of the time window",
+				     x->end_samples,
+				     __builtin_popcount(x->born_quarters));
+	else
+		finding_add_evidence(
+			f,
+			"at the last emission: %" PRIu64 " sampled objects "
+			"alive, %s in all (of %s used after the GC before "
+			"it), allocated in %d of the 4 quarters of the time "
+			"window",
+			x->end_samples, human_bytes(ev->size_alive, b1, sizeof(b1)),
+			ev->heap_after_gc > 0
+				? human_bytes(ev->heap_after_gc, b2, sizeof(b2))
+				: "an unknown heap",
+			__builtin_popcount(x->born_quarters));
+}
+
 /* The survivors' suspects of one kind, each weighed by its evidence. */
 static int leaks_of_kind(struct findings_ctx *c,
 			 const struct finding_rule *rule, enum sample_kind kind,
@@ -132,6 +188,12 @@ static int leaks_of_kind(struct findings_ctx *c,
 		strong = ev.with_root > 0 ||
 			 (ev.alive_at_end &&
 			  ev.old_gc_many * 2 >= ev.alive_at_end);
+		/* an old-object sample proves only that its object was not
+		 * yet collected at its emission (query/old_emissions.h):
+		 * without a path to a GC root that is as true of garbage in
+		 * the old generation as of a leak, so it is never critical */
+		if (kind == SAMPLE_OLD_OBJECT && !ev.with_root)
+			strong = false;
 		if (unrooted || young || bounded || turnover)
 			sev = FINDING_INFO;
 		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
@@ -200,7 +262,9 @@ static int leaks_of_kind(struct findings_ctx *c,
 						   : "");
 		if (ev.n_gcs < MIN_GCS && f->severity > FINDING_INFO)
 			f->few_samples = true;
-		if (sv->by_samples)
+		if (kind == SAMPLE_OLD_OBJECT)
+			old_live_evidence(f, sv, x, &ev);
+		else if (sv->by_samples)
 			finding_add_evidence(
 				f,
 				"live set: %" PRIu64 " samples at the "
@@ -218,14 +282,16 @@ static int leaks_of_kind(struct findings_ctx *c,
 				x->rising, sv->n_buckets,
 				human_bytes(i64_held(x->slope), b3,
 					    sizeof(b3)));
-		finding_add_evidence(
-			f,
-			"%" PRIu64 " sampled objects (%s), %" PRIu64
-			" alive at the end, %" PRIu64 " found dead; "
-			"+/-%.0f%% from the sample count",
-			ev.samples, sample_kind_name(kind), ev.alive_at_end,
-			ev.dead,
-			ev.samples ? 100 / sqrt((double)ev.samples) : 100.0);
+		if (kind != SAMPLE_OLD_OBJECT)
+			finding_add_evidence(
+				f,
+				"%" PRIu64 " sampled objects (%s), %" PRIu64
+				" alive at the end, %" PRIu64 " found dead; "
+				"+/-%.0f%% from the sample count",
+				ev.samples, sample_kind_name(kind),
+				ev.alive_at_end, ev.dead,
+				ev.samples ? 100 / sqrt((double)ev.samples)
+					   : 100.0);
 		finding_add_evidence(f,
 				     "GCs survived by those alive at the end: "
 				     "median %" PRId64 ", most %" PRId64
@@ -312,6 +378,15 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 		query_free(qk);
 		if (!ev.with_root || ev.old_gc_1 * 2 < ev.alive_at_end)
 			continue;
+		/* reachable and old is as true of a steady cache as of a
+		 * leak: some must date from the first half of the data
+		 * (its start to the last emission), where earlier
+		 * emissions showed some, the last must show most of them
+		 * again (a working set's are gone by then), and one or two
+		 * objects held by a static field show no growth at all */
+		if (ev.oldest_alive_ns * 2 < ev.window_ns ||
+		    ev.kept < ev.gone || ev.alive_at_end < 3)
+			continue;
 		for (k = 0; k < c->out->n_findings; k++)
 			if (c->out->findings[k].subject &&
 			    !strcmp(c->out->findings[k].rule, rule->name) &&
@@ -325,16 +400,19 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 		f->few_samples = ev.samples < FEW_SAMPLES;
 		f->sentence = buf_strf(
 			"%s allocated objects that were still reachable from "
-			"a GC root when the recording ended, after surviving "
+			"a GC root at the recording's last emission of old "
+			"objects, after surviving "
 			"%" PRId64 " GCs: a leak suspect%s.",
 			rows[i].key, ev.median_gcs,
 			f->few_samples ? " resting on few samples" : "");
 		finding_add_evidence(f,
-				     "%" PRIu64 " old-object samples by this "
-				     "app-site, %" PRIu64
-				     " with a path to a GC root "
+				     "%" PRIu64 " sampled objects by this "
+				     "app-site (%" PRIu64 " events), %" PRIu64
+				     " shown by the last emission, %" PRIu64
+				     " of them with a path to a GC root "
 				     "(mostly %s)",
-				     ev.samples, ev.with_root,
+				     ev.samples, ev.events, ev.alive_at_end,
+				     ev.with_root,
 				     ev.root ? ev.root : "unknown");
 		finding_add_evidence(f,
 				     "GCs survived: median %" PRId64
@@ -351,7 +429,7 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 				 "samples");
 		finding_add_fact(f, "median_gcs_survived",
 				 (double)ev.median_gcs, "gcs");
-		a = buf_strf("--kind=old --by=app-site");
+		a = buf_strf("--kind=old --leaks --by=app-site");
 		f->command = rules_command(c, "survivors", a);
 		free(a);
 		f->fix = xstrdup("Find what holds these objects (the GC root "
@@ -536,23 +614,47 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 	}
 	f = findings_add(c, rule->name, FINDING_INFO);
 	f->weight = (double)ev.with_root;
+	/* each object once, and alive at the end only where its
+	 * recording's last emission shows it (query/old_emissions.h) */
 	f->sentence = buf_strf(
-		"%" PRIu64 " sampled objects were alive when the recording "
-		"ended, %" PRIu64 " of them with a path to a GC root%s.",
-		t.samples, ev.with_root,
+		"%" PRIu64 " sampled objects were not yet collected at the "
+		"recording's last emission of old objects, %" PRIu64
+		" of them with a path to a GC root%s.",
+		ev.alive_at_end, ev.with_root,
 		ev.with_root ? ""
 		: ev.rooted_elsewhere
 			? ""
 			: " (the recording did not search for roots: "
 			  "path-to-gc-roots=false)");
-	for (i = 0; i < n && i < 5; i++)
+	finding_add_evidence(
+		f,
+		"%" PRIu64 " jdk.OldObjectSample events from %" PRIu64
+		" emission%s (each dump of the running recording and its "
+		"stop) show %" PRIu64 " objects; %" PRIu64
+		" only by earlier emissions (collected, or replaced in the "
+		"sampler)",
+		ev.events, ev.emissions, ev.emissions == 1 ? "" : "s",
+		ev.samples, ev.gone);
+	for (i = 0; i < n && i < 5; i++) {
+		struct query_evidence ek;
+
+		if (findings_query(c, SAMPLE_OLD_OBJECT, rows[i].key,
+				   GROUP_APP_SITE, &qe, e) < 0 ||
+		    query_evidence(qe, &ek, e) < 0) {
+			query_free(qe);
+			query_free(q);
+			return ERR_FAIL;
+		}
+		query_free(qe);
 		finding_add_evidence(
-			f, "app-site %zu: %s, %" PRIu64 " objects%s%s", i + 1,
-			rows[i].key, rows[i].samples,
-			rows[i].est_bytes > 0 ? ", " : "",
-			rows[i].est_bytes > 0
-				? human_bytes(rows[i].est_bytes, b, sizeof(b))
+			f, "app-site %zu: %s, %" PRIu64 " objects, %" PRIu64
+			   " at the last emission%s%s",
+			i + 1, rows[i].key, ek.samples, ek.alive_at_end,
+			ek.size_alive > 0 ? ", " : "",
+			ek.size_alive > 0
+				? human_bytes(ek.size_alive, b, sizeof(b))
 				: "");
+	}
 	if (ev.largest_size > 0)
 		finding_add_evidence(
 			f, "largest object: %s",
@@ -563,7 +665,7 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 			     "GCs survived by these objects: median %" PRId64
 			     ", most %" PRId64,
 			     ev.median_gcs, ev.max_gcs);
-	finding_add_fact(f, "objects", (double)t.samples, "samples");
+	finding_add_fact(f, "objects", (double)ev.alive_at_end, "samples");
 	finding_add_fact(f, "with_root", (double)ev.with_root, "samples");
 	f->command = rules_command(c, "survivors", "--kind=old --by=app-site");
 	query_free(q);

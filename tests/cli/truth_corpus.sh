@@ -38,6 +38,57 @@ for e in "$C"/*.expect; do
 	t_end
 done
 
+# jdk.OldObjectSample: each oos-* recording's survivors against the JDK's
+# jfr (NAME.oos.json) and the workload's truth (NAME.truth.json): every
+# object counted once whatever the emissions that show it, alive at the
+# end only where the last emission shows it, and the leak ranked first
+# (tests/truth/check_oos_survivors.py).
+m=0
+for tj in "$C"/oos-*.truth.json; do
+	[ -e "$tj" ] || continue
+	m=$((m + 1))
+	name=$(basename "$tj" .truth.json)
+	t_begin "corpus_survivors_old_$name"
+	run import "$C/$name.jfr.gz" -o "$W/$name.hsdb"
+	[ "$rc" -eq 0 ] || t_fail "import exited $rc: $(head -c 400 "$T/err")"
+	run survivors "$W/$name.hsdb" --kind=old --limit=0
+	cp "$T/out" "$W/$name.table"
+	run survivors "$W/$name.hsdb" --kind=old --leaks --csv
+	cp "$T/out" "$W/$name.csv"
+	python3 "$here/truth/check_oos_survivors.py" "$tj" "$C/$name.oos.json" \
+		"$W/$name.table" "$W/$name.csv" 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+	# the expectation's leak is the one the workload printed
+	lsite=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["leak_site"] or "")' "$tj")
+	if [ -n "$lsite" ]; then
+		want=$(printf 'first leak-suspect ^%s$' "$lsite" | sed 's/\./\\./g')
+		grep -qxF "$want" "$C/$name.expect" ||
+			t_fail "$name.expect has no line '$want'"
+	fi
+	t_end
+done
+
+t_begin corpus_has_old_object_cases
+[ "$m" -gt 0 ] || t_fail "no oos-*.truth.json in $C"
+t_end
+
+# fixtures/jfr/jdk17-leak-gcroots.jfr (fixtures/jfr/src/HeapWorkload.java,
+# variant leaky): HeapWorkload.leakIntoCache puts entries into a static
+# map for the whole run; HeapWorkload.hugeArray makes int[] of 2 to 4 MiB
+# and drops each at once.  One emission, with GC roots: the large arrays
+# are unreachable there (no root), the leak's objects reachable.
+t_begin corpus_survivors_old_leak_gcroots_ranks_the_leak
+run import "$HS_FIXTURES/jfr/jdk17-leak-gcroots.jfr" -o "$W/gcroots.hsdb"
+run survivors "$W/gcroots.hsdb" --kind=old --leaks --by=app-site --csv
+first=$(awk -F, '$NF == "yes\r" || $NF == "yes" { print $1; exit }' "$T/out")
+[ "$first" = "HeapWorkload.leakIntoCache:96" ] ||
+	t_fail "first suspect by app-site '$first', want HeapWorkload.leakIntoCache:96: $(cat "$T/out")"
+for by in site app-site; do
+	run survivors "$W/gcroots.hsdb" --kind=old --leaks --by=$by --csv
+	grep -q '^HeapWorkload\.hugeArray:108,.*,yes' "$T/out" &&
+		t_fail "by $by, the large arrays dropped at once are a suspect: $(cat "$T/out")"
+done
+t_end
+
 t_begin corpus_has_cases
 [ "$n" -gt 0 ] || t_fail "no case in $C"
 t_end
