@@ -363,12 +363,46 @@ static int by_bytes(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* One sample of q->sm at or above min_size into its site's row. */
+static void add_large(struct query *q, struct query_size_row *acc, uint64_t i,
+		      int64_t size, int64_t min_size)
+{
+	uint32_t site;
+
+	if (i < q->lo || size == REC_NONE || size < min_size ||
+	    !query_sample_ok(q, i))
+		return;
+	site = q->node_site[q->sm.node[i]];
+	if (site >= q->n_sites)
+		return;
+	acc[site].objects++;
+	acc[site].bytes = add_sat(acc[site].bytes, size);
+	if (size > acc[site].largest)
+		acc[site].largest = size;
+}
+
+/* jdk.OldObjectSample's: the objects of each recording's last emission,
+ * each once (query/old_emissions.h), which are few: read whole. */
+static int large_old_objects(struct query *q, int64_t min_size,
+			     struct query_size_row *acc, struct err *e)
+{
+	struct old_emissions oe;
+	uint64_t i;
+
+	if (query_materialize(q, e) < 0 || query_old_emissions(q, &oe, e) < 0)
+		return ERR_FAIL;
+	for (i = 0; i < q->sm.n && i < q->hi; i++)
+		if (q->sm.kind[i] == q->kind && !oe.s[i].repeat &&
+		    oe.s[i].in_last)
+			add_large(q, acc, i, oe.s[i].size, min_size);
+	query_old_emissions_release(&oe);
+	return 0;
+}
+
 int query_large_objects(struct query *q, int64_t min_size,
 			struct query_size_row **rows, size_t *n_rows,
 			struct err *e)
 {
-	const struct store_old_object *old;
-	uint32_t n_old, oi = 0;
 	struct query_size_row *acc;
 	size_t n = 0, k;
 	uint64_t i;
@@ -377,40 +411,18 @@ int query_large_objects(struct query *q, int64_t min_size,
 
 	*rows = NULL;
 	*n_rows = 0;
-	if (store_old_objects(q->s, &old, &n_old, e) < 0)
-		return ERR_FAIL;
 	acc = xcalloc(q->n_sites ? q->n_sites : 1, sizeof(*acc));
-	/* a block at a time, in seq order (the old objects' order): the
-	 * OutsideTLAB events of a big recording are tens of millions, too
-	 * many to hold decoded for a few large ones */
-	while ((rc = query_next_block(q, &b, e)) > 0) {
-		for (i = 0; i < q->sm.n && i < q->hi; i++) {
-			int64_t size = REC_NONE;
-			uint32_t site;
-
-			if (q->sm.kind[i] != q->kind)
-				continue;
-			if (q->kind == SAMPLE_OLD_OBJECT) {
-				while (oi < n_old &&
-				       old[oi].sample < q->sm.seq[i])
-					oi++;
-				if (oi < n_old &&
-				    old[oi].sample == q->sm.seq[i])
-					size = old[oi].object_size;
-			} else if (q->sm.size) {
-				size = q->sm.size[i];
-			}
-			if (i < q->lo || size == REC_NONE || size < min_size ||
-			    !query_sample_ok(q, i))
-				continue;
-			site = q->node_site[q->sm.node[i]];
-			if (site >= q->n_sites)
-				continue;
-			acc[site].objects++;
-			acc[site].bytes = add_sat(acc[site].bytes, size);
-			if (size > acc[site].largest)
-				acc[site].largest = size;
-		}
+	if (q->kind == SAMPLE_OLD_OBJECT) {
+		rc = large_old_objects(q, min_size, acc, e) < 0 ? -1 : 0;
+	} else {
+		/* a block at a time: the OutsideTLAB events of a big
+		 * recording are tens of millions, too many to hold
+		 * decoded for a few large ones */
+		while ((rc = query_next_block(q, &b, e)) > 0)
+			for (i = 0; i < q->sm.n && i < q->hi; i++)
+				if (q->sm.kind[i] == q->kind && q->sm.size)
+					add_large(q, acc, i, q->sm.size[i],
+						  min_size);
 	}
 	if (rc < 0) {
 		free(acc);

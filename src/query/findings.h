@@ -200,7 +200,8 @@ int query_heap_summaries(struct query *q, uint32_t rec, const char *when,
 
 /* Objects of at least min_size bytes among the filtered samples, by
  * allocation site (the sizes: TLAB events' allocationSize, agent
- * sizes, OldObjectSample objectSize).  Rows are malloc'ed, keys are
+ * sizes, OldObjectSample objectSize: of the objects each recording's
+ * last emission shows, each once, query/old_emissions.h).  Rows are malloc'ed, keys are
  * borrowed from q; the caller frees *rows.  Sorted by bytes. */
 struct query_size_row {
 	const char *key;

@@ -38,6 +38,36 @@ for e in "$C"/*.expect; do
 	t_end
 done
 
+# With objectSize (JDK 19 and later): the report's large objects among
+# old objects are those the last emission shows, each once, as the JDK's
+# jfr counts them (NAME.oos.json: the large-array site's alive_last; the
+# workload's other sites allocate objects of 4 KiB at most), and their
+# bytes fit in the heap used after the GC before that emission.
+for oj in "$C"/oos-*.oos.json; do
+	[ -e "$oj" ] || continue
+	name=$(basename "$oj" .oos.json)
+	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["emissions"][-1]["size_sum"] is None)' "$oj" || continue
+	t_begin "corpus_large_old_objects_$name"
+	python3 - "$W/$name.json" "$oj" "$C/$name.truth.json" <<'EOF' 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+import json, sys
+rep, oos, truth = (json.load(open(a)) for a in sys.argv[1:4])
+last = oos["emissions"][-1]
+want = oos["sites"][truth["large_array_site"]]["alive_last"]
+f = [f for f in rep["findings"] if f["rule"] == "large-arrays"]
+got = f[0]["figures"]["objects"]["value"] if f else 0
+b = f[0]["figures"]["bytes"]["value"] if f else 0
+bad = []
+if got != want:
+    bad.append("large objects alive at the end: %s, the JDK's jfr: %s" % (got, want))
+if b > last["heap_after_gc_before"]:
+    bad.append("%s bytes alive, more than the heap after the GC before the last emission, %s"
+               % (b, last["heap_after_gc_before"]))
+print("; ".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+	t_end
+done
+
 # jdk.OldObjectSample: each oos-* recording's survivors against the JDK's
 # jfr (NAME.oos.json) and the workload's truth (NAME.truth.json): every
 # object counted once whatever the emissions that show it, alive at the

@@ -481,3 +481,132 @@ TEST(survivors_old_object_samples_live_from_their_allocation)
 		store_close(s);
 	test_store_remove(dir, "s.hsdb");
 }
+
+/*
+ * jdk.OldObjectSample in three emissions (query/old_emissions.h): at 6 s
+ * and 12 s (dumps of the running recording) and at 20 s (its stop), each
+ * written into a chunk that converts ticks with its own time base, so
+ * one allocation time reads 260 ns later in the second chunk's events
+ * and 10 ns earlier in the third's than in the first's.  Leak.fast:
+ * Keep, allocated at 0.5 s, shown by all three; Twin, allocated 500 ns
+ * after Keep, shown by the first only.  Leak.slow: Mid, allocated at
+ * 2.5 s, shown by the first two; New, at 15 s, by the last.  By hand: 4
+ * objects of 7 events; Keep and New alive at the end, Twin and Mid gone
+ * (live until 6 s and 12 s); Keep kept.  Live at the points t = 1..20 s:
+ * Leak.fast 2 to 6 s, then 1; Leak.slow 1 from 3 to 12 s and from 15 s.
+ * Without the chunks' offset (times compared as they are), Keep would
+ * be three objects, two of them gone, and nothing kept.
+ */
+TEST(survivors_old_objects_once_across_emissions)
+{
+	static const struct rec_thread thread = {1, "main", 1, 100, false};
+	static struct rec_stack stacks[2];
+	static const struct {
+		int site, emission;
+		int64_t born_ns; /* after T0, as the first chunk reads it */
+	} ev[] = {
+		{0, 0, 500 * MS},	{0, 0, 500 * MS + 500},
+		{1, 0, 2500 * MS},	{0, 1, 500 * MS},
+		{1, 1, 2500 * MS},	{0, 2, 500 * MS},
+		{1, 2, 15 * SEC},
+	};
+	static const int64_t at[3] = {6 * SEC, 12 * SEC, 20 * SEC};
+	static const int64_t off[3] = {0, 260, -10};
+	char dir[] = "/tmp/hs-survtest-XXXXXX";
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	const struct query_survivors *sv = NULL;
+	const struct query_survivor_series *fast, *slow;
+	struct query_survivor_options o;
+	struct query_evidence qe;
+	struct query_options qo;
+	struct rec_recording rec;
+	struct query *q = NULL;
+	struct store *s = NULL;
+	struct err e;
+	size_t i, b;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < 2; i++) {
+		stacks[i].id = i + 1;
+		stacks[i].frames = site_frames[i];
+		stacks[i].n_frames = 1;
+	}
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		struct rec_sample x;
+
+		rec_sample_init(&x, SAMPLE_OLD_OBJECT);
+		x.time_ns = T0 + at[ev[i].emission] + off[ev[i].emission];
+		x.thread = &thread;
+		x.stack = &stacks[ev[i].site];
+		x.class_name = "byte[]";
+		x.class_raw = "[B";
+		x.array_elements = 4096;
+		x.liveness = LIVE_AT_END;
+		x.alloc_time_ns = T0 + ev[i].born_ns + off[ev[i].emission];
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "old.jfr";
+	rec.format = "jfr";
+	rec.start_ns = T0;
+	rec.end_ns = T0 + 20 * SEC;
+	rec.n_chunks = 3;
+	rec.n_samples[SAMPLE_OLD_OBJECT] = sizeof(ev) / sizeof(ev[0]);
+	sink->ops->recording(sink->ctx, &rec);
+	s = test_store_commit(w, dir, "s.hsdb");
+	err_init(&e);
+	query_options_init(&qo);
+	qo.kind = SAMPLE_OLD_OBJECT;
+	if (s && query_open(s, &qo, &q, &e) < 0)
+		test_fail(__FILE__, __LINE__, "query_open: %s", e.msg);
+	memset(&o, 0, sizeof(o));
+	o.bucket_ns = SEC;
+	if (q && query_survivors(q, GROUP_SITE, &o, &sv, &e) < 0)
+		test_fail(__FILE__, __LINE__, "survivors: %s", e.msg);
+	CHECK_UINT(sv ? sv->samples_used : 0, ==, 4);
+	CHECK_UINT(sv ? sv->n_buckets : 0, ==, 20);
+	fast = sv ? find(sv, "Leak.fast:11") : NULL;
+	slow = sv ? find(sv, "Leak.slow:13") : NULL;
+	CHECK(fast != NULL && slow != NULL);
+	if (fast && slow && sv->n_buckets == 20) {
+		CHECK_UINT(fast->alive, ==, 1);
+		CHECK_UINT(fast->gone, ==, 1);
+		CHECK_UINT(fast->kept, ==, 1);
+		CHECK_UINT(slow->alive, ==, 1);
+		CHECK_UINT(slow->gone, ==, 1);
+		CHECK_UINT(slow->kept, ==, 0);
+		for (b = 0; b < 20; b++) {
+			uint64_t t = b + 1,
+				 want_f = t <= 6 ? 2 : 1,
+				 want_s = (t >= 3 && t <= 12) || t >= 15;
+
+			if (fast->live_samples[b] != want_f ||
+			    slow->live_samples[b] != want_s)
+				test_fail(__FILE__, __LINE__,
+					  "at %llu s: fast %llu (want %llu), "
+					  "slow %llu (want %llu)",
+					  (unsigned long long)t,
+					  (unsigned long long)fast->live_samples[b],
+					  (unsigned long long)want_f,
+					  (unsigned long long)slow->live_samples[b],
+					  (unsigned long long)want_s);
+		}
+	}
+	if (q && query_evidence(q, &qe, &e) < 0)
+		test_fail(__FILE__, __LINE__, "evidence: %s", e.msg);
+	if (q) {
+		CHECK_UINT(qe.events, ==, 7);
+		CHECK_UINT(qe.samples, ==, 4);
+		CHECK_UINT(qe.alive_at_end, ==, 2);
+		CHECK_UINT(qe.gone, ==, 2);
+		CHECK_UINT(qe.kept, ==, 1);
+		CHECK_UINT(qe.emissions, ==, 3);
+		CHECK_UINT(qe.dead, ==, 0);
+	}
+	if (q)
+		query_free(q);
+	if (s)
+		store_close(s);
+	test_store_remove(dir, "s.hsdb");
+}
