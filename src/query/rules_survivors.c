@@ -241,6 +241,27 @@ static int leaks_of_kind(struct findings_ctx *c,
 				"and have no known root: most likely not yet "
 				"collected, not leaked.",
 				x->key);
+		else if (kind == SAMPLE_OLD_OBJECT)
+			/* what the emissions show, not a live set's curve
+			 * (query/old_emissions.h) */
+			f->sentence = buf_strf(
+				"%s's sampled objects accumulate: the last "
+				"emission of old objects shows %" PRIu64
+				", allocated all along the recording%s%s: a "
+				"leak suspect%s.",
+				x->key, ev.alive_at_end,
+				ev.kept ? ", and most of those earlier "
+					  "emissions showed are still there"
+					: "",
+				ev.with_root ? ", reachable from GC roots"
+				: ev.old_gc_many
+					? ", surviving many GCs (without GC "
+					  "roots: not yet collected is all "
+					  "the events prove)"
+					: " (without GC roots: not yet "
+					  "collected is all the events prove)",
+				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
+						   : "");
 		else
 			f->sentence = buf_strf(
 				"%s's live set keeps growing (%s/s, %.1f%% of "
