@@ -45,15 +45,21 @@ static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
 	struct finding_figure *g;
 	size_t i, k, n = 0;
 	int fig;
+	/* old objects: a count of sampled objects known alive, never
+	 * bytes drawn as a live set (query/old_emissions.h) */
+	bool old = sv->kind == SAMPLE_OLD_OBJECT,
+	     by_samples = sv->by_samples || old;
 
 	for (i = 0; i < n_sus && sus[i]->suspect && i < 6; i++)
 		n++;
 	if (!n || !sv->n_buckets)
 		return -1;
-	snprintf(title, sizeof(title), "Live set of the leak suspects (%s)",
+	snprintf(title, sizeof(title),
+		 old ? "Sampled objects known alive, of the leak suspects (%s)"
+		     : "Live set of the leak suspects (%s)",
 		 kindname);
 	fig = findings_add_figure(c->out, FIG_LIVE, title,
-				  sv->by_samples ? "samples" : "bytes",
+				  by_samples ? "samples" : "bytes",
 				  sv->n_buckets);
 	g = &c->out->figures[fig];
 	memcpy(g->t_ns, sv->time_ns, sv->n_buckets * sizeof(int64_t));
@@ -64,8 +70,8 @@ static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
 		g->series[i].y = xcalloc(sv->n_buckets, sizeof(double));
 		for (k = 0; k < sv->n_buckets; k++)
 			g->series[i].y[k] =
-				sv->by_samples ? (double)sus[i]->live_samples[k]
-					       : (double)sus[i]->live_bytes[k];
+				by_samples ? (double)sus[i]->live_samples[k]
+					   : (double)sus[i]->live_bytes[k];
 	}
 	return fig;
 }
@@ -77,6 +83,12 @@ static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
  * after the GC before that emission, which holds every object the
  * emission shows (docs/report.md).
  */
+static bool old_sizes_disagree(const struct query_evidence *ev)
+{
+	return ev->size_alive >= 0 && ev->heap_after_gc > 0 &&
+	       ev->size_alive > ev->heap_after_gc;
+}
+
 static void old_live_evidence(struct finding *f,
 			      const struct query_survivors *sv,
 			      const struct query_survivor_series *x,
@@ -95,8 +107,7 @@ static void old_live_evidence(struct finding *f,
 		"collected when it was written, nothing after",
 		ev->events, ev->emissions, ev->emissions == 1 ? "" : "s",
 		ev->samples, ev->alive_at_end, ev->kept, ev->gone);
-	if (ev->size_alive >= 0 && ev->heap_after_gc > 0 &&
-	    ev->size_alive > ev->heap_after_gc)
+	if (old_sizes_disagree(ev))
 		finding_add_evidence(
 			f,
 			"the data disagree: the objects the last emission "
@@ -343,10 +354,17 @@ static int leaks_of_kind(struct findings_ctx *c,
 		finding_add_fact(f, "slope", x->slope,
 				 sv->by_samples ? "samples/s" : "bytes/s");
 		finding_add_fact(f, "growth", g, "%/s");
-		finding_add_fact(f, "end",
-				 sv->by_samples ? (double)x->end_samples
-						: (double)x->end_bytes,
-				 sv->by_samples ? "samples" : "bytes");
+		if (kind != SAMPLE_OLD_OBJECT)
+			finding_add_fact(f, "end",
+					 sv->by_samples ? (double)x->end_samples
+							: (double)x->end_bytes,
+					 sv->by_samples ? "samples" : "bytes");
+		else if (!old_sizes_disagree(&ev) && ev.size_alive >= 0)
+			finding_add_fact(f, "end", (double)ev.size_alive,
+					 "bytes");
+		else
+			finding_add_fact(f, "end", (double)x->end_samples,
+					 "samples");
 		finding_add_fact(f, "samples", (double)ev.samples, "samples");
 		finding_add_fact(f, "with_root", (double)ev.with_root,
 				 "samples");

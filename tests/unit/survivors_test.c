@@ -610,3 +610,104 @@ TEST(survivors_old_objects_once_across_emissions)
 		store_close(s);
 	test_store_remove(dir, "s.hsdb");
 }
+
+/*
+ * An old-object leak suspect whose sizes exceed the heap: Leak.fast, 20
+ * objects of 10 MB allocated at 0.5, 1.5, ..., 19.5 s, all shown by the
+ * one emission at 20 s; "After GC" heap summaries at 5, 10, 15 and 19.8
+ * s say 50 MB used.  Every object of an emission was in the heap after
+ * the GC before it (query/old_emissions.h), so 200 MB cannot be; the
+ * finding must say the data disagree, show no live set in bytes (its
+ * "end" is in samples), and, without GC roots, not be critical.
+ */
+TEST(survivors_old_object_sizes_above_the_heap_disagree)
+{
+	static const struct rec_thread thread = {1, "main", 1, 100, false};
+	static struct rec_stack stack;
+	static const int64_t gc_ms[4] = {5000, 10000, 15000, 19800};
+	char dir[] = "/tmp/hs-survtest-XXXXXX";
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	const struct finding *leak = NULL;
+	struct query_options qo;
+	struct rec_recording rec;
+	struct findings fs;
+	struct store *s = NULL;
+	struct err e;
+	size_t i, k;
+
+	CHECK(mkdtemp(dir) != NULL);
+	stack.id = 1;
+	stack.frames = site_frames[0];
+	stack.n_frames = 1;
+	for (i = 0; i < 4; i++) {
+		struct rec_heap_summary h;
+
+		memset(&h, 0, sizeof(h));
+		h.time_ns = T0 + gc_ms[i] * MS;
+		h.gc_id = (int64_t)i + 1;
+		h.when = "After GC";
+		h.heap_used = 50000000;
+		h.committed = 100000000;
+		h.reserved = 200000000;
+		sink->ops->heap_summary(sink->ctx, &h);
+	}
+	for (i = 0; i < 20; i++) {
+		struct rec_sample x;
+
+		rec_sample_init(&x, SAMPLE_OLD_OBJECT);
+		x.time_ns = T0 + 20 * SEC;
+		x.thread = &thread;
+		x.stack = &stack;
+		x.class_name = "byte[]";
+		x.class_raw = "[B";
+		x.liveness = LIVE_AT_END;
+		x.alloc_time_ns = T0 + (int64_t)i * SEC + 500 * MS;
+		x.object_size = 10000000;
+		x.alloc_size = 10000000;
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "old.jfr";
+	rec.format = "jfr";
+	rec.start_ns = T0;
+	rec.end_ns = T0 + 20 * SEC;
+	rec.n_chunks = 1;
+	rec.n_samples[SAMPLE_OLD_OBJECT] = 20;
+	sink->ops->recording(sink->ctx, &rec);
+	s = test_store_commit(w, dir, "s.hsdb");
+	memset(&fs, 0, sizeof(fs));
+	query_options_init(&qo);
+	err_init(&e);
+	if (s && query_findings(s, &qo, "s.hsdb", "", &fs, &e) < 0)
+		test_fail(__FILE__, __LINE__, "findings: %s", e.msg);
+	for (k = 0; k < fs.n_findings; k++)
+		if (!strcmp(fs.findings[k].rule, "leak-suspect") &&
+		    fs.findings[k].subject &&
+		    !strcmp(fs.findings[k].subject, "Leak.fast:11"))
+			leak = &fs.findings[k];
+	CHECK(leak != NULL);
+	if (leak) {
+		bool disagree = false;
+
+		CHECK_INT(leak->severity, <, FINDING_CRITICAL);
+		for (k = 0; k < leak->n_evidence; k++) {
+			if (strstr(leak->evidence[k], "the data disagree") &&
+			    strstr(leak->evidence[k], "200.00 MB") &&
+			    strstr(leak->evidence[k], "50.00 MB"))
+				disagree = true;
+			if (strstr(leak->evidence[k], "live set:"))
+				test_fail(__FILE__, __LINE__,
+					  "a live set shown: %s",
+					  leak->evidence[k]);
+		}
+		CHECK(disagree);
+		for (k = 0; k < leak->n_facts; k++)
+			if (!strcmp(leak->facts[k].name, "end"))
+				CHECK(strcmp(leak->facts[k].unit, "bytes") != 0);
+	}
+	findings_release(&fs);
+	if (s)
+		store_close(s);
+	test_store_remove(dir, "s.hsdb");
+}
