@@ -97,6 +97,27 @@ for tj in "$C"/oos-*.truth.json; do
 	t_end
 done
 
+# The exports' in-use part (query_stacks(): pprof's inuse_objects) counts
+# each old object once, and only where the last emission shows it, as
+# the JDK's jfr does (NAME.oos.json: the sites' alive_last); read back by
+# go tool pprof (tests/export/pprof_raw.py), where go is installed.
+if command -v go >/dev/null 2>&1; then
+	for oj in "$C"/oos-*.oos.json; do
+		[ -e "$oj" ] || continue
+		name=$(basename "$oj" .oos.json)
+		t_begin "corpus_pprof_old_objects_in_use_$name"
+		run export "$W/$name.hsdb" --format=pprof --kind=old \
+			-o "$W/$name.pb.gz" --force
+		[ "$rc" -eq 0 ] || t_fail "export exited $rc: $(head -c 400 "$T/err")"
+		HOME="$W" GOCACHE="$W/gocache" GOFLAGS= go tool pprof -raw "$W/$name.pb.gz" \
+			2>"$W/pprof.err" | python3 "$here/export/pprof_raw.py" >"$W/$name.sums"
+		got=$(awk -F'\t' '$1 == "(total)" && $2 == "inuse_objects" { print $3 }' "$W/$name.sums")
+		want=$(python3 -c 'import json,sys; print(sum(s["alive_last"] for s in json.load(open(sys.argv[1]))["sites"].values()))' "$oj")
+		[ "$got" = "$want" ] || t_fail "pprof inuse_objects '$got', the JDK's jfr: $want objects at the last emission ($(head -c 300 "$W/pprof.err"))"
+		t_end
+	done
+fi
+
 t_begin corpus_has_old_object_cases
 [ "$m" -gt 0 ] || t_fail "no oos-*.truth.json in $C"
 t_end
