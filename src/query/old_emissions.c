@@ -162,7 +162,10 @@ int query_old_emissions(struct query *q, struct old_emissions *o,
 	for (r = 0; r < q->n_recs; r++)
 		o->last_ns[r] = INT64_MIN;
 	id = xmalloc((q->sm.n ? q->sm.n : 1) * sizeof(*id));
-	for (i = 0; i < q->sm.n; i++) {
+	/* up to the end of the query's window: the last emission is the
+	 * window's last, and an object shown after it was alive at its
+	 * end (the samples before the window's start link its objects) */
+	for (i = 0; i < q->sm.n && i < q->hi; i++) {
 		struct old_sighting *s = &o->s[i];
 		struct ident *x;
 

@@ -57,8 +57,10 @@ struct old_emissions {
 /*
  * The sightings of every jdk.OldObjectSample event of q, whose kind must
  * be SAMPLE_OLD_OBJECT and whose samples must be materialized
- * (query_materialize()); filters and the window are not applied, since
- * which emission is a recording's last does not depend on them.  An
+ * (query_materialize()); filters and the window's start are not
+ * applied, since which emission is a recording's last does not depend
+ * on them, but the window's end is: events after it are left out, and
+ * the last emission is the last before it.  An
  * object is the same in two events of one recording when they have the
  * same allocation time, thread, class, stack, size and array length:
  * eventEmitter.cpp writes the object's id per emission (EdgeStore ids),

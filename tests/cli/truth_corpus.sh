@@ -118,6 +118,24 @@ if command -v go >/dev/null 2>&1; then
 	done
 fi
 
+# A window that ends between two emissions ends at the earlier one: its
+# objects are alive at the window's end, each once (old_emissions.h), so
+# the ALIVE column adds up to that emission's events (one an object), as
+# the JDK's jfr counts them (NAME.oos.json); the window's end is the
+# middle of the two emissions' times, as jfr prints them.
+t_begin corpus_survivors_old_window_ends_at_an_emission
+name=oos-leak-chunks
+to=$(python3 -c '
+import datetime, json, sys
+e = json.load(open(sys.argv[1]))["emissions"]
+t = [datetime.datetime.fromisoformat(x["time"][:26].rstrip("Z")) for x in e[1:3]]
+print((t[0] + (t[1] - t[0]) / 2).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$C/$name.oos.json")
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["emissions"][1]["events"])' "$C/$name.oos.json")
+run survivors "$W/$name.hsdb" --kind=old --limit=0 "--to=$to"
+got=$(printf '%s\n' "$out" | awk 'NR > 2 && NF >= 7 { s += $6 } END { print s + 0 }')
+[ "$got" = "$want" ] || t_fail "alive at the window's end (--to=$to): $got, the JDK's jfr: $want objects in the second emission: $out"
+t_end
+
 t_begin corpus_has_old_object_cases
 [ "$m" -gt 0 ] || t_fail "no oos-*.truth.json in $C"
 t_end
