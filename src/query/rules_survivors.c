@@ -632,7 +632,7 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 	struct finding *f;
 	struct query *q, *qe;
 	size_t n, i;
-	char b[32];
+	char b[32], b2[32];
 
 	if (!c->kind_counts[SAMPLE_OLD_OBJECT])
 		return 0;
@@ -674,6 +674,24 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 		"sampler)",
 		ev.events, ev.emissions, ev.emissions == 1 ? "" : "s",
 		ev.samples, ev.gone);
+	/* the sizes of one emission's objects fit in the heap after the
+	 * GC before it (query/old_emissions.h): say so, or that the data
+	 * disagree */
+	if (old_sizes_disagree(&ev))
+		finding_add_evidence(
+			f,
+			"the data disagree: the objects the last emission "
+			"shows add up to %s, more than the %s used after the "
+			"GC before it, which held them all",
+			human_bytes(ev.size_alive, b, sizeof(b)),
+			human_bytes(ev.heap_after_gc, b2, sizeof(b2)));
+	else if (ev.size_alive >= 0 && ev.heap_after_gc > 0)
+		finding_add_evidence(
+			f,
+			"the objects the last emission shows: %s, of the %s "
+			"used after the GC before it",
+			human_bytes(ev.size_alive, b, sizeof(b)),
+			human_bytes(ev.heap_after_gc, b2, sizeof(b2)));
 	for (i = 0; i < n && i < 5; i++) {
 		struct query_evidence ek;
 
