@@ -311,12 +311,21 @@ int cmd_survivors(int argc, char **argv)
 		       "objects\r\n",
 		       keyname);
 	} else {
-		printf("%s: %llu samples with a known fate (%llu untracked, "
-		       "not counted); live set by %s, a point every %.3f s\n",
-		       sample_kind_name(sv->kind),
-		       (unsigned long long)sv->samples_used,
-		       (unsigned long long)sv->samples_unknown, keyname,
-		       (double)sv->bucket_ns / 1e9);
+		if (sv->kind == SAMPLE_OLD_OBJECT)
+			printf("%s: %llu objects, each once however many "
+			       "emissions show it; sampled objects known "
+			       "alive by %s, a point every %.3f s\n",
+			       sample_kind_name(sv->kind),
+			       (unsigned long long)sv->samples_used, keyname,
+			       (double)sv->bucket_ns / 1e9);
+		else
+			printf("%s: %llu samples with a known fate (%llu "
+			       "untracked, not counted); live set by %s, a "
+			       "point every %.3f s\n",
+			       sample_kind_name(sv->kind),
+			       (unsigned long long)sv->samples_used,
+			       (unsigned long long)sv->samples_unknown, keyname,
+			       (double)sv->bucket_ns / 1e9);
 		/* an old object that the last emission leaves out was
 		 * collected or replaced in the sampler: gone, not dead */
 		printf("%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK",
