@@ -117,7 +117,8 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 	else if (sv->kind == SAMPLE_OLD_OBJECT)
 		printf("leak suspects by %s: objects alive at the last "
 		       "emission, allocated all\nalong (3 of 4 quarters), kept "
-		       "from one emission to the next, rooted\nwhere roots were "
+		       "from one emission to the next, rooted\nwhere roots "
+		       "were "
 		       "searched for\n"
 		       "%4s %14s %9s %12s %12s  %s\n",
 		       keyname, "RANK", "SLOPE", "RISING", "AT END", "PEAK",
@@ -329,8 +330,9 @@ int cmd_survivors(int argc, char **argv)
 		/* an old object that the last emission leaves out was
 		 * collected or replaced in the sampler: gone, not dead */
 		printf("%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK",
-		       "AT END", sv->kind == SAMPLE_OLD_OBJECT ? "GONE" : "DIED",
-		       "ALIVE", "TO COLLECTION", "GCS", "TREND", keyname);
+		       "AT END",
+		       sv->kind == SAMPLE_OLD_OBJECT ? "GONE" : "DIED", "ALIVE",
+		       "TO COLLECTION", "GCS", "TREND", keyname);
 	}
 	for (i = 0; i < sv->n_series && (!limit || i < limit); i++) {
 		const struct query_survivor_series *x = &sv->series[i];
@@ -367,13 +369,13 @@ int cmd_survivors(int argc, char **argv)
 				buf_addf(&line, "%12s %12s %7s %7s %13s %4s",
 					 pb, eb, "-", "-", "-", "-");
 			else
-				buf_addf(&line, "%12s %12s %7llu %7llu %s", pb,
-					 eb,
-					 (unsigned long long)(sv->kind ==
-							SAMPLE_OLD_OBJECT
-						? x->gone
-						: x->dead),
-					 (unsigned long long)x->alive, lb);
+				buf_addf(
+					&line, "%12s %12s %7llu %7llu %s", pb,
+					eb,
+					(unsigned long long)(sv->kind == SAMPLE_OLD_OBJECT
+								     ? x->gone
+								     : x->dead),
+					(unsigned long long)x->alive, lb);
 			buf_adds(&line, "  ");
 			sparkline(&line, x, sv->n_buckets, sv->by_samples, 32);
 			for (b = sv->n_buckets; b < 32; b++)

@@ -225,8 +225,8 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		ev->alive_at_end++;
 		/* its recording's end; an old object's: the last emission */
 		end = rec >= q->n_recs ? born
-		      : old_kind	 ? oe.s[i].last_ns
-					 : q->recs[rec].end_ns;
+		      : old_kind       ? oe.s[i].last_ns
+				       : q->recs[rec].end_ns;
 		if (rec < q->n_recs &&
 		    !__builtin_sub_overflow(end, born, &life) &&
 		    life > ev->oldest_alive_ns)

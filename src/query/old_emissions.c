@@ -14,7 +14,7 @@ struct ident {
 	uint64_t i; /* the sample */
 	uint32_t rec, em, thread, cls, node;
 	int64_t born, size, elems, time;
-	bool exact; /* born is the JDK's allocationTime, not derived */
+	bool exact;  /* born is the JDK's allocationTime, not derived */
 	size_t next; /* the same object's event in the next emission */
 	bool has_prev;
 };
@@ -23,8 +23,8 @@ static int cmp_ident(const void *a, const void *b)
 {
 	const struct ident *x = a, *y = b;
 
-#define CMP(f)                                                                 \
-	if (x->f != y->f)                                                      \
+#define CMP(f)            \
+	if (x->f != y->f) \
 		return x->f < y->f ? -1 : 1;
 	CMP(rec)
 	CMP(time)
@@ -143,8 +143,7 @@ static void link_emissions(struct ident *id, size_t a0, size_t a1, size_t b0,
 	}
 }
 
-int query_old_emissions(struct query *q, struct old_emissions *o,
-			struct err *e)
+int query_old_emissions(struct query *q, struct old_emissions *o, struct err *e)
 {
 	const struct store_old_object *old;
 	struct ident *id;

@@ -94,7 +94,8 @@ static int sums_with_fate(struct query *q, struct query_stack *acc,
 	memset(&oe, 0, sizeof(oe));
 	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
 	    query_materialize(q, e) < 0 ||
-	    (q->kind == SAMPLE_OLD_OBJECT && query_old_emissions(q, &oe, e) < 0))
+	    (q->kind == SAMPLE_OLD_OBJECT &&
+	     query_old_emissions(q, &oe, e) < 0))
 		return ERR_FAIL;
 	for (i = q->lo; i < q->hi && i < q->sm.n; i++) {
 		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];

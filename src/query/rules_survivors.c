@@ -130,7 +130,8 @@ static void old_live_evidence(struct finding *f,
 			"alive, %s in all (of %s used after the GC before "
 			"it), allocated in %d of the 4 quarters of the time "
 			"window",
-			x->end_samples, human_bytes(ev->size_alive, b1, sizeof(b1)),
+			x->end_samples,
+			human_bytes(ev->size_alive, b1, sizeof(b1)),
 			ev->heap_after_gc > 0
 				? human_bytes(ev->heap_after_gc, b2, sizeof(b2))
 				: "an unknown heap",
@@ -704,8 +705,9 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 		}
 		query_free(qe);
 		finding_add_evidence(
-			f, "app-site %zu: %s, %" PRIu64 " objects, %" PRIu64
-			   " at the last emission%s%s",
+			f,
+			"app-site %zu: %s, %" PRIu64 " objects, %" PRIu64
+			" at the last emission%s%s",
 			i + 1, rows[i].key, ek.samples, ek.alive_at_end,
 			ek.size_alive > 0 ? ", " : "",
 			ek.size_alive > 0

@@ -617,7 +617,9 @@ int query_survivors(struct query *q, enum query_group by,
 				x->alive++;
 				x->kept += l->kept;
 				x->born_quarters |=
-					1u << born_quarter(s, s->time_ns[s->n_buckets - 1], l->born);
+					1u << born_quarter(
+						s, s->time_ns[s->n_buckets - 1],
+						l->born);
 				if (l->rooted)
 					x->rooted++;
 				else if (l->searched)

@@ -505,9 +505,8 @@ TEST(survivors_old_objects_once_across_emissions)
 		int site, emission;
 		int64_t born_ns; /* after T0, as the first chunk reads it */
 	} ev[] = {
-		{0, 0, 500 * MS},	{0, 0, 500 * MS + 500},
-		{1, 0, 2500 * MS},	{0, 1, 500 * MS},
-		{1, 1, 2500 * MS},	{0, 2, 500 * MS},
+		{0, 0, 500 * MS}, {0, 0, 500 * MS + 500}, {1, 0, 2500 * MS},
+		{0, 1, 500 * MS}, {1, 1, 2500 * MS},	  {0, 2, 500 * MS},
 		{1, 2, 15 * SEC},
 	};
 	static const int64_t at[3] = {6 * SEC, 12 * SEC, 20 * SEC};
@@ -577,8 +576,7 @@ TEST(survivors_old_objects_once_across_emissions)
 		CHECK_UINT(slow->gone, ==, 1);
 		CHECK_UINT(slow->kept, ==, 0);
 		for (b = 0; b < 20; b++) {
-			uint64_t t = b + 1,
-				 want_f = t <= 6 ? 2 : 1,
+			uint64_t t = b + 1, want_f = t <= 6 ? 2 : 1,
 				 want_s = (t >= 3 && t <= 12) || t >= 15;
 
 			if (fast->live_samples[b] != want_f ||
@@ -587,9 +585,11 @@ TEST(survivors_old_objects_once_across_emissions)
 					  "at %llu s: fast %llu (want %llu), "
 					  "slow %llu (want %llu)",
 					  (unsigned long long)t,
-					  (unsigned long long)fast->live_samples[b],
+					  (unsigned long long)
+						  fast->live_samples[b],
 					  (unsigned long long)want_f,
-					  (unsigned long long)slow->live_samples[b],
+					  (unsigned long long)
+						  slow->live_samples[b],
 					  (unsigned long long)want_s);
 		}
 	}
@@ -704,7 +704,8 @@ TEST(survivors_old_object_sizes_above_the_heap_disagree)
 		CHECK(disagree);
 		for (k = 0; k < leak->n_facts; k++)
 			if (!strcmp(leak->facts[k].name, "end"))
-				CHECK(strcmp(leak->facts[k].unit, "bytes") != 0);
+				CHECK(strcmp(leak->facts[k].unit, "bytes") !=
+				      0);
 	}
 	findings_release(&fs);
 	if (s)
