@@ -172,7 +172,7 @@ struct query_evidence {
 	 * the heap used after the last GC before each recording's last
 	 * emission, summed (-1: not known), which the sizes of the objects
 	 * that emission shows cannot exceed; size_alive: those sizes' sum
-	 * (objectSize, JDK 19+; -1 where the events have none) */
+	 * (objectSize; -1 where the events have none, as JDK 17's) */
 	uint64_t events, gone, kept, emissions;
 	int64_t heap_after_gc, size_alive;
 	int64_t window_ns; /* the most, of any recording involved, from its

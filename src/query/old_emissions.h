@@ -33,7 +33,7 @@ struct old_sighting {
 			     objectAge; else the event's time */
 	int64_t first_ns; /* the first emission that shows its object */
 	int64_t last_ns;  /* the last one that shows it */
-	int64_t size;	  /* objectSize (JDK 19+), REC_NONE where absent */
+	int64_t size;	  /* objectSize; REC_NONE where absent (JDK 17) */
 	uint32_t root;	  /* the root string of this event, 0: none */
 	uint32_t n_shown; /* emissions that show its object */
 	bool repeat;	  /* a later event shows the same object: this one

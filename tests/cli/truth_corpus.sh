@@ -38,7 +38,7 @@ for e in "$C"/*.expect; do
 	t_end
 done
 
-# With objectSize (JDK 19 and later): the report's large objects among
+# With objectSize (JDK 25's events carry it, JDK 17's do not): the report's large objects among
 # old objects are those the last emission shows, each once, as the JDK's
 # jfr counts them (NAME.oos.json: the large-array site's alive_last; the
 # workload's other sites allocate objects of 4 KiB at most), and their

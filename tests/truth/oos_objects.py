@@ -14,7 +14,7 @@ base), thread, class, array length, objectSize and stack are the same.
 Per site (the top frame, as heapsift names it: Class.method:line):
 objects, those the last emission shows (alive_last), and those only
 earlier emissions show (gone).  Per emission: its events, the sum of
-their objectSize (JDK 19+), and the heap used after the last GC that
+their objectSize (where the events carry it: JDK 17's do not), and the heap used after the last GC that
 ended before it ("After GC" GCHeapSummary), which holds them all.
 """
 import json
