@@ -387,6 +387,18 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 	if (s->cohort) /* a life crosses cohorts: no fates to count */
 		screen_putf(ar->detail, 0, ar->width, ST_DIM, "%s%s",
 			    cur->suspect ? "LEAK SUSPECT | " : "", cur->key);
+	else if (s->sv && s->sv->kind == SAMPLE_OLD_OBJECT)
+		/* an old object left out by the last emission was
+		 * collected or replaced in the JVM's sampler: gone, not
+		 * dead (query/old_emissions.h) */
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
+			    "%s%llu objects: %llu gone, %llu at the last "
+			    "emission %s %s",
+			    cur->suspect ? "LEAK SUSPECT " : "",
+			    (unsigned long long)cur->samples,
+			    (unsigned long long)cur->gone,
+			    (unsigned long long)cur->alive, scr.vline,
+			    cur->key);
 	else if (cur->median_to_collection_ns < 0)
 		screen_putf(ar->detail, 0, ar->width, ST_DIM,
 			    "%s%llu samples: %llu died, %llu alive at the end "

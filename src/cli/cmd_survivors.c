@@ -25,7 +25,11 @@ static const char survivors_help[] =
 	"was alive when its recording ended (after that end nothing is known,\n"
 	"so it is not counted past it).  Samples come from heapsift agent\n"
 	"recordings (--kind=agent, the default when the store has them) or\n"
-	"jdk.OldObjectSample (--kind=old).\n"
+	"jdk.OldObjectSample (--kind=old): each old object counts once, from\n"
+	"its allocation to the last emission (dump or stop) that shows it;\n"
+	"it is alive at the end only if the recording's last emission shows\n"
+	"it, and GONE if only earlier ones do (collected, or replaced in the\n"
+	"JVM's sampler).\n"
 	"\n"
 	"      --by=GROUP          class, site (the default), app-site, "
 	"thread,\n"
@@ -40,7 +44,12 @@ static const char survivors_help[] =
 	"                          falls, still grows in the later half of\n"
 	"                          the range, and ends near its peak\n"
 	"                          (evidence: slope per second, rising "
-	"points)\n"
+	"points);\n"
+	"                          old objects: alive at the last emission,\n"
+	"                          allocated in 3 of 4 quarters of the range,\n"
+	"                          most of those earlier emissions showed\n"
+	"                          shown again, and some with a GC root\n"
+	"                          where roots were searched for\n"
 	"      --min-gcs=N         only objects that survived at least N GCs\n"
 	"      --before-last-gc    only objects allocated before the last GC "
 	"of\n"
@@ -104,6 +113,15 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 	if (csv)
 		printf("%s,slope_bytes_per_s,rising_points,points,end_bytes,"
 		       "peak_bytes,suspect\r\n",
+		       keyname);
+	else if (sv->kind == SAMPLE_OLD_OBJECT)
+		printf("leak suspects by %s: objects alive at the last "
+		       "emission, allocated all\nalong (3 of 4 quarters), kept "
+		       "from one emission to the next, rooted\nwhere roots "
+		       "were "
+		       "searched for\n"
+		       "%4s %14s %9s %12s %12s  %s\n",
+		       keyname, "RANK", "SLOPE", "RISING", "AT END", "PEAK",
 		       keyname);
 	else
 		printf("leak suspects by %s: a live set that rises at several "
@@ -294,15 +312,27 @@ int cmd_survivors(int argc, char **argv)
 		       "objects\r\n",
 		       keyname);
 	} else {
-		printf("%s: %llu samples with a known fate (%llu untracked, "
-		       "not counted); live set by %s, a point every %.3f s\n",
-		       sample_kind_name(sv->kind),
-		       (unsigned long long)sv->samples_used,
-		       (unsigned long long)sv->samples_unknown, keyname,
-		       (double)sv->bucket_ns / 1e9);
+		if (sv->kind == SAMPLE_OLD_OBJECT)
+			printf("%s: %llu objects, each once however many "
+			       "emissions show it; sampled objects known "
+			       "alive by %s, a point every %.3f s\n",
+			       sample_kind_name(sv->kind),
+			       (unsigned long long)sv->samples_used, keyname,
+			       (double)sv->bucket_ns / 1e9);
+		else
+			printf("%s: %llu samples with a known fate (%llu "
+			       "untracked, not counted); live set by %s, a "
+			       "point every %.3f s\n",
+			       sample_kind_name(sv->kind),
+			       (unsigned long long)sv->samples_used,
+			       (unsigned long long)sv->samples_unknown, keyname,
+			       (double)sv->bucket_ns / 1e9);
+		/* an old object that the last emission leaves out was
+		 * collected or replaced in the sampler: gone, not dead */
 		printf("%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK",
-		       "AT END", "DIED", "ALIVE", "TO COLLECTION", "GCS",
-		       "TREND", keyname);
+		       "AT END",
+		       sv->kind == SAMPLE_OLD_OBJECT ? "GONE" : "DIED", "ALIVE",
+		       "TO COLLECTION", "GCS", "TREND", keyname);
 	}
 	for (i = 0; i < sv->n_series && (!limit || i < limit); i++) {
 		const struct query_survivor_series *x = &sv->series[i];
@@ -339,9 +369,13 @@ int cmd_survivors(int argc, char **argv)
 				buf_addf(&line, "%12s %12s %7s %7s %13s %4s",
 					 pb, eb, "-", "-", "-", "-");
 			else
-				buf_addf(&line, "%12s %12s %7llu %7llu %s", pb,
-					 eb, (unsigned long long)x->dead,
-					 (unsigned long long)x->alive, lb);
+				buf_addf(
+					&line, "%12s %12s %7llu %7llu %s", pb,
+					eb,
+					(unsigned long long)(sv->kind == SAMPLE_OLD_OBJECT
+								     ? x->gone
+								     : x->dead),
+					(unsigned long long)x->alive, lb);
 			buf_adds(&line, "  ");
 			sparkline(&line, x, sv->n_buckets, sv->by_samples, 32);
 			for (b = sv->n_buckets; b < 32; b++)

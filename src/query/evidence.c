@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "query/findings.h"
+#include "query/old_emissions.h"
 #include "query/query_impl.h"
 #include "util/xalloc.h"
 
@@ -128,6 +129,8 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 	uint32_t *roots = NULL; /* root string offsets, to find the commonest */
 	size_t n_roots = 0;
 	uint64_t i;
+	struct old_emissions oe;
+	bool old_kind = q->kind == SAMPLE_OLD_OBJECT;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->median_gcs = ev->max_gcs = -1;
@@ -139,6 +142,12 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 	    store_old_objects(q->s, &old, &n_old, e) < 0 ||
 	    query_materialize(q, e) < 0 || load_gc_ends(q, &gcs, e) < 0)
 		return ERR_FAIL;
+	memset(&oe, 0, sizeof(oe));
+	if (old_kind && query_old_emissions(q, &oe, e) < 0) {
+		free_gc_ends(gcs, q->n_recs);
+		return ERR_FAIL;
+	}
+	ev->size_alive = -1;
 	rec_used = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(bool));
 	rec_rooted = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(bool));
 	for (i = 0; i < q->sm.n && i < q->hi; i++) {
@@ -175,6 +184,28 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		}
 		if (i < q->lo || !query_sample_ok(q, i) || !state)
 			continue;
+		if (old_kind) {
+			/* one object, however many emissions show it: its
+			 * last event stands for it, and it is alive at the
+			 * end only if the last emission shows it */
+			ev->events++;
+			if (oe.s[i].repeat)
+				continue;
+			born = oe.s[i].born;
+			if (!oe.s[i].in_last) {
+				if (rec < q->n_recs)
+					rec_used[rec] = true;
+				ev->samples++;
+				ev->gone++;
+				continue;
+			}
+			if (oe.s[i].first_ns < oe.s[i].last_ns)
+				ev->kept++;
+			if (oe.s[i].size >= 0)
+				ev->size_alive = add_sat(
+					ev->size_alive < 0 ? 0 : ev->size_alive,
+					oe.s[i].size);
+		}
 		if (rec < q->n_recs)
 			rec_used[rec] = true;
 		if (q->sm.size && q->sm.size[i] != REC_NONE && size < 0)
@@ -192,8 +223,12 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 			continue;
 		}
 		ev->alive_at_end++;
+		/* its recording's end; an old object's: the last emission */
+		end = rec >= q->n_recs ? born
+		      : old_kind       ? oe.s[i].last_ns
+				       : q->recs[rec].end_ns;
 		if (rec < q->n_recs &&
-		    !__builtin_sub_overflow(q->recs[rec].end_ns, born, &life) &&
+		    !__builtin_sub_overflow(end, born, &life) &&
 		    life > ev->oldest_alive_ns)
 			ev->oldest_alive_ns = life;
 		if (q->sm.bytes[i] != REC_NONE)
@@ -206,7 +241,6 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 			roots[n_roots++] = old[oi].root;
 		}
 		/* GCs survived by an object alive at the end */
-		end = rec < q->n_recs ? q->recs[rec].end_ns : born;
 		ge = rec < q->n_recs ? &gcs[rec] : NULL;
 		if (alloc_gc >= 0 && ge)
 			gcs_n = (int64_t)ge->n - alloc_gc;
@@ -224,12 +258,32 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 		if (!rooted && gcs_n == 0)
 			ev->young_unrooted++;
 	}
+	if (old_kind)
+		ev->heap_after_gc = 0;
 	for (r = 0; r < q->n_recs; r++)
 		if (rec_used[r]) {
 			ev->n_gcs += gcs[r].n;
 			if (rec_rooted[r])
 				ev->rooted_elsewhere = 1;
+			if (!old_kind)
+				continue;
+			if (oe.n_emissions[r] > ev->emissions)
+				ev->emissions = oe.n_emissions[r];
+			if (oe.last_ns[r] != INT64_MIN &&
+			    q->recs[r].start_ns != INT64_MIN &&
+			    oe.last_ns[r] - q->recs[r].start_ns > ev->window_ns)
+				ev->window_ns =
+					oe.last_ns[r] - q->recs[r].start_ns;
+			if (ev->heap_after_gc >= 0) {
+				int64_t h = query_heap_after_gc_before(
+					q, r, oe.last_ns[r]);
+
+				ev->heap_after_gc =
+					h < 0 ? -1
+					      : add_sat(ev->heap_after_gc, h);
+			}
 		}
+	query_old_emissions_release(&oe);
 	if (n_counts) {
 		qsort(gc_counts, n_counts, sizeof(int64_t), cmp_i64);
 		ev->median_gcs = gc_counts[n_counts / 2];
@@ -421,12 +475,46 @@ static int by_bytes(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* One sample of q->sm at or above min_size into its site's row. */
+static void add_large(struct query *q, struct query_size_row *acc, uint64_t i,
+		      int64_t size, int64_t min_size)
+{
+	uint32_t site;
+
+	if (i < q->lo || size == REC_NONE || size < min_size ||
+	    !query_sample_ok(q, i))
+		return;
+	site = q->node_site[q->sm.node[i]];
+	if (site >= q->n_sites)
+		return;
+	acc[site].objects++;
+	acc[site].bytes = add_sat(acc[site].bytes, size);
+	if (size > acc[site].largest)
+		acc[site].largest = size;
+}
+
+/* jdk.OldObjectSample's: the objects of each recording's last emission,
+ * each once (query/old_emissions.h), which are few: read whole. */
+static int large_old_objects(struct query *q, int64_t min_size,
+			     struct query_size_row *acc, struct err *e)
+{
+	struct old_emissions oe;
+	uint64_t i;
+
+	if (query_materialize(q, e) < 0 || query_old_emissions(q, &oe, e) < 0)
+		return ERR_FAIL;
+	for (i = 0; i < q->sm.n && i < q->hi; i++)
+		if (q->sm.kind[i] == q->kind && !oe.s[i].repeat &&
+		    oe.s[i].in_last)
+			add_large(q, acc, i, oe.s[i].size, min_size);
+	query_old_emissions_release(&oe);
+	return 0;
+}
+
 int query_large_objects(struct query *q, int64_t min_size,
 			struct query_size_row **rows, size_t *n_rows,
 			struct err *e)
 {
-	const struct store_old_object *old;
-	uint32_t n_old, oi = 0;
 	struct query_size_row *acc;
 	size_t n = 0, k;
 	uint64_t i;
@@ -435,40 +523,18 @@ int query_large_objects(struct query *q, int64_t min_size,
 
 	*rows = NULL;
 	*n_rows = 0;
-	if (store_old_objects(q->s, &old, &n_old, e) < 0)
-		return ERR_FAIL;
 	acc = xcalloc(q->n_sites ? q->n_sites : 1, sizeof(*acc));
-	/* a block at a time, in seq order (the old objects' order): the
-	 * OutsideTLAB events of a big recording are tens of millions, too
-	 * many to hold decoded for a few large ones */
-	while ((rc = query_next_block(q, &b, e)) > 0) {
-		for (i = 0; i < q->sm.n && i < q->hi; i++) {
-			int64_t size = REC_NONE;
-			uint32_t site;
-
-			if (q->sm.kind[i] != q->kind)
-				continue;
-			if (q->kind == SAMPLE_OLD_OBJECT) {
-				while (oi < n_old &&
-				       old[oi].sample < q->sm.seq[i])
-					oi++;
-				if (oi < n_old &&
-				    old[oi].sample == q->sm.seq[i])
-					size = old[oi].object_size;
-			} else if (q->sm.size) {
-				size = q->sm.size[i];
-			}
-			if (i < q->lo || size == REC_NONE || size < min_size ||
-			    !query_sample_ok(q, i))
-				continue;
-			site = q->node_site[q->sm.node[i]];
-			if (site >= q->n_sites)
-				continue;
-			acc[site].objects++;
-			acc[site].bytes = add_sat(acc[site].bytes, size);
-			if (size > acc[site].largest)
-				acc[site].largest = size;
-		}
+	if (q->kind == SAMPLE_OLD_OBJECT) {
+		rc = large_old_objects(q, min_size, acc, e) < 0 ? -1 : 0;
+	} else {
+		/* a block at a time: the OutsideTLAB events of a big
+		 * recording are tens of millions, too many to hold
+		 * decoded for a few large ones */
+		while ((rc = query_next_block(q, &b, e)) > 0)
+			for (i = 0; i < q->sm.n && i < q->hi; i++)
+				if (q->sm.kind[i] == q->kind && q->sm.size)
+					add_large(q, acc, i, q->sm.size[i],
+						  min_size);
 	}
 	if (rc < 0) {
 		free(acc);

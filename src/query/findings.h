@@ -220,6 +220,21 @@ struct query_evidence {
 	int64_t largest_size; /* the largest object size known; -1 */
 	const char *root;     /* the most common root (borrowed); NULL */
 	uint64_t n_gcs;	      /* GCs seen in the recordings involved */
+	/* jdk.OldObjectSample (query/old_emissions.h): samples counts
+	 * objects, each once however many emissions show it, and
+	 * alive_at_end those the last emission of their recording shows;
+	 * events: the events behind them; gone: objects only earlier
+	 * emissions show (collected, or replaced in the sampler); kept: of
+	 * those alive at the end, the ones an earlier emission showed too;
+	 * emissions: the most of any recording involved; heap_after_gc:
+	 * the heap used after the last GC before each recording's last
+	 * emission, summed (-1: not known), which the sizes of the objects
+	 * that emission shows cannot exceed; size_alive: those sizes' sum
+	 * (objectSize; -1 where the events have none, as JDK 17's) */
+	uint64_t events, gone, kept, emissions;
+	int64_t heap_after_gc, size_alive;
+	int64_t window_ns; /* the most, of any recording involved, from its
+			      start to its last emission; 0: none */
 };
 
 #define QUERY_MANY_GCS 4
@@ -275,7 +290,8 @@ int query_heap_summaries(struct query *q, uint32_t rec, const char *when,
 
 /* Objects of at least min_size bytes among the filtered samples, by
  * allocation site (the sizes: TLAB events' allocationSize, agent
- * sizes, OldObjectSample objectSize).  Rows are malloc'ed, keys are
+ * sizes, OldObjectSample objectSize: of the objects each recording's
+ * last emission shows, each once, query/old_emissions.h).  Rows are malloc'ed, keys are
  * borrowed from q; the caller frees *rows.  Sorted by bytes. */
 struct query_size_row {
 	const char *key;

@@ -444,6 +444,18 @@ struct query_survivor_series {
 	int64_t peak_bytes, end_bytes;
 	uint64_t peak_samples, end_samples;
 	uint64_t samples, dead, alive; /* samples that count, by fate */
+	/* jdk.OldObjectSample (old_emissions.h): objects that an earlier
+	 * emission showed and the last one did not (collected, or replaced
+	 * in the sampler: not "dead"); of those alive at the last emission,
+	 * those with a path to a GC root and those without one where the
+	 * emission searched for roots (unreachable then, not yet
+	 * collected) */
+	uint64_t gone, rooted, unrooted_searched;
+	/* ... and of those alive at the last emission, the ones an earlier
+	 * emission showed too (kept), and the quarters of the range they
+	 * were allocated in (bit q: some in quarter q) */
+	uint64_t kept;
+	unsigned born_quarters;
 	/* Of the dead: the median time from the allocation until the
 	 * object was seen collected (the first check after the GC that
 	 * freed it, which for a promoted object can be long after the
@@ -461,8 +473,12 @@ struct query_survivor_series {
  * alive when their recording ended (and only until then: what happened
  * after is not known).  Point b is the end of bucket b; the last point is
  * the end of the range.  Samples of the query's kind with liveness count
- * (agent samples; OldObjectSample, alive at the end with its allocation
- * time); untracked ones do not, and are counted in samples_unknown.
+ * (agent samples; OldObjectSample); untracked ones do not, and are
+ * counted in samples_unknown.  An OldObjectSample object counts once,
+ * however many emissions show it, from its allocation time until the
+ * last emission that shows it, and is alive at the end only when its
+ * recording's last emission shows it (old_emissions.h); samples_used
+ * counts objects, and repeats are not counted at all.
  */
 struct query_survivors {
 	enum sample_kind kind;

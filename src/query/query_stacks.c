@@ -2,19 +2,23 @@
  * Per-stack sums for the exports (query_stacks): what the folded,
  * pprof and speedscope writers need, the samples, bytes and objects of
  * every stack node, and for the kinds with liveness the part still
- * alive when its recording ended.  Kinds without liveness go through
+ * alive when its recording ended (an old object: in use once, where
+ * its recording's last emission shows it, however many emissions show
+ * it, query/old_emissions.h; its events are samples as top counts them).
+ * Kinds without liveness go through
  * the usual pass (rollup rows where they can); kinds with it are
  * decoded whole, as survivors does, since the fate is per sample.
  * It does not merge stacks that print the same: the writers' formats
  * (and their readers) add up equal stacks themselves.
  */
 #include "query/query.h"
-#include "query/query_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/old_emissions.h"
+#include "query/query_impl.h"
 #include "store/store.h"
 #include "util/xalloc.h"
 
@@ -85,9 +89,13 @@ static int sums_with_fate(struct query *q, struct query_stack *acc,
 	const struct store_liveness *live;
 	uint32_t n_live, li = 0;
 	uint64_t i;
+	struct old_emissions oe;
 
+	memset(&oe, 0, sizeof(oe));
 	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
-	    query_materialize(q, e) < 0)
+	    query_materialize(q, e) < 0 ||
+	    (q->kind == SAMPLE_OLD_OBJECT &&
+	     query_old_emissions(q, &oe, e) < 0))
 		return ERR_FAIL;
 	for (i = q->lo; i < q->hi && i < q->sm.n; i++) {
 		int64_t bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
@@ -97,6 +105,7 @@ static int sums_with_fate(struct query *q, struct query_stack *acc,
 
 		if (q->sm.kind[i] != q->kind || !query_sample_ok(q, i))
 			continue;
+
 		obj = sample_objects(q, i, bytes);
 		a->samples++;
 		a->est_bytes = add_sat(a->est_bytes, bytes);
@@ -106,12 +115,18 @@ static int sums_with_fate(struct query *q, struct query_stack *acc,
 			li++;
 		if (li < n_live && live[li].sample == seq &&
 		    (live[li].state == STORE_LIVE_AT_END ||
-		     live[li].state == STORE_LIVE_AT_CUT)) {
+		     live[li].state == STORE_LIVE_AT_CUT) &&
+		    /* an old object is in use once, where its
+		     * recording's last emission shows it, however many
+		     * show it (old_emissions.h); its events still count
+		     * as top counts them */
+		    (!oe.s || (oe.s[i].in_last && !oe.s[i].repeat))) {
 			a->inuse_samples++;
 			a->inuse_bytes = add_sat(a->inuse_bytes, bytes);
 			a->inuse_objects += obj;
 		}
 	}
+	query_old_emissions_release(&oe);
 	return 0;
 }
 

@@ -338,6 +338,18 @@ static int rule_large_arrays(struct findings_ctx *c,
 			query_free(q);
 			continue;
 		}
+		if (kinds[k] == SAMPLE_OLD_OBJECT) {
+			/* the rows are the last emission's objects, once
+			 * each: so is the whole they are a share of */
+			struct query_evidence ev;
+
+			if (query_evidence(q, &ev, e) < 0) {
+				free(rows);
+				query_free(q);
+				return ERR_FAIL;
+			}
+			t.est_bytes = ev.size_alive > 0 ? ev.size_alive : 0;
+		}
 		f = findings_add(c, rule->name,
 				 kinds[k] != SAMPLE_OLD_OBJECT &&
 						 pct((double)bytes,

@@ -45,15 +45,21 @@ static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
 	struct finding_figure *g;
 	size_t i, k, n = 0;
 	int fig;
+	/* old objects: a count of sampled objects known alive, never
+	 * bytes drawn as a live set (query/old_emissions.h) */
+	bool old = sv->kind == SAMPLE_OLD_OBJECT,
+	     by_samples = sv->by_samples || old;
 
 	for (i = 0; i < n_sus && sus[i]->suspect && i < 6; i++)
 		n++;
 	if (!n || !sv->n_buckets)
 		return -1;
-	snprintf(title, sizeof(title), "Live set of the leak suspects (%s)",
+	snprintf(title, sizeof(title),
+		 old ? "Sampled objects known alive, of the leak suspects (%s)"
+		     : "Live set of the leak suspects (%s)",
 		 kindname);
 	fig = findings_add_figure(c->out, FIG_LIVE, title,
-				  sv->by_samples ? "samples" : "bytes",
+				  by_samples ? "samples" : "bytes",
 				  sv->n_buckets);
 	g = &c->out->figures[fig];
 	memcpy(g->t_ns, sv->time_ns, sv->n_buckets * sizeof(int64_t));
@@ -64,10 +70,72 @@ static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
 		g->series[i].y = xcalloc(sv->n_buckets, sizeof(double));
 		for (k = 0; k < sv->n_buckets; k++)
 			g->series[i].y[k] =
-				sv->by_samples ? (double)sus[i]->live_samples[k]
-					       : (double)sus[i]->live_bytes[k];
+				by_samples ? (double)sus[i]->live_samples[k]
+					   : (double)sus[i]->live_bytes[k];
 	}
 	return fig;
+}
+
+/*
+ * What a key's jdk.OldObjectSample events prove (query/old_emissions.h):
+ * each object once, alive at the end only where the last emission shows
+ * it, and its sizes' sum never shown as a live set above the heap used
+ * after the GC before that emission, which holds every object the
+ * emission shows (docs/report.md).
+ */
+static bool old_sizes_disagree(const struct query_evidence *ev)
+{
+	return ev->size_alive >= 0 && ev->heap_after_gc > 0 &&
+	       ev->size_alive > ev->heap_after_gc;
+}
+
+static void old_live_evidence(struct finding *f,
+			      const struct query_survivors *sv,
+			      const struct query_survivor_series *x,
+			      const struct query_evidence *ev)
+{
+	char b1[32], b2[32];
+
+	finding_add_evidence(
+		f,
+		"%" PRIu64 " jdk.OldObjectSample events from %" PRIu64
+		" emission%s show %" PRIu64 " objects: %" PRIu64
+		" shown by the last emission (%" PRIu64
+		" of them by an earlier one too), %" PRIu64
+		" only by earlier ones (collected, or replaced in the "
+		"sampler); an event proves its object was not yet "
+		"collected when it was written, nothing after",
+		ev->events, ev->emissions, ev->emissions == 1 ? "" : "s",
+		ev->samples, ev->alive_at_end, ev->kept, ev->gone);
+	if (old_sizes_disagree(ev))
+		finding_add_evidence(
+			f,
+			"the data disagree: the objects the last emission "
+			"shows add up to %s, more than the %s used after "
+			"the GC before it, which held them all; no live set "
+			"is shown",
+			human_bytes(ev->size_alive, b1, sizeof(b1)),
+			human_bytes(ev->heap_after_gc, b2, sizeof(b2)));
+	else if (sv->by_samples || ev->size_alive < 0)
+		finding_add_evidence(f,
+				     "at the last emission: %" PRIu64
+				     " sampled objects alive, allocated in %d "
+				     "of the 4 quarters of the time window",
+				     x->end_samples,
+				     __builtin_popcount(x->born_quarters));
+	else
+		finding_add_evidence(
+			f,
+			"at the last emission: %" PRIu64 " sampled objects "
+			"alive, %s in all (of %s used after the GC before "
+			"it), allocated in %d of the 4 quarters of the time "
+			"window",
+			x->end_samples,
+			human_bytes(ev->size_alive, b1, sizeof(b1)),
+			ev->heap_after_gc > 0
+				? human_bytes(ev->heap_after_gc, b2, sizeof(b2))
+				: "an unknown heap",
+			__builtin_popcount(x->born_quarters));
 }
 
 /* The survivors' suspects of one kind, each weighed by its evidence. */
@@ -132,6 +200,12 @@ static int leaks_of_kind(struct findings_ctx *c,
 		strong = ev.with_root > 0 ||
 			 (ev.alive_at_end &&
 			  ev.old_gc_many * 2 >= ev.alive_at_end);
+		/* an old-object sample proves only that its object was not
+		 * yet collected at its emission (query/old_emissions.h):
+		 * without a path to a GC root that is as true of garbage in
+		 * the old generation as of a leak, so it is never critical */
+		if (kind == SAMPLE_OLD_OBJECT && !ev.with_root)
+			strong = false;
 		if (unrooted || young || bounded || turnover)
 			sev = FINDING_INFO;
 		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
@@ -179,6 +253,27 @@ static int leaks_of_kind(struct findings_ctx *c,
 				"and have no known root: most likely not yet "
 				"collected, not leaked.",
 				x->key);
+		else if (kind == SAMPLE_OLD_OBJECT)
+			/* what the emissions show, not a live set's curve
+			 * (query/old_emissions.h) */
+			f->sentence = buf_strf(
+				"%s's sampled objects accumulate: the last "
+				"emission of old objects shows %" PRIu64
+				", allocated all along the recording%s%s: a "
+				"leak suspect%s.",
+				x->key, ev.alive_at_end,
+				ev.kept ? ", and most of those earlier "
+					  "emissions showed are still there"
+					: "",
+				ev.with_root ? ", reachable from GC roots"
+				: ev.old_gc_many
+					? ", surviving many GCs (without GC "
+					  "roots: not yet collected is all "
+					  "the events prove)"
+					: " (without GC roots: not yet "
+					  "collected is all the events prove)",
+				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
+						   : "");
 		else
 			f->sentence = buf_strf(
 				"%s's live set keeps growing (%s/s, %.1f%% of "
@@ -200,7 +295,9 @@ static int leaks_of_kind(struct findings_ctx *c,
 						   : "");
 		if (ev.n_gcs < MIN_GCS && f->severity > FINDING_INFO)
 			f->few_samples = true;
-		if (sv->by_samples)
+		if (kind == SAMPLE_OLD_OBJECT)
+			old_live_evidence(f, sv, x, &ev);
+		else if (sv->by_samples)
 			finding_add_evidence(
 				f,
 				"live set: %" PRIu64 " samples at the "
@@ -218,14 +315,16 @@ static int leaks_of_kind(struct findings_ctx *c,
 				x->rising, sv->n_buckets,
 				human_bytes(i64_held(x->slope), b3,
 					    sizeof(b3)));
-		finding_add_evidence(
-			f,
-			"%" PRIu64 " sampled objects (%s), %" PRIu64
-			" alive at the end, %" PRIu64 " found dead; "
-			"+/-%.0f%% from the sample count",
-			ev.samples, sample_kind_name(kind), ev.alive_at_end,
-			ev.dead,
-			ev.samples ? 100 / sqrt((double)ev.samples) : 100.0);
+		if (kind != SAMPLE_OLD_OBJECT)
+			finding_add_evidence(
+				f,
+				"%" PRIu64 " sampled objects (%s), %" PRIu64
+				" alive at the end, %" PRIu64 " found dead; "
+				"+/-%.0f%% from the sample count",
+				ev.samples, sample_kind_name(kind),
+				ev.alive_at_end, ev.dead,
+				ev.samples ? 100 / sqrt((double)ev.samples)
+					   : 100.0);
 		finding_add_evidence(f,
 				     "GCs survived by those alive at the end: "
 				     "median %" PRId64 ", most %" PRId64
@@ -256,10 +355,17 @@ static int leaks_of_kind(struct findings_ctx *c,
 		finding_add_fact(f, "slope", x->slope,
 				 sv->by_samples ? "samples/s" : "bytes/s");
 		finding_add_fact(f, "growth", g, "%/s");
-		finding_add_fact(f, "end",
-				 sv->by_samples ? (double)x->end_samples
-						: (double)x->end_bytes,
-				 sv->by_samples ? "samples" : "bytes");
+		if (kind != SAMPLE_OLD_OBJECT)
+			finding_add_fact(f, "end",
+					 sv->by_samples ? (double)x->end_samples
+							: (double)x->end_bytes,
+					 sv->by_samples ? "samples" : "bytes");
+		else if (!old_sizes_disagree(&ev) && ev.size_alive >= 0)
+			finding_add_fact(f, "end", (double)ev.size_alive,
+					 "bytes");
+		else
+			finding_add_fact(f, "end", (double)x->end_samples,
+					 "samples");
 		finding_add_fact(f, "samples", (double)ev.samples, "samples");
 		finding_add_fact(f, "with_root", (double)ev.with_root,
 				 "samples");
@@ -312,6 +418,15 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 		query_free(qk);
 		if (!ev.with_root || ev.old_gc_1 * 2 < ev.alive_at_end)
 			continue;
+		/* reachable and old is as true of a steady cache as of a
+		 * leak: some must date from the first half of the data
+		 * (its start to the last emission), where earlier
+		 * emissions showed some, the last must show most of them
+		 * again (a working set's are gone by then), and one or two
+		 * objects held by a static field show no growth at all */
+		if (ev.oldest_alive_ns * 2 < ev.window_ns ||
+		    ev.kept < ev.gone || ev.alive_at_end < 3)
+			continue;
 		for (k = 0; k < c->out->n_findings; k++)
 			if (c->out->findings[k].subject &&
 			    !strcmp(c->out->findings[k].rule, rule->name) &&
@@ -325,16 +440,19 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 		f->few_samples = ev.samples < FEW_SAMPLES;
 		f->sentence = buf_strf(
 			"%s allocated objects that were still reachable from "
-			"a GC root when the recording ended, after surviving "
+			"a GC root at the recording's last emission of old "
+			"objects, after surviving "
 			"%" PRId64 " GCs: a leak suspect%s.",
 			rows[i].key, ev.median_gcs,
 			f->few_samples ? " resting on few samples" : "");
 		finding_add_evidence(f,
-				     "%" PRIu64 " old-object samples by this "
-				     "app-site, %" PRIu64
-				     " with a path to a GC root "
+				     "%" PRIu64 " sampled objects by this "
+				     "app-site (%" PRIu64 " events), %" PRIu64
+				     " shown by the last emission, %" PRIu64
+				     " of them with a path to a GC root "
 				     "(mostly %s)",
-				     ev.samples, ev.with_root,
+				     ev.samples, ev.events, ev.alive_at_end,
+				     ev.with_root,
 				     ev.root ? ev.root : "unknown");
 		finding_add_evidence(f,
 				     "GCs survived: median %" PRId64
@@ -351,7 +469,7 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 				 "samples");
 		finding_add_fact(f, "median_gcs_survived",
 				 (double)ev.median_gcs, "gcs");
-		a = buf_strf("--kind=old --by=app-site");
+		a = buf_strf("--kind=old --leaks --by=app-site");
 		f->command = rules_command(c, "survivors", a);
 		free(a);
 		f->fix = xstrdup("Find what holds these objects (the GC root "
@@ -381,6 +499,8 @@ int rule_leaks(struct findings_ctx *c, const struct finding_rule *rule,
 /* at least this many points that show the live set after the warm-up
  * before its trend is judged */
 #define MIN_LIVE_POINTS 4
+/* G1HeapWastePercent's default (g1_globals.hpp): see within_g1_waste() */
+#define G1_HEAP_WASTE_PCT 5.0
 /* Theil-Sen's pairs are quadratic: above this many points, every k-th */
 #define MAX_TREND_POINTS 1024
 
@@ -620,6 +740,29 @@ static void heap_unjudged(struct findings_ctx *c,
 }
 
 /*
+ * Can G1's leftovers alone make a rise of `rise` bytes between points
+ * that are all G1's (ends of its concurrent cycles, last mixed
+ * collections; no full GC among them)?  G1 stops its mixed collections,
+ * or starts none, while the garbage its marking found in old regions
+ * is G1HeapWastePercent (5 by default) of the heap's capacity or less
+ * (G1Policy::next_gc_should_be_mixed() and reclaimable_bytes_percent(),
+ * g1Policy.cpp: percent_of(reclaimable, _g1h->capacity()), the committed
+ * heap), so the heap after those points may carry up to that much
+ * garbage, more at one point than at another, with no leak at all.  A
+ * rise within it is not shown to be the live set's (a healthy JDK 25
+ * service rose 4.5 MB in 256 MB that way, truth corpus
+ * oos-healthy-jdk25-chunks).
+ */
+static bool within_g1_waste(const struct heap_trend *h,
+			    const struct query_heap_point *z, int64_t rise)
+{
+	if (!h->kinds || h->n_full || z->committed == REC_NONE ||
+	    z->committed <= 0)
+		return false;
+	return (double)rise <= G1_HEAP_WASTE_PCT / 100.0 * (double)z->committed;
+}
+
+/*
  * The live set's trend in one recording (docs/report.md): the
  * Theil-Sen slope of the heap after the GCs that show the live set,
  * after the warm-up, ranked by that slope over their mean.  The
@@ -642,7 +785,8 @@ static void heap_judged(struct findings_ctx *c, const struct finding_rule *rule,
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	char *lp;
 
-	if (g < LIVE_GROWTH_PCT || !rise_seen(a, z, h->slope))
+	if (g < LIVE_GROWTH_PCT || !rise_seen(a, z, h->slope) ||
+	    within_g1_waste(h, z, z->used - a->used))
 		return;
 	f = findings_add(c, rule->name,
 			 g >= 5 * LIVE_GROWTH_PCT ? FINDING_CRITICAL
@@ -754,7 +898,7 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 	struct finding *f;
 	struct query *q, *qe;
 	size_t n, i;
-	char b[32];
+	char b[32], b2[32];
 
 	if (!c->kind_counts[SAMPLE_OLD_OBJECT])
 		return 0;
@@ -775,23 +919,66 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 	}
 	f = findings_add(c, rule->name, FINDING_INFO);
 	f->weight = (double)ev.with_root;
+	/* each object once, and alive at the end only where its
+	 * recording's last emission shows it (query/old_emissions.h) */
 	f->sentence = buf_strf(
-		"%" PRIu64 " sampled objects were alive when the recording "
-		"ended, %" PRIu64 " of them with a path to a GC root%s.",
-		t.samples, ev.with_root,
+		"%" PRIu64 " sampled objects were not yet collected at the "
+		"recording's last emission of old objects, %" PRIu64
+		" of them with a path to a GC root%s.",
+		ev.alive_at_end, ev.with_root,
 		ev.with_root ? ""
 		: ev.rooted_elsewhere
 			? ""
 			: " (the recording did not search for roots: "
 			  "path-to-gc-roots=false)");
-	for (i = 0; i < n && i < 5; i++)
+	finding_add_evidence(
+		f,
+		"%" PRIu64 " jdk.OldObjectSample events from %" PRIu64
+		" emission%s (each dump of the running recording and its "
+		"stop) show %" PRIu64 " objects; %" PRIu64
+		" only by earlier emissions (collected, or replaced in the "
+		"sampler)",
+		ev.events, ev.emissions, ev.emissions == 1 ? "" : "s",
+		ev.samples, ev.gone);
+	/* the sizes of one emission's objects fit in the heap after the
+	 * GC before it (query/old_emissions.h): say so, or that the data
+	 * disagree */
+	if (old_sizes_disagree(&ev))
 		finding_add_evidence(
-			f, "app-site %zu: %s, %" PRIu64 " objects%s%s", i + 1,
-			rows[i].key, rows[i].samples,
-			rows[i].est_bytes > 0 ? ", " : "",
-			rows[i].est_bytes > 0
-				? human_bytes(rows[i].est_bytes, b, sizeof(b))
+			f,
+			"the data disagree: the objects the last emission "
+			"shows add up to %s, more than the %s used after the "
+			"GC before it, which held them all",
+			human_bytes(ev.size_alive, b, sizeof(b)),
+			human_bytes(ev.heap_after_gc, b2, sizeof(b2)));
+	else if (ev.size_alive >= 0 && ev.heap_after_gc > 0)
+		finding_add_evidence(
+			f,
+			"the objects the last emission shows: %s, of the %s "
+			"used after the GC before it",
+			human_bytes(ev.size_alive, b, sizeof(b)),
+			human_bytes(ev.heap_after_gc, b2, sizeof(b2)));
+	for (i = 0; i < n && i < 5; i++) {
+		struct query_evidence ek;
+
+		if (findings_query(c, SAMPLE_OLD_OBJECT, rows[i].key,
+				   GROUP_APP_SITE, &qe, e) < 0 ||
+		    query_evidence(qe, &ek, e) < 0) {
+			query_free(qe);
+			query_free(q);
+			return ERR_FAIL;
+		}
+		query_free(qe);
+		finding_add_evidence(
+			f,
+			"app-site %zu: %s, %" PRIu64 " objects, %" PRIu64
+			" at the last emission%s%s",
+			i + 1, rows[i].key, ek.samples, ek.alive_at_end,
+			ek.size_alive > 0 ? ", " : "",
+			ek.size_alive > 0
+				? human_bytes(ek.size_alive, b, sizeof(b))
 				: "");
+	}
 	if (ev.largest_size > 0)
 		finding_add_evidence(
 			f, "largest object: %s",
@@ -802,7 +989,7 @@ int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
 			     "GCs survived by these objects: median %" PRId64
 			     ", most %" PRId64,
 			     ev.median_gcs, ev.max_gcs);
-	finding_add_fact(f, "objects", (double)t.samples, "samples");
+	finding_add_fact(f, "objects", (double)ev.alive_at_end, "samples");
 	finding_add_fact(f, "with_root", (double)ev.with_root, "samples");
 	f->command = rules_command(c, "survivors", "--kind=old --by=app-site");
 	query_free(q);

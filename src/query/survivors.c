@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/old_emissions.h"
 #include "query/query.h"
 #include "query/query_impl.h"
 #include "util/buf.h"
@@ -159,6 +160,11 @@ struct life {
 	int64_t born, end; /* end: death, or the recording's end */
 	int64_t gcs;	   /* GCs lived through (--min-gcs's count) */
 	bool dead;
+	bool gone;     /* OldObjectSample: not in its recording's last
+			  emission; alive until end, then not known */
+	bool rooted;   /* OldObjectSample: a root at its last showing */
+	bool searched; /* ... whose emission searched for roots */
+	bool kept;     /* ... in the last emission and an earlier one */
 	int64_t bytes;
 	double objects;
 };
@@ -252,6 +258,17 @@ static void life_points(const struct query_survivors *s, const struct life *l,
 		*to = *from;
 }
 
+/* The quarter (0-3) of the range [s->start_ns, end] that t lies in. */
+static unsigned born_quarter(const struct query_survivors *s, int64_t end,
+			     int64_t t)
+{
+	double span = (double)end - (double)s->start_ns,
+	       x = ((double)t - (double)s->start_ns) / (span > 0 ? span : 1);
+	int k = (int)(x * 4);
+
+	return k < 0 ? 0 : k > 3 ? 3 : (unsigned)k;
+}
+
 static void series_stats(const struct query_survivors *s,
 			 struct query_survivor_series *x)
 {
@@ -312,6 +329,31 @@ static void series_stats(const struct query_survivors *s,
 	x->suspect = s->n_buckets >= 4 && x->slope > 0 && x->rising >= 3 &&
 		     falling * 4 <= x->rising && late >= 0.5 * x->slope &&
 		     2 * end >= peak && peak > 0;
+	/*
+	 * jdk.OldObjectSample (old_emissions.h): an object is known alive
+	 * only up to the last emission that shows it, so where one emission
+	 * shows them all (a recording never dumped while it ran) every
+	 * key's curve is the running count of its survivors' allocation
+	 * times and cannot fall, and where the sampler's queue is still
+	 * filling every key's count rises from one emission to the next.
+	 * The curve's shape says nothing here; what does:
+	 *  - its objects alive at the last emission were allocated all
+	 *    along: in three quarters of the range at least (a working set
+	 *    of the last seconds was allocated in the last quarter only, a
+	 *    structure built at the start in the first);
+	 *  - where earlier emissions showed some of its objects, the last
+	 *    shows most of them again (kept >= gone): a working set's are
+	 *    gone by the next emission;
+	 *  - where the last emission searched for roots, some have one
+	 *    (eventEmitter.cpp writes unreachable samples too, with no
+	 *    root: garbage not yet collected).
+	 */
+	if (s->kind == SAMPLE_OLD_OBJECT)
+		x->suspect = s->n_buckets >= 4 && x->slope > 0 &&
+			     x->alive >= 3 &&
+			     __builtin_popcount(x->born_quarters) >= 3 &&
+			     x->kept >= x->gone &&
+			     !(x->unrooted_searched == x->alive);
 }
 
 static int by_peak(const void *a, const void *b)
@@ -332,15 +374,15 @@ int query_survivors(struct query *q, enum query_group by,
 	struct survivors_state *st;
 	struct query_survivors *s;
 	const struct store_liveness *live;
-	const struct store_old_object *old;
-	uint32_t n_live, n_old;
+	uint32_t n_live;
 	struct life *lives = NULL;
-	size_t n_lives = 0, alloc_lives = 0, n_keys, k, b, li = 0, oi = 0;
+	size_t n_lives = 0, alloc_lives = 0, n_keys, k, b, li = 0;
 	size_t *slot;
 	int64_t lo = INT64_MAX, hi = INT64_MIN, w;
 	uint64_t i;
 	int64_t **lifetimes, **gcs_lived; /* per series, of the dead */
 	size_t *n_lifetimes;
+	struct old_emissions oe;
 
 	if (by == GROUP_APP_SITE)
 		query_app_sites(q);
@@ -354,7 +396,6 @@ int query_survivors(struct query *q, enum query_group by,
 			       "(--kind old)",
 			       sample_kind_name(q->kind));
 	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
-	    store_old_objects(q->s, &old, &n_old, e) < 0 ||
 	    query_materialize(q, e) < 0)
 		return ERR_FAIL;
 	st = xcalloc(1, sizeof(*st));
@@ -362,6 +403,9 @@ int query_survivors(struct query *q, enum query_group by,
 	s = &st->out;
 	s->kind = q->kind;
 	if (load_gcs(q, st, e) < 0)
+		return ERR_FAIL;
+	memset(&oe, 0, sizeof(oe));
+	if (q->kind == SAMPLE_OLD_OBJECT && query_old_emissions(q, &oe, e) < 0)
 		return ERR_FAIL;
 
 	/* the lives that count, and the range they span */
@@ -384,6 +428,8 @@ int query_survivors(struct query *q, enum query_group by,
 		}
 		if (!query_sample_ok(q, i))
 			continue;
+		if (q->kind == SAMPLE_OLD_OBJECT && oe.s[i].repeat)
+			continue; /* a later event shows this object */
 		if (!state) {
 			s->samples_unknown++;
 			continue;
@@ -391,20 +437,21 @@ int query_survivors(struct query *q, enum query_group by,
 		l.i = i;
 		l.key = o->cohort ? 0 : group_of(q, by, i);
 		l.born = q->sm.time_ns[i];
-		if (q->kind == SAMPLE_OLD_OBJECT) {
-			while (oi < n_old && old[oi].sample < seq)
-				oi++;
-			if (oi < n_old && old[oi].sample == seq) {
-				if (old[oi].alloc_time_ns != REC_NONE)
-					l.born = old[oi].alloc_time_ns;
-				else if (old[oi].age_ns != REC_NONE)
-					l.born = q->sm.time_ns[i] -
-						 old[oi].age_ns;
-			}
-		}
+		l.gone = l.rooted = l.searched = l.kept = false;
 		l.dead = state == STORE_LIVE_DEAD;
 		l.end = l.dead ? live[li].death_ns
 			       : q->recs[q->sm.recording[i]].end_ns;
+		if (q->kind == SAMPLE_OLD_OBJECT) {
+			/* alive from its allocation until the last emission
+			 * that shows it, and not known after that */
+			l.born = oe.s[i].born;
+			l.end = oe.s[i].last_ns;
+			l.gone = !oe.s[i].in_last;
+			l.rooted = oe.s[i].root != 0;
+			l.searched = oe.s[i].searched;
+			l.kept = oe.s[i].in_last &&
+				 oe.s[i].first_ns < oe.s[i].last_ns;
+		}
 		if (l.end < l.born)
 			l.end = l.born;
 		rg = &st->gcs[q->sm.recording[i]];
@@ -443,6 +490,7 @@ int query_survivors(struct query *q, enum query_group by,
 			s->by_samples = false;
 			break;
 		}
+	query_old_emissions_release(&oe);
 	if (q->o.from_ns != INT64_MIN && q->o.from_ns > lo)
 		lo = q->o.from_ns;
 	if (q->o.to_ns != INT64_MAX && q->o.to_ns < hi)
@@ -563,8 +611,19 @@ int query_survivors(struct query *q, enum query_group by,
 				gcs_lived[si][n_lifetimes[si]] = l->gcs;
 				lifetimes[si][n_lifetimes[si]++] =
 					l->end - l->born;
+			} else if (l->gone) {
+				x->gone++;
 			} else {
 				x->alive++;
+				x->kept += l->kept;
+				x->born_quarters |=
+					1u << born_quarter(
+						s, s->time_ns[s->n_buckets - 1],
+						l->born);
+				if (l->rooted)
+					x->rooted++;
+				else if (l->searched)
+					x->unrooted_searched++;
 			}
 			/* differences: summed into levels below */
 			x->live_samples[from]++;

@@ -481,3 +481,234 @@ TEST(survivors_old_object_samples_live_from_their_allocation)
 		store_close(s);
 	test_store_remove(dir, "s.hsdb");
 }
+
+/*
+ * jdk.OldObjectSample in three emissions (query/old_emissions.h): at 6 s
+ * and 12 s (dumps of the running recording) and at 20 s (its stop), each
+ * written into a chunk that converts ticks with its own time base, so
+ * one allocation time reads 260 ns later in the second chunk's events
+ * and 10 ns earlier in the third's than in the first's.  Leak.fast:
+ * Keep, allocated at 0.5 s, shown by all three; Twin, allocated 500 ns
+ * after Keep, shown by the first only.  Leak.slow: Mid, allocated at
+ * 2.5 s, shown by the first two; New, at 15 s, by the last.  By hand: 4
+ * objects of 7 events; Keep and New alive at the end, Twin and Mid gone
+ * (live until 6 s and 12 s); Keep kept.  Live at the points t = 1..20 s:
+ * Leak.fast 2 to 6 s, then 1; Leak.slow 1 from 3 to 12 s and from 15 s.
+ * Without the chunks' offset (times compared as they are), Keep would
+ * be three objects, two of them gone, and nothing kept.
+ */
+TEST(survivors_old_objects_once_across_emissions)
+{
+	static const struct rec_thread thread = {1, "main", 1, 100, false};
+	static struct rec_stack stacks[2];
+	static const struct {
+		int site, emission;
+		int64_t born_ns; /* after T0, as the first chunk reads it */
+	} ev[] = {
+		{0, 0, 500 * MS}, {0, 0, 500 * MS + 500}, {1, 0, 2500 * MS},
+		{0, 1, 500 * MS}, {1, 1, 2500 * MS},	  {0, 2, 500 * MS},
+		{1, 2, 15 * SEC},
+	};
+	static const int64_t at[3] = {6 * SEC, 12 * SEC, 20 * SEC};
+	static const int64_t off[3] = {0, 260, -10};
+	char dir[] = "/tmp/hs-survtest-XXXXXX";
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	const struct query_survivors *sv = NULL;
+	const struct query_survivor_series *fast, *slow;
+	struct query_survivor_options o;
+	struct query_evidence qe;
+	struct query_options qo;
+	struct rec_recording rec;
+	struct query *q = NULL;
+	struct store *s = NULL;
+	struct err e;
+	size_t i, b;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < 2; i++) {
+		stacks[i].id = i + 1;
+		stacks[i].frames = site_frames[i];
+		stacks[i].n_frames = 1;
+	}
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		struct rec_sample x;
+
+		rec_sample_init(&x, SAMPLE_OLD_OBJECT);
+		x.time_ns = T0 + at[ev[i].emission] + off[ev[i].emission];
+		x.thread = &thread;
+		x.stack = &stacks[ev[i].site];
+		x.class_name = "byte[]";
+		x.class_raw = "[B";
+		x.array_elements = 4096;
+		x.liveness = LIVE_AT_END;
+		x.alloc_time_ns = T0 + ev[i].born_ns + off[ev[i].emission];
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "old.jfr";
+	rec.format = "jfr";
+	rec.start_ns = T0;
+	rec.end_ns = T0 + 20 * SEC;
+	rec.n_chunks = 3;
+	rec.n_samples[SAMPLE_OLD_OBJECT] = sizeof(ev) / sizeof(ev[0]);
+	sink->ops->recording(sink->ctx, &rec);
+	s = test_store_commit(w, dir, "s.hsdb");
+	err_init(&e);
+	query_options_init(&qo);
+	qo.kind = SAMPLE_OLD_OBJECT;
+	if (s && query_open(s, &qo, &q, &e) < 0)
+		test_fail(__FILE__, __LINE__, "query_open: %s", e.msg);
+	memset(&o, 0, sizeof(o));
+	o.bucket_ns = SEC;
+	if (q && query_survivors(q, GROUP_SITE, &o, &sv, &e) < 0)
+		test_fail(__FILE__, __LINE__, "survivors: %s", e.msg);
+	CHECK_UINT(sv ? sv->samples_used : 0, ==, 4);
+	CHECK_UINT(sv ? sv->n_buckets : 0, ==, 20);
+	fast = sv ? find(sv, "Leak.fast:11") : NULL;
+	slow = sv ? find(sv, "Leak.slow:13") : NULL;
+	CHECK(fast != NULL && slow != NULL);
+	if (fast && slow && sv->n_buckets == 20) {
+		CHECK_UINT(fast->alive, ==, 1);
+		CHECK_UINT(fast->gone, ==, 1);
+		CHECK_UINT(fast->kept, ==, 1);
+		CHECK_UINT(slow->alive, ==, 1);
+		CHECK_UINT(slow->gone, ==, 1);
+		CHECK_UINT(slow->kept, ==, 0);
+		for (b = 0; b < 20; b++) {
+			uint64_t t = b + 1, want_f = t <= 6 ? 2 : 1,
+				 want_s = (t >= 3 && t <= 12) || t >= 15;
+
+			if (fast->live_samples[b] != want_f ||
+			    slow->live_samples[b] != want_s)
+				test_fail(__FILE__, __LINE__,
+					  "at %llu s: fast %llu (want %llu), "
+					  "slow %llu (want %llu)",
+					  (unsigned long long)t,
+					  (unsigned long long)
+						  fast->live_samples[b],
+					  (unsigned long long)want_f,
+					  (unsigned long long)
+						  slow->live_samples[b],
+					  (unsigned long long)want_s);
+		}
+	}
+	if (q && query_evidence(q, &qe, &e) < 0)
+		test_fail(__FILE__, __LINE__, "evidence: %s", e.msg);
+	if (q) {
+		CHECK_UINT(qe.events, ==, 7);
+		CHECK_UINT(qe.samples, ==, 4);
+		CHECK_UINT(qe.alive_at_end, ==, 2);
+		CHECK_UINT(qe.gone, ==, 2);
+		CHECK_UINT(qe.kept, ==, 1);
+		CHECK_UINT(qe.emissions, ==, 3);
+		CHECK_UINT(qe.dead, ==, 0);
+	}
+	if (q)
+		query_free(q);
+	if (s)
+		store_close(s);
+	test_store_remove(dir, "s.hsdb");
+}
+
+/*
+ * An old-object leak suspect whose sizes exceed the heap: Leak.fast, 20
+ * objects of 10 MB allocated at 0.5, 1.5, ..., 19.5 s, all shown by the
+ * one emission at 20 s; "After GC" heap summaries at 5, 10, 15 and 19.8
+ * s say 50 MB used.  Every object of an emission was in the heap after
+ * the GC before it (query/old_emissions.h), so 200 MB cannot be; the
+ * finding must say the data disagree, show no live set in bytes (its
+ * "end" is in samples), and, without GC roots, not be critical.
+ */
+TEST(survivors_old_object_sizes_above_the_heap_disagree)
+{
+	static const struct rec_thread thread = {1, "main", 1, 100, false};
+	static struct rec_stack stack;
+	static const int64_t gc_ms[4] = {5000, 10000, 15000, 19800};
+	char dir[] = "/tmp/hs-survtest-XXXXXX";
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	const struct finding *leak = NULL;
+	struct query_options qo;
+	struct rec_recording rec;
+	struct findings fs;
+	struct store *s = NULL;
+	struct err e;
+	size_t i, k;
+
+	CHECK(mkdtemp(dir) != NULL);
+	stack.id = 1;
+	stack.frames = site_frames[0];
+	stack.n_frames = 1;
+	for (i = 0; i < 4; i++) {
+		struct rec_heap_summary h;
+
+		memset(&h, 0, sizeof(h));
+		h.time_ns = T0 + gc_ms[i] * MS;
+		h.gc_id = (int64_t)i + 1;
+		h.when = "After GC";
+		h.heap_used = 50000000;
+		h.committed = 100000000;
+		h.reserved = 200000000;
+		sink->ops->heap_summary(sink->ctx, &h);
+	}
+	for (i = 0; i < 20; i++) {
+		struct rec_sample x;
+
+		rec_sample_init(&x, SAMPLE_OLD_OBJECT);
+		x.time_ns = T0 + 20 * SEC;
+		x.thread = &thread;
+		x.stack = &stack;
+		x.class_name = "byte[]";
+		x.class_raw = "[B";
+		x.liveness = LIVE_AT_END;
+		x.alloc_time_ns = T0 + (int64_t)i * SEC + 500 * MS;
+		x.object_size = 10000000;
+		x.alloc_size = 10000000;
+		sink->ops->sample(sink->ctx, &x);
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.source = "old.jfr";
+	rec.format = "jfr";
+	rec.start_ns = T0;
+	rec.end_ns = T0 + 20 * SEC;
+	rec.n_chunks = 1;
+	rec.n_samples[SAMPLE_OLD_OBJECT] = 20;
+	sink->ops->recording(sink->ctx, &rec);
+	s = test_store_commit(w, dir, "s.hsdb");
+	memset(&fs, 0, sizeof(fs));
+	query_options_init(&qo);
+	err_init(&e);
+	if (s && query_findings(s, &qo, "s.hsdb", "", &fs, &e) < 0)
+		test_fail(__FILE__, __LINE__, "findings: %s", e.msg);
+	for (k = 0; k < fs.n_findings; k++)
+		if (!strcmp(fs.findings[k].rule, "leak-suspect") &&
+		    fs.findings[k].subject &&
+		    !strcmp(fs.findings[k].subject, "Leak.fast:11"))
+			leak = &fs.findings[k];
+	CHECK(leak != NULL);
+	if (leak) {
+		bool disagree = false;
+
+		CHECK_INT(leak->severity, <, FINDING_CRITICAL);
+		for (k = 0; k < leak->n_evidence; k++) {
+			if (strstr(leak->evidence[k], "the data disagree") &&
+			    strstr(leak->evidence[k], "200.00 MB") &&
+			    strstr(leak->evidence[k], "50.00 MB"))
+				disagree = true;
+			if (strstr(leak->evidence[k], "live set:"))
+				test_fail(__FILE__, __LINE__,
+					  "a live set shown: %s",
+					  leak->evidence[k]);
+		}
+		CHECK(disagree);
+		for (k = 0; k < leak->n_facts; k++)
+			if (!strcmp(leak->facts[k].name, "end"))
+				CHECK(strcmp(leak->facts[k].unit, "bytes") !=
+				      0);
+	}
+	findings_release(&fs);
+	if (s)
+		store_close(s);
+	test_store_remove(dir, "s.hsdb");
+}
