@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/intake.h"
 #include "importers/registry.h"
 #include "importers/sink.h"
 #include "input/input.h"
@@ -55,6 +56,7 @@ static const char dump_help[] =
 enum { EV_ALLOC = 1, EV_TLAB = 2, EV_OUTSIDE = 4, EV_OLD = 8, EV_GC = 16 };
 
 struct dump {
+	struct cli_intake intake; /* what is not JFR */
 	bool tsv, raw, stats, bench;
 	unsigned events;
 	unsigned jobs;
@@ -333,8 +335,10 @@ static int dump_member(void *ctx, const struct member *m)
 	struct err e;
 	uint64_t before = input_offset(m->in);
 
-	input_peek(m->in, PROBE_PREFIX, &p, &avail);
+	if (input_peek(m->in, PROBE_PREFIX, &p, &avail) < 0)
+		avail = 0; /* the walker reports the failure */
 	pr = importer_probe(p, avail, m->in->eof && !m->in->failed);
+	cli_intake_member(&d->intake, m, pr.kind == KIND_JFR, avail);
 	if (pr.kind != KIND_JFR)
 		return 0;
 	d->n_jfr_members++;
@@ -466,14 +470,23 @@ int cmd_dump(int argc, char **argv)
 		      "\ttruncated\tframes\tallocationSize\troot\n",
 		      stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* dump reads one kind: what is not JFR is "not recognised" here */
+	cli_intake_init_kind(&d.intake, "dump", "a JFR recording",
+			     "JFR recordings",
+			     "dump reads JFR recordings only; heapsift scan "
+			     "says what it is, heapsift import reads the "
+			     "other kinds");
 	for (i = optind; i < argc; i++) {
-		int rc = walk_input(argv[i], &lim, &ops, &d, &stats);
+		int rc;
 
+		cli_intake_begin(&d.intake, argv[i]);
+		rc = walk_input(argv[i], &lim, &ops, &d, &stats);
 		if (rc < 0 && ferror(stdout))
 			break;
-		if (rc < 0)
+		if (rc < 0 || cli_intake_end(&d.intake))
 			failed_inputs++;
 	}
+	cli_intake_release(&d.intake);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (d.bench) {
 		double s = (double)(t1.tv_sec - t0.tv_sec) +

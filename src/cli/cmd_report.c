@@ -19,6 +19,7 @@
 
 #include "cli/cache.h"
 #include "cli/cli.h"
+#include "cli/intake.h"
 #include "cli/output.h"
 #include "cli/view.h"
 #include "importers/importer.h"
@@ -70,6 +71,7 @@ static const char report_help[] =
 /* --- the inventory ---------------------------------------------------------- */
 
 struct inventory {
+	struct cli_intake intake; /* what was not recognised */
 	struct report *r;
 	struct store_writer *w; /* NULL: scan only */
 	struct report_member *cur;
@@ -121,8 +123,10 @@ static int inv_member(void *ctx, const struct member *mb)
 	m = iv->cur = &iv->r->members[iv->r->n_members - 1];
 	buf_reset(&iv->warnings);
 	iv->unfinished = false;
-	input_peek(mb->in, PROBE_PREFIX, &p, &avail);
+	if (input_peek(mb->in, PROBE_PREFIX, &p, &avail) < 0)
+		avail = 0; /* the walker reports the failure */
 	pr = importer_probe(p, avail, mb->in->eof && !mb->in->failed);
+	cli_intake_member(&iv->intake, mb, pr.ops != NULL, avail);
 	m->kind = xstrdup(import_kind_name(pr.kind));
 	m->confidence = pr.score;
 	m->compression = xstrdup(mb->compression);
@@ -406,9 +410,15 @@ static int gather(struct report *r, struct input_limits *lim, int n,
 		store_writer_stream(iv.w, dirname(copy));
 		free(copy);
 	}
-	for (i = 0; i < n; i++)
+	cli_intake_init(&iv.intake, "report");
+	for (i = 0; i < n; i++) {
+		cli_intake_begin(&iv.intake, inputs[i]);
 		if (walk_input(inputs[i], lim, &ops, &iv, &stats) < 0)
 			failed++;
+		else if (cli_intake_end(&iv.intake))
+			failed++;
+	}
+	cli_intake_release(&iv.intake);
 	cli_progress_done();
 	*have_store = false;
 	err_init(&e);
@@ -712,7 +722,9 @@ int cmd_report(int argc, char **argv)
 					"write "
 					"%s: %s\n",
 					inv_path, strerror(errno));
-			if (!have_store)
+			/* an input not read is said again next time: the
+			 * inventory does not keep the exit status */
+			if (!have_store || status == EXIT_ERROR)
 				unlink(inv_path);
 		}
 		store_path = cached;

@@ -16,7 +16,8 @@
 #include "util/size.h"
 
 static const char survivors_help[] =
-	"usage: heapsift survivors CASE.hsdb [--by=GROUP] [--bucket=DURATION]\n"
+	"usage: heapsift survivors CASE.hsdb|INPUT... [--by=GROUP] "
+	"[--bucket=DURATION]\n"
 	"                          [--limit=N] [--leaks] [--min-gcs=N]\n"
 	"                          [--before-last-gc] [--csv] [FILTERS]\n"
 	"\n"
@@ -26,7 +27,7 @@ static const char survivors_help[] =
 	"so it is not counted past it).  Samples come from heapsift agent\n"
 	"recordings (--kind=agent, the default when the store has them) or\n"
 	"jdk.OldObjectSample (--kind=old).\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --by=GROUP          class, site (the default), app-site, "
 	"thread,\n"
 	"                          recording; or a cohort: age (how old the\n"
