@@ -73,7 +73,7 @@ run_pipe() {
 run_nobody() {
 	_b=$1
 	shift
-	(cd "$T/cwd" && TMPDIR="$T/tmp" LC_ALL=C setpriv --reuid=65534 \
+	(cd "$NOBODY_DIR" && TMPDIR="$NOBODY_DIR" LC_ALL=C setpriv --reuid=65534 \
 		--regid=65534 --clear-groups "$_b" "$@" \
 		>"$T/out" 2>"$T/err" </dev/null)
 	finish_run $?
@@ -531,30 +531,23 @@ if [ "$(id -u)" != 0 ]; then
 elif ! command -v setpriv >/dev/null 2>&1; then
 	t_fail "setpriv (util-linux) is missing: build-aux/deps.sh test installs it"
 	t_end
-elif ! setpriv --reuid=65534 --regid=65534 --clear-groups true 2>"$T/sp.err"; then
-	t_skip "root, and setpriv cannot switch to uid 65534: $(cat "$T/sp.err")"
+elif ! nobody_dir; then
+	t_skip "root, and nobody cannot run heapsift: $nobody_why"
 else
-	# nobody must reach the file and the binary; $T is mode 0700
-	chmod 711 "$T" "$W"
-	mkdir -p "$W/locked"
-	chmod 711 "$W/locked"
-	cp "$FJ" "$W/locked/secret.jfr"
-	chmod 000 "$W/locked/secret.jfr"
-	HS_NOBODY=$HEAPSIFT
-	if ! setpriv --reuid=65534 --regid=65534 --clear-groups \
-		test -x "$HS_NOBODY"; then
-		# the binary's directories are closed to nobody: use a copy
-		cp "$HEAPSIFT" "$W/locked/heapsift"
-		chmod 755 "$W/locked/heapsift"
-		HS_NOBODY=$W/locked/heapsift
-	fi
+	# nobody runs a copy of the binary in a folder it can reach
+	# (nobody_dir): the clone and $T may be closed to it
+	mkdir -p "$NOBODY_DIR/locked"
+	chmod 711 "$NOBODY_DIR/locked"
+	cp "$FJ" "$NOBODY_DIR/locked/secret.jfr"
+	chmod 000 "$NOBODY_DIR/locked/secret.jfr"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		test -r "$W/locked/secret.jfr" &&
+		test -r "$NOBODY_DIR/locked/secret.jfr" &&
 		t_fail "construction: nobody can read the mode 000 file"
-	run_nobody "$HS_NOBODY" scan --csv "$W/locked/secret.jfr"
+	run_nobody "$NOBODY_DIR/heapsift" scan --csv "$NOBODY_DIR/locked/secret.jfr"
 	expect_rc 1
-	expect_msg error "$W/locked/secret.jfr" "Permission denied"
+	expect_msg error "$NOBODY_DIR/locked/secret.jfr" "Permission denied"
 	expect_rows 0
+	nobody_dir_done
 	t_end
 fi
 
