@@ -216,7 +216,7 @@ static int status_read(const char *cmd, const char *store)
 	return rc < 0 ? -1 : st;
 }
 
-static void status_write(const char *cmd, const char *store, int st)
+void cli_cache_keep_status(const char *cmd, const char *store, int st)
 {
 	char *p = status_path(store);
 	struct buf tmp = BUF_INIT;
@@ -365,7 +365,7 @@ int cli_store_path(const char *cmd, int n, char **operands, char **path,
 		free(cached);
 		return rc == EXIT_OK ? EXIT_ERROR : rc;
 	}
-	status_write(cmd, cached, rc);
+	cli_cache_keep_status(cmd, cached, rc);
 	*path = cached;
 	*status = rc;
 	cli_inputs_status(rc);

@@ -44,6 +44,16 @@ int cli_cache_check(const char *cmd, const char *path);
 int cli_store_path(const char *cmd, int n, char **operands, char **path,
 		   int *status);
 
+/*
+ * Keep beside the cache store at store the exit status of the import
+ * that made it ("STORE.status", when not 0), for cli_store_path() to
+ * reuse it by: a command that imports into the cache store its own way
+ * (report, with its inventory) calls it too, since every command shares
+ * one cache store per set of inputs.  Failing to write it removes the
+ * store (imported again next time), with a warning.
+ */
+void cli_cache_keep_status(const char *cmd, const char *store, int status);
+
 /* cli_store_path(), then the store opened: 0 with *s open (and *path,
  * *status as there), or an exit status after a message. */
 struct store;

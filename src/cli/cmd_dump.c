@@ -333,7 +333,7 @@ static int dump_member(void *ctx, const struct member *m)
 	struct sink sink = {&dump_sink_ops, d};
 	struct import_env env = {m->display, dump_warn, d, 0, d->jobs};
 	struct err e;
-	uint64_t before = input_offset(m->in);
+	uint64_t before = input_offset(m->in), recs_before = d->n_recordings;
 
 	if (input_peek(m->in, PROBE_PREFIX, &p, &avail) < 0)
 		avail = 0; /* the walker reports the failure */
@@ -347,8 +347,13 @@ static int dump_member(void *ctx, const struct member *m)
 		if (ferror(stdout))
 			return -1;
 		err_source(&e, m->display);
-		d->warnings++;
-		print_problem(PROBLEM_WARNING, &e);
+		if (d->n_recordings == recs_before &&
+		    cli_intake_refused(&d->intake, m, &e)) {
+			print_problem(PROBLEM_ERROR, &e);
+		} else {
+			d->warnings++;
+			print_problem(PROBLEM_WARNING, &e);
+		}
 	}
 	d->bytes += input_offset(m->in) - before;
 	return 0;

@@ -148,8 +148,13 @@ static int import_member(void *ctx, const struct member *m)
 	    !store_writer_failed(im->w, NULL)) {
 		/* (a writer that failed says why once, at the end) */
 		err_source(&e, m->display);
-		im->warnings++;
-		print_problem(im, "warning", &e);
+		if (store_writer_n_recordings(im->w) == before &&
+		    cli_intake_refused(&im->intake, m, &e)) {
+			print_problem(im, "error", &e);
+		} else {
+			im->warnings++;
+			print_problem(im, "warning", &e);
+		}
 	}
 	im->recordings += store_writer_n_recordings(im->w) - before;
 	if (store_writer_n_duplicates(im->w, &last) != dups)

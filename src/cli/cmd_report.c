@@ -117,6 +117,7 @@ static int inv_member(void *ctx, const struct member *mb)
 	size_t avail;
 	uint64_t skipped;
 	const struct err *ie;
+	char *refused = NULL; /* the message of a named input refused */
 	uint32_t before = iv->w ? store_writer_n_recordings(iv->w) : 0;
 
 	member_add(iv->r, mb->display);
@@ -140,7 +141,15 @@ static int inv_member(void *ctx, const struct member *mb)
 		if (pr.ops->import(mb->in, store_writer_sink(iv->w), &env, &e) <
 		    0) {
 			err_source(&e, mb->display);
-			inv_warn(iv, &e);
+			if (store_writer_n_recordings(iv->w) == before &&
+			    cli_intake_refused(&iv->intake, mb, &e)) {
+				/* not read: an error (intake.h), listed as
+				 * unsupported with its reason */
+				cli_problem("report", "error", &e);
+				refused = xstrdup(e.msg);
+			} else {
+				inv_warn(iv, &e);
+			}
 		}
 		m->recordings = store_writer_n_recordings(iv->w) - before;
 		iv->recordings += m->recordings;
@@ -156,7 +165,11 @@ static int inv_member(void *ctx, const struct member *mb)
 	}
 	m->bytes = input_offset(mb->in);
 	ie = input_error(mb->in);
-	if (ie) {
+	if (refused) {
+		m->status = xstrdup("unsupported");
+		buf_adds(&iv->warnings, refused);
+		free(refused);
+	} else if (ie) {
 		m->status = xstrdup(cli_member_status(ie, 1));
 		if (iv->warnings.len)
 			buf_adds(&iv->warnings, "; ");
@@ -723,9 +736,16 @@ int cmd_report(int argc, char **argv)
 					"%s: %s\n",
 					inv_path, strerror(errno));
 			/* an input not read is said again next time: the
-			 * inventory does not keep the exit status */
+			 * inventory does not keep the exit status (the
+			 * status file does, for the other commands) */
 			if (!have_store || status == EXIT_ERROR)
 				unlink(inv_path);
+			if (have_store)
+				cli_cache_keep_status("report", cached,
+						      status == EXIT_OK &&
+								      warned
+							      ? EXIT_WARNED
+							      : status);
 		}
 		store_path = cached;
 	}

@@ -46,7 +46,7 @@ void cli_intake_begin(struct cli_intake *t, const char *input)
 {
 	t->input = input;
 	t->recognised = t->unrecognised = 0;
-	t->named_unrecognised = false;
+	t->named_unrecognised = t->named_refused = false;
 	buf_reset(&t->names);
 }
 
@@ -68,6 +68,15 @@ void cli_intake_member(struct cli_intake *t, const struct member *m,
 			buf_adds(&t->names, ", ");
 		buf_adds(&t->names, m->path);
 	}
+}
+
+bool cli_intake_refused(struct cli_intake *t, const struct member *m,
+			const struct err *e)
+{
+	if (e->code != ERR_UNSUPPORTED || m->path[0])
+		return false;
+	t->named_refused = true;
+	return true;
 }
 
 static void say(struct cli_intake *t, const char *severity, const char *fmt,
@@ -99,7 +108,9 @@ bool cli_intake_end(struct cli_intake *t)
 	if (more)
 		snprintf(tail, sizeof(tail), " and %llu more",
 			 (unsigned long long)more);
-	if (t->named_unrecognised) {
+	if (t->named_refused) {
+		/* its importer's error has said why */
+	} else if (t->named_unrecognised) {
 		say(t, "error", "not %s (%s); not read", t->one, t->reads);
 	} else if (t->unrecognised && !t->recognised) {
 		say(t, "error",

@@ -14,6 +14,11 @@
  *     bundle says how many and which, and the exit status is unchanged.
  *     A bundle in which no member at all is recognised could not be
  *     read, as a named file: an error, exit status 1.
+ *   - A file named on the command line that an importer recognises but
+ *     refuses as a format heapsift does not read (a JFR recording of
+ *     format 0.9 or 1.0), with nothing imported from it, could not be
+ *     read either: its importer's message is an error, exit status 1.
+ *     In a bundle it stays a warning (exit status 3), as damage does.
  *   - What has no bytes (an empty file, a stream cut before its first
  *     byte) or failed to read is the walker's to report (a warning, exit
  *     status 3), not this rule's.
@@ -43,6 +48,7 @@ struct cli_intake {
 	uint64_t unrecognised;	 /* ... and those no importer bid on */
 	struct buf names;	 /* the first unrecognised members, for notes */
 	bool named_unrecognised; /* the input itself is such a stream */
+	bool named_refused;	 /* ... or one its importer refused */
 	uint64_t not_read;	 /* inputs this rule found unreadable */
 };
 
@@ -64,6 +70,16 @@ void cli_intake_begin(struct cli_intake *t, const char *input);
  */
 void cli_intake_member(struct cli_intake *t, const struct member *m,
 		       bool recognised, size_t bytes);
+
+/*
+ * m's importer failed with e, nothing imported from it: true when e
+ * refuses m's format (ERR_UNSUPPORTED) and m is the input itself, which
+ * then could not be read (the caller prints e as an error, not a
+ * warning, and cli_intake_end() counts the input); false otherwise.
+ */
+struct err;
+bool cli_intake_refused(struct cli_intake *t, const struct member *m,
+			const struct err *e);
 
 /*
  * After walking the input: says what was not recognised (the error or

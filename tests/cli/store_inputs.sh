@@ -224,6 +224,38 @@ done
 export XDG_CACHE_HOME="$W/cache"
 t_end
 
+t_begin a_named_recording_of_a_format_not_read_is_an_error
+# a JFR chunk header of format 1.0 (Oracle JDK 9 and 10): recognised as
+# JFR and refused; named on the command line it could not be read (1),
+# in a bundle it is skipped with a warning (3), as damage is
+printf 'FLR\000\000\001\000\000' >"$W/old.jfr"
+head -c 200 /dev/zero >>"$W/old.jfr"
+export XDG_CACHE_HOME="$W/cache-old"
+for c in import dump report top; do
+	case $c in
+	import) set -- import -o "$W/n.hsdb" ;;
+	*) set -- "$c" ;;
+	esac
+	run "$@" "$W/old.jfr" "$A"
+	expect_rc 1
+	expect_err "heapsift $c: error: $W/old.jfr: jfr: file format 1.0 is not supported"
+	rm -f "$W/n.hsdb"
+done
+# report made the cache store that top then used: the status is kept
+# for every command that shares it
+run report "$W/old.jfr" "$A"
+run top "$W/old.jfr" "$A"
+expect_rc 1
+mkdir -p "$W/oldb"
+cp "$W/old.jfr" "$A" "$W/oldb/"
+(cd "$W/oldb" && bsdtar -czf "$W/oldb.tar.gz" old.jfr "$(basename "$A")")
+run import -o "$W/n.hsdb" "$W/oldb.tar.gz"
+expect_rc 3
+expect_err "heapsift import: warning: $W/oldb.tar.gz!old.jfr: jfr: file format 1.0 is not supported"
+rm -f "$W/n.hsdb"
+export XDG_CACHE_HOME="$W/cache"
+t_end
+
 t_begin damaged_data_gives_status_3_from_the_cache_store_too
 # a recording cut in its middle: read up to the cut, status 3, and the
 # same status when the cache store is used again
@@ -237,6 +269,14 @@ run top "$W/half.jfr"
 expect_rc 3
 expect_err "heapsift top: using"
 expect_err "skipped damaged data or hit a limit"
+# the same cache store made by report: top says and exits the same
+export XDG_CACHE_HOME="$W/cache-half"
+run report "$W/half.jfr"
+expect_rc 3
+run top "$W/half.jfr"
+expect_rc 3
+expect_err "heapsift top: using"
+export XDG_CACHE_HOME="$W/cache"
 t_end
 
 t_summary
