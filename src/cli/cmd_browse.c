@@ -4,8 +4,9 @@
  * ($XDG_CACHE_HOME/heapsift, else ~/.cache/heapsift); a store there is
  * named by a hash of the inputs' absolute paths, sizes and modification
  * times, so it is reused while they are unchanged and a changed input
- * makes a new one.  The import is `heapsift import`'s own, progress and
- * warnings included.
+ * makes a new one.  The store is opened as every store command opens
+ * one (cli_store_open(), cache.c): the import is `heapsift import`'s
+ * own, progress and warnings included, under browse's name.
  */
 #include <errno.h>
 #include <getopt.h>

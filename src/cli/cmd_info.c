@@ -3,7 +3,6 @@
  * time span, samples per kind, settings and event counts.  --check
  * verifies every section's checksum and references.
  */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +14,6 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
-#include "importers/importer.h"
-#include "importers/registry.h"
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
