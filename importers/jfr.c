@@ -38,7 +38,8 @@ static int jfr_probe(const unsigned char *p, size_t len, int complete)
 	if (len < 8)
 		return 60; /* the magic, cut short: still surely JFR */
 	major = (unsigned)p[4] << 8 | p[5];
-	/* major 1 is JDK 7/8's format: ours to refuse with a clear message */
+	/* majors 0 and 1 (JDK 7 to 10) are other formats: ours to refuse
+	 * with a clear message */
 	return major == JFR_MAJOR_SUPPORTED ? 100 : 80;
 }
 

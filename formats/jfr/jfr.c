@@ -83,6 +83,27 @@ const char *jfr_chunk_lost_reason(const struct jfr_chunk *c)
 
 /* --- the header -------------------------------------------------------- */
 
+/*
+ * Who wrote a major version heapsift does not read, for the message.
+ * The versions, from the writers and readers that know them: major 0
+ * (0.9) is Oracle JDK 7 and 8's commercial Flight Recorder, major 1
+ * (1.0) Oracle JDK 9 and 10's (JMC's FlightRecordingLoader: VERSION_0
+ * "JDK7 & JDK8", VERSION_1 "JDK9 & JDK10", VERSION_2 "JDK11"); 2.0 is
+ * written by JDK 11 to 13 and by OpenJDK 8u's backport of JFR
+ * (jfrChunkWriter.cpp, JFR_VERSION_MAJOR 2, JFR_VERSION_MINOR 0), 2.1
+ * since JDK 14 (jfrChunk.cpp, JFR_VERSION_MINOR 1).
+ */
+static const char *jfr_version_writer(unsigned major)
+{
+	switch (major) {
+	case 0:
+		return ": it is Oracle JDK 7 and 8's Flight Recorder format";
+	case 1:
+		return ": it is Oracle JDK 9 and 10's Flight Recorder format";
+	}
+	return ": no JDK heapsift knows writes it";
+}
+
 int jfr_header_parse_frame(const unsigned char *p, size_t len,
 			   struct jfr_header *h, struct err *e)
 {
@@ -100,9 +121,11 @@ int jfr_header_parse_frame(const unsigned char *p, size_t len,
 	h->minor = (uint16_t)be(p + 6, 2);
 	if (h->major != JFR_MAJOR_SUPPORTED)
 		return err_set_at(e, ERR_UNSUPPORTED, 4,
-				  "jfr: file format %u.%u is not supported "
-				  "(JDK 11+ writes 2.x; 1.x is JDK 7/8's)",
-				  h->major, h->minor);
+				  "jfr: file format %u.%u is not supported%s "
+				  "(heapsift reads 2.x, written by JDK 11 and "
+				  "later and by OpenJDK 8u's JFR)",
+				  h->major, h->minor,
+				  jfr_version_writer(h->major));
 	h->size = be(p + 8, 8);
 	h->cp_offset = be(p + 16, 8);
 	h->meta_offset = be(p + 24, 8);

@@ -13,6 +13,7 @@
  * the import replace whatever it points to).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,15 @@
 #include <unistd.h>
 
 #include "cli/cache.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "importers/importer.h"
+#include "importers/registry.h"
+#include "input/walk.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/err.h"
+#include "util/xalloc.h"
 
 /* Is path (never followed) a folder (dir) or a regular file of ours that
  * no one else can write?  1 yes, 0 missing, -1 after a message. */
@@ -155,8 +163,9 @@ char *cli_cache_path(const char *cmd, int n, char **inputs)
 			return NULL;
 		}
 		if (!realpath(inputs[i], real) || stat(real, &st) < 0) {
-			fprintf(stderr, "heapsift %s: error: %s: %s\n", cmd,
-				inputs[i], strerror(errno));
+			fprintf(stderr,
+				"heapsift %s: error: %s: cannot open: %s\n",
+				cmd, inputs[i], strerror(errno));
 			buf_release(&key);
 			return NULL;
 		}
@@ -174,4 +183,226 @@ char *cli_cache_path(const char *cmd, int n, char **inputs)
 	free(dir);
 	buf_release(&key);
 	return buf_detach(&path, NULL);
+}
+
+/*
+ * Beside a cache store, "STORE.status" keeps the exit status of the
+ * import that made it when that was not 0: "3" (damaged data skipped, a
+ * limit hit), or "1" (an input not read).  A store whose import said 1
+ * is not reused: the inputs are read again and the error said again.
+ */
+static char *status_path(const char *store)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s.status", store);
+	return buf_detach(&b, NULL);
+}
+
+/* The kept status: EXIT_OK when there is none, -1 after a message. */
+static int status_read(const char *cmd, const char *store)
+{
+	char *p = status_path(store);
+	int rc = cli_cache_check(cmd, p), st = EXIT_OK;
+	FILE *f;
+
+	if (rc > 0 && (f = fopen(p, "r")) != NULL) {
+		if (fscanf(f, "%d", &st) != 1 ||
+		    (st != EXIT_WARNED && st != EXIT_ERROR))
+			st = EXIT_ERROR; /* unreadable: import again */
+		fclose(f);
+	}
+	free(p);
+	return rc < 0 ? -1 : st;
+}
+
+void cli_cache_keep_status(const char *cmd, const char *store, int st)
+{
+	char *p = status_path(store);
+	struct buf tmp = BUF_INIT;
+	FILE *f;
+	bool ok;
+
+	if (st == EXIT_OK) {
+		unlink(p);
+		free(p);
+		return;
+	}
+	buf_addf(&tmp, "%s.tmp%ld", p, (long)getpid());
+	f = fopen(tmp.data, "wx");
+	ok = f && fprintf(f, "%d\n", st) > 0;
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (ok && rename(tmp.data, p) != 0)
+		ok = false;
+	if (!ok) {
+		fprintf(stderr,
+			"heapsift %s: warning: cannot write %s: %s (the "
+			"cache store will be imported again)\n",
+			cmd, p, strerror(errno));
+		unlink(tmp.data);
+		unlink(store);
+	}
+	buf_release(&tmp);
+	free(p);
+}
+
+/*
+ * One plain file given where a store is read that is no store and that
+ * no importer recognises: a damaged store, or a file of another kind.
+ * Both are said, with the store's own words (what is damaged in it), and
+ * true returned; false for anything that may be imported (a recording,
+ * a bundle, a compressed file, a pipe: the import says the rest).
+ */
+static bool neither_store_nor_input(const char *cmd, const char *path)
+{
+	static unsigned char prefix[PROBE_PREFIX];
+	struct probe_result pr;
+	struct store *s;
+	struct stat st;
+	struct err e;
+	ssize_t got;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* the import names the failure */
+	got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+		      ? read(fd, prefix, sizeof(prefix))
+		      : -1;
+	close(fd);
+	if (got < 0)
+		return false;
+	pr = importer_probe(prefix, (size_t)got, got < (ssize_t)sizeof(prefix));
+	if (pr.ops || walk_sniff(prefix, (size_t)got) != CONTAINER_NONE)
+		return false;
+	err_init(&e);
+	if (store_open(path, &s, &e) == 0) {
+		store_close(s); /* cannot be: it failed cli_is_store() */
+		return false;
+	}
+	fprintf(stderr,
+		"heapsift %s: error: %s: neither a heapsift store (%s) nor "
+		"a recording or report heapsift reads (no importer "
+		"recognises its first bytes: heapsift reads JFR and heapsift "
+		"agent recordings, HotSpot code-heap reports and OpenJ9 "
+		"javacores)\n",
+		cmd, path, e.msg);
+	return true;
+}
+
+int cli_store_path(const char *cmd, int n, char **operands, char **path,
+		   int *status)
+{
+	struct input_limits lim;
+	struct cli_import_opts io = {cmd, NULL, false, 0, &lim, stderr};
+	char *cached;
+	int i, rc, kept;
+
+	*path = NULL;
+	*status = EXIT_OK;
+	if (n < 1)
+		return cli_usage_error(cmd, "give a store, or the recordings "
+					    "or bundles to read");
+	if (n == 1 && cli_is_store(operands[0])) {
+		*path = xstrdup(operands[0]);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (cli_is_store(operands[i]))
+			return cli_usage_error(
+				cmd,
+				"%s is a heapsift store: give it "
+				"alone, or give only inputs to "
+				"import (heapsift import --append "
+				"adds inputs to a store)",
+				operands[i]);
+	if (n == 1 && neither_store_nor_input(cmd, operands[0]))
+		return EXIT_ERROR;
+	cached = cli_cache_path(cmd, n, operands);
+	if (!cached)
+		return EXIT_ERROR;
+	rc = cli_cache_check(cmd, cached);
+	kept = rc > 0 ? status_read(cmd, cached) : EXIT_OK;
+	if (rc < 0 || kept < 0) {
+		free(cached);
+		return EXIT_ERROR;
+	}
+	if (rc > 0 && kept != EXIT_ERROR && cli_is_store(cached)) {
+		fprintf(stderr, "heapsift %s: using %s\n", cmd, cached);
+		if (kept == EXIT_WARNED)
+			fprintf(stderr,
+				"heapsift %s: note: its import skipped damaged "
+				"data or hit a limit (exit status 3); heapsift "
+				"scan lists the inputs' members and their "
+				"status\n",
+				cmd);
+		*path = cached;
+		*status = kept;
+		cli_inputs_status(kept);
+		return 0;
+	}
+	/* missing, or not a store (a crash cannot leave one half written,
+	 * but a disk error or a hand can), or its import failed an input:
+	 * made again; a file there is ours (cli_cache_check) */
+	if (rc > 0) {
+		char *sp = status_path(cached);
+
+		/* ours (cli_cache_check): not left to pass for this import */
+		unlink(cached);
+		unlink(sp);
+		free(sp);
+	}
+	input_limits_default(&lim);
+	io.out = cached;
+	cli_progress_done();
+	fprintf(stderr, "heapsift %s: importing into %s\n", cmd, cached);
+	fflush(stdout);
+	rc = cli_import(&io, n, operands);
+	if (!cli_is_store(cached) ||
+	    (rc != EXIT_OK && rc != EXIT_WARNED && rc != EXIT_ERROR)) {
+		/* nothing imported: cli_import said why */
+		free(cached);
+		return rc == EXIT_OK ? EXIT_ERROR : rc;
+	}
+	cli_cache_keep_status(cmd, cached, rc);
+	*path = cached;
+	*status = rc;
+	cli_inputs_status(rc);
+	return 0;
+}
+
+int cli_store_open(const char *cmd, int n, char **operands, struct store **s,
+		   char **path, int *status)
+{
+	struct err e;
+	int rc = cli_store_path(cmd, n, operands, path, status);
+
+	*s = NULL;
+	if (rc)
+		return rc;
+	err_init(&e);
+	if (store_open(*path, s, &e) < 0 && strcmp(*path, operands[0]) &&
+	    cli_cache_check(cmd, *path) > 0) {
+		/* a cache store that no longer opens (a disk error, a hand:
+		 * a crash cannot leave one half written) is made again */
+		cli_problem(cmd, "warning", &e);
+		fprintf(stderr, "heapsift %s: the cache store is made again\n",
+			cmd);
+		unlink(*path);
+		free(*path);
+		rc = cli_store_path(cmd, n, operands, path, status);
+		if (rc)
+			return rc;
+		err_init(&e);
+		store_open(*path, s, &e);
+	}
+	if (!*s) {
+		cli_problem(cmd, "error", &e);
+		free(*path);
+		*path = NULL;
+		*s = NULL;
+		return EXIT_ERROR;
+	}
+	return 0;
 }

@@ -241,6 +241,26 @@ unsigned cli_jobs(unsigned option)
 					  : (unsigned)n;
 }
 
+static int inputs_status = EXIT_OK;
+
+void cli_inputs_status(int status)
+{
+	if (status == EXIT_ERROR ||
+	    (status == EXIT_WARNED && inputs_status == EXIT_OK))
+		inputs_status = status;
+}
+
+int cli_exit_status(int status)
+{
+	if (status != EXIT_OK && status != EXIT_WARNED)
+		return status; /* the command's own failure says more */
+	if (inputs_status == EXIT_ERROR)
+		return EXIT_ERROR;
+	if (inputs_status == EXIT_WARNED)
+		return EXIT_WARNED;
+	return status;
+}
+
 int cli_finish_output(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {

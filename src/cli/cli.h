@@ -70,6 +70,15 @@ enum {
 	"(default 100000)\n"                                               \
 	"  SIZE takes K, M, G, T suffixes (powers of 1024).\n"
 
+/* The store commands' help on their operand: a store, or inputs. */
+#define CLI_STORE_OPERAND_HELP                                            \
+	"CASE.hsdb is a store (heapsift import writes one).  Given\n"     \
+	"inputs instead (INPUT...: recordings, bundles, code-heap\n"      \
+	"reports, anything heapsift import reads), they are imported\n"   \
+	"first into the cache store heapsift browse uses, reused while\n" \
+	"they are unchanged; an input that is nothing heapsift reads\n"   \
+	"is an error (exit status 1).\n"
+
 int cli_limit_option(const char *cmd, int opt, const char *arg,
 		     struct input_limits *lim);
 
@@ -111,6 +120,18 @@ void cli_problem(const char *cmd, const char *severity, const struct err *e);
 struct buf;
 void cli_put_time(struct buf *b, int64_t ns, int digits);
 
+/*
+ * The exit status the inputs gave, kept for the whole run: a command that
+ * read inputs into the cache store (cache.h) reports the import's status
+ * here, the worse one kept (EXIT_ERROR over EXIT_WARNED over EXIT_OK), and
+ * main() joins it to the command's own through cli_exit_status(): a
+ * command that succeeded exits with the inputs' status when that is
+ * worse, so that every command ends by the same rule (heapsift(1), EXIT
+ * STATUS) whatever it did with the store afterwards.
+ */
+void cli_inputs_status(int status);
+int cli_exit_status(int status);
+
 /* Flush stdout; on a write error say so and return EXIT_ERROR. */
 int cli_finish_output(int status);
 
@@ -118,6 +139,29 @@ int cli_finish_output(int status);
 bool cli_progress_enabled(void);
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_done(void);
+
+/*
+ * What heapsift import does, for import and for the commands that import
+ * into the cache store (cache.h): every input into the store at out,
+ * written atomically (with append, after the recordings already there);
+ * messages as "heapsift CMD: ...", inputs that are not recognised by
+ * intake.h's rule, and the summary line on summary (NULL: standard
+ * output; the commands with output of their own give stderr).  Returns
+ * the exit status: 0; 1 an input not read or not recognised, nothing to
+ * import, or the store not written; 3 damaged data skipped, a limit hit,
+ * a duplicate skipped.  The caller has checked that out may be written
+ * (cli_output_check(), or the cache's own checks).
+ */
+struct input_limits;
+struct cli_import_opts {
+	const char *cmd;
+	const char *out;
+	bool append;
+	unsigned jobs; /* 0: the default (cli_jobs) */
+	const struct input_limits *lim;
+	FILE *summary;
+};
+int cli_import(const struct cli_import_opts *o, int n, char **inputs);
 
 int cmd_scan(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -4,8 +4,9 @@
  * ($XDG_CACHE_HOME/heapsift, else ~/.cache/heapsift); a store there is
  * named by a hash of the inputs' absolute paths, sizes and modification
  * times, so it is reused while they are unchanged and a changed input
- * makes a new one.  The import is `heapsift import`'s own, progress and
- * warnings included.
+ * makes a new one.  The store is opened as every store command opens
+ * one (cli_store_open(), cache.c): the import is `heapsift import`'s
+ * own, progress and warnings included, under browse's name.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -57,29 +58,6 @@ static const char browse_help[] =
 	"Environment: NO_COLOR turns colours off; a locale that is not UTF-8\n"
 	"gives ASCII bars and lines.\n";
 
-/* Import the inputs into path with heapsift import; the exit status. */
-static int import_into(const char *path, int n, char **inputs)
-{
-	char **args = xcalloc((size_t)n + 6, sizeof(char *));
-	int i, rc;
-
-	args[0] = (char *)"import";
-	args[1] = (char *)"-o";
-	args[2] = (char *)path;
-	/* a cache file that is there is ours (cli_cache_check), and one
-	 * that did not open as a store is replaced */
-	args[3] = (char *)"--force";
-	args[4] = (char *)"--"; /* an input named -x is not an option */
-	for (i = 0; i < n; i++)
-		args[5 + i] = inputs[i];
-	fprintf(stderr, "heapsift browse: importing into %s\n", path);
-	/* cmd_import runs its own getopt scan: it changes optind and
-	 * may permute args, so nothing here reads them afterwards */
-	rc = cmd_import(n + 5, args);
-	free(args);
-	return rc;
-}
-
 /* --base=N or --base=FROM..TO against the open store; 0 or the exit
  * status after a message. */
 static int parse_base(struct store *s, const char *arg, struct tui_base *b)
@@ -128,7 +106,7 @@ int cmd_browse(int argc, char **argv)
 	char *cached = NULL;
 	const char *path, *name;
 	char **inputs;
-	int c, rc, n;
+	int c, rc, n, status;
 	const char *base_arg = NULL;
 	int estimate = -1;
 	struct tui_base base = {false, -1, INT64_MIN, INT64_MAX};
@@ -164,50 +142,15 @@ int cmd_browse(int argc, char **argv)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return cli_usage_error("browse", "needs a terminal; the other "
 						 "commands print to pipes");
-	/* kept now: import_into() runs another getopt scan */
 	inputs = argv + optind;
 	n = argc - optind;
-	if (n == 1 && cli_is_store(inputs[0])) {
-		path = inputs[0];
-	} else {
-		cached = cli_cache_path("browse", n, inputs);
-		if (!cached)
-			return EXIT_ERROR;
-		rc = cli_cache_check("browse", cached);
-		if (rc < 0) {
-			free(cached);
-			return EXIT_ERROR;
-		}
-		err_init(&e);
-		if (rc > 0 && store_open(cached, &s, &e) == 0) {
-			fprintf(stderr, "heapsift browse: using %s\n", cached);
-		} else {
-			/* missing, or not a store we can open (a crash
-			 * cannot leave one half written, but a disk error
-			 * or a hand can): made again */
-			if (rc > 0) {
-				cli_problem("browse", "warning", &e);
-				fprintf(stderr,
-					"heapsift browse: the cache store is "
-					"made again\n");
-			}
-			rc = import_into(cached, n, inputs);
-			if (rc != EXIT_OK && rc != EXIT_WARNED) {
-				free(cached);
-				return rc;
-			}
-			s = NULL;
-		}
-		path = cached;
-	}
+	/* one store, or the inputs to read into the cache store */
+	rc = cli_store_open("browse", n, inputs, &s, &cached, &status);
+	if (rc)
+		return rc;
+	path = cached;
 	name = strrchr(inputs[0], '/') ? strrchr(inputs[0], '/') + 1
 				       : inputs[0];
-	err_init(&e);
-	if (!s && store_open(path, &s, &e) < 0) {
-		view_error("browse", &e);
-		free(cached);
-		return EXIT_ERROR;
-	}
 	if (base_arg) {
 		rc = parse_base(s, base_arg, &base);
 		if (rc) {
@@ -216,6 +159,7 @@ int cmd_browse(int argc, char **argv)
 			return rc;
 		}
 	}
+	err_init(&e);
 	rc = tui_browse(s, name, path, &base, estimate, &e) < 0 ? EXIT_ERROR
 								: EXIT_OK;
 	if (rc != EXIT_OK)

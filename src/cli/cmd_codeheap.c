@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cache.h"
 #include "cli/cli.h"
 #include "cli/view.h"
 #include "query/codeheap.h"
@@ -19,7 +20,8 @@
 #include "util/xalloc.h"
 
 static const char codeheap_help[] =
-	"usage: heapsift codeheap CASE.hsdb [--heap=NAME] [--snapshot=N]\n"
+	"usage: heapsift codeheap CASE.hsdb|INPUT... [--heap=NAME] "
+	"[--snapshot=N]\n"
 	"                         [--map=count|space|age|tier|type] "
 	"[--width=N]\n"
 	"                         [--csv] [--granules] [--compare=A,B]\n"
@@ -32,7 +34,7 @@ static const char codeheap_help[] =
 	"fragmentation (1 - largest free / total free), space by tier, the "
 	"age\n"
 	"distribution, and a granule map.\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --heap=NAME       only heaps of that name: the whole name\n"
 	"                        (\"CodeHeap 'profiled nmethods'\") or the "
 	"part\n"
@@ -799,7 +801,8 @@ int cmd_codeheap(int argc, char **argv)
 	struct err e;
 	uint64_t u;
 	uint32_t sn, i, shown = 0;
-	int c, status = EXIT_OK;
+	int c, rc, in_status, status = EXIT_OK;
+	char *path;
 
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
@@ -855,16 +858,15 @@ int cmd_codeheap(int argc, char **argv)
 			return cli_getopt_error("codeheap", c, argv);
 		}
 	}
-	if (argc - optind != 1)
-		return cli_usage_error("codeheap", "expected one store, "
-						   "CASE.hsdb");
 	if (o.granules && !o.csv)
 		return cli_usage_error("codeheap", "--granules needs --csv");
+	/* one store, or the inputs to read into the cache store */
+	rc = cli_store_open("codeheap", argc - optind, argv + optind, &s, &path,
+			    &in_status);
+	if (rc)
+		return rc;
+	free(path);
 	err_init(&e);
-	if (store_open(argv[optind], &s, &e) < 0) {
-		view_error("codeheap", &e);
-		return EXIT_ERROR;
-	}
 	if (chq_open(s, &q, &e) < 0) {
 		view_error("codeheap", &e);
 		store_close(s);

@@ -93,7 +93,8 @@ static const char diff_help[] =
 	"of jdk.ObjectAllocationSample's bytes: the corrected one only where\n"
 	"both hold OutsideTLAB events, and the header says which.\n"
 	"\n"
-	"Exit status: 0 done; 1 a store or input could not be read; 2 usage.\n";
+	"Exit status: 0 done; 1 a store or input could not be read; 2 usage;\n"
+	"3 done, but an input's import skipped damaged data or hit a limit.\n";
 
 enum diff_view { DV_TOP, DV_TREE, DV_INVERTED, DV_SURVIVORS, DV_CODEHEAP };
 
@@ -109,50 +110,17 @@ struct diff_cli {
 	struct view_filters f;
 };
 
-/* Import one input into the cache; the store's path (malloc'ed) or NULL
- * after a message.  import's own report goes to standard error: the
- * diff is what standard output holds. */
+/* One operand's store: itself, or its cache store (cli_store_path(),
+ * whose import speaks on standard error: the diff is what standard
+ * output holds); the path (malloc'ed), or NULL after a message. */
 static char *operand_store(const char *in)
 {
-	char *args[6], *cached;
-	char *inputs[1];
-	int rc, saved;
+	char *inputs[1] = {(char *)in}, *path;
+	int status;
 
-	if (cli_is_store(in))
-		return xstrdup(in);
-	inputs[0] = (char *)in;
-	cached = cli_cache_path("diff", 1, inputs);
-	if (!cached)
+	if (cli_store_path("diff", 1, inputs, &path, &status))
 		return NULL;
-	rc = cli_cache_check("diff", cached);
-	if (rc < 0) {
-		free(cached);
-		return NULL;
-	}
-	if (rc > 0 && cli_is_store(cached))
-		return cached;
-	args[0] = (char *)"import";
-	args[1] = (char *)"-o";
-	args[2] = cached;
-	args[3] = (char *)"--force"; /* ours (cli_cache_check), no store */
-	args[4] = (char *)"--";
-	args[5] = (char *)in;
-	fprintf(stderr, "heapsift diff: importing %s into %s\n", in, cached);
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	if (saved >= 0)
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-	rc = cmd_import(6, args);
-	fflush(stdout);
-	if (saved >= 0) {
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-	}
-	if (rc != EXIT_OK && rc != EXIT_WARNED) {
-		free(cached);
-		return NULL;
-	}
-	return cached;
+	return path;
 }
 
 static void put_str(struct buf *b, const char *s, bool csv)

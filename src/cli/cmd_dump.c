@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/intake.h"
 #include "importers/registry.h"
 #include "importers/sink.h"
 #include "input/input.h"
@@ -66,6 +67,7 @@ enum {
 };
 
 struct dump {
+	struct cli_intake intake; /* what is not JFR */
 	bool tsv, raw, stats, bench;
 	unsigned events;
 	unsigned jobs;
@@ -386,10 +388,12 @@ static int dump_member(void *ctx, const struct member *m)
 	struct sink sink = {&dump_sink_ops, d};
 	struct import_env env = {m->display, dump_warn, d, 0, d->jobs};
 	struct err e;
-	uint64_t before = input_offset(m->in);
+	uint64_t before = input_offset(m->in), recs_before = d->n_recordings;
 
-	input_peek(m->in, PROBE_PREFIX, &p, &avail);
+	if (input_peek(m->in, PROBE_PREFIX, &p, &avail) < 0)
+		avail = 0; /* the walker reports the failure */
 	pr = importer_probe(p, avail, m->in->eof && !m->in->failed);
+	cli_intake_member(&d->intake, m, pr.kind == KIND_JFR, avail);
 	if (pr.kind != KIND_JFR)
 		return 0;
 	d->n_jfr_members++;
@@ -398,8 +402,13 @@ static int dump_member(void *ctx, const struct member *m)
 		if (ferror(stdout))
 			return -1;
 		err_source(&e, m->display);
-		d->warnings++;
-		print_problem(PROBLEM_WARNING, &e);
+		if (d->n_recordings == recs_before &&
+		    cli_intake_refused(&d->intake, m, &e)) {
+			print_problem(PROBLEM_ERROR, &e);
+		} else {
+			d->warnings++;
+			print_problem(PROBLEM_WARNING, &e);
+		}
 	}
 	d->bytes += input_offset(m->in) - before;
 	return 0;
@@ -522,14 +531,23 @@ int cmd_dump(int argc, char **argv)
 		      "\ttruncated\tframes\tallocationSize\troot\n",
 		      stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* dump reads one kind: what is not JFR is "not recognised" here */
+	cli_intake_init_kind(&d.intake, "dump", "a JFR recording",
+			     "JFR recordings",
+			     "dump reads JFR recordings only; heapsift scan "
+			     "says what it is, heapsift import reads the "
+			     "other kinds");
 	for (i = optind; i < argc; i++) {
-		int rc = walk_input(argv[i], &lim, &ops, &d, &stats);
+		int rc;
 
+		cli_intake_begin(&d.intake, argv[i]);
+		rc = walk_input(argv[i], &lim, &ops, &d, &stats);
 		if (rc < 0 && ferror(stdout))
 			break;
-		if (rc < 0)
+		if (rc < 0 || cli_intake_end(&d.intake))
 			failed_inputs++;
 	}
+	cli_intake_release(&d.intake);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (d.bench) {
 		double s = (double)(t1.tv_sec - t0.tv_sec) +

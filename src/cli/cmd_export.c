@@ -9,10 +9,12 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cache.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
@@ -23,11 +25,15 @@
 #include "util/xalloc.h"
 
 static const char export_help[] =
-	"usage: heapsift export CASE.hsdb --format=csv -o DIR [--force]\n"
-	"       heapsift export CASE.hsdb --format=csv --layout=fleet -o DIR\n"
-	"              [--id=ID] [--host=NAME] [--gzip] [--force]\n"
-	"       heapsift export CASE.hsdb --format=FORMAT [-o FILE] [--force]\n"
-	"              [--value=VALUE] [FILTERS]\n"
+	"usage: heapsift export CASE.hsdb|INPUT... --format=csv -o DIR "
+	"[--force]\n"
+	"       heapsift export CASE.hsdb|INPUT... --format=csv "
+	"--layout=fleet\n"
+	"              -o DIR"
+	" [--id=ID] [--host=NAME] [--gzip] [--force]\n"
+	"       heapsift export CASE.hsdb|INPUT... --format=FORMAT [-o FILE]\n"
+	"              [--force]"
+	" [--value=VALUE] [FILTERS]\n"
 	"\n"
 	"--format=csv writes the store as CSV tables into DIR (created if\n"
 	"missing): recordings, settings, threads, classes, methods, frames,\n"
@@ -50,7 +56,7 @@ static const char export_help[] =
 	"  pprof       gzipped profile.proto for go tool pprof\n"
 	"  speedscope  speedscope's JSON, one profile per sample kind\n"
 	"  svg         the report's flame graph, as one SVG file\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --format=FORMAT  csv, folded, pprof, speedscope or svg\n"
 	"  -o, --output=PATH    the folder (csv) or file to write\n"
 	"      --force          write into a folder that holds other files,\n"
@@ -716,7 +722,7 @@ static int export_view(enum export_format fmt, enum export_value v,
 	int rc, status;
 
 	if (path && strcmp(path, "-") &&
-	    cli_output_check("export", &o, argv + optind, 1))
+	    cli_output_check("export", &o, argv + optind, argc - optind))
 		return EXIT_ERROR;
 	if ((!path || !strcmp(path, "-")) && fmt == FORMAT_PPROF &&
 	    isatty(STDOUT_FILENO))
@@ -809,7 +815,8 @@ int cmd_export(int argc, char **argv)
 	enum export_value v = EXPORT_VALUE_BYTES;
 	struct view_filters f;
 	bool fleet = false;
-	int c, st;
+	char *path;
+	int c, st, rc, in_status;
 
 	view_filters_init(&f);
 	cli_getopt_begin();
@@ -895,39 +902,49 @@ int cmd_export(int argc, char **argv)
 				       "store; the filters apply to folded, "
 				       "pprof, speedscope and svg",
 				       filter);
-	if (optind != argc - 1)
-		return cli_usage_error("export",
-				       optind < argc ? "give exactly one store"
-						     : "no store given");
+	if (optind >= argc)
+		return cli_usage_error("export", "no store given, nor inputs "
+						 "to read");
 	if (!dir)
 		return cli_usage_error("export", "no directory given (-o DIR)");
 	o.path = dir;
 	if (fleet)
 		o.names = fleet_files;
-	if (cli_output_check("export", &o, argv + optind, 1))
+	if (cli_output_check("export", &o, argv + optind, argc - optind))
 		return EXIT_ERROR;
+	/* one store, or the inputs to read into the cache store first */
+	rc = cli_store_path("export", argc - optind, argv + optind, &path,
+			    &in_status);
+	if (rc)
+		return rc;
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr,
 			"heapsift export: error: cannot create %s: %s\n", dir,
 			strerror(errno));
+		free(path);
 		return EXIT_ERROR;
 	}
 	if (fleet) {
 		struct store *s;
 		struct err e;
-		int rc;
 
 		err_init(&e);
-		if (store_open(argv[optind], &s, &e) < 0) {
+		if (store_open(path, &s, &e) < 0) {
 			view_error("export", &e);
+			free(path);
 			return EXIT_ERROR;
 		}
 		fo.dir = dir;
+		/* the recordings' ids come from the name given, not from a
+		 * cache store's */
 		rc = export_fleet(s, argv[optind], &fo, &e);
 		if (rc < 0 && e.code)
 			view_error("export", &e);
 		store_close(s);
+		free(path);
 		return cli_finish_output(rc < 0 ? EXIT_ERROR : EXIT_OK);
 	}
-	return cli_finish_output(export_tables(argv[optind], dir));
+	rc = export_tables(path, dir);
+	free(path);
+	return cli_finish_output(rc);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/intake.h"
 #include "cli/output.h"
 #include "importers/registry.h"
 #include "importers/sink.h"
@@ -45,12 +46,20 @@ static const char import_help[] =
 	"                     the store is the same for every N\n"
 	"  -h, --help         this text\n"
 	"\n" CLI_LIMIT_HELP "\n"
-	"Exit status: 0 done; 1 an input could not be read, nothing to\n"
-	"import, or the store could not be written; 2 usage; 3 done, but\n"
-	"damaged or unfinished data was skipped, or --append skipped a\n"
-	"recording already in the store.\n";
+	"An input that no importer recognises (a file named here, or a\n"
+	"bundle with nothing heapsift reads in it) is an error; a bundle's\n"
+	"other members (its logs, its README) get one note per bundle.\n"
+	"\n"
+	"Exit status: 0 done; 1 an input could not be read or was not\n"
+	"recognised, nothing to import, or the store could not be written;\n"
+	"2 usage; 3 done, but damaged or unfinished data was skipped, a\n"
+	"limit was hit, or --append skipped a recording already in the\n"
+	"store.\n";
 
 struct import {
+	const char *cmd; /* whose messages: "import", or a command importing
+			    into the cache store */
+	struct cli_intake intake;
 	struct store_writer *w;
 	struct store *old; /* --append: the store, for duplicates' names */
 	uint64_t duplicates;
@@ -60,9 +69,10 @@ struct import {
 	unsigned jobs;
 };
 
-static void print_problem(const char *sev, const struct err *e)
+static void print_problem(const struct import *im, const char *sev,
+			  const struct err *e)
 {
-	cli_problem("import", sev, e);
+	cli_problem(im->cmd, sev, e);
 }
 
 static void import_warn(void *ctx, const struct err *e)
@@ -70,14 +80,13 @@ static void import_warn(void *ctx, const struct err *e)
 	struct import *im = ctx;
 
 	im->warnings++;
-	print_problem("warning", e);
+	print_problem(im, "warning", e);
 }
 
 static void import_problem(void *ctx, enum problem_severity sev,
 			   const struct err *e)
 {
-	(void)ctx;
-	print_problem(sev == PROBLEM_ERROR ? "error" : "warning", e);
+	print_problem(ctx, sev == PROBLEM_ERROR ? "error" : "warning", e);
 }
 
 /* A recording --append found already in the store: skipped, with a
@@ -96,14 +105,15 @@ static void note_duplicate(struct import *im, const char *display,
 	if (im->old && store_recordings(im->old, &recs, &n, &e) == 0 &&
 	    last < n)
 		fprintf(stderr,
-			"heapsift import: warning: %s: already in the store "
+			"heapsift %s: warning: %s: already in the store "
 			"as recording %u (%s); skipped\n",
-			display, last, store_str(im->old, recs[last].source));
+			im->cmd, display, last,
+			store_str(im->old, recs[last].source));
 	else
 		fprintf(stderr,
-			"heapsift import: warning: %s: already in the store "
+			"heapsift %s: warning: %s: already in the store "
 			"as recording %u; skipped\n",
-			display, last);
+			im->cmd, display, last);
 }
 
 static int import_member(void *ctx, const struct member *m)
@@ -117,17 +127,19 @@ static int import_member(void *ctx, const struct member *m)
 	uint32_t dups = store_writer_n_duplicates(im->w, NULL);
 	struct err e;
 
-	input_peek(m->in, PROBE_PREFIX, &p, &avail);
+	if (input_peek(m->in, PROBE_PREFIX, &p, &avail) < 0)
+		avail = 0; /* the walker reports the failure */
 	pr = importer_probe(p, avail, m->in->eof && !m->in->failed);
+	cli_intake_member(&im->intake, m, pr.ops != NULL, avail);
 	if (!pr.ops)
 		return 0;
 	if (!pr.ops->import) {
 		im->not_importable++;
 		cli_progress_done();
 		fprintf(stderr,
-			"heapsift import: note: %s: %s data is not "
+			"heapsift %s: note: %s: %s data is not "
 			"importable yet; skipped\n",
-			m->display, import_kind_name(pr.kind));
+			im->cmd, m->display, import_kind_name(pr.kind));
 		return 0;
 	}
 	cli_progress("importing %s", m->display);
@@ -136,8 +148,13 @@ static int import_member(void *ctx, const struct member *m)
 	    !store_writer_failed(im->w, NULL)) {
 		/* (a writer that failed says why once, at the end) */
 		err_source(&e, m->display);
-		im->warnings++;
-		print_problem("warning", &e);
+		if (store_writer_n_recordings(im->w) == before &&
+		    cli_intake_refused(&im->intake, m, &e)) {
+			print_problem(im, "error", &e);
+		} else {
+			im->warnings++;
+			print_problem(im, "warning", &e);
+		}
 	}
 	im->recordings += store_writer_n_recordings(im->w) - before;
 	if (store_writer_n_duplicates(im->w, &last) != dups)
@@ -148,49 +165,56 @@ static int import_member(void *ctx, const struct member *m)
 }
 
 /* Write the store, or say why not; EXIT_OK or the failure's status. */
-static int finish(struct import *im, const char *out, struct err *e)
+static int finish(struct import *im, const char *out, FILE *summary,
+		  struct err *e)
 {
 	if (store_writer_failed(im->w, e)) {
 		/* the spill file: no space left, or an I/O error */
-		print_problem("error", e);
-		fprintf(stderr, "heapsift import: %s not written\n", out);
+		print_problem(im, "error", e);
+		fprintf(stderr, "heapsift %s: %s not written\n", im->cmd, out);
 		return EXIT_ERROR;
 	}
 	if (!im->recordings && im->duplicates) {
 		fprintf(stderr,
-			"heapsift import: every recording is already in %s; "
+			"heapsift %s: every recording is already in %s; "
 			"not rewritten\n",
-			out);
+			im->cmd, out);
 		return EXIT_OK; /* the warnings make it 3 */
 	}
 	if (!im->recordings) {
 		fprintf(stderr,
-			"heapsift import: error: no recording could "
+			"heapsift %s: error: no recording could "
 			"be imported from the inputs; %s not written\n",
-			out);
+			im->cmd, out);
 		return EXIT_ERROR;
 	}
 	if (store_writer_commit(im->w, out, e) < 0) {
-		print_problem("error", e);
+		print_problem(im, "error", e);
 		/* the spill's and the folder's errors do not name it */
-		fprintf(stderr, "heapsift import: %s not written\n", out);
+		fprintf(stderr, "heapsift %s: %s not written\n", im->cmd, out);
 		return EXIT_ERROR;
 	}
-	printf("%s: %u recording%s (%llu new), %llu samples\n", out,
-	       store_writer_n_recordings(im->w),
-	       store_writer_n_recordings(im->w) == 1 ? "" : "s",
-	       (unsigned long long)im->recordings,
-	       (unsigned long long)store_writer_n_samples(im->w));
+	fprintf(summary, "%s: %u recording%s (%llu new), %llu samples\n", out,
+		store_writer_n_recordings(im->w),
+		store_writer_n_recordings(im->w) == 1 ? "" : "s",
+		(unsigned long long)im->recordings,
+		(unsigned long long)store_writer_n_samples(im->w));
 	return EXIT_OK;
 }
 
 /* Another heapsift writes the store: said once, before waiting. */
+struct waiting {
+	const char *cmd, *out;
+};
+
 static void say_waiting(void *ctx)
 {
+	const struct waiting *wt = ctx;
+
 	cli_progress_done();
 	fprintf(stderr,
-		"heapsift import: waiting for another heapsift writing %s\n",
-		(const char *)ctx);
+		"heapsift %s: waiting for another heapsift writing %s\n",
+		wt->cmd, wt->out);
 }
 
 /* The writer spills its samples beside the store (not in /tmp, which
@@ -213,6 +237,69 @@ static void spill_beside(struct store_writer *w, const char *out, bool stream)
 	free(copy);
 }
 
+int cli_import(const struct cli_import_opts *o, int n, char **inputs)
+{
+	static const struct walk_ops ops = {import_member, import_problem};
+	struct walk_stats stats = {0, 0, 0, 0};
+	struct waiting wt = {o->cmd, o->out};
+	struct import im;
+	int i, rc, failed_inputs = 0, lock_fd;
+	struct err e;
+
+	memset(&im, 0, sizeof(im));
+	im.cmd = o->cmd;
+	im.jobs = cli_jobs(o->jobs);
+	err_init(&e);
+	/* writers of one store take turns (docs/formats/store.md): with
+	 * --append, so that no writer's recordings are lost; without, so
+	 * that one import's store follows the other's whole */
+	if (store_lock(o->out, say_waiting, &wt, &lock_fd, &e) < 0) {
+		print_problem(&im, "error", &e);
+		return EXIT_ERROR;
+	}
+	im.w = store_writer_new();
+	spill_beside(im.w, o->out, !o->append);
+	if (o->append) {
+		/* appending to a store that is not there yet makes it */
+		if (access(o->out, F_OK) < 0 && errno == ENOENT) {
+			im.old = NULL;
+		} else if (store_open(o->out, &im.old, &e) < 0 ||
+			   store_writer_add_store(im.w, im.old, &e) < 0) {
+			print_problem(&im, "error", &e);
+			fprintf(stderr, "heapsift %s: %s not written\n", o->cmd,
+				o->out);
+			if (im.old)
+				store_close(im.old);
+			store_writer_free(im.w);
+			store_unlock(lock_fd);
+			return EXIT_ERROR;
+		}
+		/* a recording already in the store is not added again */
+		store_writer_skip_duplicates(im.w);
+	}
+	cli_intake_init(&im.intake, o->cmd);
+	for (i = 0; i < n; i++) {
+		cli_intake_begin(&im.intake, inputs[i]);
+		if (walk_input(inputs[i], o->lim, &ops, &im, &stats) < 0)
+			failed_inputs++;
+		else
+			cli_intake_end(&im.intake);
+	}
+	cli_progress_done();
+	rc = finish(&im, o->out, o->summary ? o->summary : stdout, &e);
+	if (rc == EXIT_OK &&
+	    (failed_inputs || stats.errors || im.intake.not_read))
+		rc = EXIT_ERROR;
+	if (rc == EXIT_OK && (stats.warnings || im.warnings))
+		rc = EXIT_WARNED;
+	cli_intake_release(&im.intake);
+	if (im.old)
+		store_close(im.old);
+	store_writer_free(im.w);
+	store_unlock(lock_fd);
+	return rc;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE, OPT_JOBS };
@@ -225,17 +312,11 @@ int cmd_import(int argc, char **argv)
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	static const struct walk_ops ops = {import_member, import_problem};
 	struct input_limits lim;
-	struct walk_stats stats = {0, 0, 0, 0};
-	struct import im;
-	const char *out = NULL;
+	struct cli_import_opts io = {"import", NULL, false, 0, &lim, NULL};
 	struct cli_output o = {NULL, CLI_OUTPUT_STORE, NULL, false};
-	bool append = false;
-	int c, i, rc, failed_inputs = 0, lock_fd;
-	struct err e;
+	int c;
 
-	memset(&im, 0, sizeof(im));
 	input_limits_default(&lim);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
@@ -244,16 +325,16 @@ int cmd_import(int argc, char **argv)
 			fputs(import_help, stdout);
 			return cli_finish_output(EXIT_OK);
 		case 'o':
-			out = optarg;
+			io.out = optarg;
 			break;
 		case OPT_APPEND:
-			append = true;
+			io.append = true;
 			break;
 		case OPT_FORCE:
 			o.force = true;
 			break;
 		case OPT_JOBS:
-			if (cli_jobs_option("import", optarg, &im.jobs))
+			if (cli_jobs_option("import", optarg, &io.jobs))
 				return EXIT_USAGE;
 			break;
 		case '?':
@@ -264,56 +345,13 @@ int cmd_import(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	if (!out)
+	if (!io.out)
 		return cli_usage_error("import",
 				       "no store given (-o CASE.hsdb)");
 	if (optind >= argc)
 		return cli_usage_error("import", "no input given");
-	o.path = out;
-	im.jobs = cli_jobs(im.jobs);
+	o.path = io.out;
 	if (cli_output_check("import", &o, argv + optind, argc - optind))
 		return EXIT_ERROR;
-
-	err_init(&e);
-	/* writers of one store take turns (docs/formats/store.md): with
-	 * --append, so that no writer's recordings are lost; without, so
-	 * that one import's store follows the other's whole */
-	if (store_lock(out, say_waiting, (void *)out, &lock_fd, &e) < 0) {
-		print_problem("error", &e);
-		return EXIT_ERROR;
-	}
-	im.w = store_writer_new();
-	spill_beside(im.w, out, !append);
-	if (append) {
-		/* appending to a store that is not there yet makes it */
-		if (access(out, F_OK) < 0 && errno == ENOENT) {
-			im.old = NULL;
-		} else if (store_open(out, &im.old, &e) < 0 ||
-			   store_writer_add_store(im.w, im.old, &e) < 0) {
-			print_problem("error", &e);
-			fprintf(stderr, "heapsift import: %s not written\n",
-				out);
-			if (im.old)
-				store_close(im.old);
-			store_writer_free(im.w);
-			store_unlock(lock_fd);
-			return EXIT_ERROR;
-		}
-		/* a recording already in the store is not added again */
-		store_writer_skip_duplicates(im.w);
-	}
-	for (i = optind; i < argc; i++)
-		if (walk_input(argv[i], &lim, &ops, &im, &stats) < 0)
-			failed_inputs++;
-	cli_progress_done();
-	rc = finish(&im, out, &e);
-	if (rc == EXIT_OK && (failed_inputs || stats.errors))
-		rc = EXIT_ERROR;
-	if (rc == EXIT_OK && (stats.warnings || im.warnings))
-		rc = EXIT_WARNED;
-	if (im.old)
-		store_close(im.old);
-	store_writer_free(im.w);
-	store_unlock(lock_fd);
-	return cli_finish_output(rc);
+	return cli_finish_output(cli_import(&io, argc - optind, argv + optind));
 }

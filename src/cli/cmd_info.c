@@ -3,7 +3,6 @@
  * time span, samples per kind, settings and event counts.  --check
  * verifies every section's checksum and references.
  */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cache.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
-#include "importers/importer.h"
-#include "importers/registry.h"
 #include "importers/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -23,11 +21,11 @@
 #include "util/xalloc.h"
 
 static const char info_help[] =
-	"usage: heapsift info [--check] CASE.hsdb\n"
+	"usage: heapsift info [--check] CASE.hsdb|INPUT...\n"
 	"\n"
 	"Describe the recordings in a store: source, JVM, time span, samples\n"
 	"of each kind, the allocation settings in force, event counts.\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --check   verify every section of the store (checksums and\n"
 	"                references) first\n"
 	"  -h, --help    this text\n";
@@ -48,38 +46,6 @@ static void put_str(const char *s)
 	buf_add_printable(&b, s, strlen(s));
 	fputs(b.data, stdout);
 	buf_release(&b);
-}
-
-/*
- * A file an importer bids on (a JFR recording, a javacore...) given
- * where a store belongs: say so and what to do, and return true.  Any
- * other file that is no store (a damaged one) gets the store's own
- * error, which names what is wrong.
- */
-static bool suggest_import(const char *path)
-{
-	static unsigned char prefix[PROBE_PREFIX];
-	struct probe_result pr;
-	ssize_t got;
-	int fd;
-
-	if (cli_is_store(path))
-		return false;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	got = read(fd, prefix, sizeof(prefix));
-	close(fd);
-	if (got <= 0)
-		return false;
-	pr = importer_probe(prefix, (size_t)got, got < (ssize_t)sizeof(prefix));
-	if (!pr.ops)
-		return false;
-	fprintf(stderr,
-		"heapsift info: error: %s is a %s file, not a heapsift store; "
-		"to import it: heapsift import -o CASE.hsdb %s\n",
-		path, import_kind_name(pr.kind), path);
-	return true;
 }
 
 /* per_rec[r * SAMPLE__COUNT + k]: recording r's samples of kind k, read
@@ -128,7 +94,8 @@ int cmd_info(int argc, char **argv)
 	struct store *s;
 	struct err e;
 	bool check = false;
-	int c;
+	char *path;
+	int c, rc, in_status;
 
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -144,14 +111,12 @@ int cmd_info(int argc, char **argv)
 					       argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1)
-		return cli_usage_error("info", "give exactly one store");
+	/* one store, or the inputs to read into the cache store */
+	rc = cli_store_open("info", argc - optind, argv + optind, &s, &path,
+			    &in_status);
+	if (rc)
+		return rc;
 	err_init(&e);
-	if (store_open(argv[optind], &s, &e) < 0) {
-		if (!suggest_import(argv[optind]))
-			view_error("info", &e);
-		return EXIT_ERROR;
-	}
 	if ((check && store_verify(s, &e) < 0) ||
 	    store_recordings(s, &recs, &n_recs, &e) < 0 ||
 	    store_settings(s, &sets, &n_sets, &e) < 0 ||
@@ -161,6 +126,7 @@ int cmd_info(int argc, char **argv)
 	    store_kind_counts(s, kind_n, &e) < 0) {
 		view_error("info", &e);
 		store_close(s);
+		free(path);
 		return EXIT_ERROR;
 	}
 	/* samples of each kind in each recording: every kind's blocks */
@@ -172,10 +138,11 @@ int cmd_info(int argc, char **argv)
 		view_error("info", &e);
 		free(per_rec);
 		store_close(s);
+		free(path);
 		return EXIT_ERROR;
 	}
-	printf("store %s: %u recording%s, %llu samples%s\n", argv[optind],
-	       n_recs, n_recs == 1 ? "" : "s", (unsigned long long)n_samples,
+	printf("store %s: %u recording%s, %llu samples%s\n", path, n_recs,
+	       n_recs == 1 ? "" : "s", (unsigned long long)n_samples,
 	       check ? ", every section verified" : "");
 	for (r = 0; r < n_recs; r++) {
 		const struct store_recording *rec = &recs[r];
@@ -264,5 +231,6 @@ int cmd_info(int argc, char **argv)
 	}
 	free(per_rec);
 	store_close(s);
+	free(path);
 	return cli_finish_output(EXIT_OK);
 }

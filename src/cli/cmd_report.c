@@ -19,6 +19,7 @@
 
 #include "cli/cache.h"
 #include "cli/cli.h"
+#include "cli/intake.h"
 #include "cli/output.h"
 #include "cli/view.h"
 #include "importers/importer.h"
@@ -70,6 +71,7 @@ static const char report_help[] =
 /* --- the inventory ---------------------------------------------------------- */
 
 struct inventory {
+	struct cli_intake intake; /* what was not recognised */
 	struct report *r;
 	struct store_writer *w; /* NULL: scan only */
 	struct report_member *cur;
@@ -115,14 +117,17 @@ static int inv_member(void *ctx, const struct member *mb)
 	size_t avail;
 	uint64_t skipped;
 	const struct err *ie;
+	char *refused = NULL; /* the message of a named input refused */
 	uint32_t before = iv->w ? store_writer_n_recordings(iv->w) : 0;
 
 	member_add(iv->r, mb->display);
 	m = iv->cur = &iv->r->members[iv->r->n_members - 1];
 	buf_reset(&iv->warnings);
 	iv->unfinished = false;
-	input_peek(mb->in, PROBE_PREFIX, &p, &avail);
+	if (input_peek(mb->in, PROBE_PREFIX, &p, &avail) < 0)
+		avail = 0; /* the walker reports the failure */
 	pr = importer_probe(p, avail, mb->in->eof && !mb->in->failed);
+	cli_intake_member(&iv->intake, mb, pr.ops != NULL, avail);
 	m->kind = xstrdup(import_kind_name(pr.kind));
 	m->confidence = pr.score;
 	m->compression = xstrdup(mb->compression);
@@ -136,7 +141,15 @@ static int inv_member(void *ctx, const struct member *mb)
 		if (pr.ops->import(mb->in, store_writer_sink(iv->w), &env, &e) <
 		    0) {
 			err_source(&e, mb->display);
-			inv_warn(iv, &e);
+			if (store_writer_n_recordings(iv->w) == before &&
+			    cli_intake_refused(&iv->intake, mb, &e)) {
+				/* not read: an error (intake.h), listed as
+				 * unsupported with its reason */
+				cli_problem("report", "error", &e);
+				refused = xstrdup(e.msg);
+			} else {
+				inv_warn(iv, &e);
+			}
 		}
 		m->recordings = store_writer_n_recordings(iv->w) - before;
 		iv->recordings += m->recordings;
@@ -152,7 +165,11 @@ static int inv_member(void *ctx, const struct member *mb)
 	}
 	m->bytes = input_offset(mb->in);
 	ie = input_error(mb->in);
-	if (ie) {
+	if (refused) {
+		m->status = xstrdup("unsupported");
+		buf_adds(&iv->warnings, refused);
+		free(refused);
+	} else if (ie) {
 		m->status = xstrdup(cli_member_status(ie, 1));
 		if (iv->warnings.len)
 			buf_adds(&iv->warnings, "; ");
@@ -406,9 +423,15 @@ static int gather(struct report *r, struct input_limits *lim, int n,
 		store_writer_stream(iv.w, dirname(copy));
 		free(copy);
 	}
-	for (i = 0; i < n; i++)
+	cli_intake_init(&iv.intake, "report");
+	for (i = 0; i < n; i++) {
+		cli_intake_begin(&iv.intake, inputs[i]);
 		if (walk_input(inputs[i], lim, &ops, &iv, &stats) < 0)
 			failed++;
+		else if (cli_intake_end(&iv.intake))
+			failed++;
+	}
+	cli_intake_release(&iv.intake);
 	cli_progress_done();
 	*have_store = false;
 	err_init(&e);
@@ -712,8 +735,17 @@ int cmd_report(int argc, char **argv)
 					"write "
 					"%s: %s\n",
 					inv_path, strerror(errno));
-			if (!have_store)
+			/* an input not read is said again next time: the
+			 * inventory does not keep the exit status (the
+			 * status file does, for the other commands) */
+			if (!have_store || status == EXIT_ERROR)
 				unlink(inv_path);
+			if (have_store)
+				cli_cache_keep_status("report", cached,
+						      status == EXIT_OK &&
+								      warned
+							      ? EXIT_WARNED
+							      : status);
 		}
 		store_path = cached;
 	}

@@ -16,7 +16,8 @@
 #include "util/size.h"
 
 static const char survivors_help[] =
-	"usage: heapsift survivors CASE.hsdb [--by=GROUP] [--bucket=DURATION]\n"
+	"usage: heapsift survivors CASE.hsdb|INPUT... [--by=GROUP] "
+	"[--bucket=DURATION]\n"
 	"                          [--limit=N] [--leaks] [--min-gcs=N]\n"
 	"                          [--before-last-gc] [--csv] [FILTERS]\n"
 	"\n"
@@ -30,7 +31,7 @@ static const char survivors_help[] =
 	"it is alive at the end only if the recording's last emission shows\n"
 	"it, and GONE if only earlier ones do (collected, or replaced in the\n"
 	"JVM's sampler).\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --by=GROUP          class, site (the default), app-site, "
 	"thread,\n"
 	"                          recording; or a cohort: age (how old the\n"

@@ -17,13 +17,14 @@
 #include "util/size.h"
 
 static const char timeline_help[] =
-	"usage: heapsift timeline CASE.hsdb [--bucket=DURATION] [--csv] "
+	"usage: heapsift timeline CASE.hsdb|INPUT... [--bucket=DURATION] "
+	"[--csv] "
 	"[FILTERS]\n"
 	"\n"
 	"Estimated allocation rate (bytes per second) and sample rate\n"
 	"(samples per second) in buckets of DURATION (default: a round\n"
 	"width giving about 60 buckets).\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --bucket=DURATION  e.g. 1s, 500ms, 1m\n"
 	"      --csv              RFC 4180 CSV: time,samples,est_bytes,\n"
 	"                         alloc_rate,sample_rate,rel_err,covered_s\n"

@@ -14,7 +14,8 @@
 #include "util/buf.h"
 
 static const char top_help[] =
-	"usage: heapsift top CASE.hsdb [--by=GROUP] [--limit=N] [--csv] "
+	"usage: heapsift top CASE.hsdb|INPUT... [--by=GROUP] [--limit=N] "
+	"[--csv] "
 	"[FILTERS]\n"
 	"\n"
 	"The groups that allocated the most, by estimated bytes.  GROUP is\n"
@@ -23,7 +24,7 @@ static const char top_help[] =
 	"frame; the site itself when every frame is), thread or recording.  "
 	"One sample kind is shown at a time:\n"
 	"jdk.ObjectAllocationSample unless --kind says otherwise.\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --by=GROUP   class (default), site, app-site, thread, "
 	"recording\n"
 	"      --limit=N    at most N rows (default 20; all with --csv)\n"

@@ -15,14 +15,14 @@
 #include "util/xalloc.h"
 
 static const char tree_help[] =
-	"usage: heapsift tree CASE.hsdb [--inverted] [--depth=N] "
+	"usage: heapsift tree CASE.hsdb|INPUT... [--inverted] [--depth=N] "
 	"[--min-share=P] [--csv] [FILTERS]\n"
 	"\n"
 	"The call tree of the estimated allocations: each node's total is\n"
 	"what was allocated in its subtree, with its share of the whole and\n"
 	"of its parent.  --inverted starts at the allocating frames and\n"
 	"goes out to their callers.\n"
-	"\n"
+	"\n" CLI_STORE_OPERAND_HELP "\n"
 	"      --inverted       start at the allocation sites\n"
 	"      --depth=N        show N levels (default 12; 0: all)\n"
 	"      --min-share=P    hide nodes under P percent of the total\n"

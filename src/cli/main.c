@@ -15,22 +15,26 @@ const struct command command_table[] = {
 	 "print the heap events of the recordings, one per line"},
 	{"import", cmd_import, "-o CASE.hsdb [--append] [--force] INPUT...",
 	 "import recordings into a store"},
-	{"info", cmd_info, "[--check] CASE.hsdb",
+	{"info", cmd_info, "[--check] CASE.hsdb|INPUT...",
 	 "describe the recordings in a store"},
-	{"top", cmd_top, "CASE.hsdb [--by=GROUP] [--limit=N] [--csv] [FILTERS]",
+	{"top", cmd_top,
+	 "CASE.hsdb|INPUT... [--by=GROUP] [--limit=N] [--csv] [FILTERS]",
 	 "the heaviest classes, sites, threads or recordings"},
 	{"tree", cmd_tree,
-	 "CASE.hsdb [--inverted] [--depth=N] [--min-share=P] [--csv]",
+	 "CASE.hsdb|INPUT... [--inverted] [--depth=N] [--min-share=P] [--csv]",
 	 "the call tree, or the inverted tree from the allocation sites"},
-	{"timeline", cmd_timeline, "CASE.hsdb [--bucket=DURATION] [--csv]",
+	{"timeline", cmd_timeline,
+	 "CASE.hsdb|INPUT... [--bucket=DURATION] [--csv]",
 	 "allocation rate and sample rate over time"},
 	{"survivors", cmd_survivors,
-	 "CASE.hsdb [--by=GROUP] [--bucket=DURATION] [--leaks] [--csv]",
+	 "CASE.hsdb|INPUT... [--by=GROUP] [--bucket=DURATION] [--leaks] "
+	 "[--csv]",
 	 "live objects over time by site or class; leak suspects"},
 	{"browse", cmd_browse, "CASE.hsdb | INPUT...",
 	 "browse a store (or inputs, imported into a cache) in the terminal"},
 	{"codeheap", cmd_codeheap,
-	 "CASE.hsdb [--heap=NAME] [--map=FLAVOUR] [--csv] [--granules]",
+	 "CASE.hsdb|INPUT... [--heap=NAME] [--map=FLAVOUR] [--csv] "
+	 "[--granules]",
 	 "JIT code heaps: facts, granule maps, two snapshots compared"},
 	{"diff", cmd_diff,
 	 "BASE [NEW] [--by=GROUP|--tree|--inverted|--survivors|--codeheap]",
@@ -38,7 +42,8 @@ const struct command command_table[] = {
 	{"report", cmd_report,
 	 "INPUT...|CASE.hsdb [--format=text|md|html|json] [-o FILE]",
 	 "the triage report: inventory, findings ranked, evidence"},
-	{"export", cmd_export, "CASE.hsdb --format=csv -o DIR [--force]",
+	{"export", cmd_export,
+	 "CASE.hsdb|INPUT... --format=csv -o DIR [--force]",
 	 "write a store as CSV tables for SQL"},
 	{"agent-path", cmd_agent_path, "",
 	 "print the path of the JVMTI agent, for java -agentpath:"},
@@ -124,5 +129,6 @@ int main(int argc, char **argv)
 			argv[1]);
 		return EXIT_USAGE;
 	}
-	return c->fn(argc - 1, argv + 1);
+	/* the inputs' own status (cli_inputs_status) joins the command's */
+	return cli_exit_status(c->fn(argc - 1, argv + 1));
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/cache.h"
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -290,22 +291,19 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	const struct store_recording *recs;
 	uint32_t n;
 	int64_t start, bad;
-	const char *path;
+	char *path;
 	struct err e;
+	int rc, status;
 
-	/* GNU getopt has moved the operands behind the options */
-	if (optind != argc - 1)
-		return cli_usage_error(cmd, optind < argc
-						    ? "give exactly one store"
-						    : "no store given");
-	path = argv[optind];
-	err_init(&e);
+	/* GNU getopt has moved the operands behind the options: one
+	 * store, or the inputs to read into the cache store */
 	*q = NULL;
-	if (store_open(path, s, &e) < 0) {
-		view_error(cmd, &e);
-		*s = NULL;
-		return EXIT_ERROR;
-	}
+	rc = cli_store_open(cmd, argc - optind, argv + optind, s, &path,
+			    &status);
+	if (rc)
+		return rc;
+	free(path);
+	err_init(&e);
 	if (store_recordings(*s, &recs, &n, &e) < 0) {
 		view_error(cmd, &e);
 		goto fail;
@@ -337,8 +335,7 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 				       f->from, f->to);
 	}
 	if (query_open(*s, &f->q, q, &e) < 0) {
-		int rc = view_query_failed(cmd, &e, *s, NULL);
-
+		rc = view_query_failed(cmd, &e, *s, NULL);
 		*s = NULL;
 		return rc;
 	}

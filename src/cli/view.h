@@ -93,10 +93,12 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 		       struct view_filters *f);
 
 /*
- * After getopt: the one store operand left in argv, opened with its query.
- * Prints the problem and returns EXIT_USAGE (not exactly one store, a
- * bad filter) or EXIT_ERROR (the store); 0 on success.  On failure
- * the store is closed and *s and *q are NULL.
+ * After getopt: the operands left in argv, one store or the inputs to read
+ * into the cache store (cli_store_open(), whose import status joins the
+ * exit status), opened with its query.  Prints the problem and returns
+ * EXIT_USAGE (no operand, a bad filter) or EXIT_ERROR (the store, or no
+ * input could be imported); 0 on success.  On failure the store is
+ * closed and *s and *q are NULL.
  */
 int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q);

@@ -89,6 +89,26 @@ enum container walk_sniff(const unsigned char *p, size_t len)
 	return CONTAINER_NONE;
 }
 
+const char *walk_sniff_filter(const unsigned char *p, size_t len)
+{
+	if (walk_sniff(p, len) != CONTAINER_COMPRESSED)
+		return NULL;
+	switch (p[0]) {
+	case 0x1f:
+		return "gzip";
+	case 0xfd:
+		return "xz";
+	case 0x28:
+		return "zstd";
+	case 0x04:
+	case 0x02:
+		return "lz4";
+	case 'B':
+		return "bzip2";
+	}
+	return "lzma";
+}
+
 /* One input being walked. */
 struct walk {
 	const struct input_limits *lim;
@@ -111,6 +131,7 @@ struct layer {
 	const char *path;
 	unsigned depth; /* of the container stream */
 	enum container kind;
+	const char *filter; /* CONTAINER_COMPRESSED: its name by the sniff */
 	enum source_kind src;
 	int fd;		    /* SRC_FD: read with pread() */
 	unsigned char *mem; /* SRC_MEM data or the SRC_FD buffer */
@@ -121,7 +142,12 @@ struct layer {
 	size_t pending;	  /* SRC_INPUT bytes handed out, to consume */
 	bool src_failed;  /* the source failed: reported below */
 	bool src_eof;
-	bool fatal;	    /* libarchive said the layer is unusable */
+	bool fatal; /* libarchive said the layer is unusable */
+	/* a compressed layer that libarchive opened with no filter: its
+	 * bidders declined the header, and the raw reader hands the stream
+	 * on as it is */
+	bool passthrough;
+	bool no_header;	    /* ... and its stream ended inside that header */
 	uint64_t in_bytes;  /* fed to libarchive */
 	uint64_t out_bytes; /* read out of it */
 };
@@ -201,6 +227,42 @@ static const char *container_name(enum container kind)
 		break;
 	}
 	return "stream";
+}
+
+/*
+ * Did a compressed layer fail because its stream ends too soon?  Only
+ * when its source reached its end and libarchive's words are those of a
+ * cut stream: "truncated gzip input" (gzip, bzip2, lz4, and zstd with a
+ * capital T), LZMA_BUF_ERROR's "No progress is possible" (xz and lzma
+ * with nothing more to read), or no words at all (gzip's trailer cut
+ * short: consume_trailer() fails without a message).  A checksum that
+ * does not match at the end of a whole stream is damage, not a cut.
+ */
+static bool layer_truncated(struct layer *L)
+{
+	const char *m = archive_error_string(L->a);
+
+	return L->src_eof && (!m || strstr(m, "runcated") ||
+			      strstr(m, "No progress is possible"));
+}
+
+/* Fill e with a compressed layer's failure, at offset (the member's
+ * decompressed bytes), in words that say which of the two it is. */
+static int compressed_failure(struct layer *L, struct err *e, uint64_t offset)
+{
+	const char *m = archive_error_string(L->a);
+
+	if (layer_truncated(L))
+		return err_set_at(e, ERR_TRUNC, offset,
+				  "truncated %s stream: it ends after %llu "
+				  "compressed byte%s, %s%s%s%s",
+				  L->filter, (unsigned long long)L->in_bytes,
+				  L->in_bytes == 1 ? "" : "s",
+				  L->no_header ? "inside its header"
+					       : "before its end",
+				  m ? " (" : "", m ? m : "", m ? ")" : "");
+	return err_set_at(e, ERR_FORMAT, offset, "damaged %s stream: %s",
+			  L->filter, m ? m : "unreadable data");
 }
 
 /* --- sources: what a layer's libarchive reader reads from ------------ */
@@ -347,6 +409,8 @@ static int entry_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
 		}
 		if (n <= ARCHIVE_FATAL)
 			L->fatal = true;
+		if (L->kind == CONTAINER_COMPRESSED)
+			return compressed_failure(L, e, en->bytes);
 		return err_set_at(e, L->src_eof ? ERR_TRUNC : ERR_FORMAT,
 				  en->bytes, "damaged: %s",
 				  archive_error_string(L->a)
@@ -499,6 +563,48 @@ static int slurp(struct walk *w, struct input *in, const char *display,
 	return 0;
 }
 
+static int failed_pull(void *ctx, unsigned char *dst, size_t room, size_t *got,
+		       struct err *e)
+{
+	(void)dst;
+	(void)room;
+	*got = 0;
+	*e = *(const struct err *)ctx;
+	return ERR_FAIL;
+}
+
+/*
+ * A compressed layer that failed before anything came out of it (cut
+ * inside its header or its first block, or damaged there): listed as a
+ * member of no bytes whose reading failed, so that every command shows
+ * it with its status (truncated, damaged), and reported once, here.
+ */
+static void compressed_unread(struct walk *w, struct layer *L, const char *path,
+			      unsigned depth)
+{
+	struct input in;
+	struct err e;
+
+	err_init(&e);
+	compressed_failure(L, &e, 0);
+	err_source(&e, L->display);
+	input_init_pull(&in, L->display, failed_pull, &e, 0);
+	{
+		struct member m = {L->display, w->input_name, path,
+				   L->filter,  depth,	      &in};
+		int rc = w->ops->member(w->ctx, &m);
+
+		w->stats->members++;
+		if (rc < 0) {
+			w->stop = true;
+			w->abort_rc = rc;
+		}
+	}
+	report(w, severity_of(e.code), &e);
+	in.reported = true;
+	input_release(&in);
+}
+
 static void walk_layer(struct walk *w, struct input *in, const char *display,
 		       const char *path, enum container kind, unsigned depth,
 		       int seek_fd)
@@ -536,6 +642,17 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	} else {
 		L.src = SRC_INPUT;
 		L.in = in;
+	}
+	if (kind == CONTAINER_COMPRESSED) {
+		const unsigned char *p;
+		size_t avail;
+
+		/* walk_stream() sniffed these very bytes */
+		L.filter = input_peek(in, SNIFF_LEN, &p, &avail) == 0
+				   ? walk_sniff_filter(p, avail)
+				   : NULL;
+		if (!L.filter)
+			L.filter = "compressed";
 	}
 
 	L.a = archive_read_new();
@@ -576,6 +693,8 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	if (archive_read_open1(L.a) != ARCHIVE_OK) {
 		if (L.src_failed)
 			report_source_failure(w, &L);
+		else if (kind == CONTAINER_COMPRESSED)
+			compressed_unread(w, &L, path, depth);
 		else
 			reportf(w, PROBLEM_WARNING,
 				L.src_eof ? ERR_TRUNC : ERR_FORMAT, display,
@@ -583,6 +702,25 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 				container_name(kind),
 				archive_error_string(L.a));
 		goto out;
+	}
+	if (kind == CONTAINER_COMPRESSED &&
+	    archive_filter_code(L.a, 0) == ARCHIVE_FILTER_NONE) {
+		/* The first bytes are a compressor's magic, but no bidder
+		 * took the header.  When the stream ended inside it, it is a
+		 * cut stream (gzip's magic alone, a bzip2 header without its
+		 * block), never a stream nested in itself; otherwise it is
+		 * read as the plain bytes it is. */
+		if (L.src_eof) {
+			L.no_header = true;
+			compressed_unread(w, &L, path, depth);
+			goto out;
+		}
+		L.passthrough = true;
+		if (strcmp(L.filter, "lzma")) /* lzma's sniff is a guess */
+			reportf(w, PROBLEM_WARNING, ERR_FORMAT, display, 0,
+				"starts with %s's magic, but its header is "
+				"not %s's: read as it is",
+				L.filter, L.filter);
 	}
 
 	for (;;) {
@@ -600,6 +738,8 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 		} else if (r != ARCHIVE_OK) {
 			if (L.src_failed)
 				report_source_failure(w, &L);
+			else if (kind == CONTAINER_COMPRESSED && !n_members)
+				compressed_unread(w, &L, path, depth);
 			else
 				reportf(w, PROBLEM_WARNING,
 					L.src_eof ? ERR_TRUNC : ERR_FORMAT,
@@ -727,6 +867,9 @@ static void walk_stream(struct walk *w, struct input *in, struct entry *en,
 		kind = CONTAINER_NONE;
 	else
 		kind = walk_sniff(p, avail);
+	/* what a layer passed through unopened is not opened again */
+	if (en && en->L->passthrough)
+		kind = CONTAINER_NONE;
 	if (kind != CONTAINER_NONE) {
 		/* compression inside compression that libarchive did not
 		 * strip in one go does count as a level */

@@ -107,5 +107,9 @@ enum container {
 /* Bytes walk_sniff() wants to see (tar's magic sits at offset 257). */
 #define SNIFF_LEN 512
 enum container walk_sniff(const unsigned char *p, size_t len);
+/* The compressor whose magic starts p ("gzip", "bzip2", "xz", "lzma",
+ * "zstd", "lz4"), as libarchive names its filters; NULL when p does
+ * not start a compressed stream. */
+const char *walk_sniff_filter(const unsigned char *p, size_t len);
 
 #endif

@@ -30,6 +30,7 @@ faults_cleanup() {
 	done <"$MOUNTS"
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
+	nobody_dir_done
 }
 trap faults_cleanup EXIT INT TERM
 
@@ -263,26 +264,29 @@ fi
 t_begin a_folder_the_user_cannot_write
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then
 	t_skip "needs root and setpriv to run as nobody"
+elif ! nobody_dir; then
+	t_skip "$nobody_why"
 else
-	# nobody can read the binary, the fixture and the store, and reach
-	# $T, but not write into D (root's, 0755): chmod alone would not stop
-	# root
-	chmod 0711 "$T"
-	D=$W/rootonly
+	# nobody runs a copy of the binary, in a folder of its own that it
+	# can reach (nobody_dir): the clone, and $T, may be closed to it.
+	# It can read the fixture and the store there, but not write into D
+	# (root's, 0755): chmod alone would not stop root
+	N=$NOBODY_DIR
+	D=$N/rootonly
 	mkdir -p "$D"
-	chmod 0755 "$W" "$D"
+	chmod 0755 "$D"
 	cp "$W/b.hsdb" "$D/S.hsdb"
-	cp "$A" "$W/a.jfr"
-	chmod 0644 "$D/S.hsdb" "$W/a.jfr"
+	cp "$A" "$N/a.jfr"
+	chmod 0644 "$D/S.hsdb" "$N/a.jfr"
 	nob() {
-		(cd "$W" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-			env TMPDIR="$D" LC_ALL=C "$HEAPSIFT" "$@" >"$T/out" 2>"$T/err" </dev/null)
+		(cd "$N" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env TMPDIR="$D" LC_ALL=C "$N/heapsift" "$@" >"$T/out" 2>"$T/err" </dev/null)
 		rc=$?
 		err=$(cat "$T/err")
 	}
 	for mode in "" --append; do
 		# shellcheck disable=SC2086
-		nob import $mode -o "$D/S.hsdb" "$W/a.jfr"
+		nob import $mode -o "$D/S.hsdb" "$N/a.jfr"
 		no_crash "import $mode as nobody"
 		expect_rc 1
 		expect_err "$D/S.hsdb"
@@ -297,8 +301,7 @@ else
 	expect_rc 1
 	expect_err "cannot write $D/x.folded: Permission denied"
 	[ "$(left "$D")" = "S.hsdb " ] || t_fail "left: $(left "$D")"
-	rm -rf "$D" "$W/a.jfr"
-	chmod 0700 "$T"
+	nobody_dir_done
 	t_end
 fi
 

@@ -19,7 +19,8 @@ set -u
 : "${HEAPSIFT:?HEAPSIFT must name the heapsift binary}"
 : "${HS_FIXTURES:=$(cd "$(dirname "$0")/../../fixtures" && pwd)}"
 T=$(mktemp -d) || exit 1
-trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+NOBODY_DIR=
+trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" ${NOBODY_DIR:+"$NOBODY_DIR"}' EXIT INT TERM
 mkdir -p "$T/work" "$T/cwd" "$T/tmp"
 t_passed=0 t_failed=0 t_skipped=0 t_name= t_bad=0
 
@@ -98,6 +99,33 @@ expect_err() {
 expect_no_err() {
 	[ -z "$err" ] || t_fail "unexpected stderr: $err"
 }
+# nobody_dir: for a case that runs heapsift as user nobody (65534, through
+# setpriv): sets NOBODY_DIR to a new folder that nobody can enter, holding
+# a copy of $HEAPSIFT as $NOBODY_DIR/heapsift.  A test must not depend on
+# where the clone is: the clone (root's home is mode 0700), its binary
+# and TMPDIR, where $T is, may all be closed to other users, so the
+# folder is made in /tmp (HS_NOBODY_TMP overrides), mode 0711, and
+# checked.  Removed on exit, or by nobody_dir_done.  Returns 1, with the
+# reason in $nobody_why, when nobody cannot reach it (then skip).
+nobody_dir() {
+	NOBODY_DIR=$(mktemp -d "${HS_NOBODY_TMP:-/tmp}/heapsift-nobody.XXXXXX") || {
+		nobody_why="cannot make a folder in ${HS_NOBODY_TMP:-/tmp}"
+		NOBODY_DIR=
+		return 1
+	}
+	chmod 0711 "$NOBODY_DIR"
+	cp "$HEAPSIFT" "$NOBODY_DIR/heapsift" && chmod 0755 "$NOBODY_DIR/heapsift"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$NOBODY_DIR/heapsift" --version >/dev/null 2>"$T/nobody.err" || {
+		nobody_why="user nobody cannot run $NOBODY_DIR/heapsift: $(cat "$T/nobody.err")"
+		return 1
+	}
+}
+nobody_dir_done() {
+	[ -n "$NOBODY_DIR" ] && chmod -R u+rwx "$NOBODY_DIR" && rm -rf "$NOBODY_DIR"
+	NOBODY_DIR=
+}
+
 # size FILE: bytes in FILE (the independent truth for "bytes" columns).
 size() { wc -c <"$1" | tr -d ' '; }
 

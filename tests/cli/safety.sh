@@ -248,11 +248,20 @@ expect_rc 2
 expect_err "a whole number from 0"
 t_end
 
-t_begin "info on a recording says it is not a store and how to import it"
+t_begin "info on a recording imports it into the cache store, as every store command does"
+export XDG_CACHE_HOME="$W/cache"
 run info "$A"
-expect_rc 1
-expect_err "is a jfr file, not a heapsift store"
-expect_err "heapsift import -o CASE.hsdb $A"
+expect_rc 0
+expect_err "heapsift info: importing into $W/cache/heapsift/"
+# the fixture's one recording, and its samples by the JDK's jfr
+# (expected.json: 7899 + 290 OutsideTLAB + 85 OldObjectSample)
+printf '%s\n' "$out" | grep -q "^store $W/cache/heapsift/.*: 1 recording, 8274 samples" ||
+	t_fail "info of the recording: $out"
+run info "$A"
+expect_rc 0
+expect_err "heapsift info: using $W/cache/heapsift/"
+rm -rf "$W/cache"
+unset XDG_CACHE_HOME
 # a damaged store still gets the store's own error
 run import -o "$W/whole.hsdb" "$A"
 head -c 4000 "$W/whole.hsdb" >"$W/cut.hsdb"

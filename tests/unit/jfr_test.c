@@ -1741,7 +1741,7 @@ TEST(jfr_bad_headers_refused)
 	check_bad_header(p, w.b.len);
 
 	memcpy(p, w.b.data, w.b.len);
-	p[5] = 1; /* major 1: JDK 7/8 */
+	p[5] = 1; /* major 1: Oracle JDK 9 and 10 */
 	check_bad_header(p, w.b.len);
 
 	memcpy(p, w.b.data, w.b.len);

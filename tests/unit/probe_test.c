@@ -68,7 +68,7 @@ TEST(probe_jfr_versions_and_cut_magic)
 {
 	struct probe_result r;
 
-	/* JDK 7/8's major 1: still jfr (to be refused by name), not sure */
+	/* JDK 9/10's major 1: still jfr (to be refused by name), not sure */
 	r = importer_probe((const unsigned char *)"FLR\0\0\1\0\0", 8, 1);
 	CHECK_INT(r.kind, ==, KIND_JFR);
 	CHECK_INT(r.score, <, 100);
