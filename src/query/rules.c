@@ -258,13 +258,18 @@ static int rule_hot_spots(struct findings_ctx *c,
 /* --- large arrays ------------------------------------------------------------ */
 
 /* G1's region size as JDK 17's ergonomics pick it: the heap's reserved
- * size / 2048, a power of two between 1 and 32 MiB. */
-static int64_t region_size(struct findings_ctx *c, struct query *q, bool *known)
+ * size / 2048, a power of two between 1 and 32 MiB.  *not_g1: the
+ * recordings name their collectors (jdk.GarbageCollection, store 4.1)
+ * and none is G1's. */
+static int64_t region_size(struct findings_ctx *c, struct query *q, bool *known,
+			   bool *not_g1)
 {
 	const struct query_recording *recs;
 	size_t n, r;
 	int64_t reserved = 0, region = 1 << 20;
 	struct err e;
+
+	bool g1 = false, other = false;
 
 	*known = false;
 	err_init(&e);
@@ -278,12 +283,18 @@ static int64_t region_size(struct findings_ctx *c, struct query *q, bool *known)
 		if (query_heap_summaries(q, (uint32_t)r, "After GC", &p, &np,
 					 &e) < 0)
 			continue;
-		for (i = 0; i < np; i++)
+		for (i = 0; i < np; i++) {
 			if (p[i].reserved != REC_NONE &&
 			    p[i].reserved > reserved)
 				reserved = p[i].reserved;
+			if (p[i].name && !strncmp(p[i].name, "G1", 2))
+				g1 = true;
+			else if (p[i].name)
+				other = true;
+		}
 		free(p);
 	}
+	*not_g1 = other && !g1;
 	if (reserved > 0) {
 		*known = true;
 		while (region < (32 << 20) && region * 2 <= reserved / 2048)
@@ -299,13 +310,17 @@ static int rule_large_arrays(struct findings_ctx *c,
 		SAMPLE_TLAB_OUTSIDE, SAMPLE_AGENT, SAMPLE_OLD_OBJECT};
 	struct query *q;
 	int64_t region;
-	bool known;
+	bool known, not_g1;
 	size_t k;
 
 	if (findings_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
-	region = region_size(c, q, &known);
+	region = region_size(c, q, &known, &not_g1);
 	query_free(q);
+	/* humongous objects are G1's: under another collector (Parallel,
+	 * Serial, ZGC, Shenandoah) nothing here follows from the events */
+	if (not_g1)
+		return 0;
 	for (k = 0; k < 3; k++) {
 		struct query_size_row *rows;
 		struct finding *f;
