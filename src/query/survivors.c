@@ -264,9 +264,14 @@ static unsigned born_quarter(const struct query_survivors *s, int64_t end,
 {
 	double span = (double)end - (double)s->start_ns,
 	       x = ((double)t - (double)s->start_ns) / (span > 0 ? span : 1);
-	int k = (int)(x * 4);
 
-	return k < 0 ? 0 : k > 3 ? 3 : (unsigned)k;
+	/* held in doubles: an object born long before a --from window's
+	 * start is far below 0, past what an int holds */
+	if (!(x * 4 >= 1)) /* NaN too */
+		return 0;
+	if (x * 4 >= 3)
+		return 3;
+	return (unsigned)(x * 4);
 }
 
 static void series_stats(const struct query_survivors *s,
