@@ -857,11 +857,7 @@ static void one_line(struct chi *c, const char *s, size_t n)
 		}
 		return;
 	case CHL_FUNCTION:
-		/* JDK 21+ say so where a print step has nothing aggregated
-		 * for a heap (and in an "all" report, for a heap with no free
-		 * block): the VM's normal answer, nothing is damaged */
-		if (!memmem(l.text, l.text_len, "No aggregated", 13))
-			ch_warn(c, c->line, "%.*s", (int)l.text_len, l.text);
+		ch_warn(c, c->line, "%.*s", (int)l.text_len, l.text);
 		return;
 	case CHL_CODELIST:
 		codelist_entry(c, &l);

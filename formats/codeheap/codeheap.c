@@ -41,6 +41,7 @@ enum {
 	P_CODELIST,
 	P_NO_MAP,
 	P_FUNCTION,
+	P_NO_DATA,
 	P_LOG,
 };
 
@@ -99,7 +100,8 @@ static const char *const patterns[] = {
 		       "(0x[0-9a-f]+) - (0x[0-9a-f]+)\\]\\s*$",
 	[P_NO_MAP] = "^No .* found in CodeHeap\\.\\s*$",
 	[P_FUNCTION] = "(Function '?\\w+'? is not supported|is only available "
-		       "as part of function|No aggregated .*data available)",
+		       "as part of function)",
+	[P_NO_DATA] = "^No aggregated .*data available",
 	[P_LOG] = "^(\\[[0-9.]+s\\]\\[\\w+\\s*\\]|OpenJDK 64-Bit Server VM "
 		  "warning:|Java HotSpot\\(TM\\) 64-Bit Server VM warning:|"
 		  "\\d+:\\s*$)",
@@ -420,6 +422,8 @@ void ch_lex(struct ch_lexer *lx, const char *s, size_t len, struct ch_line *o)
 	case 'N':
 		if (match(lx, P_NO_MAP, s, len))
 			o->type = CHL_NO_MAP;
+		else if (match(lx, P_NO_DATA, s, len))
+			o->type = CHL_NO_DATA;
 		else if (match(lx, P_FUNCTION, s, len))
 			o->type = CHL_FUNCTION;
 		return;

@@ -56,6 +56,10 @@ enum ch_line_type {
 	CHL_TOPTEN,   /* a = pos, b = block, c = size */
 	CHL_RANGE,    /* "Address range [lo,hi), Nk": addr, addr2 */
 	CHL_NO_MAP,   /* "No Tier1 nMethods found in CodeHeap." */
+	CHL_NO_DATA,  /* "No aggregated data available ...": a print step
+			 with nothing aggregated for a heap (JDK 21+ also
+			 in an "all" report, for a heap with no free
+			 block), the VM's normal answer, not damage */
 	CHL_FUNCTION, /* a refused or unknown function: text */
 	CHL_SUM_HEAP, /* summary heap: text = name; a size b used
 			    c max_used d free (KB) */
