@@ -57,12 +57,12 @@ $(BUILD)/config.mk: build-aux/deps.sh
 # binary, the unit tests and (later) the fuzz harnesses link.
 LIB_SRC := $(wildcard src/util/*.c src/input/*.c src/store/*.c src/query/*.c \
 	src/report/*.c src/export/*.c \
-	formats/*/*.c importers/*.c tui/*.c) \
+	src/record/*.c src/formats/*/*.c src/importers/*.c src/findings/*.c src/tui/*.c) \
 	$(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
 MAIN_SRC := src/cli/main.c
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
-# pprof's profile.proto (formats/pprof/, vendored from the pprof project,
+# pprof's profile.proto (src/formats/pprof/, vendored from the pprof project,
 # Apache-2.0) is compiled to C with protoc-c at build time; the generated
 # files live under $(BUILD)/gen/ and are never committed.
 PROTO_GEN := $(BUILD)/gen/formats/pprof/profile.pb-c
@@ -79,7 +79,7 @@ UNIT_BIN := $(BUILD)/unit-tests
 .DEFAULT_GOAL := all
 all: $(BIN) agent
 
-# The JVMTI agent (src/agent), a shared library loaded into JVMs.  It
+# The JVMTI agent (agent/), a shared library loaded into JVMs.  It
 # links nothing of heapsift but the CRC and includes only the format
 # header, is built without sanitizers even under `make check` (an ASan
 # library cannot be loaded into a java that is not ASan), and exports
@@ -91,7 +91,7 @@ JDK_INCLUDE := $(shell j=$$(command -v javac 2>/dev/null) && \
 	[ -f "$$d/jvmti.h" ] && echo "$$d" || echo /usr/lib/jvm/default-java/include)
 endif
 AGENT := $(BUILD)/libheapsift-agent.so
-AGENT_SRC := $(wildcard src/agent/*.c) src/util/crc32c.c
+AGENT_SRC := $(wildcard agent/*.c) src/util/crc32c.c
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/pic/%.o)
 HAVE_JVMTI := $(if $(wildcard $(JDK_INCLUDE)/jvmti.h),1,)
 AGENT_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -Isrc -I. -MMD -MP \
@@ -122,10 +122,10 @@ $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	$(if $(V),,@echo "  CC      $<")
 	$(Q)$(CC) $(HS_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(PROTO_GEN).c $(PROTO_GEN).h: formats/pprof/profile.proto $(BUILD)/config.mk
+$(PROTO_GEN).c $(PROTO_GEN).h: src/formats/pprof/profile.proto $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  PROTOC  $<")
-	$(Q)protoc-c --c_out=$(BUILD)/gen formats/pprof/profile.proto
+	$(Q)protoc-c --proto_path=src --c_out=$(BUILD)/gen src/formats/pprof/profile.proto
 # generated code: not held to the house warnings
 $(PROTO_GEN).o: $(PROTO_GEN).c
 	$(if $(V),,@echo "  CC      $<")
@@ -259,14 +259,14 @@ golden-update: $(BIN)
 # layer knows none of its front ends.
 layering:
 	@bad=$$(grep -lE '#include "(src/)?(store|tui|query|importers|input)/' \
-		$$(find formats -name '*.[ch]') /dev/null); \
+		$$(find src/formats -name '*.[ch]') /dev/null); \
 	 bad="$$bad$$(grep -lE '#include "(src/)?(importers|input|report|export|cli|store/.*_int|query/.*_int)' \
-		$$(find tui -name '*.[ch]') /dev/null)"; \
+		$$(find src/tui -name '*.[ch]') /dev/null)"; \
 	 bad="$$bad$$(grep -lE '#include "(src/)?(report|export|cli|tui)/' \
 		$$(find src/query -name '*.[ch]') /dev/null)"; \
 	 if [ -n "$$bad" ]; then echo "layering violated in: $$bad"; exit 1; fi
 
-FORMAT_SRC = $(shell find src formats importers tui tests -name '*.[ch]')
+FORMAT_SRC = $(shell find src agent tests -name '*.[ch]')
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

@@ -1,5 +1,5 @@
 /*
- * heapsift browse: the ncurses browser (tui/) on a store, or on inputs
+ * heapsift browse: the ncurses browser (src/tui/) on a store, or on inputs
  * imported first into a cache store.  The cache follows XDG
  * ($XDG_CACHE_HOME/heapsift, else ~/.cache/heapsift); a store there is
  * named by a hash of the inputs' absolute paths, sizes and modification

@@ -14,7 +14,7 @@
 #include "cli/cache.h"
 #include "cli/cli.h"
 #include "cli/view.h"
-#include "query/codeheap.h"
+#include "query/query_codeheap.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

@@ -20,7 +20,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
-#include "query/codeheap.h"
+#include "query/query_codeheap.h"
 #include "query/diff.h"
 #include "store/store.h"
 #include "util/buf.h"

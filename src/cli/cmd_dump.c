@@ -15,7 +15,7 @@
 #include "cli/cli.h"
 #include "cli/intake.h"
 #include "importers/registry.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "input/input.h"
 #include "input/walk.h"
 #include "util/buf.h"

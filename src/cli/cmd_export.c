@@ -19,7 +19,7 @@
 #include "cli/output.h"
 #include "cli/view.h"
 #include "export/export.h"
-#include "importers/sink.h"
+#include "record/record.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

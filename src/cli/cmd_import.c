@@ -16,7 +16,7 @@
 #include "cli/intake.h"
 #include "cli/output.h"
 #include "importers/registry.h"
-#include "importers/sink.h"
+#include "record/record.h"
 #include "input/input.h"
 #include "input/walk.h"
 #include "store/store.h"

@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/view.h"
-#include "importers/sink.h"
+#include "record/record.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/human.h"

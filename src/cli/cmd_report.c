@@ -4,7 +4,7 @@
  * imports them into the cache store browse uses, keeping the inventory
  * beside it ("STORE.inventory") so that a second report reads neither
  * again; given a store, it reports on that.  The findings come from the
- * rules in src/query/rules.c, through the query layer; this file only
+ * rules in src/findings/rules.c, through the query layer; this file only
  * gathers the inventory, runs them and writes the chosen format.
  */
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "query/findings.h"
+#include "findings/findings.h"
 #include "query/query.h"
 #include "util/buf.h"
 

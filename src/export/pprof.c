@@ -1,6 +1,6 @@
 /*
  * pprof's profile.proto, gzipped, encoded with protobuf-c from the
- * vendored formats/pprof/profile.proto (compiled at build time).  The
+ * vendored src/formats/pprof/profile.proto (compiled at build time).  The
  * sample types follow the Go heap profile's convention (docs/export.md):
  * samples/count always; alloc_objects/count where the kind has an
  * object count; alloc_space/bytes; inuse_objects/inuse_space where the

@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "query/codeheap.h"
+#include "query/query_codeheap.h"
 #include "query/query.h"
 
 #define DIFF_ALPHA_DEFAULT 0.01

@@ -2,13 +2,13 @@
  * Estimates (docs/estimates.md): the standard errors, which estimate a
  * view shows, and the readers' side of the corrected estimate of
  * jdk.ObjectAllocationSample's bytes, which the store finds at import
- * (src/store/est_walk.h) and keeps as each sample's rest, the rollup
+ * (src/store/store_estimate.h) and keeps as each sample's rest, the rollup
  * rows' sums of rests and each recording's facts (store 2.3).  The
  * passes (query_pass.c) read ObjectAllocationSample's rests, scaled by
  * est_scale(), and the OutsideTLAB events' exact bytes, as one kind.
  */
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * every finding names its JVM.
  *
  * A JFR recording names its JVM by jdk.JVMInformation's pid and
- * jvmStartTime (kept as the recording's settings by importers/jfr.c):
+ * jvmStartTime (kept as the recording's settings by src/importers/import_jfr.c):
  * the JDK writes both at every chunk's start from
  * os::current_process_id() and Management::vm_init_done_time()
  * (jfrPeriodic.cpp, TRACE_REQUEST_FUNC(JVMInformation)), so two dumps of
@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/codeheap.h"
-#include "query/findings.h"
-#include "query/query_impl.h"
+#include "query/query_codeheap.h"
+#include "findings/findings.h"
+#include "query/query_int.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

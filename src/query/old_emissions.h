@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 /* One event of an old object, against the other emissions. */
 struct old_sighting {

@@ -16,7 +16,7 @@
  * (query_materialize).
  */
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "importers/sink.h"
+#include "record/record.h"
 #include "util/err.h"
 
 struct store;
@@ -386,7 +386,7 @@ struct query_bucket {
  * kind (only options.recording's, where one is chosen), cut to the
  * window [from_ns, to_ns).  A JFR recording's span is its chunks'
  * (start plus duration from the header, which an unfinished chunk has
- * up to its last flush: importers/jfr.c); an agent recording's from its
+ * up to its last flush: src/importers/import_jfr.c); an agent recording's from its
  * start to its end or last record.  Returns the nanoseconds covered
  * (0: none) and, where not NULL, its first instant and its end
  * (exclusive) in *from_ns and *to_ns.  Reads the recordings table and

@@ -1,5 +1,5 @@
 /*
- * Passes over a kind from its rollups (query_impl.h, struct query_pass).
+ * Passes over a kind from its rollups (query_int.h, struct query_pass).
  *
  * The rollup buckets of the kind under the smallest projection that
  * holds what the pass needs (the filters' and the grouping's parts of
@@ -17,7 +17,7 @@
  * the window is read, as before.
  */
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #include <stdlib.h>
 #include <string.h>

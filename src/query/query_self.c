@@ -1,5 +1,5 @@
 /*
- * The stack nodes' own sums (query_node_self_sums, query_impl.h): the
+ * The stack nodes' own sums (query_node_self_sums, query_int.h): the
  * pass that the trees and the call paths share, made once per query and
  * kept in q, in the nodes' order (self_list, self).
  *
@@ -26,7 +26,7 @@
  * store's whole tree (self_neg).
  */
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #include <stdlib.h>
 #include <string.h>

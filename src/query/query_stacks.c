@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "query/old_emissions.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 #include "store/store.h"
 #include "util/xalloc.h"
 

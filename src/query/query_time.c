@@ -6,7 +6,7 @@
  * time its rates are over.
  */
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
  * buckets of the window, samples at its edges) adding into per-group
  * accumulators sized by the number of groups.
  */
-#include "query/findings.h"
+#include "findings/findings.h"
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #include <errno.h>
 #include <math.h>

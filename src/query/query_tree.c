@@ -5,7 +5,7 @@
  * The browser's trees, made as they are opened, are query_tree_lazy.c.
  */
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #include <math.h>
 #include <stdlib.h>

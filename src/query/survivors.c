@@ -16,7 +16,7 @@
 
 #include "query/old_emissions.h"
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

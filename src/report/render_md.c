@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/chart.h"
+#include "report/report_chart.h"
 #include "report/report.h"
 #include "util/buf.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report/chart.h"
+#include "report/report_chart.h"
 #include "report/report.h"
 #include "util/buf.h"
 

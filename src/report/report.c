@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "query/diff.h"
-#include "query/findings.h"
+#include "findings/findings.h"
 #include "report/flame_svg.h"
 #include "report/report.h"
 #include "util/buf.h"

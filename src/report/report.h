@@ -7,7 +7,7 @@
  * it: each renderer escapes for its target (report_clean() first, so
  * that invalid UTF-8 and control characters never reach any of them).
  * Findings come from the query layer (query_findings(), the rules of
- * src/query/rules.c), the same that the browser's Findings view lists.
+ * src/findings/rules.c), the same that the browser's Findings view lists.
  * Nothing here reads the store below query.h and query/findings.h.
  */
 #ifndef HS_REPORT_H
@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "importers/sink.h"
-#include "query/findings.h"
+#include "record/record.h"
+#include "findings/findings.h"
 #include "query/query.h"
 
 struct store;

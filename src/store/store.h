@@ -10,7 +10,7 @@
  * The writer's memory follows the distinct keys (strings, threads,
  * classes, frames, stack nodes) and a run of samples, never the number
  * of samples: samples are spilled, in time-sorted runs, to an unlinked
- * file (src/store/spill.h) that commit merges.  Only old-object and
+ * file (src/store/store_write_spill.h) that commit merges.  Only old-object and
  * liveness records (one per OldObjectSample or agent sample at most)
  * are kept in memory until commit.
  *
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "formats/store/store_format.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "util/err.h"
 
 struct sink;

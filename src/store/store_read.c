@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "importers/sink.h"
+#include "record/record.h"
 #include "util/buf.h"
 #include "util/crc32c.h"
 #include "util/size.h"

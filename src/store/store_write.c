@@ -11,13 +11,13 @@
  */
 #include "store/store.h"
 #include "store/store_write_int.h"
-#include "store/store_stream.h"
+#include "store/store_write_stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "util/arena.h"
 #include "util/bigmem.h"
 #include "util/buf.h"

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "importers/sink.h"
-#include "store/spill.h"
+#include "record/sink.h"
+#include "store/store_write_spill.h"
 #include "store/store.h"
 #include "util/arena.h"
 #include "util/bigmem.h"

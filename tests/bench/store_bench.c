@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "query/query.h"
 #include "store/store.h"
 

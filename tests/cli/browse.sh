@@ -261,12 +261,12 @@ b_keys 3 '?'
 b_screen help-80x24
 b_keys End
 b_screen help-end-80x24
-# every binding with a text in tui/keys.c is on one of the two pages
+# every binding with a text in src/tui/keys.c is on one of the two pages
 b_capture >"$T/work/help2"
 grep -v 'NULL}' "$(dirname "$0")/../../tui/keys.c" |
 	grep -oE '"[^"]+", ACT_[A-Z_0-9]+, (0|TREES[^,]*|VMASK\(VIEW_TREE\)[^,]*),' |
 	sed 's/^"\([^"]*\)".*/\1/; s/\\\\/\\/g' >"$T/work/keynames"
-[ -s "$T/work/keynames" ] || t_fail "no key names found in tui/keys.c"
+[ -s "$T/work/keynames" ] || t_fail "no key names found in src/tui/keys.c"
 while read -r k; do
 	cat "$BROWSE_GOLDEN/help-80x24.screen" "$T/work/help2" | grep -qF -- "   $k " ||
 		t_fail "help lacks key '$k'"

@@ -14,7 +14,7 @@
 
 #include "formats/agentrec/agentrec.h"
 #include "importers/list.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "input/input.h"
 #include "touch_sink.h"
 #include "util/crc32c.h"

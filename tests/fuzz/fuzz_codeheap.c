@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the HotSpot code-heap grammar (formats/codeheap)
+ * libFuzzer harness for the HotSpot code-heap grammar (src/formats/codeheap)
  * and the importer's state machine: any bytes as a report, through a
  * sink that reads every field of every snapshot.  Seeds: slices of the
  * real reports in fixtures/codeheap (tests/fuzz/make-seeds.sh), so that
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "importers/list.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "input/input.h"
 #include "touch_sink.h"
 

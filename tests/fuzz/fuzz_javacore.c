@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "importers/list.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "input/input.h"
 #include "touch_sink.h"
 

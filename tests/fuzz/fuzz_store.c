@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "formats/store/store_format.h"
-#include "query/codeheap.h"
+#include "query/query_codeheap.h"
 #include "query/diff.h"
-#include "query/findings.h"
+#include "findings/findings.h"
 #include "query/query.h"
 #include "store/store.h"
 #include "util/crc32c.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "util/err.h"
 
 static volatile size_t touch_hole;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "query/query.h"
 #include "store/store.h"
 

@@ -1,11 +1,11 @@
 /*
- * The code-heap lexer (formats/codeheap) on lines taken from the
+ * The code-heap lexer (src/formats/codeheap) on lines taken from the
  * reference grammar's examples and the JDK 17 fixtures, and the rx
  * helpers it stands on.  Expected fields are read off the lines by eye.
  */
 #include <string.h>
 
-#include "formats/codeheap/codeheap.h"
+#include "formats/codeheap/codeheap_lex.h"
 #include "test.h"
 #include "util/rx.h"
 

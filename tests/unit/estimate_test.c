@@ -1,11 +1,11 @@
 /*
- * The corrected estimate (src/store/est_walk.h, the import's walk, and
+ * The corrected estimate (src/store/store_estimate.h, the import's walk, and
  * query_est_scale(), the readers' scaling) on event streams written by
  * hand, whose answers follow by arithmetic from docs/estimates.md.
  */
-#include "store/est_walk.h"
+#include "store/store_estimate.h"
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "importers/sink.h"
-#include "query/findings.h"
+#include "record/sink.h"
+#include "findings/findings.h"
 #include "query/query.h"
 #include "store/store.h"
 

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "query/query.h"
-#include "query/query_impl.h"
+#include "query/query_int.h"
 #include "store/store.h"
 
 #define N      5000

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the javacore grammar (formats/javacore) and importer,
+ * Unit tests for the javacore grammar (src/formats/javacore) and importer,
  * on the three real javacores in fixtures/javacore/ and on hostile
  * javacores made in memory.
  *
@@ -14,7 +14,7 @@
 
 #include "formats/javacore/javacore.h"
 #include "importers/list.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "input/input.h"
 #include "input/walk.h"
 #include "test.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for formats/jfr.  The chunks are built here, byte by byte,
+ * Unit tests for src/formats/jfr.  The chunks are built here, byte by byte,
  * by a small writer that follows ../shared/reference/jfr-format.md
  * (sections 3-9, 16), from values each test chooses; the expectations are
  * those values, never what the decoder printed.  The writer checks
@@ -16,7 +16,7 @@
 
 #include "formats/jfr/jfr.h"
 #include "importers/list.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "input/input.h"
 #include "store/store.h"
 #include "test.h"

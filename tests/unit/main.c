@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "store/store.h"
 #include "util/buf.h"
 

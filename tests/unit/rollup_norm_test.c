@@ -12,8 +12,8 @@
 
 #include <stdlib.h>
 
-#include "importers/sink.h"
-#include "store/rollup.h"
+#include "record/record.h"
+#include "store/store_write_rollup.h"
 #include "util/buf.h"
 
 #define N_NODES 60

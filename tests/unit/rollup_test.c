@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "query/query.h"
-#include "query/query_impl.h"
-#include "store/rollup.h"
+#include "query/query_int.h"
+#include "store/store_write_rollup.h"
 #include "store/store.h"
 
 #define N     6000

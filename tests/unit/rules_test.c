@@ -1,5 +1,5 @@
 /*
- * The findings' rules (src/query/rules.c) on rates past what int64
+ * The findings' rules (src/findings/rules.c) on rates past what int64
  * holds: the store fuzzer made stores (fixtures/store/fuzz/
  * crash-rate-rule-*.hsdb) whose bytes over a tiny span give an
  * allocation rate of 1e19 and a peak of 2.3e19 bytes/s, and converting
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "query/findings.h"
+#include "findings/findings.h"
 #include "query/query.h"
 #include "store/store.h"
 #include "util/size.h"

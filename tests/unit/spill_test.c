@@ -1,5 +1,5 @@
 /*
- * The store writer's spill (src/store/spill.h): one sample's encoding
+ * The store writer's spill (src/store/store_write_spill.h): one sample's encoding
  * both ways, and the merge of runs against a stable sort of the same
  * samples done here by insertion (ties in import order): ties across
  * runs, overlapping runs, runs of one sample, no runs, dropped runs;
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "formats/store/store_format.h"
-#include "importers/sink.h"
-#include "store/spill.h"
+#include "record/record.h"
+#include "store/store_write_spill.h"
 
 #define SPARSE (1u << SAMPLE_AGENT | 1u << SAMPLE_OLD_OBJECT)
 

@@ -1,5 +1,5 @@
 /*
- * The store's sample-block codec (src/store/sample_block.h): values at
+ * The store's sample-block codec (src/store/store_block.h): values at
  * the edges of their types survive a round trip, the bytes are the ones
  * docs/formats/store.md describes (checked on hand-written bytes, not on
  * the encoder's), and the decoder refuses what the format forbids; and
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "importers/sink.h"
-#include "store/sample_block.h"
+#include "record/sink.h"
+#include "store/store_block.h"
 #include "store/store.h"
 #include "test.h"
 

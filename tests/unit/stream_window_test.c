@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "importers/sink.h"
-#include "store/spill.h"
+#include "record/sink.h"
+#include "store/store_write_spill.h"
 #include "store/store.h"
-#include "store/store_stream.h"
+#include "store/store_write_stream.h"
 #include "store/store_write_int.h"
 #include "test.h"
 

@@ -1,6 +1,6 @@
 /*
- * The browser's pure parts: name shortening (tui/names.c) and list
- * movement (tui/list.c).  The screens themselves are tested through
+ * The browser's pure parts: name shortening (src/tui/names.c) and list
+ * movement (src/tui/list.c).  The screens themselves are tested through
  * tmux by tests/cli/browse.sh.
  */
 #include "test.h"

@@ -18,7 +18,7 @@
 #include "util/paths.h"
 #include "util/size.h"
 #include "util/xalloc.h"
-#include "store/time_sort.h"
+#include "store/store_write_sort.h"
 
 TEST(buf_starts_empty_and_terminated)
 {

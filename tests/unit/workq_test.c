@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "importers/list.h"
-#include "importers/sink.h"
+#include "record/sink.h"
 #include "input/input.h"
 #include "test.h"
 #include "util/buf.h"

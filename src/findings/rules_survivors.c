@@ -1,0 +1,997 @@
+/*
+ * The report's rules on what survives (rules_int.h): leak suspects from
+ * survivors and old objects with their GC roots, the heap after GC
+ * rising, and the old objects themselves.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings/findings.h"
+#include "findings/findings_int.h"
+#include "findings/rules_int.h"
+#include "util/buf.h"
+#include "util/size.h"
+#include "util/xalloc.h"
+
+/* JMC's IncreasingLiveSet anchor: 1% of the live set per second */
+#define LIVE_GROWTH_PCT 1.0
+/* at least this many GCs after the warm-up before growth is judged */
+#define MIN_GCS 5
+
+/* --- leak suspects --------------------------------------------------------- */
+
+/* The live set's growth, percent of the whole live set at the end per
+ * second. */
+static double growth_pct(const struct query_survivors *sv,
+			 const struct query_survivor_series *x)
+{
+	double all = 0;
+	size_t k;
+
+	for (k = 0; k < sv->n_series; k++)
+		all += sv->by_samples ? (double)sv->series[k].end_samples
+				      : (double)sv->series[k].end_bytes;
+	return all > 0 ? 100.0 * x->slope / all : 0;
+}
+
+static int live_figure(struct findings_ctx *c, const struct query_survivors *sv,
+		       const struct query_survivor_series *const *sus,
+		       size_t n_sus, const char *kindname)
+{
+	char title[128];
+	struct finding_figure *g;
+	size_t i, k, n = 0;
+	int fig;
+	/* old objects: a count of sampled objects known alive, never
+	 * bytes drawn as a live set (query/old_emissions.h) */
+	bool old = sv->kind == SAMPLE_OLD_OBJECT,
+	     by_samples = sv->by_samples || old;
+
+	for (i = 0; i < n_sus && sus[i]->suspect && i < 6; i++)
+		n++;
+	if (!n || !sv->n_buckets)
+		return -1;
+	snprintf(title, sizeof(title),
+		 old ? "Sampled objects known alive, of the leak suspects (%s)"
+		     : "Live set of the leak suspects (%s)",
+		 kindname);
+	fig = findings_add_figure(c->out, FIG_LIVE, title,
+				  by_samples ? "samples" : "bytes",
+				  sv->n_buckets);
+	g = &c->out->figures[fig];
+	memcpy(g->t_ns, sv->time_ns, sv->n_buckets * sizeof(int64_t));
+	g->series = xcalloc(n, sizeof(*g->series));
+	g->n_series = n;
+	for (i = 0; i < n; i++) {
+		g->series[i].name = xstrdup(sus[i]->key);
+		g->series[i].y = xcalloc(sv->n_buckets, sizeof(double));
+		for (k = 0; k < sv->n_buckets; k++)
+			g->series[i].y[k] =
+				by_samples ? (double)sus[i]->live_samples[k]
+					   : (double)sus[i]->live_bytes[k];
+	}
+	return fig;
+}
+
+/*
+ * What a key's jdk.OldObjectSample events prove (query/old_emissions.h):
+ * each object once, alive at the end only where the last emission shows
+ * it, and its sizes' sum never shown as a live set above the heap used
+ * after the GC before that emission, which holds every object the
+ * emission shows (docs/report.md).
+ */
+static bool old_sizes_disagree(const struct query_evidence *ev)
+{
+	return ev->size_alive >= 0 && ev->heap_after_gc > 0 &&
+	       ev->size_alive > ev->heap_after_gc;
+}
+
+static void old_live_evidence(struct finding *f,
+			      const struct query_survivors *sv,
+			      const struct query_survivor_series *x,
+			      const struct query_evidence *ev)
+{
+	char b1[32], b2[32];
+
+	finding_add_evidence(
+		f,
+		"%" PRIu64 " jdk.OldObjectSample events from %" PRIu64
+		" emission%s show %" PRIu64 " objects: %" PRIu64
+		" shown by the last emission (%" PRIu64
+		" of them by an earlier one too), %" PRIu64
+		" only by earlier ones (collected, or replaced in the "
+		"sampler); an event proves its object was not yet "
+		"collected when it was written, nothing after",
+		ev->events, ev->emissions, ev->emissions == 1 ? "" : "s",
+		ev->samples, ev->alive_at_end, ev->kept, ev->gone);
+	if (old_sizes_disagree(ev))
+		finding_add_evidence(
+			f,
+			"the data disagree: the objects the last emission "
+			"shows add up to %s, more than the %s used after "
+			"the GC before it, which held them all; no live set "
+			"is shown",
+			human_bytes(ev->size_alive, b1, sizeof(b1)),
+			human_bytes(ev->heap_after_gc, b2, sizeof(b2)));
+	else if (sv->by_samples || ev->size_alive < 0)
+		finding_add_evidence(f,
+				     "at the last emission: %" PRIu64
+				     " sampled objects alive, allocated in %d "
+				     "of the 4 quarters of the time window",
+				     x->end_samples,
+				     __builtin_popcount(x->born_quarters));
+	else
+		finding_add_evidence(
+			f,
+			"at the last emission: %" PRIu64 " sampled objects "
+			"alive, %s in all (of %s used after the GC before "
+			"it), allocated in %d of the 4 quarters of the time "
+			"window",
+			x->end_samples,
+			human_bytes(ev->size_alive, b1, sizeof(b1)),
+			ev->heap_after_gc > 0
+				? human_bytes(ev->heap_after_gc, b2, sizeof(b2))
+				: "an unknown heap",
+			__builtin_popcount(x->born_quarters));
+}
+
+/* The survivors' suspects of one kind, each weighed by its evidence. */
+static int leaks_of_kind(struct findings_ctx *c,
+			 const struct finding_rule *rule, enum sample_kind kind,
+			 struct err *e)
+{
+	const struct query_survivor_series *const *sus;
+	const struct query_survivors *sv;
+	struct query_survivor_options so;
+	struct query *q;
+	size_t n, i;
+	int fig;
+
+	memset(&so, 0, sizeof(so));
+	if (findings_query(c, kind, NULL, GROUP_SITE, &q, e) < 0)
+		return ERR_FAIL;
+	if (query_survivors(q, GROUP_SITE, &so, &sv, e) < 0) {
+		query_free(q);
+		return ERR_FAIL;
+	}
+	n = query_leak_suspects(q, &sus);
+	fig = live_figure(c, sv, sus, n, sample_kind_name(kind));
+	for (i = 0; i < n && sus[i]->suspect && i < 5; i++) {
+		const struct query_survivor_series *x = sus[i];
+		struct query_evidence ev;
+		struct finding *f;
+		struct query *qk;
+		double g = growth_pct(sv, x);
+		bool unrooted, young, strong, bounded, turnover;
+		enum finding_severity sev;
+		char b1[32], b2[32], b3[32];
+		char *a;
+
+		if (findings_query(c, kind, x->key, GROUP_SITE, &qk, e) < 0 ||
+		    query_evidence(qk, &ev, e) < 0) {
+			query_free(qk);
+			query_free(q);
+			return ERR_FAIL;
+		}
+		query_free(qk);
+		/* roots were searched for (some object of the recording
+		 * has one) and none of these has one: unreachable at the
+		 * end, garbage not yet collected */
+		unrooted = kind == SAMPLE_OLD_OBJECT && ev.rooted_elsewhere &&
+			   !ev.with_root;
+		/* alive at the end, but none survived a GC */
+		young = ev.alive_at_end && ev.young_unrooted == ev.alive_at_end;
+		/* most of its sampled objects were found dead: they live a
+		 * while and go, a working set that grew to its size */
+		bounded = ev.dead > ev.alive_at_end;
+		/* every object alive at the end is younger than one of its
+		 * own that has died: they have not yet lived as long as
+		 * that one did, a working set that turns over, however its
+		 * last points rise (a site of a dozen samples can look like
+		 * a steady rise by chance).  A leak that began late at a
+		 * site that churned before keeps objects older than any of
+		 * the churned ones. */
+		turnover = ev.alive_at_end && ev.longest_life_ns >= 0 &&
+			   ev.oldest_alive_ns >= 0 &&
+			   ev.oldest_alive_ns <= ev.longest_life_ns;
+		strong = ev.with_root > 0 ||
+			 (ev.alive_at_end &&
+			  ev.old_gc_many * 2 >= ev.alive_at_end);
+		/* an old-object sample proves only that its object was not
+		 * yet collected at its emission (query/old_emissions.h):
+		 * without a path to a GC root that is as true of garbage in
+		 * the old generation as of a leak, so it is never critical */
+		if (kind == SAMPLE_OLD_OBJECT && !ev.with_root)
+			strong = false;
+		if (unrooted || young || bounded || turnover)
+			sev = FINDING_INFO;
+		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
+			sev = FINDING_CRITICAL;
+		else
+			sev = FINDING_WARNING;
+		f = findings_add(c, rule->name, sev);
+		f->subject = xstrdup(x->key);
+		f->weight = g;
+		f->few_samples = ev.samples < FEW_SAMPLES;
+		f->figure = fig;
+		if (unrooted)
+			f->sentence = buf_strf(
+				"%s's objects look like a growing live set, "
+				"but "
+				"none has a path to a GC root although the "
+				"recording searched for roots: they are most "
+				"likely not yet collected, not leaked.",
+				x->key);
+		else if (bounded)
+			f->sentence = buf_strf(
+				"%s's live set grew, but most of its sampled "
+				"objects were found dead (%" PRIu64
+				" of %" PRIu64
+				", median time to collection %s): a working "
+				"set that lives a "
+				"while and goes, not a leak.",
+				x->key, ev.dead, ev.samples,
+				findings_duration(x->median_to_collection_ns,
+						  b2, sizeof(b2)));
+		else if (turnover)
+			f->sentence = buf_strf(
+				"%s's live set grew, but its objects alive at "
+				"the end are at most %s old, and one of its "
+				"objects that died lived %s: a working set "
+				"that turns over, not a leak.",
+				x->key,
+				findings_duration(ev.oldest_alive_ns, b1,
+						  sizeof(b1)),
+				findings_duration(ev.longest_life_ns, b2,
+						  sizeof(b2)));
+		else if (young)
+			f->sentence = buf_strf(
+				"%s's objects alive at the end survived no GC "
+				"and have no known root: most likely not yet "
+				"collected, not leaked.",
+				x->key);
+		else if (kind == SAMPLE_OLD_OBJECT)
+			/* what the emissions show, not a live set's curve
+			 * (query/old_emissions.h) */
+			f->sentence = buf_strf(
+				"%s's sampled objects accumulate: the last "
+				"emission of old objects shows %" PRIu64
+				", allocated all along the recording%s%s: a "
+				"leak suspect%s.",
+				x->key, ev.alive_at_end,
+				ev.kept ? ", and most of those earlier "
+					  "emissions showed are still there"
+					: "",
+				ev.with_root ? ", reachable from GC roots"
+				: ev.old_gc_many
+					? ", surviving many GCs (without GC "
+					  "roots: not yet collected is all "
+					  "the events prove)"
+					: " (without GC roots: not yet "
+					  "collected is all the events prove)",
+				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
+						   : "");
+		else
+			f->sentence = buf_strf(
+				"%s's live set keeps growing (%s/s, %.1f%% of "
+				"the live set per second)%s: a leak suspect%s.",
+				x->key,
+				sv->by_samples
+					? (snprintf(b1, sizeof(b1),
+						    "%.2f samples", x->slope),
+					   b1)
+					: human_bytes(i64_held(x->slope), b1,
+						      sizeof(b1)),
+				g,
+				ev.with_root ? ", its objects reachable from "
+					       "GC roots"
+				: ev.old_gc_many ? ", its objects surviving "
+						   "many GCs"
+						 : "",
+				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
+						   : "");
+		if (ev.n_gcs < MIN_GCS && f->severity > FINDING_INFO)
+			f->few_samples = true;
+		if (kind == SAMPLE_OLD_OBJECT)
+			old_live_evidence(f, sv, x, &ev);
+		else if (sv->by_samples)
+			finding_add_evidence(
+				f,
+				"live set: %" PRIu64 " samples at the "
+				"end, peak %" PRIu64 ", rising at %u of "
+				"%zu points",
+				x->end_samples, x->peak_samples, x->rising,
+				sv->n_buckets);
+		else
+			finding_add_evidence(
+				f,
+				"live set: %s at the end, peak %s, "
+				"rising at %u of %zu points, slope %s/s",
+				human_bytes(x->end_bytes, b1, sizeof(b1)),
+				human_bytes(x->peak_bytes, b2, sizeof(b2)),
+				x->rising, sv->n_buckets,
+				human_bytes(i64_held(x->slope), b3,
+					    sizeof(b3)));
+		if (kind != SAMPLE_OLD_OBJECT)
+			finding_add_evidence(
+				f,
+				"%" PRIu64 " sampled objects (%s), %" PRIu64
+				" alive at the end, %" PRIu64 " found dead; "
+				"+/-%.0f%% from the sample count",
+				ev.samples, sample_kind_name(kind),
+				ev.alive_at_end, ev.dead,
+				ev.samples ? 100 / sqrt((double)ev.samples)
+					   : 100.0);
+		finding_add_evidence(f,
+				     "GCs survived by those alive at the end: "
+				     "median %" PRId64 ", most %" PRId64
+				     "; %" PRIu64
+				     " survived %d or more (%" PRIu64
+				     " GCs in the recording)",
+				     ev.median_gcs, ev.max_gcs, ev.old_gc_many,
+				     QUERY_MANY_GCS, ev.n_gcs);
+		if (kind == SAMPLE_OLD_OBJECT)
+			finding_add_evidence(
+				f, "%" PRIu64 " with a path to a GC root%s%s%s",
+				ev.with_root, ev.root ? " (mostly " : "",
+				ev.root ? ev.root : "",
+				ev.root ? ")"
+				: ev.rooted_elsewhere
+					? "; the recording has roots "
+					  "for other objects"
+					: "; the recording has no "
+					  "roots (path-to-gc-roots "
+					  "was off)");
+		if (sv->n_buckets)
+			finding_add_evidence(
+				f, "time window: %.3f s, %zu points",
+				(double)(sv->time_ns[sv->n_buckets - 1] -
+					 sv->start_ns) /
+					1e9,
+				sv->n_buckets);
+		finding_add_fact(f, "slope", x->slope,
+				 sv->by_samples ? "samples/s" : "bytes/s");
+		finding_add_fact(f, "growth", g, "%/s");
+		if (kind != SAMPLE_OLD_OBJECT)
+			finding_add_fact(f, "end",
+					 sv->by_samples ? (double)x->end_samples
+							: (double)x->end_bytes,
+					 sv->by_samples ? "samples" : "bytes");
+		else if (!old_sizes_disagree(&ev) && ev.size_alive >= 0)
+			finding_add_fact(f, "end", (double)ev.size_alive,
+					 "bytes");
+		else
+			finding_add_fact(f, "end", (double)x->end_samples,
+					 "samples");
+		finding_add_fact(f, "samples", (double)ev.samples, "samples");
+		finding_add_fact(f, "with_root", (double)ev.with_root,
+				 "samples");
+		finding_add_fact(f, "median_gcs_survived",
+				 (double)ev.median_gcs, "gcs");
+		finding_add_fact(f, "gcs", (double)ev.n_gcs, "gcs");
+		a = buf_strf("--kind=%s --leaks", rules_kind_opt(kind));
+		f->command = rules_command(c, "survivors", a);
+		free(a);
+		if (!unrooted && !young && !bounded)
+			f->fix = xstrdup(
+				"Find what holds these objects (often a static "
+				"collection or a cache without eviction) and "
+				"bound it or remove entries; a heap dump "
+				"(jcmd PID GC.heap_dump) shows the path.");
+	}
+	query_free(q);
+	return 0;
+}
+
+/* Old objects of the recording's OldObjectSample that are reachable
+ * from a GC root and were alive for most of it: a leak candidate even
+ * when their (fixed-size) sample set cannot show growth. */
+static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
+		      struct err *e)
+{
+	const struct query_row *rows;
+	struct query_total t;
+	struct query *q;
+	size_t n, i;
+
+	if (rules_top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE,
+			   GROUP_APP_SITE, &q, &rows, &n, &t, e) < 0)
+		return ERR_FAIL;
+	for (i = 0; i < n && i < 20; i++) {
+		struct query_evidence ev;
+		struct finding *f;
+		struct query *qk;
+		char *a;
+		size_t k;
+		bool dup = false;
+
+		if (findings_query(c, SAMPLE_OLD_OBJECT, rows[i].key,
+				   GROUP_APP_SITE, &qk, e) < 0 ||
+		    query_evidence(qk, &ev, e) < 0) {
+			query_free(qk);
+			query_free(q);
+			return ERR_FAIL;
+		}
+		query_free(qk);
+		if (!ev.with_root || ev.old_gc_1 * 2 < ev.alive_at_end)
+			continue;
+		/* reachable and old is as true of a steady cache as of a
+		 * leak: some must date from the first half of the data
+		 * (its start to the last emission), where earlier
+		 * emissions showed some, the last must show most of them
+		 * again (a working set's are gone by then), and one or two
+		 * objects held by a static field show no growth at all */
+		if (ev.oldest_alive_ns * 2 < ev.window_ns ||
+		    ev.kept < ev.gone || ev.alive_at_end < 3)
+			continue;
+		for (k = 0; k < c->out->n_findings; k++)
+			if (c->out->findings[k].subject &&
+			    !strcmp(c->out->findings[k].rule, rule->name) &&
+			    !strcmp(c->out->findings[k].subject, rows[i].key))
+				dup = true;
+		if (dup)
+			continue;
+		f = findings_add(c, rule->name, FINDING_WARNING);
+		f->subject = xstrdup(rows[i].key);
+		f->weight = (double)ev.with_root;
+		f->few_samples = ev.samples < FEW_SAMPLES;
+		f->sentence = buf_strf(
+			"%s allocated objects that were still reachable from "
+			"a GC root at the recording's last emission of old "
+			"objects, after surviving "
+			"%" PRId64 " GCs: a leak suspect%s.",
+			rows[i].key, ev.median_gcs,
+			f->few_samples ? " resting on few samples" : "");
+		finding_add_evidence(f,
+				     "%" PRIu64 " sampled objects by this "
+				     "app-site (%" PRIu64 " events), %" PRIu64
+				     " shown by the last emission, %" PRIu64
+				     " of them with a path to a GC root "
+				     "(mostly %s)",
+				     ev.samples, ev.events, ev.alive_at_end,
+				     ev.with_root,
+				     ev.root ? ev.root : "unknown");
+		finding_add_evidence(f,
+				     "GCs survived: median %" PRId64
+				     ", most %" PRId64 " of %" PRIu64
+				     " in the recording",
+				     ev.median_gcs, ev.max_gcs, ev.n_gcs);
+		finding_add_evidence(f,
+				     "jdk.OldObjectSample keeps a fixed number "
+				     "of samples, so its live set cannot show "
+				     "growth; the roots and the age are the "
+				     "evidence");
+		finding_add_fact(f, "samples", (double)ev.samples, "samples");
+		finding_add_fact(f, "with_root", (double)ev.with_root,
+				 "samples");
+		finding_add_fact(f, "median_gcs_survived",
+				 (double)ev.median_gcs, "gcs");
+		a = buf_strf("--kind=old --leaks --by=app-site");
+		f->command = rules_command(c, "survivors", a);
+		free(a);
+		f->fix = xstrdup("Find what holds these objects (the GC root "
+				 "names it: a static field, a class loader, a "
+				 "thread) and bound or clear it.");
+	}
+	query_free(q);
+	return 0;
+}
+
+int rule_leaks(struct findings_ctx *c, const struct finding_rule *rule,
+	       struct err *e)
+{
+	if (c->kind_counts[SAMPLE_AGENT] &&
+	    leaks_of_kind(c, rule, SAMPLE_AGENT, e) < 0)
+		return ERR_FAIL;
+	if (c->kind_counts[SAMPLE_OLD_OBJECT]) {
+		if (leaks_of_kind(c, rule, SAMPLE_OLD_OBJECT, e) < 0 ||
+		    rooted_old(c, rule, e) < 0)
+			return ERR_FAIL;
+	}
+	return 0;
+}
+
+/* --- heap after GC --------------------------------------------------------- */
+
+/* at least this many points that show the live set after the warm-up
+ * before its trend is judged */
+#define MIN_LIVE_POINTS 4
+/* G1HeapWastePercent's default (g1_globals.hpp): see within_g1_waste() */
+#define G1_HEAP_WASTE_PCT 5.0
+/* Theil-Sen's pairs are quadratic: above this many points, every k-th */
+#define MAX_TREND_POINTS 1024
+
+/* The heap after GC over time in a recording: which of its GCs show the
+ * live set, and the trend of those. */
+struct heap_trend {
+	size_t n, from;	      /* points; the first after the warm-up */
+	size_t *live;	      /* indexes of the points that show it */
+	size_t n_live;	      /* after the warm-up */
+	bool kinds;	      /* the recording says which GCs were which */
+	size_t n_full, n_cycle, n_mixed, n_young, n_failed;
+	int64_t young_peak;   /* the highest after a young GC */
+	double slope, mean;   /* Theil-Sen over the live points, bytes/s */
+	double all_slope;     /* Theil-Sen over every point after warm-up */
+	double all_mean;
+};
+
+/* Is i the last of a run of G1's mixed collections (the next young or
+ * mixed collection is not mixed)? */
+static bool last_mixed(const struct query_heap_point *p, size_t n, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < n; j++)
+		if (p[j].kind == QUERY_GC_YOUNG || p[j].kind == QUERY_GC_MIXED)
+			return p[j].kind != QUERY_GC_MIXED;
+	return true;
+}
+
+/*
+ * Does point i show the live set?  A young collection's heap after GC
+ * holds what it promoted and everything dead in the old generation, so
+ * only a GC that collected the old generation shows the live set: a full
+ * GC, the end of G1's concurrent cycle (its empty old regions freed),
+ * the last of its mixed collections, or a concurrent collector's whole
+ * cycle.  Where the recording does not say which GCs were which: the
+ * lower envelope, the points at which the heap fell below the GC
+ * before's.
+ */
+static bool shows_live_set(const struct query_heap_point *p, size_t n,
+			   size_t i, bool kinds)
+{
+	if (!kinds)
+		return i > 0 && p[i].used < p[i - 1].used;
+	switch (p[i].kind) {
+	case QUERY_GC_FULL:
+	case QUERY_GC_WHOLE:
+	case QUERY_GC_CYCLE_END:
+		return true;
+	case QUERY_GC_MIXED:
+		return !p[i].failed && last_mixed(p, n, i);
+	default:
+		return false;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Theil-Sen: the median of the slopes between every two live points
+ * (a few outliers do not move it). */
+static double theil_sen(const struct query_heap_point *p, const size_t *v,
+			size_t m)
+{
+	size_t step = m > MAX_TREND_POINTS ? (m + MAX_TREND_POINTS - 1) /
+						     MAX_TREND_POINTS
+					   : 1,
+	       i, j, k = 0;
+	double *s, med;
+
+	s = xcalloc(m / step * (m / step + 1) / 2 + 1, sizeof(double));
+	for (i = 0; i < m; i += step)
+		for (j = i + step; j < m; j += step) {
+			int64_t dt = p[v[j]].time_ns - p[v[i]].time_ns;
+
+			if (dt > 0)
+				s[k++] = (double)(p[v[j]].used - p[v[i]].used) /
+					 ((double)dt / 1e9);
+		}
+	if (!k) {
+		free(s);
+		return 0;
+	}
+	qsort(s, k, sizeof(double), cmp_double);
+	med = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+	free(s);
+	return med;
+}
+
+static void heap_trend(const struct query_heap_point *p, size_t n,
+		       int64_t t0, struct heap_trend *h)
+{
+	int64_t warm;
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	h->n = n;
+	h->young_peak = -1;
+	/* warm-up: the first fifth of the recording */
+	warm = t0 + (p[n - 1].time_ns - t0) / 5;
+	while (h->from < n && p[h->from].time_ns < warm)
+		h->from++;
+	for (i = 0; i < n; i++)
+		h->kinds |= p[i].kind != QUERY_GC_UNKNOWN;
+	h->live = xcalloc(n, sizeof(size_t));
+	for (i = h->from; i < n; i++) {
+		if (p[i].used == REC_NONE)
+			continue;
+		if (shows_live_set(p, n, i, h->kinds)) {
+			h->live[h->n_live++] = i;
+			h->n_full += p[i].kind == QUERY_GC_FULL ||
+				     p[i].kind == QUERY_GC_WHOLE;
+			h->n_cycle += p[i].kind == QUERY_GC_CYCLE_END;
+			h->n_mixed += p[i].kind == QUERY_GC_MIXED;
+			h->mean += (double)p[i].used;
+		} else if (p[i].kind == QUERY_GC_YOUNG ||
+			   p[i].kind == QUERY_GC_MIXED) {
+			h->n_young++;
+			h->n_failed += p[i].failed;
+			if (p[i].used > h->young_peak)
+				h->young_peak = p[i].used;
+		}
+	}
+	if (h->n_live)
+		h->mean /= (double)h->n_live;
+	h->slope = h->n_live >= 2 ? theil_sen(p, h->live, h->n_live) : 0;
+	if (n - h->from >= 2) {
+		size_t *all = xcalloc(n - h->from, sizeof(size_t)), k = 0;
+
+		for (i = h->from; i < n; i++)
+			if (p[i].used != REC_NONE) {
+				all[k++] = i;
+				h->all_mean += (double)p[i].used;
+			}
+		if (k)
+			h->all_mean /= (double)k;
+		h->all_slope = theil_sen(p, all, k);
+		free(all);
+	}
+}
+
+/* Does a rise of slope bytes/s between points a and z show in them: z
+ * above a by at least half what the slope claims (a headline's rate
+ * must agree with the first and last points its evidence prints)? */
+static bool rise_seen(const struct query_heap_point *a,
+		      const struct query_heap_point *z, double slope)
+{
+	double span = (double)(z->time_ns - a->time_ns) / 1e9;
+
+	return span > 0 && z->used > a->used &&
+	       (double)(z->used - a->used) >= slope * span / 2;
+}
+
+/* Which GCs the live set was read from, in words. */
+static char *live_points_text(const struct heap_trend *h)
+{
+	if (!h->kinds)
+		return buf_strf("%zu points of the lower envelope (the heap "
+				"after GC fell below the GC before's; the "
+				"recording does not say which GCs were young)",
+				h->n_live);
+	return buf_strf("%zu GC%s that collected the old generation: %zu "
+			"full (or whole-heap), %zu ends of G1's concurrent "
+			"cycle, %zu last of a run of mixed collections",
+			h->n_live, h->n_live == 1 ? "" : "s", h->n_full,
+			h->n_cycle, h->n_mixed);
+}
+
+/* The figure: the points the trend comes from. */
+static int heap_figure(struct findings_ctx *c, const char *source,
+		       const struct query_heap_point *p, const size_t *v,
+		       size_t m, const char *title)
+{
+	struct finding_figure *gr;
+	int fig;
+	size_t i;
+
+	fig = findings_add_figure(c->out, FIG_HEAP, title, "bytes", m);
+	gr = &c->out->figures[fig];
+	gr->series = xcalloc(1, sizeof(*gr->series));
+	gr->n_series = 1;
+	gr->series[0].name = xstrdup(source);
+	gr->series[0].y = xcalloc(m, sizeof(double));
+	for (i = 0; i < m; i++) {
+		gr->t_ns[i] = p[v ? v[i] : i].time_ns;
+		gr->series[0].y[i] = (double)p[v ? v[i] : i].used;
+	}
+	return fig;
+}
+
+/* The heap after GC rises, but no GC after the warm-up showed the live
+ * set: said at info, since promoted garbage rises the same way. */
+static void heap_unjudged(struct findings_ctx *c,
+			  const struct finding_rule *rule,
+			  const struct query_recording *rec,
+			  const struct query_heap_point *p,
+			  const struct heap_trend *h)
+{
+	struct finding *f;
+	char b1[32], b2[32];
+	char *lp;
+
+	f = findings_add(c, rule->name, FINDING_INFO);
+	f->subject = xstrdup(rec->source);
+	f->weight = 0;
+	f->figure = heap_figure(c, rec->source, p, NULL, h->n,
+				"Heap used after every GC (too few after the "
+				"warm-up showed the live set)");
+	f->sentence = buf_strf(
+		"The heap after GC rises in %s (%s/s after the warm-up), but "
+		"only %zu GC%s after the warm-up collected the old "
+		"generation: a young collection's heap after GC holds what "
+		"it promoted and is not yet collected, so this does not show "
+		"whether the live set grows.",
+		rec->source, human_bytes(i64_held(h->all_slope), b1, sizeof(b1)),
+		h->n_live, h->n_live == 1 ? "" : "s");
+	lp = live_points_text(h);
+	finding_add_evidence(f, "%zu GCs with an \"After GC\" heap summary, "
+				"%zu after the warm-up; the live set shows "
+				"at %s",
+			     h->n, h->n - h->from, lp);
+	free(lp);
+	finding_add_evidence(f, "heap after GC: %s after the warm-up, %s at "
+				"the last GC",
+			     human_bytes(p[h->from].used, b1, sizeof(b1)),
+			     human_bytes(p[h->n - 1].used, b2, sizeof(b2)));
+	finding_add_fact(f, "slope_all_gcs", h->all_slope, "bytes/s");
+	finding_add_fact(f, "live_points", (double)h->n_live, "gcs");
+	f->command = rules_command(c, "survivors", "--leaks");
+	f->fix = xstrdup("Record longer, until old collections come (or a "
+			 "full GC: jcmd PID GC.run), and look at the heap "
+			 "after them.");
+}
+
+/*
+ * Can G1's leftovers alone make a rise of `rise` bytes between points
+ * that are all G1's (ends of its concurrent cycles, last mixed
+ * collections; no full GC among them)?  G1 stops its mixed collections,
+ * or starts none, while the garbage its marking found in old regions
+ * is G1HeapWastePercent (5 by default) of the heap's capacity or less
+ * (G1Policy::next_gc_should_be_mixed() and reclaimable_bytes_percent(),
+ * g1Policy.cpp: percent_of(reclaimable, _g1h->capacity()), the committed
+ * heap), so the heap after those points may carry up to that much
+ * garbage, more at one point than at another, with no leak at all.  A
+ * rise within it is not shown to be the live set's (a healthy JDK 25
+ * service rose 4.5 MB in 256 MB that way, truth corpus
+ * oos-healthy-jdk25-chunks).
+ */
+static bool within_g1_waste(const struct heap_trend *h,
+			    const struct query_heap_point *z, int64_t rise)
+{
+	if (!h->kinds || h->n_full || z->committed == REC_NONE ||
+	    z->committed <= 0)
+		return false;
+	return (double)rise <= G1_HEAP_WASTE_PCT / 100.0 * (double)z->committed;
+}
+
+/*
+ * The live set's trend in one recording (docs/report.md): the
+ * Theil-Sen slope of the heap after the GCs that show the live set,
+ * after the warm-up, ranked by that slope over their mean.  The
+ * headline's rise must be seen in the evidence it prints: the first
+ * and last of those points rise by at least half of what the slope
+ * claims between them.
+ */
+static void heap_judged(struct findings_ctx *c, const struct finding_rule *rule,
+			const struct query_recording *rec,
+			const struct query_heap_point *p,
+			const struct heap_trend *h)
+{
+	const struct query_heap_point *a = &p[h->live[0]],
+				      *z = &p[h->live[h->n_live - 1]];
+	double span = (double)(z->time_ns - a->time_ns) / 1e9,
+	       g = h->mean > 0 ? 100.0 * h->slope / h->mean : 0,
+	       seen = span > 0 ? (double)(z->used - a->used) / span : 0;
+	int64_t t0 = rec->start_ns != INT64_MIN ? rec->start_ns : p[0].time_ns;
+	struct finding *f;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	char *lp;
+
+	if (g < LIVE_GROWTH_PCT || !rise_seen(a, z, h->slope) ||
+	    within_g1_waste(h, z, z->used - a->used))
+		return;
+	f = findings_add(c, rule->name,
+			 g >= 5 * LIVE_GROWTH_PCT ? FINDING_CRITICAL
+						  : FINDING_WARNING);
+	f->subject = xstrdup(rec->source);
+	f->weight = g;
+	f->figure = heap_figure(c, rec->source, p, h->live, h->n_live,
+				h->kinds ? "Heap used after the GCs that "
+					   "collected the old generation"
+					 : "Heap used after GC, its lower "
+					   "envelope");
+	f->sentence = buf_strf(
+		"The live set keeps rising in %s: the heap after the GCs that "
+		"show it went from %s to %s (%s/s, %.1f%% of its mean per "
+		"second after warm-up), which is how a leak looks even "
+		"without survivors data.",
+		rec->source, human_bytes(a->used, b1, sizeof(b1)),
+		human_bytes(z->used, b2, sizeof(b2)),
+		human_bytes(i64_held(h->slope), b3, sizeof(b3)), g);
+	lp = live_points_text(h);
+	finding_add_evidence(f,
+			     "%zu GCs with an \"After GC\" heap summary, %zu "
+			     "after the warm-up (the first fifth of the "
+			     "recording); the live set from %s",
+			     h->n, h->n - h->from, lp);
+	free(lp);
+	finding_add_evidence(
+		f,
+		"live set: %s at %.3f s, %s at %.3f s (%s/s between them), "
+		"mean %s; Theil-Sen slope %s/s",
+		human_bytes(a->used, b1, sizeof(b1)),
+		(double)(a->time_ns - t0) / 1e9,
+		human_bytes(z->used, b2, sizeof(b2)),
+		(double)(z->time_ns - t0) / 1e9,
+		human_bytes(i64_held(seen), b3, sizeof(b3)),
+		human_bytes(i64_held(h->mean), b4, sizeof(b4)),
+		human_bytes(i64_held(h->slope), b5, sizeof(b5)));
+	if (h->n_young)
+		finding_add_evidence(
+			f,
+			"not counted: %zu young collections (heap after "
+			"them up to %s%s)",
+			h->n_young, human_bytes(h->young_peak, b1, sizeof(b1)),
+			h->n_failed ? ", some failed to copy their survivors"
+				    : "");
+	finding_add_fact(f, "slope", h->slope, "bytes/s");
+	finding_add_fact(f, "growth", g, "%/s");
+	finding_add_fact(f, "gcs", (double)h->n_live, "gcs");
+	finding_add_fact(f, "first", (double)a->used, "bytes");
+	finding_add_fact(f, "last", (double)z->used, "bytes");
+	f->command = rules_command(c, "survivors", "--leaks");
+	f->fix = xstrdup("Look at the leak suspects; where the recording has "
+			 "none, record with OldObjectSample and "
+			 "path-to-gc-roots=true, or with heapsift's agent, or "
+			 "take a heap dump.");
+}
+
+int rule_heap_after_gc(struct findings_ctx *c, const struct finding_rule *rule,
+		       struct err *e)
+{
+	const struct query_recording *recs;
+	struct query *q;
+	size_t n_recs, r;
+
+	if (findings_query(c, -1, NULL, GROUP_SITE, &q, e) < 0)
+		return ERR_FAIL;
+	query_recordings(q, &recs, &n_recs);
+	for (r = 0; r < n_recs; r++) {
+		struct query_heap_point *p;
+		struct heap_trend h;
+		size_t n;
+
+		if (!findings_rec_in_scope(c, (uint32_t)r))
+			continue;
+		if (query_heap_summaries(q, (uint32_t)r, "After GC", &p, &n,
+					 e) < 0) {
+			query_free(q);
+			return ERR_FAIL;
+		}
+		if (n < 2) {
+			free(p);
+			continue;
+		}
+		heap_trend(p, n,
+			   recs[r].start_ns != INT64_MIN ? recs[r].start_ns
+							 : p[0].time_ns,
+			   &h);
+		if (h.n_live >= MIN_LIVE_POINTS)
+			heap_judged(c, rule, &recs[r], p, &h);
+		else if (h.n - h.from >= MIN_GCS && h.all_mean > 0 &&
+			 100.0 * h.all_slope / h.all_mean >= LIVE_GROWTH_PCT &&
+			 rise_seen(&p[h.from], &p[n - 1], h.all_slope))
+			heap_unjudged(c, rule, &recs[r], p, &h);
+		free(h.live);
+		free(p);
+	}
+	query_free(q);
+	return 0;
+}
+
+/* --- old objects ------------------------------------------------------------ */
+
+int rule_old_objects(struct findings_ctx *c, const struct finding_rule *rule,
+		     struct err *e)
+{
+	const struct query_row *rows;
+	struct query_total t;
+	struct query_evidence ev;
+	struct finding *f;
+	struct query *q, *qe;
+	size_t n, i;
+	char b[32], b2[32];
+
+	if (!c->kind_counts[SAMPLE_OLD_OBJECT])
+		return 0;
+	if (rules_top_rows(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE,
+			   GROUP_APP_SITE, &q, &rows, &n, &t, e) < 0)
+		return ERR_FAIL;
+	if (findings_query(c, SAMPLE_OLD_OBJECT, NULL, GROUP_SITE, &qe, e) <
+		    0 ||
+	    query_evidence(qe, &ev, e) < 0) {
+		query_free(qe);
+		query_free(q);
+		return ERR_FAIL;
+	}
+	query_free(qe);
+	if (!t.samples) {
+		query_free(q);
+		return 0;
+	}
+	f = findings_add(c, rule->name, FINDING_INFO);
+	f->weight = (double)ev.with_root;
+	/* each object once, and alive at the end only where its
+	 * recording's last emission shows it (query/old_emissions.h) */
+	f->sentence = buf_strf(
+		"%" PRIu64 " sampled objects were not yet collected at the "
+		"recording's last emission of old objects, %" PRIu64
+		" of them with a path to a GC root%s.",
+		ev.alive_at_end, ev.with_root,
+		ev.with_root ? ""
+		: ev.rooted_elsewhere
+			? ""
+			: " (the recording did not search for roots: "
+			  "path-to-gc-roots=false)");
+	finding_add_evidence(
+		f,
+		"%" PRIu64 " jdk.OldObjectSample events from %" PRIu64
+		" emission%s (each dump of the running recording and its "
+		"stop) show %" PRIu64 " objects; %" PRIu64
+		" only by earlier emissions (collected, or replaced in the "
+		"sampler)",
+		ev.events, ev.emissions, ev.emissions == 1 ? "" : "s",
+		ev.samples, ev.gone);
+	/* the sizes of one emission's objects fit in the heap after the
+	 * GC before it (query/old_emissions.h): say so, or that the data
+	 * disagree */
+	if (old_sizes_disagree(&ev))
+		finding_add_evidence(
+			f,
+			"the data disagree: the objects the last emission "
+			"shows add up to %s, more than the %s used after the "
+			"GC before it, which held them all",
+			human_bytes(ev.size_alive, b, sizeof(b)),
+			human_bytes(ev.heap_after_gc, b2, sizeof(b2)));
+	else if (ev.size_alive >= 0 && ev.heap_after_gc > 0)
+		finding_add_evidence(
+			f,
+			"the objects the last emission shows: %s, of the %s "
+			"used after the GC before it",
+			human_bytes(ev.size_alive, b, sizeof(b)),
+			human_bytes(ev.heap_after_gc, b2, sizeof(b2)));
+	for (i = 0; i < n && i < 5; i++) {
+		struct query_evidence ek;
+
+		if (findings_query(c, SAMPLE_OLD_OBJECT, rows[i].key,
+				   GROUP_APP_SITE, &qe, e) < 0 ||
+		    query_evidence(qe, &ek, e) < 0) {
+			query_free(qe);
+			query_free(q);
+			return ERR_FAIL;
+		}
+		query_free(qe);
+		finding_add_evidence(
+			f,
+			"app-site %zu: %s, %" PRIu64 " objects, %" PRIu64
+			" at the last emission%s%s",
+			i + 1, rows[i].key, ek.samples, ek.alive_at_end,
+			ek.size_alive > 0 ? ", " : "",
+			ek.size_alive > 0
+				? human_bytes(ek.size_alive, b, sizeof(b))
+				: "");
+	}
+	if (ev.largest_size > 0)
+		finding_add_evidence(
+			f, "largest object: %s",
+			human_bytes(ev.largest_size, b, sizeof(b)));
+	if (ev.root)
+		finding_add_evidence(f, "most common GC root: %s", ev.root);
+	finding_add_evidence(f,
+			     "GCs survived by these objects: median %" PRId64
+			     ", most %" PRId64,
+			     ev.median_gcs, ev.max_gcs);
+	finding_add_fact(f, "objects", (double)ev.alive_at_end, "samples");
+	finding_add_fact(f, "with_root", (double)ev.with_root, "samples");
+	f->command = rules_command(c, "survivors", "--kind=old --by=app-site");
+	query_free(q);
+	return 0;
+}

@@ -1,0 +1,191 @@
+/*
+ * What the JFR importer's two halves share: jfr_decode.c decodes one
+ * chunk, on any thread, into a struct jfr_job (a compact list of the
+ * records the sink will get, in file order, with chunk-local ids);
+ * jfr.c frames the chunks, hands them to a work queue and replays each
+ * job to the sink on the calling thread, in chunk order, adding the ids
+ * of the chunks before (docs/development.md, "The JFR importer's
+ * threads").
+ *
+ * A job touches nothing but itself and its feed while it decodes:
+ * every pointer in its output points into its own jfr_chunk or arena,
+ * and stays valid until the job decodes its next chunk.  The chunk bytes
+ * (data) must stay valid until the decode has returned; nothing of the
+ * output points into them.  With workers, the records go to the replay
+ * in segments while the chunk is decoded (struct jfr_feed): what a
+ * record points to is finished before its segment is handed over, and
+ * the decoder never reads it again (the replay adds the ids of the
+ * chunks before to threads and stacks).
+ */
+#ifndef HS_IMPORTERS_JFR_INT_H
+#define HS_IMPORTERS_JFR_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/jfr/jfr.h"
+#include "record/sink.h"
+#include "util/arena.h"
+#include "util/err.h"
+#include "util/hash.h"
+
+#define JFR_WARNINGS_PER_CHUNK 5
+#define JFR_SMALL_IDS	       4096
+/* records handed over at a time when the chunk is decoded where it is
+ * replayed: few enough to still be in the cache */
+#define JFR_BATCH 4096
+/* records in a segment (512 KiB of them) and the segments a chunk not
+ * yet being replayed may fill (2 MiB; 8 MiB was no faster, and took
+ * 29 MB more on the bench recording); HEAPSIFT_JFR_SEGMENT and
+ * HEAPSIFT_JFR_AHEAD change them */
+#define JFR_SEG_RECS 16384
+#define JFR_AHEAD    4
+/* the same with more than two decoders: no bound but the chunk's */
+#define JFR_AHEAD_MANY (1u << 24)
+
+/* kinds of a struct jfr_rec beyond the sample kinds; a is a pointer into
+ * the job's arena (or its chunk, for a class) */
+enum {
+	JREC_HEAP = SAMPLE__COUNT, /* a heap summary (rec_heap_summary) */
+	JREC_GC,		   /* what an event said of a GC (rec_gc_info) */
+	JREC_WARN,		   /* a damaged event (struct err) */
+	/* a new chunk-local thread (thread 1: a rec_thread) or class
+	 * (thread 0: a jfr_class), whose local id is the count of them so
+	 * far; before the first record that names it */
+	JREC_OBJ,
+	JREC_STACK, /* a new chunk-local stack (rec_stack), the same */
+};
+
+/* One record, 32 bytes: the common samples whole (but for an
+ * InNewTLAB's allocation size, in its segment's extra in record order),
+ * the rest by pointer. */
+struct jfr_rec {
+	int64_t time_ns;
+	int64_t a; /* weight, tlab_size, alloc_size; a pointer for the rest */
+	uint32_t thread; /* chunk-local id (objs), 0: none */
+	uint32_t stack;	 /* chunk-local stack id (stacks), 0: none */
+	uint32_t cls;	 /* chunk-local id (objs) of a jfr_class, 0: none */
+	uint8_t kind;	 /* enum sample_kind or JREC_* */
+};
+
+/*
+ * A chunk's records go from its decoder to the replay in segments of
+ * a few hundred KB, and the segments go back empty to be filled again:
+ * the memory a chunk's records take is a few segments, not the chunk's
+ * whole list (tens of MB a chunk, which the kernel had to zero when
+ * first touched: a third of a small import's CPU).
+ */
+struct jfr_seg {
+	struct jfr_seg *next;
+	uint32_t n_recs, n_extra, cap;
+	int64_t *extra; /* SAMPLE_TLAB_NEW's alloc_size, in record order */
+	struct jfr_rec *recs;
+};
+
+/* The segments of an import's decoders and its replay: shared, under
+ * lock.  A job not being replayed may hold `ahead` segments at most (its
+ * decoder waits for more until the replay reaches it); the job being
+ * replayed is never held back, so the decoders cannot all wait. */
+struct jfr_feed {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct jfr_seg *free; /* empty segments */
+	uint32_t seg_recs;    /* records in a segment */
+	unsigned ahead;
+	bool stop;	 /* the import ends: nobody waits */
+	uint64_t n_segs; /* made so far */
+};
+
+struct jfr_setting_note {
+	const char *event, *name, *value; /* the chunk's strings */
+};
+
+struct jfr_job {
+	/* in, from the framing thread */
+	const unsigned char *data; /* the chunk: take bytes */
+	size_t take;
+	unsigned chunk_no;
+	uint64_t at; /* file offset of the chunk */
+	bool cut;    /* the file ends inside the chunk */
+	struct jfr_header h;
+	unsigned char *copy; /* data, for a stream that is not in memory */
+	size_t copy_size;
+
+	/* the decoder's state, kept from chunk to chunk */
+	struct jfr_chunk *c;
+	const struct jfr_timebase *tb; /* c's */
+	struct arena arena;	       /* converted stacks and threads */
+	struct u64cache fast_thread, fast_stack, fast_class;
+	struct u64map chunk_counts; /* type id -> events */
+	uint64_t *small_counts;	    /* the same below JFR_SMALL_IDS */
+
+	/* decoding on the replaying thread (no workers): every JFR_BATCH
+	 * records of seg go to flush, which empties it; <0 stops the decode
+	 * (the sink failed) */
+	int (*flush)(void *ctx, struct jfr_job *j);
+	void *flush_ctx;
+	/* with workers: where full segments go (NULL: inline) */
+	struct jfr_feed *feed;
+	struct jfr_seg *seg; /* being filled; the decoder's */
+
+	/* under feed->lock: the segments filled and not yet replayed, in
+	 * order; how many the job holds (those and seg); the decode is
+	 * over (every record is in pub); the replay is at this job */
+	struct jfr_seg *pub, **pub_tail;
+	unsigned n_held;
+	bool fin, replaying;
+
+	/* out, once the decode is over (workq_next) */
+	int orc; /* jfr_chunk_open's; set before the first record */
+	struct err open_err;
+	uint64_t suppressed; /* damaged events past the first few */
+	struct jfr_setting_note *settings;
+	size_t n_settings, alloc_settings;
+	const char *jvm_name, *jvm_version; /* the chunk's last */
+	/* the chunk's last JVMInformation pid and jvmStartTime, which
+	 * tell one JVM from another (query_jvms()); -1 when absent */
+	int64_t jvm_pid, jvm_start_ms;
+	struct rec_count *counts; /* names are the chunk's */
+	size_t n_counts, alloc_counts;
+	uint32_t n_objs;   /* threads and classes of the chunk */
+	uint32_t n_stacks; /* stacks of the chunk */
+	uint64_t n_samples[SAMPLE__COUNT];
+	uint64_t n_heap_summaries;
+	int64_t last_event_ns;
+	uint64_t end;	 /* jfr_chunk_consistent_end */
+	const char *why; /* jfr_chunk_lost_reason */
+
+	/* the replay's, reset by begin_chunk() */
+	bool begun;		      /* the chunk's start is replayed */
+	uint64_t id_base, stack_base; /* the ids of the chunks before */
+	/* local id - 1 -> rec_thread or jfr_class; local stack id - 1 ->
+	 * stack: from the JREC_OBJ and JREC_STACK records replayed */
+	void **objs;
+	struct rec_stack **stacks;
+	uint32_t r_objs, r_stacks;
+	size_t alloc_objs, alloc_stacks;
+	/* the sink's keys (struct rec_keys) by local id, 0 for none:
+	 * KEY_SET | key once asked for (and KEY_TRUNCATED for a truncated
+	 * stack); [0, n_keyed) are this chunk's */
+	uint64_t *key_thread, *key_cls, *key_stack;
+	size_t n_keyed_objs, alloc_keyed_objs;
+	size_t n_keyed_stacks, alloc_keyed_stacks;
+};
+
+#define KEY_SET	      ((uint64_t)1 << 32)
+#define KEY_TRUNCATED ((uint64_t)1 << 33) /* key_stack's: the stack's flag */
+
+void jfr_job_init(struct jfr_job *j);
+void jfr_job_release(struct jfr_job *j);
+
+void jfr_feed_init(struct jfr_feed *f, uint32_t seg_recs, unsigned ahead);
+/* Every segment freed; no decoder may be running. */
+void jfr_feed_release(struct jfr_feed *f);
+struct jfr_seg *jfr_seg_new(uint32_t cap);
+void jfr_seg_free(struct jfr_seg *s);
+/* Decode the chunk j->data into j's output; the workq_fn. */
+void jfr_job_decode(void *job);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * The commit's parts that both ways of writing the sample blocks share:
+ * the spill's merge at commit (store_commit.c) and the blocks written as
+ * the samples came (store_stream.c).  Private to the store module.
+ */
+#ifndef HS_STORE_COMMIT_H
+#define HS_STORE_COMMIT_H
+
+#include <sys/types.h>
+
+#include "store/store_estimate.h"
+#include "store/store_write_rollup.h"
+#include "store/store_write_out.h"
+#include "store/store_write_int.h"
+#include "util/buf.h"
+
+/* Number the trie depth first: the new node table, and in *renum_out
+ * each writer id's new id (both malloc'ed). */
+struct store_node *number_nodes(const struct store_writer *w,
+				uint32_t **renum_out);
+/* Sparse per-sample records (old objects, liveness), by their u32
+ * sample number (qsort). */
+int by_sample(const void *a, const void *b);
+
+/* Every section after the sample blocks (which start at blocks_at in
+ * o's file and are indexed by index), then the table of sections and the
+ * header: the file is whole, not synced.  <0 with o->failed. */
+int commit_sections(struct out *o, struct store_writer *w,
+		    const struct vec *index, struct rollup_builder *rb,
+		    const struct est_walk *walk, uint64_t blocks_at);
+
+/* The file a commit to path replaces (a link's target), malloc'ed, and
+ * the mode it keeps (0644 for a new store). */
+char *commit_target(const char *path, mode_t *mode);
+/* A temporary name beside target: the attempt-th try. */
+void commit_tmp_name(struct buf *tmp, const char *target, unsigned attempt);
+/* o's file, named tmp, synced, closed and renamed over target, and the
+ * directory synced; tmp removed on failure.  <0 with e set. */
+int commit_replace(struct out *o, const char *tmp, const char *target,
+		   struct err *e);
+
+#endif
