@@ -1,7 +1,7 @@
 /*
- * The record sink: what importers emit, source-independent (DESIGN.md's
- * data model).  The store writer is one sink, `heapsift dump`'s text
- * printer another, tests a third.
+ * The record sink: what importers emit, source-independent (the data
+ * model of docs/design/overview.md).  The store writer is one sink,
+ * `heapsift dump`'s text printer another, tests a third.
  *
  * Every pointer in a record is borrowed: valid only during the call.  A
  * sink that keeps anything copies it (the store interns names).  Ids
