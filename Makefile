@@ -254,9 +254,9 @@ golden-update: $(BIN)
 	@HEAPSIFT=$(abspath $(BIN)) tests/golden/run --update
 	@HEAPSIFT=$(abspath $(BIN)) BROWSE_UPDATE=1 sh tests/cli/browse.sh | tail -n 1
 
-# Layering (STYLE.md): codecs stand alone, the TUI sees only the query API
-# (the findings included: never the report's renderers), and the query
-# layer knows none of its front ends.
+# Layering (docs/development.md): codecs stand alone, the TUI sees only
+# the query API (the findings included: never the report's renderers),
+# and the query layer knows none of its front ends.
 layering:
 	@bad=$$(grep -lE '#include "(src/)?(store|tui|query|importers|input)/' \
 		$$(find src/formats -name '*.[ch]') /dev/null); \

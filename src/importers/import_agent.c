@@ -331,7 +331,7 @@ static void define(struct agent_import *ai, const struct agentrec_record *rec)
 }
 
 /*
- * The unbiased weight of a sample of an object of size s (DESIGN.md):
+ * The unbiased weight of a sample of an object of size s (docs/estimates.md):
  * Poisson sampling (HotSpot) takes it with probability 1 - exp(-s/I);
  * systematic sampling (OpenJ9) with probability s/I below I, surely
  * above.

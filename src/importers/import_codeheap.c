@@ -6,7 +6,7 @@
  * this is the state machine that knows which section a line is in.
  *
  * The probe recognises the three kinds of text HotSpot prints about its
- * code cache (../shared/reference/codeheap-analytics.md): the
+ * code cache (docs/formats/codeheap.md): the
  * CodeHeap_Analytics report, the Compiler.codecache / PrintCodeCache
  * summary, and Compiler.codelist.  Reports are often embedded in a JVM's
  * stdout among other lines, so it counts evidence instead of insisting

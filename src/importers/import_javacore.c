@@ -12,7 +12,7 @@
  *
  * A javacore is lines of "TAG<padding>content" where a tag is a nesting
  * digit, a two-letter component and a name (1STSEGMENT, 0SECTION, NULL);
- * see ../shared/reference/openj9-javacore-memory.md.  The first line is
+ * see docs/formats/javacore.md.  The first line is
  * normally the TITLE section header.
  */
 #include <ctype.h>

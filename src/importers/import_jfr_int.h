@@ -4,8 +4,7 @@
  * records the sink will get, in file order, with chunk-local ids);
  * jfr.c frames the chunks, hands them to a work queue and replays each
  * job to the sink on the calling thread, in chunk order, adding the ids
- * of the chunks before (docs/development.md, "The JFR importer's
- * threads").
+ * of the chunks before (docs/design/jfr-decoder.md).
  *
  * A job touches nothing but itself and its feed while it decodes:
  * every pointer in its output points into its own jfr_chunk or arena,

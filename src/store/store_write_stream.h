@@ -1,6 +1,6 @@
 /*
- * Samples encoded as they arrive (docs/development.md, "The store
- * writer"): the spill's sorted runs are kept in a window in memory and
+ * Samples encoded as they arrive (docs/design/store-writer.md, "The
+ * stream"): the spill's sorted runs are kept in a window in memory and
  * released from it in time order, ties in import order, straight into
  * the encoder (the corrected estimate's walk, the blocks, written into
  * the store's own file, and the rollups), on the spill's writer thread,

@@ -14,7 +14,7 @@ counts are of its long[], not of the Object[] that wraps each).
 
 The tolerance.  HotSpot samples a Poisson process over allocated bytes
 with mean distance INTERVAL, so an object of s bytes is sampled with
-p = 1 - exp(-s/I) and weighs 1/p objects (DESIGN.md, estimates); a sum
+p = 1 - exp(-s/I) and weighs 1/p objects (docs/estimates.md); a sum
 of such weights over N objects estimates N without bias, with variance
 sum (1 - p)/p = sum 1/expm1(s/I).  The workload draws each site's
 element count uniformly from a known range (SIZES below, from the

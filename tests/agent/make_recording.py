@@ -17,7 +17,7 @@ Scenarios:
              semicolon in a frame (the folded export must escape it).
 
 The truth: per class and per site, samples and the unbiased weights
-(DESIGN.md: Poisson s / (1 - exp(-s/I)); systematic I if s < I else s),
+(docs/formats/agent-recording.md: Poisson s / (1 - exp(-s/I)); systematic I if s < I else s),
 the fates, the GC count, and for 'killed'/'corrupt' where the readable
 part ends.
 """

@@ -1,8 +1,8 @@
 # The agent-recording importer and the survivors view, on recordings that
 # tests/agent/make_recording.py writes from the format's spec, which also
 # prints the ground truth: unbiased weights computed in Python from
-# DESIGN.md's formulas, fates, and where damage starts.  (Recordings made
-# by the real agent on a real JVM are tests/cli/agent.sh's.)
+# docs/estimates.md's formulas, fates, and where damage starts.
+# (Recordings made by the real agent on a real JVM are tests/cli/agent.sh's.)
 . "$(dirname "$0")/lib.sh"
 W="$T/work"
 MK="$(dirname "$0")/../agent/make_recording.py"
@@ -234,7 +234,7 @@ for f in end_max death_far time_min; do
 	expect_rc 0
 done
 # the object alive at the end of end_max is counted: 64 KiB and 24 B at
-# 64 KiB weigh 65536 + ... (DESIGN.md's Poisson weight, rounded)
+# 64 KiB weigh 65536 + ... (docs/estimates.md's Poisson weight, rounded)
 run survivors "$W/end_max.hsdb"
 expect_out_contains "66.05 kB     66.05 kB       0       1"
 t_end

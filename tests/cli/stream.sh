@@ -1,5 +1,5 @@
 #!/bin/sh
-# The streaming store writer (docs/development.md, "The store writer")
+# The streaming store writer (docs/design/store-writer.md)
 # spills samples to disk in sorted runs of HEAPSIFT_STORE_RUN_SAMPLES and
 # merges them at commit.  The store it writes must not depend on the run
 # size: every fixture recording, several multi-file imports and --append

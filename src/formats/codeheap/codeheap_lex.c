@@ -1,8 +1,9 @@
 /*
- * The code-cache text lexer; see codeheap.h.  Patterns follow
- * ../shared/reference/codeheap-analytics.md, checked against the JDK 17
- * fixtures; where they are looser than the reference (zero spaces after
- * a comma, optional trailing blanks) it is because real output was.
+ * The code-cache text lexer; see codeheap.h.  Patterns follow the grammar
+ * docs/formats/codeheap.md cites (../shared/reference/codeheap-analytics.md),
+ * checked against the JDK 17 fixtures; where they are looser than the
+ * reference (zero spaces after a comma, optional trailing blanks) it is
+ * because real output was.
  */
 #include "formats/codeheap/codeheap_lex.h"
 

@@ -1,6 +1,7 @@
 /*
- * The OpenJ9 / IBM J9 javacore grammar (docs/formats/javacore.md; the
- * writer's layout is in ../shared/reference/openj9-javacore-memory.md).
+ * The OpenJ9 / IBM J9 javacore grammar (docs/formats/javacore.md, which
+ * says which lines are read and where real files differ from the writer's
+ * layout).
  *
  * Input-independent: the caller feeds it one line at a time (without the
  * newline) and it keeps what the memory sections say: the dump time and
