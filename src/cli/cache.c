@@ -23,6 +23,7 @@
 
 #include "cli/cache.h"
 #include "cli/cli.h"
+#include "cli/intake.h"
 #include "cli/output.h"
 #include "importers/importer.h"
 #include "importers/registry.h"

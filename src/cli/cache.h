@@ -27,7 +27,8 @@ int cli_cache_check(const char *cmd, const char *path);
  * is imported first into the cache store of those inputs, with the
  * default limits, or that store is reused while the inputs' paths,
  * sizes and modification times are unchanged.  The import's messages
- * are the command's ("heapsift CMD: ..."), by the rule of intake.h, and
+ * are the command's ("heapsift CMD: ..."), by the ingest pipeline's rule
+ * for what is not recognised (ingest/ingest.h, through cli_import()), and
  * its summary goes to standard error (standard output is the
  * command's).
  *

@@ -140,29 +140,6 @@ bool cli_progress_enabled(void);
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_done(void);
 
-/*
- * What heapsift import does, for import and for the commands that import
- * into the cache store (cache.h): every input into the store at out,
- * written atomically (with append, after the recordings already there);
- * messages as "heapsift CMD: ...", inputs that are not recognised by
- * intake.h's rule, and the summary line on summary (NULL: standard
- * output; the commands with output of their own give stderr).  Returns
- * the exit status: 0; 1 an input not read or not recognised, nothing to
- * import, or the store not written; 3 damaged data skipped, a limit hit,
- * a duplicate skipped.  The caller has checked that out may be written
- * (cli_output_check(), or the cache's own checks).
- */
-struct input_limits;
-struct cli_import_opts {
-	const char *cmd;
-	const char *out;
-	bool append;
-	unsigned jobs; /* 0: the default (cli_jobs) */
-	const struct input_limits *lim;
-	FILE *summary;
-};
-int cli_import(const struct cli_import_opts *o, int n, char **inputs);
-
 int cmd_scan(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_import(int argc, char **argv);

@@ -5,8 +5,9 @@
  * named by a hash of the inputs' absolute paths, sizes and modification
  * times, so it is reused while they are unchanged and a changed input
  * makes a new one.  The store is opened as every store command opens
- * one (cli_store_open(), cache.c): the import is `heapsift import`'s
- * own, progress and warnings included, under browse's name.
+ * one (cli_store_open(), cache.c): the import is the ingest pipeline's
+ * (ingest/ingest.h), worded as `heapsift import` words it, progress and
+ * warnings included, under browse's name.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -92,7 +93,20 @@ static int parse_base(struct store *s, const char *arg, struct tui_base *b)
 	return 0;
 }
 
-int cmd_browse(int argc, char **argv)
+/* The command line, parsed. */
+struct browse_opts {
+	const char *base_arg;
+	int estimate;  /* enum query_estimate, -1: the store's default */
+	char **inputs; /* the operands, in argv */
+	int n;
+};
+
+/* browse_parse() returns PARSED when the command is to run */
+#define PARSED (-1)
+
+/* The options into *o: PARSED, or the exit status (--help, a usage
+ * error, no terminal). */
+static int browse_parse(int argc, char **argv, struct browse_opts *o)
 {
 	enum { OPT_BASE = 0x100, OPT_EST };
 	static const struct option opts[] = {
@@ -101,16 +115,11 @@ int cmd_browse(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct store *s = NULL;
-	struct err e;
-	char *cached = NULL;
-	const char *path, *name;
-	char **inputs;
-	int c, rc, n, status;
-	const char *base_arg = NULL;
-	int estimate = -1;
-	struct tui_base base = {false, -1, INT64_MIN, INT64_MAX};
+	enum query_estimate est;
+	int c;
 
+	o->base_arg = NULL;
+	o->estimate = -1;
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
@@ -118,20 +127,17 @@ int cmd_browse(int argc, char **argv)
 			fputs(browse_help, stdout);
 			return cli_finish_output(EXIT_OK);
 		case OPT_BASE:
-			base_arg = optarg;
+			o->base_arg = optarg;
 			break;
-		case OPT_EST: {
-			enum query_estimate est;
-
+		case OPT_EST:
 			if (!query_estimate_parse(optarg, &est))
 				return cli_usage_error(
 					"browse",
 					"--estimate: '%s' is neither "
 					"jfr nor corrected",
 					optarg);
-			estimate = (int)est;
+			o->estimate = (int)est;
 			break;
-		}
 		default:
 			return cli_getopt_error("browse", c, argv);
 		}
@@ -142,17 +148,28 @@ int cmd_browse(int argc, char **argv)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return cli_usage_error("browse", "needs a terminal; the other "
 						 "commands print to pipes");
-	inputs = argv + optind;
-	n = argc - optind;
+	o->inputs = argv + optind;
+	o->n = argc - optind;
+	return PARSED;
+}
+
+/* The browser on the store of what was parsed into o: the exit status. */
+static int browse_run(const struct browse_opts *o)
+{
+	struct tui_base base = {false, -1, INT64_MIN, INT64_MAX};
+	struct store *s = NULL;
+	char *cached = NULL;
+	const char *name = strrchr(o->inputs[0], '/');
+	struct err e;
+	int rc, status;
+
 	/* one store, or the inputs to read into the cache store */
-	rc = cli_store_open("browse", n, inputs, &s, &cached, &status);
+	rc = cli_store_open("browse", o->n, o->inputs, &s, &cached, &status);
 	if (rc)
 		return rc;
-	path = cached;
-	name = strrchr(inputs[0], '/') ? strrchr(inputs[0], '/') + 1
-				       : inputs[0];
-	if (base_arg) {
-		rc = parse_base(s, base_arg, &base);
+	name = name ? name + 1 : o->inputs[0];
+	if (o->base_arg) {
+		rc = parse_base(s, o->base_arg, &base);
 		if (rc) {
 			store_close(s);
 			free(cached);
@@ -160,11 +177,20 @@ int cmd_browse(int argc, char **argv)
 		}
 	}
 	err_init(&e);
-	rc = tui_browse(s, name, path, &base, estimate, &e) < 0 ? EXIT_ERROR
-								: EXIT_OK;
+	rc = tui_browse(s, name, cached, &base, o->estimate, &e) < 0
+		     ? EXIT_ERROR
+		     : EXIT_OK;
 	if (rc != EXIT_OK)
 		view_error("browse", &e);
 	store_close(s);
 	free(cached);
 	return rc;
+}
+
+int cmd_browse(int argc, char **argv)
+{
+	struct browse_opts o;
+	int rc = browse_parse(argc, argv, &o);
+
+	return rc == PARSED ? browse_run(&o) : rc;
 }

@@ -1,20 +1,18 @@
 /*
  * heapsift report: the triage report (docs/report.md).  Given inputs, it
- * walks them as scan does (every member, its kind and its fate) and
- * imports them into the cache store browse uses, keeping the inventory
- * beside it ("STORE.inventory") so that a second report reads neither
- * again; given a store, it reports on that.  The findings come from the
+ * imports them into the cache store browse uses through the ingest
+ * pipeline (ingest/ingest.h), listing every member as scan does (its
+ * kind and its fate), and keeps that inventory beside the store
+ * ("STORE.inventory") so that a second report reads neither again; given
+ * a store, it reports on that.  The findings come from the
  * rules in src/findings/rules.c, through the query layer; this file only
  * gathers the inventory, runs them and writes the chosen format.
  */
 #include <errno.h>
-#include <libgen.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cache.h"
@@ -23,7 +21,7 @@
 #include "cli/output.h"
 #include "cli/view.h"
 #include "importers/importer.h"
-#include "importers/registry.h"
+#include "ingest/ingest.h"
 #include "input/input.h"
 #include "input/walk.h"
 #include "report/report.h"
@@ -70,15 +68,14 @@ static const char report_help[] =
 
 /* --- the inventory ---------------------------------------------------------- */
 
+/* What report hears from the ingest pipeline, as each member goes by. */
 struct inventory {
-	struct cli_intake intake; /* what was not recognised */
+	struct cli_ingest cli; /* "report", the cache store */
 	struct report *r;
-	struct store_writer *w; /* NULL: scan only */
-	struct report_member *cur;
 	struct buf warnings; /* the current member's importer warnings */
+	char *refused;	     /* ... the message of a named input refused */
 	bool unfinished;
 	uint64_t warned; /* members with damage, limits, errors */
-	uint64_t recordings;
 };
 
 static void member_add(struct report *r, const char *display)
@@ -92,12 +89,8 @@ static void member_add(struct report *r, const char *display)
 	m->display = xstrdup(display);
 }
 
-static void inv_warn(void *ctx, const struct err *e)
+static void inv_warn(struct inventory *iv, const struct err *e)
 {
-	struct inventory *iv = ctx;
-	struct buf b = BUF_INIT;
-
-	err_format(e, &b);
 	cli_problem("report", "warning", e);
 	if (iv->warnings.len)
 		buf_adds(&iv->warnings, "; ");
@@ -105,70 +98,32 @@ static void inv_warn(void *ctx, const struct err *e)
 	if (strstr(e->msg, "still being written") ||
 	    strstr(e->msg, "unfinished"))
 		iv->unfinished = true;
-	buf_release(&b);
 }
 
-static int inv_member(void *ctx, const struct member *mb)
+static void inv_begin(void *ctx, const struct member *mb)
 {
 	struct inventory *iv = ctx;
-	struct report_member *m;
-	struct probe_result pr;
-	const unsigned char *p;
-	size_t avail;
-	uint64_t skipped;
-	const struct err *ie;
-	char *refused = NULL; /* the message of a named input refused */
-	uint32_t before = iv->w ? store_writer_n_recordings(iv->w) : 0;
 
 	member_add(iv->r, mb->display);
-	m = iv->cur = &iv->r->members[iv->r->n_members - 1];
 	buf_reset(&iv->warnings);
 	iv->unfinished = false;
-	if (input_peek(mb->in, PROBE_PREFIX, &p, &avail) < 0)
-		avail = 0; /* the walker reports the failure */
-	pr = importer_probe(p, avail, mb->in->eof && !mb->in->failed);
-	cli_intake_member(&iv->intake, mb, pr.ops != NULL, avail);
-	m->kind = xstrdup(import_kind_name(pr.kind));
-	m->confidence = pr.score;
-	m->compression = xstrdup(mb->compression);
-	if (iv->w && pr.ops && pr.ops->import) {
-		struct import_env env = {mb->display, inv_warn, iv, 0,
-					 cli_jobs(0)};
-		struct err e;
+	free(iv->refused);
+	iv->refused = NULL;
+}
 
-		cli_progress("importing %s", mb->display);
-		err_init(&e);
-		if (pr.ops->import(mb->in, store_writer_sink(iv->w), &env, &e) <
-		    0) {
-			err_source(&e, mb->display);
-			if (store_writer_n_recordings(iv->w) == before &&
-			    cli_intake_refused(&iv->intake, mb, &e)) {
-				/* not read: an error (intake.h), listed as
-				 * unsupported with its reason */
-				cli_problem("report", "error", &e);
-				refused = xstrdup(e.msg);
-			} else {
-				inv_warn(iv, &e);
-			}
-		}
-		m->recordings = store_writer_n_recordings(iv->w) - before;
-		iv->recordings += m->recordings;
-	}
-	/* read to the end: the size, and damage, are only known then */
-	for (;;) {
-		int rc = input_skip(mb->in, 16 << 20, &skipped);
+/* A member's status and its reason, from what its import and its
+ * reading to the end said. */
+static void member_status(struct inventory *iv, struct report_member *m,
+			  const struct ingest_member *im)
+{
+	const struct err *ie = input_error(im->m->in);
+	const struct probe_result *pr = &im->pr;
 
-		if (rc < 0 || !skipped)
-			break;
-		cli_progress("reading %s: %llu MiB", mb->display,
-			     (unsigned long long)(input_offset(mb->in) >> 20));
-	}
-	m->bytes = input_offset(mb->in);
-	ie = input_error(mb->in);
-	if (refused) {
+	if (iv->refused) {
+		/* not read: an error (ingest.h), listed as unsupported
+		 * with its reason */
 		m->status = xstrdup("unsupported");
-		buf_adds(&iv->warnings, refused);
-		free(refused);
+		buf_adds(&iv->warnings, iv->refused);
 	} else if (ie) {
 		m->status = xstrdup(cli_member_status(ie, 1));
 		if (iv->warnings.len)
@@ -178,37 +133,50 @@ static int inv_member(void *ctx, const struct member *mb)
 		m->status = xstrdup("unfinished");
 	} else if (iv->warnings.len) {
 		m->status = xstrdup("damaged");
-	} else if (!pr.ops) {
+	} else if (!pr->ops) {
 		m->status = xstrdup("skipped");
 		buf_adds(&iv->warnings,
 			 m->bytes ? "no importer recognises it" : "empty");
-	} else if (!pr.ops->import) {
+	} else if (!pr->ops->import) {
 		m->status = xstrdup("skipped");
 		buf_addf(&iv->warnings, "%s data is not importable yet",
-			 import_kind_name(pr.kind));
-	} else if (!iv->w || m->recordings) {
+			 import_kind_name(pr->kind));
+	} else if (m->recordings) {
 		m->status = xstrdup("imported");
 	} else {
 		m->status = xstrdup("skipped");
 		buf_adds(&iv->warnings, "nothing in it could be imported");
 	}
+}
+
+static void inv_done(void *ctx, const struct ingest_member *im)
+{
+	struct inventory *iv = ctx;
+	struct report_member *m = &iv->r->members[iv->r->n_members - 1];
+
+	m->kind = xstrdup(import_kind_name(im->pr.kind));
+	m->confidence = im->pr.score;
+	m->compression = xstrdup(im->m->compression);
+	m->recordings = im->recordings;
+	/* read to the end (read_whole): the size, and damage, are known */
+	m->bytes = input_offset(im->m->in);
+	member_status(iv, m, im);
 	if (strcmp(m->status, "imported") && strcmp(m->status, "skipped"))
 		iv->warned++;
 	m->reason = xstrdup(iv->warnings.data);
-	return 0;
 }
 
-static void inv_problem(void *ctx, enum problem_severity sev,
-			const struct err *e)
+/* The walker's problem: a member's own goes with it; the rest are the
+ * input's. */
+static void inv_walk_problem(struct inventory *iv, enum ingest_severity sev,
+			     const struct err *e)
 {
-	struct inventory *iv = ctx;
 	struct report *r = iv->r;
 	struct buf b = BUF_INIT;
 	size_t i;
 
-	cli_problem("report", sev == PROBLEM_ERROR ? "error" : "warning", e);
+	cli_problem("report", ingest_severity_name(sev), e);
 	iv->warned++;
-	/* a member's own problem goes with it; the rest are the input's */
 	for (i = 0; i < r->n_members; i++)
 		if (!strcmp(r->members[i].display, e->source)) {
 			struct report_member *m = &r->members[i];
@@ -232,6 +200,46 @@ static void inv_problem(void *ctx, enum problem_severity sev,
 	r->problems =
 		xreallocarray(r->problems, r->n_problems + 1, sizeof(char *));
 	r->problems[r->n_problems++] = buf_detach(&b, NULL);
+}
+
+static void inv_problem(void *ctx, enum ingest_problem from,
+			enum ingest_severity sev, const struct err *e)
+{
+	struct inventory *iv = ctx;
+
+	switch (from) {
+	case INGEST_FROM_WALK:
+		inv_walk_problem(iv, sev, e);
+		break;
+	case INGEST_FROM_INTAKE:
+		cli_problem("report", ingest_severity_name(sev), e);
+		break;
+	case INGEST_IMPORT_REFUSED:
+		cli_problem("report", "error", e);
+		free(iv->refused);
+		iv->refused = xstrdup(e->msg);
+		break;
+	case INGEST_FROM_IMPORTER:
+	case INGEST_IMPORT_STOPPED:
+	case INGEST_STORE_STOPPED:
+		inv_warn(iv, e);
+		break;
+	}
+}
+
+/* import's progress lines, but for the samples so far: what the member
+ * holds is read to its end next */
+static void inv_progress(void *ctx, const struct ingest_progress *p)
+{
+	if (p->stage != INGEST_IMPORTED)
+		cli_ingest_progress(ctx, p);
+}
+
+static void inv_waiting(void *ctx)
+{
+	struct inventory *iv = ctx;
+
+	cli_ingest_waiting(&iv->cli);
 }
 
 /* The inventory file beside a cache store: "M" lines for members, "P"
@@ -390,83 +398,43 @@ static int read_inventory(const char *path, struct report *r, uint64_t *warned)
 	return ok ? 0 : -1;
 }
 
-/* Walk the inputs, importing into a store at store_path (NULL: scan
- * only).  The exit status so far; *have_store when one was written. */
-/* Another heapsift writes the cache store: said once, before waiting. */
-static void say_waiting(void *ctx)
-{
-	cli_progress_done();
-	fprintf(stderr,
-		"heapsift report: waiting for another heapsift writing %s\n",
-		(const char *)ctx);
-}
-
-static int gather(struct report *r, struct input_limits *lim, int n,
+/*
+ * Walk the inputs into the cache store at store_path (the ingest
+ * pipeline, every member read to its end), listing each member in r.
+ * The exit status so far; *have_store when the store was written.
+ */
+static int gather(struct report *r, const struct input_limits *lim, int n,
 		  char **inputs, const char *store_path, bool *have_store,
 		  uint64_t *warned)
 {
-	static const struct walk_ops ops = {inv_member, inv_problem};
-	struct walk_stats stats = {0, 0, 0, 0};
+	static const struct ingest_ops ops = {
+		inv_begin, inv_done, inv_problem, inv_progress, inv_waiting,
+	};
+	struct ingest_options io = {store_path, false, cli_jobs(0), lim, true};
+	struct ingest_result res;
 	struct inventory iv;
 	struct err e;
-	int i, failed = 0;
+	uint64_t failed;
 
 	memset(&iv, 0, sizeof(iv));
+	iv.cli.cmd = "report";
+	iv.cli.out = store_path;
 	buf_init(&iv.warnings);
 	iv.r = r;
-	iv.w = store_path ? store_writer_new() : NULL;
-	if (iv.w) {
-		/* the samples go into the cache store's file as they come,
-		 * where its folder can have a file without a name */
-		char *copy = xstrdup(store_path);
-
-		store_writer_stream(iv.w, dirname(copy));
-		free(copy);
-	}
-	cli_intake_init(&iv.intake, "report");
-	for (i = 0; i < n; i++) {
-		cli_intake_begin(&iv.intake, inputs[i]);
-		if (walk_input(inputs[i], lim, &ops, &iv, &stats) < 0)
-			failed++;
-		else if (cli_intake_end(&iv.intake))
-			failed++;
-	}
-	cli_intake_release(&iv.intake);
-	cli_progress_done();
-	*have_store = false;
 	err_init(&e);
-	if (iv.w && iv.recordings) {
-		int lock_fd = -1;
-
-		/* another report or browse may be making the same cache
-		 * store: they take turns, as imports do */
-		if (store_lock(store_path, say_waiting, (void *)store_path,
-			       &lock_fd, &e) < 0 ||
-		    store_writer_commit(iv.w, store_path, &e) < 0) {
-			cli_problem("report", "error", &e);
-			failed++;
-		} else {
-			*have_store = true;
-		}
-		store_unlock(lock_fd);
+	ingest_run(&io, n, inputs, &ops, &iv, &res, &e);
+	failed = res.inputs_failed;
+	/* nothing imported is no error here: the inventory says why */
+	if (res.outcome == INGEST_LOCK_FAILED ||
+	    res.outcome == INGEST_WRITE_FAILED) {
+		cli_problem("report", "error", &e);
+		failed++;
 	}
-	if (iv.w)
-		store_writer_free(iv.w);
+	*have_store = res.outcome == INGEST_WRITTEN;
 	buf_release(&iv.warnings);
+	free(iv.refused);
 	*warned += iv.warned;
-	return failed || stats.errors ? EXIT_ERROR : EXIT_OK;
-}
-
-/* --- the command --------------------------------------------------------------- */
-
-static void print_rules(void)
-{
-	const struct finding_rule *r;
-
-	for (r = finding_rule_table; r->name; r++)
-		printf("%s\n  reads:    %s\n  fires:    %s\n  severity: %s\n"
-		       "  means:    %s\n",
-		       r->name, r->reads, r->fires, r->severity, r->text);
+	return failed || res.walk_errors ? EXIT_ERROR : EXIT_OK;
 }
 
 /* --- the baseline ----------------------------------------------------------- */
@@ -582,7 +550,53 @@ static int base_resolve(struct store *s, const struct view_filters *f,
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* --- the command --------------------------------------------------------------- */
+
+static void print_rules(void)
+{
+	const struct finding_rule *r;
+
+	for (r = finding_rule_table; r->name; r++)
+		printf("%s\n  reads:    %s\n  fires:    %s\n  severity: %s\n"
+		       "  means:    %s\n",
+		       r->name, r->reads, r->fires, r->severity, r->text);
+}
+
+/* The command line, parsed. */
+struct report_opts {
+	struct cli_output o;
+	enum report_format fmt;
+	struct view_filters f;
+	struct input_limits lim;
+	struct buf fargs; /* the filters again, for the commands it prints */
+	const char *base_arg;
+	char **inputs; /* the operands, in argv */
+	int n;
+};
+
+/* report_parse() returns PARSED when the command is to run */
+#define PARSED (-1)
+
+/* " --NAME=VALUE" of option c (a filter), as one shell word */
+static void filter_word(struct buf *fargs, const struct option *opts, int c,
+			const char *arg)
+{
+	const struct option *op;
+
+	for (op = opts; op->name; op++)
+		if (op->val == c) {
+			struct buf w = BUF_INIT;
+
+			buf_addf(&w, "--%s=%s", op->name, arg);
+			buf_addch(fargs, ' ');
+			findings_shell_word(fargs, w.data);
+			buf_release(&w);
+		}
+}
+
+/* The options into *o (o->fargs to release in every case): PARSED, or
+ * the exit status (--help, --rules, a usage error). */
+static int report_parse(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_FORMAT = OPT__VIEW_NEXT, OPT_FORCE, OPT_RULES, OPT_BASE };
 	static const struct option opts[] = {
@@ -596,38 +610,23 @@ int cmd_report(int argc, char **argv)
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	struct cli_output o = {NULL, CLI_OUTPUT_REPORT, NULL, false};
-	enum report_format fmt = REPORT_TEXT;
-	struct view_filters f;
-	struct input_limits lim;
-	struct report r;
-	struct report_ctx ctx;
-	struct buf fargs = BUF_INIT, store_arg = BUF_INIT, out = BUF_INIT,
-		   title = BUF_INIT;
-	struct store *s = NULL;
-	struct query *q = NULL;
-	char **inputs, *cached = NULL, *inv_path = NULL;
-	const char *store_path = NULL, *base_arg = NULL;
-	struct base_sides bs;
-	bool have_store = false;
-	uint64_t warned = 0;
-	int c, n, i, status = EXIT_OK;
-	struct err e;
+	struct cli_output out = {NULL, CLI_OUTPUT_REPORT, NULL, false};
+	int c;
 
-	view_filters_init(&f);
-	input_limits_default(&lim);
-	memset(&r, 0, sizeof(r));
-	memset(&bs, 0, sizeof(bs));
+	memset(o, 0, sizeof(*o));
+	o->o = out;
+	o->fmt = REPORT_TEXT;
+	buf_init(&o->fargs);
+	view_filters_init(&o->f);
+	input_limits_default(&o->lim);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		const struct option *op;
-
 		switch (c) {
 		case 'h':
 			fputs(report_help, stdout);
 			return cli_finish_output(EXIT_OK);
 		case OPT_FORMAT:
-			if (!report_format_parse(optarg, &fmt))
+			if (!report_format_parse(optarg, &o->fmt))
 				return cli_usage_error("report",
 						       "--format: '%s' is not "
 						       "one of text, md, "
@@ -635,182 +634,257 @@ int cmd_report(int argc, char **argv)
 						       optarg);
 			break;
 		case 'o':
-			o.path = optarg;
+			o->o.path = optarg;
 			break;
 		case OPT_FORCE:
-			o.force = true;
+			o->o.force = true;
 			break;
 		case OPT_RULES:
 			print_rules();
 			return cli_finish_output(EXIT_OK);
 		case OPT_BASE:
-			base_arg = optarg;
+			o->base_arg = optarg;
 			break;
 		case '?':
 		case ':':
 			return cli_getopt_error("report", c, argv);
 		default:
 			if (c >= OPT_MAX_MEMBER_SIZE && c < OPT__CLI_NEXT) {
-				if (cli_limit_option("report", c, optarg, &lim))
+				if (cli_limit_option("report", c, optarg,
+						     &o->lim))
 					return EXIT_USAGE;
 				break;
 			}
-			if (view_filter_option("report", c, optarg, &f))
+			if (view_filter_option("report", c, optarg, &o->f))
 				return EXIT_USAGE;
-			/* the filters again, for the commands it prints */
-			for (op = opts; op->name; op++)
-				if (op->val == c) {
-					struct buf w = BUF_INIT;
-
-					buf_addf(&w, "--%s=%s", op->name,
-						 optarg);
-					buf_addch(&fargs, ' ');
-					findings_shell_word(&fargs, w.data);
-					buf_release(&w);
-				}
+			filter_word(&o->fargs, opts, c, optarg);
 		}
 	}
-	if (optind >= argc) {
-		buf_release(&fargs);
+	if (optind >= argc)
 		return cli_usage_error(
 			"report", "give a store or the inputs to report on");
-	}
-	inputs = argv + optind;
-	n = argc - optind;
-	if (o.path && cli_output_check("report", &o, inputs, n)) {
-		buf_release(&fargs);
-		return EXIT_ERROR;
-	}
-	for (i = 0; i < n; i++) {
-		const char *base = strrchr(inputs[i], '/');
+	o->inputs = argv + optind;
+	o->n = argc - optind;
+	return PARSED;
+}
+
+/* The report's title (the inputs' base names), version and filters. */
+static void report_head(struct report *r, const struct report_opts *o)
+{
+	struct buf title = BUF_INIT;
+	int i;
+
+	for (i = 0; i < o->n; i++) {
+		const char *base = strrchr(o->inputs[i], '/');
 
 		buf_addf(&title, "%s%s", i ? ", " : "",
-			 base ? base + 1 : inputs[i]);
+			 base ? base + 1 : o->inputs[i]);
 	}
-	r.title = buf_detach(&title, NULL);
-	r.version = xstrdup(HS_VERSION);
-	r.filters = xstrdup(fargs.len ? fargs.data + 1 : "");
-	if (n == 1 && cli_is_store(inputs[0])) {
-		r.from_store = true;
-		store_path = inputs[0];
-		have_store = true;
+	r->title = buf_detach(&title, NULL);
+	r->version = xstrdup(HS_VERSION);
+	r->filters = xstrdup(o->fargs.len ? o->fargs.data + 1 : "");
+}
+
+/*
+ * The inputs' cache store (*cached, malloc'ed; NULL after a message when
+ * there is none to use) and r's inventory: read from beside a cache
+ * store made before, else gathered by importing the inputs again.
+ * *have_store when the store is there to report on; the exit status so
+ * far.
+ */
+static int report_inventory(const struct report_opts *o, struct report *r,
+			    char **cached, bool *have_store, uint64_t *warned)
+{
+	struct buf ip = BUF_INIT;
+	char *inv_path;
+	int rc, status = EXIT_OK;
+
+	*cached = cli_cache_path("report", o->n, o->inputs);
+	if (!*cached)
+		return EXIT_ERROR;
+	buf_addf(&ip, "%s.inventory", *cached);
+	inv_path = buf_detach(&ip, NULL);
+	/* a link, fifo or another's file in the cache is refused
+	 * (cli_cache_check); a store that is ours but not one, or
+	 * damaged, is made again */
+	rc = cli_cache_check("report", *cached);
+	if (rc >= 0) {
+		int irc = cli_cache_check("report", inv_path);
+
+		rc = irc < 0 ? irc : rc && irc;
+	}
+	if (rc < 0) {
+		/* nothing to report on */
+		free(*cached);
+		*cached = NULL;
+		status = EXIT_ERROR;
+	} else if (rc > 0 && cli_is_store(*cached) &&
+		   read_inventory(inv_path, r, warned) == 0) {
+		fprintf(stderr, "heapsift report: using %s\n", *cached);
+		*have_store = true;
 	} else {
-		struct buf ip = BUF_INIT;
-		int rc;
-
-		cached = cli_cache_path("report", n, inputs);
-		if (!cached) {
-			status = EXIT_ERROR;
-			goto done;
-		}
-		buf_addf(&ip, "%s.inventory", cached);
-		inv_path = buf_detach(&ip, NULL);
-		/* a link, fifo or another's file in the cache is refused
-		 * (cli_cache_check); a store that is ours but not one, or
-		 * damaged, is made again */
-		rc = cli_cache_check("report", cached);
-		if (rc >= 0) {
-			int irc = cli_cache_check("report", inv_path);
-
-			rc = irc < 0 ? irc : rc && irc;
-		}
-		if (rc < 0) {
-			status = EXIT_ERROR;
-			goto done;
-		}
-		if (rc > 0 && cli_is_store(cached) &&
-		    read_inventory(inv_path, &r, &warned) == 0) {
-			fprintf(stderr, "heapsift report: using %s\n", cached);
-			have_store = true;
-		} else {
-			/* what a cache store cannot tell (the members and
-			 * the reasons) is found again with the import */
-			fprintf(stderr, "heapsift report: importing into %s\n",
-				cached);
-			status = gather(&r, &lim, n, inputs, cached,
-					&have_store, &warned);
-			if (write_inventory(inv_path, &r) < 0)
-				fprintf(stderr,
-					"heapsift report: warning: cannot "
-					"write "
-					"%s: %s\n",
-					inv_path, strerror(errno));
-			/* an input not read is said again next time: the
-			 * inventory does not keep the exit status (the
-			 * status file does, for the other commands) */
-			if (!have_store || status == EXIT_ERROR)
-				unlink(inv_path);
-			if (have_store)
-				cli_cache_keep_status("report", cached,
-						      status == EXIT_OK &&
-								      warned
-							      ? EXIT_WARNED
-							      : status);
-		}
-		store_path = cached;
+		/* what a cache store cannot tell (the members and the
+		 * reasons) is found again with the import */
+		fprintf(stderr, "heapsift report: importing into %s\n",
+			*cached);
+		status = gather(r, &o->lim, o->n, o->inputs, *cached,
+				have_store, warned);
+		if (write_inventory(inv_path, r) < 0)
+			fprintf(stderr,
+				"heapsift report: warning: cannot write "
+				"%s: %s\n",
+				inv_path, strerror(errno));
+		/* an input not read is said again next time: the inventory
+		 * does not keep the exit status (the status file does, for
+		 * the other commands) */
+		if (!*have_store || status == EXIT_ERROR)
+			unlink(inv_path);
+		if (*have_store)
+			cli_cache_keep_status("report", *cached,
+					      status == EXIT_OK && *warned
+						      ? EXIT_WARNED
+						      : status);
 	}
+	free(inv_path);
+	return status;
+}
+
+/* What report_analyse() opens and makes, released by analysis_release() */
+struct analysis {
+	struct store *s;
+	struct base_sides bs;
+	struct buf store_arg;
+};
+
+static void analysis_release(struct analysis *a)
+{
+	if (a->s)
+		store_close(a->s);
+	base_sides_release(&a->bs);
+	buf_release(&a->store_arg);
+}
+
+/* The findings on the store at store_path, into r: 0, or the exit
+ * status after a message. */
+static int report_analyse(struct report_opts *o, struct report *r,
+			  const char *store_path, struct analysis *a)
+{
+	char *operand[1] = {(char *)store_path};
+	struct report_ctx ctx;
+	struct query *q = NULL;
+	struct err e;
+	int rc;
+
+	findings_shell_word(&a->store_arg, store_path);
+	r->store_path = xstrdup(store_path);
+	rc = view_open_operands("report", 1, operand, &o->f, &a->s, &q);
+	if (rc)
+		return rc;
+	query_free(q);
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.r = &r;
-	if (have_store) {
-		char *fake[3] = {(char *)"report", (char *)store_path, NULL};
-		int rc;
-
-		findings_shell_word(&store_arg, store_path);
-		r.store_path = xstrdup(store_path);
-		optind = 1;
-		rc = view_open("report", 2, fake, &f, &s, &q);
-		if (rc) {
-			status = rc;
-			goto done;
-		}
-		query_free(q);
-		ctx.s = s;
-		ctx.filters = &f.q;
-		ctx.store_arg = store_arg.data;
-		ctx.filter_args = fargs.data;
-		if (base_arg) {
-			rc = base_resolve(s, &f, base_arg, &bs);
-			if (rc) {
-				status = rc;
-				goto done;
-			}
-			ctx.base = &bs.base.q;
-			ctx.base_new = &bs.new_side;
-			ctx.base_name = bs.base_name;
-			ctx.new_name = bs.new_name;
-			ctx.base_args = bs.args;
-		}
-		err_init(&e);
-		if (report_build(&ctx, &e) < 0) {
-			view_error("report", &e);
-			status = EXIT_ERROR;
-			goto done;
-		}
+	ctx.r = r;
+	ctx.s = a->s;
+	ctx.filters = &o->f.q;
+	ctx.store_arg = a->store_arg.data;
+	ctx.filter_args = o->fargs.data;
+	if (o->base_arg) {
+		rc = base_resolve(a->s, &o->f, o->base_arg, &a->bs);
+		if (rc)
+			return rc;
+		ctx.base = &a->bs.base.q;
+		ctx.base_new = &a->bs.new_side;
+		ctx.base_name = a->bs.base_name;
+		ctx.new_name = a->bs.new_name;
+		ctx.base_args = a->bs.args;
 	}
-	report_render(&r, fmt, &out);
-	if (o.path) {
-		if (cli_write_file("report", o.path, out.data, out.len) < 0)
-			status = EXIT_ERROR;
+	err_init(&e);
+	if (report_build(&ctx, &e) < 0) {
+		view_error("report", &e);
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* The report in its format, to -o FILE or standard output: 0, or
+ * EXIT_ERROR after a message. */
+static int report_write(const struct report_opts *o, struct report *r)
+{
+	struct buf out = BUF_INIT;
+	int rc = 0;
+
+	report_render(r, o->fmt, &out);
+	if (o->o.path) {
+		if (cli_write_file("report", o->o.path, out.data, out.len) < 0)
+			rc = EXIT_ERROR;
 		else
 			fprintf(stderr,
 				"heapsift report: wrote %s (%zu "
 				"finding%s)\n",
-				o.path, r.found.n_findings,
-				r.found.n_findings == 1 ? "" : "s");
+				o->o.path, r->found.n_findings,
+				r->found.n_findings == 1 ? "" : "s");
 	} else {
 		fwrite(out.data, 1, out.len, stdout);
 	}
+	buf_release(&out);
+	return rc;
+}
+
+/* The report on what was parsed into o: the exit status. */
+static int report_run(struct report_opts *o)
+{
+	struct report r;
+	struct analysis a;
+	char *cached = NULL;
+	const char *store_path;
+	bool have_store = false;
+	uint64_t warned = 0;
+	int rc, status = EXIT_OK;
+
+	memset(&r, 0, sizeof(r));
+	memset(&a, 0, sizeof(a));
+	buf_init(&a.store_arg);
+	report_head(&r, o);
+	if (o->n == 1 && cli_is_store(o->inputs[0])) {
+		r.from_store = true;
+		store_path = o->inputs[0];
+		have_store = true;
+	} else {
+		status = report_inventory(o, &r, &cached, &have_store, &warned);
+		if (!cached)
+			goto done;
+		store_path = cached;
+	}
+	if (have_store) {
+		rc = report_analyse(o, &r, store_path, &a);
+		if (rc) {
+			status = rc;
+			goto done;
+		}
+	}
+	if (report_write(o, &r))
+		status = EXIT_ERROR;
 	if (status == EXIT_OK && warned)
 		status = EXIT_WARNED;
 done:
-	if (s)
-		store_close(s);
-	base_sides_release(&bs);
+	analysis_release(&a);
 	report_release(&r);
-	buf_release(&fargs);
-	buf_release(&store_arg);
-	buf_release(&out);
 	free(cached);
-	free(inv_path);
-	return cli_finish_output(status);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o;
+	int rc = report_parse(argc, argv, &o);
+
+	if (rc != PARSED) {
+		buf_release(&o.fargs);
+		return rc;
+	}
+	if (o.o.path && cli_output_check("report", &o.o, o.inputs, o.n))
+		rc = EXIT_ERROR;
+	else
+		rc = cli_finish_output(report_run(&o));
+	buf_release(&o.fargs);
+	return rc;
 }

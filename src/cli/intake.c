@@ -1,138 +1,196 @@
 /*
- * The rule for inputs that are not recognised (intake.h).
+ * The commands' side of the ingest pipeline (intake.h): import's words
+ * for what the pipeline finds, and its exit status.
  */
 #include "cli/intake.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "importers/importer.h"
 #include "input/walk.h"
 #include "util/err.h"
 
-/* Members named in a bundle's note; the rest are counted. */
-#define NAMES_SHOWN 3
+/* --- heapsift import's words --------------------------------------------- */
 
-/* What heapsift reads, for the messages: the importers' kinds. */
-#define READS                                                              \
-	"no importer recognises its first bytes: heapsift reads JFR and "  \
-	"heapsift agent recordings, HotSpot code-heap reports and OpenJ9 " \
-	"javacores"
+static void say_problem(void *ctx, enum ingest_problem from,
+			enum ingest_severity sev, const struct err *e)
+{
+	const struct cli_ingest *c = ctx;
+
+	/* a writer that failed says why once, at the end */
+	if (from == INGEST_STORE_STOPPED)
+		return;
+	cli_problem(c->cmd, ingest_severity_name(sev), e);
+}
+
+/* A member recognised that no importer imports yet, and a recording
+ * already in the store (append: skipped, a warning). */
+static void say_member(void *ctx, const struct ingest_member *im)
+{
+	const struct cli_ingest *c = ctx;
+	const char *display = im->m->display;
+
+	if (im->pr.ops && !im->pr.ops->import) {
+		cli_progress_done();
+		fprintf(stderr,
+			"heapsift %s: note: %s: %s data is not "
+			"importable yet; skipped\n",
+			c->cmd, display, import_kind_name(im->pr.kind));
+	}
+	if (!im->duplicate)
+		return;
+	cli_progress_done();
+	if (im->duplicate_source)
+		fprintf(stderr,
+			"heapsift %s: warning: %s: already in the store "
+			"as recording %u (%s); skipped\n",
+			c->cmd, display, im->duplicate_of,
+			im->duplicate_source);
+	else
+		fprintf(stderr,
+			"heapsift %s: warning: %s: already in the store "
+			"as recording %u; skipped\n",
+			c->cmd, display, im->duplicate_of);
+}
+
+void cli_ingest_progress(void *ctx, const struct ingest_progress *p)
+{
+	(void)ctx;
+	switch (p->stage) {
+	case INGEST_IMPORTING:
+		cli_progress("importing %s", p->display);
+		break;
+	case INGEST_IMPORTED:
+		cli_progress("imported %s: %llu samples so far", p->display,
+			     (unsigned long long)p->samples);
+		break;
+	case INGEST_READING:
+		cli_progress("reading %s: %llu MiB", p->display,
+			     (unsigned long long)(p->offset >> 20));
+		break;
+	case INGEST_WALKED:
+		cli_progress_done();
+		break;
+	}
+}
+
+void cli_ingest_waiting(void *ctx)
+{
+	const struct cli_ingest *c = ctx;
+
+	cli_progress_done();
+	fprintf(stderr,
+		"heapsift %s: waiting for another heapsift writing %s\n",
+		c->cmd, c->out);
+}
+
+static const struct ingest_ops import_ops = {
+	NULL, say_member, say_problem, cli_ingest_progress, cli_ingest_waiting,
+};
+
+/* How the run ended, said; EXIT_OK or the failure's status. */
+static int say_outcome(const struct cli_ingest *c,
+		       const struct ingest_result *r, const struct err *e,
+		       FILE *summary)
+{
+	switch (r->outcome) {
+	case INGEST_LOCK_FAILED:
+		cli_problem(c->cmd, "error", e);
+		return EXIT_ERROR;
+	case INGEST_OPEN_FAILED:
+	case INGEST_WRITE_FAILED:
+		cli_problem(c->cmd, "error", e);
+		/* the spill's and the folder's errors do not name it */
+		fprintf(stderr, "heapsift %s: %s not written\n", c->cmd,
+			c->out);
+		return EXIT_ERROR;
+	case INGEST_UNCHANGED:
+		fprintf(stderr,
+			"heapsift %s: every recording is already in %s; "
+			"not rewritten\n",
+			c->cmd, c->out);
+		return EXIT_OK; /* the warnings make it 3 */
+	case INGEST_EMPTY:
+		fprintf(stderr,
+			"heapsift %s: error: no recording could "
+			"be imported from the inputs; %s not written\n",
+			c->cmd, c->out);
+		return EXIT_ERROR;
+	case INGEST_WRITTEN:
+		break;
+	}
+	fprintf(summary, "%s: %u recording%s (%llu new), %llu samples\n",
+		c->out, r->recordings, r->recordings == 1 ? "" : "s",
+		(unsigned long long)r->added, (unsigned long long)r->samples);
+	return EXIT_OK;
+}
+
+int cli_import(const struct cli_import_opts *o, int n, char **inputs)
+{
+	struct ingest_options io = {o->out, o->append, cli_jobs(o->jobs),
+				    o->lim, false};
+	struct cli_ingest c = {o->cmd, o->out};
+	struct ingest_result r;
+	struct err e;
+	int rc;
+
+	err_init(&e);
+	ingest_run(&io, n, inputs, &import_ops, &c, &r, &e);
+	rc = say_outcome(&c, &r, &e, o->summary ? o->summary : stdout);
+	if (rc == EXIT_OK && (r.inputs_failed || r.walk_errors))
+		rc = EXIT_ERROR;
+	if (rc == EXIT_OK && (r.walk_warnings || r.warnings))
+		rc = EXIT_WARNED;
+	return rc;
+}
+
+/* --- the rule, for a command that walks its own way ------------------------ */
+
+static void intake_say(void *ctx, enum ingest_severity sev, const struct err *e)
+{
+	const struct cli_intake *t = ctx;
+
+	cli_problem(t->cmd, ingest_severity_name(sev), e);
+}
 
 void cli_intake_init_kind(struct cli_intake *t, const char *cmd,
 			  const char *one, const char *many, const char *reads)
 {
-	memset(t, 0, sizeof(*t));
 	t->cmd = cmd;
-	t->one = one;
-	t->many = many;
-	t->reads = reads;
-	buf_init(&t->names);
+	ingest_intake_init_kind(&t->rule, one, many, reads, intake_say, t);
 }
 
 void cli_intake_init(struct cli_intake *t, const char *cmd)
 {
-	cli_intake_init_kind(t, cmd, "a recording or report heapsift reads",
-			     "recordings or reports heapsift reads", READS);
+	t->cmd = cmd;
+	ingest_intake_init(&t->rule, intake_say, t);
 }
 
 void cli_intake_release(struct cli_intake *t)
 {
-	buf_release(&t->names);
+	ingest_intake_release(&t->rule);
 }
 
 void cli_intake_begin(struct cli_intake *t, const char *input)
 {
-	t->input = input;
-	t->recognised = t->unrecognised = 0;
-	t->named_unrecognised = t->named_refused = false;
-	buf_reset(&t->names);
+	ingest_intake_begin(&t->rule, input);
 }
 
 void cli_intake_member(struct cli_intake *t, const struct member *m,
 		       bool recognised, size_t bytes)
 {
-	if (recognised) {
-		t->recognised++;
-		return;
-	}
-	if (!bytes)
-		return;
-	t->unrecognised++;
-	/* the input itself, or the one stream its compression holds */
-	if (!m->path[0])
-		t->named_unrecognised = true;
-	else if (t->unrecognised <= NAMES_SHOWN) {
-		if (t->names.len)
-			buf_adds(&t->names, ", ");
-		buf_adds(&t->names, m->path);
-	}
+	ingest_intake_member(&t->rule, m, recognised, bytes);
 }
 
 bool cli_intake_refused(struct cli_intake *t, const struct member *m,
 			const struct err *e)
 {
-	if (e->code != ERR_UNSUPPORTED || m->path[0])
-		return false;
-	t->named_refused = true;
-	return true;
-}
-
-static void say(struct cli_intake *t, const char *severity, const char *fmt,
-		...) __attribute__((format(printf, 3, 4)));
-static void say(struct cli_intake *t, const char *severity, const char *fmt,
-		...)
-{
-	struct buf msg = BUF_INIT;
-	struct err e;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	err_init(&e);
-	err_set(&e, ERR_UNSUPPORTED, "%s", msg.data);
-	err_source(&e, t->input);
-	cli_problem(t->cmd, severity, &e);
-	buf_release(&msg);
+	return ingest_intake_refused(&t->rule, m, e);
 }
 
 bool cli_intake_end(struct cli_intake *t)
 {
-	uint64_t more = t->unrecognised > NAMES_SHOWN
-				? t->unrecognised - NAMES_SHOWN
-				: 0;
-	char tail[64] = "";
-
-	if (more)
-		snprintf(tail, sizeof(tail), " and %llu more",
-			 (unsigned long long)more);
-	if (t->named_refused) {
-		/* its importer's error has said why */
-	} else if (t->named_unrecognised) {
-		say(t, "error", "not %s (%s); not read", t->one, t->reads);
-	} else if (t->unrecognised && !t->recognised) {
-		say(t, "error",
-		    "nothing in it is %s (%llu member%s: %s%s; %s); "
-		    "not read",
-		    t->one, (unsigned long long)t->unrecognised,
-		    t->unrecognised == 1 ? "" : "s", t->names.data, tail,
-		    t->reads);
-	} else {
-		if (t->unrecognised == 1)
-			say(t, "note",
-			    "1 of its members is not %s (%s): skipped, as a "
-			    "bundle's logs and notes are",
-			    t->one, t->names.data);
-		else if (t->unrecognised)
-			say(t, "note",
-			    "%llu of its members are not %s (%s%s): skipped, "
-			    "as a bundle's logs and notes are",
-			    (unsigned long long)t->unrecognised, t->many,
-			    t->names.data, tail);
-		return false;
-	}
-	t->not_read++;
-	return true;
+	return ingest_intake_end(&t->rule);
 }

@@ -1,91 +1,80 @@
 /*
- * The one rule for inputs that no importer recognises, shared by every
- * command that imports: import itself, every command that reads a store
- * when it is given inputs instead (through the cache store, cache.h),
- * and report (which lists each member in its inventory too).
+ * The commands' side of the ingest pipeline (ingest/ingest.h): what it
+ * finds, said under the command's name ("heapsift CMD: ..."), and the
+ * exit status made from how it ended.  cli_import() is what heapsift
+ * import does, and what every store command given inputs does through
+ * the cache store (cache.h); report listens to the pipeline itself (its
+ * inventory) and words its messages with the same helpers.
  *
- *   - A file named on the command line, or what its compression holds,
- *     that no importer recognises could not be read: one error under the
- *     command's own name, "heapsift CMD: error: FILE: not a recording or
- *     report heapsift reads (...)", and exit status 1; the other inputs
- *     are still read.
- *   - A member of a bundle that no importer recognises (its README, its
- *     logs) is what bundles hold besides their recordings: one note per
- *     bundle says how many and which, and the exit status is unchanged.
- *     A bundle in which no member at all is recognised could not be
- *     read, as a named file: an error, exit status 1.
- *   - A file named on the command line that an importer recognises but
- *     refuses as a format heapsift does not read (a JFR recording of
- *     format 0.9 or 1.0), with nothing imported from it, could not be
- *     read either: its importer's message is an error, exit status 1.
- *     In a bundle it stays a warning (exit status 3), as damage does.
- *   - What has no bytes (an empty file, a stream cut before its first
- *     byte) or failed to read is the walker's to report (a warning, exit
- *     status 3), not this rule's.
- *
- * docs/inputs.md ("Inputs that are not recognised") and heapsift(1)
- * state the rule for users.
+ * The rule for inputs that no importer recognises is the pipeline's
+ * (ingest.h); struct cli_intake is that rule for a command that walks
+ * its inputs its own way (dump), its messages under the command's name.
  */
 #ifndef HS_CLI_INTAKE_H
 #define HS_CLI_INTAKE_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
+#include <stdio.h>
 
-#include "util/buf.h"
+#include "ingest/ingest.h"
 
+struct input_limits;
 struct member;
 
-struct cli_intake {
+/*
+ * What heapsift import does, for import and for the commands that import
+ * into the cache store (cache.h): every input into the store at out,
+ * written atomically (with append, after the recordings already there);
+ * messages as "heapsift CMD: ...", inputs that are not recognised by the
+ * pipeline's rule, and the summary line on summary (NULL: standard
+ * output; the commands with output of their own give stderr).  Returns
+ * the exit status: 0; 1 an input not read or not recognised, nothing to
+ * import, or the store not written; 3 damaged data skipped, a limit hit,
+ * a duplicate skipped.  The caller has checked that out may be written
+ * (cli_output_check(), or the cache's own checks).
+ */
+struct cli_import_opts {
 	const char *cmd;
-	/* what the command reads, for its messages: one, several, and
-	 * what it reads in full ("a recording or report heapsift reads",
-	 * "recordings or reports heapsift reads", "it reads JFR and ...") */
-	const char *one, *many, *reads;
-	const char *input;	 /* the input being walked (borrowed) */
-	uint64_t recognised;	 /* its members an importer bid on */
-	uint64_t unrecognised;	 /* ... and those no importer bid on */
-	struct buf names;	 /* the first unrecognised members, for notes */
-	bool named_unrecognised; /* the input itself is such a stream */
-	bool named_refused;	 /* ... or one its importer refused */
-	uint64_t not_read;	 /* inputs this rule found unreadable */
+	const char *out;
+	bool append;
+	unsigned jobs; /* 0: the default (cli_jobs) */
+	const struct input_limits *lim;
+	FILE *summary;
+};
+int cli_import(const struct cli_import_opts *o, int n, char **inputs);
+
+/* The pipeline's ctx for the helpers below: whose messages, which store
+ * (borrowed). */
+struct cli_ingest {
+	const char *cmd;
+	const char *out;
 };
 
-/* For the commands that import: what any importer reads. */
+/* A progress line as import draws it (cli_progress()): "importing M",
+ * "imported M: N samples so far", "reading M: N MiB", cleared when the
+ * walk is over. */
+void cli_ingest_progress(void *ctx, const struct ingest_progress *p);
+/* "heapsift CMD: waiting for another heapsift writing OUT" */
+void cli_ingest_waiting(void *ctx);
+
+struct cli_intake {
+	struct ingest_intake rule;
+	const char *cmd;
+};
+
+/* The rule for what any importer reads (ingest_intake_init), or for
+ * one kind (ingest_intake_init_kind), said as "heapsift CMD: ...". */
 void cli_intake_init(struct cli_intake *t, const char *cmd);
-/* For a command that reads one kind (dump: JFR recordings), named by
- * one, many and reads as above (borrowed). */
 void cli_intake_init_kind(struct cli_intake *t, const char *cmd,
 			  const char *one, const char *many, const char *reads);
 void cli_intake_release(struct cli_intake *t);
-
-/* Before walking input (borrowed until cli_intake_end()). */
+/* ingest_intake_begin(), _member(), _refused() and _end() */
 void cli_intake_begin(struct cli_intake *t, const char *input);
-
-/*
- * A member the command probed: recognised when an importer bid on it;
- * bytes is how much of it the probe saw (0: empty or unreadable, which
- * this rule leaves to the walker's messages).
- */
 void cli_intake_member(struct cli_intake *t, const struct member *m,
 		       bool recognised, size_t bytes);
-
-/*
- * m's importer failed with e, nothing imported from it: true when e
- * refuses m's format (ERR_UNSUPPORTED) and m is the input itself, which
- * then could not be read (the caller prints e as an error, not a
- * warning, and cli_intake_end() counts the input); false otherwise.
- */
-struct err;
 bool cli_intake_refused(struct cli_intake *t, const struct member *m,
 			const struct err *e);
-
-/*
- * After walking the input: says what was not recognised (the error or
- * the note above) and returns true when the input could not be read
- * (then t->not_read has counted it).
- */
 bool cli_intake_end(struct cli_intake *t);
 
 #endif

@@ -288,6 +288,14 @@ static void view_drop(struct store **s)
 int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q)
 {
+	/* GNU getopt has moved the operands behind the options */
+	return view_open_operands(cmd, argc - optind, argv + optind, f, s, q);
+}
+
+int view_open_operands(const char *cmd, int n_ops, char **operands,
+		       struct view_filters *f, struct store **s,
+		       struct query **q)
+{
 	const struct store_recording *recs;
 	uint32_t n;
 	int64_t start, bad;
@@ -295,11 +303,9 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	struct err e;
 	int rc, status;
 
-	/* GNU getopt has moved the operands behind the options: one
-	 * store, or the inputs to read into the cache store */
+	/* one store, or the inputs to read into the cache store */
 	*q = NULL;
-	rc = cli_store_open(cmd, argc - optind, argv + optind, s, &path,
-			    &status);
+	rc = cli_store_open(cmd, n_ops, operands, s, &path, &status);
 	if (rc)
 		return rc;
 	free(path);

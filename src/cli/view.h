@@ -102,6 +102,10 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
  */
 int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q);
+/* The same on n operands given otherwise (report: its store). */
+int view_open_operands(const char *cmd, int n, char **operands,
+		       struct view_filters *f, struct store **s,
+		       struct query **q);
 void view_close(struct store *s, struct query *q);
 
 /*
