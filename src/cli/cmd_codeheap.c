@@ -378,14 +378,36 @@ static void by_type(const struct chq *q, uint32_t h, struct buf *b)
 		buf_addch(b, '\n');
 }
 
+/* Granules by age, where the report has an age map. */
+static void by_age(const struct chq *q, uint32_t h, struct buf *b)
+{
+	uint64_t hist[10] = {0}, aged = 0;
+	const uint8_t *age;
+	uint32_t n, i;
+
+	age = chq_map(q, h, CH_AGE, CH_ALL, &n);
+	if (!age || !n)
+		return;
+	for (i = 0; i < n; i++)
+		if (age[i] >= 1 && age[i] <= 9) {
+			hist[age[i] - 1]++;
+			aged++;
+		}
+	if (!aged) /* stubs have no age: none in 'non-nmethods' */
+		return;
+	buf_adds(b, "    granules by age (0 youngest .. 8 oldest half):");
+	for (i = 0; i < 9; i++)
+		buf_addf(b, " %u:%" PRIu64, i, hist[i]);
+	buf_addch(b, '\n');
+}
+
 static void text_heap(const struct chq *q, uint32_t h,
 		      const struct codeheap_options *o, struct buf *b)
 {
 	const struct store_ch_heap *x = chq_heap(q, h);
 	struct ch_facts f;
 	int64_t v;
-	uint32_t n, i;
-	const uint8_t *age;
+	uint32_t i;
 	static const char *const tiers[] = {"tier1", "tier2", "alive", "dead",
 					    "stub"};
 
@@ -468,23 +490,7 @@ static void text_heap(const struct chq *q, uint32_t h,
 	}
 	top_blocks(q, h, b);
 	by_type(q, h, b);
-	age = chq_map(q, h, CH_AGE, CH_ALL, &n);
-	if (age && n) {
-		uint64_t hist[10] = {0}, aged = 0;
-
-		for (i = 0; i < n; i++)
-			if (age[i] >= 1 && age[i] <= 9) {
-				hist[age[i] - 1]++;
-				aged++;
-			}
-		if (aged) { /* stubs have no age: none in 'non-nmethods' */
-			buf_adds(b, "    granules by age (0 youngest .. 8 "
-				    "oldest half):");
-			for (i = 0; i < 9; i++)
-				buf_addf(b, " %u:%" PRIu64, i, hist[i]);
-			buf_addch(b, '\n');
-		}
-	}
+	by_age(q, h, b);
 	draw_map(q, h, o, b);
 }
 

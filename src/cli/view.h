@@ -1,7 +1,8 @@
 /*
- * What the store views (top, and later tree, timeline, survivors) share:
- * opening the store, the filter options every view takes, and turning
- * times given on the command line into nanoseconds.
+ * What the store views (top, tree, timeline, survivors, diff; report,
+ * export and browse in part) share: opening the store, the filter
+ * options every view takes and the options several take alike, and
+ * turning times given on the command line into nanoseconds.
  */
 #ifndef HS_VIEW_H
 #define HS_VIEW_H
