@@ -275,7 +275,7 @@ static void add_samples(struct pprof *p, struct query *q,
 	}
 }
 
-static void samples_release(struct pprof_samples *s)
+static void pprof_samples_release(struct pprof_samples *s)
 {
 	free(s->v);
 	free(s->p);
@@ -371,7 +371,7 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 	prof.default_sample_type = vt[slot[V_SPACE]].type;
 	set_time(&prof, q, &total);
 	rc = pack(&prof, &p.strs, sample_kind_name(query_kind(q)), out, e);
-	samples_release(&smp);
+	pprof_samples_release(&smp);
 	pprof_release(&p);
 	return rc;
 }
