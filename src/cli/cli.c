@@ -61,6 +61,12 @@ void cli_getopt_begin(void)
 	opterr = 0;
 }
 
+int cli_help(const char *text)
+{
+	fputs(text, stdout);
+	return cli_finish_output(EXIT_OK);
+}
+
 int cli_getopt_error(const char *cmd, int c, char **argv)
 {
 	if (c == ':')

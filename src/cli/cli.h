@@ -106,6 +106,19 @@ bool cli_parse_count(const char *s, uint64_t *out);
  */
 void cli_getopt_begin(void);
 
+/*
+ * A command is two halves: NAME_parse() turns argv into a struct of the
+ * command's options, saying every usage error (and printing --help)
+ * itself, and NAME_run() turns that struct into output.  The parse half
+ * returns CLI_RUN when the command is to run, else the exit status it
+ * ended with (EXIT_OK after --help, EXIT_USAGE after a message).  The
+ * struct borrows argv's strings (the operands, the options' values).
+ */
+#define CLI_RUN (-1)
+
+/* A command's --help text on stdout: the exit status (cli_finish_output). */
+int cli_help(const char *text);
+
 /* getopt_long's '?' (unknown option) and ':' (value missing) as a usage
  * error; returns EXIT_USAGE. */
 int cli_getopt_error(const char *cmd, int c, char **argv);

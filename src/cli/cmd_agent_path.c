@@ -28,27 +28,34 @@ static const char agent_path_help[] =
 	"\n"
 	"  -h, --help    this text\n";
 
-int cmd_agent_path(int argc, char **argv)
+/* agent-path takes no options but --help, and no operands: nothing to
+ * keep for the run. */
+static int agent_path_parse(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct buf path = BUF_INIT;
 	int c;
 
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(agent_path_help, stdout);
-			return cli_finish_output(EXIT_OK);
+			return cli_help(agent_path_help);
 		default:
 			return cli_getopt_error("agent-path", c, argv);
 		}
 	}
 	if (optind != argc)
 		return cli_usage_error("agent-path", "takes no arguments");
+	return CLI_RUN;
+}
+
+static int agent_path_run(void)
+{
+	struct buf path = BUF_INIT;
+
 	if (!paths_find_runtime(AGENT_LIB, &path)) {
 		fprintf(stderr,
 			"heapsift agent-path: " AGENT_LIB " not found beside "
@@ -61,4 +68,11 @@ int cmd_agent_path(int argc, char **argv)
 	printf("%s\n", path.data);
 	buf_release(&path);
 	return cli_finish_output(EXIT_OK);
+}
+
+int cmd_agent_path(int argc, char **argv)
+{
+	int rc = agent_path_parse(argc, argv);
+
+	return rc == CLI_RUN ? agent_path_run() : rc;
 }

@@ -51,16 +51,18 @@ static const char codeheap_help[] =
 	"      --compare=A,B     snapshots A and B side by side, heap by heap\n"
 	"  -h, --help            this text\n";
 
-struct opts {
+struct codeheap_options {
 	const char *heap;
 	int64_t snapshot; /* -1: all */
 	enum chq_flavour flavour;
 	uint32_t width;
 	bool csv, granules;
-	int64_t cmp_a, cmp_b;
+	int64_t cmp_a, cmp_b; /* --compare, -1: not given */
+	int n_operands;
+	char **operands;
 };
 
-static bool heap_selected(const struct opts *o, const char *name)
+static bool heap_selected(const struct codeheap_options *o, const char *name)
 {
 	const char *q;
 	size_t n;
@@ -244,8 +246,8 @@ static int csv_granules(const struct chq *q, uint32_t sn, uint32_t h,
 
 /* --- text ----------------------------------------------------------------- */
 
-static void draw_map(const struct chq *q, uint32_t h, const struct opts *o,
-		     struct buf *b)
+static void draw_map(const struct chq *q, uint32_t h,
+		     const struct codeheap_options *o, struct buf *b)
 {
 	const struct store_ch_heap *x = chq_heap(q, h);
 	uint32_t n = chq_map_len(q, h, o->flavour);
@@ -376,14 +378,36 @@ static void by_type(const struct chq *q, uint32_t h, struct buf *b)
 		buf_addch(b, '\n');
 }
 
-static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
-		      struct buf *b)
+/* Granules by age, where the report has an age map. */
+static void by_age(const struct chq *q, uint32_t h, struct buf *b)
+{
+	uint64_t hist[10] = {0}, aged = 0;
+	const uint8_t *age;
+	uint32_t n, i;
+
+	age = chq_map(q, h, CH_AGE, CH_ALL, &n);
+	if (!age || !n)
+		return;
+	for (i = 0; i < n; i++)
+		if (age[i] >= 1 && age[i] <= 9) {
+			hist[age[i] - 1]++;
+			aged++;
+		}
+	if (!aged) /* stubs have no age: none in 'non-nmethods' */
+		return;
+	buf_adds(b, "    granules by age (0 youngest .. 8 oldest half):");
+	for (i = 0; i < 9; i++)
+		buf_addf(b, " %u:%" PRIu64, i, hist[i]);
+	buf_addch(b, '\n');
+}
+
+static void text_heap(const struct chq *q, uint32_t h,
+		      const struct codeheap_options *o, struct buf *b)
 {
 	const struct store_ch_heap *x = chq_heap(q, h);
 	struct ch_facts f;
 	int64_t v;
-	uint32_t n, i;
-	const uint8_t *age;
+	uint32_t i;
 	static const char *const tiers[] = {"tier1", "tier2", "alive", "dead",
 					    "stub"};
 
@@ -466,23 +490,7 @@ static void text_heap(const struct chq *q, uint32_t h, const struct opts *o,
 	}
 	top_blocks(q, h, b);
 	by_type(q, h, b);
-	age = chq_map(q, h, CH_AGE, CH_ALL, &n);
-	if (age && n) {
-		uint64_t hist[10] = {0}, aged = 0;
-
-		for (i = 0; i < n; i++)
-			if (age[i] >= 1 && age[i] <= 9) {
-				hist[age[i] - 1]++;
-				aged++;
-			}
-		if (aged) { /* stubs have no age: none in 'non-nmethods' */
-			buf_adds(b, "    granules by age (0 youngest .. 8 "
-				    "oldest half):");
-			for (i = 0; i < 9; i++)
-				buf_addf(b, " %u:%" PRIu64, i, hist[i]);
-			buf_addch(b, '\n');
-		}
-	}
+	by_age(q, h, b);
 	draw_map(q, h, o, b);
 }
 
@@ -772,7 +780,7 @@ static bool parse_pair(const char *s, int64_t *a, int64_t *b)
 	return true;
 }
 
-int cmd_codeheap(int argc, char **argv)
+static int codeheap_parse(int argc, char **argv, struct codeheap_options *o)
 {
 	enum {
 		OPT_HEAP = 256,
@@ -794,24 +802,20 @@ int cmd_codeheap(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct opts o = {NULL, -1, CHQ_SPACE, 64, false, false, -1, -1};
-	struct store *s;
-	struct chq *q;
-	struct buf b = BUF_INIT;
-	struct err e;
 	uint64_t u;
-	uint32_t sn, i, shown = 0;
-	int c, rc, in_status, status = EXIT_OK;
-	char *path;
+	int c;
 
+	memset(o, 0, sizeof(*o));
+	o->snapshot = o->cmp_a = o->cmp_b = -1;
+	o->flavour = CHQ_SPACE;
+	o->width = 64;
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(codeheap_help, stdout);
-			return cli_finish_output(EXIT_OK);
+			return cli_help(codeheap_help);
 		case OPT_HEAP:
-			o.heap = optarg;
+			o->heap = optarg;
 			break;
 		case OPT_SNAPSHOT:
 			if (!cli_parse_count(optarg, &u) || u > UINT32_MAX)
@@ -821,10 +825,10 @@ int cmd_codeheap(int argc, char **argv)
 					"a snapshot number (a whole "
 					"number from 0)",
 					optarg);
-			o.snapshot = (int64_t)u;
+			o->snapshot = (int64_t)u;
 			break;
 		case OPT_MAP:
-			if (!chq_flavour_parse(optarg, &o.flavour))
+			if (!chq_flavour_parse(optarg, &o->flavour))
 				return cli_usage_error(
 					"codeheap",
 					"--map: '%s' is not one of count, "
@@ -838,16 +842,16 @@ int cmd_codeheap(int argc, char **argv)
 					"--width: '%s' is not "
 					"a number from 8 to 4096",
 					optarg);
-			o.width = (uint32_t)u;
+			o->width = (uint32_t)u;
 			break;
 		case OPT_CSV:
-			o.csv = true;
+			o->csv = true;
 			break;
 		case OPT_GRANULES:
-			o.granules = true;
+			o->granules = true;
 			break;
 		case OPT_COMPARE:
-			if (!parse_pair(optarg, &o.cmp_a, &o.cmp_b))
+			if (!parse_pair(optarg, &o->cmp_a, &o->cmp_b))
 				return cli_usage_error("codeheap",
 						       "--compare: '%s' is not "
 						       "two snapshot numbers "
@@ -858,94 +862,142 @@ int cmd_codeheap(int argc, char **argv)
 			return cli_getopt_error("codeheap", c, argv);
 		}
 	}
-	if (o.granules && !o.csv)
+	if (o->granules && !o->csv)
 		return cli_usage_error("codeheap", "--granules needs --csv");
+	o->n_operands = argc - optind;
+	o->operands = argv + optind;
+	return CLI_RUN;
+}
+
+/* The store and its code heaps, holding the snapshots o names: 0, or
+ * the exit status after a message (nothing left open). */
+static int codeheap_open(const struct codeheap_options *o, struct store **s,
+			 struct chq **q)
+{
+	struct err e;
+	char *path;
+	int rc, in_status;
+	uint32_t n;
+
 	/* one store, or the inputs to read into the cache store */
-	rc = cli_store_open("codeheap", argc - optind, argv + optind, &s, &path,
+	rc = cli_store_open("codeheap", o->n_operands, o->operands, s, &path,
 			    &in_status);
 	if (rc)
 		return rc;
 	free(path);
 	err_init(&e);
-	if (chq_open(s, &q, &e) < 0) {
+	if (chq_open(*s, q, &e) < 0) {
 		view_error("codeheap", &e);
-		store_close(s);
+		store_close(*s);
 		return EXIT_ERROR;
 	}
-	if (!chq_n_snapshots(q)) {
-		chq_free(q);
-		store_close(s);
+	/* counted before q is freed: it was read after (ASan) */
+	n = chq_n_snapshots(*q);
+	if (!n) {
+		chq_free(*q);
+		store_close(*s);
 		fprintf(stderr,
 			"heapsift codeheap: %s holds no code-heap snapshots "
 			"(import a CodeHeap_Analytics report, a codecache "
 			"summary, a codelist or a javacore)\n",
-			argv[optind]);
+			o->operands[0]);
 		return EXIT_ERROR;
 	}
-	if ((o.snapshot >= 0 && o.snapshot >= chq_n_snapshots(q)) ||
-	    (o.cmp_a >= 0 && (o.cmp_a >= chq_n_snapshots(q) ||
-			      o.cmp_b >= chq_n_snapshots(q)))) {
-		/* counted before q is freed: it was read after (ASan) */
-		uint32_t n = chq_n_snapshots(q);
-
-		chq_free(q);
-		store_close(s);
+	if ((o->snapshot >= 0 && o->snapshot >= n) ||
+	    (o->cmp_a >= 0 && (o->cmp_a >= n || o->cmp_b >= n))) {
+		chq_free(*q);
+		store_close(*s);
 		return cli_usage_error(
 			"codeheap", "the store has snapshots 0 to %u", n - 1);
 	}
-	if (o.cmp_a >= 0) {
-		compare(q, (uint32_t)o.cmp_a, (uint32_t)o.cmp_b, o.csv, &b);
-		fwrite(b.data, 1, b.len, stdout);
-		goto out;
-	}
-	if (o.csv)
-		fputs(o.granules ? "snapshot,heap,granule,address,count,"
-				   "count_tier1,count_tier2,count_inactive,"
-				   "count_stub,count_dead,space,space_tier1,"
-				   "space_tier2,space_inactive,space_stub,"
-				   "space_dead,age,age_tier1,age_tier2,"
-				   "age_inactive,type\r\n"
-				 : csv_header,
+	return 0;
+}
+
+/* Every snapshot o selects, each heap of it o selects: as text, a CSV
+ * row, or its granules.  The exit status. */
+static int codeheap_list(const struct codeheap_options *o, const struct chq *q)
+{
+	struct buf b = BUF_INIT;
+	uint32_t sn, i, shown = 0;
+	int status = EXIT_OK;
+
+	if (o->csv)
+		fputs(o->granules ? "snapshot,heap,granule,address,count,"
+				    "count_tier1,count_tier2,count_inactive,"
+				    "count_stub,count_dead,space,space_tier1,"
+				    "space_tier2,space_inactive,space_stub,"
+				    "space_dead,age,age_tier1,age_tier2,"
+				    "age_inactive,type\r\n"
+				  : csv_header,
 		      stdout);
 	for (sn = 0; sn < chq_n_snapshots(q); sn++) {
 		const struct store_ch_snapshot *x = chq_snapshot(q, sn);
 
-		if (o.snapshot >= 0 && sn != o.snapshot)
+		if (o->snapshot >= 0 && sn != o->snapshot)
 			continue;
 		buf_reset(&b);
-		if (!o.csv)
+		if (!o->csv)
 			text_snapshot(q, sn, &b);
 		for (i = 0; i < x->n_heaps; i++) {
 			uint32_t h = x->first_heap + i;
 
-			if (!heap_selected(&o,
-					   chq_str(q, chq_heap(q, h)->name)))
+			if (!heap_selected(o, chq_str(q, chq_heap(q, h)->name)))
 				continue;
 			shown++;
-			if (o.granules) {
+			if (o->granules) {
 				fwrite(b.data, 1, b.len, stdout);
 				buf_reset(&b);
+				/* a write error: cli_finish_output() says */
 				if (csv_granules(q, sn, h, &b) < 0)
 					goto out;
 				buf_reset(&b);
-			} else if (o.csv) {
+			} else if (o->csv) {
 				csv_heap(&b, q, sn, h);
 			} else {
-				text_heap(q, h, &o, &b);
+				text_heap(q, h, o, &b);
 			}
 		}
-		if (!o.csv)
+		if (!o->csv)
 			buf_addch(&b, '\n');
 		fwrite(b.data, 1, b.len, stdout);
 	}
-	if (o.heap && !shown) {
+	if (o->heap && !shown) {
 		fprintf(stderr, "heapsift codeheap: no heap named '%s'\n",
-			o.heap);
+			o->heap);
 		status = EXIT_ERROR;
 	}
 out:
 	buf_release(&b);
+	return status;
+}
+
+static int codeheap_run(const struct codeheap_options *o)
+{
+	struct store *s;
+	struct chq *q;
+	int status;
+
+	status = codeheap_open(o, &s, &q);
+	if (status)
+		return status;
+	if (o->cmp_a >= 0) {
+		struct buf b = BUF_INIT;
+
+		compare(q, (uint32_t)o->cmp_a, (uint32_t)o->cmp_b, o->csv, &b);
+		fwrite(b.data, 1, b.len, stdout);
+		buf_release(&b);
+	} else {
+		status = codeheap_list(o, q);
+	}
 	chq_free(q);
 	store_close(s);
 	return cli_finish_output(status);
+}
+
+int cmd_codeheap(int argc, char **argv)
+{
+	struct codeheap_options o;
+	int rc = codeheap_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? codeheap_run(&o) : rc;
 }

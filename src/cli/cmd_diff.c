@@ -108,6 +108,8 @@ struct diff_cli {
 	int64_t base_recording, base_snapshot, snapshot;
 	const char *base_from, *base_to;
 	struct view_filters f;
+	int n_operands; /* 1 or 2: BASE [NEW] */
+	char **operands;
 };
 
 /* One operand's store: itself, or its cache store (cli_store_path(),
@@ -329,16 +331,15 @@ static bool find_side(const struct diff_ch_row *rows, size_t n,
 	return false;
 }
 
-static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
-			 const char *names[2], struct buf *b)
+/* Each side's code heaps (one for both when s[1] is s[0]) and the
+ * snapshot compared: --base-snapshot (default the first) and --snapshot
+ * (default the last).  0, or the exit status after a message, with what
+ * was opened left in q for the caller to free. */
+static int codeheap_sides(const struct diff_cli *o, struct store *s[2],
+			  struct chq *q[2], uint32_t snap[2])
 {
-	struct chq *q[2] = {NULL, NULL};
-	struct diff_ch_row *rows = NULL;
-	uint32_t snap[2];
-	size_t n, i;
-	const char *last = NULL;
 	struct err e;
-	int k, rc = EXIT_OK;
+	int k;
 
 	err_init(&e);
 	for (k = 0; k < 2; k++) {
@@ -348,32 +349,104 @@ static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
 		}
 		if (chq_open(s[k], &q[k], &e) < 0) {
 			view_error("diff", &e);
-			rc = EXIT_ERROR;
-			goto out;
+			return EXIT_ERROR;
 		}
 	}
 	for (k = 0; k < 2; k++) {
 		uint32_t ns = chq_n_snapshots(q[k]);
 		int64_t want = k ? o->snapshot : o->base_snapshot;
 
-		if (!ns) {
-			rc = cli_usage_error("diff",
-					     "the %s side holds no code-heap "
-					     "snapshot",
-					     k ? "new" : "base");
-			goto out;
-		}
-		if (want >= (int64_t)ns) {
-			rc = cli_usage_error("diff",
-					     "--%ssnapshot %lld: the %s side "
-					     "holds %u snapshot%s",
-					     k ? "" : "base-", (long long)want,
-					     k ? "new" : "base", ns,
-					     ns == 1 ? "" : "s");
-			goto out;
-		}
+		if (!ns)
+			return cli_usage_error("diff",
+					       "the %s side holds no code-heap "
+					       "snapshot",
+					       k ? "new" : "base");
+		if (want >= (int64_t)ns)
+			return cli_usage_error(
+				"diff",
+				"--%ssnapshot %lld: the %s side "
+				"holds %u snapshot%s",
+				k ? "" : "base-", (long long)want,
+				k ? "new" : "base", ns, ns == 1 ? "" : "s");
 		snap[k] = want >= 0 ? (uint32_t)want : k ? ns - 1 : 0;
 	}
+	return 0;
+}
+
+static void put_ch_csv(struct buf *b, const struct diff_ch_row *r)
+{
+	put_str(b, r->heap, true);
+	buf_addch(b, ',');
+	if (r->by_type) {
+		struct buf t = BUF_INIT;
+
+		buf_addf(&t, "blocks: %s", r->fact);
+		put_str(b, t.data, true);
+		buf_release(&t);
+	} else {
+		buf_adds(b, r->fact);
+	}
+	buf_addch(b, ',');
+	put_csv_num(b, r->value[0]);
+	buf_addch(b, ',');
+	put_csv_num(b, r->value[1]);
+	buf_addch(b, ',');
+	put_csv_num(b, r->delta);
+	buf_adds(b, "\r\n");
+}
+
+/* Row i as text, under a heading where its heap starts (*last: the heap
+ * of the row before). */
+static void put_ch_text(struct buf *b, const struct diff_ch_row *rows, size_t n,
+			size_t i, const char **last)
+{
+	const struct diff_ch_row *r = &rows[i];
+	char f[64], x[32], y[32], z[32];
+	bool frag = !strcmp(r->fact, "fragmentation") && !r->by_type;
+
+	if (r->heap != *last) {
+		buf_adds(b, "  ");
+		put_str(b, r->heap, false);
+		if (find_side(rows, n, r->heap, true) &&
+		    !find_side(rows, n, r->heap, false))
+			buf_adds(b, " (not in the new snapshot)");
+		else if (!find_side(rows, n, r->heap, true))
+			buf_adds(b, " (not in the base snapshot)");
+		buf_addf(b, "\n    %-28s %14s %14s %14s\n", "", "BASE", "NEW",
+			 "CHANGE");
+		*last = r->heap;
+	}
+	snprintf(f, sizeof(f), "%s%s", r->by_type ? "blocks: " : "", r->fact);
+	if (isnan(r->value[0]))
+		snprintf(x, sizeof(x), "-");
+	else
+		snprintf(x, sizeof(x), frag ? "%.4f" : "%.0f", r->value[0]);
+	if (isnan(r->value[1]))
+		snprintf(y, sizeof(y), "-");
+	else
+		snprintf(y, sizeof(y), frag ? "%.4f" : "%.0f", r->value[1]);
+	if (isnan(r->delta))
+		snprintf(z, sizeof(z), "-");
+	else
+		snprintf(z, sizeof(z), frag ? "%+.4f" : "%+.0f", r->delta);
+	buf_addf(b, "    %-28s %14s %14s %14s\n", f, x, y, z);
+}
+
+static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
+			 const char *names[2], struct buf *b)
+{
+	struct chq *q[2] = {NULL, NULL};
+	struct diff_ch_row *rows = NULL;
+	uint32_t snap[2] = {0, 0};
+	size_t n, i;
+	const char *last = NULL;
+	struct err e;
+	int k, rc;
+
+	err_init(&e);
+	rc = codeheap_sides(o, s, q, snap);
+	if (rc)
+		goto out;
 	if (diff_codeheap(q[0], snap[0], q[1], snap[1], &rows, &n, &e) < 0) {
 		rc = cli_usage_error("diff", "%s", e.msg);
 		goto out;
@@ -394,71 +467,168 @@ static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
 			    "fragmentation 0 to 1\n");
 	}
 	for (i = 0; i < n; i++) {
-		const struct diff_ch_row *r = &rows[i];
-
-		if (o->csv) {
-			put_str(b, r->heap, true);
-			buf_addch(b, ',');
-			if (r->by_type) {
-				struct buf t = BUF_INIT;
-
-				buf_addf(&t, "blocks: %s", r->fact);
-				put_str(b, t.data, true);
-				buf_release(&t);
-			} else {
-				buf_adds(b, r->fact);
-			}
-			buf_addch(b, ',');
-			put_csv_num(b, r->value[0]);
-			buf_addch(b, ',');
-			put_csv_num(b, r->value[1]);
-			buf_addch(b, ',');
-			put_csv_num(b, r->delta);
-			buf_adds(b, "\r\n");
-			continue;
-		}
-		if (r->heap != last) {
-			buf_adds(b, "  ");
-			put_str(b, r->heap, false);
-			if (find_side(rows, n, r->heap, true) &&
-			    !find_side(rows, n, r->heap, false))
-				buf_adds(b, " (not in the new snapshot)");
-			else if (!find_side(rows, n, r->heap, true))
-				buf_adds(b, " (not in the base snapshot)");
-			buf_addf(b, "\n    %-28s %14s %14s %14s\n", "", "BASE",
-				 "NEW", "CHANGE");
-			last = r->heap;
-		}
-		{
-			char f[64], x[32], y[32], z[32];
-			bool frag = !strcmp(r->fact, "fragmentation") &&
-				    !r->by_type;
-
-			snprintf(f, sizeof(f), "%s%s",
-				 r->by_type ? "blocks: " : "", r->fact);
-			if (isnan(r->value[0]))
-				snprintf(x, sizeof(x), "-");
-			else
-				snprintf(x, sizeof(x), frag ? "%.4f" : "%.0f",
-					 r->value[0]);
-			if (isnan(r->value[1]))
-				snprintf(y, sizeof(y), "-");
-			else
-				snprintf(y, sizeof(y), frag ? "%.4f" : "%.0f",
-					 r->value[1]);
-			if (isnan(r->delta))
-				snprintf(z, sizeof(z), "-");
-			else
-				snprintf(z, sizeof(z), frag ? "%+.4f" : "%+.0f",
-					 r->delta);
-			buf_addf(b, "    %-28s %14s %14s %14s\n", f, x, y, z);
-		}
+		if (o->csv)
+			put_ch_csv(b, &rows[i]);
+		else
+			put_ch_text(b, rows, n, i, &last);
 	}
 out:
 	free(rows);
 	if (q[1] != q[0])
 		chq_free(q[1]);
 	chq_free(q[0]);
+	return rc;
+}
+
+/* --- samples ---------------------------------------------------------------- */
+
+/* One store: the sides are named by what tells them apart, its
+ * recording and time range (side_names[k], malloc'ed, is names[k]). */
+static void name_sides(const struct diff_cli *o, const char *names[2],
+		       char *side_names[2])
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct buf nb = BUF_INIT;
+		int64_t rec = k			       ? o->f.q.recording
+			      : o->base_recording >= 0 ? o->base_recording
+						       : o->f.q.recording;
+		const char *fr = k || (!o->base_from && !o->base_to)
+					 ? o->f.from
+					 : o->base_from;
+		const char *to = k || (!o->base_from && !o->base_to)
+					 ? o->f.to
+					 : o->base_to;
+
+		buf_adds(&nb, names[k]);
+		if (rec >= 0)
+			buf_addf(&nb, " recording %lld", (long long)rec);
+		if (fr || to)
+			buf_addf(&nb, " %s..%s", fr ? fr : "", to ? to : "");
+		side_names[k] = buf_detach(&nb, NULL);
+		names[k] = side_names[k];
+	}
+}
+
+/* A query's failure: a usage message for ERR_USAGE, else the error;
+ * the exit status. */
+static int side_failed(const struct err *e)
+{
+	if (e->code == ERR_USAGE)
+		return cli_usage_error("diff", "%s", e->msg);
+	view_error("diff", e);
+	return EXIT_ERROR;
+}
+
+/*
+ * Each side's query: the new side's filters as given, the base's with
+ * the --base-* options in place of theirs, then one estimate on both
+ * sides (a side that gives another is opened again with the one both
+ * can give).  0, or the exit status after a message, with what was
+ * opened left in q for the caller to free.
+ */
+static int open_sides(const struct diff_cli *o, struct store *s[2],
+		      struct view_filters vf[2], struct query *q[2])
+{
+	enum query_estimate est;
+	struct err e;
+	int k, rc;
+
+	err_init(&e);
+	vf[0] = vf[1] = o->f;
+	if (o->base_recording >= 0)
+		vf[0].q.recording = o->base_recording;
+	if (o->base_from || o->base_to) {
+		vf[0].from = o->base_from;
+		vf[0].to = o->base_to;
+	}
+	for (k = 0; k < 2; k++) {
+		rc = view_resolve("diff", s[k], &vf[k]);
+		if (rc)
+			return rc;
+		if (query_open(s[k], &vf[k].q, &q[k], &e) < 0)
+			return side_failed(&e);
+	}
+	est = diff_estimate_choose(q[0], &vf[0].q, q[1], &vf[1].q,
+				   o->f.q.estimate);
+	for (k = 0; k < 2; k++) {
+		if (query_kind(q[k]) != SAMPLE_ALLOC ||
+		    query_estimate(q[k]) == est)
+			continue;
+		query_free(q[k]);
+		q[k] = NULL;
+		vf[k].q.estimate = (int)est;
+		if (query_open(s[k], &vf[k].q, &q[k], &e) < 0) {
+			view_error("diff", &e);
+			return EXIT_ERROR;
+		}
+	}
+	return 0;
+}
+
+/* The rows of the view o asks for (top, a tree, survivors). */
+static int diff_view_table(const struct diff_cli *o, struct diff *d,
+			   const struct diff_table **t, struct err *e)
+{
+	struct query_survivor_options so;
+
+	switch (o->view) {
+	case DV_TOP:
+		return diff_top(d, o->by, t, e);
+	case DV_TREE:
+	case DV_INVERTED:
+		return diff_tree(d, o->view == DV_INVERTED, 0, t, e);
+	default:
+		memset(&so, 0, sizeof(so));
+		return diff_survivors(d, o->by, &so, t, e);
+	}
+}
+
+/* The diff of the samples' views, into b. */
+static int samples_diff(const struct diff_cli *o, struct store *s[2],
+			const char *names[2], struct buf *b)
+{
+	struct query *q[2] = {NULL, NULL};
+	struct view_filters vf[2];
+	struct diff_options dopt;
+	struct diff *d = NULL;
+	const struct diff_table *t;
+	bool tree = o->view == DV_TREE || o->view == DV_INVERTED;
+	const char *keyname = tree ? "frame" : query_group_name(o->by);
+	const char *what = o->view == DV_TREE	     ? "call tree"
+			   : o->view == DV_INVERTED  ? "inverted tree"
+			   : o->view == DV_SURVIVORS ? "survivors"
+						     : "allocations";
+	struct err e;
+	int k, rc;
+
+	rc = open_sides(o, s, vf, q);
+	if (rc)
+		goto out;
+	err_init(&e);
+	diff_options_init(&dopt);
+	dopt.total = o->total;
+	dopt.alpha = o->alpha;
+	if (diff_open(q[0], &vf[0].q, q[1], &vf[1].q, &dopt, &d, &e) < 0) {
+		rc = cli_usage_error("diff", "%s", e.msg);
+		goto out;
+	}
+	if (diff_view_table(o, d, &t, &e) < 0) {
+		rc = side_failed(&e);
+		goto out;
+	}
+	amount_counts = t->by_samples;
+	if (o->csv) {
+		table_csv(b, t, keyname, tree, o->depth);
+	} else {
+		header(b, t, what, names);
+		table_text(b, t, keyname, tree, o->limit, o->depth);
+	}
+out:
+	diff_free(d);
+	for (k = 0; k < 2; k++)
+		query_free(q[k]);
 	return rc;
 }
 
@@ -476,177 +646,169 @@ static int parse_index(const char *opt, const char *arg, int64_t *out)
 	return 0;
 }
 
-int cmd_diff(int argc, char **argv)
+enum {
+	OPT_BY = OPT__VIEW_NEXT,
+	OPT_TREE,
+	OPT_INVERTED,
+	OPT_SURVIVORS,
+	OPT_CODEHEAP,
+	OPT_DEPTH,
+	OPT_TOTAL,
+	OPT_ALPHA,
+	OPT_LIMIT,
+	OPT_CSV,
+	OPT_BASE_RECORDING,
+	OPT_BASE_FROM,
+	OPT_BASE_TO,
+	OPT_BASE_SNAPSHOT,
+	OPT_SNAPSHOT,
+};
+
+static const struct option diff_opts[] = {
+	{"by", required_argument, NULL, OPT_BY},
+	{"tree", no_argument, NULL, OPT_TREE},
+	{"inverted", no_argument, NULL, OPT_INVERTED},
+	{"survivors", no_argument, NULL, OPT_SURVIVORS},
+	{"codeheap", no_argument, NULL, OPT_CODEHEAP},
+	{"depth", required_argument, NULL, OPT_DEPTH},
+	{"total", no_argument, NULL, OPT_TOTAL},
+	{"alpha", required_argument, NULL, OPT_ALPHA},
+	{"limit", required_argument, NULL, OPT_LIMIT},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"base-recording", required_argument, NULL, OPT_BASE_RECORDING},
+	{"base-from", required_argument, NULL, OPT_BASE_FROM},
+	{"base-to", required_argument, NULL, OPT_BASE_TO},
+	{"base-snapshot", required_argument, NULL, OPT_BASE_SNAPSHOT},
+	{"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+	{"help", no_argument, NULL, 'h'},
+	VIEW_FILTER_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+
+/* One option getopt_long returned (not --help) into o: 0, or EXIT_USAGE
+ * after a message. */
+static int diff_option(struct diff_cli *o, int c, char **argv)
 {
-	enum {
-		OPT_BY = OPT__VIEW_NEXT,
-		OPT_TREE,
-		OPT_INVERTED,
-		OPT_SURVIVORS,
-		OPT_CODEHEAP,
-		OPT_DEPTH,
-		OPT_TOTAL,
-		OPT_ALPHA,
-		OPT_LIMIT,
-		OPT_CSV,
-		OPT_BASE_RECORDING,
-		OPT_BASE_FROM,
-		OPT_BASE_TO,
-		OPT_BASE_SNAPSHOT,
-		OPT_SNAPSHOT,
-	};
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, OPT_BY},
-		{"tree", no_argument, NULL, OPT_TREE},
-		{"inverted", no_argument, NULL, OPT_INVERTED},
-		{"survivors", no_argument, NULL, OPT_SURVIVORS},
-		{"codeheap", no_argument, NULL, OPT_CODEHEAP},
-		{"depth", required_argument, NULL, OPT_DEPTH},
-		{"total", no_argument, NULL, OPT_TOTAL},
-		{"alpha", required_argument, NULL, OPT_ALPHA},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"base-recording", required_argument, NULL, OPT_BASE_RECORDING},
-		{"base-from", required_argument, NULL, OPT_BASE_FROM},
-		{"base-to", required_argument, NULL, OPT_BASE_TO},
-		{"base-snapshot", required_argument, NULL, OPT_BASE_SNAPSHOT},
-		{"snapshot", required_argument, NULL, OPT_SNAPSHOT},
-		{"help", no_argument, NULL, 'h'},
-		VIEW_FILTER_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
-	struct diff_cli o;
-	struct store *s[2] = {NULL, NULL};
-	struct query *q[2] = {NULL, NULL};
-	struct view_filters vf[2];
-	char *paths[2] = {NULL, NULL}, *side_names[2] = {NULL, NULL};
-	const char *names[2];
-	struct diff_options dopt;
-	struct diff *d = NULL;
-	const struct diff_table *t;
-	struct buf out = BUF_INIT;
-	struct err e;
-	int c, k, rc = EXIT_OK, n_ops;
 	char *end;
 
-	memset(&o, 0, sizeof(o));
-	o.by = GROUP_CLASS;
-	o.alpha = DIFF_ALPHA_DEFAULT;
-	o.base_recording = o.base_snapshot = o.snapshot = -1;
-	view_filters_init(&o.f);
-	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(diff_help, stdout);
-			return cli_finish_output(EXIT_OK);
-		case OPT_BY:
-			if (!query_group_parse(optarg, &o.by))
-				return cli_usage_error(
-					"diff",
-					"--by: '%s' is not class, site, "
-					"app-site, thread or recording",
-					optarg);
-			o.by_given = true;
-			break;
-		case OPT_TREE:
-			o.view = DV_TREE;
-			break;
-		case OPT_INVERTED:
-			o.view = DV_INVERTED;
-			break;
-		case OPT_SURVIVORS:
-			o.view = DV_SURVIVORS;
-			break;
-		case OPT_CODEHEAP:
-			o.view = DV_CODEHEAP;
-			break;
-		case OPT_DEPTH:
-			if (!cli_parse_count(optarg, &o.depth) ||
-			    o.depth > UINT32_MAX)
-				return cli_usage_error(
-					"diff",
-					"--depth: '%s' is not a whole "
-					"number from 0 (0: all)",
-					optarg);
-			o.have_depth = true;
-			break;
-		case OPT_TOTAL:
-			o.total = true;
-			break;
-		case OPT_ALPHA:
-			errno = 0;
-			o.alpha = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o.alpha > 0 && o.alpha < 1))
-				return cli_usage_error(
-					"diff",
-					"--alpha: '%s' is not a number "
-					"between 0 and 1 (0.01)",
-					optarg);
-			break;
-		case OPT_LIMIT:
-			if (!cli_parse_count(optarg, &o.limit))
-				return cli_usage_error("diff",
-						       "--limit: '%s' is "
-						       "not a whole number "
-						       "from 0 (0: no limit)",
-						       optarg);
-			o.have_limit = true;
-			break;
-		case OPT_CSV:
-			o.csv = true;
-			break;
-		case OPT_BASE_RECORDING:
-			if (parse_index("--base-recording", optarg,
-					&o.base_recording))
-				return EXIT_USAGE;
-			break;
-		case OPT_BASE_FROM:
-			o.base_from = optarg;
-			break;
-		case OPT_BASE_TO:
-			o.base_to = optarg;
-			break;
-		case OPT_BASE_SNAPSHOT:
-			if (parse_index("--base-snapshot", optarg,
-					&o.base_snapshot))
-				return EXIT_USAGE;
-			break;
-		case OPT_SNAPSHOT:
-			if (parse_index("--snapshot", optarg, &o.snapshot))
-				return EXIT_USAGE;
-			break;
-		case '?':
-		case ':':
-			return cli_getopt_error("diff", c, argv);
-		default:
-			if (view_filter_option("diff", c, optarg, &o.f))
-				return EXIT_USAGE;
-		}
+	switch (c) {
+	case OPT_BY:
+		o->by_given = true;
+		return view_group_option("diff", optarg, &o->by);
+	case OPT_TREE:
+		o->view = DV_TREE;
+		return 0;
+	case OPT_INVERTED:
+		o->view = DV_INVERTED;
+		return 0;
+	case OPT_SURVIVORS:
+		o->view = DV_SURVIVORS;
+		return 0;
+	case OPT_CODEHEAP:
+		o->view = DV_CODEHEAP;
+		return 0;
+	case OPT_DEPTH:
+		o->have_depth = true;
+		if (!cli_parse_count(optarg, &o->depth) ||
+		    o->depth > UINT32_MAX)
+			return cli_usage_error("diff",
+					       "--depth: '%s' is not a whole "
+					       "number from 0 (0: all)",
+					       optarg);
+		return 0;
+	case OPT_TOTAL:
+		o->total = true;
+		return 0;
+	case OPT_ALPHA:
+		errno = 0;
+		o->alpha = strtod(optarg, &end);
+		if (errno || end == optarg || *end ||
+		    !(o->alpha > 0 && o->alpha < 1))
+			return cli_usage_error("diff",
+					       "--alpha: '%s' is not a number "
+					       "between 0 and 1 (0.01)",
+					       optarg);
+		return 0;
+	case OPT_LIMIT:
+		o->have_limit = true;
+		return view_limit_option("diff", optarg, &o->limit);
+	case OPT_CSV:
+		o->csv = true;
+		return 0;
+	case OPT_BASE_RECORDING:
+		return parse_index("--base-recording", optarg,
+				   &o->base_recording)
+			       ? EXIT_USAGE
+			       : 0;
+	case OPT_BASE_FROM:
+		o->base_from = optarg;
+		return 0;
+	case OPT_BASE_TO:
+		o->base_to = optarg;
+		return 0;
+	case OPT_BASE_SNAPSHOT:
+		return parse_index("--base-snapshot", optarg, &o->base_snapshot)
+			       ? EXIT_USAGE
+			       : 0;
+	case OPT_SNAPSHOT:
+		return parse_index("--snapshot", optarg, &o->snapshot)
+			       ? EXIT_USAGE
+			       : 0;
+	default:
+		return view_default_option("diff", c, argv, &o->f);
 	}
-	if (!o.have_limit)
-		o.limit = o.csv ? 0 : 20;
-	if (!o.have_depth)
-		o.depth = o.csv ? 0 : 6;
-	if (o.view == DV_SURVIVORS && !o.by_given)
-		o.by = GROUP_SITE;
+}
+
+static int diff_parse(int argc, char **argv, struct diff_cli *o)
+{
+	int c, n_ops;
+
+	memset(o, 0, sizeof(*o));
+	o->by = GROUP_CLASS;
+	o->alpha = DIFF_ALPHA_DEFAULT;
+	o->base_recording = o->base_snapshot = o->snapshot = -1;
+	view_filters_init(&o->f);
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", diff_opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(diff_help);
+		if (diff_option(o, c, argv))
+			return EXIT_USAGE;
+	}
+	if (!o->have_limit)
+		o->limit = o->csv ? 0 : 20;
+	if (!o->have_depth)
+		o->depth = o->csv ? 0 : 6;
+	if (o->view == DV_SURVIVORS && !o->by_given)
+		o->by = GROUP_SITE;
 	n_ops = argc - optind;
 	if (n_ops < 1 || n_ops > 2)
 		return cli_usage_error("diff", n_ops ? "give at most two "
 						       "sides: BASE NEW"
 						     : "give BASE and NEW, or "
 						       "BASE with --base-*");
-	if (n_ops == 1 && o.view != DV_CODEHEAP && o.base_recording < 0 &&
-	    !o.base_from && !o.base_to)
+	if (n_ops == 1 && o->view != DV_CODEHEAP && o->base_recording < 0 &&
+	    !o->base_from && !o->base_to)
 		return cli_usage_error("diff",
 				       "one store: give --base-recording or "
 				       "--base-from/--base-to to say what the "
 				       "base is");
-	/* kept now: an import runs another getopt scan, which moves
-	 * optind */
-	names[0] = argv[optind];
-	names[1] = argv[optind + n_ops - 1];
+	o->n_operands = n_ops;
+	o->operands = argv + optind;
+	return CLI_RUN;
+}
+
+static int diff_run(const struct diff_cli *o)
+{
+	struct store *s[2] = {NULL, NULL};
+	char *paths[2] = {NULL, NULL}, *side_names[2] = {NULL, NULL};
+	const char *names[2];
+	struct buf out = BUF_INIT;
+	struct err e;
+	int k, rc = EXIT_OK, n_ops = o->n_operands;
+
+	names[0] = o->operands[0];
+	names[1] = o->operands[n_ops - 1];
 	for (k = 0; k < n_ops; k++) {
 		paths[k] = operand_store(names[k]);
 		if (!paths[k]) {
@@ -663,127 +825,19 @@ int cmd_diff(int argc, char **argv)
 		}
 	if (n_ops == 1)
 		s[1] = s[0];
-	/* one store: the sides are named by what tells them apart */
-	if (n_ops == 1 && o.view != DV_CODEHEAP) {
-		for (k = 0; k < 2; k++) {
-			struct buf nb = BUF_INIT;
-			int64_t rec = k			      ? o.f.q.recording
-				      : o.base_recording >= 0 ? o.base_recording
-							      : o.f.q.recording;
-			const char *fr = k || (!o.base_from && !o.base_to)
-						 ? o.f.from
-						 : o.base_from;
-			const char *to = k || (!o.base_from && !o.base_to)
-						 ? o.f.to
-						 : o.base_to;
-
-			buf_adds(&nb, names[k]);
-			if (rec >= 0)
-				buf_addf(&nb, " recording %lld",
-					 (long long)rec);
-			if (fr || to)
-				buf_addf(&nb, " %s..%s", fr ? fr : "",
-					 to ? to : "");
-			side_names[k] = buf_detach(&nb, NULL);
-			names[k] = side_names[k];
-		}
-	}
-	if (o.view == DV_CODEHEAP) {
-		rc = codeheap_diff(&o, s, names, &out);
-		goto print;
-	}
-	/* the sides' filters: the new side's as given, the base's with
-	 * the --base-* options in place of theirs */
-	vf[0] = vf[1] = o.f;
-	if (o.base_recording >= 0)
-		vf[0].q.recording = o.base_recording;
-	if (o.base_from || o.base_to) {
-		vf[0].from = o.base_from;
-		vf[0].to = o.base_to;
-	}
-	for (k = 0; k < 2; k++) {
-		rc = view_resolve("diff", s[k], &vf[k]);
-		if (rc)
-			goto out;
-		if (query_open(s[k], &vf[k].q, &q[k], &e) < 0) {
-			rc = e.code == ERR_USAGE
-				     ? cli_usage_error("diff", "%s", e.msg)
-				     : (view_error("diff", &e), EXIT_ERROR);
-			goto out;
-		}
-	}
-	/* one estimate on both sides: a side that gives another is
-	 * opened again with the one both can give */
-	{
-		enum query_estimate est = diff_estimate_choose(
-			q[0], &vf[0].q, q[1], &vf[1].q, o.f.q.estimate);
-
-		for (k = 0; k < 2; k++) {
-			if (query_kind(q[k]) != SAMPLE_ALLOC ||
-			    query_estimate(q[k]) == est)
-				continue;
-			query_free(q[k]);
-			q[k] = NULL;
-			vf[k].q.estimate = (int)est;
-			if (query_open(s[k], &vf[k].q, &q[k], &e) < 0) {
-				view_error("diff", &e);
-				rc = EXIT_ERROR;
-				goto out;
-			}
-		}
-	}
-	diff_options_init(&dopt);
-	dopt.total = o.total;
-	dopt.alpha = o.alpha;
-	if (diff_open(q[0], &vf[0].q, q[1], &vf[1].q, &dopt, &d, &e) < 0) {
-		rc = cli_usage_error("diff", "%s", e.msg);
-		goto out;
-	}
-	switch (o.view) {
-	case DV_TOP:
-		rc = diff_top(d, o.by, &t, &e);
-		break;
-	case DV_TREE:
-	case DV_INVERTED:
-		rc = diff_tree(d, o.view == DV_INVERTED, 0, &t, &e);
-		break;
-	default: {
-		struct query_survivor_options so;
-
-		memset(&so, 0, sizeof(so));
-		rc = diff_survivors(d, o.by, &so, &t, &e);
-	}
-	}
-	if (rc < 0) {
-		rc = e.code == ERR_USAGE ? cli_usage_error("diff", "%s", e.msg)
-					 : (view_error("diff", &e), EXIT_ERROR);
-		goto out;
-	}
-	{
-		bool tree = o.view == DV_TREE || o.view == DV_INVERTED;
-		const char *keyname = tree ? "frame" : query_group_name(o.by);
-		const char *what = o.view == DV_TREE	    ? "call tree"
-				   : o.view == DV_INVERTED  ? "inverted tree"
-				   : o.view == DV_SURVIVORS ? "survivors"
-							    : "allocations";
-
-		amount_counts = t->by_samples;
-		if (o.csv) {
-			table_csv(&out, t, keyname, tree, o.depth);
-		} else {
-			header(&out, t, what, names);
-			table_text(&out, t, keyname, tree, o.limit, o.depth);
-		}
-	}
-print:
-	fwrite(out.data, 1, out.len, stdout);
-	if (rc == EXIT_OK)
+	if (n_ops == 1 && o->view != DV_CODEHEAP)
+		name_sides(o, names, side_names);
+	if (o->view == DV_CODEHEAP)
+		rc = codeheap_diff(o, s, names, &out);
+	else
+		rc = samples_diff(o, s, names, &out);
+	/* on failure nothing was put in out: the diff is all or nothing */
+	if (rc == EXIT_OK) {
+		fwrite(out.data, 1, out.len, stdout);
 		rc = cli_finish_output(EXIT_OK);
+	}
 out:
 	buf_release(&out);
-	diff_free(d);
-	for (k = 0; k < 2; k++)
-		query_free(q[k]);
 	if (s[1] != s[0])
 		store_close(s[1]);
 	store_close(s[0]);
@@ -792,4 +846,12 @@ out:
 	free(side_names[0]);
 	free(side_names[1]);
 	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_cli o;
+	int rc = diff_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? diff_run(&o) : rc;
 }

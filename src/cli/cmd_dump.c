@@ -66,18 +66,25 @@ enum {
 	EV_GCINFO = 32
 };
 
+struct dump_options {
+	bool tsv, raw, stats, bench; /* --bench implies --stats */
+	unsigned events;	     /* EV_* */
+	unsigned jobs;		     /* --jobs, 0: not given */
+	struct input_limits lim;
+	int n_inputs;
+	char **inputs;
+};
+
+/* A run's state: the sink's and the walker's context. */
 struct dump {
+	const struct dump_options *o;
 	struct cli_intake intake; /* what is not JFR */
-	bool tsv, raw, stats, bench;
-	unsigned events;
-	unsigned jobs;
+	unsigned jobs;		  /* cli_jobs() of o->jobs */
 	struct buf line;
 	uint64_t n_recordings;
 	uint64_t n_jfr_members; /* recognised as JFR, readable or not */
 	uint64_t n_events;
 	uint64_t bytes;
-	bool failed;
-	const struct walk_stats *stats_ref;
 	uint64_t warnings;
 };
 
@@ -104,7 +111,7 @@ static void put_frames(struct dump *d, const struct rec_stack *st,
 
 		if (i)
 			buf_adds(&d->line, sep);
-		put_name(&d->line, d->raw ? f->class_raw : f->class_name);
+		put_name(&d->line, d->o->raw ? f->class_raw : f->class_name);
 		buf_addch(&d->line, '.');
 		put_name(&d->line, f->method);
 		put_name(&d->line, f->descriptor);
@@ -117,13 +124,13 @@ static bool wanted(const struct dump *d, enum sample_kind k)
 {
 	switch (k) {
 	case SAMPLE_ALLOC:
-		return d->events & EV_ALLOC;
+		return d->o->events & EV_ALLOC;
 	case SAMPLE_TLAB_NEW:
-		return d->events & EV_TLAB;
+		return d->o->events & EV_TLAB;
 	case SAMPLE_TLAB_OUTSIDE:
-		return d->events & EV_OUTSIDE;
+		return d->o->events & EV_OUTSIDE;
 	case SAMPLE_OLD_OBJECT:
-		return d->events & EV_OLD;
+		return d->o->events & EV_OLD;
 	default:
 		return false;
 	}
@@ -146,14 +153,14 @@ static void put_opt(struct buf *b, const char *name, int64_t v)
 static int dump_sample(void *ctx, const struct rec_sample *s)
 {
 	struct dump *d = ctx;
-	const char *cls = d->raw ? s->class_raw : s->class_name;
+	const char *cls = d->o->raw ? s->class_raw : s->class_name;
 	int64_t value;
 
 	d->n_events++;
-	if (d->stats || !wanted(d, s->kind))
+	if (d->o->stats || !wanted(d, s->kind))
 		return 0;
 	buf_reset(&d->line);
-	if (d->tsv) {
+	if (d->o->tsv) {
 		value = s->kind == SAMPLE_ALLOC		 ? s->weight
 			: s->kind == SAMPLE_TLAB_NEW	 ? s->tlab_size
 			: s->kind == SAMPLE_TLAB_OUTSIDE ? s->alloc_size
@@ -228,10 +235,10 @@ static int dump_heap_summary(void *ctx, const struct rec_heap_summary *h)
 	struct dump *d = ctx;
 
 	d->n_events++;
-	if (d->stats || !(d->events & EV_GC))
+	if (d->o->stats || !(d->o->events & EV_GC))
 		return 0;
 	buf_reset(&d->line);
-	if (d->tsv) {
+	if (d->o->tsv) {
 		buf_adds(&d->line, "gc\t");
 		put_time(&d->line, h->time_ns);
 		buf_adds(&d->line, "\t\t\t");
@@ -259,7 +266,7 @@ static int dump_recording(void *ctx, const struct rec_recording *r)
 	uint32_t i;
 
 	d->n_recordings++;
-	if (d->tsv)
+	if (d->o->tsv)
 		return 0;
 	buf_adds(&b, "# ");
 	put_name(&b, r->source);
@@ -277,7 +284,7 @@ static int dump_recording(void *ctx, const struct rec_recording *r)
 		put_name(&b, r->jvm_version ? r->jvm_version : "");
 	}
 	buf_addch(&b, '\n');
-	if (d->stats) {
+	if (d->o->stats) {
 		for (i = 0; i < r->n_event_types; i++) {
 			size_t at = b.len;
 
@@ -317,10 +324,10 @@ static int dump_gc_info(void *ctx, const struct rec_gc_info *g)
 {
 	struct dump *d = ctx;
 
-	if (d->stats || !(d->events & EV_GCINFO))
+	if (d->o->stats || !(d->o->events & EV_GCINFO))
 		return 0;
 	buf_reset(&d->line);
-	if (d->tsv) {
+	if (d->o->tsv) {
 		buf_adds(&d->line, "gcinfo\t\t\t\t");
 		put_name(&d->line, g->name ? g->name : "");
 		buf_addf(&d->line, "\t%lld\t\t", (long long)g->gc_id);
@@ -419,12 +426,9 @@ static bool parse_events(const char *list, unsigned *out)
 	static const struct {
 		const char *name;
 		unsigned bit;
-	} names[] = {{"alloc", EV_ALLOC},
-		     {"tlab", EV_TLAB},
-		     {"outside", EV_OUTSIDE},
-		     {"old", EV_OLD},
-		     {"gc", EV_GC},
-		     {"gcinfo", EV_GCINFO}};
+	} names[] = {{"alloc", EV_ALLOC},     {"tlab", EV_TLAB},
+		     {"outside", EV_OUTSIDE}, {"old", EV_OLD},
+		     {"gc", EV_GC},	      {"gcinfo", EV_GCINFO}};
 	const char *p = list;
 
 	*out = 0;
@@ -447,7 +451,7 @@ static bool parse_events(const char *list, unsigned *out)
 	return *out != 0;
 }
 
-int cmd_dump(int argc, char **argv)
+static int dump_parse(int argc, char **argv, struct dump_options *o)
 {
 	enum {
 		OPT_FORMAT = OPT__CLI_NEXT,
@@ -468,26 +472,19 @@ int cmd_dump(int argc, char **argv)
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	static const struct walk_ops ops = {dump_member, dump_problem};
-	struct input_limits lim;
-	struct walk_stats stats = {0, 0, 0, 0};
-	struct dump d;
-	struct timespec t0, t1;
-	int c, i, failed_inputs = 0, status;
+	int c;
 
-	memset(&d, 0, sizeof(d));
-	buf_init(&d.line);
-	d.events = EV_ALLOC | EV_TLAB | EV_OUTSIDE | EV_OLD | EV_GC;
-	input_limits_default(&lim);
+	memset(o, 0, sizeof(*o));
+	o->events = EV_ALLOC | EV_TLAB | EV_OUTSIDE | EV_OLD | EV_GC;
+	input_limits_default(&o->lim);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(dump_help, stdout);
-			return cli_finish_output(EXIT_OK);
+			return cli_help(dump_help);
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "tsv"))
-				d.tsv = true;
+				o->tsv = true;
 			else if (strcmp(optarg, "text"))
 				return cli_usage_error("dump",
 						       "--format: '%s' is not "
@@ -495,10 +492,10 @@ int cmd_dump(int argc, char **argv)
 						       optarg);
 			break;
 		case OPT_RAW:
-			d.raw = true;
+			o->raw = true;
 			break;
 		case OPT_EVENTS:
-			if (!parse_events(optarg, &d.events))
+			if (!parse_events(optarg, &o->events))
 				return cli_usage_error(
 					"dump",
 					"--events: '%s' is not a list of "
@@ -506,50 +503,76 @@ int cmd_dump(int argc, char **argv)
 					optarg);
 			break;
 		case OPT_STATS:
-			d.stats = true;
+			o->stats = true;
 			break;
 		case OPT_BENCH:
-			d.stats = d.bench = true;
+			o->stats = o->bench = true;
 			break;
 		case OPT_JOBS:
-			if (cli_jobs_option("dump", optarg, &d.jobs))
+			if (cli_jobs_option("dump", optarg, &o->jobs))
 				return EXIT_USAGE;
 			break;
 		case '?':
 		case ':':
 			return cli_getopt_error("dump", c, argv);
 		default:
-			if (cli_limit_option("dump", c, optarg, &lim))
+			if (cli_limit_option("dump", c, optarg, &o->lim))
 				return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("dump", "no input given");
-	d.jobs = cli_jobs(d.jobs);
-	if (d.tsv && !d.stats)
-		fputs("kind\tstartTime\tjavaThreadId\tthreadName\tclass\tvalue"
-		      "\ttruncated\tframes\tallocationSize\troot\n",
-		      stdout);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	o->n_inputs = argc - optind;
+	o->inputs = argv + optind;
+	return CLI_RUN;
+}
+
+/* Every input walked, each member JFR recognises decoded into d's sink;
+ * the count of inputs that could not be read. */
+static int dump_inputs(struct dump *d, struct walk_stats *stats)
+{
+	static const struct walk_ops ops = {dump_member, dump_problem};
+	int i, failed_inputs = 0;
+
 	/* dump reads one kind: what is not JFR is "not recognised" here */
-	cli_intake_init_kind(&d.intake, "dump", "a JFR recording",
+	cli_intake_init_kind(&d->intake, "dump", "a JFR recording",
 			     "JFR recordings",
 			     "dump reads JFR recordings only; heapsift scan "
 			     "says what it is, heapsift import reads the "
 			     "other kinds");
-	for (i = optind; i < argc; i++) {
+	for (i = 0; i < d->o->n_inputs; i++) {
 		int rc;
 
-		cli_intake_begin(&d.intake, argv[i]);
-		rc = walk_input(argv[i], &lim, &ops, &d, &stats);
+		cli_intake_begin(&d->intake, d->o->inputs[i]);
+		rc = walk_input(d->o->inputs[i], &d->o->lim, &ops, d, stats);
 		if (rc < 0 && ferror(stdout))
 			break;
-		if (rc < 0 || cli_intake_end(&d.intake))
+		if (rc < 0 || cli_intake_end(&d->intake))
 			failed_inputs++;
 	}
-	cli_intake_release(&d.intake);
+	cli_intake_release(&d->intake);
+	return failed_inputs;
+}
+
+static int dump_run(const struct dump_options *o)
+{
+	struct walk_stats stats = {0, 0, 0, 0};
+	struct dump d;
+	struct timespec t0, t1;
+	int failed_inputs, status;
+
+	memset(&d, 0, sizeof(d));
+	d.o = o;
+	buf_init(&d.line);
+	d.jobs = cli_jobs(o->jobs);
+	if (o->tsv && !o->stats)
+		fputs("kind\tstartTime\tjavaThreadId\tthreadName\tclass\tvalue"
+		      "\ttruncated\tframes\tallocationSize\troot\n",
+		      stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	failed_inputs = dump_inputs(&d, &stats);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (d.bench) {
+	if (o->bench) {
 		double s = (double)(t1.tv_sec - t0.tv_sec) +
 			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
@@ -578,4 +601,12 @@ int cmd_dump(int argc, char **argv)
 	else
 		status = EXIT_OK;
 	return cli_finish_output(status);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct dump_options o;
+	int rc = dump_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? dump_run(&o) : rc;
 }

@@ -102,7 +102,14 @@ static void scan_problem(void *ctx, enum problem_severity sev,
 	cli_problem("scan", sev == PROBLEM_ERROR ? "error" : "warning", e);
 }
 
-int cmd_scan(int argc, char **argv)
+struct scan_options {
+	bool csv;
+	struct input_limits lim;
+	int n_inputs;
+	char **inputs;
+};
+
+static int scan_parse(int argc, char **argv, struct scan_options *o)
 {
 	enum { OPT_CSV = OPT__CLI_NEXT };
 	static const struct option opts[] = {
@@ -111,35 +118,73 @@ int cmd_scan(int argc, char **argv)
 		CLI_LIMIT_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	static const struct walk_ops ops = {scan_member, scan_problem};
-	struct input_limits lim;
-	struct walk_stats stats = {0, 0, 0, 0};
-	struct scan s;
-	int c, i, status, failed_inputs = 0;
+	int c;
 
-	memset(&s, 0, sizeof(s));
-	buf_init(&s.line);
-	input_limits_default(&lim);
+	memset(o, 0, sizeof(*o));
+	input_limits_default(&o->lim);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(scan_help, stdout);
-			return cli_finish_output(EXIT_OK);
+			return cli_help(scan_help);
 		case OPT_CSV:
-			s.csv = true;
+			o->csv = true;
 			break;
 		case '?':
 		case ':':
 			return cli_getopt_error("scan", c, argv);
 		default:
-			if (cli_limit_option("scan", c, optarg, &lim))
+			if (cli_limit_option("scan", c, optarg, &o->lim))
 				return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("scan", "no input given");
+	o->n_inputs = argc - optind;
+	o->inputs = argv + optind;
+	return CLI_RUN;
+}
 
+/* The last line: members by kind, bytes, and the walker's problems. */
+static void put_summary(const struct scan *s, int n_inputs,
+			const struct walk_stats *stats)
+{
+	enum import_kind k;
+	const char *sep = ": ";
+
+	printf("%llu member%s in %d input%s", (unsigned long long)s->n_members,
+	       s->n_members == 1 ? "" : "s", n_inputs,
+	       n_inputs == 1 ? "" : "s");
+	for (k = KIND_JFR; k < KIND__COUNT; k++) {
+		if (!s->by_kind[k])
+			continue;
+		printf("%s%llu %s", sep, (unsigned long long)s->by_kind[k],
+		       import_kind_name(k));
+		sep = ", ";
+	}
+	if (s->by_kind[KIND_UNKNOWN])
+		printf("%s%llu unknown", sep,
+		       (unsigned long long)s->by_kind[KIND_UNKNOWN]);
+	printf("; %llu bytes", (unsigned long long)s->bytes);
+	if (stats->warnings || stats->errors)
+		printf("; %llu warning%s, %llu error%s",
+		       (unsigned long long)stats->warnings,
+		       stats->warnings == 1 ? "" : "s",
+		       (unsigned long long)stats->errors,
+		       stats->errors == 1 ? "" : "s");
+	putchar('\n');
+}
+
+static int scan_run(const struct scan_options *o)
+{
+	static const struct walk_ops ops = {scan_member, scan_problem};
+	struct walk_stats stats = {0, 0, 0, 0};
+	struct scan s;
+	int i, status, failed_inputs = 0;
+
+	memset(&s, 0, sizeof(s));
+	buf_init(&s.line);
+	s.csv = o->csv;
 	if (s.csv)
 		fputs("input,member,kind,bytes,confidence,compression,"
 		      "status\r\n",
@@ -147,42 +192,16 @@ int cmd_scan(int argc, char **argv)
 	else
 		printf("%-9s %4s %12s  %-11s %-9s %s\n", "KIND", "CONF",
 		       "BYTES", "COMPRESSION", "STATUS", "MEMBER");
-	for (i = optind; i < argc; i++) {
-		int rc = walk_input(argv[i], &lim, &ops, &s, &stats);
+	for (i = 0; i < o->n_inputs; i++) {
+		int rc = walk_input(o->inputs[i], &o->lim, &ops, &s, &stats);
 
 		if (rc < 0 && ferror(stdout))
 			break;
 		if (rc < 0)
 			failed_inputs++;
 	}
-	if (!s.csv) {
-		enum import_kind k;
-		const char *sep = ": ";
-
-		printf("%llu member%s in %d input%s",
-		       (unsigned long long)s.n_members,
-		       s.n_members == 1 ? "" : "s", argc - optind,
-		       argc - optind == 1 ? "" : "s");
-		for (k = KIND_JFR; k < KIND__COUNT; k++) {
-			if (!s.by_kind[k])
-				continue;
-			printf("%s%llu %s", sep,
-			       (unsigned long long)s.by_kind[k],
-			       import_kind_name(k));
-			sep = ", ";
-		}
-		if (s.by_kind[KIND_UNKNOWN])
-			printf("%s%llu unknown", sep,
-			       (unsigned long long)s.by_kind[KIND_UNKNOWN]);
-		printf("; %llu bytes", (unsigned long long)s.bytes);
-		if (stats.warnings || stats.errors)
-			printf("; %llu warning%s, %llu error%s",
-			       (unsigned long long)stats.warnings,
-			       stats.warnings == 1 ? "" : "s",
-			       (unsigned long long)stats.errors,
-			       stats.errors == 1 ? "" : "s");
-		putchar('\n');
-	}
+	if (!s.csv)
+		put_summary(&s, o->n_inputs, &stats);
 	buf_release(&s.line);
 	if (failed_inputs || stats.errors)
 		status = EXIT_ERROR;
@@ -191,4 +210,12 @@ int cmd_scan(int argc, char **argv)
 	else
 		status = EXIT_OK;
 	return cli_finish_output(status);
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	struct scan_options o;
+	int rc = scan_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? scan_run(&o) : rc;
 }

@@ -64,7 +64,6 @@ static const char survivors_help[] =
 	"  -h, --help              this text\n"
 	"\n" VIEW_FILTER_HELP;
 
-/* A trend in ten ASCII levels, at most width columns. */
 /* A series' trend in ten ASCII levels, at most width columns: its live
  * bytes, or its live samples where the kind has no sizes. */
 static void sparkline(struct buf *out, const struct query_survivor_series *x,
@@ -175,7 +174,18 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 	return 0;
 }
 
-int cmd_survivors(int argc, char **argv)
+struct survivors_options {
+	struct view_filters f;
+	struct query_survivor_options so;
+	enum query_group by;
+	const char *keyname; /* --by's word, for the headings */
+	uint64_t limit;	     /* 0: every key */
+	bool csv, leaks;
+	int n_operands;
+	char **operands;
+};
+
+static int survivors_parse(int argc, char **argv, struct survivors_options *o)
 {
 	enum {
 		OPT_BY = OPT__VIEW_NEXT,
@@ -198,34 +208,26 @@ int cmd_survivors(int argc, char **argv)
 		VIEW_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	struct view_filters f;
-	struct query_survivor_options so;
-	const struct query_survivors *sv;
-	enum query_group by = GROUP_SITE;
-	const char *keyname = "site";
-	struct buf line = BUF_INIT;
-	struct store *s;
-	struct query *q;
-	uint64_t limit = 10, n;
-	bool csv = false, leaks = false, limit_given = false;
-	size_t i, b;
-	struct err e;
-	int c, rc;
+	bool limit_given = false;
+	uint64_t n;
+	int c;
 
-	view_filters_init(&f);
-	memset(&so, 0, sizeof(so));
+	memset(o, 0, sizeof(*o));
+	o->by = GROUP_SITE;
+	o->keyname = "site";
+	o->limit = 10;
+	view_filters_init(&o->f);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(survivors_help, stdout);
-			return cli_finish_output(EXIT_OK);
+			return cli_help(survivors_help);
 		case OPT_BY:
-			keyname = optarg;
-			so.cohort = !strcmp(optarg, "age")   ? COHORT_AGE
-				    : !strcmp(optarg, "gcs") ? COHORT_GCS
-							     : COHORT_NONE;
-			if (!so.cohort && !query_group_parse(optarg, &by))
+			o->keyname = optarg;
+			o->so.cohort = !strcmp(optarg, "age")	? COHORT_AGE
+				       : !strcmp(optarg, "gcs") ? COHORT_GCS
+								: COHORT_NONE;
+			if (!o->so.cohort && !query_group_parse(optarg, &o->by))
 				return cli_usage_error(
 					"survivors",
 					"--by: '%s' is not one of class, site, "
@@ -234,16 +236,12 @@ int cmd_survivors(int argc, char **argv)
 			break;
 		case OPT_BUCKET:
 			if (view_bucket_option("survivors", optarg,
-					       &so.bucket_ns))
+					       &o->so.bucket_ns))
 				return EXIT_USAGE;
 			break;
 		case OPT_LIMIT:
-			if (!cli_parse_count(optarg, &limit))
-				return cli_usage_error("survivors",
-						       "--limit: '%s' is not a "
-						       "whole number from 0 "
-						       "(0: no limit)",
-						       optarg);
+			if (view_limit_option("survivors", optarg, &o->limit))
+				return EXIT_USAGE;
 			limit_given = true;
 			break;
 		case OPT_MIN_GCS:
@@ -252,145 +250,191 @@ int cmd_survivors(int argc, char **argv)
 						       "--min-gcs: '%s' is not "
 						       "a whole number from 0",
 						       optarg);
-			so.min_gcs = n > INT64_MAX ? INT64_MAX : (int64_t)n;
+			o->so.min_gcs = n > INT64_MAX ? INT64_MAX : (int64_t)n;
 			break;
 		case OPT_LEAKS:
-			leaks = true;
+			o->leaks = true;
 			break;
 		case OPT_BEFORE_LAST_GC:
-			so.before_last_gc = true;
+			o->so.before_last_gc = true;
 			break;
 		case OPT_CSV:
-			csv = true;
+			o->csv = true;
 			break;
-		case '?':
-		case ':':
-			return cli_getopt_error("survivors", c, argv);
 		default:
-			if (view_filter_option("survivors", c, optarg, &f))
+			if (view_default_option("survivors", c, argv, &o->f))
 				return EXIT_USAGE;
 		}
 	}
-	if (csv && !limit_given)
-		limit = 0;
-	rc = view_open("survivors", argc, argv, &f, &s, &q);
+	if (o->csv && !limit_given)
+		o->limit = 0;
+	o->n_operands = argc - optind;
+	o->operands = argv + optind;
+	return CLI_RUN;
+}
+
+/* The store and its query, of the kind --kind says, else of the kind
+ * with liveness (agent samples, else old objects). */
+static int survivors_open(struct survivors_options *o, struct store **s,
+			  struct query **q)
+{
+	int rc;
+
+	rc = view_open_operands("survivors", o->n_operands, o->operands, &o->f,
+				s, q);
 	if (rc)
 		return rc;
-	if (f.q.kind < 0 && query_kind(q) != SAMPLE_AGENT &&
-	    query_kind(q) != SAMPLE_OLD_OBJECT) {
-		/* the default kind is the one with liveness */
+	if (o->f.q.kind < 0 && query_kind(*q) != SAMPLE_AGENT &&
+	    query_kind(*q) != SAMPLE_OLD_OBJECT) {
 		uint64_t counts[SAMPLE__COUNT];
 
-		query_kind_counts(q, counts);
-		view_close(s, q);
-		f.q.kind =
+		query_kind_counts(*q, counts);
+		view_close(*s, *q);
+		o->f.q.kind =
 			counts[SAMPLE_AGENT] ? SAMPLE_AGENT : SAMPLE_OLD_OBJECT;
-		rc = view_open("survivors", argc, argv, &f, &s, &q);
-		if (rc)
-			return rc;
+		rc = view_open_operands("survivors", o->n_operands, o->operands,
+					&o->f, s, q);
 	}
+	return rc;
+}
+
+static void put_text_header(const struct query_survivors *sv,
+			    const char *keyname)
+{
+	if (sv->kind == SAMPLE_OLD_OBJECT)
+		printf("%s: %llu objects, each once however many "
+		       "emissions show it; sampled objects known "
+		       "alive by %s, a point every %.3f s\n",
+		       sample_kind_name(sv->kind),
+		       (unsigned long long)sv->samples_used, keyname,
+		       (double)sv->bucket_ns / 1e9);
+	else
+		printf("%s: %llu samples with a known fate (%llu "
+		       "untracked, not counted); live set by %s, a "
+		       "point every %.3f s\n",
+		       sample_kind_name(sv->kind),
+		       (unsigned long long)sv->samples_used,
+		       (unsigned long long)sv->samples_unknown, keyname,
+		       (double)sv->bucket_ns / 1e9);
+	/* an old object that the last emission leaves out was
+	 * collected or replaced in the sampler: gone, not dead */
+	printf("%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK", "AT END",
+	       sv->kind == SAMPLE_OLD_OBJECT ? "GONE" : "DIED", "ALIVE",
+	       "TO COLLECTION", "GCS", "TREND", keyname);
+}
+
+/* A series as CSV rows, one a point in time. */
+static void put_series_csv(struct buf *line, const struct query_survivors *sv,
+			   const struct query_survivor_series *x)
+{
+	size_t b;
+
+	for (b = 0; b < sv->n_buckets; b++) {
+		buf_reset(line);
+		buf_add_csv(line, x->key, strlen(x->key));
+		buf_addch(line, ',');
+		cli_put_time(line, sv->time_ns[b], 3);
+		buf_addf(line, ",%llu,%lld,%.0f\r\n",
+			 (unsigned long long)x->live_samples[b],
+			 (long long)x->live_bytes[b], x->live_objects[b]);
+		fwrite(line->data, 1, line->len, stdout);
+	}
+}
+
+/* A series as one line: peak, end, fates (none for a cohort: a life
+ * crosses cohorts), the trend and the key. */
+static void put_series_text(struct buf *line, const struct query_survivors *sv,
+			    const struct query_survivor_series *x, bool cohort)
+{
+	char pb[32], eb[32], lb[48];
+	size_t b;
+
+	buf_reset(line);
+	if (sv->by_samples) {
+		snprintf(pb, sizeof(pb), "%llu smp",
+			 (unsigned long long)x->peak_samples);
+		snprintf(eb, sizeof(eb), "%llu smp",
+			 (unsigned long long)x->end_samples);
+	} else {
+		view_bytes(x->peak_bytes, pb, sizeof(pb));
+		view_bytes(x->end_bytes, eb, sizeof(eb));
+	}
+	collected_text(x, lb, sizeof(lb));
+	if (cohort)
+		buf_addf(line, "%12s %12s %7s %7s %13s %4s", pb, eb, "-", "-",
+			 "-", "-");
+	else
+		buf_addf(line, "%12s %12s %7llu %7llu %s", pb, eb,
+			 (unsigned long long)(sv->kind == SAMPLE_OLD_OBJECT
+						      ? x->gone
+						      : x->dead),
+			 (unsigned long long)x->alive, lb);
+	buf_adds(line, "  ");
+	sparkline(line, x, sv->n_buckets, sv->by_samples, 32);
+	for (b = sv->n_buckets; b < 32; b++)
+		buf_addch(line, ' ');
+	buf_adds(line, "  ");
+	buf_add_printable(line, x->key, strlen(x->key));
+	buf_addch(line, '\n');
+	fwrite(line->data, 1, line->len, stdout);
+}
+
+static int survivors_run(struct survivors_options *o)
+{
+	const struct query_survivors *sv;
+	const char *keyname = o->keyname;
+	struct buf line = BUF_INIT;
+	struct store *s;
+	struct query *q;
+	size_t i;
+	struct err e;
+	int rc;
+
+	rc = survivors_open(o, &s, &q);
+	if (rc)
+		return rc;
 	err_init(&e);
-	if (query_survivors(q, by, &so, &sv, &e) < 0)
+	if (query_survivors(q, o->by, &o->so, &sv, &e) < 0)
 		return view_query_failed("survivors", &e, s, q);
-	if (so.cohort)
-		keyname = so.cohort == COHORT_AGE ? "age" : "gcs";
-	if (!sv->samples_used && !csv) {
+	if (o->so.cohort)
+		keyname = o->so.cohort == COHORT_AGE ? "age" : "gcs";
+	if (!sv->samples_used && !o->csv) {
 		printf("%s: no sample with a known fate%s (%llu untracked)\n",
 		       sample_kind_name(sv->kind),
-		       so.min_gcs || so.before_last_gc ? " passes the filters"
-						       : "",
+		       o->so.min_gcs || o->so.before_last_gc
+			       ? " passes the filters"
+			       : "",
 		       (unsigned long long)sv->samples_unknown);
-		view_close(s, q);
-		return cli_finish_output(EXIT_OK);
-	}
-	if (leaks) {
-		print_leaks(q, sv, csv, (size_t)limit, keyname);
-		view_close(s, q);
-		return cli_finish_output(EXIT_OK);
-	}
-	if (csv) {
-		printf("%s,time,live_samples,est_live_bytes,est_live_"
-		       "objects\r\n",
-		       keyname);
+	} else if (o->leaks) {
+		print_leaks(q, sv, o->csv, (size_t)o->limit, keyname);
 	} else {
-		if (sv->kind == SAMPLE_OLD_OBJECT)
-			printf("%s: %llu objects, each once however many "
-			       "emissions show it; sampled objects known "
-			       "alive by %s, a point every %.3f s\n",
-			       sample_kind_name(sv->kind),
-			       (unsigned long long)sv->samples_used, keyname,
-			       (double)sv->bucket_ns / 1e9);
+		if (o->csv)
+			printf("%s,time,live_samples,est_live_bytes,est_live_"
+			       "objects\r\n",
+			       keyname);
 		else
-			printf("%s: %llu samples with a known fate (%llu "
-			       "untracked, not counted); live set by %s, a "
-			       "point every %.3f s\n",
-			       sample_kind_name(sv->kind),
-			       (unsigned long long)sv->samples_used,
-			       (unsigned long long)sv->samples_unknown, keyname,
-			       (double)sv->bucket_ns / 1e9);
-		/* an old object that the last emission leaves out was
-		 * collected or replaced in the sampler: gone, not dead */
-		printf("%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK",
-		       "AT END",
-		       sv->kind == SAMPLE_OLD_OBJECT ? "GONE" : "DIED", "ALIVE",
-		       "TO COLLECTION", "GCS", "TREND", keyname);
-	}
-	for (i = 0; i < sv->n_series && (!limit || i < limit); i++) {
-		const struct query_survivor_series *x = &sv->series[i];
-
-		if (csv) {
-			for (b = 0; b < sv->n_buckets; b++) {
-				buf_reset(&line);
-				buf_add_csv(&line, x->key, strlen(x->key));
-				buf_addch(&line, ',');
-				cli_put_time(&line, sv->time_ns[b], 3);
-				buf_addf(&line, ",%llu,%lld,%.0f\r\n",
-					 (unsigned long long)x->live_samples[b],
-					 (long long)x->live_bytes[b],
-					 x->live_objects[b]);
-				fwrite(line.data, 1, line.len, stdout);
-			}
-			continue;
-		}
-		{
-			char pb[32], eb[32], lb[48];
-
-			buf_reset(&line);
-			if (sv->by_samples) {
-				snprintf(pb, sizeof(pb), "%llu smp",
-					 (unsigned long long)x->peak_samples);
-				snprintf(eb, sizeof(eb), "%llu smp",
-					 (unsigned long long)x->end_samples);
-			} else {
-				view_bytes(x->peak_bytes, pb, sizeof(pb));
-				view_bytes(x->end_bytes, eb, sizeof(eb));
-			}
-			collected_text(x, lb, sizeof(lb));
-			if (so.cohort) /* a life crosses cohorts: no fates */
-				buf_addf(&line, "%12s %12s %7s %7s %13s %4s",
-					 pb, eb, "-", "-", "-", "-");
+			put_text_header(sv, keyname);
+		for (i = 0; i < sv->n_series && (!o->limit || i < o->limit);
+		     i++) {
+			if (o->csv)
+				put_series_csv(&line, sv, &sv->series[i]);
 			else
-				buf_addf(
-					&line, "%12s %12s %7llu %7llu %s", pb,
-					eb,
-					(unsigned long long)(sv->kind == SAMPLE_OLD_OBJECT
-								     ? x->gone
-								     : x->dead),
-					(unsigned long long)x->alive, lb);
-			buf_adds(&line, "  ");
-			sparkline(&line, x, sv->n_buckets, sv->by_samples, 32);
-			for (b = sv->n_buckets; b < 32; b++)
-				buf_addch(&line, ' ');
-			buf_adds(&line, "  ");
-			buf_add_printable(&line, x->key, strlen(x->key));
-			buf_addch(&line, '\n');
-			fwrite(line.data, 1, line.len, stdout);
+				put_series_text(&line, sv, &sv->series[i],
+						o->so.cohort);
 		}
+		if (!o->csv && o->limit && sv->n_series > o->limit)
+			printf("(%zu more; --limit=0 shows all)\n",
+			       sv->n_series - (size_t)o->limit);
 	}
-	if (!csv && limit && sv->n_series > limit)
-		printf("(%zu more; --limit=0 shows all)\n",
-		       sv->n_series - (size_t)limit);
 	buf_release(&line);
 	view_close(s, q);
 	return cli_finish_output(EXIT_OK);
+}
+
+int cmd_survivors(int argc, char **argv)
+{
+	struct survivors_options o;
+	int rc = survivors_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? survivors_run(&o) : rc;
 }

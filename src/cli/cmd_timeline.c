@@ -36,7 +36,15 @@ static const char timeline_help[] =
 	"  -h, --help             this text\n"
 	"\n" VIEW_FILTER_HELP;
 
-int cmd_timeline(int argc, char **argv)
+struct timeline_options {
+	struct view_filters f;
+	int64_t bucket; /* ns, 0: the query's round width */
+	bool csv;
+	int n_operands;
+	char **operands;
+};
+
+static int timeline_parse(int argc, char **argv, struct timeline_options *o)
 {
 	enum { OPT_BUCKET = OPT__VIEW_NEXT, OPT_CSV };
 	static const struct option opts[] = {
@@ -46,125 +54,150 @@ int cmd_timeline(int argc, char **argv)
 		VIEW_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	struct view_filters f;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	view_filters_init(&o->f);
+	cli_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return cli_help(timeline_help);
+		case OPT_BUCKET:
+			if (view_bucket_option("timeline", optarg, &o->bucket))
+				return EXIT_USAGE;
+			break;
+		case OPT_CSV:
+			o->csv = true;
+			break;
+		default:
+			if (view_default_option("timeline", c, argv, &o->f))
+				return EXIT_USAGE;
+		}
+	}
+	o->n_operands = argc - optind;
+	o->operands = argv + optind;
+	return CLI_RUN;
+}
+
+/* What was recorded, the buckets' width, whether several JVMs were
+ * added together, and the columns' names. */
+static void put_text_header(struct query *q, const struct query_options *qo,
+			    const struct query_total *total, int64_t bucket)
+{
+	char tb[32];
+	int64_t covered = query_covered(q, NULL, NULL);
+	size_t n_jvms;
+	bool named;
+
+	printf("%s: %llu samples, %s estimated over %.3f s "
+	       "recorded; buckets of %.3f s\n",
+	       sample_kind_name(query_kind(q)),
+	       (unsigned long long)total->samples,
+	       view_bytes(total->est_bytes, tb, sizeof(tb)),
+	       (double)covered / 1e9, (double)bucket / 1e9);
+	printf("%s\n", query_estimate_note(q));
+	n_jvms = query_jvms_sampled(q, qo, &named);
+	if (n_jvms > 1 && named)
+		printf("fleet: %zu JVMs' samples added together; "
+		       "--recording picks one JVM's (heapsift report "
+		       "names them)\n",
+		       n_jvms);
+	else if (n_jvms > 1)
+		printf("fleet: %zu recordings' samples added together, "
+		       "which may be of different JVMs (not all say "
+		       "which); --recording picks one\n",
+		       n_jvms);
+	printf("%-24s %12s %10s %7s  %s\n", "TIME", "ALLOC/S", "SAMPLES/S", "±",
+	       "ALLOCATION RATE");
+}
+
+/* One bucket's line; max_rate (bytes per nanosecond) is the longest
+ * bar's. */
+static void put_bucket(struct buf *line, const struct query_bucket *b,
+		       int64_t bucket, double max_rate, bool csv)
+{
+	double secs = (double)b->covered_ns / 1e9;
+	double rate = secs > 0 ? (double)b->est_bytes / secs : 0;
+	double srate = secs > 0 ? (double)b->samples / secs : 0;
+
+	cli_put_time(line, b->start_ns, 3);
+	if (csv) {
+		buf_addf(line, ",%llu,%lld,", (unsigned long long)b->samples,
+			 (long long)b->est_bytes);
+		if (secs > 0)
+			buf_addf(line, "%.0f,%.3f,", rate, srate);
+		else
+			buf_adds(line, ",,");
+		view_add_rel_err(line, b->rel_err, true);
+		buf_addf(line, ",%.9f\r\n", secs);
+	} else if (secs <= 0) {
+		buf_addf(line, " %12s %10s %7s  (not recorded)\n", "-", "-",
+			 "");
+	} else {
+		char tb[32];
+		int bar = max_rate > 0
+				  ? (int)(40.0 * rate / (1e9 * max_rate) + 0.5)
+				  : 0;
+
+		/* a damaged store can make any rate */
+		view_bytes(i64_held(rate), tb, sizeof(tb));
+		buf_addf(line, " %10s/s %10.1f ", tb, srate);
+		view_add_rel_err(line, b->rel_err, false);
+		buf_adds(line, "  ");
+		while (bar-- > 0)
+			buf_addch(line, '#');
+		/* a bucket the recordings cover in part */
+		if (b->covered_ns < bucket)
+			buf_addf(line, "  (%.3f s recorded)", secs);
+		buf_addch(line, '\n');
+	}
+}
+
+static int timeline_run(struct timeline_options *o)
+{
 	const struct query_bucket *b;
 	struct query_total total;
 	struct store *s;
 	struct query *q;
 	struct buf line = BUF_INIT;
-	int64_t bucket = 0;
 	double max_rate = 0; /* bytes per nanosecond */
-	bool csv = false;
-	size_t n, i, n_jvms;
-	bool named;
+	size_t n, i;
 	struct err e;
-	int c, rc;
+	int rc;
 
-	view_filters_init(&f);
-	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(timeline_help, stdout);
-			return cli_finish_output(EXIT_OK);
-		case OPT_BUCKET:
-			if (view_bucket_option("timeline", optarg, &bucket))
-				return EXIT_USAGE;
-			break;
-		case OPT_CSV:
-			csv = true;
-			break;
-		case '?':
-		case ':':
-			return cli_getopt_error("timeline", c, argv);
-		default:
-			if (view_filter_option("timeline", c, optarg, &f))
-				return EXIT_USAGE;
-		}
-	}
-	rc = view_open("timeline", argc, argv, &f, &s, &q);
+	rc = view_open_operands("timeline", o->n_operands, o->operands, &o->f,
+				&s, &q);
 	if (rc)
 		return rc;
 	err_init(&e);
-	if (query_timeline(q, &bucket, &b, &n, &total, &e) < 0)
+	if (query_timeline(q, &o->bucket, &b, &n, &total, &e) < 0)
 		return view_query_failed("timeline", &e, s, q);
 	for (i = 0; i < n; i++)
 		if (b[i].covered_ns > 0 &&
 		    (double)b[i].est_bytes / (double)b[i].covered_ns > max_rate)
 			max_rate = (double)b[i].est_bytes /
 				   (double)b[i].covered_ns;
-	if (csv) {
+	if (o->csv)
 		fputs("time,samples,est_bytes,alloc_rate,sample_rate,rel_"
 		      "err,covered_s\r\n",
 		      stdout);
-	} else {
-		char tb[32];
-		int64_t covered = query_covered(q, NULL, NULL);
-
-		printf("%s: %llu samples, %s estimated over %.3f s "
-		       "recorded; buckets of %.3f s\n",
-		       sample_kind_name(query_kind(q)),
-		       (unsigned long long)total.samples,
-		       view_bytes(total.est_bytes, tb, sizeof(tb)),
-		       (double)covered / 1e9, (double)bucket / 1e9);
-		printf("%s\n", query_estimate_note(q));
-		n_jvms = query_jvms_sampled(q, &f.q, &named);
-		if (n_jvms > 1 && named)
-			printf("fleet: %zu JVMs' samples added together; "
-			       "--recording picks one JVM's (heapsift report "
-			       "names them)\n",
-			       n_jvms);
-		else if (n_jvms > 1)
-			printf("fleet: %zu recordings' samples added together, "
-			       "which may be of different JVMs (not all say "
-			       "which); --recording picks one\n",
-			       n_jvms);
-		printf("%-24s %12s %10s %7s  %s\n", "TIME", "ALLOC/S",
-		       "SAMPLES/S", "±", "ALLOCATION RATE");
-	}
+	else
+		put_text_header(q, &o->f.q, &total, o->bucket);
 	for (i = 0; i < n; i++) {
-		double secs = (double)b[i].covered_ns / 1e9;
-		double rate = secs > 0 ? (double)b[i].est_bytes / secs : 0;
-		double srate = secs > 0 ? (double)b[i].samples / secs : 0;
-
 		buf_reset(&line);
-		cli_put_time(&line, b[i].start_ns, 3);
-		if (csv) {
-			buf_addf(&line, ",%llu,%lld,",
-				 (unsigned long long)b[i].samples,
-				 (long long)b[i].est_bytes);
-			if (secs > 0)
-				buf_addf(&line, "%.0f,%.3f,", rate, srate);
-			else
-				buf_adds(&line, ",,");
-			view_add_rel_err(&line, b[i].rel_err, true);
-			buf_addf(&line, ",%.9f\r\n", secs);
-		} else if (secs <= 0) {
-			buf_addf(&line, " %12s %10s %7s  (not recorded)\n", "-",
-				 "-", "");
-		} else {
-			char tb[32];
-			int bar =
-				max_rate > 0
-					? (int)(40.0 * rate / (1e9 * max_rate) +
-						0.5)
-					: 0;
-
-			/* a damaged store can make any rate */
-			view_bytes(i64_held(rate), tb, sizeof(tb));
-			buf_addf(&line, " %10s/s %10.1f ", tb, srate);
-			view_add_rel_err(&line, b[i].rel_err, false);
-			buf_adds(&line, "  ");
-			while (bar-- > 0)
-				buf_addch(&line, '#');
-			/* a bucket the recordings cover in part */
-			if (b[i].covered_ns < bucket)
-				buf_addf(&line, "  (%.3f s recorded)", secs);
-			buf_addch(&line, '\n');
-		}
+		put_bucket(&line, &b[i], o->bucket, max_rate, o->csv);
 		fwrite(line.data, 1, line.len, stdout);
 	}
 	buf_release(&line);
 	view_close(s, q);
 	return cli_finish_output(EXIT_OK);
+}
+
+int cmd_timeline(int argc, char **argv)
+{
+	struct timeline_options o;
+	int rc = timeline_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? timeline_run(&o) : rc;
 }

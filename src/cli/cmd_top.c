@@ -56,7 +56,16 @@ static void put_csv_str(struct buf *b, const char *s)
 	buf_release(&t);
 }
 
-int cmd_top(int argc, char **argv)
+struct top_options {
+	struct view_filters f;
+	enum query_group by;
+	uint64_t limit; /* 0: every row */
+	bool csv;
+	int n_operands;
+	char **operands;
+};
+
+static int top_parse(int argc, char **argv, struct top_options *o)
 {
 	enum { OPT_BY = OPT__VIEW_NEXT, OPT_LIMIT, OPT_CSV };
 	static const struct option opts[] = {
@@ -67,10 +76,110 @@ int cmd_top(int argc, char **argv)
 		VIEW_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	struct view_filters f;
-	enum query_group by = GROUP_CLASS;
-	uint64_t limit = 0;
-	bool csv = false, have_limit = false;
+	bool have_limit = false;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->by = GROUP_CLASS;
+	view_filters_init(&o->f);
+	cli_getopt_begin();
+	/* options may come before or after the store (GNU getopt moves
+	 * the operands to the end) */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return cli_help(top_help);
+		case OPT_BY:
+			if (view_group_option("top", optarg, &o->by))
+				return EXIT_USAGE;
+			break;
+		case OPT_LIMIT:
+			if (view_limit_option("top", optarg, &o->limit))
+				return EXIT_USAGE;
+			have_limit = true;
+			break;
+		case OPT_CSV:
+			o->csv = true;
+			break;
+		default:
+			if (view_default_option("top", c, argv, &o->f))
+				return EXIT_USAGE;
+		}
+	}
+	if (!have_limit)
+		o->limit = o->csv ? 0 : 20;
+	o->n_operands = argc - optind;
+	o->operands = argv + optind;
+	return CLI_RUN;
+}
+
+/* What the estimates are, the bias note when a row shown has one, and
+ * the columns' names. */
+static void put_text_header(struct query *q, enum query_group by,
+			    const struct query_total *total,
+			    const struct query_row *rows, size_t n)
+{
+	char tb[32];
+	bool corr = query_estimate(q) == QUERY_EST_CORRECTED;
+	size_t i;
+
+	printf("%s (%s): %llu samples%s, %s estimated; by %s\n",
+	       sample_kind_name(query_kind(q)),
+	       corr ? "weights corrected by OutsideTLAB events"
+	       : query_kind(q) == SAMPLE_ALLOC	  ? "weights"
+	       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
+	       : query_kind(q) == SAMPLE_AGENT
+		       ? "unbiased weights of sampled sizes"
+		       : "object sizes",
+	       (unsigned long long)total->samples,
+	       corr ? " and OutsideTLAB events" : "",
+	       view_bytes(total->est_bytes, tb, sizeof(tb)),
+	       query_group_name(by));
+	printf("%s\n", query_estimate_note(q));
+	for (i = 0; i < n; i++)
+		if (rows[i].bias)
+			break;
+	if (i < n)
+		printf("! the estimate is known to be biased on this "
+		       "row, beyond its ±: %s\n",
+		       "fewer than 4 effective samples, large "
+		       "objects partly allocated in TLABs, or "
+		       "large objects HotSpot samples too seldom "
+		       "(--csv says which)");
+	printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE", "SAMPLES", "±",
+	       query_group_name(by));
+}
+
+static void put_row(struct buf *line, const struct query_row *r, bool csv)
+{
+	if (csv) {
+		put_csv_str(line, r->key);
+		buf_addf(line, ",%llu,%lld,", (unsigned long long)r->samples,
+			 (long long)r->est_bytes);
+		if (!isnan(r->est_objects))
+			buf_addf(line, "%.0f", r->est_objects);
+		buf_addf(line, ",%.6f,", r->share);
+		view_add_rel_err(line, r->rel_err, true);
+		buf_addf(line, ",%s\r\n",
+			 r->bias == QUERY_BIAS_FEW	 ? "few"
+			 : r->bias == QUERY_BIAS_MIXED	 ? "mixed"
+			 : r->bias == QUERY_BIAS_OUTSIDE ? "outside"
+							 : "");
+	} else {
+		char tb[32];
+
+		buf_addf(line, "%12s %6.2f%% %9llu ",
+			 view_bytes(r->est_bytes, tb, sizeof(tb)),
+			 r->share * 100.0, (unsigned long long)r->samples);
+		view_add_rel_err(line, r->rel_err, false);
+		buf_adds(line, r->bias ? "! " : "  ");
+		buf_add_printable(line, r->key, strlen(r->key));
+		buf_addch(line, '\n');
+	}
+}
+
+static int top_run(struct top_options *o)
+{
 	const struct query_row *rows;
 	struct query_total total;
 	struct store *s;
@@ -78,130 +187,43 @@ int cmd_top(int argc, char **argv)
 	struct buf line = BUF_INIT;
 	size_t n, i;
 	struct err e;
-	int c, rc;
+	int rc;
 
-	view_filters_init(&f);
-	cli_getopt_begin();
-	/* options may come before or after the store (GNU getopt moves
-	 * the operands to the end) */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(top_help, stdout);
-			return cli_finish_output(EXIT_OK);
-		case OPT_BY:
-			if (!query_group_parse(optarg, &by))
-				return cli_usage_error(
-					"top",
-					"--by: '%s' is not class, site, "
-					"app-site, thread or recording",
-					optarg);
-			break;
-		case OPT_LIMIT:
-			if (!cli_parse_count(optarg, &limit))
-				return cli_usage_error("top",
-						       "--limit: '%s' is "
-						       "not a whole number "
-						       "from 0 (0: no limit)",
-						       optarg);
-			have_limit = true;
-			break;
-		case OPT_CSV:
-			csv = true;
-			break;
-		case '?':
-		case ':':
-			return cli_getopt_error("top", c, argv);
-		default:
-			rc = view_filter_option("top", c, optarg, &f);
-			if (rc)
-				return EXIT_USAGE;
-		}
-	}
-	if (!have_limit)
-		limit = csv ? 0 : 20;
-	rc = view_open("top", argc, argv, &f, &s, &q);
+	rc = view_open_operands("top", o->n_operands, o->operands, &o->f, &s,
+				&q);
 	if (rc)
 		return rc;
 	err_init(&e);
-	if (query_top(q, by, &rows, &n, &total, &e) < 0) {
+	if (query_top(q, o->by, &rows, &n, &total, &e) < 0) {
 		view_error("top", &e);
 		view_close(s, q);
 		return EXIT_ERROR;
 	}
-	if (limit && n > limit)
-		n = (size_t)limit;
-	if (csv) {
+	if (o->limit && n > o->limit)
+		n = (size_t)o->limit;
+	if (o->csv) {
 		buf_addf(&line,
 			 "%s,samples,est_bytes,est_objects,share,rel_err,"
 			 "biased\r\n",
-			 query_group_name(by));
+			 query_group_name(o->by));
 		fwrite(line.data, 1, line.len, stdout);
 	} else {
-		char tb[32];
-
-		bool corr = query_estimate(q) == QUERY_EST_CORRECTED;
-
-		printf("%s (%s): %llu samples%s, %s estimated; by %s\n",
-		       sample_kind_name(query_kind(q)),
-		       corr ? "weights corrected by OutsideTLAB events"
-		       : query_kind(q) == SAMPLE_ALLOC	  ? "weights"
-		       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
-		       : query_kind(q) == SAMPLE_AGENT
-			       ? "unbiased weights of sampled sizes"
-			       : "object sizes",
-		       (unsigned long long)total.samples,
-		       corr ? " and OutsideTLAB events" : "",
-		       view_bytes(total.est_bytes, tb, sizeof(tb)),
-		       query_group_name(by));
-		printf("%s\n", query_estimate_note(q));
-		for (i = 0; i < n; i++)
-			if (rows[i].bias)
-				break;
-		if (i < n)
-			printf("! the estimate is known to be biased on this "
-			       "row, beyond its ±: %s\n",
-			       "fewer than 4 effective samples, large "
-			       "objects partly allocated in TLABs, or "
-			       "large objects HotSpot samples too seldom "
-			       "(--csv says which)");
-		printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE",
-		       "SAMPLES", "±", query_group_name(by));
+		put_text_header(q, o->by, &total, rows, n);
 	}
 	for (i = 0; i < n; i++) {
-		const struct query_row *r = &rows[i];
-		double rel = r->rel_err;
-
 		buf_reset(&line);
-		if (csv) {
-			put_csv_str(&line, r->key);
-			buf_addf(&line, ",%llu,%lld,",
-				 (unsigned long long)r->samples,
-				 (long long)r->est_bytes);
-			if (!isnan(r->est_objects))
-				buf_addf(&line, "%.0f", r->est_objects);
-			buf_addf(&line, ",%.6f,", r->share);
-			view_add_rel_err(&line, rel, true);
-			buf_addf(&line, ",%s\r\n",
-				 r->bias == QUERY_BIAS_FEW	 ? "few"
-				 : r->bias == QUERY_BIAS_MIXED	 ? "mixed"
-				 : r->bias == QUERY_BIAS_OUTSIDE ? "outside"
-								 : "");
-		} else {
-			char tb[32];
-
-			buf_addf(&line, "%12s %6.2f%% %9llu ",
-				 view_bytes(r->est_bytes, tb, sizeof(tb)),
-				 r->share * 100.0,
-				 (unsigned long long)r->samples);
-			view_add_rel_err(&line, rel, false);
-			buf_adds(&line, r->bias ? "! " : "  ");
-			buf_add_printable(&line, r->key, strlen(r->key));
-			buf_addch(&line, '\n');
-		}
+		put_row(&line, &rows[i], o->csv);
 		fwrite(line.data, 1, line.len, stdout);
 	}
 	buf_release(&line);
 	view_close(s, q);
 	return cli_finish_output(EXIT_OK);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_options o;
+	int rc = top_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? top_run(&o) : rc;
 }

@@ -161,7 +161,16 @@ static void put_tree(struct printer *p)
 	free(stack);
 }
 
-int cmd_tree(int argc, char **argv)
+struct tree_options {
+	struct view_filters f;
+	bool inverted, csv;
+	uint64_t depth;	  /* levels shown, 0: all */
+	double min_share; /* percent */
+	int n_operands;
+	char **operands;
+};
+
+static int tree_parse(int argc, char **argv, struct tree_options *o)
 {
 	enum {
 		OPT_INVERTED = OPT__VIEW_NEXT,
@@ -178,33 +187,24 @@ int cmd_tree(int argc, char **argv)
 		VIEW_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	struct view_filters f;
-	struct printer p;
-	bool inverted = false;
-	uint64_t depth = 12;
-	const struct query_tree_node *nodes;
-	struct query_total total;
-	struct store *s;
-	struct query *q;
-	size_t n;
-	struct err e;
-	int c, rc;
+	int c;
 	char *end;
 
-	memset(&p, 0, sizeof(p));
-	p.min_share = 0.5;
-	view_filters_init(&f);
+	memset(o, 0, sizeof(*o));
+	o->depth = 12;
+	o->min_share = 0.5;
+	view_filters_init(&o->f);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(tree_help, stdout);
-			return cli_finish_output(EXIT_OK);
+			return cli_help(tree_help);
 		case OPT_INVERTED:
-			inverted = true;
+			o->inverted = true;
 			break;
 		case OPT_DEPTH:
-			if (!cli_parse_count(optarg, &depth) || depth > 100000)
+			if (!cli_parse_count(optarg, &o->depth) ||
+			    o->depth > 100000)
 				return cli_usage_error("tree",
 						       "--depth: '%s' is "
 						       "not a whole number "
@@ -213,9 +213,9 @@ int cmd_tree(int argc, char **argv)
 						       optarg);
 			break;
 		case OPT_MIN_SHARE:
-			p.min_share = strtod(optarg, &end);
-			if (end == optarg || *end || p.min_share < 0 ||
-			    p.min_share > 100)
+			o->min_share = strtod(optarg, &end);
+			if (end == optarg || *end || o->min_share < 0 ||
+			    o->min_share > 100)
 				return cli_usage_error(
 					"tree",
 					"--min-share: "
@@ -224,29 +224,46 @@ int cmd_tree(int argc, char **argv)
 					optarg);
 			break;
 		case OPT_CSV:
-			p.csv = true;
+			o->csv = true;
 			break;
-		case '?':
-		case ':':
-			return cli_getopt_error("tree", c, argv);
 		default:
-			if (view_filter_option("tree", c, optarg, &f))
+			if (view_default_option("tree", c, argv, &o->f))
 				return EXIT_USAGE;
 		}
 	}
-	rc = view_open("tree", argc, argv, &f, &s, &q);
+	o->n_operands = argc - optind;
+	o->operands = argv + optind;
+	return CLI_RUN;
+}
+
+static int tree_run(struct tree_options *o)
+{
+	struct printer p;
+	const struct query_tree_node *nodes;
+	struct query_total total;
+	struct store *s;
+	struct query *q;
+	size_t n;
+	struct err e;
+	int rc;
+
+	rc = view_open_operands("tree", o->n_operands, o->operands, &o->f, &s,
+				&q);
 	if (rc)
 		return rc;
 	err_init(&e);
-	if (query_tree(q, inverted, inverted ? (uint32_t)depth : 0, &nodes, &n,
-		       &total, &e) < 0) {
+	if (query_tree(q, o->inverted, o->inverted ? (uint32_t)o->depth : 0,
+		       &nodes, &n, &total, &e) < 0) {
 		view_error("tree", &e);
 		view_close(s, q);
 		return EXIT_ERROR;
 	}
+	memset(&p, 0, sizeof(p));
 	p.nodes = nodes;
 	p.total = total.est_bytes;
-	p.max_depth = (uint32_t)depth;
+	p.max_depth = (uint32_t)o->depth;
+	p.min_share = o->min_share;
+	p.csv = o->csv;
 	buf_init(&p.path);
 	buf_init(&p.line);
 	if (p.csv) {
@@ -257,7 +274,7 @@ int cmd_tree(int argc, char **argv)
 		char tb[32];
 
 		printf("%s tree of %s: %llu samples, %s estimated\n",
-		       inverted ? "inverted" : "call",
+		       o->inverted ? "inverted" : "call",
 		       sample_kind_name(query_kind(q)),
 		       (unsigned long long)total.samples,
 		       view_bytes(total.est_bytes, tb, sizeof(tb)));
@@ -270,4 +287,12 @@ int cmd_tree(int argc, char **argv)
 	buf_release(&p.line);
 	view_close(s, q);
 	return cli_finish_output(EXIT_OK);
+}
+
+int cmd_tree(int argc, char **argv)
+{
+	struct tree_options o;
+	int rc = tree_parse(argc, argv, &o);
+
+	return rc == CLI_RUN ? tree_run(&o) : rc;
 }

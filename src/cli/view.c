@@ -144,6 +144,34 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 	return 1;
 }
 
+int view_default_option(const char *cmd, int c, char **argv,
+			struct view_filters *f)
+{
+	if (c == '?' || c == ':')
+		return cli_getopt_error(cmd, c, argv);
+	return view_filter_option(cmd, c, optarg, f) ? EXIT_USAGE : 0;
+}
+
+int view_group_option(const char *cmd, const char *arg, enum query_group *by)
+{
+	if (!query_group_parse(arg, by))
+		return cli_usage_error(cmd,
+				       "--by: '%s' is not class, site, "
+				       "app-site, thread or recording",
+				       arg);
+	return 0;
+}
+
+int view_limit_option(const char *cmd, const char *arg, uint64_t *limit)
+{
+	if (!cli_parse_count(arg, limit))
+		return cli_usage_error(cmd,
+				       "--limit: '%s' is not a whole number "
+				       "from 0 (0: no limit)",
+				       arg);
+	return 0;
+}
+
 /*
  * "30s", "1m30s", "500ms", "1.5h", or plain seconds.  Digits and one
  * point only (no signs, exponents, hex, inf or nan), and the result
@@ -292,7 +320,7 @@ int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	return view_open_operands(cmd, argc - optind, argv + optind, f, s, q);
 }
 
-int view_open_operands(const char *cmd, int n_ops, char **operands,
+int view_open_operands(const char *cmd, int n_operands, char **operands,
 		       struct view_filters *f, struct store **s,
 		       struct query **q)
 {
@@ -305,7 +333,7 @@ int view_open_operands(const char *cmd, int n_ops, char **operands,
 
 	/* one store, or the inputs to read into the cache store */
 	*q = NULL;
-	rc = cli_store_open(cmd, n_ops, operands, s, &path, &status);
+	rc = cli_store_open(cmd, n_operands, operands, s, &path, &status);
 	if (rc)
 		return rc;
 	free(path);

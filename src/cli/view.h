@@ -1,7 +1,8 @@
 /*
- * What the store views (top, and later tree, timeline, survivors) share:
- * opening the store, the filter options every view takes, and turning
- * times given on the command line into nanoseconds.
+ * What the store views (top, tree, timeline, survivors, diff; report,
+ * export and browse in part) share: opening the store, the filter
+ * options every view takes and the options several take alike, and
+ * turning times given on the command line into nanoseconds.
  */
 #ifndef HS_VIEW_H
 #define HS_VIEW_H
@@ -93,6 +94,19 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 		       struct view_filters *f);
 
 /*
+ * The end of every view's option loop, for what getopt_long returned
+ * that the command does not handle itself: getopt's errors ('?', ':')
+ * and the filters.  0 handled, else EXIT_USAGE (after a message).
+ */
+int view_default_option(const char *cmd, int c, char **argv,
+			struct view_filters *f);
+
+/* The options several views take alike: --by=GROUP (top's groups) and
+ * --limit=N (0: no limit).  0, or EXIT_USAGE after a message. */
+int view_group_option(const char *cmd, const char *arg, enum query_group *by);
+int view_limit_option(const char *cmd, const char *arg, uint64_t *limit);
+
+/*
  * After getopt: the operands left in argv, one store or the inputs to read
  * into the cache store (cli_store_open(), whose import status joins the
  * exit status), opened with its query.  Prints the problem and returns
@@ -102,7 +116,7 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
  */
 int view_open(const char *cmd, int argc, char **argv, struct view_filters *f,
 	      struct store **s, struct query **q);
-/* The same on n operands given otherwise (report: its store). */
+/* view_open() given the operands themselves (borrowed): n of them. */
 int view_open_operands(const char *cmd, int n, char **operands,
 		       struct view_filters *f, struct store **s,
 		       struct query **q);

@@ -91,62 +91,150 @@ static int gzip_buf(struct buf *out, const uint8_t *in, size_t len,
 
 enum { V_SAMPLES, V_OBJECTS, V_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };
 
-int export_pprof(struct query *q, struct buf *out, struct err *e)
-{
-	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT;
-	Mapping *maps[1] = {&map};
-	ValueType vt[V__N], *vtp[V__N],
-		period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	int slot[V__N]; /* the value's index in a sample, -1: not written */
-	const struct query_stack *st;
-	struct query_total total;
+/* The profile's tables as they grow: strings, locations, functions. */
+struct pprof {
 	struct strings strs;
-	struct hmap loc_idx, fn_idx;
-	Location **locs = NULL;
-	Function **fns = NULL;
-	Sample *samples, **sp;
+	struct hmap loc_idx; /* a location's site: its id */
+	struct hmap fn_idx;  /* a function's name: its id */
+	Location **locs;
+	Function **fns;
+	size_t n_locs, n_fns, alloc_locs, alloc_fns;
+	struct buf method; /* a frame's class.method, for the next lookup */
+};
+
+static void pprof_init(struct pprof *p)
+{
+	memset(p, 0, sizeof(*p));
+	hmap_init(&p->strs.idx);
+	arena_init(&p->strs.mem, 65536);
+	str_idz(&p->strs, "");
+	hmap_init(&p->loc_idx);
+	hmap_init(&p->fn_idx);
+	buf_init(&p->method);
+}
+
+static void pprof_release(struct pprof *p)
+{
+	size_t d;
+
+	for (d = 0; d < p->n_locs; d++)
+		free(p->locs[d]);
+	for (d = 0; d < p->n_fns; d++)
+		free(p->fns[d]);
+	free(p->locs);
+	free(p->fns);
+	free(p->strs.v);
+	hmap_release(&p->strs.idx);
+	hmap_release(&p->loc_idx);
+	hmap_release(&p->fn_idx);
+	arena_release(&p->strs.mem);
+	buf_release(&p->method);
+}
+
+/* The sample types, Go's names, those the kind has: how many.  slot[V_x]
+ * is V_x's index in a sample's values, -1 when it is not written. */
+static size_t value_types(struct strings *strs, bool objects, bool fate,
+			  ValueType vt[V__N], ValueType *vtp[V__N],
+			  int slot[V__N])
+{
+	static const char *const names[V__N][2] = {
+		{"samples", "count"},	  {"alloc_objects", "count"},
+		{"alloc_space", "bytes"}, {"inuse_objects", "count"},
+		{"inuse_space", "bytes"},
+	};
+	bool on[V__N] = {true, objects, true, fate && objects, fate};
+	size_t n_vt = 0;
+	int i;
+
+	for (i = 0; i < V__N; i++) {
+		slot[i] = -1;
+		if (!on[i])
+			continue;
+		perftools__profiles__value_type__init(&vt[n_vt]);
+		vt[n_vt].type = str_idz(strs, names[i][0]);
+		vt[n_vt].unit = str_idz(strs, names[i][1]);
+		vtp[n_vt] = &vt[n_vt];
+		slot[i] = (int)n_vt++;
+	}
+	return n_vt;
+}
+
+/* The function named by string name (len bytes): its id, added on
+ * first use. */
+static uint64_t pprof_function(struct pprof *p, int64_t name, size_t len)
+{
+	uint64_t fid;
+	bool added;
+	Function *f;
+
+	fid = *hmap_put(&p->fn_idx, p->strs.v[name], len, p->n_fns + 1, &added);
+	if (!added)
+		return fid;
+	f = xcalloc(1, sizeof(*f));
+	perftools__profiles__function__init(f);
+	f->id = fid;
+	f->name = f->system_name = name;
+	if (p->n_fns == p->alloc_fns) {
+		p->alloc_fns = p->alloc_fns ? 2 * p->alloc_fns : 256;
+		p->fns = xreallocarray(p->fns, p->alloc_fns, sizeof(*p->fns));
+	}
+	p->fns[p->n_fns++] = f;
+	return fid;
+}
+
+/* The location of node's frame (a method and line: its site), added
+ * with its function on first use: its id; *up is the caller's node. */
+static uint64_t pprof_location(struct pprof *p, struct query *q, uint32_t node,
+			       uint32_t *up)
+{
+	const char *site;
+	int32_t line;
+	uint64_t id;
+	bool added;
+	Location *l;
+	Line *ln, **lnp;
+
+	*up = query_node_frame(q, node, &p->method, &line, &site);
+	id = *hmap_put(&p->loc_idx, site, strlen(site), p->n_locs + 1, &added);
+	if (!added)
+		return id;
+	/* the location, its one line and the line's pointer in one block */
+	l = xcalloc(1, sizeof(*l) + sizeof(Line) + sizeof(Line *));
+	ln = (Line *)(l + 1);
+	lnp = (Line **)(ln + 1);
+	perftools__profiles__location__init(l);
+	perftools__profiles__line__init(ln);
+	ln->function_id = pprof_function(
+		p, str_id(&p->strs, p->method.data, p->method.len),
+		p->method.len);
+	ln->line = line >= 0 ? line : 0;
+	*lnp = ln;
+	l->id = id;
+	l->mapping_id = 1;
+	l->n_line = 1;
+	l->line = lnp;
+	if (p->n_locs == p->alloc_locs) {
+		p->alloc_locs = p->alloc_locs ? 2 * p->alloc_locs : 256;
+		p->locs =
+			xreallocarray(p->locs, p->alloc_locs, sizeof(*p->locs));
+	}
+	p->locs[p->n_locs++] = l;
+	return id;
+}
+
+/* The samples, one a stack, and the arrays they point into. */
+struct pprof_samples {
+	Sample *v, **p;
 	uint64_t *loc_ids;
 	int64_t *vals;
-	size_t n, k, n_locs = 0, n_fns = 0, alloc_locs = 0, alloc_fns = 0;
-	size_t n_ids = 0, n_vt = 0, d;
-	struct buf method = BUF_INIT;
-	bool fate, objects;
-	uint8_t *packed;
-	size_t packed_len;
-	int rc;
+};
 
-	if (query_stacks(q, &st, &n, &fate, &total, e) < 0)
-		return ERR_FAIL;
-	objects = query_kind_objects(query_kind(q));
-	memset(&strs, 0, sizeof(strs));
-	hmap_init(&strs.idx);
-	arena_init(&strs.mem, 65536);
-	str_idz(&strs, "");
-	hmap_init(&loc_idx);
-	hmap_init(&fn_idx);
-
-	/* sample types, Go's names */
-	{
-		static const char *const names[V__N][2] = {
-			{"samples", "count"},	  {"alloc_objects", "count"},
-			{"alloc_space", "bytes"}, {"inuse_objects", "count"},
-			{"inuse_space", "bytes"},
-		};
-		bool on[V__N] = {true, objects, true, fate && objects, fate};
-		int i;
-
-		for (i = 0; i < V__N; i++) {
-			slot[i] = -1;
-			if (!on[i])
-				continue;
-			perftools__profiles__value_type__init(&vt[n_vt]);
-			vt[n_vt].type = str_idz(&strs, names[i][0]);
-			vt[n_vt].unit = str_idz(&strs, names[i][1]);
-			vtp[n_vt] = &vt[n_vt];
-			slot[i] = (int)n_vt++;
-		}
-	}
+static void add_samples(struct pprof *p, struct query *q,
+			const struct query_stack *st, size_t n,
+			const int slot[V__N], size_t n_vt,
+			struct pprof_samples *out)
+{
+	size_t k, n_ids = 0;
 
 	/* how many location ids in all, to allocate once */
 	for (k = 0; k < n; k++) {
@@ -154,81 +242,25 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 
 		n_ids += depth ? depth : 1;
 	}
-	samples = xcalloc(n ? n : 1, sizeof(*samples));
-	sp = xcalloc(n ? n : 1, sizeof(*sp));
-	loc_ids = xcalloc(n_ids ? n_ids : 1, sizeof(*loc_ids));
-	vals = xcalloc((n ? n : 1) * n_vt, sizeof(*vals));
+	out->v = xcalloc(n ? n : 1, sizeof(*out->v));
+	out->p = xcalloc(n ? n : 1, sizeof(*out->p));
+	out->loc_ids = xcalloc(n_ids ? n_ids : 1, sizeof(*out->loc_ids));
+	out->vals = xcalloc((n ? n : 1) * n_vt, sizeof(*out->vals));
 	n_ids = 0;
 	for (k = 0; k < n; k++) {
-		Sample *s = &samples[k];
+		Sample *s = &out->v[k];
 		uint32_t node = st[k].stack;
-		int64_t *v = &vals[k * n_vt];
+		int64_t *v = &out->vals[k * n_vt];
 
 		perftools__profiles__sample__init(s);
-		sp[k] = s;
-		s->location_id = &loc_ids[n_ids];
+		out->p[k] = s;
+		s->location_id = &out->loc_ids[n_ids];
 		/* leaf first, as pprof wants; a sample without a stack gets
 		 * the "(no stack)" location */
 		do {
-			const char *site;
-			int32_t line;
-			uint64_t id;
-			bool added;
-			uint32_t up;
-
-			up = query_node_frame(q, node, &method, &line, &site);
-			id = *hmap_put(&loc_idx, site, strlen(site), n_locs + 1,
-				       &added);
-			if (added) {
-				Location *l =
-					xcalloc(1, sizeof(*l) + sizeof(Line) +
-							   sizeof(Line *));
-				Line *ln = (Line *)(l + 1);
-				Line **lnp = (Line **)(ln + 1);
-				int64_t name =
-					str_id(&strs, method.data, method.len);
-				uint64_t fid;
-				bool fadded;
-
-				fid = *hmap_put(&fn_idx, strs.v[name],
-						method.len, n_fns + 1, &fadded);
-				if (fadded) {
-					Function *f = xcalloc(1, sizeof(*f));
-
-					perftools__profiles__function__init(f);
-					f->id = fid;
-					f->name = f->system_name = name;
-					if (n_fns == alloc_fns) {
-						alloc_fns =
-							alloc_fns
-								? 2 * alloc_fns
-								: 256;
-						fns = xreallocarray(
-							fns, alloc_fns,
-							sizeof(*fns));
-					}
-					fns[n_fns++] = f;
-				}
-				perftools__profiles__location__init(l);
-				perftools__profiles__line__init(ln);
-				ln->function_id = fid;
-				ln->line = line >= 0 ? line : 0;
-				*lnp = ln;
-				l->id = id;
-				l->mapping_id = 1;
-				l->n_line = 1;
-				l->line = lnp;
-				if (n_locs == alloc_locs) {
-					alloc_locs = alloc_locs ? 2 * alloc_locs
-								: 256;
-					locs = xreallocarray(locs, alloc_locs,
-							     sizeof(*locs));
-				}
-				locs[n_locs++] = l;
-			}
-			loc_ids[n_ids++] = id;
+			out->loc_ids[n_ids++] =
+				pprof_location(p, q, node, &node);
 			s->n_location_id++;
-			node = up;
 		} while (node);
 		s->value = v;
 		s->n_value = n_vt;
@@ -241,71 +273,105 @@ int export_pprof(struct query *q, struct buf *out, struct err *e)
 		if (slot[V_INUSE_SPACE] >= 0)
 			v[slot[V_INUSE_SPACE]] = st[k].inuse_bytes;
 	}
+}
 
+static void pprof_samples_release(struct pprof_samples *s)
+{
+	free(s->v);
+	free(s->p);
+	free(s->loc_ids);
+	free(s->vals);
+}
+
+/* The time the profile covers, which pprof divides by for rates. */
+static void set_time(Profile *prof, struct query *q,
+		     const struct query_total *total)
+{
+	int64_t from, to, covered;
+
+	if (!total->samples)
+		return;
+	covered = query_covered(q, &from, &to);
+	/* the time the recordings cover: the samples' own span starts at
+	 * the first and ends at the last, short of the recording's ends;
+	 * several recordings at different times: from the first's start,
+	 * for the time they cover, their gaps left out */
+	if (covered > 0) {
+		prof->time_nanos = from;
+		prof->duration_nanos = covered;
+	} else {
+		prof->time_nanos = total->first_ns;
+		prof->duration_nanos = total->last_ns - total->first_ns;
+	}
+}
+
+/* prof with comment (its string added last) and the string table,
+ * packed and gzipped onto out. */
+static int pack(Profile *prof, struct strings *strs, const char *comment,
+		struct buf *out, struct err *e)
+{
+	int64_t c = str_idz(strs, comment);
+	uint8_t *packed;
+	size_t packed_len;
+	int rc;
+
+	prof->n_comment = 1;
+	prof->comment = &c;
+	prof->n_string_table = strs->n;
+	prof->string_table = strs->v;
+	packed_len = perftools__profiles__profile__get_packed_size(prof);
+	packed = xmalloc(packed_len ? packed_len : 1);
+	perftools__profiles__profile__pack(prof, packed);
+	prof->comment = NULL;
+	rc = gzip_buf(out, packed, packed_len, e);
+	free(packed);
+	return rc;
+}
+
+int export_pprof(struct query *q, struct buf *out, struct err *e)
+{
+	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT;
+	Mapping *maps[1] = {&map};
+	ValueType vt[V__N], *vtp[V__N],
+		period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	int slot[V__N]; /* the value's index in a sample, -1: not written */
+	const struct query_stack *st;
+	struct query_total total;
+	struct pprof p;
+	struct pprof_samples smp;
+	size_t n, n_vt;
+	bool fate;
+	int rc;
+
+	if (query_stacks(q, &st, &n, &fate, &total, e) < 0)
+		return ERR_FAIL;
+	/* the strings in the order they are met: the table is the same
+	 * for the same query */
+	pprof_init(&p);
+	n_vt = value_types(&p.strs, query_kind_objects(query_kind(q)), fate, vt,
+			   vtp, slot);
+	add_samples(&p, q, st, n, slot, n_vt, &smp);
 	map.id = 1;
-	map.filename = str_idz(&strs, "[jvm]");
+	map.filename = str_idz(&p.strs, "[jvm]");
 	map.has_functions = map.has_line_numbers = 1;
 	prof.n_sample_type = n_vt;
 	prof.sample_type = vtp;
 	prof.n_sample = n;
-	prof.sample = sp;
+	prof.sample = smp.p;
 	prof.n_mapping = 1;
 	prof.mapping = maps;
-	prof.n_location = n_locs;
-	prof.location = locs;
-	prof.n_function = n_fns;
-	prof.function = fns;
-	period.type = str_idz(&strs, "space");
-	period.unit = str_idz(&strs, "bytes");
+	prof.n_location = p.n_locs;
+	prof.location = p.locs;
+	prof.n_function = p.n_fns;
+	prof.function = p.fns;
+	period.type = str_idz(&p.strs, "space");
+	period.unit = str_idz(&p.strs, "bytes");
 	prof.period_type = &period;
 	prof.default_sample_type = vt[slot[V_SPACE]].type;
-	if (total.samples) {
-		int64_t from, to, covered = query_covered(q, &from, &to);
-
-		/* the time the recordings cover, which pprof divides by
-		 * for rates: the samples' own span starts at the first
-		 * and ends at the last, short of the recording's ends;
-		 * several recordings at different times: from the first's
-		 * start, for the time they cover, their gaps left out */
-		if (covered > 0) {
-			prof.time_nanos = from;
-			prof.duration_nanos = covered;
-		} else {
-			prof.time_nanos = total.first_ns;
-			prof.duration_nanos = total.last_ns - total.first_ns;
-		}
-	}
-	{
-		int64_t c = str_idz(&strs, sample_kind_name(query_kind(q)));
-
-		prof.n_comment = 1;
-		prof.comment = &c;
-		prof.n_string_table = strs.n;
-		prof.string_table = strs.v;
-		packed_len =
-			perftools__profiles__profile__get_packed_size(&prof);
-		packed = xmalloc(packed_len ? packed_len : 1);
-		perftools__profiles__profile__pack(&prof, packed);
-		prof.comment = NULL;
-	}
-	rc = gzip_buf(out, packed, packed_len, e);
-
-	free(packed);
-	for (d = 0; d < n_locs; d++)
-		free(locs[d]);
-	for (d = 0; d < n_fns; d++)
-		free(fns[d]);
-	free(locs);
-	free(fns);
-	free(samples);
-	free(sp);
-	free(loc_ids);
-	free(vals);
-	free(strs.v);
-	hmap_release(&strs.idx);
-	hmap_release(&loc_idx);
-	hmap_release(&fn_idx);
-	arena_release(&strs.mem);
-	buf_release(&method);
+	set_time(&prof, q, &total);
+	rc = pack(&prof, &p.strs, sample_kind_name(query_kind(q)), out, e);
+	pprof_samples_release(&smp);
+	pprof_release(&p);
 	return rc;
 }

@@ -1,7 +1,11 @@
 /*
- * Unit tests for the CLI's shared parsing (src/cli/cli.c).
+ * Unit tests for the CLI's shared parsing (src/cli/cli.c, and the
+ * options the store views share, src/cli/view.c).
  */
+#include <getopt.h>
+
 #include "cli/cli.h"
+#include "cli/view.h"
 #include "input/walk.h"
 #include "test.h"
 
@@ -52,4 +56,39 @@ TEST(cli_limit_options_set_limits)
 	CHECK_INT(cli_limit_option("t", OPT_MAX_DEPTH, "65", &lim), ==,
 		  EXIT_USAGE);
 	CHECK_UINT(lim.max_ratio, ==, LIMIT_RATIO);
+}
+
+TEST(view_shared_options_parse_or_say_usage)
+{
+	enum query_group by = GROUP_CLASS;
+	uint64_t limit = 7;
+
+	CHECK_INT(view_group_option("t", "app-site", &by), ==, 0);
+	CHECK_INT(by, ==, GROUP_APP_SITE);
+	CHECK_INT(view_group_option("t", "age", &by), ==, EXIT_USAGE);
+	CHECK_INT(view_limit_option("t", "0", &limit), ==, 0);
+	CHECK_UINT(limit, ==, 0);
+	CHECK_INT(view_limit_option("t", "12", &limit), ==, 0);
+	CHECK_UINT(limit, ==, 12);
+	CHECK_INT(view_limit_option("t", "-1", &limit), ==, EXIT_USAGE);
+	CHECK_INT(view_limit_option("t", "1k", &limit), ==, EXIT_USAGE);
+}
+
+TEST(view_default_option_takes_filters_and_getopt_errors)
+{
+	char *argv[] = {"heapsift", "--nope", NULL};
+	struct view_filters f;
+
+	view_filters_init(&f);
+	optarg = "java\\.util";
+	CHECK_INT(view_default_option("t", OPT_CLASS, argv, &f), ==, 0);
+	CHECK_STR(f.q.class_re, "java\\.util");
+	optarg = "old";
+	CHECK_INT(view_default_option("t", OPT_KIND, argv, &f), ==, 0);
+	CHECK_INT(f.q.kind, ==, SAMPLE_OLD_OBJECT);
+	optarg = "young";
+	CHECK_INT(view_default_option("t", OPT_KIND, argv, &f), ==, EXIT_USAGE);
+	optind = 2; /* getopt has just read argv[1] */
+	CHECK_INT(view_default_option("t", '?', argv, &f), ==, EXIT_USAGE);
+	CHECK_INT(view_default_option("t", ':', argv, &f), ==, EXIT_USAGE);
 }
