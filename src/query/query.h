@@ -290,6 +290,18 @@ bool query_tree_lazy_kept(const struct query *q, bool inverted, uint32_t node);
 size_t query_tree_labels(const struct query *q, const char *const **labels);
 
 /*
+ * The flame graph of q's call tree (query_tree(), callers first), as
+ * util/flame.h draws it: the nodes of at least 0.2% of the root's bytes
+ * (the rest would be thinner than a pixel) whose parent is drawn,
+ * parents first, each with its left edge.  *out (the caller's to free
+ * with flame_free()) is NULL with *n 0 when the tree has no bytes.  <0
+ * with e set when the store is damaged.
+ */
+struct flame_node;
+int query_flame(struct query *q, struct flame_node **out, size_t *n,
+		struct err *e);
+
+/*
  * Call paths: the distinct stacks of the filtered samples, heaviest
  * first, without building a tree.  Stacks whose frames print the same
  * (class.method:line, as query_tree() labels them) from the allocating
