@@ -370,6 +370,61 @@ bool query_kind_objects(enum sample_kind k);
 uint32_t query_node_frame(const struct query *q, uint32_t node, struct buf *b,
 			  int32_t *line, const char **site);
 
+/* --- every sample, for the exports of the whole store ---------------------- */
+
+/*
+ * The recordings' facts as query_recordings() gives them, but with
+ * samples[] all 0 and no pass over the samples made: for a writer that
+ * reads every sample once anyway (the fleet export).  rec is below
+ * query_n_recordings().
+ */
+uint32_t query_n_recordings(const struct query *q);
+void query_recording_facts(const struct query *q, uint32_t rec,
+			   struct query_recording *out);
+
+/* How many nodes the store's stack trie has: every stack (a node, as
+ * query_stack.stack and query_sample.stack) is below it; 0 is none. */
+uint32_t query_n_stacks(const struct query *q);
+
+/*
+ * Every sample of the store, of every kind and whatever q's filters, in
+ * seq order (time order, ties in import order), one decoded block of
+ * each kind in memory at a time, whatever the store's size: what the
+ * fleet export writes from.  Each block is checked as it is read; a
+ * damaged one ends the pass with e set.  query_cursor_rewind(c, rec)
+ * starts again with recording rec's samples only (reading only the
+ * blocks that hold some); UINT32_MAX: all.  The names are borrowed
+ * from the store.
+ */
+struct query_sample {
+	uint32_t seq; /* the sample's index among all the store's */
+	uint32_t recording;
+	uint32_t stack; /* its stack node; 0: none */
+	enum sample_kind kind;
+	int64_t time_ns;
+	int64_t bytes;	    /* the estimate's basis; REC_NONE: none */
+	int64_t size;	    /* the object's size; REC_NONE: not known */
+	bool truncated;	    /* the stack's root end is missing */
+	const char *thread; /* its name; "" none */
+	const char *cls;    /* its display name; "" none */
+	/* where the sample has a liveness record (agent samples,
+	 * OldObjectSample), its state as the exports name it ("dead",
+	 * "alive_at_end", "alive_at_cut"; "" not known) and, when dead,
+	 * the time it was found gone (REC_NONE otherwise); fate NULL where
+	 * it has none */
+	const char *fate;
+	int64_t death_ns;
+};
+
+struct query_cursor;
+/* The cursor reads through q, which must outlive it. */
+int query_cursor_new(struct query *q, struct query_cursor **out, struct err *e);
+int query_cursor_rewind(struct query_cursor *c, uint32_t rec, struct err *e);
+/* 1 and the next sample in x, 0 at the end, <0 on damage (e set) */
+int query_cursor_next(struct query_cursor *c, struct query_sample *x,
+		      struct err *e);
+void query_cursor_free(struct query_cursor *c);
+
 /* --- time --------------------------------------------------------------------- */
 
 struct query_bucket {
