@@ -102,8 +102,8 @@ static const char csv_header[] =
 static void csv_heap(struct buf *b, const struct chq *q, uint32_t sn,
 		     uint32_t h)
 {
-	const struct store_ch_heap *x = chq_heap(q, h);
-	const struct store_ch_snapshot *s = chq_snapshot(q, sn);
+	const struct chq_heap *x = chq_heap(q, h);
+	const struct chq_snapshot *s = chq_snapshot(q, sn);
 	const char *name = chq_str(q, x->name), *src;
 	struct ch_facts f;
 
@@ -209,7 +209,7 @@ static void csv_cell(struct buf *b, enum ch_measure m, uint8_t v)
 static int csv_granules(const struct chq *q, uint32_t sn, uint32_t h,
 			struct buf *b)
 {
-	const struct store_ch_heap *x = chq_heap(q, h);
+	const struct chq_heap *x = chq_heap(q, h);
 	const char *name = chq_str(q, x->name);
 	const uint8_t *maps[N_GCOLS];
 	uint32_t lens[N_GCOLS], c, n = 0;
@@ -249,7 +249,7 @@ static int csv_granules(const struct chq *q, uint32_t sn, uint32_t h,
 static void draw_map(const struct chq *q, uint32_t h,
 		     const struct codeheap_options *o, struct buf *b)
 {
-	const struct store_ch_heap *x = chq_heap(q, h);
+	const struct chq_heap *x = chq_heap(q, h);
 	uint32_t n = chq_map_len(q, h, o->flavour);
 	uint32_t merge, cells, i, max_cells = o->width * 32;
 	uint8_t *out;
@@ -278,7 +278,7 @@ static void draw_map(const struct chq *q, uint32_t h,
 			 view_bytes(x->granule_size * (int64_t)merge, t,
 				    sizeof(t)));
 	}
-	if (x->flags & STORE_CH_PLACEMENT_ESTIMATED)
+	if (x->flags & CHQ_PLACEMENT_ESTIMATED)
 		buf_adds(b, "; used total, placement unknown");
 	buf_addch(b, '\n');
 	for (i = 0; i < cells; i += o->width) {
@@ -301,17 +301,17 @@ static void draw_map(const struct chq *q, uint32_t h,
  * rows when the report has no table), largest first. */
 static void top_blocks(const struct chq *q, uint32_t h, struct buf *b)
 {
-	const struct store_ch_block *bl, *best[5] = {NULL};
+	const struct chq_block *bl, *best[5] = {NULL};
 	uint32_t n, i, k, top = 0;
 
 	bl = chq_heap_blocks(q, h, &n);
 	for (i = 0; i < n; i++)
-		top += (bl[i].flags & STORE_CH_BLOCK_TOP) != 0;
+		top += (bl[i].flags & CHQ_BLOCK_TOP) != 0;
 	for (i = 0; i < n; i++) {
-		const struct store_ch_block *x = &bl[i];
+		const struct chq_block *x = &bl[i];
 
-		if ((x->flags & STORE_CH_BLOCK_FREE) ||
-		    (top && !(x->flags & STORE_CH_BLOCK_TOP)) ||
+		if ((x->flags & CHQ_BLOCK_FREE) ||
+		    (top && !(x->flags & CHQ_BLOCK_TOP)) ||
 		    x->size == CHQ_UNKNOWN || x->size <= 0)
 			continue;
 		for (k = 0; k < 5; k++)
@@ -346,16 +346,16 @@ static void top_blocks(const struct chq *q, uint32_t h, struct buf *b)
  * the heap, with the size where the report prints one). */
 static void by_type(const struct chq *q, uint32_t h, struct buf *b)
 {
-	const struct store_ch_block *bl = NULL;
+	const struct chq_block *bl = NULL;
 	uint64_t count[CHB__COUNT] = {0};
 	int64_t bytes[CHB__COUNT] = {0};
 	uint32_t n, i, shown = 0;
 
 	bl = chq_heap_blocks(q, h, &n);
 	for (i = 0; i < n; i++) {
-		const struct store_ch_block *x = &bl[i];
+		const struct chq_block *x = &bl[i];
 
-		if (x->flags & (STORE_CH_BLOCK_FREE | STORE_CH_BLOCK_TOP) ||
+		if (x->flags & (CHQ_BLOCK_FREE | CHQ_BLOCK_TOP) ||
 		    x->type >= CHB__COUNT)
 			continue;
 		count[x->type]++;
@@ -404,7 +404,7 @@ static void by_age(const struct chq *q, uint32_t h, struct buf *b)
 static void text_heap(const struct chq *q, uint32_t h,
 		      const struct codeheap_options *o, struct buf *b)
 {
-	const struct store_ch_heap *x = chq_heap(q, h);
+	const struct chq_heap *x = chq_heap(q, h);
 	struct ch_facts f;
 	int64_t v;
 	uint32_t i;
@@ -546,7 +546,7 @@ static void javacore_facts(const struct chq *q, uint32_t sn, struct buf *b)
  * in mind: they are what a support engineer looks for).
  */
 static void codelist_states(const struct chq *q, uint32_t sn,
-			    const struct store_ch_block *bl, uint32_t n,
+			    const struct chq_block *bl, uint32_t n,
 			    struct buf *b)
 {
 	uint64_t lv[6] = {0}, st[CHQ_NM__COUNT] = {0};
@@ -608,8 +608,8 @@ static void codelist_states(const struct chq *q, uint32_t sn,
 
 static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 {
-	const struct store_ch_snapshot *s = chq_snapshot(q, sn);
-	const struct store_ch_block *bl;
+	const struct chq_snapshot *s = chq_snapshot(q, sn);
+	const struct chq_block *bl;
 	int64_t v;
 	uint32_t n;
 
@@ -676,7 +676,7 @@ static void cmp_row(struct buf *b, const char *what, int64_t a, int64_t c,
 static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		    struct buf *b)
 {
-	const struct store_ch_snapshot *sa = chq_snapshot(q, a);
+	const struct chq_snapshot *sa = chq_snapshot(q, a);
 	uint32_t i;
 
 	if (csv)
@@ -931,7 +931,7 @@ static int codeheap_list(const struct codeheap_options *o, const struct chq *q)
 				  : csv_header,
 		      stdout);
 	for (sn = 0; sn < chq_n_snapshots(q); sn++) {
-		const struct store_ch_snapshot *x = chq_snapshot(q, sn);
+		const struct chq_snapshot *x = chq_snapshot(q, sn);
 
 		if (o->snapshot >= 0 && sn != o->snapshot)
 			continue;

@@ -142,14 +142,15 @@ static int table_open(struct table *t, const char *dir, const char *name,
 	return 0;
 }
 
-static void field_str(struct table *t, const char *s, bool last)
+/* A string from a file as a CSV text cell: made printable, then quoted
+ * as a spreadsheet needs (buf_add_csv_text). */
+static void add_text(struct buf *out, const char *s)
 {
 	struct buf p = BUF_INIT;
 
 	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv_text(&t->row, p.data, p.len);
+	buf_add_csv_text(out, p.data, p.len);
 	buf_release(&p);
-	buf_adds(&t->row, last ? "\r\n" : ",");
 }
 
 static void field_end(struct table *t, bool last)
@@ -160,17 +161,16 @@ static void field_end(struct table *t, bool last)
 		buf_addch(&t->row, ',');
 }
 
+static void field_str(struct table *t, const char *s, bool last)
+{
+	add_text(&t->row, s);
+	field_end(t, last);
+}
+
 static void field_int(struct table *t, int64_t v, bool last)
 {
 	if (v != REC_NONE)
 		buf_add_i64(&t->row, v);
-	field_end(t, last);
-}
-
-static void field_ref(struct table *t, uint32_t v, bool last)
-{
-	if (v != STORE_NONE)
-		buf_add_u64(&t->row, v);
 	field_end(t, last);
 }
 
@@ -223,247 +223,79 @@ static int table_close(struct table *t)
 	return errnum ? -1 : 0;
 }
 
-/*
- * The samples table, from a pass over the store's blocks in seq order
- * (store_cursor): a block of each kind in memory, not every sample, so
- * that a store of any size exports in the memory of a small one.  The
- * kinds' names are escaped once, not once a sample.
- */
-static int export_samples(struct table *t, struct store *s)
+/* A table being written: its file, and each sample kind's cell escaped
+ * once, not once a sample. */
+struct table_writer {
+	struct table t;
+	const struct buf *kind_cell;
+};
+
+/* One row of the store's (store_table_rows): cells as the CSV writes
+ * them, a number as digits (nothing for REC_NONE), a string escaped. */
+static int write_row(void *ctx, const struct store_cell *c, size_t n)
 {
-	struct buf kind_cell[SAMPLE__COUNT];
-	struct store_cursor *c = NULL;
-	struct store_sample_row x;
-	struct err e;
-	int k, rc;
+	struct table_writer *w = ctx;
+	struct table *t = &w->t;
+	size_t i;
 
-	err_init(&e);
-	for (k = 0; k < SAMPLE__COUNT; k++) {
-		struct buf p = BUF_INIT;
-		const char *name = sample_kind_name(k);
+	for (i = 0; i < n; i++) {
+		bool last = i + 1 == n;
 
-		buf_init(&kind_cell[k]);
-		buf_add_printable(&p, name, strlen(name));
-		buf_add_csv_text(&kind_cell[k], p.data, p.len);
-		buf_addch(&kind_cell[k], ',');
-		buf_release(&p);
+		switch (c[i].type) {
+		case STORE_CELL_INT:
+			field_int(t, c[i].i, last);
+			break;
+		case STORE_CELL_U64:
+			buf_add_u64(&t->row, c[i].u);
+			field_end(t, last);
+			break;
+		case STORE_CELL_STR:
+			field_str(t, c[i].s, last);
+			break;
+		case STORE_CELL_KIND:
+			buf_add(&t->row, w->kind_cell[c[i].i].data,
+				w->kind_cell[c[i].i].len);
+			field_end(t, last);
+			break;
+		}
 	}
-	rc = store_cursor_new(s, &c, &e);
-	while (rc >= 0 && !t->failed &&
-	       (rc = store_cursor_next(c, &x, &e)) > 0) {
-		field_int(t, x.seq, false);
-		field_int(t, x.time_ns, false);
-		field_int(t, x.recording, false);
-		buf_add(&t->row, kind_cell[x.kind].data, kind_cell[x.kind].len);
-		field_ref(t, x.thread, false);
-		field_ref(t, x.cls, false);
-		field_ref(t, x.node ? x.node : STORE_NONE, false);
-		field_int(t, x.bytes, false);
-		field_int(t, x.size, false);
-		field_int(t, x.flags & STORE_SAMPLE_TRUNCATED, true);
-		row_end(t);
-	}
-	store_cursor_free(c);
-	for (k = 0; k < SAMPLE__COUNT; k++)
-		buf_release(&kind_cell[k]);
-	if (rc < 0) {
-		/* checked whole by store_verify() first: only a file changed
-		 * under us gets here */
-		view_error("export", &e);
-		t->failed = t->abandoned = true;
-		return 1;
-	}
-	return 0;
+	row_end(t);
+	/* a table that cannot be written is abandoned: no need to read on */
+	return t->failed;
 }
 
-/* The code-heap tables, as stored (the derived facts are `heapsift
- * codeheap --csv`, the granules `--granules --csv`). */
-static int export_codeheaps(struct store *s, const char *dir)
+/* Table k of the store into DIR/NAME.csv; 1 when it could not be. */
+static int export_table(struct store *s, unsigned k, const char *dir,
+			const struct buf *kind_cell)
 {
-	const struct store_ch_snapshot *sn;
-	const struct store_ch_heap *hp;
-	const struct store_ch_block *bk;
-	const struct store_ch_stat *st;
-	uint32_t n_sn, n_hp, n_bk, n_st, i, k;
-	struct table t;
+	struct table_writer w;
 	struct err e;
 	int bad = 0;
 
-	err_init(&e);
-	if (store_ch_snapshots(s, &sn, &n_sn, &e) < 0 ||
-	    store_ch_heaps(s, &hp, &n_hp, &e) < 0 ||
-	    store_ch_blocks(s, &bk, &n_bk, &e) < 0 ||
-	    store_ch_stats(s, &st, &n_st, &e) < 0) {
-		view_error("export", &e);
+	if (table_open(&w.t, dir, store_tables[k].name,
+		       store_tables[k].columns) < 0)
 		return 1;
-	}
-	if (table_open(&t, dir, "codeheap_snapshots",
-		       "id,recording,kind,time_ns,line") == 0) {
-		for (i = 0; i < n_sn; i++) {
-			field_int(&t, i, false);
-			field_int(&t, sn[i].recording, false);
-			field_str(&t, store_str(s, sn[i].kind), false);
-			field_int(&t, sn[i].time_ns, false);
-			field_int(&t, (int64_t)sn[i].line, true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
+	w.kind_cell = kind_cell;
+	err_init(&e);
+	if (store_table_rows(s, k, write_row, &w, &e) < 0) {
+		/* checked whole by store_verify() first: only a file changed
+		 * under us gets here */
+		view_error("export", &e);
+		w.t.failed = w.t.abandoned = true;
 		bad = 1;
 	}
-	if (table_open(
-		    &t, dir, "codeheaps",
-		    "id,snapshot,name,low,high,high_reserved,segment_size,"
-		    "granule_size,granules,committed,reserved,used,free,"
-		    "max_used,used_blocks,free_blocks,placement_estimated") ==
-	    0) {
-		for (i = 0; i < n_hp; i++) {
-			const struct store_ch_heap *h = &hp[i];
-
-			field_int(&t, i, false);
-			field_int(&t, h->snapshot, false);
-			field_str(&t, store_str(s, h->name), false);
-			buf_addf(&t.row, "%llu,%llu,%llu,",
-				 (unsigned long long)h->low,
-				 (unsigned long long)h->high,
-				 (unsigned long long)h->high_reserved);
-			field_int(&t, h->segment_size, false);
-			field_int(&t, h->granule_size, false);
-			field_int(&t, h->n_granules, false);
-			field_int(&t, h->committed, false);
-			field_int(&t, h->reserved, false);
-			field_int(&t, h->used, false);
-			field_int(&t, h->free, false);
-			field_int(&t, h->max_used, false);
-			field_int(&t, h->used_blocks, false);
-			field_int(&t, h->free_blocks, false);
-			field_int(&t, h->flags & STORE_CH_PLACEMENT_ESTIMATED,
-				  true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "codeheap_blocks",
-		       "snapshot,heap,state,addr,size,type,compiler,level,"
-		       "state_code,compile_id,temperature,gap,gap_blocks,"
-		       "permanent_gap,top,name") == 0) {
-		for (i = 0; i < n_sn; i++) {
-			/* a snapshot's own blocks, then its heaps' */
-			for (k = 0; k <= sn[i].n_heaps; k++) {
-				uint32_t first, n, j, heap = STORE_NONE;
-
-				if (k == 0) {
-					first = sn[i].first_block;
-					n = sn[i].n_blocks;
-				} else {
-					heap = sn[i].first_heap + k - 1;
-					first = hp[heap].first_block;
-					n = hp[heap].n_blocks;
-				}
-				for (j = first; j < first + n; j++) {
-					const struct store_ch_block *b = &bk[j];
-
-					field_int(&t, i, false);
-					field_ref(&t, heap, false);
-					field_str(&t,
-						  b->flags & STORE_CH_BLOCK_FREE
-							  ? "free"
-							  : "used",
-						  false);
-					buf_addf(&t.row, "%llu,",
-						 (unsigned long long)b->addr);
-					field_int(&t, b->size, false);
-					field_str(&t,
-						  ch_block_type_name(
-							  (enum ch_block_type)
-								  b->type),
-						  false);
-					field_str(&t, store_str(s, b->compiler),
-						  false);
-					field_int(&t,
-						  b->level < 0 ? REC_NONE
-							       : b->level,
-						  false);
-					field_int(&t,
-						  b->state < 0 ? REC_NONE
-							       : b->state,
-						  false);
-					field_int(&t, b->compile_id, false);
-					field_int(&t, b->temperature, false);
-					field_int(&t, b->gap, false);
-					field_int(&t, b->gap_blocks, false);
-					field_int(
-						&t,
-						!!(b->flags &
-						   STORE_CH_BLOCK_PERMANENT_GAP),
-						false);
-					field_int(&t,
-						  !!(b->flags &
-						     STORE_CH_BLOCK_TOP),
-						  false);
-					field_str(&t, store_str(s, b->name),
-						  true);
-					row_end(&t);
-				}
-			}
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "codeheap_stats", "snapshot,heap,name,value") ==
-	    0) {
-		for (i = 0; i < n_sn; i++) {
-			for (k = 0; k <= sn[i].n_heaps; k++) {
-				uint32_t first, n, j, heap = STORE_NONE;
-
-				if (k == 0) {
-					first = sn[i].first_stat;
-					n = sn[i].n_stats;
-				} else {
-					heap = sn[i].first_heap + k - 1;
-					first = hp[heap].first_stat;
-					n = hp[heap].n_stats;
-				}
-				for (j = first; j < first + n; j++) {
-					field_int(&t, i, false);
-					field_ref(&t, heap, false);
-					field_str(&t, store_str(s, st[j].name),
-						  false);
-					field_int(&t, st[j].value, true);
-					row_end(&t);
-				}
-			}
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
+	bad |= table_close(&w.t);
 	return bad;
 }
 
-/* The CSV tables of the whole store (the filters do not apply). */
+/* The CSV tables of the whole store (the filters do not apply), in
+ * store_tables[]' order. */
 static int export_tables(const char *path, const char *dir)
 {
-	const struct store_recording *recs;
-	const struct store_setting *sets;
-	const struct store_thread *threads;
-	const struct store_class *classes;
-	const struct store_method *methods;
-	const struct store_frame *frames;
-	const struct store_node *nodes;
-	const struct store_heap *heap;
-	const struct store_old_object *old;
-	const struct store_liveness *live;
-	const struct store_gc *gcs;
-	uint32_t n_live, n_gcs;
-	uint32_t n_recs, n_sets, n_threads, n_classes, n_methods, n_frames,
-		n_nodes, n_heap, n_old, i, k;
+	struct buf kind_cell[SAMPLE__COUNT];
 	struct store *s;
-	struct table t;
 	struct err e;
+	unsigned k;
 	int bad = 0;
 
 	err_init(&e);
@@ -471,204 +303,19 @@ static int export_tables(const char *path, const char *dir)
 		view_error("export", &e);
 		return EXIT_ERROR;
 	}
-	if (store_verify(s, &e) < 0 ||
-	    store_recordings(s, &recs, &n_recs, &e) < 0 ||
-	    store_settings(s, &sets, &n_sets, &e) < 0 ||
-	    store_threads(s, &threads, &n_threads, &e) < 0 ||
-	    store_classes(s, &classes, &n_classes, &e) < 0 ||
-	    store_methods(s, &methods, &n_methods, &e) < 0 ||
-	    store_frames(s, &frames, &n_frames, &e) < 0 ||
-	    store_nodes(s, &nodes, &n_nodes, &e) < 0 ||
-	    store_heap(s, &heap, &n_heap, &e) < 0 ||
-	    store_old_objects(s, &old, &n_old, &e) < 0 ||
-	    store_liveness(s, &live, &n_live, &e) < 0 ||
-	    store_gcs(s, &gcs, &n_gcs, &e) < 0) {
+	if (store_verify(s, &e) < 0) {
 		view_error("export", &e);
 		store_close(s);
 		return EXIT_ERROR;
 	}
-
-	if (table_open(&t, dir, "recordings",
-		       "id,source,format,jvm_name,jvm_version,start_ns,end_ns,"
-		       "chunks,bytes_skipped") == 0) {
-		for (i = 0; i < n_recs; i++) {
-			field_int(&t, i, false);
-			field_str(&t, store_str(s, recs[i].source), false);
-			field_str(&t, store_str(s, recs[i].format), false);
-			field_str(&t, store_str(s, recs[i].jvm_name), false);
-			field_str(&t, store_str(s, recs[i].jvm_version), false);
-			field_int(&t, recs[i].start_ns, false);
-			field_int(&t, recs[i].end_ns, false);
-			field_int(&t, recs[i].n_chunks, false);
-			field_int(&t, (int64_t)recs[i].bytes_skipped, true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		buf_init(&kind_cell[k]);
+		add_text(&kind_cell[k], sample_kind_name((int)k));
 	}
-	if (table_open(&t, dir, "settings", "recording,name,value") == 0) {
-		for (i = 0; i < n_recs; i++)
-			for (k = 0; k < recs[i].n_settings; k++) {
-				const struct store_setting *st =
-					&sets[recs[i].first_setting + k];
-
-				field_int(&t, i, false);
-				field_str(&t, store_str(s, st->name), false);
-				field_str(&t, store_str(s, st->value), true);
-				row_end(&t);
-			}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "threads", "id,name,java_id,os_id,virtual") ==
-	    0) {
-		for (i = 0; i < n_threads; i++) {
-			field_int(&t, i, false);
-			field_str(&t, store_str(s, threads[i].name), false);
-			field_int(&t, threads[i].java_id, false);
-			field_int(&t, threads[i].os_id, false);
-			field_int(&t, threads[i].flags & STORE_THREAD_VIRTUAL,
-				  true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "classes", "id,name,raw_name") == 0) {
-		for (i = 0; i < n_classes; i++) {
-			field_int(&t, i, false);
-			field_str(&t, store_str(s, classes[i].display), false);
-			field_str(&t, store_str(s, classes[i].raw), true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "methods", "id,class,name,descriptor,hidden") ==
-	    0) {
-		for (i = 0; i < n_methods; i++) {
-			field_int(&t, i, false);
-			field_int(&t, methods[i].cls, false);
-			field_str(&t, store_str(s, methods[i].name), false);
-			field_str(&t, store_str(s, methods[i].descriptor),
-				  false);
-			field_int(&t, methods[i].flags & STORE_METHOD_HIDDEN,
-				  true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "frames", "id,method,line,bci,type") == 0) {
-		for (i = 0; i < n_frames; i++) {
-			field_int(&t, i, false);
-			field_int(&t, frames[i].method, false);
-			field_int(&t, frames[i].line, false);
-			field_int(&t, frames[i].bci, false);
-			field_str(&t, store_str(s, frames[i].type), true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "stacks", "id,parent,frame,depth") == 0) {
-		for (i = 1; i < n_nodes; i++) {
-			field_int(&t, i, false);
-			field_ref(&t,
-				  nodes[i].parent ? nodes[i].parent
-						  : STORE_NONE,
-				  false);
-			field_int(&t, nodes[i].frame, false);
-			field_int(&t, nodes[i].depth, true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "samples",
-		       "id,time_ns,recording,kind,thread,class,stack,est_bytes,"
-		       "size,truncated") == 0) {
-		bad |= export_samples(&t, s);
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "old_objects",
-		       "sample,alloc_time_ns,age_ns,object_size,last_heap_used,"
-		       "array_elements,gc_root") == 0) {
-		for (i = 0; i < n_old; i++) {
-			field_int(&t, old[i].sample, false);
-			field_int(&t, old[i].alloc_time_ns, false);
-			field_int(&t, old[i].age_ns, false);
-			field_int(&t, old[i].object_size, false);
-			field_int(&t, old[i].last_heap_used, false);
-			field_int(&t, old[i].array_elements, false);
-			field_str(&t, store_str(s, old[i].root), true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(
-		    &t, dir, "heap_summaries",
-		    "recording,time_ns,gc_id,when,used,committed,reserved") ==
-	    0) {
-		for (i = 0; i < n_heap; i++) {
-			field_int(&t, heap[i].recording, false);
-			field_int(&t, heap[i].time_ns, false);
-			field_int(&t, heap[i].gc_id, false);
-			field_str(&t, store_str(s, heap[i].when), false);
-			field_int(&t, heap[i].used, false);
-			field_int(&t, heap[i].committed, false);
-			field_int(&t, heap[i].reserved, true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "liveness",
-		       "sample,state,death_ns,alloc_gc,death_gc") == 0) {
-		static const char *const states[] = {"", "dead", "alive_at_end",
-						     "alive_at_cut"};
-
-		for (i = 0; i < n_live; i++) {
-			field_int(&t, live[i].sample, false);
-			field_str(&t,
-				  live[i].state < 4 ? states[live[i].state]
-						    : "",
-				  false);
-			field_int(&t, live[i].death_ns, false);
-			field_int(&t, live[i].alloc_gc, false);
-			field_int(&t, live[i].death_gc, true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	if (table_open(&t, dir, "gcs", "recording,number,start_ns,end_ns") ==
-	    0) {
-		for (i = 0; i < n_gcs; i++) {
-			field_int(&t, gcs[i].recording, false);
-			field_int(&t, gcs[i].number, false);
-			field_int(&t, gcs[i].start_ns, false);
-			field_int(&t, gcs[i].end_ns, true);
-			row_end(&t);
-		}
-		bad |= table_close(&t);
-	} else {
-		bad = 1;
-	}
-	bad |= export_codeheaps(s, dir);
+	for (k = 0; k < STORE_N_TABLES; k++)
+		bad |= export_table(s, k, dir, kind_cell);
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		buf_release(&kind_cell[k]);
 	store_close(s);
 	return bad ? EXIT_ERROR : EXIT_OK;
 }
@@ -783,17 +430,32 @@ static int export_view(enum export_format fmt, enum export_value v,
 	return status;
 }
 
-int cmd_export(int argc, char **argv)
+/* What the command line asks for. */
+struct export_args {
+	const char *dir, *format, *value, *layout;
+	const char *filter; /* the last filter option given; NULL none */
+	struct export_fleet_options fo;
+	struct cli_output o;
+	enum export_format fmt;
+	enum export_value v;
+	struct view_filters f;
+	bool fleet;
+};
+
+enum {
+	OPT_FORMAT = OPT__VIEW_NEXT,
+	OPT_FORCE,
+	OPT_VALUE,
+	OPT_LAYOUT,
+	OPT_ID,
+	OPT_HOST,
+	OPT_GZIP,
+};
+
+/* The options into a; -1 to go on, else the exit status (--help, a bad
+ * option). */
+static int parse_options(int argc, char **argv, struct export_args *a)
 {
-	enum {
-		OPT_FORMAT = OPT__VIEW_NEXT,
-		OPT_FORCE,
-		OPT_VALUE,
-		OPT_LAYOUT,
-		OPT_ID,
-		OPT_HOST,
-		OPT_GZIP,
-	};
 	static const struct option opts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"force", no_argument, NULL, OPT_FORCE},
@@ -807,18 +469,8 @@ int cmd_export(int argc, char **argv)
 		VIEW_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *dir = NULL, *format = NULL, *value = NULL, *layout = NULL;
-	const char *filter = NULL;
-	struct export_fleet_options fo = {NULL, NULL, "", false};
-	struct cli_output o = {NULL, CLI_OUTPUT_FOLDER, export_files, false};
-	enum export_format fmt;
-	enum export_value v = EXPORT_VALUE_BYTES;
-	struct view_filters f;
-	bool fleet = false;
-	char *path;
-	int c, st, rc, in_status;
+	int c;
 
-	view_filters_init(&f);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
@@ -826,125 +478,166 @@ int cmd_export(int argc, char **argv)
 			fputs(export_help, stdout);
 			return cli_finish_output(EXIT_OK);
 		case OPT_FORMAT:
-			format = optarg;
+			a->format = optarg;
 			break;
 		case 'o':
-			dir = optarg;
+			a->dir = optarg;
 			break;
 		case OPT_FORCE:
-			o.force = true;
+			a->o.force = true;
 			break;
 		case OPT_VALUE:
-			value = optarg;
+			a->value = optarg;
 			break;
 		case OPT_LAYOUT:
-			layout = optarg;
+			a->layout = optarg;
 			break;
 		case OPT_ID:
-			fo.id = optarg;
+			a->fo.id = optarg;
 			break;
 		case OPT_HOST:
-			fo.host = optarg;
+			a->fo.host = optarg;
 			break;
 		case OPT_GZIP:
-			fo.gzip = true;
+			a->fo.gzip = true;
 			break;
 		case '?':
 		case ':':
 			return cli_getopt_error("export", c, argv);
 		default:
-			st = view_filter_option("export", c, optarg, &f);
-			if (st)
+			if (view_filter_option("export", c, optarg, &a->f))
 				return EXIT_USAGE;
-			filter = argv[optind - 1];
+			a->filter = argv[optind - 1];
 		}
 	}
-	if (!format)
+	return -1;
+}
+
+/* The options that go together: -1 when they do, else EXIT_USAGE after
+ * saying why. */
+static int check_options(struct export_args *a)
+{
+	if (!a->format)
 		return cli_usage_error("export",
 				       "--format: give --format=csv, folded, "
 				       "pprof, speedscope or svg");
-	if (!format_parse(format, &fmt))
+	if (!format_parse(a->format, &a->fmt))
 		return cli_usage_error("export",
 				       "--format: '%s' is not one of csv, "
 				       "folded, pprof, speedscope, svg",
-				       format);
-	if (value && !export_value_parse(value, &v))
+				       a->format);
+	if (a->value && !export_value_parse(a->value, &a->v))
 		return cli_usage_error("export",
 				       "--value: '%s' is not one of bytes, "
 				       "samples, objects",
-				       value);
-	if (value && fmt != FORMAT_FOLDED && fmt != FORMAT_SPEEDSCOPE)
+				       a->value);
+	if (a->value && a->fmt != FORMAT_FOLDED && a->fmt != FORMAT_SPEEDSCOPE)
 		return cli_usage_error("export",
 				       "--value applies to --format=folded "
 				       "and speedscope only");
-	if (layout) {
-		if (!strcmp(layout, "fleet"))
-			fleet = true;
-		else if (strcmp(layout, "tables"))
+	if (a->layout) {
+		if (!strcmp(a->layout, "fleet"))
+			a->fleet = true;
+		else if (strcmp(a->layout, "tables"))
 			return cli_usage_error("export",
 					       "--layout: '%s' is not one of "
 					       "tables, fleet",
-					       layout);
-		if (fmt != FORMAT_CSV)
+					       a->layout);
+		if (a->fmt != FORMAT_CSV)
 			return cli_usage_error("export", "--layout applies to "
 							 "--format=csv only");
 	}
-	if ((fo.id || fo.host[0] || fo.gzip) && !fleet)
+	if ((a->fo.id || a->fo.host[0] || a->fo.gzip) && !a->fleet)
 		return cli_usage_error("export",
 				       "--id, --host and --gzip apply to "
 				       "--format=csv --layout=fleet only");
-	if (fmt != FORMAT_CSV)
-		return export_view(fmt, v, dir, o.force, argc, argv, &f);
+	return -1;
+}
 
-	if (filter)
+/* The fleet layout of the store at path into a->dir; name: the store as
+ * given, which the recordings' ids come from (not a cache store's). */
+static int export_fleet_layout(const char *path, const char *name,
+			       struct export_args *a)
+{
+	struct store *s;
+	struct err e;
+	int rc;
+
+	err_init(&e);
+	if (store_open(path, &s, &e) < 0) {
+		view_error("export", &e);
+		return EXIT_ERROR;
+	}
+	a->fo.dir = a->dir;
+	/* the whole store is checked first: a damaged store writes nothing */
+	rc = store_verify(s, &e);
+	if (rc == 0)
+		rc = export_fleet(s, name, &a->fo, &e);
+	if (rc < 0 && e.code)
+		view_error("export", &e);
+	store_close(s);
+	return cli_finish_output(rc < 0 ? EXIT_ERROR : EXIT_OK);
+}
+
+/* --format=csv: the whole store as tables, or in the fleet layout. */
+static int export_csv(int argc, char **argv, struct export_args *a)
+{
+	char *path;
+	int rc, in_status;
+
+	if (a->filter)
 		return cli_usage_error("export",
 				       "%s: --format=csv exports the whole "
 				       "store; the filters apply to folded, "
 				       "pprof, speedscope and svg",
-				       filter);
+				       a->filter);
 	if (optind >= argc)
 		return cli_usage_error("export", "no store given, nor inputs "
 						 "to read");
-	if (!dir)
+	if (!a->dir)
 		return cli_usage_error("export", "no directory given (-o DIR)");
-	o.path = dir;
-	if (fleet)
-		o.names = fleet_files;
-	if (cli_output_check("export", &o, argv + optind, argc - optind))
+	a->o.path = a->dir;
+	if (a->fleet)
+		a->o.names = fleet_files;
+	if (cli_output_check("export", &a->o, argv + optind, argc - optind))
 		return EXIT_ERROR;
 	/* one store, or the inputs to read into the cache store first */
 	rc = cli_store_path("export", argc - optind, argv + optind, &path,
 			    &in_status);
 	if (rc)
 		return rc;
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+	if (mkdir(a->dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr,
-			"heapsift export: error: cannot create %s: %s\n", dir,
-			strerror(errno));
+			"heapsift export: error: cannot create %s: %s\n",
+			a->dir, strerror(errno));
 		free(path);
 		return EXIT_ERROR;
 	}
-	if (fleet) {
-		struct store *s;
-		struct err e;
-
-		err_init(&e);
-		if (store_open(path, &s, &e) < 0) {
-			view_error("export", &e);
-			free(path);
-			return EXIT_ERROR;
-		}
-		fo.dir = dir;
-		/* the recordings' ids come from the name given, not from a
-		 * cache store's */
-		rc = export_fleet(s, argv[optind], &fo, &e);
-		if (rc < 0 && e.code)
-			view_error("export", &e);
-		store_close(s);
-		free(path);
-		return cli_finish_output(rc < 0 ? EXIT_ERROR : EXIT_OK);
-	}
-	rc = export_tables(path, dir);
+	if (a->fleet)
+		rc = export_fleet_layout(path, argv[optind], a);
+	else
+		rc = cli_finish_output(export_tables(path, a->dir));
 	free(path);
-	return cli_finish_output(rc);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a = {
+		.fo = {NULL, NULL, "", false},
+		.o = {NULL, CLI_OUTPUT_FOLDER, export_files, false},
+		.v = EXPORT_VALUE_BYTES,
+	};
+	int st;
+
+	view_filters_init(&a.f);
+	st = parse_options(argc, argv, &a);
+	if (st < 0)
+		st = check_options(&a);
+	if (st >= 0)
+		return st;
+	if (a.fmt != FORMAT_CSV)
+		return export_view(a.fmt, a.v, a.dir, a.o.force, argc, argv,
+				   &a.f);
+	return export_csv(argc, argv, &a);
 }

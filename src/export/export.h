@@ -5,7 +5,8 @@
  * options) and appends the whole file to a buffer; the caller writes it
  * out.  They read through query.h only, like every front end.  The CSV
  * tables, which are the store itself rather than a view of it, are
- * src/cli/cmd_export.c's; the fleet layout's (export_fleet) are here.
+ * src/cli/cmd_export.c's (from store_table_rows()); the fleet layout's
+ * (export_fleet) are here.
  */
 #ifndef HS_EXPORT_H
 #define HS_EXPORT_H
@@ -61,9 +62,11 @@ int export_svg(struct query *q, struct buf *out, struct err *e);
 /*
  * The fleet layout of the CSV export: DIR/recording=ID/TABLE.csv[.gz],
  * a Hive-style folder per recording (docs/export.md, "Fleet layout").
- * id_prefix names the recordings (their ids are PREFIX-N, or the
- * source's name when id_prefix is NULL).  Returns 0, or <0 after a
- * message on stderr.
+ * o->id names the recordings (their ids are ID-N; NULL: the store's
+ * file name, store_path's, without .hsdb).  It reads the store through
+ * the query layer (query_cursor); the caller checks the store whole
+ * first (store_verify), so that a damaged store writes nothing.
+ * Returns 0, or <0 after a message on stderr (or with e set).
  */
 struct export_fleet_options {
 	const char *dir;

@@ -22,7 +22,6 @@
 #include <zlib.h>
 
 #include "export/export.h"
-#include "store/store.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/xalloc.h"
@@ -229,228 +228,251 @@ static char *default_id(const char *store_path)
 	}
 }
 
-static const char *const live_states[] = {"", "dead", "alive_at_end",
-					  "alive_at_cut"};
+/* One export's state, shared by the tables of each recording. */
+struct fleet {
+	const struct export_fleet_options *fo;
+	struct query *q;
+	struct query_cursor *c;
+	unsigned char *used; /* [query_n_stacks]: the recording's stacks */
+	const char **labels; /* query_path_frames()' */
+	size_t cap;
+	struct buf rid, folder, m;
+	struct err *e;
+};
+
+/* A table could not be created, or the store could not be read: stop
+ * (a table that could not be finished is only noted, and the
+ * recording's other tables are still written). */
+#define FLEET_STOP (-2)
+
+/* DIR/recording=ID/fleet_recordings.csv: the recording's one row. */
+static int fleet_recording(struct fleet *f, const struct query_recording *x)
+{
+	struct fout fr;
+
+	if (fout_open(&fr, f->folder.data, "fleet_recordings", f->fo->gzip,
+		      "schema_version,recording_id,host,source,format,"
+		      "jvm_name,jvm_version,start_ns,end_ns,chunks,"
+		      "bytes_skipped") < 0)
+		return FLEET_STOP;
+	f_int(&fr, FLEET_SCHEMA_VERSION, false);
+	f_str(&fr, f->rid.data, false);
+	f_str(&fr, f->fo->host, false);
+	f_str(&fr, x->source, false);
+	f_str(&fr, x->format, false);
+	f_str(&fr, x->jvm_name, false);
+	f_str(&fr, x->jvm_version, false);
+	f_int(&fr, x->start_ns, false);
+	f_int(&fr, x->end_ns, false);
+	f_int(&fr, x->n_chunks, false);
+	f_int(&fr, (int64_t)x->bytes_skipped, true);
+	fout_row_end(&fr);
+	return fout_close(&fr);
+}
+
+/* One sample's row of fleet_samples.csv; its stack is marked used. */
+static void fleet_sample(struct fleet *f, struct fout *fs,
+			 const struct query_recording *x,
+			 const struct query_sample *y)
+{
+	int64_t bytes = y->bytes == REC_NONE ? 0 : y->bytes;
+	const char *site;
+	int32_t line;
+
+	f_int(fs, FLEET_SCHEMA_VERSION, false);
+	f_str(fs, f->rid.data, false);
+	f_str(fs, f->fo->host, false);
+	f_str(fs, x->source, false);
+	f_str(fs, x->jvm_name, false);
+	f_str(fs, x->jvm_version, false);
+	f_int(fs, y->time_ns, false);
+	f_str(fs, sample_kind_name(y->kind), false);
+	f_str(fs, y->thread, false);
+	f_str(fs, y->cls, false);
+	f_int(fs, y->stack, false);
+	query_node_frame(f->q, y->stack, &f->m, &line, &site);
+	f_str(fs, site, false);
+	f_int(fs, bytes, false);
+	if (y->kind == SAMPLE_AGENT && y->size > 0)
+		buf_addf(&fs->row, "%.6f,", (double)bytes / (double)y->size);
+	else if (query_kind_objects(y->kind))
+		buf_adds(&fs->row, "1,");
+	else
+		buf_addch(&fs->row, ',');
+	f_int(fs, y->size, false);
+	f_int(fs, y->truncated, false);
+	if (y->fate) {
+		f_str(fs, y->fate, false);
+		f_int(fs, y->death_ns, true);
+	} else {
+		buf_addch(&fs->row, ',');
+	}
+	fout_row_end(fs);
+	f->used[y->stack] = 1;
+}
+
+/* DIR/recording=ID/fleet_samples.csv: a pass over the blocks that hold
+ * recording r's samples (query_cursor): they are never all in memory. */
+static int fleet_samples(struct fleet *f, uint32_t r,
+			 const struct query_recording *x)
+{
+	struct query_sample y;
+	struct fout fs;
+	int more;
+
+	if (fout_open(&fs, f->folder.data, "fleet_samples", f->fo->gzip,
+		      "schema_version,recording_id,host,source,"
+		      "jvm_name,jvm_version,time_ns,kind,thread,class,"
+		      "stack_id,site,est_bytes,est_objects,size,"
+		      "truncated,state,death_ns") < 0)
+		return FLEET_STOP;
+	more = query_cursor_rewind(f->c, r, f->e);
+	while (more >= 0 && (more = query_cursor_next(f->c, &y, f->e)) > 0)
+		fleet_sample(f, &fs, x, &y);
+	if (more < 0) {
+		/* the caller checked the store whole first: only a file
+		 * changed under us gets here */
+		fout_abandon(&fs);
+		return FLEET_STOP;
+	}
+	return fout_close(&fs);
+}
+
+/* Stack node's rows: its one row of fleet_stacks.csv, and its frames in
+ * fleet_stack_frames.csv, position 0 the allocating frame, then out to
+ * the outermost caller. */
+static void fleet_stack(struct fleet *f, struct fout *fk, struct fout *ff,
+			uint32_t node)
+{
+	size_t depth, d, pos = 0;
+	uint32_t at = node;
+
+	depth = query_path_frames(f->q, node, f->labels, f->cap);
+	if (depth > f->cap) {
+		f->cap = depth;
+		f->labels =
+			xreallocarray(f->labels, f->cap, sizeof(*f->labels));
+		query_path_frames(f->q, node, f->labels, f->cap);
+	}
+	f_int(fk, FLEET_SCHEMA_VERSION, false);
+	f_str(fk, f->rid.data, false);
+	f_int(fk, node, false);
+	f_int(fk, (int64_t)depth, false);
+	f_str(fk, depth ? f->labels[0] : "(no stack)", false);
+	buf_reset(&f->m);
+	for (d = depth; d-- > 0;) {
+		export_folded_frame(&f->m, f->labels[d]);
+		if (d)
+			buf_addch(&f->m, ';');
+	}
+	f_str(fk, f->m.data, true);
+	fout_row_end(fk);
+	while (at) {
+		const char *site;
+		int32_t line;
+		uint32_t up = query_node_frame(f->q, at, &f->m, &line, &site);
+
+		f_int(ff, FLEET_SCHEMA_VERSION, false);
+		f_str(ff, f->rid.data, false);
+		f_int(ff, node, false);
+		f_int(ff, (int64_t)pos++, false);
+		f_str(ff, site, false);
+		f_str(ff, f->m.data, false);
+		f_int(ff, line >= 0 ? line : REC_NONE, true);
+		fout_row_end(ff);
+		at = up;
+	}
+}
+
+/* The stacks the recording's samples used (and only those), flat. */
+static int fleet_stacks(struct fleet *f)
+{
+	uint32_t node, n = query_n_stacks(f->q);
+	struct fout fk, ff;
+	int rc;
+
+	if (fout_open(&fk, f->folder.data, "fleet_stacks", f->fo->gzip,
+		      "schema_version,recording_id,stack_id,depth,"
+		      "site,frames") < 0)
+		return FLEET_STOP;
+	if (fout_open(&ff, f->folder.data, "fleet_stack_frames", f->fo->gzip,
+		      "schema_version,recording_id,stack_id,position,"
+		      "frame,method,line") < 0) {
+		fout_close(&fk);
+		return FLEET_STOP;
+	}
+	for (node = 0; node < n; node++) {
+		if (!f->used[node])
+			continue;
+		f->used[node] = 0; /* for the next recording */
+		fleet_stack(f, &fk, &ff, node);
+	}
+	rc = fout_close(&fk);
+	rc |= fout_close(&ff);
+	return rc;
+}
+
+/* Recording r's folder and its four tables: 0, -1 when a table could not
+ * be finished, FLEET_STOP when nothing more is to be tried. */
+static int fleet_one(struct fleet *f, const char *id, uint32_t r)
+{
+	struct query_recording x;
+	int rc = 0, st;
+
+	buf_reset(&f->rid);
+	fleet_id(&f->rid, id, r);
+	buf_reset(&f->folder);
+	buf_addf(&f->folder, "%s/recording=%s", f->fo->dir, f->rid.data);
+	if (mkdir(f->folder.data, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr,
+			"heapsift export: error: cannot create %s: %s\n",
+			f->folder.data, strerror(errno));
+		return FLEET_STOP;
+	}
+	query_recording_facts(f->q, r, &x);
+	if ((st = fleet_recording(f, &x)) == FLEET_STOP)
+		return FLEET_STOP;
+	rc |= st;
+	if ((st = fleet_samples(f, r, &x)) == FLEET_STOP)
+		return FLEET_STOP;
+	rc |= st;
+	if ((st = fleet_stacks(f)) == FLEET_STOP)
+		return FLEET_STOP;
+	return rc | st;
+}
 
 int export_fleet(struct store *s, const char *store_path,
 		 const struct export_fleet_options *fo, struct err *e)
 {
-	const struct store_recording *recs;
-	const struct store_liveness *live;
-	const struct store_thread *threads;
-	const struct store_class *classes;
-	struct store_cursor *c = NULL;
-	struct store_sample_row x;
+	struct fleet f = {.fo = fo, .e = e};
 	struct query_options qo;
-	struct query *q;
-	const struct store_node *nodes;
-	uint32_t n_recs, n_live, n_threads, n_classes, n_nodes, r;
-	char *id = fo->id ? xstrdup(fo->id) : default_id(store_path);
-	unsigned char *used = NULL;
-	const char **labels = NULL;
-	size_t cap = 0;
-	struct buf folder = BUF_INIT, rid = BUF_INIT, m = BUF_INIT;
+	char *id;
+	uint32_t r, n;
 	int rc = 0;
 
 	query_options_init(&qo);
-	if (store_verify(s, e) < 0 ||
-	    store_recordings(s, &recs, &n_recs, e) < 0 ||
-	    store_liveness(s, &live, &n_live, e) < 0 ||
-	    store_threads(s, &threads, &n_threads, e) < 0 ||
-	    store_classes(s, &classes, &n_classes, e) < 0 ||
-	    query_open(s, &qo, &q, e) < 0) {
-		free(id);
+	if (query_open(s, &qo, &f.q, e) < 0)
+		return ERR_FAIL;
+	if (query_cursor_new(f.q, &f.c, e) < 0) {
+		query_free(f.q);
 		return ERR_FAIL;
 	}
-	if (store_nodes(s, &nodes, &n_nodes, e) < 0 ||
-	    store_cursor_new(s, &c, e) < 0) {
-		query_free(q);
-		free(id);
-		return ERR_FAIL;
-	}
-	used = xcalloc(n_nodes ? n_nodes : 1, 1);
-	for (r = 0; r < n_recs && rc == 0; r++) {
-		struct fout fr, fs, fk, ff;
-		const struct store_recording *rc_ = &recs[r];
-		uint32_t li = 0, node;
-		int more;
-
-		buf_reset(&rid);
-		fleet_id(&rid, id, r);
-		buf_reset(&folder);
-		buf_addf(&folder, "%s/recording=%s", fo->dir, rid.data);
-		if (mkdir(folder.data, 0777) < 0 && errno != EEXIST) {
-			fprintf(stderr,
-				"heapsift export: error: cannot create %s: "
-				"%s\n",
-				folder.data, strerror(errno));
-			rc = -1;
-			break;
-		}
-		if (fout_open(&fr, folder.data, "fleet_recordings", fo->gzip,
-			      "schema_version,recording_id,host,source,format,"
-			      "jvm_name,jvm_version,start_ns,end_ns,chunks,"
-			      "bytes_skipped") < 0) {
-			rc = -1;
-			break;
-		}
-		f_int(&fr, FLEET_SCHEMA_VERSION, false);
-		f_str(&fr, rid.data, false);
-		f_str(&fr, fo->host, false);
-		f_str(&fr, store_str(s, rc_->source), false);
-		f_str(&fr, store_str(s, rc_->format), false);
-		f_str(&fr, store_str(s, rc_->jvm_name), false);
-		f_str(&fr, store_str(s, rc_->jvm_version), false);
-		f_int(&fr, rc_->start_ns, false);
-		f_int(&fr, rc_->end_ns, false);
-		f_int(&fr, rc_->n_chunks, false);
-		f_int(&fr, (int64_t)rc_->bytes_skipped, true);
-		fout_row_end(&fr);
-		rc |= fout_close(&fr);
-
-		if (fout_open(&fs, folder.data, "fleet_samples", fo->gzip,
-			      "schema_version,recording_id,host,source,"
-			      "jvm_name,jvm_version,time_ns,kind,thread,class,"
-			      "stack_id,site,est_bytes,est_objects,size,"
-			      "truncated,state,death_ns") < 0) {
-			rc = -1;
-			break;
-		}
-		/* a pass over the blocks that hold this recording's samples
-		 * (store_cursor): the samples are never all in memory */
-		more = store_cursor_rewind(c, r, e);
-		while (more >= 0 && (more = store_cursor_next(c, &x, e)) > 0) {
-			int64_t bytes;
-			const char *site;
-			int32_t line;
-
-			while (li < n_live && live[li].sample < x.seq)
-				li++;
-			if (x.recording != r)
-				continue;
-			bytes = x.bytes == REC_NONE ? 0 : x.bytes;
-			f_int(&fs, FLEET_SCHEMA_VERSION, false);
-			f_str(&fs, rid.data, false);
-			f_str(&fs, fo->host, false);
-			f_str(&fs, store_str(s, rc_->source), false);
-			f_str(&fs, store_str(s, rc_->jvm_name), false);
-			f_str(&fs, store_str(s, rc_->jvm_version), false);
-			f_int(&fs, x.time_ns, false);
-			f_str(&fs, sample_kind_name(x.kind), false);
-			f_str(&fs,
-			      x.thread < n_threads
-				      ? store_str(s, threads[x.thread].name)
-				      : "",
-			      false);
-			f_str(&fs,
-			      x.cls < n_classes
-				      ? store_str(s, classes[x.cls].display)
-				      : "",
-			      false);
-			f_int(&fs, x.node, false);
-			query_node_frame(q, x.node, &m, &line, &site);
-			f_str(&fs, site, false);
-			f_int(&fs, bytes, false);
-			if (x.kind == SAMPLE_AGENT && x.size > 0)
-				buf_addf(&fs.row, "%.6f,",
-					 (double)bytes / (double)x.size);
-			else if (query_kind_objects(x.kind))
-				buf_adds(&fs.row, "1,");
-			else
-				buf_addch(&fs.row, ',');
-			f_int(&fs, x.size, false);
-			f_int(&fs, x.flags & STORE_SAMPLE_TRUNCATED, false);
-			if (li < n_live && live[li].sample == x.seq) {
-				f_str(&fs,
-				      live[li].state < 4
-					      ? live_states[live[li].state]
-					      : "",
-				      false);
-				f_int(&fs, live[li].death_ns, true);
-			} else {
-				buf_addch(&fs.row, ',');
-			}
-			fout_row_end(&fs);
-			used[x.node] = 1;
-		}
-		if (more < 0) {
-			/* checked whole by store_verify() first: only a file
-			 * changed under us gets here */
-			fout_abandon(&fs);
-			rc = -1;
-			break;
-		}
-		rc |= fout_close(&fs);
-
-		if (fout_open(&fk, folder.data, "fleet_stacks", fo->gzip,
-			      "schema_version,recording_id,stack_id,depth,"
-			      "site,frames") < 0) {
-			rc = -1;
-			break;
-		}
-		if (fout_open(&ff, folder.data, "fleet_stack_frames", fo->gzip,
-			      "schema_version,recording_id,stack_id,position,"
-			      "frame,method,line") < 0) {
-			fout_close(&fk);
-			rc = -1;
-			break;
-		}
-		for (node = 0; node < n_nodes; node++) {
-			size_t depth, d, pos = 0;
-			uint32_t at = node;
-
-			if (!used[node])
-				continue;
-			used[node] = 0; /* for the next recording */
-			depth = query_path_frames(q, node, labels, cap);
-			if (depth > cap) {
-				cap = depth;
-				labels = xreallocarray(labels, cap,
-						       sizeof(*labels));
-				query_path_frames(q, node, labels, cap);
-			}
-			f_int(&fk, FLEET_SCHEMA_VERSION, false);
-			f_str(&fk, rid.data, false);
-			f_int(&fk, node, false);
-			f_int(&fk, (int64_t)depth, false);
-			f_str(&fk, depth ? labels[0] : "(no stack)", false);
-			buf_reset(&m);
-			for (d = depth; d-- > 0;) {
-				export_folded_frame(&m, labels[d]);
-				if (d)
-					buf_addch(&m, ';');
-			}
-			f_str(&fk, m.data, true);
-			fout_row_end(&fk);
-			/* position 0: the allocating frame, then out to the
-			 * outermost caller */
-			while (at) {
-				const char *site;
-				int32_t line;
-				uint32_t up = query_node_frame(q, at, &m, &line,
-							       &site);
-
-				f_int(&ff, FLEET_SCHEMA_VERSION, false);
-				f_str(&ff, rid.data, false);
-				f_int(&ff, node, false);
-				f_int(&ff, (int64_t)pos++, false);
-				f_str(&ff, site, false);
-				f_str(&ff, m.data, false);
-				f_int(&ff, line >= 0 ? line : REC_NONE, true);
-				fout_row_end(&ff);
-				at = up;
-			}
-		}
-		rc |= fout_close(&fk);
-		rc |= fout_close(&ff);
-	}
-	store_cursor_free(c);
-	free(labels);
-	free(used);
+	id = fo->id ? xstrdup(fo->id) : default_id(store_path);
+	n = query_n_stacks(f.q);
+	f.used = xcalloc(n ? n : 1, 1);
+	buf_init(&f.rid);
+	buf_init(&f.folder);
+	buf_init(&f.m);
+	n = query_n_recordings(f.q);
+	for (r = 0; r < n && rc == 0; r++)
+		rc = fleet_one(&f, id, r);
+	query_cursor_free(f.c);
+	free(f.labels);
+	free(f.used);
 	free(id);
-	query_free(q);
-	buf_release(&folder);
-	buf_release(&rid);
-	buf_release(&m);
+	query_free(f.q);
+	buf_release(&f.folder);
+	buf_release(&f.rid);
+	buf_release(&f.m);
 	return rc ? -1 : 0;
 }

@@ -40,7 +40,7 @@ static void kib(struct buf *b, const char *what, int64_t v)
 static int map_figure(struct findings_ctx *c, struct chq *q, uint32_t h)
 {
 	uint32_t n = chq_map_len(q, h, CHQ_SPACE), merge, cells, i;
-	const struct store_ch_heap *hp = chq_heap(q, h);
+	const struct chq_heap *hp = chq_heap(q, h);
 	struct finding_figure *g;
 	struct buf title = BUF_INIT;
 	uint8_t *v;
@@ -92,7 +92,7 @@ static const char *fallback_of(const char *heap)
  * CH_FULL of the size it may grow to)? */
 static bool heap_has_room(struct chq *q, uint32_t s, const char *name)
 {
-	const struct store_ch_snapshot *sn = chq_snapshot(q, s);
+	const struct chq_snapshot *sn = chq_snapshot(q, s);
 	uint32_t h;
 
 	for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps; h++) {
@@ -121,7 +121,7 @@ static bool worse(const struct finding *a, const struct finding *b)
 /* Does snapshot s show a heap at a known address? */
 static bool placed(struct chq *q, uint32_t s)
 {
-	const struct store_ch_snapshot *sn = chq_snapshot(q, s);
+	const struct chq_snapshot *sn = chq_snapshot(q, s);
 	uint32_t h;
 
 	for (h = 0; h < sn->n_heaps; h++)
@@ -150,7 +150,7 @@ static size_t uf_root(size_t *up, size_t i)
 /* "SOURCE (KIND, line N)": where a snapshot's evidence comes from. */
 static char *where(struct chq *q, uint32_t s)
 {
-	const struct store_ch_snapshot *sn = chq_snapshot(q, s);
+	const struct chq_snapshot *sn = chq_snapshot(q, s);
 
 	return buf_strf("%s (%s, line %" PRIu64 ")", chq_snapshot_source(q, s),
 			chq_str(q, sn->kind), sn->line);
@@ -196,7 +196,8 @@ static void code_heap_fold(struct findings_ctx *c, struct chq *q,
 			    one_jvm(q, snap_of[i], snap_of[k]))
 				up[uf_root(up, k)] = uf_root(up, i);
 	for (i = 0; i < n; i++) {
-		size_t root = uf_root(up, i), worst = i, n_with = 0, n_files = 0;
+		size_t root = uf_root(up, i), worst = i, n_with = 0,
+		       n_files = 0;
 		/* per file of the group, its worst finding; in order */
 		size_t *file_worst;
 		struct buf lines = BUF_INIT;
@@ -308,7 +309,7 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 	memset(&snaps, 0, sizeof(snaps));
 	c->out = &snaps;
 	for (s = 0; s < chq_n_snapshots(q); s++) {
-		const struct store_ch_snapshot *sn = chq_snapshot(q, s);
+		const struct chq_snapshot *sn = chq_snapshot(q, s);
 		const char *src = chq_snapshot_source(q, s);
 		const char *kind = chq_str(q, sn->kind);
 		struct finding *f = NULL;
@@ -371,7 +372,7 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 		}
 		for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps;
 		     h++) {
-			const struct store_ch_heap *hp = chq_heap(q, h);
+			const struct chq_heap *hp = chq_heap(q, h);
 			const char *name = chq_str(q, hp->name);
 			struct ch_facts fa;
 			struct buf fig = BUF_INIT;
@@ -399,7 +400,8 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 			kib(&fig, "used", fa.used);
 			kib(&fig, "max used", fa.max_used);
 			if (fa.free != CHQ_UNKNOWN)
-				buf_addf(&fig, ", free %" PRId64 " KiB of the %s",
+				buf_addf(&fig,
+					 ", free %" PRId64 " KiB of the %s",
 					 fa.free / 1024, fa.size_is);
 			if (!javacore && (use >= CH_FULL || hw >= CH_FULL)) {
 				NEED_FINDING();

@@ -938,7 +938,7 @@ static bool same_heap(const char *a, const char *b)
 
 static uint32_t find_heap(const struct chq *q, uint32_t snap, const char *name)
 {
-	const struct store_ch_snapshot *sn = chq_snapshot(q, snap);
+	const struct chq_snapshot *sn = chq_snapshot(q, snap);
 	uint32_t i;
 
 	for (i = 0; i < sn->n_heaps; i++)
@@ -955,7 +955,7 @@ static void heap_values(const struct chq *q, uint32_t h, double v[CH_FACTS],
 			bool known[CH_FACTS], double types[CHB__COUNT])
 {
 	struct ch_facts f;
-	const struct store_ch_block *bl;
+	const struct chq_block *bl;
 	int64_t iv[CH_FACTS];
 	uint32_t n, i;
 
@@ -976,8 +976,7 @@ static void heap_values(const struct chq *q, uint32_t h, double v[CH_FACTS],
 	memset(types, 0, CHB__COUNT * sizeof(*types));
 	bl = chq_heap_blocks(q, h, &n);
 	for (i = 0; i < n; i++)
-		if (!(bl[i].flags &
-		      (STORE_CH_BLOCK_FREE | STORE_CH_BLOCK_TOP)) &&
+		if (!(bl[i].flags & (CHQ_BLOCK_FREE | CHQ_BLOCK_TOP)) &&
 		    bl[i].type < CHB__COUNT)
 			types[bl[i].type]++;
 }
@@ -1004,8 +1003,7 @@ int diff_codeheap(const struct chq *a, uint32_t sa, const struct chq *b,
 	/* the base's heaps in order, then the new side's that the base
 	 * lacks */
 	for (s = 0; s < 2; s++) {
-		const struct store_ch_snapshot *sn =
-			chq_snapshot(side[s], snap[s]);
+		const struct chq_snapshot *sn = chq_snapshot(side[s], snap[s]);
 		uint32_t i;
 
 		for (i = 0; i < sn->n_heaps; i++) {

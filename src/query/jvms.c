@@ -1,5 +1,5 @@
 /*
- * The store's JVMs (findings.h, query_jvms()): which recordings came
+ * The store's JVMs (query.h, query_jvms()): which recordings came
  * from one JVM, so that the report's rules run on each JVM alone and
  * every finding names its JVM.
  *
@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "query/query_codeheap.h"
-#include "findings/findings.h"
 #include "query/query_int.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

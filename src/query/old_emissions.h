@@ -1,7 +1,7 @@
 /*
  * What jdk.OldObjectSample events prove (old_emissions.c), for the query
- * engine's survivors and evidence (not for front ends: they read the
- * results through query.h and findings.h).
+ * engine's survivors and evidence (not for front ends nor the report's
+ * rules: they read the results through query.h).
  *
  * The JVM writes these events only when asked: at a recording's stop
  * and at each dump of a running recording (PlatformRecorder.stop() and

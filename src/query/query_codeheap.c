@@ -1,5 +1,7 @@
 /*
- * Code-heap queries; see codeheap.h.
+ * Code-heap queries; see query_codeheap.h.  The snapshots, heaps and
+ * blocks are copied out of the store into the query's own types, so
+ * that the front ends never see the store's.
  */
 #include "query/query_codeheap.h"
 
@@ -7,15 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store.h"
 #include "util/xalloc.h"
+
+_Static_assert(CHQ_PLACEMENT_ESTIMATED == STORE_CH_PLACEMENT_ESTIMATED &&
+		       CHQ_BLOCK_FREE == STORE_CH_BLOCK_FREE &&
+		       CHQ_BLOCK_TOP == STORE_CH_BLOCK_TOP &&
+		       CHQ_BLOCK_PERMANENT_GAP == STORE_CH_BLOCK_PERMANENT_GAP,
+	       "the code-heap flags are the store's, copied as they are");
 
 struct chq {
 	struct store *s;
 	const struct store_recording *recs;
-	const struct store_ch_snapshot *sn;
-	const struct store_ch_heap *hp;
+	struct chq_snapshot *sn;
+	struct chq_heap *hp;
 	const struct store_ch_map *mp;
-	const struct store_ch_block *bk;
+	struct chq_block *bk;
 	const struct store_ch_stat *st;
 	const uint8_t *cells;
 	uint64_t n_cells;
@@ -25,21 +34,102 @@ struct chq {
 	uint32_t *n_sorted;
 };
 
+static struct chq_snapshot *copy_snapshots(const struct store_ch_snapshot *x,
+					   uint32_t n)
+{
+	struct chq_snapshot *c = xcalloc(n ? n : 1, sizeof(*c));
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		c[i].recording = x[i].recording;
+		c[i].kind = x[i].kind;
+		c[i].time_ns = x[i].time_ns;
+		c[i].line = x[i].line;
+		c[i].first_heap = x[i].first_heap;
+		c[i].n_heaps = x[i].n_heaps;
+		c[i].first_stat = x[i].first_stat;
+		c[i].n_stats = x[i].n_stats;
+		c[i].first_block = x[i].first_block;
+		c[i].n_blocks = x[i].n_blocks;
+	}
+	return c;
+}
+
+static struct chq_heap *copy_heaps(const struct store_ch_heap *x, uint32_t n)
+{
+	struct chq_heap *c = xcalloc(n ? n : 1, sizeof(*c));
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		c[i].snapshot = x[i].snapshot;
+		c[i].name = x[i].name;
+		c[i].low = x[i].low;
+		c[i].high = x[i].high;
+		c[i].high_reserved = x[i].high_reserved;
+		c[i].segment_size = x[i].segment_size;
+		c[i].granule_size = x[i].granule_size;
+		c[i].n_granules = x[i].n_granules;
+		c[i].committed = x[i].committed;
+		c[i].reserved = x[i].reserved;
+		c[i].used = x[i].used;
+		c[i].free = x[i].free;
+		c[i].max_used = x[i].max_used;
+		c[i].used_blocks = x[i].used_blocks;
+		c[i].free_blocks = x[i].free_blocks;
+		c[i].flags = x[i].flags;
+		c[i].first_map = x[i].first_map;
+		c[i].n_maps = x[i].n_maps;
+		c[i].first_block = x[i].first_block;
+		c[i].n_blocks = x[i].n_blocks;
+		c[i].first_stat = x[i].first_stat;
+		c[i].n_stats = x[i].n_stats;
+	}
+	return c;
+}
+
+static struct chq_block *copy_blocks(const struct store_ch_block *x, uint32_t n)
+{
+	struct chq_block *c = xcalloc(n ? n : 1, sizeof(*c));
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		c[i].addr = x[i].addr;
+		c[i].size = x[i].size;
+		c[i].temperature = x[i].temperature;
+		c[i].compile_id = x[i].compile_id;
+		c[i].gap = x[i].gap;
+		c[i].gap_blocks = x[i].gap_blocks;
+		c[i].name = x[i].name;
+		c[i].compiler = x[i].compiler;
+		c[i].type = x[i].type;
+		c[i].level = x[i].level;
+		c[i].state = x[i].state;
+		c[i].flags = x[i].flags;
+	}
+	return c;
+}
+
 int chq_open(struct store *s, struct chq **out, struct err *e)
 {
 	struct chq *q = xcalloc(1, sizeof(*q));
+	const struct store_ch_snapshot *sn;
+	const struct store_ch_heap *hp;
+	const struct store_ch_block *bk;
 
 	q->s = s;
 	if (store_recordings(s, &q->recs, &q->n_recs, e) < 0 ||
-	    store_ch_snapshots(s, &q->sn, &q->n_sn, e) < 0 ||
-	    store_ch_heaps(s, &q->hp, &q->n_hp, e) < 0 ||
+	    store_ch_snapshots(s, &sn, &q->n_sn, e) < 0 ||
+	    store_ch_heaps(s, &hp, &q->n_hp, e) < 0 ||
 	    store_ch_maps(s, &q->mp, &q->n_mp, e) < 0 ||
-	    store_ch_blocks(s, &q->bk, &q->n_bk, e) < 0 ||
+	    store_ch_blocks(s, &bk, &q->n_bk, e) < 0 ||
 	    store_ch_stats(s, &q->st, &q->n_st, e) < 0 ||
 	    store_ch_cells(s, &q->cells, &q->n_cells, e) < 0) {
 		free(q);
 		return ERR_FAIL;
 	}
+	q->sn = copy_snapshots(sn, q->n_sn);
+	q->hp = copy_heaps(hp, q->n_hp);
+	q->bk = copy_blocks(bk, q->n_bk);
 	q->sorted = xcalloc(q->n_hp + 1, sizeof(*q->sorted));
 	q->n_sorted = xcalloc(q->n_hp + 1, sizeof(*q->n_sorted));
 	*out = q;
@@ -56,6 +146,9 @@ void chq_free(struct chq *q)
 		free(q->sorted[i]);
 	free(q->sorted);
 	free(q->n_sorted);
+	free(q->sn);
+	free(q->hp);
+	free(q->bk);
 	free(q);
 }
 
@@ -64,7 +157,7 @@ uint32_t chq_n_snapshots(const struct chq *q)
 	return q->n_sn;
 }
 
-const struct store_ch_snapshot *chq_snapshot(const struct chq *q, uint32_t i)
+const struct chq_snapshot *chq_snapshot(const struct chq *q, uint32_t i)
 {
 	return &q->sn[i];
 }
@@ -104,7 +197,7 @@ uint32_t chq_n_heaps(const struct chq *q)
 	return q->n_hp;
 }
 
-const struct store_ch_heap *chq_heap(const struct chq *q, uint32_t h)
+const struct chq_heap *chq_heap(const struct chq *q, uint32_t h)
 {
 	return &q->hp[h];
 }
@@ -115,15 +208,15 @@ bool chq_heap_stat(const struct chq *q, uint32_t h, const char *name,
 	return find_stat(q, q->hp[h].first_stat, q->hp[h].n_stats, name, v);
 }
 
-const struct store_ch_block *chq_heap_blocks(const struct chq *q, uint32_t h,
-					     uint32_t *n)
+const struct chq_block *chq_heap_blocks(const struct chq *q, uint32_t h,
+					uint32_t *n)
 {
 	*n = q->hp[h].n_blocks;
 	return q->bk + q->hp[h].first_block;
 }
 
-const struct store_ch_block *chq_snapshot_blocks(const struct chq *q,
-						 uint32_t snap, uint32_t *n)
+const struct chq_block *chq_snapshot_blocks(const struct chq *q, uint32_t snap,
+					    uint32_t *n)
 {
 	*n = q->sn[snap].n_blocks;
 	return q->bk + q->sn[snap].first_block;
@@ -131,8 +224,8 @@ const struct store_ch_block *chq_snapshot_blocks(const struct chq *q,
 
 void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f)
 {
-	const struct store_ch_heap *x = &q->hp[h];
-	const struct store_ch_block *b = q->bk + x->first_block;
+	const struct chq_heap *x = &q->hp[h];
+	const struct chq_block *b = q->bk + x->first_block;
 	uint32_t i;
 	int64_t v, listed = 0, top_size = CHQ_UNKNOWN, any_size = CHQ_UNKNOWN;
 	const char *top_name = NULL, *any_name = NULL;
@@ -161,13 +254,13 @@ void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f)
 			f->maps++;
 	}
 	for (i = 0; i < x->n_blocks; i++) {
-		if (b[i].flags & STORE_CH_BLOCK_FREE)
+		if (b[i].flags & CHQ_BLOCK_FREE)
 			f->free_rows++;
-		else if (b[i].flags & STORE_CH_BLOCK_TOP)
+		else if (b[i].flags & CHQ_BLOCK_TOP)
 			f->top_rows++;
 		else
 			f->named_rows++;
-		if (b[i].flags & STORE_CH_BLOCK_FREE) {
+		if (b[i].flags & CHQ_BLOCK_FREE) {
 			have_list = true;
 			if (b[i].size != CHQ_UNKNOWN) {
 				/* a forged store may hold any sizes */
@@ -180,7 +273,7 @@ void chq_facts(const struct chq *q, uint32_t h, struct ch_facts *f)
 			}
 		} else if (b[i].size != CHQ_UNKNOWN) {
 			/* the first of equal sizes: the table's order */
-			if ((b[i].flags & STORE_CH_BLOCK_TOP) &&
+			if ((b[i].flags & CHQ_BLOCK_TOP) &&
 			    b[i].size > top_size) {
 				top_size = b[i].size;
 				top_name = store_str(q->s, b[i].name);
@@ -234,7 +327,7 @@ const char *chq_flavour_name(enum chq_flavour f)
 const uint8_t *chq_map(const struct chq *q, uint32_t h, enum ch_measure m,
 		       enum ch_part p, uint32_t *n)
 {
-	const struct store_ch_heap *x = &q->hp[h];
+	const struct chq_heap *x = &q->hp[h];
 	const uint8_t *bundle = NULL;
 	uint32_t i, bn = 0;
 
@@ -453,8 +546,8 @@ char chq_cell_char(enum chq_flavour f, uint8_t v)
 static int by_addr(const void *a, const void *b, void *ctx)
 {
 	const struct chq *q = ctx;
-	const struct store_ch_block *x = &q->bk[*(const uint32_t *)a];
-	const struct store_ch_block *y = &q->bk[*(const uint32_t *)b];
+	const struct chq_block *x = &q->bk[*(const uint32_t *)a];
+	const struct chq_block *y = &q->bk[*(const uint32_t *)b];
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
@@ -462,19 +555,19 @@ static int by_addr(const void *a, const void *b, void *ctx)
 static void sort_blocks(const struct chq *cq, uint32_t h)
 {
 	struct chq *q = (struct chq *)cq; /* a cache filled on demand */
-	const struct store_ch_heap *x = &q->hp[h];
-	const struct store_ch_block *b = q->bk + x->first_block;
+	const struct chq_heap *x = &q->hp[h];
+	const struct chq_block *b = q->bk + x->first_block;
 	uint32_t i, n = 0;
 	bool names = false;
 
 	if (q->sorted[h] || !x->n_blocks)
 		return;
 	for (i = 0; i < x->n_blocks; i++)
-		if (!(b[i].flags & (STORE_CH_BLOCK_FREE | STORE_CH_BLOCK_TOP)))
+		if (!(b[i].flags & (CHQ_BLOCK_FREE | CHQ_BLOCK_TOP)))
 			names = true;
 	q->sorted[h] = xmalloc(x->n_blocks * sizeof(uint32_t));
 	for (i = 0; i < x->n_blocks; i++)
-		if (!names || !(b[i].flags & STORE_CH_BLOCK_TOP))
+		if (!names || !(b[i].flags & CHQ_BLOCK_TOP))
 			q->sorted[h][n++] = x->first_block + i;
 	qsort_r(q->sorted[h], n, sizeof(uint32_t), by_addr, q);
 	q->n_sorted[h] = n;
@@ -486,8 +579,8 @@ uint32_t chq_n_sorted_blocks(const struct chq *q, uint32_t h)
 	return q->n_sorted[h];
 }
 
-const struct store_ch_block *chq_sorted_block(const struct chq *q, uint32_t h,
-					      uint32_t k)
+const struct chq_block *chq_sorted_block(const struct chq *q, uint32_t h,
+					 uint32_t k)
 {
 	sort_blocks(q, h);
 	return k < q->n_sorted[h] ? &q->bk[q->sorted[h][k]] : NULL;
@@ -505,7 +598,7 @@ static int cell_at(const struct chq *q, uint32_t h, enum ch_measure m,
 bool chq_granule(const struct chq *q, uint32_t h, uint64_t g,
 		 struct ch_granule *o)
 {
-	const struct store_ch_heap *x = &q->hp[h];
+	const struct chq_heap *x = &q->hp[h];
 	const uint8_t *t1, *t2, *st;
 	uint32_t n1, n2, n3, lo, hi, n;
 
@@ -541,7 +634,7 @@ bool chq_granule(const struct chq *q, uint32_t h, uint64_t g,
 			hi = mid;
 	}
 	if (lo > 0) {
-		const struct store_ch_block *b = chq_sorted_block(q, h, lo - 1);
+		const struct chq_block *b = chq_sorted_block(q, h, lo - 1);
 
 		if (b->size != CHQ_UNKNOWN && b->size > 0 &&
 		    b->addr + (uint64_t)b->size > o->start)
@@ -591,7 +684,7 @@ static bool heaps_hold(const struct chq *q, uint32_t s, uint64_t a)
 	uint32_t i;
 
 	for (i = 0; i < q->sn[s].n_heaps; i++) {
-		const struct store_ch_heap *h = &q->hp[q->sn[s].first_heap + i];
+		const struct chq_heap *h = &q->hp[q->sn[s].first_heap + i];
 		uint64_t end = h->high_reserved ? h->high_reserved : h->high;
 
 		if (h->low && a >= h->low && a < end)
@@ -603,7 +696,7 @@ static bool heaps_hold(const struct chq *q, uint32_t s, uint64_t a)
 /* Does a code list's method lie inside snapshot s's heaps? */
 static bool list_inside(const struct chq *q, uint32_t list, uint32_t s)
 {
-	const struct store_ch_snapshot *l = &q->sn[list];
+	const struct chq_snapshot *l = &q->sn[list];
 	uint32_t i;
 
 	for (i = 0; i < l->n_blocks; i++)
@@ -614,7 +707,7 @@ static bool list_inside(const struct chq *q, uint32_t list, uint32_t s)
 
 bool chq_same_jvm(const struct chq *q, uint32_t a, uint32_t b)
 {
-	const struct store_ch_snapshot *x = &q->sn[a], *y = &q->sn[b];
+	const struct chq_snapshot *x = &q->sn[a], *y = &q->sn[b];
 	int64_t pa, pb;
 	uint32_t i, k;
 
@@ -631,12 +724,11 @@ bool chq_same_jvm(const struct chq *q, uint32_t a, uint32_t b)
 		     i++)
 			;
 		for (k = 0; i < x->n_blocks && k < y->n_blocks; k++) {
-			const struct store_ch_block *p =
-				&q->bk[x->first_block + i];
-			const struct store_ch_block *r =
-				&q->bk[y->first_block + k];
+			const struct chq_block *p = &q->bk[x->first_block + i];
+			const struct chq_block *r = &q->bk[y->first_block + k];
 
-			if (p->addr == r->addr && p->compile_id == r->compile_id)
+			if (p->addr == r->addr &&
+			    p->compile_id == r->compile_id)
 				return true;
 		}
 		return false;
@@ -670,7 +762,7 @@ static enum chq_numbering dated(const struct chq *q, uint32_t s)
 enum chq_numbering chq_codelist_numbering(const struct chq *q, uint32_t snap,
 					  uint32_t *why)
 {
-	const struct store_ch_snapshot *l = &q->sn[snap];
+	const struct chq_snapshot *l = &q->sn[snap];
 	enum chq_numbering n;
 	uint32_t i;
 

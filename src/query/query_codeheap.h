@@ -31,16 +31,66 @@
 #include <stdint.h>
 
 #include "record/record.h"
-#include "store/store.h"
 #include "util/err.h"
 
 struct chq;
+struct store;
 
+/*
+ * The code-heap tables, as the store holds them (docs/formats/store.md,
+ * the code-heap sections), copied out by chq_open(): a snapshot is one
+ * text (a report, a code list, a javacore's section), whose heaps,
+ * stats and blocks in no heap are runs of those tables; a heap's maps,
+ * blocks and stats are runs too.  Strings are offsets: chq_str().
+ */
+struct chq_snapshot {
+	uint32_t recording; /* the input it came from */
+	uint32_t kind;	    /* string: analytics, summary, codelist, javacore */
+	int64_t time_ns;
+	uint64_t line; /* where it starts in its input, 1-based */
+	uint32_t first_heap, n_heaps;
+	uint32_t first_stat, n_stats;
+	uint32_t first_block, n_blocks; /* blocks in no heap (codelist) */
+};
+
+/* chq_heap.flags: the blocks' places in the heap are estimated (a
+ * report with no addresses) */
+#define CHQ_PLACEMENT_ESTIMATED 1u
+
+struct chq_heap {
+	uint32_t snapshot;
+	uint32_t name;			   /* string */
+	uint64_t low, high, high_reserved; /* 0: not known */
+	int64_t segment_size, granule_size, n_granules;
+	int64_t committed, reserved, used, free, max_used;
+	int64_t used_blocks, free_blocks;
+	uint32_t flags; /* CHQ_PLACEMENT_ESTIMATED */
+	uint32_t first_map, n_maps;
+	uint32_t first_block, n_blocks;
+	uint32_t first_stat, n_stats;
+};
+
+#define CHQ_BLOCK_FREE		1u /* else used */
+#define CHQ_BLOCK_TOP		2u /* from the largest-blocks table */
+#define CHQ_BLOCK_PERMANENT_GAP 4u
+
+struct chq_block {
+	uint64_t addr;
+	int64_t size, temperature, compile_id, gap, gap_blocks;
+	uint32_t name, compiler; /* strings */
+	uint8_t type;		 /* enum ch_block_type */
+	int8_t level, state;	 /* -1: not known */
+	uint32_t flags;		 /* CHQ_BLOCK_* */
+};
+
+/* The store's code-heap tables, each checked, copied out; the store must
+ * stay open until chq_free(): the strings and the maps' cells are its.
+ * <0 with e set when a table is damaged. */
 int chq_open(struct store *s, struct chq **out, struct err *e);
 void chq_free(struct chq *q);
 
 uint32_t chq_n_snapshots(const struct chq *q);
-const struct store_ch_snapshot *chq_snapshot(const struct chq *q, uint32_t i);
+const struct chq_snapshot *chq_snapshot(const struct chq *q, uint32_t i);
 const char *chq_snapshot_source(const struct chq *q, uint32_t i);
 const char *chq_str(const struct chq *q, uint32_t off);
 /* A snapshot-wide stat by name; false when it has none. */
@@ -48,14 +98,14 @@ bool chq_snapshot_stat(const struct chq *q, uint32_t snap, const char *name,
 		       int64_t *v);
 
 uint32_t chq_n_heaps(const struct chq *q);
-const struct store_ch_heap *chq_heap(const struct chq *q, uint32_t h);
+const struct chq_heap *chq_heap(const struct chq *q, uint32_t h);
 bool chq_heap_stat(const struct chq *q, uint32_t h, const char *name,
 		   int64_t *v);
 /* The heap's blocks (a run of the store's table). */
-const struct store_ch_block *chq_heap_blocks(const struct chq *q, uint32_t h,
-					     uint32_t *n);
-const struct store_ch_block *chq_snapshot_blocks(const struct chq *q,
-						 uint32_t snap, uint32_t *n);
+const struct chq_block *chq_heap_blocks(const struct chq *q, uint32_t h,
+					uint32_t *n);
+const struct chq_block *chq_snapshot_blocks(const struct chq *q, uint32_t snap,
+					    uint32_t *n);
 
 #define CHQ_UNKNOWN INT64_MIN
 
@@ -132,8 +182,8 @@ struct ch_granule {
 /* Heap h's blocks by address (method-name rows and free blocks; the
  * largest-blocks table only when the report has no method names). */
 uint32_t chq_n_sorted_blocks(const struct chq *q, uint32_t h);
-const struct store_ch_block *chq_sorted_block(const struct chq *q, uint32_t h,
-					      uint32_t k);
+const struct chq_block *chq_sorted_block(const struct chq *q, uint32_t h,
+					 uint32_t k);
 
 bool chq_granule(const struct chq *q, uint32_t h, uint64_t g,
 		 struct ch_granule *out);

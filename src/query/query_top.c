@@ -4,7 +4,6 @@
  * buckets of the window, samples at its edges) adding into per-group
  * accumulators sized by the number of groups.
  */
-#include "findings/findings.h"
 #include "query/query.h"
 #include "query/query_int.h"
 

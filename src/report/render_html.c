@@ -13,13 +13,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "report/flame_svg.h"
 #include "report/report.h"
 #include "util/buf.h"
+#include "util/flame.h"
 
 static void esc_raw(struct buf *out, const char *s, size_t len)
 {
-	report_xml_escape(out, s, len);
+	buf_add_xml(out, s, len);
 }
 
 static void h(struct buf *out, const char *s)
@@ -63,7 +63,7 @@ static const char css[] =
 	"svg{display:block;margin:.5em 0;max-width:100%;height:auto}"
 	"svg text{font:11px sans-serif}"
 	"tr.grew td{color:#c0392b}tr.shrank td{color:#229954}";
-/* then report_flame_css */
+/* then flame_css */
 
 /* Compared with the baseline: the sentence and a table of the sites
  * that changed, grown ones red, shrunk ones green. */
@@ -293,7 +293,7 @@ void report_render_html(const struct report *r, struct buf *out)
 		 r->version);
 	h(out, r->title);
 	buf_addf(out, "</title>\n<style>%s%s</style>\n</head>\n<body>\n", css,
-		 report_flame_css);
+		 flame_css);
 	buf_adds(out, "<h1>heapsift report: ");
 	h(out, r->title);
 	buf_adds(out, "</h1>\n<p>");
@@ -396,8 +396,7 @@ void report_render_html(const struct report *r, struct buf *out)
 				 "command selects its own JVM "
 				 "(--recording).</p>\n",
 				 r->flame_jvms);
-		report_flame_svg(out, r->flame, r->n_flame, r->flame_kind,
-				 false);
+		flame_svg(out, r->flame, r->n_flame, r->flame_kind, false);
 	} else {
 		buf_adds(out, "<p>No allocation samples.</p>\n");
 	}
@@ -482,5 +481,5 @@ void report_render_html(const struct report *r, struct buf *out)
 	buf_addf(out,
 		 "</ul>\n</section>\n<script>%s</script>\n</body>\n"
 		 "</html>\n",
-		 report_flame_script);
+		 flame_script);
 }

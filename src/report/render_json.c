@@ -344,7 +344,7 @@ void report_render_json(const struct report *r, struct buf *out)
 		buf_addf(out, ", \"jvms\": %zu", r->flame_jvms);
 		buf_adds(out, ", \"nodes\": [");
 		for (i = 0; i < r->n_flame; i++) {
-			const struct report_flame_node *fn = &r->flame[i];
+			const struct flame_node *fn = &r->flame[i];
 
 			buf_adds(out, i ? ",\n    " : "\n    ");
 			buf_adds(out, "{\"label\": ");

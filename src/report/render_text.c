@@ -207,7 +207,7 @@ void report_render_text(const struct report *r, struct buf *out)
 	if (r->cmp)
 		compare_text(out, r->cmp);
 	if (r->n_flame > 1) {
-		const struct report_flame_node *fn = r->flame;
+		const struct flame_node *fn = r->flame;
 		size_t at = 0;
 
 		buf_adds(out, "HEAVIEST CALL PATH (");

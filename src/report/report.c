@@ -13,7 +13,6 @@
 
 #include "query/diff.h"
 #include "findings/findings.h"
-#include "report/flame_svg.h"
 #include "report/report.h"
 #include "util/buf.h"
 #include "util/human.h"
@@ -190,8 +189,8 @@ static size_t flame_jvms(const struct report_ctx *c)
 	return n;
 }
 
-/* The flame graph: the call tree of the default kind
- * (report_flame_build, shared with export --format=svg). */
+/* The flame graph: the call tree of the default kind (query_flame(),
+ * which export --format=svg draws too). */
 static int build_flame(struct report_ctx *c, struct err *e)
 {
 	struct query *q;
@@ -206,7 +205,7 @@ static int build_flame(struct report_ctx *c, struct err *e)
 		query_free(q);
 		return 0;
 	}
-	rc = report_flame_build(q, &r->flame, &r->n_flame, e);
+	rc = query_flame(q, &r->flame, &r->n_flame, e);
 	if (rc == 0 && r->n_flame)
 		r->flame_kind = xstrdup(sample_kind_name(query_kind(q)));
 	r->flame_jvms = flame_jvms(c);

@@ -8,7 +8,7 @@
  * that invalid UTF-8 and control characters never reach any of them).
  * Findings come from the query layer (query_findings(), the rules of
  * src/findings/rules.c), the same that the browser's Findings view lists.
- * Nothing here reads the store below query.h and query/findings.h.
+ * Nothing here reads the store below query.h and findings/findings.h.
  */
 #ifndef HS_REPORT_H
 #define HS_REPORT_H
@@ -21,19 +21,10 @@
 #include "record/record.h"
 #include "findings/findings.h"
 #include "query/query.h"
+#include "util/flame.h"
 
 struct store;
 struct buf;
-
-/* A node of the flame graph (the call tree, from query_tree()). */
-struct report_flame_node {
-	char *label;
-	uint32_t parent; /* UINT32_MAX for the root */
-	uint32_t depth;
-	int64_t bytes;
-	uint64_t samples;
-	double x; /* left edge, share of the root's bytes */
-};
 
 /* One member of the inputs, as `heapsift scan` lists it, with what
  * became of it. */
@@ -105,8 +96,8 @@ struct report {
 	size_t n_members;
 	char **problems; /* input-level problems (cannot open, limits) */
 	size_t n_problems;
-	struct findings found; /* sorted: most severe first */
-	struct report_flame_node *flame;
+	struct findings found;	  /* sorted: most severe first */
+	struct flame_node *flame; /* query_flame()'s */
 	size_t n_flame;
 	char *flame_kind; /* the sample kind the flame graph shows */
 	/* the JVMs whose samples it adds together (those the filters

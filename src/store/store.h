@@ -238,6 +238,9 @@ int store_cursor_rewind(struct store_cursor *c, uint32_t rec, struct err *e);
 int store_cursor_next(struct store_cursor *c, struct store_sample_row *x,
 		      struct err *e);
 void store_cursor_free(struct store_cursor *c);
+/* A liveness record's state (struct store_liveness) as the exports
+ * name it: "dead", "alive_at_end", "alive_at_cut"; "" for any other. */
+const char *store_live_state_name(uint32_t state);
 /* The samples of one kind only: only that kind's blocks are read. */
 int store_kind_samples(struct store *s, int kind, struct store_samples *out,
 		       struct err *e);
@@ -322,6 +325,55 @@ int store_rollup_est(struct store *s, const struct store_rollup_est **est,
  */
 int store_estimates(struct store *s, const struct store_estimate **out,
 		    struct err *e);
+
+/* --- the tables as rows -------------------------------------------------- */
+
+/*
+ * The store's tables as rows of cells, for `heapsift export
+ * --format=csv`, which writes each table as one CSV file: the store as
+ * it is (every recording, every sample of every kind, the code-heap
+ * tables as stored), not a view of it.  docs/export.md documents the
+ * tables and their columns; store_tables[] is the store's side of that
+ * contract, the tables in the order they are written, each with its
+ * columns (comma-separated, as the CSV header row).  A cell is a number
+ * or a string from a file, raw: the writer escapes it for its target.
+ */
+enum store_cell_type {
+	STORE_CELL_INT,	 /* i; REC_NONE (nothing there): an empty cell */
+	STORE_CELL_U64,	 /* u: an address or a bound, always written */
+	STORE_CELL_STR,	 /* s, raw from a file (borrowed from the store) */
+	STORE_CELL_KIND, /* i: an enum sample_kind, written as its name */
+};
+
+struct store_cell {
+	enum store_cell_type type;
+	int64_t i;
+	uint64_t u;
+	const char *s;
+};
+
+#define STORE_N_TABLES 16
+
+struct store_table {
+	const char *name;    /* "recordings", ...; the file is NAME.csv */
+	const char *columns; /* "id,source,format,..." */
+};
+
+extern const struct store_table store_tables[STORE_N_TABLES];
+
+/* One row of a table: cells[0..n), one a column, borrowed for the call.
+ * Returns 0 to go on, anything else to stop the walk there. */
+typedef int store_row_fn(void *ctx, const struct store_cell *cells, size_t n);
+
+/*
+ * Call fn with every row of table t (t < STORE_N_TABLES) in order; the
+ * samples come from a pass over the blocks (store_cursor), a block of
+ * each kind in memory at a time.  0 at the end or when fn stopped it;
+ * <0 with e set when the store is damaged (store_verify() first makes
+ * that impossible for a store that is not changed under us).
+ */
+int store_table_rows(struct store *s, unsigned t, store_row_fn *fn, void *ctx,
+		     struct err *e);
 
 /* Check every section now (heapsift info --check, tests), the rollups
  * against the samples included. */

@@ -141,9 +141,8 @@ static void draw_list(struct tui *t, struct chview *v, const struct area *a)
 	list_fix(&v->list, h);
 	for (y = 0, i = v->list.top; y < h && i < v->n; y++, i++) {
 		uint32_t hp = v->rows[i];
-		const struct store_ch_heap *x = chq_heap(v->q, hp);
-		const struct store_ch_snapshot *sn =
-			chq_snapshot(v->q, x->snapshot);
+		const struct chq_heap *x = chq_heap(v->q, hp);
+		const struct chq_snapshot *sn = chq_snapshot(v->q, x->snapshot);
 		struct ch_facts f;
 		char c[16], u[16], fr[16], lf[16], fg[16];
 		enum style st = i == v->list.cur ? ST_CURSOR : ST_NORMAL;
@@ -173,7 +172,7 @@ static void draw_list(struct tui *t, struct chview *v, const struct area *a)
 	}
 	if (v->n) {
 		uint32_t hp = v->rows[v->list.cur];
-		const struct store_ch_heap *x = chq_heap(v->q, hp);
+		const struct chq_heap *x = chq_heap(v->q, hp);
 		struct ch_facts f;
 
 		chq_facts(v->q, hp, &f);
@@ -304,7 +303,7 @@ static void draw_detail(struct chview *v, const struct area *a, int list_top,
 	if (bend < bfirst)
 		bend = bfirst;
 	for (y = 0; y < list_rows; y++) {
-		const struct store_ch_block *b;
+		const struct chq_block *b;
 		char sz[16];
 
 		if (bfirst + (uint64_t)y >= bend) {
@@ -326,9 +325,9 @@ static void draw_detail(struct chview *v, const struct area *a, int list_top,
 		}
 		fmt_bytes(b->size, sz, sizeof(sz));
 		screen_putf(list_top + y, 2, a->width - 2,
-			    b->flags & STORE_CH_BLOCK_FREE ? ST_DIM : ST_NORMAL,
+			    b->flags & CHQ_BLOCK_FREE ? ST_DIM : ST_NORMAL,
 			    "0x%016" PRIx64 " %9s  %-18s %s %s", b->addr, sz,
-			    b->flags & STORE_CH_BLOCK_FREE
+			    b->flags & CHQ_BLOCK_FREE
 				    ? "free"
 				    : ch_block_type_name(
 					      (enum ch_block_type)b->type),
@@ -338,7 +337,7 @@ static void draw_detail(struct chview *v, const struct area *a, int list_top,
 
 static void draw_map(struct tui *t, struct chview *v, const struct area *a)
 {
-	const struct store_ch_heap *x = chq_heap(v->q, v->heap);
+	const struct chq_heap *x = chq_heap(v->q, v->heap);
 	int per_line = a->width - ADDR_W - 2, rows, list_rows, y;
 	uint64_t lines, i;
 
@@ -372,7 +371,7 @@ static void draw_map(struct tui *t, struct chview *v, const struct area *a)
 		    "Esc: heaps)",
 		    heap_name(v, v->heap), chq_flavour_name(v->fl), v->merge,
 		    v->merge == 1 ? "" : "s",
-		    x->flags & STORE_CH_PLACEMENT_ESTIMATED
+		    x->flags & CHQ_PLACEMENT_ESTIMATED
 			    ? ", used total, placement unknown"
 			    : "");
 	if (!v->n_cells) {
@@ -580,14 +579,14 @@ static bool ch_search(struct tui *t, void *st, const struct regex *re, int dir)
 		}
 		return false;
 	} else {
-		const struct store_ch_heap *x = chq_heap(v->q, v->heap);
+		const struct chq_heap *x = chq_heap(v->q, v->heap);
 		uint32_t k, nb = chq_n_sorted_blocks(v->q, v->heap);
 		uint64_t best = UINT64_MAX;
 
 		if (!x->low || x->granule_size <= 0 || !v->merge)
 			return false;
 		for (k = 0; k < nb; k++) {
-			const struct store_ch_block *b =
+			const struct chq_block *b =
 				chq_sorted_block(v->q, v->heap, k);
 			uint64_t g, c;
 

@@ -286,3 +286,29 @@ void buf_add_csv_text(struct buf *b, const char *s, size_t len)
 	}
 	buf_addch(b, '"');
 }
+
+void buf_add_xml(struct buf *b, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		switch (s[i]) {
+		case '&':
+			buf_adds(b, "&amp;");
+			break;
+		case '<':
+			buf_adds(b, "&lt;");
+			break;
+		case '>':
+			buf_adds(b, "&gt;");
+			break;
+		case '"':
+			buf_adds(b, "&quot;");
+			break;
+		case '\'':
+			buf_adds(b, "&#39;");
+			break;
+		default:
+			buf_addch(b, s[i]);
+		}
+}

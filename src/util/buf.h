@@ -90,4 +90,8 @@ void buf_add_csv(struct buf *b, const char *s, size_t len);
  */
 void buf_add_csv_text(struct buf *b, const char *s, size_t len);
 
+/* Append s (len bytes) escaped for XML text and attributes: the five
+ * entities only, so the same escaping serves HTML and inline SVG. */
+void buf_add_xml(struct buf *b, const char *s, size_t len);
+
 #endif

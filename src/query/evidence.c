@@ -1,5 +1,5 @@
 /*
- * The report's questions to the query layer (findings.h): the evidence
+ * The report's questions to the query layer (query.h): the evidence
  * behind a leak suspect, the heap after GC, objects above a size, and
  * settings.  Each joins the query's kind with the liveness and old-object
  * tables by sample number, with no per-sample allocation: the leak
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings/findings.h"
 #include "query/old_emissions.h"
 #include "query/query_int.h"
 #include "util/xalloc.h"

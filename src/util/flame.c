@@ -1,27 +1,22 @@
 /*
- * The flame graph's SVG (flame_svg.h), shared by the report's HTML page
- * and `heapsift export --format=svg`: one drawing, so that the picture
- * attached to a case and the one exported are the same.  Every name is
- * cleaned (report_clean: no control bytes, no invalid UTF-8) and then
- * XML-escaped, so the output is well-formed XML.
+ * The flame graph's SVG; see flame.h.
  */
+#include "util/flame.h"
+
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/flame_svg.h"
 #include "util/buf.h"
-#include "util/err.h"
-#include "util/xalloc.h"
+#include "util/human.h"
 
-const char report_flame_css[] =
-	".flame g:hover rect{stroke:#000;stroke-width:.5}"
-	".flame text{pointer-events:none}";
+const char flame_css[] = ".flame g:hover rect{stroke:#000;stroke-width:.5}"
+			 ".flame text{pointer-events:none}";
 
 /* Zoom where scripts run: a click on a frame widens it to the whole
  * graph; a click on the root goes back.  Nothing needs it to read. */
-const char report_flame_script[] =
+const char flame_script[] =
 	"(function(){var s=document.getElementById('flame');if(!s)return;"
 	"var W=s.viewBox.baseVal.width,gs=s.querySelectorAll('g');"
 	"function zoom(x0,w0){for(var i=0;i<gs.length;i++){var g=gs[i],"
@@ -36,93 +31,18 @@ const char report_flame_script[] =
 	"function(){zoom(+this.getAttribute('data-x'),"
 	"+this.getAttribute('data-w'));});}})();";
 
-void report_xml_escape(struct buf *out, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		switch (s[i]) {
-		case '&':
-			buf_adds(out, "&amp;");
-			break;
-		case '<':
-			buf_adds(out, "&lt;");
-			break;
-		case '>':
-			buf_adds(out, "&gt;");
-			break;
-		case '"':
-			buf_adds(out, "&quot;");
-			break;
-		case '\'':
-			buf_adds(out, "&#39;");
-			break;
-		default:
-			buf_addch(out, s[i]);
-		}
-}
-
 static void h(struct buf *out, const char *s)
 {
 	struct buf c = BUF_INIT;
 
-	report_clean(&c, s ? s : "");
-	report_xml_escape(out, c.data, c.len);
+	if (!s)
+		s = "";
+	buf_add_printable(&c, s, strlen(s));
+	buf_add_xml(out, c.data, c.len);
 	buf_release(&c);
 }
 
-int report_flame_build(struct query *q, struct report_flame_node **out,
-		       size_t *n_out, struct err *e)
-{
-	const struct query_tree_node *nodes;
-	struct query_total total;
-	struct report_flame_node *fl;
-	size_t n, i, m = 0;
-	uint32_t *map;
-	double *next_x;
-
-	*out = NULL;
-	*n_out = 0;
-	if (query_tree(q, false, 0, &nodes, &n, &total, e) < 0)
-		return ERR_FAIL;
-	if (!n || nodes[0].est_bytes <= 0)
-		return 0;
-	map = xmalloc(n * sizeof(*map));
-	next_x = xcalloc(n, sizeof(*next_x));
-	fl = xcalloc(n, sizeof(*fl));
-	/* nodes come parents first: a node's x is where its parent's next
-	 * child starts */
-	for (i = 0; i < n; i++) {
-		const struct query_tree_node *t = &nodes[i];
-		struct report_flame_node *fn;
-		double share =
-			(double)t->est_bytes / (double)nodes[0].est_bytes;
-		uint32_t p = t->parent;
-
-		map[i] = UINT32_MAX;
-		if (i && (p == QUERY_TREE_NONE || map[p] == UINT32_MAX ||
-			  share < 0.002))
-			continue;
-		fn = &fl[m];
-		fn->label = xstrdup(t->label);
-		fn->parent = i ? map[p] : UINT32_MAX;
-		fn->depth = t->depth;
-		fn->bytes = t->est_bytes;
-		fn->samples = t->samples;
-		fn->x = i ? next_x[p] : 0;
-		if (i)
-			next_x[p] += share;
-		next_x[i] = fn->x;
-		map[i] = (uint32_t)m++;
-	}
-	free(map);
-	free(next_x);
-	*out = fl;
-	*n_out = m;
-	return 0;
-}
-
-void report_flame_free(struct report_flame_node *nodes, size_t n)
+void flame_free(struct flame_node *nodes, size_t n)
 {
 	size_t i;
 
@@ -131,8 +51,8 @@ void report_flame_free(struct report_flame_node *nodes, size_t n)
 	free(nodes);
 }
 
-void report_flame_svg(struct buf *out, const struct report_flame_node *fl,
-		      size_t n, const char *kind, bool standalone)
+void flame_svg(struct buf *out, const struct flame_node *fl, size_t n,
+	       const char *kind, bool standalone)
 {
 	const double W = 1060, RH = 17;
 	uint32_t depth = 0;
@@ -157,9 +77,9 @@ void report_flame_svg(struct buf *out, const struct report_flame_node *fl,
 			 "text{font:11px sans-serif}%s</style>\n"
 			 "<rect width=\"100%%\" height=\"100%%\" "
 			 "fill=\"#fff\"/>\n",
-			 report_flame_css);
+			 flame_css);
 	for (i = 0; i < n; i++) {
-		const struct report_flame_node *fn = &fl[i];
+		const struct flame_node *fn = &fl[i];
 		double share = (double)fn->bytes / (double)fl[0].bytes;
 		double x = fn->x * W, w = share * W;
 		size_t chars = (size_t)(w / 6.5);
@@ -172,7 +92,7 @@ void report_flame_svg(struct buf *out, const struct report_flame_node *fl,
 			 fn->x, share);
 		h(out, fn->label);
 		buf_addf(out, " (%s, %.2f%%, %" PRIu64 " samples)</title>",
-			 report_bytes(fn->bytes, b, sizeof(b)), 100 * share,
+			 human_bytes(fn->bytes, b, sizeof(b)), 100 * share,
 			 fn->samples);
 		buf_addf(out,
 			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
@@ -184,7 +104,7 @@ void report_flame_svg(struct buf *out, const struct report_flame_node *fl,
 
 			buf_addf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
 				 fn->depth * RH + 12);
-			report_clean(&lb, fn->label);
+			buf_add_printable(&lb, fn->label, strlen(fn->label));
 			if (lb.len > chars) {
 				/* cut on a character boundary */
 				size_t cut = chars - 2;
@@ -195,7 +115,7 @@ void report_flame_svg(struct buf *out, const struct report_flame_node *fl,
 				buf_setlen(&lb, cut);
 				buf_adds(&lb, "..");
 			}
-			report_xml_escape(out, lb.data, lb.len);
+			buf_add_xml(out, lb.data, lb.len);
 			buf_adds(out, "</text>");
 			buf_release(&lb);
 		}
@@ -203,6 +123,6 @@ void report_flame_svg(struct buf *out, const struct report_flame_node *fl,
 	}
 	if (standalone)
 		buf_addf(out, "<script><![CDATA[%s]]></script>\n",
-			 report_flame_script);
+			 flame_script);
 	buf_adds(out, "</svg>\n");
 }
