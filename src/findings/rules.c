@@ -434,83 +434,159 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The allocation rate over a timeline's buckets that a recording
+ * covers: the figure's points. */
+struct rate_points {
+	const struct query_bucket *bk; /* the timeline's */
+	int64_t width;		       /* of its buckets */
+	size_t m;		       /* covered buckets: the points */
+	size_t *idx;		       /* [m]: each point's bucket */
+	size_t top;    /* the highest point resting on half a bucket */
+	double span;   /* seconds covered */
+	double median; /* bytes/s, of the points */
+};
+
+/*
+ * The figure of the rate at each point (kind: the samples'), with the
+ * time each covers; fills rp's idx, top, span and median.  Each rate is
+ * over the time its bucket covers, never over the width: a bucket cut
+ * by a recording's start or end (a killed JVM's last flush) holds only
+ * what its covered part did.
+ */
+static int rate_figure(struct findings_ctx *c, int kind, size_t n,
+		       struct rate_points *rp)
+{
+	const struct query_bucket *bk = rp->bk;
+	struct finding_figure *g;
+	double *rates = xmalloc(rp->m * sizeof(double));
+	size_t i, k;
+	int fig;
+
+	rp->idx = xmalloc(rp->m * sizeof(size_t));
+	fig = findings_add_figure(c->out, FIG_RATE, "Allocation rate",
+				  "bytes/s", rp->m);
+	g = &c->out->figures[fig];
+	g->series = xcalloc(1, sizeof(*g->series));
+	g->n_series = 1;
+	g->series[0].name = xstrdup(sample_kind_name((enum sample_kind)kind));
+	g->series[0].y = xcalloc(rp->m, sizeof(double));
+	g->covered_ns = xcalloc(rp->m, sizeof(int64_t));
+	rp->top = SIZE_MAX;
+	rp->span = 0;
+	for (i = 0, k = 0; i < n; i++) {
+		if (bk[i].covered_ns <= 0)
+			continue;
+		rp->idx[k] = i;
+		rates[k] = (double)bk[i].est_bytes /
+			   ((double)bk[i].covered_ns / 1e9);
+		g->t_ns[k] = bk[i].cover_from_ns;
+		g->covered_ns[k] = bk[i].covered_ns;
+		g->series[0].y[k] = rates[k];
+		rp->span += (double)bk[i].covered_ns / 1e9;
+		/* a peak rests on half a bucket at least */
+		if (2 * bk[i].covered_ns >= rp->width &&
+		    (rp->top == SIZE_MAX || rates[k] > rates[rp->top]))
+			rp->top = k;
+		k++;
+	}
+	if (rp->top == SIZE_MAX)
+		rp->top = 0;
+	qsort(rates, rp->m, sizeof(double), cmp_dbl);
+	rp->median = rates[rp->m / 2];
+	free(rates);
+	return fig;
+}
+
+/* Peaks: twice the median and well above the mean, in buckets covered
+ * for half their width or more (a rate over a few milliseconds rests
+ * on a few samples). */
+static void rate_peaks(struct finding_figure *g, const struct rate_points *rp,
+		       double mean)
+{
+	size_t k;
+
+	g->peaks = xcalloc(rp->m, sizeof(size_t));
+	for (k = 0; k < rp->m; k++)
+		if (2 * g->covered_ns[k] >= rp->width &&
+		    g->series[0].y[k] >= 2 * rp->median &&
+		    g->series[0].y[k] >= 1.5 * mean)
+			g->peaks[g->n_peaks++] = k;
+}
+
+/* The evidence on the peaks: how many, the highest, and the sites that
+ * allocated most in its bucket. */
+static int peak_sites(struct findings_ctx *c, int kind, struct finding *f,
+		      const struct finding_figure *g,
+		      const struct rate_points *rp, struct err *e)
+{
+	struct query_options o = *c->filters;
+	const struct query_row *rows;
+	struct query_total pt;
+	struct query *qp;
+	size_t np, i;
+	char b1[32];
+
+	/* the sites of the highest peak's window */
+	o.kind = kind;
+	o.from_ns = rp->bk[rp->idx[rp->top]].start_ns;
+	o.to_ns = rp->bk[rp->idx[rp->top]].start_ns + rp->width;
+	if (query_open(c->s, &o, &qp, e) < 0 ||
+	    query_top(qp, GROUP_SITE, &rows, &np, &pt, e) < 0) {
+		query_free(qp);
+		return ERR_FAIL;
+	}
+	finding_add_evidence(
+		f,
+		"%zu peak bucket%s (twice the median or "
+		"more); the highest at +%.3f s, %s/s",
+		g->n_peaks, g->n_peaks == 1 ? "" : "s",
+		(double)(g->t_ns[rp->top] - g->t_ns[0]) / 1e9,
+		human_bytes(i64_held(g->series[0].y[rp->top]), b1, sizeof(b1)));
+	for (i = 0; i < np && i < 3; i++)
+		finding_add_evidence(
+			f, "in that window: %s, %.0f%% (%" PRIu64 " samples)",
+			rows[i].key, 100 * rows[i].share, rows[i].samples);
+	query_free(qp);
+	return 0;
+}
+
 static int rule_alloc_rate(struct findings_ctx *c,
 			   const struct finding_rule *rule, struct err *e)
 {
-	const struct query_bucket *bk;
+	struct rate_points rp = {0};
 	struct query_total t;
 	struct finding_figure *g;
 	struct finding *f;
 	struct query *q;
-	int64_t width = 0;
-	size_t n, i, k, m = 0, top = SIZE_MAX, *idx;
-	double *rates, median, mean, span = 0;
+	size_t n, i;
+	double mean;
 	int kind = alloc_kind(c), fig;
 	char b1[32], b2[32], b3[32];
+	char *a;
 
 	if (kind < 0)
 		return 0;
 	if (findings_query(c, kind, NULL, GROUP_SITE, &q, e) < 0)
 		return ERR_FAIL;
-	if (query_timeline(q, &width, &bk, &n, &t, e) < 0) {
+	if (query_timeline(q, &rp.width, &rp.bk, &n, &t, e) < 0) {
 		query_free(q);
 		return ERR_FAIL;
 	}
 	/* the buckets no recording covers (between two recordings, or
 	 * outside the window) have no rate: they are no point */
 	for (i = 0; i < n; i++)
-		if (bk[i].covered_ns > 0)
-			m++;
-	if (m < 3 || width <= 0 || t.est_bytes <= 0) {
+		if (rp.bk[i].covered_ns > 0)
+			rp.m++;
+	if (rp.m < 3 || rp.width <= 0 || t.est_bytes <= 0) {
 		query_free(q);
 		return 0;
 	}
-	rates = xmalloc(m * sizeof(double));
-	idx = xmalloc(m * sizeof(size_t));
-	fig = findings_add_figure(c->out, FIG_RATE, "Allocation rate",
-				  "bytes/s", m);
+	fig = rate_figure(c, kind, n, &rp);
 	g = &c->out->figures[fig];
-	g->series = xcalloc(1, sizeof(*g->series));
-	g->n_series = 1;
-	g->series[0].name = xstrdup(sample_kind_name((enum sample_kind)kind));
-	g->series[0].y = xcalloc(m, sizeof(double));
-	g->covered_ns = xcalloc(m, sizeof(int64_t));
-	/* each rate over the time its bucket covers, never over the
-	 * width: a bucket cut by a recording's start or end (a killed
-	 * JVM's last flush) holds only what its covered part did */
-	for (i = 0, k = 0; i < n; i++) {
-		if (bk[i].covered_ns <= 0)
-			continue;
-		idx[k] = i;
-		rates[k] = (double)bk[i].est_bytes /
-			   ((double)bk[i].covered_ns / 1e9);
-		g->t_ns[k] = bk[i].cover_from_ns;
-		g->covered_ns[k] = bk[i].covered_ns;
-		g->series[0].y[k] = rates[k];
-		span += (double)bk[i].covered_ns / 1e9;
-		/* a peak rests on half a bucket at least */
-		if (2 * bk[i].covered_ns >= width &&
-		    (top == SIZE_MAX || rates[k] > rates[top]))
-			top = k;
-		k++;
-	}
-	if (top == SIZE_MAX)
-		top = 0;
-	mean = (double)t.est_bytes / span;
-	qsort(rates, m, sizeof(double), cmp_dbl);
-	median = rates[m / 2];
-	free(rates);
-	/* peaks: twice the median and well above the mean, in buckets
-	 * covered for half their width or more (a rate over a few
-	 * milliseconds rests on a few samples) */
-	g->peaks = xcalloc(m, sizeof(size_t));
-	for (k = 0; k < m; k++)
-		if (2 * g->covered_ns[k] >= width &&
-		    g->series[0].y[k] >= 2 * median &&
-		    g->series[0].y[k] >= 1.5 * mean)
-			g->peaks[g->n_peaks++] = k;
+	mean = (double)t.est_bytes / rp.span;
+	rate_peaks(g, &rp, mean);
 	if (mean < HIGH_RATE && !g->n_peaks) {
-		free(idx);
+		free(rp.idx);
 		findings_drop_figure(c->out);
 		query_free(q);
 		return 0;
@@ -520,67 +596,34 @@ static int rule_alloc_rate(struct findings_ctx *c,
 	f->figure = fig;
 	f->weight = mean;
 	f->few_samples = t.samples < 10 * FEW_SAMPLES;
-	f->sentence =
-		buf_strf("The application allocates %s/s on average%s%s%s.",
-			 human_bytes(i64_held(mean), b1, sizeof(b1)),
-			 g->n_peaks ? ", with peaks up to " : "",
-			 g->n_peaks ? human_bytes(i64_held(g->series[0].y[top]),
-						  b2, sizeof(b2))
-				    : "",
-			 g->n_peaks ? "/s" : "");
+	f->sentence = buf_strf(
+		"The application allocates %s/s on average%s%s%s.",
+		human_bytes(i64_held(mean), b1, sizeof(b1)),
+		g->n_peaks ? ", with peaks up to " : "",
+		g->n_peaks ? human_bytes(i64_held(g->series[0].y[rp.top]), b2,
+					 sizeof(b2))
+			   : "",
+		g->n_peaks ? "/s" : "");
 	finding_add_evidence(
 		f,
 		"%s over %.3f s, %" PRIu64 " samples (%s), buckets of "
 		"%s; median bucket %s/s",
-		human_bytes(t.est_bytes, b1, sizeof(b1)), span, t.samples,
+		human_bytes(t.est_bytes, b1, sizeof(b1)), rp.span, t.samples,
 		sample_kind_name((enum sample_kind)kind),
-		findings_duration(width, b2, sizeof(b2)),
-		human_bytes(i64_held(median), b3, sizeof(b3)));
+		findings_duration(rp.width, b2, sizeof(b2)),
+		human_bytes(i64_held(rp.median), b3, sizeof(b3)));
 	finding_add_fact(f, "mean_rate", mean, "bytes/s");
-	finding_add_fact(f, "peak_rate", g->series[0].y[top], "bytes/s");
+	finding_add_fact(f, "peak_rate", g->series[0].y[rp.top], "bytes/s");
 	finding_add_fact(f, "samples", (double)t.samples, "samples");
-	if (g->n_peaks) {
-		struct query_options o = *c->filters;
-		const struct query_row *rows;
-		struct query_total pt;
-		struct query *qp;
-		size_t np;
-
-		/* the sites of the highest peak's window */
-		o.kind = kind;
-		o.from_ns = bk[idx[top]].start_ns;
-		o.to_ns = bk[idx[top]].start_ns + width;
-		if (query_open(c->s, &o, &qp, e) < 0 ||
-		    query_top(qp, GROUP_SITE, &rows, &np, &pt, e) < 0) {
-			query_free(qp);
-			query_free(q);
-			free(idx);
-			return ERR_FAIL;
-		}
-		finding_add_evidence(f,
-				     "%zu peak bucket%s (twice the median or "
-				     "more); the highest at +%.3f s, %s/s",
-				     g->n_peaks, g->n_peaks == 1 ? "" : "s",
-				     (double)(g->t_ns[top] - g->t_ns[0]) / 1e9,
-				     human_bytes(i64_held(g->series[0].y[top]),
-						 b1, sizeof(b1)));
-		for (i = 0; i < np && i < 3; i++)
-			finding_add_evidence(
-				f,
-				"in that window: %s, %.0f%% (%" PRIu64
-				" samples)",
-				rows[i].key, 100 * rows[i].share,
-				rows[i].samples);
-		query_free(qp);
+	if (g->n_peaks && peak_sites(c, kind, f, g, &rp, e) < 0) {
+		query_free(q);
+		free(rp.idx);
+		return ERR_FAIL;
 	}
-	{
-		char *a = buf_strf("--kind=%s",
-				   rules_kind_opt((enum sample_kind)kind));
-
-		f->command = rules_command(c, "timeline", a);
-		free(a);
-	}
-	free(idx);
+	a = buf_strf("--kind=%s", rules_kind_opt((enum sample_kind)kind));
+	f->command = rules_command(c, "timeline", a);
+	free(a);
+	free(rp.idx);
 	if (mean >= HIGH_RATE)
 		f->fix = xstrdup("A high allocation rate means frequent young "
 				 "GCs: reduce allocation at the hot spots "

@@ -292,6 +292,297 @@ static void code_heap_fold(struct findings_ctx *c, struct chq *q,
 	free(done);
 }
 
+/* One snapshot's finding as its checks build it, in the order the
+ * evidence is written: the JIT stopped, each heap, the JIT caches. */
+struct snap_check {
+	struct findings_ctx *c;
+	const struct finding_rule *rule;
+	struct chq *q;
+	uint32_t s;
+	const struct chq_snapshot *sn;
+	const char *src, *kind;
+	struct finding *f; /* made by the first check that finds anything */
+	enum finding_severity sev;
+	int64_t full, disabled;
+	double worst, jc_worst;
+	/* heaps at 99%: how many, and how many of them have a heap
+	 * with room to take their code (fallback_of) */
+	int n_at_full, n_fall;
+	const char *fall_to;
+	/* OpenJ9 allocates its JIT caches a segment after another:
+	 * a full segment is normal, the total against the limit is
+	 * what counts */
+	bool javacore;
+	uint32_t map_heap; /* the heap whose map is the picture, or none */
+};
+
+/* The snapshot's finding, made on first need. */
+static struct finding *need_finding(struct snap_check *k)
+{
+	if (!k->f) {
+		k->f = findings_add(k->c, k->rule->name, FINDING_INFO);
+		k->f->subject = buf_strf("%s (%s, line %" PRIu64 ")", k->src,
+					 k->kind, k->sn->line);
+	}
+	return k->f;
+}
+
+/* Did the JIT stop: compilation disabled, or the code cache full? */
+static void check_jit_stopped(struct snap_check *k)
+{
+	struct buf what = BUF_INIT;
+	int64_t v;
+
+	if (chq_snapshot_stat(k->q, k->s, "compilation.enabled", &v) && !v)
+		k->disabled = 1;
+	/* an analytics report's "JIT is off" says the same */
+	if (chq_snapshot_stat(k->q, k->s, "jit.on", &v) && !v)
+		k->disabled = 1;
+	if (chq_snapshot_stat(k->q, k->s, "full_count", &v))
+		k->full = v;
+	if (k->disabled || k->full > 0) {
+		k->sev = FINDING_CRITICAL;
+		if (k->disabled &&
+		    !chq_snapshot_stat(k->q, k->s, "compilation.enabled", &v))
+			buf_adds(&what, "JIT is off (compilation is "
+					"disabled)");
+		else if (k->disabled)
+			buf_adds(&what, "compilation is disabled");
+		if (k->full > 0)
+			buf_addf(&what,
+				 "%sthe code cache was full %" PRId64 " time%s",
+				 k->disabled ? ", " : "", k->full,
+				 k->full == 1 ? "" : "s");
+	}
+	if (what.len)
+		finding_add_evidence(need_finding(k), "%s: %s%s", k->kind,
+				     what.data,
+				     k->disabled ? " (the JIT stopped "
+						   "compiling: the code "
+						   "runs slower from then "
+						   "on)"
+						 : "");
+	buf_release(&what);
+}
+
+/* Heap h (name, facts fa, sizes fig) used or at its highest (use, hw
+ * of its size) at CH_FULL or more: a warning, critical at 99%. */
+static void heap_nearly_full(struct snap_check *k, uint32_t h, const char *name,
+			     const struct ch_facts *fa, const char *fig,
+			     double use, double hw)
+{
+	struct finding *f = need_finding(k);
+
+	if (k->sev < FINDING_WARNING)
+		k->sev = FINDING_WARNING;
+	if (use >= 0.99 || hw >= 0.99) {
+		k->sev = FINDING_CRITICAL;
+		k->n_at_full++;
+		if (fallback_of(name) &&
+		    heap_has_room(k->q, k->s, fallback_of(name))) {
+			k->n_fall++;
+			k->fall_to = fallback_of(name);
+		}
+	}
+	if (use > k->worst)
+		k->worst = use;
+	if (hw > k->worst)
+		k->worst = hw;
+	if (k->map_heap == UINT32_MAX)
+		k->map_heap = h;
+	if (hw > use)
+		finding_add_evidence(f,
+				     "%s %s: %s (%.1f%% used, "
+				     "%.1f%% "
+				     "at its highest)",
+				     name,
+				     use >= CH_FULL ? "is nearly full"
+						    : "was nearly full",
+				     fig, 100 * use, 100 * hw);
+	else
+		finding_add_evidence(f,
+				     "%s is nearly full: %s "
+				     "(%.1f%% used)",
+				     name, fig, 100 * use);
+	finding_add_fact(f, "used_pct", 100 * use, "%");
+	if (fa->max_used != CHQ_UNKNOWN)
+		finding_add_fact(f, "max_used_pct", 100 * hw, "%");
+}
+
+/* Heap h (name, facts fa) fragmented, with a twentieth of it free or
+ * more: a warning. */
+static void heap_fragmented(struct snap_check *k, uint32_t h, const char *name,
+			    const struct ch_facts *fa)
+{
+	struct finding *f = need_finding(k);
+
+	if (k->sev < FINDING_WARNING)
+		k->sev = FINDING_WARNING;
+	finding_add_evidence(f,
+			     "%s is fragmented: the largest free "
+			     "block is %" PRId64 " bytes of %" PRId64
+			     " KiB free in %" PRId64
+			     " blocks (fragmentation %.3f)",
+			     name, fa->largest_free, fa->free / 1024,
+			     fa->free_blocks, fa->fragmentation);
+	finding_add_fact(f, "fragmentation", fa->fragmentation, "");
+	if (k->map_heap == UINT32_MAX)
+		k->map_heap = h;
+	finding_add_fact(f, "largest_free", (double)fa->largest_free, "bytes");
+}
+
+/* Heap h of the snapshot: nearly full (never for a javacore), or
+ * fragmented. */
+static void check_heap(struct snap_check *k, uint32_t h)
+{
+	const struct chq_heap *hp = chq_heap(k->q, h);
+	const char *name = chq_str(k->q, hp->name);
+	struct ch_facts fa;
+	struct buf fig = BUF_INIT;
+	const char *sz = "committed";
+	double use, hw;
+
+	chq_facts(k->q, h, &fa);
+	/* the size it may grow to: reserved, where the
+	 * report says (a summary's free is relative to it;
+	 * a report's is inside the committed part) */
+	if (fa.reserved != CHQ_UNKNOWN && fa.reserved >= fa.capacity) {
+		fa.capacity = fa.reserved;
+		sz = "reserved";
+	}
+	if (fa.capacity == CHQ_UNKNOWN || fa.capacity <= 0)
+		return;
+	use = fa.used != CHQ_UNKNOWN ? (double)fa.used / (double)fa.capacity
+				     : 0;
+	hw = fa.max_used != CHQ_UNKNOWN
+		     ? (double)fa.max_used / (double)fa.capacity
+		     : 0;
+	kib(&fig, sz, fa.capacity);
+	kib(&fig, "used", fa.used);
+	kib(&fig, "max used", fa.max_used);
+	if (fa.free != CHQ_UNKNOWN)
+		buf_addf(&fig, ", free %" PRId64 " KiB of the %s",
+			 fa.free / 1024, fa.size_is);
+	if (!k->javacore && (use >= CH_FULL || hw >= CH_FULL))
+		heap_nearly_full(k, h, name, &fa, fig.data, use, hw);
+	if (!isnan(fa.fragmentation) && fa.fragmentation >= CH_FRAGMENTED &&
+	    fa.free != CHQ_UNKNOWN && fa.largest_free != CHQ_UNKNOWN &&
+	    fa.free >= fa.capacity / 20)
+		heap_fragmented(k, h, name, &fa);
+	buf_release(&fig);
+}
+
+/* A javacore: the JIT's code and data caches at their limit
+ * (1STSEGLIMIT: -Xcodecachetotal, the data cache's total), the bytes
+ * in use of all their segments against it. */
+static void check_jit_caches(struct snap_check *k)
+{
+	static const char *const jt[] = {"jit_code", "jit_data"};
+	static const char *const jname[] = {"JIT code cache", "JIT data cache"};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char n1[64], n2[64], n3[64];
+		int64_t used, limit, segs = -1;
+		struct finding *f;
+		double u;
+
+		snprintf(n1, sizeof(n1), "mem.%s.in_use", jt[i]);
+		snprintf(n2, sizeof(n2), "mem.%s.limit", jt[i]);
+		snprintf(n3, sizeof(n3), "mem.%s.segments", jt[i]);
+		if (!chq_snapshot_stat(k->q, k->s, n1, &used) ||
+		    !chq_snapshot_stat(k->q, k->s, n2, &limit) || limit <= 0)
+			continue;
+		u = (double)used / (double)limit;
+		if (u < JC_LIMIT)
+			continue;
+		chq_snapshot_stat(k->q, k->s, n3, &segs);
+		f = need_finding(k);
+		if (k->sev < FINDING_WARNING)
+			k->sev = FINDING_WARNING;
+		if (u >= JC_AT_LIMIT)
+			k->sev = FINDING_CRITICAL;
+		if (u > k->jc_worst)
+			k->jc_worst = u;
+		finding_add_evidence(
+			f,
+			"%s: %" PRId64 " KiB in use of a %" PRId64
+			" KiB limit (%.1f%%)%s%s%s",
+			jname[i], used / 1024, limit / 1024, 100 * u,
+			segs >= 0 ? " in " : "",
+			segs >= 0 ? (snprintf(n3, sizeof(n3), "%" PRId64, segs),
+				     n3)
+				  : "",
+			segs < 0    ? ""
+			: segs == 1 ? " segment"
+				    : " segments");
+		finding_add_fact(f,
+				 i ? "jit_data_used_pct" : "jit_code_used_pct",
+				 100 * u, "%");
+	}
+}
+
+/* The snapshot's finding made whole once every check ran: its severity
+ * (softened where a full heap's code has somewhere to go), weight,
+ * picture, sentence, command and fix. */
+static void finish_snapshot(struct snap_check *k)
+{
+	struct finding *f = k->f;
+	char *a;
+
+	/* one full heap whose code goes to a heap with room is not a
+	 * full code cache: the JIT goes on compiling; the JVM said
+	 * nothing of a full cache nor of compilation stopping */
+	if (k->sev == FINDING_CRITICAL && k->n_at_full &&
+	    k->n_fall == k->n_at_full && !k->disabled && !k->full &&
+	    k->jc_worst < JC_AT_LIMIT) {
+		k->sev = FINDING_WARNING;
+		finding_add_evidence(
+			f,
+			"the JIT goes on compiling: what does not fit "
+			"goes into %s, which has room (CodeCache::"
+			"allocate), and the JVM reports no full code "
+			"cache",
+			k->fall_to);
+	}
+	if (k->map_heap != UINT32_MAX)
+		f->figure = map_figure(k->c, k->q, k->map_heap);
+	f->severity = k->sev;
+	if (k->jc_worst > k->worst)
+		k->worst = k->jc_worst;
+	f->weight = k->worst + (k->disabled ? 1 : 0);
+	f->sentence = xstrdup(
+		k->disabled || k->full ? "The JIT code cache filled up and "
+					 "compilation stopped."
+		: k->jc_worst >= JC_AT_LIMIT
+			? "A JIT cache is at its limit: the "
+			  "JIT cannot allocate another "
+			  "segment."
+		: k->jc_worst > 0     ? "A JIT cache is near its limit."
+		: k->worst >= CH_FULL ? "A JIT code heap is nearly full."
+				      : "A JIT code heap is fragmented.");
+	finding_add_fact(f, "full_count", (double)k->full, "times");
+	finding_add_fact(f, "compilation_disabled", (double)k->disabled, "");
+	a = buf_strf("--map=space");
+	f->command = rules_command(k->c, "codeheap", a);
+	free(a);
+	f->fix = xstrdup(k->javacore ? "Give the JIT more room with "
+				       "-Xcodecachetotal (OpenJ9 scales the "
+				       "data cache's limit with it; the "
+				       "javacore's 1STSEGLIMIT lines are "
+				       "both limits), and look for "
+				       "generated classes that are loaded "
+				       "again and again."
+				     : "Give the code cache more room "
+				       "(-XX:ReservedCodeCacheSize=, or the "
+				       "heap's own "
+				       "-XX:ProfiledCodeHeapSize= / "
+				       "-XX:NonProfiledCodeHeapSize=), keep "
+				       "-XX:+UseCodeCacheFlushing on, and "
+				       "look for generated classes that are "
+				       "loaded again and again.");
+}
+
 int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 		    struct err *e)
 {
@@ -310,293 +601,36 @@ int rule_code_heaps(struct findings_ctx *c, const struct finding_rule *rule,
 	c->out = &snaps;
 	for (s = 0; s < chq_n_snapshots(q); s++) {
 		const struct chq_snapshot *sn = chq_snapshot(q, s);
-		const char *src = chq_snapshot_source(q, s);
-		const char *kind = chq_str(q, sn->kind);
-		struct finding *f = NULL;
-		int64_t v, full = 0, disabled = 0;
-		enum finding_severity sev = FINDING_INFO;
-		double worst = 0, jc_worst = 0;
-		/* heaps at 99%: how many, and how many of them have a heap
-		 * with room to take their code (fallback_of) */
-		int n_at_full = 0, n_fall = 0;
-		const char *fall_to = NULL;
-		/* OpenJ9 allocates its JIT caches a segment after another:
-		 * a full segment is normal, the total against the limit is
-		 * what counts */
-		bool javacore = !strcmp(kind, "javacore");
-		uint32_t map_heap = UINT32_MAX;
-		struct buf what = BUF_INIT;
-		char *a;
+		struct snap_check k = {
+			.c = c,
+			.rule = rule,
+			.q = q,
+			.s = s,
+			.sn = sn,
+			.src = chq_snapshot_source(q, s),
+			.kind = chq_str(q, sn->kind),
+			.sev = FINDING_INFO,
+			.map_heap = UINT32_MAX,
+		};
 
+		k.javacore = !strcmp(k.kind, "javacore");
 		if (sn->recording > UINT32_MAX ||
 		    !findings_rec_in_scope(c, (uint32_t)sn->recording))
 			continue;
-		if (chq_snapshot_stat(q, s, "compilation.enabled", &v) && !v)
-			disabled = 1;
-		/* an analytics report's "JIT is off" says the same */
-		if (chq_snapshot_stat(q, s, "jit.on", &v) && !v)
-			disabled = 1;
-		if (chq_snapshot_stat(q, s, "full_count", &v))
-			full = v;
-		if (disabled || full > 0) {
-			sev = FINDING_CRITICAL;
-			if (disabled &&
-			    !chq_snapshot_stat(q, s, "compilation.enabled", &v))
-				buf_adds(&what, "JIT is off (compilation is "
-						"disabled)");
-			else if (disabled)
-				buf_adds(&what, "compilation is disabled");
-			if (full > 0)
-				buf_addf(&what,
-					 "%sthe code cache was full %" PRId64
-					 " time%s",
-					 disabled ? ", " : "", full,
-					 full == 1 ? "" : "s");
-		}
-#define NEED_FINDING()                                                     \
-	do {                                                               \
-		if (!f) {                                                  \
-			f = findings_add(c, rule->name, FINDING_INFO);     \
-			f->subject = buf_strf("%s (%s, line %" PRIu64 ")", \
-					      src, kind, sn->line);        \
-		}                                                          \
-	} while (0)
-		if (what.len) {
-			NEED_FINDING();
-			finding_add_evidence(f, "%s: %s%s", kind, what.data,
-					     disabled ? " (the JIT stopped "
-							"compiling: the code "
-							"runs slower from then "
-							"on)"
-						      : "");
-		}
-		for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps;
-		     h++) {
-			const struct chq_heap *hp = chq_heap(q, h);
-			const char *name = chq_str(q, hp->name);
-			struct ch_facts fa;
-			struct buf fig = BUF_INIT;
-			const char *sz = "committed";
-			double use, hw;
-
-			chq_facts(q, h, &fa);
-			/* the size it may grow to: reserved, where the
-			 * report says (a summary's free is relative to it;
-			 * a report's is inside the committed part) */
-			if (fa.reserved != CHQ_UNKNOWN &&
-			    fa.reserved >= fa.capacity) {
-				fa.capacity = fa.reserved;
-				sz = "reserved";
-			}
-			if (fa.capacity == CHQ_UNKNOWN || fa.capacity <= 0)
-				continue;
-			use = fa.used != CHQ_UNKNOWN
-				      ? (double)fa.used / (double)fa.capacity
-				      : 0;
-			hw = fa.max_used != CHQ_UNKNOWN
-				     ? (double)fa.max_used / (double)fa.capacity
-				     : 0;
-			kib(&fig, sz, fa.capacity);
-			kib(&fig, "used", fa.used);
-			kib(&fig, "max used", fa.max_used);
-			if (fa.free != CHQ_UNKNOWN)
-				buf_addf(&fig,
-					 ", free %" PRId64 " KiB of the %s",
-					 fa.free / 1024, fa.size_is);
-			if (!javacore && (use >= CH_FULL || hw >= CH_FULL)) {
-				NEED_FINDING();
-				if (sev < FINDING_WARNING)
-					sev = FINDING_WARNING;
-				if (use >= 0.99 || hw >= 0.99) {
-					sev = FINDING_CRITICAL;
-					n_at_full++;
-					if (fallback_of(name) &&
-					    heap_has_room(q, s,
-							  fallback_of(name))) {
-						n_fall++;
-						fall_to = fallback_of(name);
-					}
-				}
-				if (use > worst)
-					worst = use;
-				if (hw > worst)
-					worst = hw;
-				if (map_heap == UINT32_MAX)
-					map_heap = h;
-				if (hw > use)
-					finding_add_evidence(
-						f,
-						"%s %s: %s (%.1f%% used, "
-						"%.1f%% "
-						"at its highest)",
-						name,
-						use >= CH_FULL
-							? "is nearly full"
-							: "was nearly full",
-						fig.data, 100 * use, 100 * hw);
-				else
-					finding_add_evidence(
-						f,
-						"%s is nearly full: %s "
-						"(%.1f%% used)",
-						name, fig.data, 100 * use);
-				finding_add_fact(f, "used_pct", 100 * use, "%");
-				if (fa.max_used != CHQ_UNKNOWN)
-					finding_add_fact(f, "max_used_pct",
-							 100 * hw, "%");
-			}
-			if (!isnan(fa.fragmentation) &&
-			    fa.fragmentation >= CH_FRAGMENTED &&
-			    fa.free != CHQ_UNKNOWN &&
-			    fa.largest_free != CHQ_UNKNOWN &&
-			    fa.free >= fa.capacity / 20) {
-				NEED_FINDING();
-				if (sev < FINDING_WARNING)
-					sev = FINDING_WARNING;
-				finding_add_evidence(
-					f,
-					"%s is fragmented: the largest free "
-					"block is %" PRId64 " bytes of %" PRId64
-					" KiB free in %" PRId64
-					" blocks (fragmentation %.3f)",
-					name, fa.largest_free, fa.free / 1024,
-					fa.free_blocks, fa.fragmentation);
-				finding_add_fact(f, "fragmentation",
-						 fa.fragmentation, "");
-				if (map_heap == UINT32_MAX)
-					map_heap = h;
-				finding_add_fact(f, "largest_free",
-						 (double)fa.largest_free,
-						 "bytes");
-			}
-			buf_release(&fig);
-		}
-		/* a javacore: the JIT's code and data caches at their limit
-		 * (1STSEGLIMIT: -Xcodecachetotal, the data cache's total),
-		 * the bytes in use of all their segments against it */
-		{
-			static const char *const jt[] = {"jit_code",
-							 "jit_data"};
-			static const char *const jname[] = {"JIT code cache",
-							    "JIT data cache"};
-			size_t i;
-
-			for (i = 0; i < 2; i++) {
-				char n1[64], n2[64], n3[64];
-				int64_t used, limit, segs = -1;
-				double u;
-
-				snprintf(n1, sizeof(n1), "mem.%s.in_use",
-					 jt[i]);
-				snprintf(n2, sizeof(n2), "mem.%s.limit", jt[i]);
-				snprintf(n3, sizeof(n3), "mem.%s.segments",
-					 jt[i]);
-				if (!chq_snapshot_stat(q, s, n1, &used) ||
-				    !chq_snapshot_stat(q, s, n2, &limit) ||
-				    limit <= 0)
-					continue;
-				u = (double)used / (double)limit;
-				if (u < JC_LIMIT)
-					continue;
-				chq_snapshot_stat(q, s, n3, &segs);
-				NEED_FINDING();
-				if (sev < FINDING_WARNING)
-					sev = FINDING_WARNING;
-				if (u >= JC_AT_LIMIT)
-					sev = FINDING_CRITICAL;
-				if (u > jc_worst)
-					jc_worst = u;
-				finding_add_evidence(
-					f,
-					"%s: %" PRId64
-					" KiB in use of a %" PRId64
-					" KiB limit (%.1f%%)%s%s%s",
-					jname[i], used / 1024, limit / 1024,
-					100 * u, segs >= 0 ? " in " : "",
-					segs >= 0 ? (snprintf(n3, sizeof(n3),
-							      "%" PRId64, segs),
-						     n3)
-						  : "",
-					segs < 0    ? ""
-					: segs == 1 ? " segment"
-						    : " segments");
-				finding_add_fact(f,
-						 i ? "jit_data_used_pct"
-						   : "jit_code_used_pct",
-						 100 * u, "%");
-			}
-		}
-#undef NEED_FINDING
-		/* one full heap whose code goes to a heap with room is not a
-		 * full code cache: the JIT goes on compiling; the JVM said
-		 * nothing of a full cache nor of compilation stopping */
-		if (f && sev == FINDING_CRITICAL && n_at_full &&
-		    n_fall == n_at_full && !disabled && !full &&
-		    jc_worst < JC_AT_LIMIT) {
-			sev = FINDING_WARNING;
-			finding_add_evidence(
-				f,
-				"the JIT goes on compiling: what does not fit "
-				"goes into %s, which has room (CodeCache::"
-				"allocate), and the JVM reports no full code "
-				"cache",
-				fall_to);
-		}
-		if (f && map_heap != UINT32_MAX)
-			f->figure = map_figure(c, q, map_heap);
-		if (f) {
-			f->severity = sev;
-			if (jc_worst > worst)
-				worst = jc_worst;
-			f->weight = worst + (disabled ? 1 : 0);
-			f->sentence = xstrdup(
-				disabled || full
-					? "The JIT code cache filled up and "
-					  "compilation stopped."
-				: jc_worst >= JC_AT_LIMIT
-					? "A JIT cache is at its limit: the "
-					  "JIT cannot allocate another "
-					  "segment."
-				: jc_worst > 0
-					? "A JIT cache is near its limit."
-				: worst >= CH_FULL
-					? "A JIT code heap is nearly full."
-					: "A JIT code heap is fragmented.");
-			finding_add_fact(f, "full_count", (double)full,
-					 "times");
-			finding_add_fact(f, "compilation_disabled",
-					 (double)disabled, "");
-			a = buf_strf("--map=space");
-			f->command = rules_command(c, "codeheap", a);
-			free(a);
-			f->fix = xstrdup(
-				javacore
-					? "Give the JIT more room with "
-					  "-Xcodecachetotal (OpenJ9 scales the "
-					  "data cache's limit with it; the "
-					  "javacore's 1STSEGLIMIT lines are "
-					  "both limits), and look for "
-					  "generated classes that are loaded "
-					  "again and again."
-					: "Give the code cache more room "
-					  "(-XX:ReservedCodeCacheSize=, or the "
-					  "heap's own "
-					  "-XX:ProfiledCodeHeapSize= / "
-					  "-XX:NonProfiledCodeHeapSize=), keep "
-					  "-XX:+UseCodeCacheFlushing on, and "
-					  "look for generated classes that are "
-					  "loaded again and again.");
-		}
-		if (f) {
-			snap_of = xreallocarray(snap_of, snaps.n_findings,
-						sizeof(*snap_of));
-			snap_of[snaps.n_findings - 1] = s;
-			map_of = xreallocarray(map_of, snaps.n_findings,
-					       sizeof(*map_of));
-			map_of[snaps.n_findings - 1] =
-				f->figure >= 0 ? map_heap : UINT32_MAX;
-		}
-		buf_release(&what);
+		check_jit_stopped(&k);
+		for (h = sn->first_heap; h < sn->first_heap + sn->n_heaps; h++)
+			check_heap(&k, h);
+		check_jit_caches(&k);
+		if (!k.f)
+			continue;
+		finish_snapshot(&k);
+		snap_of = xreallocarray(snap_of, snaps.n_findings,
+					sizeof(*snap_of));
+		snap_of[snaps.n_findings - 1] = s;
+		map_of = xreallocarray(map_of, snaps.n_findings,
+				       sizeof(*map_of));
+		map_of[snaps.n_findings - 1] =
+			k.f->figure >= 0 ? k.map_heap : UINT32_MAX;
 	}
 	c->out = found;
 	code_heap_fold(c, q, &snaps, snap_of, map_of);

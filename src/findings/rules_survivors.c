@@ -138,6 +138,264 @@ static void old_live_evidence(struct finding *f,
 			__builtin_popcount(x->born_quarters));
 }
 
+/* What a suspect's evidence says of it, and the severity that follows. */
+struct suspect_verdict {
+	bool unrooted, young, strong, bounded, turnover;
+	enum finding_severity sev;
+};
+
+/* Judge a suspect of kind by its evidence ev and its growth g (percent
+ * of the live set per second). */
+static void judge_suspect(enum sample_kind kind,
+			  const struct query_evidence *ev, double g,
+			  struct suspect_verdict *v)
+{
+	/* roots were searched for (some object of the recording
+	 * has one) and none of these has one: unreachable at the
+	 * end, garbage not yet collected */
+	v->unrooted = kind == SAMPLE_OLD_OBJECT && ev->rooted_elsewhere &&
+		      !ev->with_root;
+	/* alive at the end, but none survived a GC */
+	v->young = ev->alive_at_end && ev->young_unrooted == ev->alive_at_end;
+	/* most of its sampled objects were found dead: they live a
+	 * while and go, a working set that grew to its size */
+	v->bounded = ev->dead > ev->alive_at_end;
+	/* every object alive at the end is younger than one of its
+	 * own that has died: they have not yet lived as long as
+	 * that one did, a working set that turns over, however its
+	 * last points rise (a site of a dozen samples can look like
+	 * a steady rise by chance).  A leak that began late at a
+	 * site that churned before keeps objects older than any of
+	 * the churned ones. */
+	v->turnover = ev->alive_at_end && ev->longest_life_ns >= 0 &&
+		      ev->oldest_alive_ns >= 0 &&
+		      ev->oldest_alive_ns <= ev->longest_life_ns;
+	v->strong =
+		ev->with_root > 0 ||
+		(ev->alive_at_end && ev->old_gc_many * 2 >= ev->alive_at_end);
+	/* an old-object sample proves only that its object was not
+	 * yet collected at its emission (query/old_emissions.h):
+	 * without a path to a GC root that is as true of garbage in
+	 * the old generation as of a leak, so it is never critical */
+	if (kind == SAMPLE_OLD_OBJECT && !ev->with_root)
+		v->strong = false;
+	if (v->unrooted || v->young || v->bounded || v->turnover)
+		v->sev = FINDING_INFO;
+	else if (v->strong && ev->n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
+		v->sev = FINDING_CRITICAL;
+	else
+		v->sev = FINDING_WARNING;
+}
+
+/* The sentence of suspect x of kind, from its verdict v: why it is not
+ * a leak, or what makes it a suspect.  Malloc'ed. */
+static char *suspect_sentence(enum sample_kind kind,
+			      const struct query_survivors *sv,
+			      const struct query_survivor_series *x,
+			      const struct query_evidence *ev, double g,
+			      const struct suspect_verdict *v)
+{
+	char b1[32], b2[32];
+
+	if (v->unrooted)
+		return buf_strf("%s's objects look like a growing live set, "
+				"but "
+				"none has a path to a GC root although the "
+				"recording searched for roots: they are most "
+				"likely not yet collected, not leaked.",
+				x->key);
+	if (v->bounded)
+		return buf_strf("%s's live set grew, but most of its sampled "
+				"objects were found dead (%" PRIu64
+				" of %" PRIu64
+				", median time to collection %s): a working "
+				"set that lives a "
+				"while and goes, not a leak.",
+				x->key, ev->dead, ev->samples,
+				findings_duration(x->median_to_collection_ns,
+						  b2, sizeof(b2)));
+	if (v->turnover)
+		return buf_strf(
+			"%s's live set grew, but its objects alive at "
+			"the end are at most %s old, and one of its "
+			"objects that died lived %s: a working set "
+			"that turns over, not a leak.",
+			x->key,
+			findings_duration(ev->oldest_alive_ns, b1, sizeof(b1)),
+			findings_duration(ev->longest_life_ns, b2, sizeof(b2)));
+	if (v->young)
+		return buf_strf("%s's objects alive at the end survived no GC "
+				"and have no known root: most likely not yet "
+				"collected, not leaked.",
+				x->key);
+	if (kind == SAMPLE_OLD_OBJECT)
+		/* what the emissions show, not a live set's curve
+		 * (query/old_emissions.h) */
+		return buf_strf(
+			"%s's sampled objects accumulate: the last "
+			"emission of old objects shows %" PRIu64
+			", allocated all along the recording%s%s: a "
+			"leak suspect%s.",
+			x->key, ev->alive_at_end,
+			ev->kept ? ", and most of those earlier "
+				   "emissions showed are still there"
+				 : "",
+			ev->with_root ? ", reachable from GC roots"
+			: ev->old_gc_many
+				? ", surviving many GCs (without GC "
+				  "roots: not yet collected is all "
+				  "the events prove)"
+				: " (without GC roots: not yet "
+				  "collected is all the events prove)",
+			ev->n_gcs < MIN_GCS ? " (too few GCs to be sure)" : "");
+	return buf_strf(
+		"%s's live set keeps growing (%s/s, %.1f%% of "
+		"the live set per second)%s: a leak suspect%s.",
+		x->key,
+		sv->by_samples
+			? (snprintf(b1, sizeof(b1), "%.2f samples", x->slope),
+			   b1)
+			: human_bytes(i64_held(x->slope), b1, sizeof(b1)),
+		g,
+		ev->with_root	  ? ", its objects reachable from "
+				    "GC roots"
+		: ev->old_gc_many ? ", its objects surviving "
+				    "many GCs"
+				  : "",
+		ev->n_gcs < MIN_GCS ? " (too few GCs to be sure)" : "");
+}
+
+/* The evidence lines of suspect x of kind: its live set (or what the
+ * old objects' emissions show), its samples, the GCs they survived,
+ * their roots and the time window. */
+static void suspect_evidence(struct finding *f, enum sample_kind kind,
+			     const struct query_survivors *sv,
+			     const struct query_survivor_series *x,
+			     const struct query_evidence *ev)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (kind == SAMPLE_OLD_OBJECT)
+		old_live_evidence(f, sv, x, ev);
+	else if (sv->by_samples)
+		finding_add_evidence(f,
+				     "live set: %" PRIu64 " samples at the "
+				     "end, peak %" PRIu64 ", rising at %u of "
+				     "%zu points",
+				     x->end_samples, x->peak_samples, x->rising,
+				     sv->n_buckets);
+	else
+		finding_add_evidence(
+			f,
+			"live set: %s at the end, peak %s, "
+			"rising at %u of %zu points, slope %s/s",
+			human_bytes(x->end_bytes, b1, sizeof(b1)),
+			human_bytes(x->peak_bytes, b2, sizeof(b2)), x->rising,
+			sv->n_buckets,
+			human_bytes(i64_held(x->slope), b3, sizeof(b3)));
+	if (kind != SAMPLE_OLD_OBJECT)
+		finding_add_evidence(
+			f,
+			"%" PRIu64 " sampled objects (%s), %" PRIu64
+			" alive at the end, %" PRIu64 " found dead; "
+			"+/-%.0f%% from the sample count",
+			ev->samples, sample_kind_name(kind), ev->alive_at_end,
+			ev->dead,
+			ev->samples ? 100 / sqrt((double)ev->samples) : 100.0);
+	finding_add_evidence(f,
+			     "GCs survived by those alive at the end: "
+			     "median %" PRId64 ", most %" PRId64 "; %" PRIu64
+			     " survived %d or more (%" PRIu64
+			     " GCs in the recording)",
+			     ev->median_gcs, ev->max_gcs, ev->old_gc_many,
+			     QUERY_MANY_GCS, ev->n_gcs);
+	if (kind == SAMPLE_OLD_OBJECT)
+		finding_add_evidence(
+			f, "%" PRIu64 " with a path to a GC root%s%s%s",
+			ev->with_root, ev->root ? " (mostly " : "",
+			ev->root ? ev->root : "",
+			ev->root	       ? ")"
+			: ev->rooted_elsewhere ? "; the recording has roots "
+						 "for other objects"
+					       : "; the recording has no "
+						 "roots (path-to-gc-roots "
+						 "was off)");
+	if (sv->n_buckets)
+		finding_add_evidence(f, "time window: %.3f s, %zu points",
+				     (double)(sv->time_ns[sv->n_buckets - 1] -
+					      sv->start_ns) /
+					     1e9,
+				     sv->n_buckets);
+}
+
+/* The facts of suspect x of kind (g: its growth). */
+static void suspect_facts(struct finding *f, enum sample_kind kind,
+			  const struct query_survivors *sv,
+			  const struct query_survivor_series *x,
+			  const struct query_evidence *ev, double g)
+{
+	finding_add_fact(f, "slope", x->slope,
+			 sv->by_samples ? "samples/s" : "bytes/s");
+	finding_add_fact(f, "growth", g, "%/s");
+	if (kind != SAMPLE_OLD_OBJECT)
+		finding_add_fact(f, "end",
+				 sv->by_samples ? (double)x->end_samples
+						: (double)x->end_bytes,
+				 sv->by_samples ? "samples" : "bytes");
+	else if (!old_sizes_disagree(ev) && ev->size_alive >= 0)
+		finding_add_fact(f, "end", (double)ev->size_alive, "bytes");
+	else
+		finding_add_fact(f, "end", (double)x->end_samples, "samples");
+	finding_add_fact(f, "samples", (double)ev->samples, "samples");
+	finding_add_fact(f, "with_root", (double)ev->with_root, "samples");
+	finding_add_fact(f, "median_gcs_survived", (double)ev->median_gcs,
+			 "gcs");
+	finding_add_fact(f, "gcs", (double)ev->n_gcs, "gcs");
+}
+
+/* The finding on suspect x of kind (fig: the live set's figure), with
+ * the evidence a query of its own key gives. */
+static int
+suspect_finding(struct findings_ctx *c, const struct finding_rule *rule,
+		enum sample_kind kind, const struct query_survivors *sv,
+		const struct query_survivor_series *x, int fig, struct err *e)
+{
+	struct query_evidence ev;
+	struct suspect_verdict v;
+	struct finding *f;
+	struct query *qk;
+	double g = growth_pct(sv, x);
+	char *a;
+
+	if (findings_query(c, kind, x->key, GROUP_SITE, &qk, e) < 0 ||
+	    query_evidence(qk, &ev, e) < 0) {
+		query_free(qk);
+		return ERR_FAIL;
+	}
+	query_free(qk);
+	judge_suspect(kind, &ev, g, &v);
+	f = findings_add(c, rule->name, v.sev);
+	f->subject = xstrdup(x->key);
+	f->weight = g;
+	f->few_samples = ev.samples < FEW_SAMPLES;
+	f->figure = fig;
+	f->sentence = suspect_sentence(kind, sv, x, &ev, g, &v);
+	if (ev.n_gcs < MIN_GCS && f->severity > FINDING_INFO)
+		f->few_samples = true;
+	suspect_evidence(f, kind, sv, x, &ev);
+	suspect_facts(f, kind, sv, x, &ev, g);
+	a = buf_strf("--kind=%s --leaks", rules_kind_opt(kind));
+	f->command = rules_command(c, "survivors", a);
+	free(a);
+	if (!v.unrooted && !v.young && !v.bounded)
+		f->fix =
+			xstrdup("Find what holds these objects (often a static "
+				"collection or a cache without eviction) and "
+				"bound it or remove entries; a heap dump "
+				"(jcmd PID GC.heap_dump) shows the path.");
+	return 0;
+}
+
 /* The survivors' suspects of one kind, each weighed by its evidence. */
 static int leaks_of_kind(struct findings_ctx *c,
 			 const struct finding_rule *rule, enum sample_kind kind,
@@ -159,229 +417,11 @@ static int leaks_of_kind(struct findings_ctx *c,
 	}
 	n = query_leak_suspects(q, &sus);
 	fig = live_figure(c, sv, sus, n, sample_kind_name(kind));
-	for (i = 0; i < n && sus[i]->suspect && i < 5; i++) {
-		const struct query_survivor_series *x = sus[i];
-		struct query_evidence ev;
-		struct finding *f;
-		struct query *qk;
-		double g = growth_pct(sv, x);
-		bool unrooted, young, strong, bounded, turnover;
-		enum finding_severity sev;
-		char b1[32], b2[32], b3[32];
-		char *a;
-
-		if (findings_query(c, kind, x->key, GROUP_SITE, &qk, e) < 0 ||
-		    query_evidence(qk, &ev, e) < 0) {
-			query_free(qk);
+	for (i = 0; i < n && sus[i]->suspect && i < 5; i++)
+		if (suspect_finding(c, rule, kind, sv, sus[i], fig, e) < 0) {
 			query_free(q);
 			return ERR_FAIL;
 		}
-		query_free(qk);
-		/* roots were searched for (some object of the recording
-		 * has one) and none of these has one: unreachable at the
-		 * end, garbage not yet collected */
-		unrooted = kind == SAMPLE_OLD_OBJECT && ev.rooted_elsewhere &&
-			   !ev.with_root;
-		/* alive at the end, but none survived a GC */
-		young = ev.alive_at_end && ev.young_unrooted == ev.alive_at_end;
-		/* most of its sampled objects were found dead: they live a
-		 * while and go, a working set that grew to its size */
-		bounded = ev.dead > ev.alive_at_end;
-		/* every object alive at the end is younger than one of its
-		 * own that has died: they have not yet lived as long as
-		 * that one did, a working set that turns over, however its
-		 * last points rise (a site of a dozen samples can look like
-		 * a steady rise by chance).  A leak that began late at a
-		 * site that churned before keeps objects older than any of
-		 * the churned ones. */
-		turnover = ev.alive_at_end && ev.longest_life_ns >= 0 &&
-			   ev.oldest_alive_ns >= 0 &&
-			   ev.oldest_alive_ns <= ev.longest_life_ns;
-		strong = ev.with_root > 0 ||
-			 (ev.alive_at_end &&
-			  ev.old_gc_many * 2 >= ev.alive_at_end);
-		/* an old-object sample proves only that its object was not
-		 * yet collected at its emission (query/old_emissions.h):
-		 * without a path to a GC root that is as true of garbage in
-		 * the old generation as of a leak, so it is never critical */
-		if (kind == SAMPLE_OLD_OBJECT && !ev.with_root)
-			strong = false;
-		if (unrooted || young || bounded || turnover)
-			sev = FINDING_INFO;
-		else if (strong && ev.n_gcs >= MIN_GCS && g >= LIVE_GROWTH_PCT)
-			sev = FINDING_CRITICAL;
-		else
-			sev = FINDING_WARNING;
-		f = findings_add(c, rule->name, sev);
-		f->subject = xstrdup(x->key);
-		f->weight = g;
-		f->few_samples = ev.samples < FEW_SAMPLES;
-		f->figure = fig;
-		if (unrooted)
-			f->sentence = buf_strf(
-				"%s's objects look like a growing live set, "
-				"but "
-				"none has a path to a GC root although the "
-				"recording searched for roots: they are most "
-				"likely not yet collected, not leaked.",
-				x->key);
-		else if (bounded)
-			f->sentence = buf_strf(
-				"%s's live set grew, but most of its sampled "
-				"objects were found dead (%" PRIu64
-				" of %" PRIu64
-				", median time to collection %s): a working "
-				"set that lives a "
-				"while and goes, not a leak.",
-				x->key, ev.dead, ev.samples,
-				findings_duration(x->median_to_collection_ns,
-						  b2, sizeof(b2)));
-		else if (turnover)
-			f->sentence = buf_strf(
-				"%s's live set grew, but its objects alive at "
-				"the end are at most %s old, and one of its "
-				"objects that died lived %s: a working set "
-				"that turns over, not a leak.",
-				x->key,
-				findings_duration(ev.oldest_alive_ns, b1,
-						  sizeof(b1)),
-				findings_duration(ev.longest_life_ns, b2,
-						  sizeof(b2)));
-		else if (young)
-			f->sentence = buf_strf(
-				"%s's objects alive at the end survived no GC "
-				"and have no known root: most likely not yet "
-				"collected, not leaked.",
-				x->key);
-		else if (kind == SAMPLE_OLD_OBJECT)
-			/* what the emissions show, not a live set's curve
-			 * (query/old_emissions.h) */
-			f->sentence = buf_strf(
-				"%s's sampled objects accumulate: the last "
-				"emission of old objects shows %" PRIu64
-				", allocated all along the recording%s%s: a "
-				"leak suspect%s.",
-				x->key, ev.alive_at_end,
-				ev.kept ? ", and most of those earlier "
-					  "emissions showed are still there"
-					: "",
-				ev.with_root ? ", reachable from GC roots"
-				: ev.old_gc_many
-					? ", surviving many GCs (without GC "
-					  "roots: not yet collected is all "
-					  "the events prove)"
-					: " (without GC roots: not yet "
-					  "collected is all the events prove)",
-				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
-						   : "");
-		else
-			f->sentence = buf_strf(
-				"%s's live set keeps growing (%s/s, %.1f%% of "
-				"the live set per second)%s: a leak suspect%s.",
-				x->key,
-				sv->by_samples
-					? (snprintf(b1, sizeof(b1),
-						    "%.2f samples", x->slope),
-					   b1)
-					: human_bytes(i64_held(x->slope), b1,
-						      sizeof(b1)),
-				g,
-				ev.with_root ? ", its objects reachable from "
-					       "GC roots"
-				: ev.old_gc_many ? ", its objects surviving "
-						   "many GCs"
-						 : "",
-				ev.n_gcs < MIN_GCS ? " (too few GCs to be sure)"
-						   : "");
-		if (ev.n_gcs < MIN_GCS && f->severity > FINDING_INFO)
-			f->few_samples = true;
-		if (kind == SAMPLE_OLD_OBJECT)
-			old_live_evidence(f, sv, x, &ev);
-		else if (sv->by_samples)
-			finding_add_evidence(
-				f,
-				"live set: %" PRIu64 " samples at the "
-				"end, peak %" PRIu64 ", rising at %u of "
-				"%zu points",
-				x->end_samples, x->peak_samples, x->rising,
-				sv->n_buckets);
-		else
-			finding_add_evidence(
-				f,
-				"live set: %s at the end, peak %s, "
-				"rising at %u of %zu points, slope %s/s",
-				human_bytes(x->end_bytes, b1, sizeof(b1)),
-				human_bytes(x->peak_bytes, b2, sizeof(b2)),
-				x->rising, sv->n_buckets,
-				human_bytes(i64_held(x->slope), b3,
-					    sizeof(b3)));
-		if (kind != SAMPLE_OLD_OBJECT)
-			finding_add_evidence(
-				f,
-				"%" PRIu64 " sampled objects (%s), %" PRIu64
-				" alive at the end, %" PRIu64 " found dead; "
-				"+/-%.0f%% from the sample count",
-				ev.samples, sample_kind_name(kind),
-				ev.alive_at_end, ev.dead,
-				ev.samples ? 100 / sqrt((double)ev.samples)
-					   : 100.0);
-		finding_add_evidence(f,
-				     "GCs survived by those alive at the end: "
-				     "median %" PRId64 ", most %" PRId64
-				     "; %" PRIu64
-				     " survived %d or more (%" PRIu64
-				     " GCs in the recording)",
-				     ev.median_gcs, ev.max_gcs, ev.old_gc_many,
-				     QUERY_MANY_GCS, ev.n_gcs);
-		if (kind == SAMPLE_OLD_OBJECT)
-			finding_add_evidence(
-				f, "%" PRIu64 " with a path to a GC root%s%s%s",
-				ev.with_root, ev.root ? " (mostly " : "",
-				ev.root ? ev.root : "",
-				ev.root ? ")"
-				: ev.rooted_elsewhere
-					? "; the recording has roots "
-					  "for other objects"
-					: "; the recording has no "
-					  "roots (path-to-gc-roots "
-					  "was off)");
-		if (sv->n_buckets)
-			finding_add_evidence(
-				f, "time window: %.3f s, %zu points",
-				(double)(sv->time_ns[sv->n_buckets - 1] -
-					 sv->start_ns) /
-					1e9,
-				sv->n_buckets);
-		finding_add_fact(f, "slope", x->slope,
-				 sv->by_samples ? "samples/s" : "bytes/s");
-		finding_add_fact(f, "growth", g, "%/s");
-		if (kind != SAMPLE_OLD_OBJECT)
-			finding_add_fact(f, "end",
-					 sv->by_samples ? (double)x->end_samples
-							: (double)x->end_bytes,
-					 sv->by_samples ? "samples" : "bytes");
-		else if (!old_sizes_disagree(&ev) && ev.size_alive >= 0)
-			finding_add_fact(f, "end", (double)ev.size_alive,
-					 "bytes");
-		else
-			finding_add_fact(f, "end", (double)x->end_samples,
-					 "samples");
-		finding_add_fact(f, "samples", (double)ev.samples, "samples");
-		finding_add_fact(f, "with_root", (double)ev.with_root,
-				 "samples");
-		finding_add_fact(f, "median_gcs_survived",
-				 (double)ev.median_gcs, "gcs");
-		finding_add_fact(f, "gcs", (double)ev.n_gcs, "gcs");
-		a = buf_strf("--kind=%s --leaks", rules_kind_opt(kind));
-		f->command = rules_command(c, "survivors", a);
-		free(a);
-		if (!unrooted && !young && !bounded)
-			f->fix = xstrdup(
-				"Find what holds these objects (often a static "
-				"collection or a cache without eviction) and "
-				"bound it or remove entries; a heap dump "
-				"(jcmd PID GC.heap_dump) shows the path.");
-	}
 	query_free(q);
 	return 0;
 }
@@ -507,14 +547,14 @@ int rule_leaks(struct findings_ctx *c, const struct finding_rule *rule,
 /* The heap after GC over time in a recording: which of its GCs show the
  * live set, and the trend of those. */
 struct heap_trend {
-	size_t n, from;	      /* points; the first after the warm-up */
-	size_t *live;	      /* indexes of the points that show it */
-	size_t n_live;	      /* after the warm-up */
-	bool kinds;	      /* the recording says which GCs were which */
+	size_t n, from; /* points; the first after the warm-up */
+	size_t *live;	/* indexes of the points that show it */
+	size_t n_live;	/* after the warm-up */
+	bool kinds;	/* the recording says which GCs were which */
 	size_t n_full, n_cycle, n_mixed, n_young, n_failed;
-	int64_t young_peak;   /* the highest after a young GC */
-	double slope, mean;   /* Theil-Sen over the live points, bytes/s */
-	double all_slope;     /* Theil-Sen over every point after warm-up */
+	int64_t young_peak; /* the highest after a young GC */
+	double slope, mean; /* Theil-Sen over the live points, bytes/s */
+	double all_slope;   /* Theil-Sen over every point after warm-up */
 	double all_mean;
 };
 
@@ -540,8 +580,8 @@ static bool last_mixed(const struct query_heap_point *p, size_t n, size_t i)
  * lower envelope, the points at which the heap fell below the GC
  * before's.
  */
-static bool shows_live_set(const struct query_heap_point *p, size_t n,
-			   size_t i, bool kinds)
+static bool shows_live_set(const struct query_heap_point *p, size_t n, size_t i,
+			   bool kinds)
 {
 	if (!kinds)
 		return i > 0 && p[i].used < p[i - 1].used;
@@ -569,9 +609,9 @@ static int cmp_double(const void *a, const void *b)
 static double theil_sen(const struct query_heap_point *p, const size_t *v,
 			size_t m)
 {
-	size_t step = m > MAX_TREND_POINTS ? (m + MAX_TREND_POINTS - 1) /
-						     MAX_TREND_POINTS
-					   : 1,
+	size_t step = m > MAX_TREND_POINTS
+			      ? (m + MAX_TREND_POINTS - 1) / MAX_TREND_POINTS
+			      : 1,
 	       i, j, k = 0;
 	double *s, med;
 
@@ -594,8 +634,8 @@ static double theil_sen(const struct query_heap_point *p, const size_t *v,
 	return med;
 }
 
-static void heap_trend(const struct query_heap_point *p, size_t n,
-		       int64_t t0, struct heap_trend *h)
+static void heap_trend(const struct query_heap_point *p, size_t n, int64_t t0,
+		       struct heap_trend *h)
 {
 	int64_t warm;
 	size_t i;
@@ -719,16 +759,19 @@ static void heap_unjudged(struct findings_ctx *c,
 		"generation: a young collection's heap after GC holds what "
 		"it promoted and is not yet collected, so this does not show "
 		"whether the live set grows.",
-		rec->source, human_bytes(i64_held(h->all_slope), b1, sizeof(b1)),
-		h->n_live, h->n_live == 1 ? "" : "s");
+		rec->source,
+		human_bytes(i64_held(h->all_slope), b1, sizeof(b1)), h->n_live,
+		h->n_live == 1 ? "" : "s");
 	lp = live_points_text(h);
-	finding_add_evidence(f, "%zu GCs with an \"After GC\" heap summary, "
-				"%zu after the warm-up; the live set shows "
-				"at %s",
+	finding_add_evidence(f,
+			     "%zu GCs with an \"After GC\" heap summary, "
+			     "%zu after the warm-up; the live set shows "
+			     "at %s",
 			     h->n, h->n - h->from, lp);
 	free(lp);
-	finding_add_evidence(f, "heap after GC: %s after the warm-up, %s at "
-				"the last GC",
+	finding_add_evidence(f,
+			     "heap after GC: %s after the warm-up, %s at "
+			     "the last GC",
 			     human_bytes(p[h->from].used, b1, sizeof(b1)),
 			     human_bytes(p[h->n - 1].used, b2, sizeof(b2)));
 	finding_add_fact(f, "slope_all_gcs", h->all_slope, "bytes/s");

@@ -478,8 +478,135 @@ static const char *sampler_name(uint32_t s)
 					    : "unknown";
 }
 
-static int agent_import(struct input *in, const struct sink *sink,
-			const struct import_env *env, struct err *e)
+/*
+ * Pass 2: the header, then the records up to where the readable part
+ * stops (pass_fates()), each defined or sent to the sink.  rr gets the
+ * header's facts.  Fails on a missing or unreadable header and on the
+ * sink's failure.
+ */
+static int read_records(struct agent_import *ai, struct agentrec_reader *r,
+			struct rec_recording *rr, struct err *e)
+{
+	struct agentrec_record rec;
+	const char *why;
+	int rc = 0, nr;
+
+	r->pos = AGENTREC_PREAMBLE;
+	nr = agentrec_next(r, &rec, &why);
+	if (nr <= 0 || rec.type != AR_HEADER || read_header(ai, &rec, rr) < 0)
+		return err_set_at(e, ERR_FORMAT, AGENTREC_PREAMBLE, "agent: %s",
+				  nr < 0    ? why
+				  : nr == 0 ? "no header record: the JVM died "
+					      "before the agent wrote anything"
+					    : "the first record is not a "
+					      "readable header");
+	while (r->pos < ai->stop_at &&
+	       (nr = agentrec_next(r, &rec, &why)) > 0) {
+		switch (rec.type) {
+		case AR_CLASS:
+		case AR_METHOD:
+		case AR_THREAD:
+		case AR_STACK:
+			define(ai, &rec);
+			break;
+		case AR_SAMPLES:
+			rc = emit_samples(ai, &rec);
+			break;
+		case AR_GCS:
+			rc = emit_gcs(ai, &rec);
+			break;
+		default:
+			break;
+		}
+		if (rc < 0)
+			return err_set(e, ERR_IO, "output failed");
+	}
+	return 0;
+}
+
+/*
+ * The warnings on what the recording lacks: a part past damage skipped
+ * (its bytes into rr), no end record, samples alive at the cut, samples
+ * the agent lost or did not track, damage read past, an unknown
+ * sampler, records missing, GCs not recorded.  len: the file's size.
+ */
+static void warn_losses(struct agent_import *ai, size_t len,
+			struct rec_recording *rr)
+{
+	if (ai->stop_why) {
+		import_warnf(
+			ai->env, ERR_TRUNC, ai->stop_at,
+			"agent: %s; the %llu bytes from here are skipped, the "
+			"%llu samples before kept",
+			ai->stop_why, (unsigned long long)(len - ai->stop_at),
+			(unsigned long long)ai->n_sample_entries);
+		rr->bytes_skipped = len - ai->stop_at;
+	} else if (!ai->ended) {
+		import_warnf(
+			ai->env, ERR_TRUNC, len,
+			"agent: the recording has no end record: the JVM was "
+			"killed or is still running; read up to its last "
+			"flush");
+	}
+	if (ai->n_at_cut)
+		import_warnf(
+			ai->env, ERR_TRUNC, ERR_NO_OFFSET,
+			"agent: %llu tracked samples were alive at the last "
+			"flush, where the recording stops; their fate after "
+			"that is unknown",
+			(unsigned long long)ai->n_at_cut);
+	if (ai->have_counters && ai->counters[ARC_DROPPED_BUFFER])
+		import_warnf(
+			ai->env, ERR_LIMIT, ERR_NO_OFFSET,
+			"agent: the agent lost %llu samples when its buffer "
+			"was "
+			"full (buffer= option)",
+			(unsigned long long)ai->counters[ARC_DROPPED_BUFFER]);
+	if (ai->have_counters && ai->counters[ARC_DROPPED_UNTRACKED])
+		import_warnf(
+			ai->env, ERR_LIMIT, ERR_NO_OFFSET,
+			"agent: %llu samples were not tracked (the tracking "
+			"table was full: max_tracked= option); their liveness "
+			"is unknown",
+			(unsigned long long)ai->counters[ARC_DROPPED_UNTRACKED]);
+	if (ai->n_damaged || ai->n_undefined)
+		import_warnf(
+			ai->env, ERR_FORMAT, ERR_NO_OFFSET,
+			"agent: %llu damaged records and %llu references to "
+			"undefined ids were read past",
+			(unsigned long long)ai->n_damaged,
+			(unsigned long long)ai->n_undefined);
+	if (ai->sampler != AR_SAMPLER_POISSON &&
+	    ai->sampler != AR_SAMPLER_SYSTEMATIC)
+		import_warnf(ai->env, ERR_FORMAT, ERR_NO_OFFSET,
+			     "agent: the recording does not say how the VM "
+			     "sampled (sampler %u); weights assume Poisson "
+			     "sampling (HotSpot)",
+			     ai->sampler);
+	if (ai->have_counters && !ai->stop_why &&
+	    ai->counters[ARC_WRITTEN] != ai->n_sample_entries)
+		import_warnf(ai->env, ERR_FORMAT, ERR_NO_OFFSET,
+			     "agent: the agent counted %llu samples written, "
+			     "and the file holds %llu: records are missing",
+			     (unsigned long long)ai->counters[ARC_WRITTEN],
+			     (unsigned long long)ai->n_sample_entries);
+	if (ai->have_counters && ai->counters[ARC_GCS] > ai->n_gc_entries)
+		import_warnf(ai->env, ERR_LIMIT, ERR_NO_OFFSET,
+			     "agent: %llu GCs were seen and %llu recorded (the "
+			     "agent's ring of them overflowed); GC counts by "
+			     "time may be low",
+			     (unsigned long long)ai->counters[ARC_GCS],
+			     (unsigned long long)ai->n_gc_entries);
+}
+
+/* The most settings a recording gets: the header's and the counters. */
+#define N_AGENT_SETTINGS (8 + AR_N_COUNTERS)
+
+/* The recording's settings (agent#NAME) into settings, their values
+ * into val, which the caller has initialised and releases.  Returns
+ * how many. */
+static uint32_t agent_settings(const struct agent_import *ai,
+			       struct rec_setting *settings, struct buf *val)
 {
 	static const char *const counter_names[AR_N_COUNTERS] = {
 		"samples",
@@ -495,19 +622,93 @@ static int agent_import(struct input *in, const struct sink *sink,
 		"alive_at_end",
 		NULL,
 	};
+	uint32_t n_set = 0, i;
+
+	buf_addf(&val[n_set], "%llu", (unsigned long long)ai->interval);
+	settings[n_set].name = "agent#interval";
+	settings[n_set].value = val[n_set].data, n_set++;
+	buf_addf(&val[n_set], "%u", ai->depth);
+	settings[n_set].name = "agent#depth";
+	settings[n_set].value = val[n_set].data, n_set++;
+	buf_addf(&val[n_set], "%s", sampler_name(ai->sampler));
+	settings[n_set].name = "agent#sampler";
+	settings[n_set].value = val[n_set].data, n_set++;
+	buf_addf(&val[n_set], "%u", ai->max_tracked);
+	settings[n_set].name = "agent#max_tracked";
+	settings[n_set].value = val[n_set].data, n_set++;
+	buf_addf(&val[n_set], "%u", ai->pid);
+	settings[n_set].name = "agent#pid";
+	settings[n_set].value = val[n_set].data, n_set++;
+	buf_addf(&val[n_set], "%s", ai->options ? ai->options : "");
+	settings[n_set].name = "agent#options";
+	settings[n_set].value = val[n_set].data, n_set++;
+	buf_addf(&val[n_set], "%s", ai->ended ? "yes" : "no");
+	settings[n_set].name = "agent#complete";
+	settings[n_set].value = val[n_set].data, n_set++;
+	for (i = 0; ai->have_counters && i < AR_N_COUNTERS; i++) {
+		static char names[AR_N_COUNTERS][40];
+
+		if (!counter_names[i])
+			continue;
+		snprintf(names[i], sizeof(names[i]), "agent#%s",
+			 counter_names[i]);
+		buf_addf(&val[n_set], "%llu",
+			 (unsigned long long)ai->counters[i]);
+		settings[n_set].name = names[i];
+		settings[n_set].value = val[n_set].data, n_set++;
+	}
+	return n_set;
+}
+
+/* The recording's facts (rr holds the header's) to the sink: its
+ * settings, its time range and its count of samples. */
+static int emit_recording(struct agent_import *ai, struct rec_recording *rr,
+			  struct err *e)
+{
+	struct rec_setting settings[N_AGENT_SETTINGS];
+	struct buf val[N_AGENT_SETTINGS];
+	struct rec_count count;
+	uint32_t i;
+	int rc = 0;
+
+	for (i = 0; i < N_AGENT_SETTINGS; i++)
+		buf_init(&val[i]);
+	rr->settings = settings;
+	rr->n_settings = agent_settings(ai, settings, val);
+	rr->source = ai->env->source;
+	rr->format = "agent";
+	if (ai->ended && ai->end_ns > ai->last_ns)
+		ai->last_ns = ai->end_ns;
+	if (ai->last_death_ns > ai->last_ns)
+		ai->last_ns = ai->last_death_ns;
+	rr->end_ns = ai->last_ns == INT64_MIN ? rr->start_ns : ai->last_ns;
+	if (ai->first_ns < rr->start_ns)
+		rr->start_ns = ai->first_ns;
+	rr->n_chunks = 1;
+	rr->n_samples[SAMPLE_AGENT] = ai->n_sample_entries;
+	count.name = "heapsift.AgentSample";
+	count.n = ai->n_sample_entries;
+	rr->event_types = &count;
+	rr->n_event_types = 1;
+	if (ai->sink->ops->recording &&
+	    ai->sink->ops->recording(ai->sink->ctx, rr) < 0)
+		rc = err_set(e, ERR_IO, "output failed");
+	for (i = 0; i < N_AGENT_SETTINGS; i++)
+		buf_release(&val[i]);
+	return rc;
+}
+
+static int agent_import(struct input *in, const struct sink *sink,
+			const struct import_env *env, struct err *e)
+{
 	struct agent_import ai;
 	struct agentrec_reader r;
-	struct agentrec_record rec;
 	struct rec_recording rr;
-	struct rec_setting settings[8 + AR_N_COUNTERS];
-	struct buf val[8 + AR_N_COUNTERS];
-	struct rec_count count;
 	const unsigned char *data;
 	const char *why;
 	size_t len = 0;
 	uint64_t at;
-	uint32_t n_set = 0, i;
-	int rc = 0, nr;
+	int rc;
 
 	if (slurp(in, &data, &len, e) < 0)
 		return ERR_FAIL;
@@ -528,165 +729,11 @@ static int agent_import(struct input *in, const struct sink *sink,
 	memset(&rr, 0, sizeof(rr));
 
 	pass_fates(&ai, &r);
-	r.pos = AGENTREC_PREAMBLE;
-	nr = agentrec_next(&r, &rec, &why);
-	if (nr <= 0 || rec.type != AR_HEADER ||
-	    read_header(&ai, &rec, &rr) < 0) {
-		rc = err_set_at(e, ERR_FORMAT, AGENTREC_PREAMBLE, "agent: %s",
-				nr < 0 ? why
-				: nr == 0
-					? "no header record: the JVM died "
-					  "before the agent wrote anything"
-					: "the first record is not a readable "
-					  "header");
-		goto out;
+	rc = read_records(&ai, &r, &rr, e);
+	if (rc >= 0) {
+		warn_losses(&ai, len, &rr);
+		rc = emit_recording(&ai, &rr, e);
 	}
-	while (r.pos < ai.stop_at && (nr = agentrec_next(&r, &rec, &why)) > 0) {
-		switch (rec.type) {
-		case AR_CLASS:
-		case AR_METHOD:
-		case AR_THREAD:
-		case AR_STACK:
-			define(&ai, &rec);
-			break;
-		case AR_SAMPLES:
-			rc = emit_samples(&ai, &rec);
-			break;
-		case AR_GCS:
-			rc = emit_gcs(&ai, &rec);
-			break;
-		default:
-			break;
-		}
-		if (rc < 0) {
-			rc = err_set(e, ERR_IO, "output failed");
-			goto out;
-		}
-	}
-
-	if (ai.stop_why) {
-		import_warnf(
-			ai.env, ERR_TRUNC, ai.stop_at,
-			"agent: %s; the %llu bytes from here are skipped, the "
-			"%llu samples before kept",
-			ai.stop_why, (unsigned long long)(len - ai.stop_at),
-			(unsigned long long)ai.n_sample_entries);
-		rr.bytes_skipped = len - ai.stop_at;
-	} else if (!ai.ended) {
-		import_warnf(
-			ai.env, ERR_TRUNC, len,
-			"agent: the recording has no end record: the JVM was "
-			"killed or is still running; read up to its last "
-			"flush");
-	}
-	if (ai.n_at_cut)
-		import_warnf(
-			ai.env, ERR_TRUNC, ERR_NO_OFFSET,
-			"agent: %llu tracked samples were alive at the last "
-			"flush, where the recording stops; their fate after "
-			"that is unknown",
-			(unsigned long long)ai.n_at_cut);
-	if (ai.have_counters && ai.counters[ARC_DROPPED_BUFFER])
-		import_warnf(
-			ai.env, ERR_LIMIT, ERR_NO_OFFSET,
-			"agent: the agent lost %llu samples when its buffer "
-			"was "
-			"full (buffer= option)",
-			(unsigned long long)ai.counters[ARC_DROPPED_BUFFER]);
-	if (ai.have_counters && ai.counters[ARC_DROPPED_UNTRACKED])
-		import_warnf(
-			ai.env, ERR_LIMIT, ERR_NO_OFFSET,
-			"agent: %llu samples were not tracked (the tracking "
-			"table was full: max_tracked= option); their liveness "
-			"is unknown",
-			(unsigned long long)ai.counters[ARC_DROPPED_UNTRACKED]);
-	if (ai.n_damaged || ai.n_undefined)
-		import_warnf(
-			ai.env, ERR_FORMAT, ERR_NO_OFFSET,
-			"agent: %llu damaged records and %llu references to "
-			"undefined ids were read past",
-			(unsigned long long)ai.n_damaged,
-			(unsigned long long)ai.n_undefined);
-	if (ai.sampler != AR_SAMPLER_POISSON &&
-	    ai.sampler != AR_SAMPLER_SYSTEMATIC)
-		import_warnf(ai.env, ERR_FORMAT, ERR_NO_OFFSET,
-			     "agent: the recording does not say how the VM "
-			     "sampled (sampler %u); weights assume Poisson "
-			     "sampling (HotSpot)",
-			     ai.sampler);
-	if (ai.have_counters && !ai.stop_why &&
-	    ai.counters[ARC_WRITTEN] != ai.n_sample_entries)
-		import_warnf(ai.env, ERR_FORMAT, ERR_NO_OFFSET,
-			     "agent: the agent counted %llu samples written, "
-			     "and the file holds %llu: records are missing",
-			     (unsigned long long)ai.counters[ARC_WRITTEN],
-			     (unsigned long long)ai.n_sample_entries);
-	if (ai.have_counters && ai.counters[ARC_GCS] > ai.n_gc_entries)
-		import_warnf(ai.env, ERR_LIMIT, ERR_NO_OFFSET,
-			     "agent: %llu GCs were seen and %llu recorded (the "
-			     "agent's ring of them overflowed); GC counts by "
-			     "time may be low",
-			     (unsigned long long)ai.counters[ARC_GCS],
-			     (unsigned long long)ai.n_gc_entries);
-
-	/* the recording's facts */
-	for (i = 0; i < 8 + AR_N_COUNTERS; i++)
-		buf_init(&val[i]);
-	buf_addf(&val[n_set], "%llu", (unsigned long long)ai.interval);
-	settings[n_set].name = "agent#interval";
-	settings[n_set].value = val[n_set].data, n_set++;
-	buf_addf(&val[n_set], "%u", ai.depth);
-	settings[n_set].name = "agent#depth";
-	settings[n_set].value = val[n_set].data, n_set++;
-	buf_addf(&val[n_set], "%s", sampler_name(ai.sampler));
-	settings[n_set].name = "agent#sampler";
-	settings[n_set].value = val[n_set].data, n_set++;
-	buf_addf(&val[n_set], "%u", ai.max_tracked);
-	settings[n_set].name = "agent#max_tracked";
-	settings[n_set].value = val[n_set].data, n_set++;
-	buf_addf(&val[n_set], "%u", ai.pid);
-	settings[n_set].name = "agent#pid";
-	settings[n_set].value = val[n_set].data, n_set++;
-	buf_addf(&val[n_set], "%s", ai.options ? ai.options : "");
-	settings[n_set].name = "agent#options";
-	settings[n_set].value = val[n_set].data, n_set++;
-	buf_addf(&val[n_set], "%s", ai.ended ? "yes" : "no");
-	settings[n_set].name = "agent#complete";
-	settings[n_set].value = val[n_set].data, n_set++;
-	for (i = 0; ai.have_counters && i < AR_N_COUNTERS; i++) {
-		static char names[AR_N_COUNTERS][40];
-
-		if (!counter_names[i])
-			continue;
-		snprintf(names[i], sizeof(names[i]), "agent#%s",
-			 counter_names[i]);
-		buf_addf(&val[n_set], "%llu",
-			 (unsigned long long)ai.counters[i]);
-		settings[n_set].name = names[i];
-		settings[n_set].value = val[n_set].data, n_set++;
-	}
-	rr.source = env->source;
-	rr.format = "agent";
-	if (ai.ended && ai.end_ns > ai.last_ns)
-		ai.last_ns = ai.end_ns;
-	if (ai.last_death_ns > ai.last_ns)
-		ai.last_ns = ai.last_death_ns;
-	rr.end_ns = ai.last_ns == INT64_MIN ? rr.start_ns : ai.last_ns;
-	if (ai.first_ns < rr.start_ns)
-		rr.start_ns = ai.first_ns;
-	rr.n_chunks = 1;
-	rr.settings = settings;
-	rr.n_settings = n_set;
-	rr.n_samples[SAMPLE_AGENT] = ai.n_sample_entries;
-	count.name = "heapsift.AgentSample";
-	count.n = ai.n_sample_entries;
-	rr.event_types = &count;
-	rr.n_event_types = 1;
-	if (sink->ops->recording && sink->ops->recording(sink->ctx, &rr) < 0)
-		rc = err_set(e, ERR_IO, "output failed");
-	for (i = 0; i < 8 + AR_N_COUNTERS; i++)
-		buf_release(&val[i]);
-out:
 	u64map_release(&ai.classes);
 	u64map_release(&ai.methods);
 	u64map_release(&ai.threads);

@@ -533,11 +533,10 @@ static struct heap_build *cur_heap(struct chi *c)
 	return c->cur >= 0 ? &c->heaps[c->cur] : NULL;
 }
 
-static void analytics_line(struct chi *c, const struct ch_line *l,
-			   const char *s, size_t n)
+/* A line of the analytics' header about the whole snapshot: whether
+ * the JIT is on, its threads, the code cache's sizes. */
+static void analytics_snapshot_fact(struct chi *c, const struct ch_line *l)
 {
-	struct heap_build *hb = cur_heap(c);
-
 	switch (l->type) {
 	case CHL_JIT_IS:
 		snap_stat(c, "jit.on", l->a);
@@ -552,97 +551,153 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 					      : "unallocated_kb",
 			  l->a);
 		break;
-	case CHL_COMMITTED:
-		if (hb) {
-			hb->h.committed = kib(l->a);
-			hb->h.reserved = kib(l->b);
-			heap_stat(hb, "occupied_pct", l->c);
+	default:
+		break;
+	}
+}
+
+/* A "used"/"free"/kind-of-space line of a heap's global statistics. */
+static void analytics_stat(struct heap_build *hb, const struct ch_line *l)
+{
+	if (l->text[0] == 'f') {
+		hb->h.free = kib(l->a);
+		hb->h.free_blocks = l->b;
+	} else if (l->text[0] == 'u' && l->text[1] == 's') {
+		hb->h.used = kib(l->a);
+		hb->h.used_blocks = l->b;
+	} else {
+		const char *sp = stat_name(l->text, l->text_len, false);
+
+		if (sp) {
+			heap_stat(hb, sp, l->a);
+			heap_stat(hb, stat_name(l->text, l->text_len, true),
+				  l->b);
 		}
+	}
+}
+
+/* A line about the current heap hb: its sizes, granules, statistics,
+ * bounds, compile ids, hotness and free blocks' count. */
+static void analytics_heap_fact(struct heap_build *hb, const struct ch_line *l)
+{
+	switch (l->type) {
+	case CHL_COMMITTED:
+		hb->h.committed = kib(l->a);
+		hb->h.reserved = kib(l->b);
+		heap_stat(hb, "occupied_pct", l->c);
 		break;
 	case CHL_SEGMENT:
-		if (hb)
-			hb->h.segment_size = l->a;
+		hb->h.segment_size = l->a;
 		break;
 	case CHL_GRANULES:
-		if (hb) {
-			hb->h.n_granules = l->a;
-			hb->h.granule_size = l->b;
-		}
+		hb->h.n_granules = l->a;
+		hb->h.granule_size = l->b;
 		break;
 	case CHL_STAT:
-		if (!hb)
-			break;
-		if (l->text[0] == 'f') {
-			hb->h.free = kib(l->a);
-			hb->h.free_blocks = l->b;
-		} else if (l->text[0] == 'u' && l->text[1] == 's') {
-			hb->h.used = kib(l->a);
-			hb->h.used_blocks = l->b;
-		} else {
-			const char *sp = stat_name(l->text, l->text_len, false);
-
-			if (sp) {
-				heap_stat(hb, sp, l->a);
-				heap_stat(hb,
-					  stat_name(l->text, l->text_len, true),
-					  l->b);
-			}
-		}
+		analytics_stat(hb, l);
 		break;
 	case CHL_ZOMBIE:
-		if (hb)
-			heap_stat(hb, "zombie_blocks", l->a);
+		heap_stat(hb, "zombie_blocks", l->a);
 		break;
 	case CHL_SEG_START:
-		if (hb)
-			hb->h.low = l->addr;
+		hb->h.low = l->addr;
 		break;
 	case CHL_SEG_END:
-		if (hb)
-			hb->h.high = l->addr;
+		hb->h.high = l->addr;
 		break;
 	case CHL_SEG_RESERVED:
-		if (hb)
-			hb->h.high_reserved = l->addr;
+		hb->h.high_reserved = l->addr;
 		break;
 	case CHL_COMPILE_ID:
-		if (hb)
-			heap_stat(hb,
-				  l->text[0] == 'l' ? "compile_id.latest"
-						    : "compile_id.highest",
-				  l->a);
+		heap_stat(hb,
+			  l->text[0] == 'l' ? "compile_id.latest"
+					    : "compile_id.highest",
+			  l->a);
 		break;
 	case CHL_HOTNESS:
-		if (hb)
-			heap_stat(hb,
-				  l->text[1] == 'i'   ? "hotness.min"
-				  : l->text[1] == 'v' ? "hotness.avg"
-						      : "hotness.max",
-				  l->a);
+		heap_stat(hb,
+			  l->text[1] == 'i'   ? "hotness.min"
+			  : l->text[1] == 'v' ? "hotness.avg"
+					      : "hotness.max",
+			  l->a);
 		break;
 	case CHL_FREE_COUNT:
-		if (hb && hb->h.free_blocks == REC_NONE)
+		if (hb->h.free_blocks == REC_NONE)
 			hb->h.free_blocks = l->a;
 		break;
-	case CHL_LEGEND:
-		if (c->sub == SUB_LEGEND) {
-			enum ch_block_type t =
-				ch_block_type_from_name(l->text, l->text_len);
-			unsigned char u = (unsigned char)l->letter;
+	default:
+		break;
+	}
+}
 
-			if (t == CHB_UNKNOWN)
-				ch_warn(c, c->line,
-					"the legend names an unknown block "
-					"type "
-					"'%.*s' ('%c')",
-					(int)l->text_len, l->text, l->letter);
-			c->legend[u] = (uint8_t)t;
-			c->legend_set[u] = true;
-			/* zombies went with the sweeper (JDK-8290025, JDK
-			 * 20): a legend that has them is JDK 19 or older */
-			if (t == CHB_NMETHOD_ZOMBIE)
-				jdk_at_most(c, 19);
-		}
+/* A line of the block types' legend: its letter's type for the maps. */
+static void analytics_legend(struct chi *c, const struct ch_line *l)
+{
+	enum ch_block_type t = ch_block_type_from_name(l->text, l->text_len);
+	unsigned char u = (unsigned char)l->letter;
+
+	if (t == CHB_UNKNOWN)
+		ch_warn(c, c->line,
+			"the legend names an unknown block "
+			"type "
+			"'%.*s' ('%c')",
+			(int)l->text_len, l->text, l->letter);
+	c->legend[u] = (uint8_t)t;
+	c->legend_set[u] = true;
+	/* zombies went with the sweeper (JDK-8290025, JDK
+	 * 20): a legend that has them is JDK 19 or older */
+	if (t == CHB_NMETHOD_ZOMBIE)
+		jdk_at_most(c, 19);
+}
+
+/* A line of a heap's list of free blocks: a free block of hb. */
+static void analytics_free_block(struct heap_build *hb, const struct ch_line *l)
+{
+	struct rec_ch_block b;
+
+	memset(&b, 0, sizeof(b));
+	b.kind = CHK_FREE;
+	b.addr = l->addr;
+	b.size = l->b;
+	b.temperature = b.compile_id = REC_NONE;
+	b.level = b.state = -1;
+	b.gap = l->c >= 0 ? l->c : REC_NONE;
+	b.gap_blocks = l->d >= 0 ? l->d : REC_NONE;
+	b.permanent_gap = l->flag;
+	GROW(hb->blocks, hb->n_blocks, hb->cap_blocks);
+	hb->blocks[hb->n_blocks++] = b;
+}
+
+/* A line of Compiler.CodeHeap_Analytics (s, n: its text), taken where
+ * the section and subsection it is in say it belongs. */
+static void analytics_line(struct chi *c, const struct ch_line *l,
+			   const char *s, size_t n)
+{
+	struct heap_build *hb = cur_heap(c);
+
+	switch (l->type) {
+	case CHL_JIT_IS:
+	case CHL_THREADS:
+	case CHL_CACHE_SIZE:
+		analytics_snapshot_fact(c, l);
+		break;
+	case CHL_COMMITTED:
+	case CHL_SEGMENT:
+	case CHL_GRANULES:
+	case CHL_STAT:
+	case CHL_ZOMBIE:
+	case CHL_SEG_START:
+	case CHL_SEG_END:
+	case CHL_SEG_RESERVED:
+	case CHL_COMPILE_ID:
+	case CHL_HOTNESS:
+	case CHL_FREE_COUNT:
+		if (hb)
+			analytics_heap_fact(hb, l);
+		break;
+	case CHL_LEGEND:
+		if (c->sub == SUB_LEGEND)
+			analytics_legend(c, l);
 		break;
 	case CHL_LEGEND_END:
 		if (c->sub == SUB_LEGEND || c->sub == SUB_OTHER_LEGEND)
@@ -657,21 +712,8 @@ static void analytics_line(struct chi *c, const struct ch_line *l,
 			used_row(c, s, n, l->addr);
 		break;
 	case CHL_FREE:
-		if (hb && c->sub == SUB_FREELIST) {
-			struct rec_ch_block b;
-
-			memset(&b, 0, sizeof(b));
-			b.kind = CHK_FREE;
-			b.addr = l->addr;
-			b.size = l->b;
-			b.temperature = b.compile_id = REC_NONE;
-			b.level = b.state = -1;
-			b.gap = l->c >= 0 ? l->c : REC_NONE;
-			b.gap_blocks = l->d >= 0 ? l->d : REC_NONE;
-			b.permanent_gap = l->flag;
-			GROW(hb->blocks, hb->n_blocks, hb->cap_blocks);
-			hb->blocks[hb->n_blocks++] = b;
-		}
+		if (hb && c->sub == SUB_FREELIST)
+			analytics_free_block(hb, l);
 		break;
 	case CHL_TOPTEN:
 		if (hb && c->sub == SUB_TOPTEN && l->a == 1)

@@ -116,20 +116,230 @@ static size_t gcs_between(const struct gc_ends *x, int64_t from, int64_t to)
 	return b > a ? b - a : 0;
 }
 
-int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
-{
+/* query_evidence()'s pass over the samples: the tables it joins by
+ * sample number, where it is in each, and what it gathers. */
+struct ev_pass {
+	struct query *q;
 	const struct store_liveness *live;
 	const struct store_old_object *old;
-	uint32_t n_live, n_old, li = 0, oi = 0, r;
-	struct gc_ends *gcs = NULL;
-	int64_t *gc_counts = NULL;
-	size_t n_counts = 0;
-	bool *rec_used, *rec_rooted;
-	uint32_t *roots = NULL; /* root string offsets, to find the commonest */
-	size_t n_roots = 0;
-	uint64_t i;
+	uint32_t n_live, n_old, li, oi;
+	struct gc_ends *gcs;
 	struct old_emissions oe;
-	bool old_kind = q->kind == SAMPLE_OLD_OBJECT;
+	bool old_kind;
+	int64_t *gc_counts; /* GCs survived by each object alive at the end */
+	size_t n_counts;
+	bool *rec_used, *rec_rooted; /* per recording */
+	uint32_t *roots; /* root string offsets, to find the commonest */
+	size_t n_roots;
+};
+
+/* What the tables say of one sample. */
+struct ev_sample {
+	uint32_t state, rec;
+	int64_t alloc_gc, born, size;
+	bool rooted;
+};
+
+/*
+ * Sample i's liveness and, for old objects, its old-object entry:
+ * advances the pass through both tables, so it is called for every
+ * sample of the kind, filtered or not; a rooted one marks its
+ * recording as one whose roots were searched for.
+ */
+static void join_sample(struct ev_pass *p, uint64_t i, struct ev_sample *s)
+{
+	struct query *q = p->q;
+	uint32_t seq = q->sm.seq[i];
+	const struct store_old_object *o;
+
+	s->state = 0;
+	s->alloc_gc = -1;
+	s->born = q->sm.time_ns[i];
+	s->size = -1;
+	s->rooted = false;
+	s->rec = q->sm.recording[i];
+	while (p->li < p->n_live && p->live[p->li].sample < seq)
+		p->li++;
+	if (p->li < p->n_live && p->live[p->li].sample == seq) {
+		s->state = p->live[p->li].state;
+		s->alloc_gc = p->live[p->li].alloc_gc;
+	}
+	if (q->kind != SAMPLE_OLD_OBJECT)
+		return;
+	while (p->oi < p->n_old && p->old[p->oi].sample < seq)
+		p->oi++;
+	if (p->oi >= p->n_old || p->old[p->oi].sample != seq)
+		return;
+	o = &p->old[p->oi];
+	if (o->alloc_time_ns != REC_NONE)
+		s->born = o->alloc_time_ns;
+	else if (o->age_ns != REC_NONE)
+		s->born = q->sm.time_ns[i] - o->age_ns;
+	s->rooted = o->root != 0;
+	s->size = o->object_size;
+	if (s->rooted && s->rec < q->n_recs)
+		p->rec_rooted[s->rec] = true;
+}
+
+/* Sample i, alive at the end (s: what the tables say of it): its age,
+ * its bytes, its root and the GCs it survived. */
+static void add_alive(struct ev_pass *p, struct query_evidence *ev, uint64_t i,
+		      const struct ev_sample *s)
+{
+	struct query *q = p->q;
+	const struct gc_ends *ge;
+	int64_t end, life, gcs_n;
+
+	ev->alive_at_end++;
+	/* its recording's end; an old object's: the last emission */
+	end = s->rec >= q->n_recs ? s->born
+	      : p->old_kind	  ? p->oe.s[i].last_ns
+				  : q->recs[s->rec].end_ns;
+	if (s->rec < q->n_recs &&
+	    !__builtin_sub_overflow(end, s->born, &life) &&
+	    life > ev->oldest_alive_ns)
+		ev->oldest_alive_ns = life;
+	if (q->sm.bytes[i] != REC_NONE)
+		ev->bytes_alive = add_sat(ev->bytes_alive, q->sm.bytes[i]);
+	if (s->rooted) {
+		ev->with_root++;
+		p->roots = xreallocarray(p->roots, p->n_roots + 1,
+					 sizeof(*p->roots));
+		p->roots[p->n_roots++] = p->old[p->oi].root;
+	}
+	/* GCs survived by an object alive at the end */
+	ge = s->rec < q->n_recs ? &p->gcs[s->rec] : NULL;
+	if (s->alloc_gc >= 0 && ge)
+		gcs_n = (int64_t)ge->n - s->alloc_gc;
+	else
+		gcs_n = ge ? (int64_t)gcs_between(ge, s->born, end) : 0;
+	if (gcs_n < 0)
+		gcs_n = 0;
+	p->gc_counts =
+		xreallocarray(p->gc_counts, p->n_counts + 1, sizeof(int64_t));
+	p->gc_counts[p->n_counts++] = gcs_n;
+	if (gcs_n >= 1)
+		ev->old_gc_1++;
+	if (gcs_n >= QUERY_MANY_GCS)
+		ev->old_gc_many++;
+	if (!s->rooted && gcs_n == 0)
+		ev->young_unrooted++;
+}
+
+/* Sample i of the query's kind into ev: counted where it is inside the
+ * window, passes the filters and has a known liveness; an old object
+ * once, however many emissions show it. */
+static void add_sample(struct ev_pass *p, struct query_evidence *ev, uint64_t i)
+{
+	struct query *q = p->q;
+	struct ev_sample s;
+	int64_t life;
+
+	join_sample(p, i, &s);
+	if (i < q->lo || !query_sample_ok(q, i) || !s.state)
+		return;
+	if (p->old_kind) {
+		const struct old_sighting *o = &p->oe.s[i];
+
+		/* one object, however many emissions show it: its
+		 * last event stands for it, and it is alive at the
+		 * end only if the last emission shows it */
+		ev->events++;
+		if (o->repeat)
+			return;
+		s.born = o->born;
+		if (!o->in_last) {
+			if (s.rec < q->n_recs)
+				p->rec_used[s.rec] = true;
+			ev->samples++;
+			ev->gone++;
+			return;
+		}
+		if (o->first_ns < o->last_ns)
+			ev->kept++;
+		if (o->size >= 0)
+			ev->size_alive =
+				add_sat(ev->size_alive < 0 ? 0 : ev->size_alive,
+					o->size);
+	}
+	if (s.rec < q->n_recs)
+		p->rec_used[s.rec] = true;
+	if (q->sm.size && q->sm.size[i] != REC_NONE && s.size < 0)
+		s.size = q->sm.size[i];
+	if (s.size > ev->largest_size)
+		ev->largest_size = s.size;
+	ev->samples++;
+	if (s.state == STORE_LIVE_DEAD) {
+		ev->dead++;
+		if (p->live[p->li].death_ns != INT64_MIN &&
+		    !__builtin_sub_overflow(p->live[p->li].death_ns, s.born,
+					    &life) &&
+		    life > ev->longest_life_ns)
+			ev->longest_life_ns = life;
+		return;
+	}
+	add_alive(p, ev, i, &s);
+}
+
+/* The recordings the counted samples come from: their GCs, whether
+ * they have roots, and for old objects their emissions, window and
+ * heap after the GC before the last emission. */
+static void add_recordings(struct ev_pass *p, struct query_evidence *ev)
+{
+	struct query *q = p->q;
+	uint32_t r;
+
+	if (p->old_kind)
+		ev->heap_after_gc = 0;
+	for (r = 0; r < q->n_recs; r++) {
+		if (!p->rec_used[r])
+			continue;
+		ev->n_gcs += p->gcs[r].n;
+		if (p->rec_rooted[r])
+			ev->rooted_elsewhere = 1;
+		if (!p->old_kind)
+			continue;
+		if (p->oe.n_emissions[r] > ev->emissions)
+			ev->emissions = p->oe.n_emissions[r];
+		if (p->oe.last_ns[r] != INT64_MIN &&
+		    q->recs[r].start_ns != INT64_MIN &&
+		    p->oe.last_ns[r] - q->recs[r].start_ns > ev->window_ns)
+			ev->window_ns = p->oe.last_ns[r] - q->recs[r].start_ns;
+		if (ev->heap_after_gc >= 0) {
+			int64_t h = query_heap_after_gc_before(
+				q, r, p->oe.last_ns[r]);
+
+			ev->heap_after_gc =
+				h < 0 ? -1 : add_sat(ev->heap_after_gc, h);
+		}
+	}
+}
+
+/* The commonest of n root string offsets (sorted in place; the first
+ * of the longest run after sorting wins a tie). */
+static uint32_t commonest_root(uint32_t *roots, size_t n_roots)
+{
+	size_t k, best = 0, run = 1, best_run = 0;
+
+	qsort(roots, n_roots, sizeof(*roots), cmp_u32_fn);
+	for (k = 1; k <= n_roots; k++) {
+		if (k < n_roots && roots[k] == roots[k - 1]) {
+			run++;
+			continue;
+		}
+		if (run > best_run) {
+			best_run = run;
+			best = k - 1;
+		}
+		run = 1;
+	}
+	return roots[best];
+}
+
+int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
+{
+	struct ev_pass p;
+	uint64_t i;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->median_gcs = ev->max_gcs = -1;
@@ -137,179 +347,37 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 	ev->largest_size = -1;
 	if (q->kind != SAMPLE_AGENT && q->kind != SAMPLE_OLD_OBJECT)
 		return 0;
-	if (store_liveness(q->s, &live, &n_live, e) < 0 ||
-	    store_old_objects(q->s, &old, &n_old, e) < 0 ||
-	    query_materialize(q, e) < 0 || load_gc_ends(q, &gcs, e) < 0)
+	memset(&p, 0, sizeof(p));
+	p.q = q;
+	p.old_kind = q->kind == SAMPLE_OLD_OBJECT;
+	if (store_liveness(q->s, &p.live, &p.n_live, e) < 0 ||
+	    store_old_objects(q->s, &p.old, &p.n_old, e) < 0 ||
+	    query_materialize(q, e) < 0 || load_gc_ends(q, &p.gcs, e) < 0)
 		return ERR_FAIL;
-	memset(&oe, 0, sizeof(oe));
-	if (old_kind && query_old_emissions(q, &oe, e) < 0) {
-		free_gc_ends(gcs, q->n_recs);
+	if (p.old_kind && query_old_emissions(q, &p.oe, e) < 0) {
+		free_gc_ends(p.gcs, q->n_recs);
 		return ERR_FAIL;
 	}
 	ev->size_alive = -1;
-	rec_used = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(bool));
-	rec_rooted = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(bool));
-	for (i = 0; i < q->sm.n && i < q->hi; i++) {
-		uint32_t seq = q->sm.seq[i], state = 0, rec;
-		int64_t alloc_gc = -1, born = q->sm.time_ns[i], end, gcs_n;
-		int64_t size = -1;
-		int64_t life;
-		bool rooted = false;
-		const struct gc_ends *ge;
-
-		if (q->sm.kind[i] != q->kind)
-			continue;
-		rec = q->sm.recording[i];
-		while (li < n_live && live[li].sample < seq)
-			li++;
-		if (li < n_live && live[li].sample == seq) {
-			state = live[li].state;
-			alloc_gc = live[li].alloc_gc;
-		}
-		if (q->kind == SAMPLE_OLD_OBJECT) {
-			while (oi < n_old && old[oi].sample < seq)
-				oi++;
-			if (oi < n_old && old[oi].sample == seq) {
-				if (old[oi].alloc_time_ns != REC_NONE)
-					born = old[oi].alloc_time_ns;
-				else if (old[oi].age_ns != REC_NONE)
-					born = q->sm.time_ns[i] -
-					       old[oi].age_ns;
-				rooted = old[oi].root != 0;
-				size = old[oi].object_size;
-				if (rooted && rec < q->n_recs)
-					rec_rooted[rec] = true;
-			}
-		}
-		if (i < q->lo || !query_sample_ok(q, i) || !state)
-			continue;
-		if (old_kind) {
-			/* one object, however many emissions show it: its
-			 * last event stands for it, and it is alive at the
-			 * end only if the last emission shows it */
-			ev->events++;
-			if (oe.s[i].repeat)
-				continue;
-			born = oe.s[i].born;
-			if (!oe.s[i].in_last) {
-				if (rec < q->n_recs)
-					rec_used[rec] = true;
-				ev->samples++;
-				ev->gone++;
-				continue;
-			}
-			if (oe.s[i].first_ns < oe.s[i].last_ns)
-				ev->kept++;
-			if (oe.s[i].size >= 0)
-				ev->size_alive = add_sat(
-					ev->size_alive < 0 ? 0 : ev->size_alive,
-					oe.s[i].size);
-		}
-		if (rec < q->n_recs)
-			rec_used[rec] = true;
-		if (q->sm.size && q->sm.size[i] != REC_NONE && size < 0)
-			size = q->sm.size[i];
-		if (size > ev->largest_size)
-			ev->largest_size = size;
-		ev->samples++;
-		if (state == STORE_LIVE_DEAD) {
-			ev->dead++;
-			if (live[li].death_ns != INT64_MIN &&
-			    !__builtin_sub_overflow(live[li].death_ns, born,
-						    &life) &&
-			    life > ev->longest_life_ns)
-				ev->longest_life_ns = life;
-			continue;
-		}
-		ev->alive_at_end++;
-		/* its recording's end; an old object's: the last emission */
-		end = rec >= q->n_recs ? born
-		      : old_kind       ? oe.s[i].last_ns
-				       : q->recs[rec].end_ns;
-		if (rec < q->n_recs &&
-		    !__builtin_sub_overflow(end, born, &life) &&
-		    life > ev->oldest_alive_ns)
-			ev->oldest_alive_ns = life;
-		if (q->sm.bytes[i] != REC_NONE)
-			ev->bytes_alive =
-				add_sat(ev->bytes_alive, q->sm.bytes[i]);
-		if (rooted) {
-			ev->with_root++;
-			roots = xreallocarray(roots, n_roots + 1,
-					      sizeof(*roots));
-			roots[n_roots++] = old[oi].root;
-		}
-		/* GCs survived by an object alive at the end */
-		ge = rec < q->n_recs ? &gcs[rec] : NULL;
-		if (alloc_gc >= 0 && ge)
-			gcs_n = (int64_t)ge->n - alloc_gc;
-		else
-			gcs_n = ge ? (int64_t)gcs_between(ge, born, end) : 0;
-		if (gcs_n < 0)
-			gcs_n = 0;
-		gc_counts =
-			xreallocarray(gc_counts, n_counts + 1, sizeof(int64_t));
-		gc_counts[n_counts++] = gcs_n;
-		if (gcs_n >= 1)
-			ev->old_gc_1++;
-		if (gcs_n >= QUERY_MANY_GCS)
-			ev->old_gc_many++;
-		if (!rooted && gcs_n == 0)
-			ev->young_unrooted++;
+	p.rec_used = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(bool));
+	p.rec_rooted = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(bool));
+	for (i = 0; i < q->sm.n && i < q->hi; i++)
+		if (q->sm.kind[i] == q->kind)
+			add_sample(&p, ev, i);
+	add_recordings(&p, ev);
+	query_old_emissions_release(&p.oe);
+	if (p.n_counts) {
+		qsort(p.gc_counts, p.n_counts, sizeof(int64_t), cmp_i64);
+		ev->median_gcs = p.gc_counts[p.n_counts / 2];
+		ev->max_gcs = p.gc_counts[p.n_counts - 1];
 	}
-	if (old_kind)
-		ev->heap_after_gc = 0;
-	for (r = 0; r < q->n_recs; r++)
-		if (rec_used[r]) {
-			ev->n_gcs += gcs[r].n;
-			if (rec_rooted[r])
-				ev->rooted_elsewhere = 1;
-			if (!old_kind)
-				continue;
-			if (oe.n_emissions[r] > ev->emissions)
-				ev->emissions = oe.n_emissions[r];
-			if (oe.last_ns[r] != INT64_MIN &&
-			    q->recs[r].start_ns != INT64_MIN &&
-			    oe.last_ns[r] - q->recs[r].start_ns > ev->window_ns)
-				ev->window_ns =
-					oe.last_ns[r] - q->recs[r].start_ns;
-			if (ev->heap_after_gc >= 0) {
-				int64_t h = query_heap_after_gc_before(
-					q, r, oe.last_ns[r]);
-
-				ev->heap_after_gc =
-					h < 0 ? -1
-					      : add_sat(ev->heap_after_gc, h);
-			}
-		}
-	query_old_emissions_release(&oe);
-	if (n_counts) {
-		qsort(gc_counts, n_counts, sizeof(int64_t), cmp_i64);
-		ev->median_gcs = gc_counts[n_counts / 2];
-		ev->max_gcs = gc_counts[n_counts - 1];
-	}
-	if (n_roots) {
-		size_t k, best = 0, run = 1, best_run = 0;
-
-		qsort(roots, n_roots, sizeof(*roots), cmp_u32_fn);
-		for (k = 1; k <= n_roots; k++) {
-			if (k < n_roots && roots[k] == roots[k - 1]) {
-				run++;
-				continue;
-			}
-			if (run > best_run) {
-				best_run = run;
-				best = k - 1;
-			}
-			run = 1;
-		}
-		ev->root = store_str(q->s, roots[best]);
-	}
-	free(roots);
-	free(gc_counts);
-	free(rec_used);
-	free(rec_rooted);
-	free_gc_ends(gcs, q->n_recs);
+	if (p.n_roots)
+		ev->root = store_str(q->s, commonest_root(p.roots, p.n_roots));
+	free(p.roots);
+	free(p.gc_counts);
+	free(p.rec_used);
+	free(p.rec_rooted);
+	free_gc_ends(p.gcs, q->n_recs);
 	return 0;
 }
 

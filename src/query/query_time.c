@@ -150,20 +150,15 @@ bool query_cover_widens(int64_t first, int64_t last, int64_t cf, int64_t ct)
 	       (uint64_t)ct - (uint64_t)cf <= QUERY_COVER_SPAN_MAX;
 }
 
-int query_timeline(struct query *q, int64_t *bucket_ns,
-		   const struct query_bucket **out, size_t *n_out,
-		   struct query_total *total, struct err *e)
+/* The first and last times of the samples the query counts (*first
+ * INT64_MAX: none), from the rows' and the edges' samples. */
+static int timeline_span(struct query *q, int64_t *first, int64_t *last,
+			 struct err *e)
 {
-	uint64_t i;
-	int64_t first = INT64_MAX, last = INT64_MIN, w, base;
-	size_t n, b, at;
 	struct query_pass p;
-	/* each bucket's sum of squares, for its ± (as query_top's) */
-	unsigned __int128 *sq;
-	const bool agent = q->kind == SAMPLE_AGENT;
+	uint64_t i;
 	int rc;
 
-	/* two passes: the span, then the buckets */
 	if (query_pass_init(q, &p, 0, 0, 0, e) < 0)
 		return ERR_FAIL;
 	while ((rc = query_pass_next(q, &p, e)) > 0) {
@@ -172,10 +167,10 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 
 			for (r = 0; r < p.n_rows; r++)
 				if (query_row_ok(q, &p, &p.rows[r])) {
-					if (p.rows[r].first_ns < first)
-						first = p.rows[r].first_ns;
-					if (p.rows[r].last_ns > last)
-						last = p.rows[r].last_ns;
+					if (p.rows[r].first_ns < *first)
+						*first = p.rows[r].first_ns;
+					if (p.rows[r].last_ns > *last)
+						*last = p.rows[r].last_ns;
 				}
 			continue;
 		}
@@ -183,129 +178,173 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 			if ((p.rec == PASS_ANY_REC ||
 			     q->sm.recording[i] == p.rec) &&
 			    query_sample_ok(q, i)) {
-				if (q->sm.time_ns[i] < first)
-					first = q->sm.time_ns[i];
-				if (q->sm.time_ns[i] > last)
-					last = q->sm.time_ns[i];
+				if (q->sm.time_ns[i] < *first)
+					*first = q->sm.time_ns[i];
+				if (q->sm.time_ns[i] > *last)
+					*last = q->sm.time_ns[i];
 			}
 	}
 	query_pass_release(&p);
-	if (rc < 0)
-		return ERR_FAIL;
-	total_init(total);
-	*out = NULL;
-	*n_out = 0;
-	if (first == INT64_MAX)
-		return 0;
+	return rc < 0 ? ERR_FAIL : 0;
+}
+
+/* The timeline's buckets: n of w ns from base. */
+struct grid {
+	int64_t base, w;
+	size_t n;
+};
+
+/*
+ * The buckets over [first, last], widened to the time the recordings
+ * cover where that holds the samples: *bucket_ns wide (0: a round width
+ * for the span, written back), from first rounded down to a multiple of
+ * it.  Fails on a span past int64's range or past 10 million buckets.
+ */
+static int timeline_grid(struct query *q, int64_t first, int64_t last,
+			 int64_t *bucket_ns, struct grid *g, struct err *e)
+{
+	int64_t cf, ct, m;
+	uint64_t span, r;
+
 	/* the buckets hold the time covered too, where no sample fell */
-	{
-		int64_t cf, ct;
-
-		if (query_covered(q, &cf, &ct) > 0 &&
-		    query_cover_widens(first, last, cf, ct)) {
-			first = cf;
-			/* a sample at the very end stays in */
-			if (ct - 1 > last)
-				last = ct - 1;
-		}
+	if (query_covered(q, &cf, &ct) > 0 &&
+	    query_cover_widens(first, last, cf, ct)) {
+		first = cf;
+		/* a sample at the very end stays in */
+		if (ct - 1 > last)
+			last = ct - 1;
 	}
-	{
-		/* a damaged store may hold any times: no step may overflow */
-		uint64_t span = (uint64_t)last - (uint64_t)first, r;
+	/* a damaged store may hold any times: no step may overflow */
+	span = (uint64_t)last - (uint64_t)first;
+	if (span > (uint64_t)INT64_MAX)
+		return err_set(e, ERR_FORMAT,
+			       "samples span more than 292 years: "
+			       "the store's times are damaged");
+	g->w = *bucket_ns > 0 ? *bucket_ns : query_round_bucket((int64_t)span);
+	*bucket_ns = g->w;
+	m = first % g->w;
+	r = (uint64_t)(m < 0 ? m + g->w : m); /* first mod w */
+	if (__builtin_sub_overflow(first, (int64_t)r, &g->base))
+		g->base = first; /* only at the very bottom of int64 */
+	if (((uint64_t)last - (uint64_t)g->base) / (uint64_t)g->w >= 10000000)
+		return err_set(e, ERR_USAGE,
+			       "%lld ns buckets make more than 10 "
+			       "million over %.3f s; give a wider "
+			       "--bucket",
+			       (long long)g->w, (double)span / 1e9);
+	g->n = (size_t)(((uint64_t)last - (uint64_t)g->base) / (uint64_t)g->w) +
+	       1;
+	return 0;
+}
 
-		if (span > (uint64_t)INT64_MAX)
-			return err_set(e, ERR_FORMAT,
-				       "samples span more than 292 years: "
-				       "the store's times are damaged");
-		w = *bucket_ns > 0 ? *bucket_ns
-				   : query_round_bucket((int64_t)span);
-		*bucket_ns = w;
-		{
-			int64_t m = first % w;
+/* q->buckets anew for grid g: each one's start and the time the
+ * recordings cover in it. */
+static void timeline_cover(struct query *q, const struct grid *g)
+{
+	size_t b, at;
 
-			r = (uint64_t)(m < 0 ? m + w : m); /* first mod w */
-		}
-		if (__builtin_sub_overflow(first, (int64_t)r, &base))
-			base = first; /* only at the very bottom of int64 */
-		if (((uint64_t)last - (uint64_t)base) / (uint64_t)w >= 10000000)
-			return err_set(e, ERR_USAGE,
-				       "%lld ns buckets make more than 10 "
-				       "million over %.3f s; give a wider "
-				       "--bucket",
-				       (long long)w, (double)span / 1e9);
-		n = (size_t)(((uint64_t)last - (uint64_t)base) / (uint64_t)w) +
-		    1;
-	}
 	free(q->buckets);
-	q->buckets = xcalloc(n, sizeof(*q->buckets));
-	sq = xcalloc(n, sizeof(*sq));
-	for (b = 0, at = 0; b < n; b++) {
+	q->buckets = xcalloc(g->n, sizeof(*q->buckets));
+	for (b = 0, at = 0; b < g->n; b++) {
 		struct query_bucket *x = &q->buckets[b];
 		int64_t end;
 
-		x->start_ns =
-			(int64_t)((uint64_t)base + (uint64_t)b * (uint64_t)w);
-		if (__builtin_add_overflow(x->start_ns, w, &end))
+		x->start_ns = (int64_t)((uint64_t)g->base +
+					(uint64_t)b * (uint64_t)g->w);
+		if (__builtin_add_overflow(x->start_ns, g->w, &end))
 			end = INT64_MAX;
 		x->covered_ns = cover_in(q, x->start_ns, end, &x->cover_from_ns,
 					 &x->cover_to_ns, &at);
 	}
+}
+
+/* A batch of rollup rows into the buckets, each row whole into the
+ * bucket of its first sample; sq: each bucket's sum of squares. */
+static void timeline_add_rows(struct query *q, const struct query_pass *p,
+			      const struct grid *g, unsigned __int128 *sq,
+			      struct query_total *total)
+{
+	uint32_t r;
+	size_t b;
+
+	for (r = 0; r < p->n_rows; r++) {
+		const struct store_rollup_row *x = &p->rows[r];
+
+		if (!query_row_ok(q, p, x))
+			continue;
+		b = (size_t)(((uint64_t)x->first_ns - (uint64_t)g->base) /
+			     (uint64_t)g->w);
+		if (b >= g->n)
+			b = g->n - 1;
+		q->buckets[b].samples += x->samples;
+		q->buckets[b].est_bytes =
+			add_sat(q->buckets[b].est_bytes, x->bytes);
+		if (p->sq)
+			sq[b] = sq_add(sq[b],
+				       u128_of(p->sq[r].lo, p->sq[r].hi));
+		total_add_rows(total, x->samples, x->bytes, x->first_ns,
+			       x->last_ns);
+	}
+}
+
+/* A batch of samples (the window's edges, and rollup buckets a timeline
+ * bucket starts in) into the buckets; sq: their sums of squares. */
+static void timeline_add_samples(struct query *q, const struct query_pass *p,
+				 const struct grid *g, unsigned __int128 *sq,
+				 struct query_total *total)
+{
+	const bool agent = q->kind == SAMPLE_AGENT;
+	uint64_t i;
+	size_t b;
+
+	for (i = q->lo; i < q->hi; i++) {
+		int64_t bytes;
+
+		if ((p->rec != PASS_ANY_REC && q->sm.recording[i] != p->rec) ||
+		    !query_sample_ok(q, i))
+			continue;
+		bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+		b = (size_t)(((uint64_t)q->sm.time_ns[i] - (uint64_t)g->base) /
+			     (uint64_t)g->w);
+		if (b >= g->n)
+			b = g->n - 1; /* base clamped at the bottom */
+		q->buckets[b].samples++;
+		q->buckets[b].est_bytes =
+			add_sat(q->buckets[b].est_bytes, bytes);
+		sq[b] = sq_add(sq[b], sq_of(p->var ? p->var[i] : bytes,
+					    agent ? q->sm.size[i] : 0, agent));
+		total_add(total, q->sm.time_ns[i], bytes);
+	}
+}
+
+/*
+ * The second pass: the samples into q->buckets (timeline_cover()'s),
+ * then each bucket's ± and, where samples fell outside every
+ * recording's time (a damaged store), the bucket as its cover.
+ */
+static int timeline_fill(struct query *q, const struct grid *g,
+			 struct query_total *total, struct err *e)
+{
+	/* each bucket's sum of squares, for its ± (as query_top's) */
+	unsigned __int128 *sq = xcalloc(g->n, sizeof(*sq));
+	struct query_pass p;
+	size_t b;
+	int rc;
+
 	/* rollup buckets in which a timeline bucket starts are read as
 	 * samples: the others fall in one timeline bucket each */
-	if (query_pass_init(q, &p, PASS_NEED_SQUARES, base, w, e) < 0) {
+	if (query_pass_init(q, &p, PASS_NEED_SQUARES, g->base, g->w, e) < 0) {
 		free(sq);
 		return ERR_FAIL;
 	}
 	while ((rc = query_pass_next(q, &p, e)) > 0) {
-		if (rc == PASS_ROWS) {
-			uint32_t r;
-
-			for (r = 0; r < p.n_rows; r++) {
-				const struct store_rollup_row *x = &p.rows[r];
-
-				if (!query_row_ok(q, &p, x))
-					continue;
-				b = (size_t)(((uint64_t)x->first_ns -
-					      (uint64_t)base) /
-					     (uint64_t)w);
-				if (b >= n)
-					b = n - 1;
-				q->buckets[b].samples += x->samples;
-				q->buckets[b].est_bytes = add_sat(
-					q->buckets[b].est_bytes, x->bytes);
-				if (p.sq)
-					sq[b] = sq_add(sq[b],
-						       u128_of(p.sq[r].lo,
-							       p.sq[r].hi));
-				total_add_rows(total, x->samples, x->bytes,
-					       x->first_ns, x->last_ns);
-			}
-			continue;
-		}
-		for (i = q->lo; i < q->hi; i++) {
-			int64_t bytes;
-
-			if ((p.rec != PASS_ANY_REC &&
-			     q->sm.recording[i] != p.rec) ||
-			    !query_sample_ok(q, i))
-				continue;
-			bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-			b = (size_t)(((uint64_t)q->sm.time_ns[i] -
-				      (uint64_t)base) /
-				     (uint64_t)w);
-			if (b >= n)
-				b = n - 1; /* base clamped at the bottom */
-			q->buckets[b].samples++;
-			q->buckets[b].est_bytes =
-				add_sat(q->buckets[b].est_bytes, bytes);
-			sq[b] = sq_add(sq[b],
-				       sq_of(p.var ? p.var[i] : bytes,
-					     agent ? q->sm.size[i] : 0, agent));
-			total_add(total, q->sm.time_ns[i], bytes);
-		}
+		if (rc == PASS_ROWS)
+			timeline_add_rows(q, &p, g, sq, total);
+		else
+			timeline_add_samples(q, &p, g, sq, total);
 	}
 	query_pass_release(&p);
-	for (b = 0; b < n; b++) {
+	for (b = 0; b < g->n; b++) {
 		struct query_bucket *x = &q->buckets[b];
 
 		x->rel_err =
@@ -313,16 +352,37 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 		/* samples where no recording's time is: a damaged store */
 		if (x->samples && !x->covered_ns) {
 			x->cover_from_ns = x->start_ns;
-			if (__builtin_add_overflow(x->start_ns, w,
+			if (__builtin_add_overflow(x->start_ns, g->w,
 						   &x->cover_to_ns))
 				x->cover_to_ns = INT64_MAX;
 			x->covered_ns = x->cover_to_ns - x->start_ns;
 		}
 	}
 	free(sq);
-	if (rc < 0)
+	return rc < 0 ? ERR_FAIL : 0;
+}
+
+int query_timeline(struct query *q, int64_t *bucket_ns,
+		   const struct query_bucket **out, size_t *n_out,
+		   struct query_total *total, struct err *e)
+{
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	struct grid g = {0, 0, 0};
+
+	/* two passes: the span, then the buckets */
+	if (timeline_span(q, &first, &last, e) < 0)
+		return ERR_FAIL;
+	total_init(total);
+	*out = NULL;
+	*n_out = 0;
+	if (first == INT64_MAX)
+		return 0;
+	if (timeline_grid(q, first, last, bucket_ns, &g, e) < 0)
+		return ERR_FAIL;
+	timeline_cover(q, &g);
+	if (timeline_fill(q, &g, total, e) < 0)
 		return ERR_FAIL;
 	*out = q->buckets;
-	*n_out = n;
+	*n_out = g.n;
 	return 0;
 }

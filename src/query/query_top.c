@@ -76,39 +76,95 @@ bool query_outside_undersampled(const char *jvm_version)
 	return feature >= 11 && feature < 25;
 }
 
-int query_top(struct query *q, enum query_group by,
-	      const struct query_row **rows_out, size_t *n_rows,
-	      struct query_total *total, struct err *e)
+/*
+ * Agent recordings of HotSpot's sampler (Poisson): per recording, the
+ * sizes under QUERY_OUTSIDE_INTERVALS intervals (0: none), which are
+ * undersampled outside TLABs (query_outside_undersampled()).  Returned
+ * malloc'ed, [q->n_recs] (at least one).
+ */
+static int64_t *outside_sizes(struct query *q)
 {
-	const struct store_samples *sm = &q->sm;
-	size_t n_groups, n = 0, g;
-	uint64_t i;
-	double per = objects_per_sample(q->kind);
-	int64_t *under_hi;
+	int64_t *under_hi =
+		xcalloc(q->n_recs ? q->n_recs : 1, sizeof(*under_hi));
+	uint32_t rr;
 
-	if (by == GROUP_APP_SITE)
-		query_app_sites(q);
-	n_groups = query_group_count(q, by);
-	if (n_groups > q->g_alloc) {
-		q->g = xreallocarray(q->g, n_groups, sizeof(*q->g));
-		q->rows = xreallocarray(q->rows, n_groups, sizeof(*q->rows));
-		q->g_alloc = n_groups;
+	if (q->kind != SAMPLE_AGENT)
+		return under_hi;
+	for (rr = 0; rr < q->n_recs; rr++) {
+		const char *iv = query_setting(q, rr, "agent#interval");
+		const char *sa = query_setting(q, rr, "agent#sampler");
+		char *end;
+		unsigned long long v;
+
+		if (!iv || !sa || strcmp(sa, "poisson") ||
+		    !query_outside_undersampled(
+			    store_str(q->s, q->recs[rr].jvm_version)))
+			continue;
+		errno = 0;
+		v = strtoull(iv, &end, 10);
+		if (!errno && !*end && v > 0 &&
+		    v <= INT64_MAX / QUERY_OUTSIDE_INTERVALS)
+			under_hi[rr] = (int64_t)v * QUERY_OUTSIDE_INTERVALS;
 	}
-	if (n_groups)
-		memset(q->g, 0, n_groups * sizeof(*q->g));
-	memset(total, 0, sizeof(*total));
-	total->first_ns = INT64_MAX;
-	total->last_ns = INT64_MIN;
+	return under_hi;
+}
 
-	/*
-	 * One pass (query_pass): rollup rows for the whole buckets of the
-	 * window, samples at its edges.  On samples, without filters only
-	 * the kind (and the edge's recording) is tested, and the key is one
-	 * array read: the loop is specialised per group so that the
-	 * compiler keeps it tight.  Samples are time-sorted, so a batch's
-	 * first and last times are taken outside the loop; batches come in
-	 * no particular order, so the totals' are a minimum and a maximum.
-	 */
+/* What a pass adds up over every group: samples and bytes. */
+struct top_sums {
+	uint64_t n_samples;
+	int64_t sum_bytes;
+};
+
+/* A batch of rollup rows (whole buckets of the window) into the groups,
+ * the sums and the totals' first and last times. */
+static void top_add_rows(struct query *q, enum query_group by,
+			 const struct query_pass *p, struct query_total *total,
+			 struct top_sums *sums)
+{
+	/* by site, each row's node finds its site in a table as long as
+	 * the trie, a cache line a row: fetched a few rows ahead, as
+	 * query_node_self_sums() does */
+	const uint32_t *site = by == GROUP_SITE	      ? q->node_site
+			       : by == GROUP_APP_SITE ? q->node_app
+						      : NULL;
+	uint32_t r;
+	size_t g;
+
+	for (r = 0; r < p->n_rows; r++) {
+		const struct store_rollup_row *x = &p->rows[r];
+
+		if (site && r + TOP_AHEAD < p->n_rows)
+			__builtin_prefetch(&site[p->rows[r + TOP_AHEAD].node]);
+		if (!query_row_ok(q, p, x))
+			continue;
+		g = group_of_row(q, by, p, x);
+		q->g[g].samples += x->samples;
+		q->g[g].bytes = add_sat(q->g[g].bytes, x->bytes);
+		if (p->sq)
+			q->g[g].sq = sq_add(q->g[g].sq,
+					    u128_of(p->sq[r].lo, p->sq[r].hi));
+		if (p->exact) { /* corrected */
+			q->g[g].exact = add_sat(q->g[g].exact, x->bytes);
+			q->g[g].small_out |= p->small && p->small[r];
+		}
+		sums->n_samples += x->samples;
+		sums->sum_bytes = add_sat(sums->sum_bytes, x->bytes);
+		if (x->first_ns < total->first_ns)
+			total->first_ns = x->first_ns;
+		if (x->last_ns > total->last_ns)
+			total->last_ns = x->last_ns;
+	}
+}
+
+/*
+ * A batch of samples (the window's edges) into the groups, the sums and
+ * the totals' first and last times.  Without filters only the kind (and
+ * the edge's recording) is tested, and the key is one array read: the
+ * loop is specialised per group so that the compiler keeps it tight.
+ * Samples are time-sorted, so a batch's first and last times are taken
+ * outside the loop; batches come in no particular order, so the totals'
+ * are a minimum and a maximum.
+ */
 #define GROUP_LOOP(KEY)                                                     \
 	for (i = q->lo; i < q->hi; i++) {                                   \
 		int64_t bytes;                                              \
@@ -141,215 +197,188 @@ int query_top(struct query *q, enum query_group by,
 			first = i;                                          \
 		last = i;                                                   \
 	}
-	/* agent recordings of HotSpot's sampler (Poisson): the sizes under
-	 * QUERY_OUTSIDE_INTERVALS intervals, per recording; 0: none */
-	under_hi = xcalloc(q->n_recs ? q->n_recs : 1, sizeof(*under_hi));
-	if (q->kind == SAMPLE_AGENT) {
-		uint32_t rr;
+static void top_add_samples(struct query *q, enum query_group by,
+			    const struct query_pass *p, const int64_t *under_hi,
+			    struct query_total *total, struct top_sums *sums)
+{
+	const struct store_samples *sm = &q->sm;
+	const bool plain = !q->filtered;
+	const bool agent = q->kind == SAMPLE_AGENT;
+	const uint8_t kind = (uint8_t)q->kind;
+	const uint32_t rec = p->rec;
+	const int64_t *var = p->var;
+	/* locals, not *sums: stores through a pointer would be kept in
+	 * step with the groups' in the loop */
+	uint64_t n_samples = sums->n_samples;
+	int64_t sum_bytes = sums->sum_bytes;
+	uint64_t first = UINT64_MAX, last = 0, i;
+	size_t g;
 
-		for (rr = 0; rr < q->n_recs; rr++) {
-			const char *iv = query_setting(q, rr, "agent#interval");
-			const char *sa = query_setting(q, rr, "agent#sampler");
-			char *end;
-			unsigned long long v;
-
-			if (!iv || !sa || strcmp(sa, "poisson") ||
-			    !query_outside_undersampled(
-				    store_str(q->s, q->recs[rr].jvm_version)))
-				continue;
-			errno = 0;
-			v = strtoull(iv, &end, 10);
-			if (!errno && !*end && v > 0 &&
-			    v <= INT64_MAX / QUERY_OUTSIDE_INTERVALS)
-				under_hi[rr] =
-					(int64_t)v * QUERY_OUTSIDE_INTERVALS;
-		}
+	switch (by) {
+	case GROUP_CLASS:
+		GROUP_LOOP(sm->cls[i] == STORE_NONE ? q->n_classes : sm->cls[i])
+		break;
+	case GROUP_SITE:
+		/* the per-node table is big and read at
+		 * random: fetch a few samples ahead */
+		GROUP_LOOP((__builtin_prefetch(
+				    &q->node_site[sm->node[ahead(q, i)]]),
+			    q->node_site[sm->node[i]]))
+		break;
+	case GROUP_APP_SITE:
+		GROUP_LOOP((
+			__builtin_prefetch(&q->node_app[sm->node[ahead(q, i)]]),
+			q->node_app[sm->node[i]]))
+		break;
+	case GROUP_THREAD:
+		GROUP_LOOP(sm->thread[i] == STORE_NONE ? q->n_threads
+						       : sm->thread[i])
+		break;
+	default:
+		GROUP_LOOP(sm->recording[i])
 	}
-	{
-		const bool plain = !q->filtered;
-		const bool agent = q->kind == SAMPLE_AGENT;
-		const uint8_t kind = (uint8_t)q->kind;
-		uint64_t n_samples = 0;
-		int64_t sum_bytes = 0;
-		struct query_pass p;
-		int rc;
-
-		if (query_pass_init(q, &p,
-				    query_group_need(by) | PASS_NEED_SQUARES, 0,
-				    0, e) < 0) {
-			free(under_hi);
-			return ERR_FAIL;
-		}
-		while ((rc = query_pass_next(q, &p, e)) > 0) {
-			uint64_t first = UINT64_MAX, last = 0;
-			const uint32_t rec = p.rec;
-			const int64_t *var = p.var;
-
-			if (rc == PASS_ROWS) {
-				/* by site, each row's node finds its site in a
-				 * table as long as the trie, a cache line a
-				 * row: fetched a few rows ahead, as
-				 * query_node_self_sums() does */
-				const uint32_t *site =
-					by == GROUP_SITE       ? q->node_site
-					: by == GROUP_APP_SITE ? q->node_app
-							       : NULL;
-				uint32_t r;
-
-				for (r = 0; r < p.n_rows; r++) {
-					const struct store_rollup_row *x =
-						&p.rows[r];
-
-					if (site && r + TOP_AHEAD < p.n_rows)
-						__builtin_prefetch(
-							&site[p.rows[r +
-								     TOP_AHEAD]
-								      .node]);
-					if (!query_row_ok(q, &p, x))
-						continue;
-					g = group_of_row(q, by, &p, x);
-					q->g[g].samples += x->samples;
-					q->g[g].bytes = add_sat(q->g[g].bytes,
-								x->bytes);
-					if (p.sq)
-						q->g[g].sq = sq_add(
-							q->g[g].sq,
-							u128_of(p.sq[r].lo,
-								p.sq[r].hi));
-					if (p.exact) { /* corrected */
-						q->g[g].exact =
-							add_sat(q->g[g].exact,
-								x->bytes);
-						q->g[g].small_out |=
-							p.small && p.small[r];
-					}
-					n_samples += x->samples;
-					sum_bytes =
-						add_sat(sum_bytes, x->bytes);
-					if (x->first_ns < total->first_ns)
-						total->first_ns = x->first_ns;
-					if (x->last_ns > total->last_ns)
-						total->last_ns = x->last_ns;
-				}
-				continue;
-			}
-			switch (by) {
-			case GROUP_CLASS:
-				GROUP_LOOP(sm->cls[i] == STORE_NONE
-						   ? q->n_classes
-						   : sm->cls[i])
-				break;
-			case GROUP_SITE:
-				/* the per-node table is big and read at
-				 * random: fetch a few samples ahead */
-				GROUP_LOOP(
-					(__builtin_prefetch(
-						 &q->node_site[sm->node[ahead(
-							 q, i)]]),
-					 q->node_site[sm->node[i]]))
-				break;
-			case GROUP_APP_SITE:
-				GROUP_LOOP((__builtin_prefetch(
-						    &q->node_app[sm->node[ahead(
-							    q, i)]]),
-					    q->node_app[sm->node[i]]))
-				break;
-			case GROUP_THREAD:
-				GROUP_LOOP(sm->thread[i] == STORE_NONE
-						   ? q->n_threads
-						   : sm->thread[i])
-				break;
-			default:
-				GROUP_LOOP(sm->recording[i])
-			}
-			if (first != UINT64_MAX) {
-				if (sm->time_ns[first] < total->first_ns)
-					total->first_ns = sm->time_ns[first];
-				if (sm->time_ns[last] > total->last_ns)
-					total->last_ns = sm->time_ns[last];
-			}
-		}
-		query_pass_release(&p);
-		free(under_hi);
-		if (rc < 0)
-			return ERR_FAIL;
-		total->samples = n_samples;
-		total->est_bytes = sum_bytes;
+	sums->n_samples = n_samples;
+	sums->sum_bytes = sum_bytes;
+	if (first != UINT64_MAX) {
+		if (sm->time_ns[first] < total->first_ns)
+			total->first_ns = sm->time_ns[first];
+		if (sm->time_ns[last] > total->last_ns)
+			total->last_ns = sm->time_ns[last];
 	}
+}
 #undef GROUP_LOOP
+
+/* One pass (query_pass) of the groups by: rollup rows for the whole
+ * buckets of the window, samples at its edges, into q->g and total. */
+static int top_pass(struct query *q, enum query_group by,
+		    const int64_t *under_hi, struct query_total *total,
+		    struct err *e)
+{
+	struct top_sums sums = {0, 0};
+	struct query_pass p;
+	int rc;
+
+	if (query_pass_init(q, &p, query_group_need(by) | PASS_NEED_SQUARES, 0,
+			    0, e) < 0)
+		return ERR_FAIL;
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS)
+			top_add_rows(q, by, &p, total, &sums);
+		else
+			top_add_samples(q, by, &p, under_hi, total, &sums);
+	}
+	query_pass_release(&p);
+	if (rc < 0)
+		return ERR_FAIL;
+	total->samples = sums.n_samples;
+	total->est_bytes = sums.sum_bytes;
+	return 0;
+}
+
+/* Group g's key, as the rows show it: strings of the store, or of
+ * q->names. */
+static const char *top_key(struct query *q, enum query_group by, size_t g)
+{
+	switch (by) {
+	case GROUP_CLASS:
+		return g == q->n_classes
+			       ? "(unknown class)"
+			       : store_str(q->s, q->classes[g].display);
+	case GROUP_SITE:
+	case GROUP_APP_SITE:
+		return q->site_names[g];
+	case GROUP_THREAD:
+		return g == q->n_threads ? "(no thread)"
+					 : store_str(q->s, q->threads[g].name);
+	default: {
+		/* the number too: the same file may be in twice, and
+		 * --recording takes the number */
+		struct buf b = BUF_INIT;
+		const char *k;
+
+		buf_addf(&b, "%zu: %s", g, store_str(q->s, q->recs[g].source));
+		k = arena_memdup(&q->names, b.data, b.len);
+		buf_release(&b);
+		return k;
+	}
+	}
+}
+
+/* Group g's row r, from its accumulator, of the totals total (per: the
+ * objects a sample stands for). */
+static void top_row(struct query *q, enum query_group by, size_t g, double per,
+		    const struct query_total *total, struct query_row *r)
+{
+	r->samples = q->g[g].samples;
+	r->est_bytes = q->g[g].bytes;
+	r->est_objects = q->kind == SAMPLE_AGENT ? q->g[g].objects
+						 : per * (double)r->samples;
+	r->rel_err =
+		query_rel_err(q->kind, r->samples, r->est_bytes, q->g[g].sq);
+	/* the effective number of samples, (sum w)^2 / sum w^2 */
+	/* a site of objects smaller than a TLAB, a tenth of whose
+	 * bytes at least went outside TLABs: those that went into
+	 * TLABs are partly counted at other sites (a few small
+	 * objects outside a TLAB, or large ones that never fit
+	 * one, are not that) */
+	r->bias = q->g[g].small_out && q->g[g].exact >= r->est_bytes / 10
+			  ? QUERY_BIAS_MIXED
+		  : q->g[g].outside && q->g[g].outside >= r->est_bytes / 10
+			  ? QUERY_BIAS_OUTSIDE
+		  : q->kind != SAMPLE_TLAB_OUTSIDE &&
+				  q->kind != SAMPLE_OLD_OBJECT &&
+				  r->rel_err > 0 &&
+				  1.0 / (r->rel_err * r->rel_err) <
+					  QUERY_FEW_EFFECTIVE
+			  ? QUERY_BIAS_FEW
+			  : QUERY_BIAS_NONE;
+	/* of the bytes; of the samples where the kind has no sizes
+	 * (OldObjectSample before JDK 21) */
+	r->share = total->est_bytes
+			   ? (double)r->est_bytes / (double)total->est_bytes
+		   : total->samples
+			   ? (double)r->samples / (double)total->samples
+			   : 0.0;
+	r->key = top_key(q, by, g);
+}
+
+int query_top(struct query *q, enum query_group by,
+	      const struct query_row **rows_out, size_t *n_rows,
+	      struct query_total *total, struct err *e)
+{
+	size_t n_groups, n = 0, g;
+	double per = objects_per_sample(q->kind);
+	int64_t *under_hi;
+	int rc;
+
+	if (by == GROUP_APP_SITE)
+		query_app_sites(q);
+	n_groups = query_group_count(q, by);
+	if (n_groups > q->g_alloc) {
+		q->g = xreallocarray(q->g, n_groups, sizeof(*q->g));
+		q->rows = xreallocarray(q->rows, n_groups, sizeof(*q->rows));
+		q->g_alloc = n_groups;
+	}
+	if (n_groups)
+		memset(q->g, 0, n_groups * sizeof(*q->g));
+	memset(total, 0, sizeof(*total));
+	total->first_ns = INT64_MAX;
+	total->last_ns = INT64_MIN;
+
+	under_hi = outside_sizes(q);
+	rc = top_pass(q, by, under_hi, total, e);
+	free(under_hi);
+	if (rc < 0)
+		return ERR_FAIL;
 	total->est_objects = per * (double)total->samples;
 	if (q->kind == SAMPLE_AGENT) {
 		total->est_objects = 0;
 		for (g = 0; g < n_groups; g++)
 			total->est_objects += q->g[g].objects;
 	}
-	for (g = 0; g < n_groups; g++) {
-		struct query_row *r;
-
-		if (!q->g[g].samples)
-			continue;
-		r = &q->rows[n++];
-		r->samples = q->g[g].samples;
-		r->est_bytes = q->g[g].bytes;
-		r->est_objects = q->kind == SAMPLE_AGENT
-					 ? q->g[g].objects
-					 : per * (double)r->samples;
-		r->rel_err = query_rel_err(q->kind, r->samples, r->est_bytes,
-					   q->g[g].sq);
-		/* the effective number of samples, (sum w)^2 / sum w^2 */
-		/* a site of objects smaller than a TLAB, a tenth of whose
-		 * bytes at least went outside TLABs: those that went into
-		 * TLABs are partly counted at other sites (a few small
-		 * objects outside a TLAB, or large ones that never fit
-		 * one, are not that) */
-		r->bias =
-			q->g[g].small_out && q->g[g].exact >= r->est_bytes / 10
-				? QUERY_BIAS_MIXED
-			: q->g[g].outside &&
-					q->g[g].outside >= r->est_bytes / 10
-				? QUERY_BIAS_OUTSIDE
-			: q->kind != SAMPLE_TLAB_OUTSIDE &&
-					q->kind != SAMPLE_OLD_OBJECT &&
-					r->rel_err > 0 &&
-					1.0 / (r->rel_err * r->rel_err) <
-						QUERY_FEW_EFFECTIVE
-				? QUERY_BIAS_FEW
-				: QUERY_BIAS_NONE;
-		/* of the bytes; of the samples where the kind has no sizes
-		 * (OldObjectSample before JDK 21) */
-		r->share = total->est_bytes ? (double)r->est_bytes /
-						      (double)total->est_bytes
-			   : total->samples
-				   ? (double)r->samples / (double)total->samples
-				   : 0.0;
-		switch (by) {
-		case GROUP_CLASS:
-			r->key = g == q->n_classes
-					 ? "(unknown class)"
-					 : store_str(q->s,
-						     q->classes[g].display);
-			break;
-		case GROUP_SITE:
-		case GROUP_APP_SITE:
-			r->key = q->site_names[g];
-			break;
-		case GROUP_THREAD:
-			r->key = g == q->n_threads
-					 ? "(no thread)"
-					 : store_str(q->s, q->threads[g].name);
-			break;
-		default: {
-			/* the number too: the same file may be in twice, and
-			 * --recording takes the number */
-			struct buf b = BUF_INIT;
-
-			buf_addf(&b, "%zu: %s", g,
-				 store_str(q->s, q->recs[g].source));
-			r->key = arena_memdup(&q->names, b.data, b.len);
-			buf_release(&b);
-		}
-		}
-	}
+	for (g = 0; g < n_groups; g++)
+		if (q->g[g].samples)
+			top_row(q, by, g, per, total, &q->rows[n++]);
 	qsort(q->rows, n, sizeof(*q->rows), row_cmp);
 	*rows_out = q->rows;
 	*n_rows = n;

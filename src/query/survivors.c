@@ -372,6 +372,334 @@ static int by_peak(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/*
+ * One sample's life from its liveness record rec (state set) and, for
+ * jdk.OldObjectSample, its sightings; false when the options leave it
+ * out (--before-last-gc, --min-gcs).
+ */
+static bool life_of(struct query *q, const struct survivors_state *st,
+		    enum query_group by, const struct query_survivor_options *o,
+		    const struct old_emissions *oe,
+		    const struct store_liveness *rec, uint64_t i,
+		    struct life *l)
+{
+	const struct rec_gcs *rg;
+	int64_t alloc_gc = rec->alloc_gc, death_gc = rec->death_gc;
+
+	l->i = i;
+	l->key = o->cohort ? 0 : group_of(q, by, i);
+	l->born = q->sm.time_ns[i];
+	l->gone = l->rooted = l->searched = l->kept = false;
+	l->dead = rec->state == STORE_LIVE_DEAD;
+	l->end = l->dead ? rec->death_ns : q->recs[q->sm.recording[i]].end_ns;
+	if (q->kind == SAMPLE_OLD_OBJECT) {
+		/* alive from its allocation until the last emission
+		 * that shows it, and not known after that */
+		l->born = oe->s[i].born;
+		l->end = oe->s[i].last_ns;
+		l->gone = !oe->s[i].in_last;
+		l->rooted = oe->s[i].root != 0;
+		l->searched = oe->s[i].searched;
+		l->kept = oe->s[i].in_last &&
+			  oe->s[i].first_ns < oe->s[i].last_ns;
+	}
+	if (l->end < l->born)
+		l->end = l->born;
+	rg = &st->gcs[q->sm.recording[i]];
+	if (o->before_last_gc && !(rg->n && l->born < rg->last_start_ns))
+		return false;
+	if (alloc_gc >= 0 && l->dead && death_gc >= 0)
+		l->gcs = death_gc - alloc_gc - 1;
+	else if (alloc_gc >= 0 && !l->dead)
+		l->gcs = rg->last_number - alloc_gc;
+	else /* from the GC times */
+		l->gcs = (int64_t)gcs_between(rg, l->born, l->end) -
+			 (l->dead ? 1 : 0);
+	if (l->gcs < 0)
+		l->gcs = 0; /* a damaged store's GC numbers */
+	if (o->min_gcs > 0 && l->gcs < o->min_gcs)
+		return false;
+	l->bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+	l->objects = q->kind == SAMPLE_AGENT && q->sm.size[i] > 0
+			     ? (double)l->bytes / (double)q->sm.size[i]
+			     : 1.0;
+	return true;
+}
+
+/* The lives that count, in sample order, and the range they span. */
+struct lives {
+	struct life *v;
+	size_t n, alloc;
+	int64_t lo, hi;
+};
+
+/*
+ * The lives of the query's samples of its kind that pass its filters
+ * and have a known liveness, in sample order: the passes below add the
+ * objects' fractional counts in this order, so it fixes their sums.
+ * Samples without a liveness record are counted as unknown.
+ */
+static void collect_lives(struct query *q, enum query_group by,
+			  const struct query_survivor_options *o,
+			  struct survivors_state *st,
+			  const struct old_emissions *oe,
+			  const struct store_liveness *live, uint32_t n_live,
+			  struct lives *lv)
+{
+	size_t li = 0;
+	uint64_t i;
+
+	lv->lo = INT64_MAX;
+	lv->hi = INT64_MIN;
+	for (i = 0; i < q->sm.n && i < q->hi; i++) {
+		const struct store_liveness *rec = NULL;
+		uint32_t seq = q->sm.seq[i]; /* what the records name */
+		struct life l;
+
+		if (q->sm.kind[i] != q->kind)
+			continue;
+		while (li < n_live && live[li].sample < seq)
+			li++;
+		if (li < n_live && live[li].sample == seq && live[li].state)
+			rec = &live[li];
+		if (!query_sample_ok(q, i))
+			continue;
+		if (q->kind == SAMPLE_OLD_OBJECT && oe->s[i].repeat)
+			continue; /* a later event shows this object */
+		if (!rec) {
+			st->out.samples_unknown++;
+			continue;
+		}
+		if (!life_of(q, st, by, o, oe, rec, i, &l))
+			continue;
+		if (lv->n == lv->alloc) {
+			lv->alloc = lv->alloc ? 2 * lv->alloc : 1024;
+			lv->v = xreallocarray(lv->v, lv->alloc, sizeof(*lv->v));
+		}
+		lv->v[lv->n++] = l;
+		if (l.born < lv->lo)
+			lv->lo = l.born;
+		if (l.end > lv->hi)
+			lv->hi = l.end;
+	}
+}
+
+/*
+ * The points of [lo, hi]: every w ns (bucket_ns, else a round width for
+ * the span) from lo rounded down to a multiple of w, the last at hi
+ * itself.  Fails on a span past int64's range or past 100,000 points.
+ */
+static int place_points(struct query_survivors *s, int64_t lo, int64_t hi,
+			int64_t bucket_ns, struct err *e)
+{
+	uint64_t span = (uint64_t)hi - (uint64_t)lo;
+	int64_t w, m;
+	size_t b;
+
+	if (span > (uint64_t)INT64_MAX)
+		return err_set(e, ERR_FORMAT,
+			       "lives span more than 292 years: the "
+			       "store's times are damaged");
+	w = bucket_ns > 0 ? bucket_ns : query_round_bucket((int64_t)span);
+	if (span / (uint64_t)w >= 100000)
+		return err_set(e, ERR_USAGE,
+			       "%lld ns buckets make more than 100,000 "
+			       "points over %.3f s; give a wider "
+			       "--bucket",
+			       (long long)w, (double)span / 1e9);
+	m = lo % w;
+	if (__builtin_sub_overflow(lo, m < 0 ? m + w : m, &s->start_ns))
+		s->start_ns = lo; /* only at the bottom of int64 */
+	s->bucket_ns = w;
+	s->n_buckets =
+		(size_t)(((uint64_t)hi - (uint64_t)s->start_ns) / (uint64_t)w) +
+		1;
+	s->time_ns = xmalloc(s->n_buckets * sizeof(int64_t));
+	for (b = 0; b < s->n_buckets; b++)
+		if (__builtin_mul_overflow((int64_t)(b + 1), w, &m) ||
+		    __builtin_add_overflow(s->start_ns, m, &s->time_ns[b]))
+			s->time_ns[b] = INT64_MAX;
+	/* the last point is the end of the range, not past it */
+	s->time_ns[s->n_buckets - 1] = hi;
+	if (s->n_buckets > 1 && s->time_ns[s->n_buckets - 2] >= hi)
+		s->n_buckets--, s->time_ns[s->n_buckets - 1] = hi;
+	return 0;
+}
+
+/*
+ * A series for each key in use, numbered as the lives first name them
+ * (for cohorts, every cohort, in order), with zeroed difference arrays;
+ * *slot_out[key] is the key's series, SIZE_MAX when unused (the
+ * caller frees it).  Fails, allocating nothing, where keys x points
+ * would take more memory than a view is worth.
+ */
+static int make_series(struct query *q, enum query_group by,
+		       const struct query_survivor_options *o,
+		       struct query_survivors *s, const struct lives *lv,
+		       size_t **slot_out, struct err *e)
+{
+	size_t n_keys, k, *slot;
+
+	n_keys = o->cohort		 ? N_COHORTS
+		 : by == GROUP_CLASS	 ? (size_t)q->n_classes + 1
+		 : by == GROUP_THREAD	 ? (size_t)q->n_threads + 1
+		 : by == GROUP_RECORDING ? q->n_recs
+					 : q->n_sites;
+	slot = xmalloc((n_keys ? n_keys : 1) * sizeof(size_t));
+	for (k = 0; k < n_keys; k++)
+		slot[k] = SIZE_MAX;
+	if (o->cohort) /* every cohort, in order */
+		for (k = 0; k < N_COHORTS; k++)
+			slot[k] = s->n_series++;
+	else
+		for (k = 0; k < lv->n; k++)
+			if (slot[lv->v[k].key] == SIZE_MAX)
+				slot[lv->v[k].key] = s->n_series++;
+	/* every key keeps three values a point: bound what that costs */
+	if ((double)s->n_series * (double)(s->n_buckets + 1) > 20e6) {
+		size_t keys = s->n_series;
+
+		s->n_series = 0;
+		free(slot);
+		return err_set(e, ERR_USAGE,
+			       "%zu keys over %zu points would take %.0f MB; "
+			       "give a wider --bucket, a coarser --by or a "
+			       "filter",
+			       keys, s->n_buckets,
+			       (double)keys * (double)(s->n_buckets + 1) * 24 /
+				       1e6);
+	}
+	s->series = xcalloc(s->n_series ? s->n_series : 1, sizeof(*s->series));
+	for (k = 0; k < n_keys; k++) {
+		struct query_survivor_series *x;
+
+		if (slot[k] == SIZE_MAX)
+			continue;
+		x = &s->series[slot[k]];
+		x->key = o->cohort == COHORT_AGE   ? age_names[k]
+			 : o->cohort == COHORT_GCS ? gcs_names[k]
+						   : key_name(q, by, k);
+		/* one extra slot: the difference arrays' far end */
+		x->live_samples = xcalloc(s->n_buckets + 1, sizeof(uint64_t));
+		x->live_bytes = xcalloc(s->n_buckets + 1, sizeof(int64_t));
+		x->live_objects = xcalloc(s->n_buckets + 1, sizeof(double));
+		x->median_to_collection_ns = x->median_gcs = -1;
+	}
+	*slot_out = slot;
+	return 0;
+}
+
+/* The lifetimes and the GCs lived through of each series' dead objects,
+ * whose medians the series report. */
+struct deaths {
+	int64_t **lifetimes, **gcs_lived; /* [n_series][n[series]] */
+	size_t *n;
+};
+
+/* Life l, alive at points [from, to), into series x (index si) of a
+ * plain grouping: its counts and its difference arrays. */
+static void add_life(const struct query_survivors *s,
+		     struct query_survivor_series *x, size_t si,
+		     struct deaths *d, const struct life *l, size_t from,
+		     size_t to)
+{
+	x->samples++;
+	if (l->dead) {
+		x->dead++;
+		d->lifetimes[si] = xreallocarray(d->lifetimes[si], d->n[si] + 1,
+						 sizeof(int64_t));
+		d->gcs_lived[si] = xreallocarray(d->gcs_lived[si], d->n[si] + 1,
+						 sizeof(int64_t));
+		d->gcs_lived[si][d->n[si]] = l->gcs;
+		d->lifetimes[si][d->n[si]++] = l->end - l->born;
+	} else if (l->gone) {
+		x->gone++;
+	} else {
+		x->alive++;
+		x->kept += l->kept;
+		x->born_quarters |=
+			1u << born_quarter(s, s->time_ns[s->n_buckets - 1],
+					   l->born);
+		if (l->rooted)
+			x->rooted++;
+		else if (l->searched)
+			x->unrooted_searched++;
+	}
+	/* differences: summed into levels by finish_series() */
+	x->live_samples[from]++;
+	x->live_samples[to]--;
+	x->live_bytes[from] = add_wrap(x->live_bytes[from], l->bytes);
+	x->live_bytes[to] = add_wrap(x->live_bytes[to], -l->bytes);
+	x->live_objects[from] += l->objects;
+	x->live_objects[to] -= l->objects;
+}
+
+/* Life l, alive at points [from, to), into the cohorts' series: it
+ * crosses cohorts at known times, so it makes at most five ranges of
+ * points, each a difference-array update. */
+static void add_cohort_life(const struct survivors_state *st,
+			    const struct query *q, enum query_cohort cohort,
+			    struct query_survivors *s, const size_t *slot,
+			    const struct life *l, size_t from, size_t to)
+{
+	int64_t edge[N_COHORTS + 1];
+	size_t c;
+
+	cohort_edges(st, q, cohort, l, edge);
+	for (c = 0; c < N_COHORTS; c++) {
+		struct query_survivor_series *x = &s->series[slot[c]];
+		size_t a = point_at_or_after(s->time_ns, s->n_buckets, edge[c]);
+		size_t z = point_at_or_after(s->time_ns, s->n_buckets,
+					     edge[c + 1]);
+
+		if (a < from)
+			a = from;
+		if (z > to)
+			z = to;
+		if (a >= z)
+			continue;
+		x->live_samples[a]++;
+		x->live_samples[z]--;
+		x->live_bytes[a] = add_wrap(x->live_bytes[a], l->bytes);
+		x->live_bytes[z] = add_wrap(x->live_bytes[z], -l->bytes);
+		x->live_objects[a] += l->objects;
+		x->live_objects[z] -= l->objects;
+	}
+}
+
+/* Each series' differences summed into levels, the medians of its dead
+ * (freeing d's per-series arrays) and its statistics. */
+static void finish_series(struct query_survivors *s, struct deaths *d)
+{
+	size_t k, b;
+
+	for (k = 0; k < s->n_series; k++) {
+		struct query_survivor_series *x = &s->series[k];
+
+		for (b = 1; b < s->n_buckets; b++) {
+			x->live_samples[b] += x->live_samples[b - 1];
+			x->live_bytes[b] = add_wrap(x->live_bytes[b],
+						    x->live_bytes[b - 1]);
+			x->live_objects[b] += x->live_objects[b - 1];
+		}
+		for (b = 0; b < s->n_buckets; b++)
+			if (fabs(x->live_objects[b]) < 1e-6)
+				x->live_objects[b] = 0; /* float residue */
+		if (d->n[k]) {
+			qsort(d->lifetimes[k], d->n[k], sizeof(int64_t),
+			      cmp_i64);
+			x->median_to_collection_ns =
+				d->lifetimes[k][d->n[k] / 2];
+			qsort(d->gcs_lived[k], d->n[k], sizeof(int64_t),
+			      cmp_i64);
+			x->median_gcs = d->gcs_lived[k][d->n[k] / 2];
+		}
+		free(d->lifetimes[k]);
+		free(d->gcs_lived[k]);
+		series_stats(s, x);
+	}
+}
+
 int query_survivors(struct query *q, enum query_group by,
 		    const struct query_survivor_options *o,
 		    const struct query_survivors **out, struct err *e)
@@ -380,13 +708,9 @@ int query_survivors(struct query *q, enum query_group by,
 	struct query_survivors *s;
 	const struct store_liveness *live;
 	uint32_t n_live;
-	struct life *lives = NULL;
-	size_t n_lives = 0, alloc_lives = 0, n_keys, k, b, li = 0;
-	size_t *slot;
-	int64_t lo = INT64_MAX, hi = INT64_MIN, w;
-	uint64_t i;
-	int64_t **lifetimes, **gcs_lived; /* per series, of the dead */
-	size_t *n_lifetimes;
+	struct lives lv = {0};
+	struct deaths d;
+	size_t *slot = NULL, k, n;
 	struct old_emissions oe;
 
 	if (by == GROUP_APP_SITE)
@@ -413,296 +737,51 @@ int query_survivors(struct query *q, enum query_group by,
 	if (q->kind == SAMPLE_OLD_OBJECT && query_old_emissions(q, &oe, e) < 0)
 		return ERR_FAIL;
 
-	/* the lives that count, and the range they span */
-	for (i = 0; i < q->sm.n && i < q->hi; i++) {
-		struct life l;
-		const struct rec_gcs *rg;
-		int64_t alloc_gc = -1, death_gc = -1;
-		uint32_t state = 0;
-
-		uint32_t seq = q->sm.seq[i]; /* what the records name */
-
-		if (q->sm.kind[i] != q->kind)
-			continue;
-		while (li < n_live && live[li].sample < seq)
-			li++;
-		if (li < n_live && live[li].sample == seq) {
-			state = live[li].state;
-			alloc_gc = live[li].alloc_gc;
-			death_gc = live[li].death_gc;
-		}
-		if (!query_sample_ok(q, i))
-			continue;
-		if (q->kind == SAMPLE_OLD_OBJECT && oe.s[i].repeat)
-			continue; /* a later event shows this object */
-		if (!state) {
-			s->samples_unknown++;
-			continue;
-		}
-		l.i = i;
-		l.key = o->cohort ? 0 : group_of(q, by, i);
-		l.born = q->sm.time_ns[i];
-		l.gone = l.rooted = l.searched = l.kept = false;
-		l.dead = state == STORE_LIVE_DEAD;
-		l.end = l.dead ? live[li].death_ns
-			       : q->recs[q->sm.recording[i]].end_ns;
-		if (q->kind == SAMPLE_OLD_OBJECT) {
-			/* alive from its allocation until the last emission
-			 * that shows it, and not known after that */
-			l.born = oe.s[i].born;
-			l.end = oe.s[i].last_ns;
-			l.gone = !oe.s[i].in_last;
-			l.rooted = oe.s[i].root != 0;
-			l.searched = oe.s[i].searched;
-			l.kept = oe.s[i].in_last &&
-				 oe.s[i].first_ns < oe.s[i].last_ns;
-		}
-		if (l.end < l.born)
-			l.end = l.born;
-		rg = &st->gcs[q->sm.recording[i]];
-		if (o->before_last_gc && !(rg->n && l.born < rg->last_start_ns))
-			continue;
-		if (alloc_gc >= 0 && l.dead && death_gc >= 0)
-			l.gcs = death_gc - alloc_gc - 1;
-		else if (alloc_gc >= 0 && !l.dead)
-			l.gcs = rg->last_number - alloc_gc;
-		else /* from the GC times */
-			l.gcs = (int64_t)gcs_between(rg, l.born, l.end) -
-				(l.dead ? 1 : 0);
-		if (l.gcs < 0)
-			l.gcs = 0; /* a damaged store's GC numbers */
-		if (o->min_gcs > 0 && l.gcs < o->min_gcs)
-			continue;
-		l.bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-		l.objects = q->kind == SAMPLE_AGENT && q->sm.size[i] > 0
-				    ? (double)l.bytes / (double)q->sm.size[i]
-				    : 1.0;
-		if (n_lives == alloc_lives) {
-			alloc_lives = alloc_lives ? 2 * alloc_lives : 1024;
-			lives = xreallocarray(lives, alloc_lives,
-					      sizeof(*lives));
-		}
-		lives[n_lives++] = l;
-		if (l.born < lo)
-			lo = l.born;
-		if (l.end > hi)
-			hi = l.end;
-	}
-	s->samples_used = n_lives;
+	collect_lives(q, by, o, st, &oe, live, n_live, &lv);
+	s->samples_used = lv.n;
 	s->by_samples = true;
-	for (k = 0; k < n_lives; k++)
-		if (lives[k].bytes) {
+	for (k = 0; k < lv.n; k++)
+		if (lv.v[k].bytes) {
 			s->by_samples = false;
 			break;
 		}
 	query_old_emissions_release(&oe);
-	if (q->o.from_ns != INT64_MIN && q->o.from_ns > lo)
-		lo = q->o.from_ns;
-	if (q->o.to_ns != INT64_MAX && q->o.to_ns < hi)
-		hi = q->o.to_ns;
-	if (!n_lives || hi < lo) {
-		free(lives);
+	if (q->o.from_ns != INT64_MIN && q->o.from_ns > lv.lo)
+		lv.lo = q->o.from_ns;
+	if (q->o.to_ns != INT64_MAX && q->o.to_ns < lv.hi)
+		lv.hi = q->o.to_ns;
+	if (!lv.n || lv.hi < lv.lo) {
+		free(lv.v);
 		*out = s;
 		return 0;
 	}
-	{
-		uint64_t span = (uint64_t)hi - (uint64_t)lo;
-		int64_t m;
-
-		if (span > (uint64_t)INT64_MAX) {
-			free(lives);
-			return err_set(e, ERR_FORMAT,
-				       "lives span more than 292 years: the "
-				       "store's times are damaged");
-		}
-		w = o->bucket_ns > 0 ? o->bucket_ns
-				     : query_round_bucket((int64_t)span);
-		if (span / (uint64_t)w >= 100000) {
-			free(lives);
-			return err_set(e, ERR_USAGE,
-				       "%lld ns buckets make more than 100,000 "
-				       "points over %.3f s; give a wider "
-				       "--bucket",
-				       (long long)w, (double)span / 1e9);
-		}
-		m = lo % w;
-		if (__builtin_sub_overflow(lo, m < 0 ? m + w : m, &s->start_ns))
-			s->start_ns = lo; /* only at the bottom of int64 */
-		s->bucket_ns = w;
-		s->n_buckets = (size_t)(((uint64_t)hi - (uint64_t)s->start_ns) /
-					(uint64_t)w) +
-			       1;
-		s->time_ns = xmalloc(s->n_buckets * sizeof(int64_t));
-		for (b = 0; b < s->n_buckets; b++)
-			if (__builtin_mul_overflow((int64_t)(b + 1), w, &m) ||
-			    __builtin_add_overflow(s->start_ns, m,
-						   &s->time_ns[b]))
-				s->time_ns[b] = INT64_MAX;
-		/* the last point is the end of the range, not past it */
-		s->time_ns[s->n_buckets - 1] = hi;
-		if (s->n_buckets > 1 && s->time_ns[s->n_buckets - 2] >= hi)
-			s->n_buckets--, s->time_ns[s->n_buckets - 1] = hi;
+	if (place_points(s, lv.lo, lv.hi, o->bucket_ns, e) < 0 ||
+	    make_series(q, by, o, s, &lv, &slot, e) < 0) {
+		free(lv.v);
+		return ERR_FAIL;
 	}
 
-	/* keys in use get a series each */
-	n_keys = o->cohort		 ? N_COHORTS
-		 : by == GROUP_CLASS	 ? (size_t)q->n_classes + 1
-		 : by == GROUP_THREAD	 ? (size_t)q->n_threads + 1
-		 : by == GROUP_RECORDING ? q->n_recs
-					 : q->n_sites;
-	slot = xmalloc((n_keys ? n_keys : 1) * sizeof(size_t));
-	for (k = 0; k < n_keys; k++)
-		slot[k] = SIZE_MAX;
-	if (o->cohort) /* every cohort, in order */
-		for (k = 0; k < N_COHORTS; k++)
-			slot[k] = s->n_series++;
-	else
-		for (k = 0; k < n_lives; k++)
-			if (slot[lives[k].key] == SIZE_MAX)
-				slot[lives[k].key] = s->n_series++;
-	/* every key keeps three values a point: bound what that costs */
-	if ((double)s->n_series * (double)(s->n_buckets + 1) > 20e6) {
-		size_t keys = s->n_series;
-
-		s->n_series = 0;
-		free(slot);
-		free(lives);
-		return err_set(e, ERR_USAGE,
-			       "%zu keys over %zu points would take %.0f MB; "
-			       "give a wider --bucket, a coarser --by or a "
-			       "filter",
-			       keys, s->n_buckets,
-			       (double)keys * (double)(s->n_buckets + 1) * 24 /
-				       1e6);
-	}
-	s->series = xcalloc(s->n_series ? s->n_series : 1, sizeof(*s->series));
-	lifetimes = xcalloc(s->n_series ? s->n_series : 1, sizeof(int64_t *));
-	gcs_lived = xcalloc(s->n_series ? s->n_series : 1, sizeof(int64_t *));
-	n_lifetimes = xcalloc(s->n_series ? s->n_series : 1, sizeof(size_t));
-	for (k = 0; k < n_keys; k++) {
-		struct query_survivor_series *x;
-
-		if (slot[k] == SIZE_MAX)
-			continue;
-		x = &s->series[slot[k]];
-		x->key = o->cohort == COHORT_AGE   ? age_names[k]
-			 : o->cohort == COHORT_GCS ? gcs_names[k]
-						   : key_name(q, by, k);
-		/* one extra slot: the difference arrays' far end */
-		x->live_samples = xcalloc(s->n_buckets + 1, sizeof(uint64_t));
-		x->live_bytes = xcalloc(s->n_buckets + 1, sizeof(int64_t));
-		x->live_objects = xcalloc(s->n_buckets + 1, sizeof(double));
-		x->median_to_collection_ns = x->median_gcs = -1;
-	}
-
-	for (k = 0; k < n_lives; k++) {
-		const struct life *l = &lives[k];
+	n = s->n_series ? s->n_series : 1;
+	d.lifetimes = xcalloc(n, sizeof(int64_t *));
+	d.gcs_lived = xcalloc(n, sizeof(int64_t *));
+	d.n = xcalloc(n, sizeof(size_t));
+	for (k = 0; k < lv.n; k++) {
+		const struct life *l = &lv.v[k];
 		size_t from, to;
 
 		life_points(s, l, &from, &to);
-		if (!o->cohort) {
-			size_t si = slot[l->key];
-			struct query_survivor_series *x = &s->series[si];
-
-			x->samples++;
-			if (l->dead) {
-				x->dead++;
-				lifetimes[si] = xreallocarray(
-					lifetimes[si], n_lifetimes[si] + 1,
-					sizeof(int64_t));
-				gcs_lived[si] = xreallocarray(
-					gcs_lived[si], n_lifetimes[si] + 1,
-					sizeof(int64_t));
-				gcs_lived[si][n_lifetimes[si]] = l->gcs;
-				lifetimes[si][n_lifetimes[si]++] =
-					l->end - l->born;
-			} else if (l->gone) {
-				x->gone++;
-			} else {
-				x->alive++;
-				x->kept += l->kept;
-				x->born_quarters |=
-					1u << born_quarter(
-						s, s->time_ns[s->n_buckets - 1],
-						l->born);
-				if (l->rooted)
-					x->rooted++;
-				else if (l->searched)
-					x->unrooted_searched++;
-			}
-			/* differences: summed into levels below */
-			x->live_samples[from]++;
-			x->live_samples[to]--;
-			x->live_bytes[from] =
-				add_wrap(x->live_bytes[from], l->bytes);
-			x->live_bytes[to] =
-				add_wrap(x->live_bytes[to], -l->bytes);
-			x->live_objects[from] += l->objects;
-			x->live_objects[to] -= l->objects;
-			continue;
-		}
-		/* a life crosses cohorts at known times: at most five
-		 * ranges of points, each a difference-array update */
-		{
-			int64_t edge[N_COHORTS + 1];
-			size_t c;
-
-			cohort_edges(st, q, o->cohort, l, edge);
-			for (c = 0; c < N_COHORTS; c++) {
-				struct query_survivor_series *x =
-					&s->series[slot[c]];
-				size_t a = point_at_or_after(
-					s->time_ns, s->n_buckets, edge[c]);
-				size_t z = point_at_or_after(
-					s->time_ns, s->n_buckets, edge[c + 1]);
-
-				if (a < from)
-					a = from;
-				if (z > to)
-					z = to;
-				if (a >= z)
-					continue;
-				x->live_samples[a]++;
-				x->live_samples[z]--;
-				x->live_bytes[a] =
-					add_wrap(x->live_bytes[a], l->bytes);
-				x->live_bytes[z] =
-					add_wrap(x->live_bytes[z], -l->bytes);
-				x->live_objects[a] += l->objects;
-				x->live_objects[z] -= l->objects;
-			}
-		}
+		if (o->cohort)
+			add_cohort_life(st, q, o->cohort, s, slot, l, from, to);
+		else
+			add_life(s, &s->series[slot[l->key]], slot[l->key], &d,
+				 l, from, to);
 	}
-	for (k = 0; k < s->n_series; k++) {
-		struct query_survivor_series *x = &s->series[k];
-
-		for (b = 1; b < s->n_buckets; b++) {
-			x->live_samples[b] += x->live_samples[b - 1];
-			x->live_bytes[b] = add_wrap(x->live_bytes[b],
-						    x->live_bytes[b - 1]);
-			x->live_objects[b] += x->live_objects[b - 1];
-		}
-		for (b = 0; b < s->n_buckets; b++)
-			if (fabs(x->live_objects[b]) < 1e-6)
-				x->live_objects[b] = 0; /* float residue */
-		if (n_lifetimes[k]) {
-			qsort(lifetimes[k], n_lifetimes[k], sizeof(int64_t),
-			      cmp_i64);
-			x->median_to_collection_ns =
-				lifetimes[k][n_lifetimes[k] / 2];
-			qsort(gcs_lived[k], n_lifetimes[k], sizeof(int64_t),
-			      cmp_i64);
-			x->median_gcs = gcs_lived[k][n_lifetimes[k] / 2];
-		}
-		free(lifetimes[k]);
-		free(gcs_lived[k]);
-		series_stats(s, x);
-	}
-	free(lifetimes);
-	free(gcs_lived);
-	free(n_lifetimes);
+	finish_series(s, &d);
+	free(d.lifetimes);
+	free(d.gcs_lived);
+	free(d.n);
 	free(slot);
-	free(lives);
+	free(lv.v);
 	if (s->n_series > 1 && !o->cohort)
 		qsort(s->series, s->n_series, sizeof(*s->series), by_peak);
 	*out = s;

@@ -337,7 +337,31 @@ static bool run_ok(const struct store *s, int idx, uint32_t first, uint32_t n)
 		return false;   \
 	} while (0)
 
-static bool check_refs(struct check *c)
+/* Are nodes [0, n) of a trie numbered depth first?  Walking them in
+ * order with the stack of open subtrees, each node's parent is the
+ * innermost subtree still open at it.  *bad: the first that is not. */
+static bool numbered_depth_first(const struct store_node *r, uint64_t n,
+				 uint64_t *bad)
+{
+	uint32_t *open_ = xmalloc(n * sizeof(uint32_t));
+	uint64_t top = 0, i;
+	bool ok = true;
+
+	open_[top++] = 0;
+	for (i = 1; i < n && ok; i++) {
+		while (top && r[open_[top - 1]].end <= i)
+			top--;
+		ok = top && open_[top - 1] == r[i].parent;
+		open_[top++] = (uint32_t)i;
+	}
+	free(open_);
+	*bad = i - 1;
+	return ok;
+}
+
+/* The strings, and the tables that name things: the recordings, their
+ * settings and counts, the threads and the classes. */
+static bool check_name_refs(struct check *c)
 {
 	const struct store *s = c->s;
 	const struct section *sec = &s->sec[c->idx];
@@ -395,6 +419,20 @@ static bool check_refs(struct check *c)
 				FAIL(i, "refers outside the strings");
 		return true;
 	}
+	default:
+		return true;
+	}
+}
+
+/* The stacks: methods, frames, the trie of nodes and the map from the
+ * writer's node ids to the trie's. */
+static bool check_stack_refs(struct check *c)
+{
+	const struct store *s = c->s;
+	const struct section *sec = &s->sec[c->idx];
+	uint64_t i;
+
+	switch (c->idx) {
 	case I_METHODS: {
 		const struct store_method *r = (const void *)sec->p;
 
@@ -426,27 +464,45 @@ static bool check_refs(struct check *c)
 			    r[i].depth != r[r[i].parent].depth + 1 ||
 			    r[i].end <= i || r[i].end > r[r[i].parent].end)
 				FAIL(i, "is not a depth-first trie");
-		/* depth first: walking the nodes in order with the stack of
-		 * open subtrees, each node's parent is the innermost subtree
-		 * still open at it */
-		{
-			uint32_t *open_ = xmalloc(sec->n * sizeof(uint32_t));
-			uint64_t top = 0;
-			bool ok = true;
-
-			open_[top++] = 0;
-			for (i = 1; i < sec->n && ok; i++) {
-				while (top && r[open_[top - 1]].end <= i)
-					top--;
-				ok = top && open_[top - 1] == r[i].parent;
-				open_[top++] = (uint32_t)i;
-			}
-			free(open_);
-			if (!ok)
-				FAIL(i - 1, "is not numbered depth first");
-		}
+		if (!numbered_depth_first(r, sec->n, &i))
+			FAIL(i, "is not numbered depth first");
 		return true;
 	}
+	case I_NODE_MAP: {
+		const uint32_t *r = (const void *)sec->p;
+		uint64_t n = s->sec[I_NODES].n;
+		uint8_t *seen;
+
+		/* a permutation of the trie's ids: every sample's node is
+		 * then one node, and distinct ids stay distinct */
+		if (sec->n != n)
+			FAIL(0, "does not hold one entry per stack node");
+		seen = xcalloc((size_t)n, 1);
+		for (i = 0; i < n; i++) {
+			if (r[i] >= n || seen[r[i]]) {
+				free(seen);
+				FAIL(i, "is not a permutation of the stack "
+					"nodes");
+			}
+			seen[r[i]] = 1;
+		}
+		free(seen);
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
+/* The samples' index, the rollups' indexes and the per-row and
+ * per-recording sums beside the rollups. */
+static bool check_index_refs(struct check *c)
+{
+	const struct store *s = c->s;
+	const struct section *sec = &s->sec[c->idx];
+	uint64_t i;
+
+	switch (c->idx) {
 	case I_S_INDEX: {
 		const char *why = store_index_check(c->s, &c->at);
 
@@ -469,6 +525,51 @@ static bool check_refs(struct check *c)
 		}
 		return true;
 	}
+	case I_R_SQUARES:
+		/* one per row: the values themselves can be anything (a sum
+		 * held at the top included); store_verify() rebuilds them */
+		if (sec->n != s->sec[I_R_ROWS].n)
+			FAIL(0, "does not hold one entry per rollup row");
+		return true;
+	case I_R_EST:
+		/* as the squares; store_verify() rebuilds them */
+		if (sec->n != s->sec[I_R_ROWS].n)
+			FAIL(0, "does not hold one entry per rollup row");
+		return true;
+	case I_W_SQUARES:
+	case I_W_EST:
+		if (sec->n != s->sec[I_W_ROWS].n)
+			FAIL(0, "does not hold one entry per whole-recording "
+				"rollup row");
+		return true;
+	case I_ESTIMATES: {
+		const struct store_estimate *r = (const void *)sec->p;
+
+		if (sec->n != s->sec[I_RECORDINGS].n)
+			FAIL(0, "does not hold one entry per recording");
+		for (i = 0; i < sec->n; i++)
+			if (r[i].typical_tlab < 0 || r[i].reserved ||
+			    (r[i].tlab_hi > r[i].all_hi ||
+			     (r[i].tlab_hi == r[i].all_hi &&
+			      r[i].tlab_lo > r[i].all_lo)))
+				FAIL(i, "holds impossible sums");
+		return true;
+	}
+
+	default:
+		return true;
+	}
+}
+
+/* What the collector and the liveness say: old objects, liveness, GCs
+ * and their details, heap summaries. */
+static bool check_gc_refs(struct check *c)
+{
+	const struct store *s = c->s;
+	const struct section *sec = &s->sec[c->idx];
+	uint64_t i;
+
+	switch (c->idx) {
 	case I_OLD: {
 		const struct store_old_object *r = (const void *)sec->p;
 
@@ -530,6 +631,20 @@ static bool check_refs(struct check *c)
 				FAIL(i, "refers outside its tables");
 		return true;
 	}
+	default:
+		return true;
+	}
+}
+
+/* The code-heap snapshots and the heaps, maps, blocks and stats they
+ * own. */
+static bool check_codeheap_refs(struct check *c)
+{
+	const struct store *s = c->s;
+	const struct section *sec = &s->sec[c->idx];
+	uint64_t i;
+
+	switch (c->idx) {
 	case I_CH_SNAPS: {
 		const struct store_ch_snapshot *r = (const void *)sec->p;
 
@@ -590,57 +705,50 @@ static bool check_refs(struct check *c)
 				FAIL(i, "refers outside its tables");
 		return true;
 	}
+	default:
+		return true;
+	}
+}
+
+/* Does section c->idx refer only inside the tables and strings it names,
+ * in the order the readers rely on?  On failure, c->at and c->why say
+ * which record and why. */
+static bool check_refs(struct check *c)
+{
+	switch (c->idx) {
+	case I_STRINGS:
+	case I_RECORDINGS:
+	case I_SETTINGS:
+	case I_COUNTS:
+	case I_THREADS:
+	case I_CLASSES:
+		return check_name_refs(c);
+	case I_METHODS:
+	case I_FRAMES:
+	case I_NODES:
+	case I_NODE_MAP:
+		return check_stack_refs(c);
+	case I_S_INDEX:
+	case I_R_BUCKETS:
+	case I_W_BUCKETS:
 	case I_R_SQUARES:
-		/* one per row: the values themselves can be anything (a sum
-		 * held at the top included); store_verify() rebuilds them */
-		if (sec->n != s->sec[I_R_ROWS].n)
-			FAIL(0, "does not hold one entry per rollup row");
-		return true;
 	case I_R_EST:
-		/* as the squares; store_verify() rebuilds them */
-		if (sec->n != s->sec[I_R_ROWS].n)
-			FAIL(0, "does not hold one entry per rollup row");
-		return true;
 	case I_W_SQUARES:
 	case I_W_EST:
-		if (sec->n != s->sec[I_W_ROWS].n)
-			FAIL(0, "does not hold one entry per whole-recording "
-				"rollup row");
-		return true;
-	case I_NODE_MAP: {
-		const uint32_t *r = (const void *)sec->p;
-		uint64_t n = s->sec[I_NODES].n;
-		uint8_t *seen;
-
-		/* a permutation of the trie's ids: every sample's node is
-		 * then one node, and distinct ids stay distinct */
-		if (sec->n != n)
-			FAIL(0, "does not hold one entry per stack node");
-		seen = xcalloc((size_t)n, 1);
-		for (i = 0; i < n; i++) {
-			if (r[i] >= n || seen[r[i]]) {
-				free(seen);
-				FAIL(i, "is not a permutation of the stack "
-					"nodes");
-			}
-			seen[r[i]] = 1;
-		}
-		free(seen);
-		return true;
-	}
-	case I_ESTIMATES: {
-		const struct store_estimate *r = (const void *)sec->p;
-
-		if (sec->n != s->sec[I_RECORDINGS].n)
-			FAIL(0, "does not hold one entry per recording");
-		for (i = 0; i < sec->n; i++)
-			if (r[i].typical_tlab < 0 || r[i].reserved ||
-			    (r[i].tlab_hi > r[i].all_hi ||
-			     (r[i].tlab_hi == r[i].all_hi &&
-			      r[i].tlab_lo > r[i].all_lo)))
-				FAIL(i, "holds impossible sums");
-		return true;
-	}
+	case I_ESTIMATES:
+		return check_index_refs(c);
+	case I_OLD:
+	case I_LIVE:
+	case I_GCS:
+	case I_GC_INFO:
+	case I_HEAP:
+		return check_gc_refs(c);
+	case I_CH_SNAPS:
+	case I_CH_HEAPS:
+	case I_CH_MAPS:
+	case I_CH_BLOCKS:
+	case I_CH_STATS:
+		return check_codeheap_refs(c);
 	default:
 		return true;
 	}

@@ -1,5 +1,5 @@
 /*
- * The statistics of heapsift diff (src/query/diff.c) against values
+ * The statistics of heapsift diff (src/query/diff_stats.c) against values
  * computed outside it.  The p-values below are exact: the minimum-
  * likelihood two-sided p-value (R's binom.test, scipy's binomtest)
  * summed with Python's exact rationals, by this script:

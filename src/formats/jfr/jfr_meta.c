@@ -377,78 +377,87 @@ static void compile_ops(struct jfr_chunk *c, struct type *t)
 	}
 }
 
-int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
+/* The metadata event's header at off in chunk c: its size (m->r ends
+ * with the event), its type (0) and the fields before the strings. */
+static int meta_event_header(struct jfr_chunk *c, uint64_t off,
+			     struct meta_parse *m, struct err *e)
 {
-	struct meta_parse m;
-	uint64_t size, i;
-	unsigned char *state;
-	struct hot_fields *hf = &c->hf;
+	uint64_t size;
 
-	memset(&m, 0, sizeof(m));
-	m.c = c;
-	rd_init(&m.r, c->data + off, c->data + c->limit);
-	size = rd_varint(&m.r);
-	if (m.r.bad || size > c->limit - off)
+	rd_init(&m->r, c->data + off, c->data + c->limit);
+	size = rd_varint(&m->r);
+	if (m->r.bad || size > c->limit - off)
 		return err_set_at(e, ERR_FORMAT, c->file_offset + off,
 				  "jfr: metadata event overruns chunk %u",
 				  c->chunk_no);
-	m.r.end = c->data + off + size;
-	if (rd_varint(&m.r) != 0)
+	m->r.end = c->data + off + size;
+	if (rd_varint(&m->r) != 0)
 		return err_set_at(e, ERR_FORMAT, c->file_offset + off,
 				  "jfr: no metadata event where chunk %u's "
 				  "header points",
 				  c->chunk_no);
-	rd_varint(&m.r); /* startTime */
-	rd_varint(&m.r); /* duration */
-	rd_varint(&m.r); /* metadataId */
-	m.n_strings = rd_varint(&m.r);
-	if (m.n_strings > rd_left(&m.r))
-		m.r.bad = true;
-	if (!m.r.bad) {
-		m.strings = xreallocarray(NULL, m.n_strings ? m.n_strings : 1,
-					  sizeof(char *));
-		for (i = 0; i < m.n_strings && !m.r.bad; i++) {
-			struct jstr s;
+	rd_varint(&m->r); /* startTime */
+	rd_varint(&m->r); /* duration */
+	rd_varint(&m->r); /* metadataId */
+	return 0;
+}
 
-			rd_string(&m.r, &s);
-			if (s.enc == 2)
-				m.r.bad = true; /* no pools in metadata */
-			m.strings[i] =
-				m.r.bad ? NULL
-					: jfr_decode_jstr(c, &c->meta, &s, 0);
-			if (!m.strings[i])
-				m.strings[i] = ""; /* a null string */
-		}
+/* The event's string table into m->strings (a null string as ""); m->r
+ * goes bad on a count past the event or a string that names a pool. */
+static void read_meta_strings(struct meta_parse *m)
+{
+	struct jfr_chunk *c = m->c;
+	uint64_t i;
+
+	m->n_strings = rd_varint(&m->r);
+	if (m->n_strings > rd_left(&m->r))
+		m->r.bad = true;
+	if (m->r.bad)
+		return;
+	m->strings = xreallocarray(NULL, m->n_strings ? m->n_strings : 1,
+				   sizeof(char *));
+	for (i = 0; i < m->n_strings && !m->r.bad; i++) {
+		struct jstr s;
+
+		rd_string(&m->r, &s);
+		if (s.enc == 2)
+			m->r.bad = true; /* no pools in metadata */
+		m->strings[i] =
+			m->r.bad ? NULL : jfr_decode_jstr(c, &c->meta, &s, 0);
+		if (!m->strings[i])
+			m->strings[i] = ""; /* a null string */
 	}
-	if (!m.r.bad) {
-		static const struct {
-			const char *s;
-			enum meta_word w;
-		} words[] = {
-			{"class", MW_CLASS},	 {"field", MW_FIELD},
-			{"name", MW_NAME},	 {"id", MW_ID},
-			{"superType", MW_SUPER}, {"dimension", MW_DIM},
-			{"constantPool", MW_CP},
-		};
-		size_t j;
+}
 
-		m.words = xcalloc(m.n_strings ? m.n_strings : 1, 1);
-		for (i = 0; i < m.n_strings; i++)
-			for (j = 0; j < sizeof(words) / sizeof(words[0]); j++)
-				if (!strcmp(m.strings[i], words[j].s))
-					m.words[i] = (unsigned char)words[j].w;
-		parse_element(&m, 0, 0, NO_TYPE);
-	}
-	free(m.words);
-	free(m.strings);
-	free(m.fields);
-	if (m.r.bad)
-		return err_set_at(e, ERR_FORMAT,
-				  c->file_offset + (uint64_t)(m.r.p - c->data),
-				  "jfr: metadata of chunk %u is damaged",
-				  c->chunk_no);
+/* Each string's meaning to the element parser (enum meta_word), so that
+ * it compares numbers, not strings. */
+static void tag_meta_words(struct meta_parse *m)
+{
+	static const struct {
+		const char *s;
+		enum meta_word w;
+	} words[] = {
+		{"class", MW_CLASS},	 {"field", MW_FIELD},
+		{"name", MW_NAME},	 {"id", MW_ID},
+		{"superType", MW_SUPER}, {"dimension", MW_DIM},
+		{"constantPool", MW_CP},
+	};
+	uint64_t i;
+	size_t j;
 
-	/* ids to types; field types; what each type is for */
+	m->words = xcalloc(m->n_strings ? m->n_strings : 1, 1);
+	for (i = 0; i < m->n_strings; i++)
+		for (j = 0; j < sizeof(words) / sizeof(words[0]); j++)
+			if (!strcmp(m->strings[i], words[j].s))
+				m->words[i] = (unsigned char)words[j].w;
+}
+
+/* Ids to types; each field's type; what each type is for: its
+ * primitive, its event kind, the pool it is the type of. */
+static void link_types(struct jfr_chunk *c)
+{
+	uint64_t i;
+
 	for (i = 0; i < c->n_types; i++)
 		u64map_put(&c->type_by_id, c->types[i].id, i, NULL);
 	for (i = 0; i < c->n_types; i++) {
@@ -475,7 +484,15 @@ int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 				t->pool = (int)j;
 			}
 	}
-	state = xcalloc(c->n_types ? c->n_types : 1, 1);
+}
+
+/* Which types can be read, and for each event kind's readable type,
+ * its fields' slots and its decoding ops. */
+static void compile_types(struct jfr_chunk *c)
+{
+	unsigned char *state = xcalloc(c->n_types ? c->n_types : 1, 1);
+	uint64_t i;
+
 	for (i = 0; i < c->n_types; i++)
 		check_readable(c, (uint32_t)i, state, 0);
 	free(state);
@@ -497,22 +514,26 @@ int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 		if (t->readable)
 			compile_ops(c, t);
 	}
+}
+
+/* The fields of the pools' types that the pool readers take by index
+ * (c->hf; -1 where a type or a field is missing). */
+static void find_hot_fields(struct jfr_chunk *c)
+{
+	struct hot_fields *hf = &c->hf;
+	uint32_t frame_type = NO_TYPE;
 
 	hf->st_truncated =
 		field_index(c, c->pool_type[POOL_STACK], "truncated");
 	hf->st_frames = field_index(c, c->pool_type[POOL_STACK], "frames");
-	{
-		uint32_t frame_type = NO_TYPE;
-
-		if (hf->st_frames >= 0)
-			frame_type = c->types[c->pool_type[POOL_STACK]]
-					     .fields[hf->st_frames]
-					     .type;
-		hf->fr_method = field_index(c, frame_type, "method");
-		hf->fr_line = field_index(c, frame_type, "lineNumber");
-		hf->fr_bci = field_index(c, frame_type, "bytecodeIndex");
-		hf->fr_type = field_index(c, frame_type, "type");
-	}
+	if (hf->st_frames >= 0)
+		frame_type = c->types[c->pool_type[POOL_STACK]]
+				     .fields[hf->st_frames]
+				     .type;
+	hf->fr_method = field_index(c, frame_type, "method");
+	hf->fr_line = field_index(c, frame_type, "lineNumber");
+	hf->fr_bci = field_index(c, frame_type, "bytecodeIndex");
+	hf->fr_type = field_index(c, frame_type, "type");
 	hf->me_type = field_index(c, c->pool_type[POOL_METHOD], "type");
 	hf->me_name = field_index(c, c->pool_type[POOL_METHOD], "name");
 	hf->me_descriptor =
@@ -541,5 +562,31 @@ int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 	hf->gn_name = field_index(c, c->pool_type[POOL_GCNAME], "name");
 	hf->gc_cause = field_index(c, c->pool_type[POOL_GCCAUSE], "cause");
 	hf->g1_type = field_index(c, c->pool_type[POOL_G1YCTYPE], "type");
+}
+
+int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
+{
+	struct meta_parse m;
+
+	memset(&m, 0, sizeof(m));
+	m.c = c;
+	if (meta_event_header(c, off, &m, e) < 0)
+		return ERR_FAIL;
+	read_meta_strings(&m);
+	if (!m.r.bad) {
+		tag_meta_words(&m);
+		parse_element(&m, 0, 0, NO_TYPE);
+	}
+	free(m.words);
+	free(m.strings);
+	free(m.fields);
+	if (m.r.bad)
+		return err_set_at(e, ERR_FORMAT,
+				  c->file_offset + (uint64_t)(m.r.p - c->data),
+				  "jfr: metadata of chunk %u is damaged",
+				  c->chunk_no);
+	link_types(c);
+	compile_types(c);
+	find_hot_fields(c);
 	return 0;
 }
