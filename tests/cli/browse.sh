@@ -263,7 +263,7 @@ b_keys End
 b_screen help-end-80x24
 # every binding with a text in src/tui/keys.c is on one of the two pages
 b_capture >"$T/work/help2"
-grep -v 'NULL}' "$(dirname "$0")/../../tui/keys.c" |
+grep -v 'NULL}' "$(dirname "$0")/../../src/tui/keys.c" |
 	grep -oE '"[^"]+", ACT_[A-Z_0-9]+, (0|TREES[^,]*|VMASK\(VIEW_TREE\)[^,]*),' |
 	sed 's/^"\([^"]*\)".*/\1/; s/\\\\/\\/g' >"$T/work/keynames"
 [ -s "$T/work/keynames" ] || t_fail "no key names found in src/tui/keys.c"
