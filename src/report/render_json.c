@@ -13,58 +13,12 @@
 #include "report/report.h"
 #include "util/buf.h"
 
-/* valid UTF-8 goes out as it is; JSON needs only controls escaped */
-static size_t utf8_ok(const unsigned char *p, size_t len)
-{
-	uint32_t cp;
-
-	return utf8_decode(p, len, &cp);
-}
-
 static void str(struct buf *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = strlen((const char *)p), i = 0, n;
-
-	if (!s) {
+	if (s)
+		buf_add_json(out, s, strlen(s), BUF_JSON_TEXT);
+	else
 		buf_adds(out, "null");
-		return;
-	}
-	buf_addch(out, '"');
-	while (i < len) {
-		unsigned char ch = p[i];
-
-		if (ch == '"' || ch == '\\') {
-			buf_addch(out, '\\');
-			buf_addch(out, ch);
-			i++;
-		} else if (ch < 0x20 || ch == 0x7f) {
-			buf_addf(out, "\\u%04x", ch);
-			i++;
-		} else if ((n = utf8_ok(p + i, len - i)) != 0) {
-			/* U+2028 and U+2029 are valid JSON but break
-			 * JavaScript that embeds it: escaped too */
-			if (n == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 &&
-			    (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
-				buf_addf(out, "\\u%04x",
-					 p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
-			/* C1 controls (U+009B is CSI to some terminals)
-			 * and bidi overrides too: JSON printed on a
-			 * terminal stays inert, and says the same */
-			else if (!utf8_printable_len(p + i, len - i)) {
-				uint32_t cp;
-
-				utf8_decode(p + i, len - i, &cp);
-				buf_addf(out, "\\u%04x", (unsigned)cp);
-			} else
-				buf_add(out, p + i, n);
-			i += n;
-		} else {
-			buf_addf(out, "\\\\x%02x", ch);
-			i++;
-		}
-	}
-	buf_addch(out, '"');
 }
 
 static void num(struct buf *out, double v)

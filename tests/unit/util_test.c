@@ -109,6 +109,31 @@ TEST(buf_quotes_csv_per_rfc4180)
 	buf_release(&b);
 }
 
+/* The two spellings of a JSON string, each expected value written out by
+ * hand from RFC 8259 and the header's rules. */
+TEST(buf_writes_json_strings_in_both_spellings)
+{
+	/* a quote, a backslash, ESC, e acute, C1 CSI, U+2028, a bidi
+	 * override (U+202E), a lone continuation byte */
+	static const char s[] =
+		"q\"b\\e\x1b\xc3\xa9\xc2\x9b\xe2\x80\xa8\xe2\x80\xae\x80";
+	struct buf b = BUF_INIT;
+
+	buf_add_json(&b, s, sizeof(s) - 1, BUF_JSON_TEXT);
+	CHECK_STR(b.data, "\"q\\\"b\\\\e\\u001b\xc3\xa9\\u009b\\u2028"
+			  "\\u202e\\\\x80\"");
+	buf_reset(&b);
+	/* buf_add_printable()'s text (b\\e, \x1b ...), then quoted; U+2028
+	 * kept as it is */
+	buf_add_json(&b, s, sizeof(s) - 1, BUF_JSON_PRINTABLE);
+	CHECK_STR(b.data, "\"q\\\"b\\\\\\\\e\\\\x1b\xc3\xa9\\\\xc2\\\\x9b"
+			  "\xe2\x80\xa8\\\\xe2\\\\x80\\\\xae\\\\x80\"");
+	buf_reset(&b);
+	buf_add_json(&b, "", 0, BUF_JSON_TEXT);
+	CHECK_STR(b.data, "\"\"");
+	buf_release(&b);
+}
+
 TEST(arena_aligns_and_keeps_contents)
 {
 	struct arena a;
