@@ -19,7 +19,7 @@
 
 /* --- time --------------------------------------------------------------------- */
 
-int64_t query_round_bucket(int64_t span)
+int64_t query_round_bucket(int64_t span, int64_t max_buckets)
 {
 	static const int64_t steps[] = {
 		1000000,	2000000,	5000000,       10000000,
@@ -33,7 +33,7 @@ int64_t query_round_bucket(int64_t span)
 	size_t i;
 
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (span / steps[i] <= 60)
+		if (span / steps[i] + 1 <= max_buckets)
 			return steps[i];
 	return steps[sizeof(steps) / sizeof(steps[0]) - 1];
 }
@@ -218,7 +218,8 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 				       "samples span more than 292 years: "
 				       "the store's times are damaged");
 		w = *bucket_ns > 0 ? *bucket_ns
-				   : query_round_bucket((int64_t)span);
+				   : query_round_bucket((int64_t)span,
+							QUERY_ROUND_BUCKETS);
 		*bucket_ns = w;
 		{
 			int64_t m = first % w;

@@ -516,7 +516,8 @@ int query_survivors(struct query *q, enum query_group by,
 				       "store's times are damaged");
 		}
 		w = o->bucket_ns > 0 ? o->bucket_ns
-				     : query_round_bucket((int64_t)span);
+				     : query_round_bucket((int64_t)span,
+							  QUERY_ROUND_BUCKETS);
 		if (span / (uint64_t)w >= 100000) {
 			free(lives);
 			return err_set(e, ERR_USAGE,

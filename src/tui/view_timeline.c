@@ -56,27 +56,6 @@ static void tl_free(void *st)
 	free(tl);
 }
 
-/* The smallest round width that gives at most cols buckets. */
-static int64_t bucket_for(int64_t span, int cols)
-{
-	static const int64_t steps[] = {
-		1000000,       2000000,	      5000000,	      10000000,
-		20000000,      50000000,      100000000,      200000000,
-		500000000,     1000000000,    2000000000,     5000000000,
-		10000000000,   15000000000,   30000000000,    60000000000,
-		120000000000,  300000000000,  600000000000,   1800000000000,
-		3600000000000, 7200000000000, 21600000000000, 86400000000000,
-	};
-	size_t i;
-
-	if (cols < 1)
-		cols = 1;
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (span / steps[i] + 1 < cols)
-			return steps[i];
-	return steps[sizeof(steps) / sizeof(steps[0]) - 1];
-}
-
 static void ensure(struct tui *t, struct timeline *tl, int cols)
 {
 	struct model *m = &t->m;
@@ -95,7 +74,10 @@ static void ensure(struct tui *t, struct timeline *tl, int cols)
 		first = cf;
 		last = ct - 1;
 	}
-	w = last >= first ? bucket_for(last - first, cols) : 1000000000;
+	/* cols - 1: the buckets start at a multiple of the width, which can
+	 * add one to span / width + 1 */
+	w = last >= first ? query_round_bucket(last - first, (int64_t)cols - 1)
+			  : 1000000000;
 	if (tl->valid && tl->gen == m->gen && tl->bucket_ns == w)
 		return;
 	if (tl->gen != m->gen)

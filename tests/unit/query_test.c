@@ -733,3 +733,26 @@ TEST(query_site_tables_shared_by_a_stores_queries)
 	store_close(s);
 	test_store_remove(dir, "q.hsdb");
 }
+
+/* One table of round widths for the CLI's timelines and the browser's,
+ * each expected width worked out as span / width + 1 against the
+ * buckets allowed. */
+TEST(round_bucket_widths_are_one_table)
+{
+	const int64_t s = 1000000000, min = 60 * s, h = 60 * min;
+
+	/* 1 min over 61 buckets: 1 s (61 buckets); over 60: 2 s */
+	CHECK_INT(query_round_bucket(min, QUERY_ROUND_BUCKETS), ==, s);
+	CHECK_INT(query_round_bucket(min, 60), ==, 2 * s);
+	/* 12 h: 10 min would be 73 buckets, 15 min 49; the browser's
+	 * table used to go from 10 min to 30 min */
+	CHECK_INT(query_round_bucket(12 * h, QUERY_ROUND_BUCKETS), ==,
+		  15 * min);
+	CHECK_INT(query_round_bucket(12 * h, 67), ==, 15 * min);
+	/* 30 days: 6 h would be 121 buckets, 12 h 61 (the day before) */
+	CHECK_INT(query_round_bucket(30 * 24 * h, 67), ==, 12 * h);
+	/* nothing fits: the widest, a day */
+	CHECK_INT(query_round_bucket(400 * 24 * h, 67), ==, 24 * h);
+	CHECK_INT(query_round_bucket(0, 0), ==, 24 * h);
+	CHECK_INT(query_round_bucket(0, 1), ==, s / 1000);
+}
