@@ -14,6 +14,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 #include "util/size.h"
 
 static const char timeline_help[] =
@@ -105,7 +106,7 @@ int cmd_timeline(int argc, char **argv)
 		       "recorded; buckets of %.3f s\n",
 		       sample_kind_name(query_kind(q)),
 		       (unsigned long long)total.samples,
-		       view_bytes(total.est_bytes, tb, sizeof(tb)),
+		       human_bytes(total.est_bytes, tb, sizeof(tb)),
 		       (double)covered / 1e9, (double)bucket / 1e9);
 		printf("%s\n", query_estimate_note(q));
 		n_jvms = query_jvms_sampled(q, &f.q, &named);
@@ -126,9 +127,11 @@ int cmd_timeline(int argc, char **argv)
 		double secs = (double)b[i].covered_ns / 1e9;
 		double rate = secs > 0 ? (double)b[i].est_bytes / secs : 0;
 		double srate = secs > 0 ? (double)b[i].samples / secs : 0;
+		char when[HUMAN_TIME_SIZE];
 
 		buf_reset(&line);
-		cli_put_time(&line, b[i].start_ns, 3);
+		buf_adds(&line, human_time(b[i].start_ns, 3, NULL, when,
+					   sizeof(when)));
 		if (csv) {
 			buf_addf(&line, ",%llu,%lld,",
 				 (unsigned long long)b[i].samples,
@@ -151,7 +154,7 @@ int cmd_timeline(int argc, char **argv)
 					: 0;
 
 			/* a damaged store can make any rate */
-			view_bytes(i64_held(rate), tb, sizeof(tb));
+			human_bytes(i64_held(rate), tb, sizeof(tb));
 			buf_addf(&line, " %10s/s %10.1f ", tb, srate);
 			view_add_rel_err(&line, b[i].rel_err, false);
 			buf_adds(&line, "  ");

@@ -12,6 +12,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 static const char top_help[] =
 	"usage: heapsift top CASE.hsdb|INPUT... [--by=GROUP] [--limit=N] "
@@ -152,7 +153,7 @@ int cmd_top(int argc, char **argv)
 			       : "object sizes",
 		       (unsigned long long)total.samples,
 		       corr ? " and OutsideTLAB events" : "",
-		       view_bytes(total.est_bytes, tb, sizeof(tb)),
+		       human_bytes(total.est_bytes, tb, sizeof(tb)),
 		       query_group_name(by));
 		printf("%s\n", query_estimate_note(q));
 		for (i = 0; i < n; i++)
@@ -191,7 +192,7 @@ int cmd_top(int argc, char **argv)
 			char tb[32];
 
 			buf_addf(&line, "%12s %6.2f%% %9llu ",
-				 view_bytes(r->est_bytes, tb, sizeof(tb)),
+				 human_bytes(r->est_bytes, tb, sizeof(tb)),
 				 r->share * 100.0,
 				 (unsigned long long)r->samples);
 			view_add_rel_err(&line, rel, false);

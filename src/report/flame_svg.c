@@ -13,6 +13,7 @@
 #include "report/flame_svg.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/human.h"
 #include "util/xalloc.h"
 
 const char report_flame_css[] =
@@ -172,7 +173,7 @@ void report_flame_svg(struct buf *out, const struct report_flame_node *fl,
 			 fn->x, share);
 		h(out, fn->label);
 		buf_addf(out, " (%s, %.2f%%, %" PRIu64 " samples)</title>",
-			 report_bytes(fn->bytes, b, sizeof(b)), 100 * share,
+			 human_bytes(fn->bytes, b, sizeof(b)), 100 * share,
 			 fn->samples);
 		buf_addf(out,
 			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "

@@ -16,6 +16,7 @@
 #include "report/flame_svg.h"
 #include "report/report.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 static void esc_raw(struct buf *out, const char *s, size_t len)
 {
@@ -171,7 +172,7 @@ static void svg_lines(struct buf *out, const struct finding_figure *g)
 		 L, T, L, T + ph, L, T + ph, L + pw, T + ph);
 	buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", L - 4,
 		 T + 10);
-	h(out, report_bytes((int64_t)max, b, sizeof(b)));
+	h(out, human_bytes((int64_t)max, b, sizeof(b)));
 	buf_addf(out,
 		 "%s</text><text x=\"%.0f\" y=\"%.0f\" "
 		 "text-anchor=\"end\">0</text>\n",
@@ -197,15 +198,14 @@ static void svg_lines(struct buf *out, const struct finding_figure *g)
 	for (i = 0; i < g->n_peaks && g->n_series; i++) {
 		size_t p = g->peaks[i];
 
-		buf_addf(
-			out,
-			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-			"fill=\"#c0392b\"><title>peak at +%.3f s: %s/s"
-			"</title></circle>\n",
-			xpos(g, p, L, pw),
-			T + ph - ph * g->series[0].y[p] / max,
-			(double)(g->t_ns[p] - g->t_ns[0]) / 1e9,
-			report_bytes((int64_t)g->series[0].y[p], b, sizeof(b)));
+		buf_addf(out,
+			 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			 "fill=\"#c0392b\"><title>peak at +%.3f s: %s/s"
+			 "</title></circle>\n",
+			 xpos(g, p, L, pw),
+			 T + ph - ph * g->series[0].y[p] / max,
+			 (double)(g->t_ns[p] - g->t_ns[0]) / 1e9,
+			 human_bytes((int64_t)g->series[0].y[p], b, sizeof(b)));
 	}
 	buf_adds(out, "</svg>\n");
 	if (g->n_series > 1 || g->kind == FIG_LIVE) {
@@ -252,7 +252,7 @@ static void svg_map(struct buf *out, const struct finding_figure *g)
 			 "</title></rect>\n",
 			 1 + (i % per_row) * cell, 1 + (i / per_row) * cell,
 			 cell, cell, fill_colour(g->fill[i]), i,
-			 report_bytes((int64_t)g->cell_bytes, b, sizeof(b)),
+			 human_bytes((int64_t)g->cell_bytes, b, sizeof(b)),
 			 g->fill[i] < 0	      ? "empty"
 			 : g->cells[i] == '*' ? "full"
 					      : "partly used");
@@ -446,6 +446,7 @@ void report_render_html(const struct report *r, struct buf *out)
 			      "<th>sampling</th></tr>\n");
 	for (i = 0; i < r->n_recs; i++) {
 		const struct report_recording *x = &r->recs[i];
+		char t[HUMAN_TIME_SIZE];
 
 		buf_addf(out, "<tr><td class=\"n\">%zu</td><td>", i);
 		h(out, x->source);
@@ -454,7 +455,8 @@ void report_render_html(const struct report *r, struct buf *out)
 		buf_adds(out, "</td><td>");
 		h(out, x->jvm[0] ? x->jvm : "not recorded");
 		buf_adds(out, "</td><td class=\"n\">");
-		report_time(out, x->start_ns);
+		buf_adds(out, human_time(x->start_ns, 3, "(not recorded)", t,
+					 sizeof(t)));
 		buf_adds(out, "</td><td class=\"n\">");
 		if (x->start_ns != INT64_MIN)
 			buf_addf(out, "%.3f s",

@@ -6,35 +6,15 @@
  */
 #include <inttypes.h>
 #include <string.h>
-#include <time.h>
 
 #include "report/report_chart.h"
 #include "report/report.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 static void put(struct buf *out, const char *s)
 {
 	report_clean(out, s);
-}
-
-void report_time(struct buf *out, int64_t ns)
-{
-	char b[64];
-	time_t t;
-	struct tm tm;
-
-	if (ns == INT64_MIN) {
-		buf_adds(out, "(not recorded)");
-		return;
-	}
-	t = (time_t)(ns / 1000000000);
-	if (ns < 0 && ns % 1000000000)
-		t--;
-	gmtime_r(&t, &tm);
-	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-	buf_addf(
-		out, "%s.%03dZ", b,
-		(int)(((ns % 1000000000) + 1000000000) % 1000000000 / 1000000));
 }
 
 static void figure_text(struct buf *out, const struct report *r, int fig)
@@ -273,6 +253,7 @@ void report_render_text(const struct report *r, struct buf *out)
 	buf_adds(out, "\nAPPENDIX: RECORDINGS\n");
 	for (i = 0; i < r->n_recs; i++) {
 		const struct report_recording *x = &r->recs[i];
+		char t[HUMAN_TIME_SIZE];
 
 		buf_addf(out, "recording %zu: ", i);
 		put(out, x->source);
@@ -280,10 +261,12 @@ void report_render_text(const struct report *r, struct buf *out)
 			 x->n_chunks, x->n_chunks == 1 ? "" : "s");
 		put(out, x->jvm[0] ? x->jvm : "(not recorded)");
 		buf_adds(out, "\n  time     ");
-		report_time(out, x->start_ns);
+		buf_adds(out, human_time(x->start_ns, 3, "(not recorded)", t,
+					 sizeof(t)));
 		if (x->start_ns != INT64_MIN) {
 			buf_adds(out, " .. ");
-			report_time(out, x->end_ns);
+			buf_adds(out, human_time(x->end_ns, 3, "(not recorded)",
+						 t, sizeof(t)));
 			buf_addf(out, " (%.3f s)",
 				 ((double)x->end_ns - (double)x->start_ns) /
 					 1e9);

@@ -17,6 +17,7 @@
 #include "tui/tui_chart.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "util/human.h"
 #include "util/size.h"
 #include "util/xalloc.h"
 
@@ -193,7 +194,7 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 		    (double)tl->bucket_ns / 1e9);
 	screen_put(y, 0, axis, ST_DIM,
 		   tl->by_samples ? ""
-				  : tui_bytes((int64_t)max1, x1, sizeof(x1)));
+				  : human_bytes((int64_t)max1, x1, sizeof(x1)));
 	chart_columns(y, axis, h1, tl->by_samples ? tl->srate : tl->rate, tl->n,
 		      ST_BAR, a, b, CHART_NONE);
 	y += h1;
@@ -241,8 +242,8 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 				tui_offset(m, tl->cov_from[c], x1, sizeof(x1)),
 				tui_offset(m, tl->cov_to[c], x2, sizeof(x2)),
 				scr.vline,
-				tui_bytes(i64_held(tl->rate[c]), x3,
-					  sizeof(x3)),
+				human_bytes(i64_held(tl->rate[c]), x3,
+					    sizeof(x3)),
 				scr.vline, tl->srate[c], scr.vline,
 				(unsigned long long)tl->samples[c],
 				tl->cov[c] < tl->bucket_ns ? " (part recorded)"
@@ -302,8 +303,8 @@ static bool tl_act(struct tui *t, void *st, enum action act,
 		/* absolute times, exact to the millisecond: what --from and
 		 * --to take to ask the CLI the same question */
 		tui_message(t, false, "range %s .. %s; x clears it",
-			    tui_time(from, x1, sizeof(x1)),
-			    tui_time(to, x2, sizeof(x2)));
+			    human_time(from, 3, "?", x1, sizeof(x1)),
+			    human_time(to, 3, "?", x2, sizeof(x2)));
 		return true;
 	}
 	case ACT_BACK:

@@ -534,6 +534,33 @@ TEST(human_version_has_name)
 	CHECK(!human_version_has_name("x", NULL));
 }
 
+/* Expected instants from the calendar: the epoch, a nanosecond before it
+ * (cut down, into the day before), 17 days 8:40 and a nanosecond short
+ * of a second (cut, where rounding would make it 8:40:01.000), and the
+ * ends of int64_t nanoseconds, which are pandas' Timestamp.min - 1 ns
+ * and Timestamp.max. */
+TEST(human_time_iso8601_cut_down)
+{
+	char t[HUMAN_TIME_SIZE];
+
+	CHECK_STR(human_time(0, 3, NULL, t, sizeof(t)),
+		  "1970-01-01T00:00:00.000Z");
+	CHECK_STR(human_time(-1, 3, NULL, t, sizeof(t)),
+		  "1969-12-31T23:59:59.999Z");
+	CHECK_STR(human_time(-1, 9, NULL, t, sizeof(t)),
+		  "1969-12-31T23:59:59.999999999Z");
+	CHECK_STR(human_time(1500000999999999, 3, NULL, t, sizeof(t)),
+		  "1970-01-18T08:40:00.999Z");
+	CHECK_STR(human_time(INT64_MAX, 9, NULL, t, sizeof(t)),
+		  "2262-04-11T23:47:16.854775807Z");
+	/* INT64_MIN: "not recorded" where the caller says so */
+	CHECK_STR(human_time(INT64_MIN, 9, NULL, t, sizeof(t)),
+		  "1677-09-21T00:12:43.145224192Z");
+	CHECK_STR(human_time(INT64_MIN, 3, "?", t, sizeof(t)), "?");
+	CHECK_STR(human_time(INT64_MIN, 3, "(not recorded)", t, sizeof(t)),
+		  "(not recorded)");
+}
+
 /* buf_add_u64 and buf_add_i64 write what printf's %llu and %lld write:
  * every power of ten and its neighbours, the extremes, and a
  * pseudo-random sweep of every length */
