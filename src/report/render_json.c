@@ -21,6 +21,17 @@ static void str(struct buf *out, const char *s)
 		buf_adds(out, "null");
 }
 
+/* v[0..n) as the items of a JSON array, the brackets the caller's. */
+static void str_items(struct buf *out, char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		buf_adds(out, i ? ", " : "");
+		str(out, v[i]);
+	}
+}
+
 static void num(struct buf *out, double v)
 {
 	if (!isfinite(v))
@@ -173,10 +184,7 @@ static void finding_json(struct buf *out, const struct report *r, size_t i)
 	buf_adds(out, ",\n     \"sentence\": ");
 	str(out, f->sentence);
 	buf_adds(out, ",\n     \"evidence\": [");
-	for (k = 0; k < f->n_evidence; k++) {
-		buf_adds(out, k ? ", " : "");
-		str(out, f->evidence[k]);
-	}
+	str_items(out, f->evidence, f->n_evidence);
 	buf_adds(out, "],\n     \"command\": ");
 	str(out, f->command);
 	buf_adds(out, ",\n     \"fix\": ");
@@ -228,10 +236,7 @@ static void inventory_json(struct buf *out, const struct report *r)
 		buf_addch(out, '}');
 	}
 	buf_adds(out, "],\n    \"problems\": [");
-	for (i = 0; i < r->n_problems; i++) {
-		buf_adds(out, i ? ", " : "");
-		str(out, r->problems[i]);
-	}
+	str_items(out, r->problems, r->n_problems);
 	buf_adds(out, "]}");
 }
 
@@ -350,10 +355,7 @@ static void recording_json(struct buf *out, const struct report_recording *x,
 		 x->bytes_skipped, x->gcs);
 	str(out, x->sampling);
 	buf_adds(out, ", \"settings\": [");
-	for (k = 0; k < x->n_settings; k++) {
-		buf_adds(out, k ? ", " : "");
-		str(out, x->settings[k]);
-	}
+	str_items(out, x->settings, x->n_settings);
 	buf_adds(out, "]}");
 }
 
