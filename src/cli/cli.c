@@ -29,30 +29,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-void cli_put_time(struct buf *b, int64_t ns, int digits)
-{
-	/* floor division: -0.5 s is 23:59:59.500 the day before */
-	int64_t secs = ns / 1000000000, frac = ns % 1000000000;
-	time_t t;
-	struct tm tm;
-	char s[64];
-
-	if (frac < 0) {
-		frac += 1000000000;
-		secs--;
-	}
-	t = (time_t)secs;
-	if (!gmtime_r(&t, &tm)) {
-		buf_addf(b, "%llds", (long long)secs);
-		return;
-	}
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (digits == 9)
-		buf_addf(b, "%s.%09lldZ", s, (long long)frac);
-	else
-		buf_addf(b, "%s.%03lldZ", s, (long long)(frac / 1000000));
-}
-
 void cli_getopt_begin(void)
 {
 	/* 0, not 1: glibc then forgets the last scan's permutation state

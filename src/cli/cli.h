@@ -128,11 +128,6 @@ int cli_getopt_error(const char *cmd, int c, char **argv);
 struct err;
 void cli_problem(const char *cmd, const char *severity, const struct err *e);
 
-/* An instant (ns since the Unix epoch) as ISO 8601 UTC with 3 or 9
- * fraction digits: 2026-11-21T23:17:10.240Z.  Before 1970 too. */
-struct buf;
-void cli_put_time(struct buf *b, int64_t ns, int digits);
-
 /*
  * The exit status the inputs gave, kept for the whole run: a command that
  * read inputs into the cache store (cache.h) reports the import's status

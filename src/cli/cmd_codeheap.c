@@ -17,6 +17,7 @@
 #include "query/query_codeheap.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 #include "util/xalloc.h"
 
 static const char codeheap_help[] =
@@ -88,7 +89,7 @@ static void put_bytes(struct buf *b, int64_t v)
 	if (v == CHQ_UNKNOWN)
 		buf_adds(b, "?");
 	else
-		buf_adds(b, view_bytes(v, t, sizeof(t)));
+		buf_adds(b, human_bytes(v, t, sizeof(t)));
 }
 
 /* --- CSV ---------------------------------------------------------------- */
@@ -275,8 +276,8 @@ static void draw_map(const struct chq *q, uint32_t h,
 		char t[32];
 
 		buf_addf(b, " = %s",
-			 view_bytes(x->granule_size * (int64_t)merge, t,
-				    sizeof(t)));
+			 human_bytes(x->granule_size * (int64_t)merge, t,
+				     sizeof(t)));
 	}
 	if (x->flags & CHQ_PLACEMENT_ESTIMATED)
 		buf_adds(b, "; used total, placement unknown");
@@ -372,7 +373,7 @@ static void by_type(const struct chq *q, uint32_t h, struct buf *b)
 			 ch_block_type_name((enum ch_block_type)i), count[i]);
 		if (bytes[i])
 			buf_addf(b, " (%s)",
-				 view_bytes(bytes[i], t, sizeof(t)));
+				 human_bytes(bytes[i], t, sizeof(t)));
 	}
 	if (shown)
 		buf_addch(b, '\n');
@@ -507,8 +508,8 @@ static void javacore_facts(const struct chq *q, uint32_t sn, struct buf *b)
 	if (chq_snapshot_stat(q, sn, "heap.total", &total) &&
 	    chq_snapshot_stat(q, sn, "heap.in_use", &used))
 		buf_addf(b, "  object heap %s, in use %s\n",
-			 view_bytes(total, t1, sizeof(t1)),
-			 view_bytes(used, t2, sizeof(t2)));
+			 human_bytes(total, t1, sizeof(t1)),
+			 human_bytes(used, t2, sizeof(t2)));
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		snprintf(name, sizeof(name), "mem.%s.total", types[i]);
 		if (!chq_snapshot_stat(q, sn, name, &total))
@@ -520,7 +521,7 @@ static void javacore_facts(const struct chq *q, uint32_t sn, struct buf *b)
 		if (!chq_snapshot_stat(q, sn, name, &segs))
 			segs = CHQ_UNKNOWN;
 		buf_addf(b, "  %-9s memory %s", types[i],
-			 view_bytes(total, t1, sizeof(t1)));
+			 human_bytes(total, t1, sizeof(t1)));
 		if (segs != CHQ_UNKNOWN)
 			buf_addf(b, " in %" PRId64 " segments", segs);
 		buf_adds(b, ", in use ");
@@ -528,12 +529,12 @@ static void javacore_facts(const struct chq *q, uint32_t sn, struct buf *b)
 		snprintf(name, sizeof(name), "mem.%s.limit", types[i]);
 		if (chq_snapshot_stat(q, sn, name, &v))
 			buf_addf(b, ", limit %s",
-				 view_bytes(v, t2, sizeof(t2)));
+				 human_bytes(v, t2, sizeof(t2)));
 		buf_addch(b, '\n');
 	}
 	if (chq_snapshot_stat(q, sn, "native.JRE/JIT.bytes", &v))
 		buf_addf(b, "  native memory of the JIT %s\n",
-			 view_bytes(v, t1, sizeof(t1)));
+			 human_bytes(v, t1, sizeof(t1)));
 }
 
 /* At most this many methods not in use are listed by name. */
@@ -612,6 +613,7 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 	const struct chq_block *bl;
 	int64_t v;
 	uint32_t n;
+	char when[HUMAN_TIME_SIZE];
 
 	buf_addf(b, "snapshot %u: %s, ", sn, chq_str(q, s->kind));
 	buf_add_printable(b, chq_snapshot_source(q, sn),
@@ -619,7 +621,8 @@ static void text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 	buf_addf(b, " line %" PRIu64, s->line);
 	if (s->time_ns != CHQ_UNKNOWN) {
 		buf_adds(b, ", ");
-		cli_put_time(b, s->time_ns, 3);
+		buf_adds(b,
+			 human_time(s->time_ns, 3, NULL, when, sizeof(when)));
 	}
 	buf_addch(b, '\n');
 	if (chq_snapshot_stat(q, sn, "jit.on", &v))

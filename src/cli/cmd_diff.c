@@ -24,6 +24,7 @@
 #include "query/diff.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 #include "util/xalloc.h"
 
 static const char diff_help[] =
@@ -155,7 +156,7 @@ static const char *amount(double v, bool sign, bool per_s, char *out,
 		snprintf(out, size, sign && v > 0 ? "%+.0f" : "%.0f", v);
 		return out;
 	}
-	view_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, t, sizeof(t));
+	human_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, t, sizeof(t));
 	snprintf(out, size, "%s%s%s",
 		 v < 0		 ? "-"
 		 : sign && v > 0 ? "+"

@@ -90,7 +90,9 @@ struct dump {
 
 static void put_time(struct buf *b, int64_t ns)
 {
-	cli_put_time(b, ns, 9);
+	char t[HUMAN_TIME_SIZE];
+
+	buf_adds(b, human_time(ns, 9, NULL, t, sizeof(t)));
 }
 
 /* Names come from the file: never let a raw control byte out. */

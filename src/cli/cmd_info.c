@@ -32,11 +32,9 @@ static const char info_help[] =
 
 static void put_time(int64_t ns)
 {
-	struct buf b = BUF_INIT;
+	char t[HUMAN_TIME_SIZE];
 
-	cli_put_time(&b, ns, 3);
-	fputs(b.data, stdout);
-	buf_release(&b);
+	fputs(human_time(ns, 3, NULL, t, sizeof(t)), stdout);
 }
 
 static void put_str(const char *s)

@@ -13,6 +13,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 #include "util/size.h"
 
 static const char survivors_help[] =
@@ -155,9 +156,9 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 			} else {
 				/* a damaged store can make any slope: no
 				 * out-of-range cast */
-				view_bytes(i64_held(x->slope), a, sizeof(a));
-				view_bytes(x->end_bytes, b, sizeof(b));
-				view_bytes(x->peak_bytes, c, sizeof(c));
+				human_bytes(i64_held(x->slope), a, sizeof(a));
+				human_bytes(x->end_bytes, b, sizeof(b));
+				human_bytes(x->peak_bytes, c, sizeof(c));
 			}
 			buf_addf(&line, "%4zu %12s/s %4u of %-2zu %12s %12s  ",
 				 shown + 1, a, x->rising,
@@ -330,10 +331,13 @@ static void put_series_csv(struct buf *line, const struct query_survivors *sv,
 	size_t b;
 
 	for (b = 0; b < sv->n_buckets; b++) {
+		char when[HUMAN_TIME_SIZE];
+
 		buf_reset(line);
 		buf_add_csv(line, x->key, strlen(x->key));
 		buf_addch(line, ',');
-		cli_put_time(line, sv->time_ns[b], 3);
+		buf_adds(line, human_time(sv->time_ns[b], 3, NULL, when,
+					  sizeof(when)));
 		buf_addf(line, ",%llu,%lld,%.0f\r\n",
 			 (unsigned long long)x->live_samples[b],
 			 (long long)x->live_bytes[b], x->live_objects[b]);
@@ -356,8 +360,8 @@ static void put_series_text(struct buf *line, const struct query_survivors *sv,
 		snprintf(eb, sizeof(eb), "%llu smp",
 			 (unsigned long long)x->end_samples);
 	} else {
-		view_bytes(x->peak_bytes, pb, sizeof(pb));
-		view_bytes(x->end_bytes, eb, sizeof(eb));
+		human_bytes(x->peak_bytes, pb, sizeof(pb));
+		human_bytes(x->end_bytes, eb, sizeof(eb));
 	}
 	collected_text(x, lb, sizeof(lb));
 	if (cohort)

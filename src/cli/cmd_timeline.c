@@ -14,6 +14,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 #include "util/size.h"
 
 static const char timeline_help[] =
@@ -94,7 +95,7 @@ static void put_text_header(struct query *q, const struct query_options *qo,
 	       "recorded; buckets of %.3f s\n",
 	       sample_kind_name(query_kind(q)),
 	       (unsigned long long)total->samples,
-	       view_bytes(total->est_bytes, tb, sizeof(tb)),
+	       human_bytes(total->est_bytes, tb, sizeof(tb)),
 	       (double)covered / 1e9, (double)bucket / 1e9);
 	printf("%s\n", query_estimate_note(q));
 	n_jvms = query_jvms_sampled(q, qo, &named);
@@ -120,8 +121,9 @@ static void put_bucket(struct buf *line, const struct query_bucket *b,
 	double secs = (double)b->covered_ns / 1e9;
 	double rate = secs > 0 ? (double)b->est_bytes / secs : 0;
 	double srate = secs > 0 ? (double)b->samples / secs : 0;
+	char when[HUMAN_TIME_SIZE];
 
-	cli_put_time(line, b->start_ns, 3);
+	buf_adds(line, human_time(b->start_ns, 3, NULL, when, sizeof(when)));
 	if (csv) {
 		buf_addf(line, ",%llu,%lld,", (unsigned long long)b->samples,
 			 (long long)b->est_bytes);
@@ -141,7 +143,7 @@ static void put_bucket(struct buf *line, const struct query_bucket *b,
 				  : 0;
 
 		/* a damaged store can make any rate */
-		view_bytes(i64_held(rate), tb, sizeof(tb));
+		human_bytes(i64_held(rate), tb, sizeof(tb));
 		buf_addf(line, " %10s/s %10.1f ", tb, srate);
 		view_add_rel_err(line, b->rel_err, false);
 		buf_adds(line, "  ");

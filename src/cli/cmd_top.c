@@ -12,6 +12,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 static const char top_help[] =
 	"usage: heapsift top CASE.hsdb|INPUT... [--by=GROUP] [--limit=N] "
@@ -133,7 +134,7 @@ static void put_text_header(struct query *q, enum query_group by,
 		       : "object sizes",
 	       (unsigned long long)total->samples,
 	       corr ? " and OutsideTLAB events" : "",
-	       view_bytes(total->est_bytes, tb, sizeof(tb)),
+	       human_bytes(total->est_bytes, tb, sizeof(tb)),
 	       query_group_name(by));
 	printf("%s\n", query_estimate_note(q));
 	for (i = 0; i < n; i++)
@@ -169,7 +170,7 @@ static void put_row(struct buf *line, const struct query_row *r, bool csv)
 		char tb[32];
 
 		buf_addf(line, "%12s %6.2f%% %9llu ",
-			 view_bytes(r->est_bytes, tb, sizeof(tb)),
+			 human_bytes(r->est_bytes, tb, sizeof(tb)),
 			 r->share * 100.0, (unsigned long long)r->samples);
 		view_add_rel_err(line, r->rel_err, false);
 		buf_adds(line, r->bias ? "! " : "  ");

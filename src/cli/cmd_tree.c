@@ -12,6 +12,7 @@
 #include "cli/view.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/human.h"
 #include "util/xalloc.h"
 
 static const char tree_help[] =
@@ -96,8 +97,9 @@ static void put_row(struct printer *p, uint32_t i)
 		double rel = nd->rel_err;
 
 		buf_addf(&p->line, "%10s %6.2f%% %6.2f%% %8llu ",
-			 view_bytes(nd->est_bytes, tb, sizeof(tb)), share * 100,
-			 pshare * 100, (unsigned long long)nd->samples);
+			 human_bytes(nd->est_bytes, tb, sizeof(tb)),
+			 share * 100, pshare * 100,
+			 (unsigned long long)nd->samples);
 		view_add_rel_err(&p->line, rel, false);
 		buf_adds(&p->line, "  ");
 		for (k = 0; k < nd->depth && k < 200; k++)
@@ -277,7 +279,7 @@ static int tree_run(struct tree_options *o)
 		       o->inverted ? "inverted" : "call",
 		       sample_kind_name(query_kind(q)),
 		       (unsigned long long)total.samples,
-		       view_bytes(total.est_bytes, tb, sizeof(tb)));
+		       human_bytes(total.est_bytes, tb, sizeof(tb)));
 		printf("%s\n", query_estimate_note(q));
 		printf("%10s %7s %7s %8s %7s  %s\n", "EST_BYTES", "TOTAL",
 		       "PARENT", "SAMPLES", "±", "FRAME");

@@ -13,7 +13,6 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/buf.h"
-#include "util/human.h"
 
 void view_filters_init(struct view_filters *f)
 {
@@ -400,11 +399,6 @@ int view_bucket_option(const char *cmd, const char *arg, int64_t *out)
 				       "1s or 500ms",
 				       arg);
 	return 0;
-}
-
-const char *view_bytes(int64_t n, char *out, size_t size)
-{
-	return human_bytes(n, out, size);
 }
 
 void view_add_rel_err(struct buf *b, double rel, bool csv)

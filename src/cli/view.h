@@ -141,8 +141,6 @@ int view_query_failed(const char *cmd, const struct err *e, struct store *s,
 /* --bucket=DURATION: 0, or EXIT_USAGE after a message. */
 int view_bucket_option(const char *cmd, const char *arg, int64_t *out);
 
-/* "1.23 GB" (powers of 1000, as rates and sizes are read) */
-const char *view_bytes(int64_t n, char *out, size_t size);
 /* A relative standard error (query_row.rel_err) as the views print it:
  * text, 7 wide ("-" for NaN, one decimal under 10%); csv, four decimals,
  * nothing for NaN. */

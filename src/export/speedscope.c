@@ -17,24 +17,6 @@
 #include "util/hash.h"
 #include "util/xalloc.h"
 
-/* s as a JSON string (after buf_add_printable: no control bytes, valid
- * UTF-8). */
-static void json_str(struct buf *out, const char *s)
-{
-	struct buf p = BUF_INIT;
-	size_t i;
-
-	buf_add_printable(&p, s, strlen(s));
-	buf_addch(out, '"');
-	for (i = 0; i < p.len; i++) {
-		if (p.data[i] == '"' || p.data[i] == '\\')
-			buf_addch(out, '\\');
-		buf_addch(out, p.data[i]);
-	}
-	buf_addch(out, '"');
-	buf_release(&p);
-}
-
 struct frames {
 	struct hmap idx; /* site label (borrowed from its query) -> index */
 	struct buf json; /* the "frames" array's items */
@@ -55,7 +37,7 @@ static size_t frame_index(struct frames *f, struct query *q, uint32_t node,
 	if (f->n)
 		buf_adds(&f->json, ",\n");
 	buf_adds(&f->json, "{\"name\":");
-	json_str(&f->json, site);
+	buf_add_json(&f->json, site, strlen(site), BUF_JSON_PRINTABLE);
 	if (line >= 0)
 		buf_addf(&f->json, ",\"line\":%d", line);
 	buf_addch(&f->json, '}');
@@ -139,7 +121,8 @@ int export_speedscope(struct query *const *queries, size_t n_queries,
 			buf_addf(&nm, "%s (%s)",
 				 sample_kind_name(query_kind(q)),
 				 export_value_name(v));
-			json_str(&profiles, nm.data);
+			buf_add_json(&profiles, nm.data, nm.len,
+				     BUF_JSON_PRINTABLE);
 			buf_release(&nm);
 		}
 		buf_addf(&profiles,
@@ -162,7 +145,7 @@ int export_speedscope(struct query *const *queries, size_t n_queries,
 	if (rc == 0) {
 		buf_adds(out, "{\"$schema\":\"https://www.speedscope.app/"
 			      "file-format-schema.json\",\n\"name\":");
-		json_str(out, name);
+		buf_add_json(out, name, strlen(name), BUF_JSON_PRINTABLE);
 		buf_addf(out,
 			 ",\n\"exporter\":\"heapsift %s\",\n"
 			 "\"activeProfileIndex\":0,\n"

@@ -18,9 +18,7 @@
 #include "query/query.h"
 #include "query/query_int.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
-#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,61 +26,18 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
-#define MATCH_LIMIT 1000000
-#define DEPTH_LIMIT 10000
-
-struct re {
-	pcre2_code *code;
-	pcre2_match_data *md;
-	pcre2_match_context *mc;
-};
-
-static int re_compile(struct re *r, const char *pattern, const char *what,
-		      struct err *e)
+/* The user's regex for option what ("--class"), its message naming it. */
+static struct rx_user *user_regex(const char *pattern, const char *what,
+				  struct err *e)
 {
-	int code;
-	PCRE2_SIZE off;
+	struct rx_user *re = rx_user_new(pattern, e);
 
-	memset(r, 0, sizeof(*r));
-	/* names come from files: match invalid UTF-8 safely rather than
-	 * refuse it */
-	r->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-				PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code,
-				&off, NULL);
-	if (!r->code) {
-		PCRE2_UCHAR msg[256];
-
-		pcre2_get_error_message(code, msg, sizeof(msg));
-		return err_set(
-			e, ERR_USAGE,
-			"%s: '%s' is not a valid regex: %s at offset %zu", what,
-			pattern, (const char *)msg, (size_t)off);
-	}
-	pcre2_jit_compile(r->code, PCRE2_JIT_COMPLETE); /* else interpreted */
-	r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
-	r->mc = pcre2_match_context_create(NULL);
-	if (!r->md || !r->mc)
-		die("out of memory for a regex");
-	pcre2_set_match_limit(r->mc, MATCH_LIMIT);
-	pcre2_set_depth_limit(r->mc, DEPTH_LIMIT);
-	return 0;
-}
-
-/* 1 match, 0 no match (a pattern that hits its limits does not match). */
-static int re_match(struct re *r, const char *s, size_t len)
-{
-	return pcre2_match(r->code, (PCRE2_SPTR)s, len, 0, 0, r->md, r->mc) >=
-	       0;
-}
-
-static void re_free(struct re *r)
-{
-	pcre2_match_data_free(r->md);
-	pcre2_match_context_free(r->mc);
-	pcre2_code_free(r->code);
-	memset(r, 0, sizeof(*r));
+	if (!re)
+		err_prefix(e, "%s", what);
+	return re;
 }
 
 void query_options_init(struct query_options *o)
@@ -191,22 +146,23 @@ static int load(struct query *q, struct err *e)
 static int method_verdicts(struct query *q, const char *pattern,
 			   const char *what, unsigned char **out, struct err *e)
 {
-	struct re re;
+	struct rx_user *re;
 	struct buf b = BUF_INIT;
 	uint32_t m;
 
 	*out = NULL;
 	if (!pattern)
 		return 0;
-	if (re_compile(&re, pattern, what, e) < 0)
+	re = user_regex(pattern, what, e);
+	if (!re)
 		return ERR_FAIL;
 	*out = xcalloc(q->n_methods ? q->n_methods : 1, 1);
 	for (m = 0; m < q->n_methods; m++) {
 		method_text(q, m, &b);
-		(*out)[m] = (unsigned char)re_match(&re, b.data, b.len);
+		(*out)[m] = (unsigned char)rx_user_match(re, b.data);
 	}
 	buf_release(&b);
-	re_free(&re);
+	rx_user_free(re);
 	return 0;
 }
 
@@ -456,34 +412,32 @@ int query_open(struct store *s, const struct query_options *o,
 	q->class_ok = xmalloc(q->n_classes ? q->n_classes : 1);
 	memset(q->class_ok, 1, q->n_classes ? q->n_classes : 1);
 	if (o->class_re) {
-		struct re re;
+		struct rx_user *re = user_regex(o->class_re, "--class", e);
 		uint32_t c;
 
-		if (re_compile(&re, o->class_re, "--class", e) < 0)
+		if (!re)
 			goto fail;
 		for (c = 0; c < q->n_classes; c++) {
 			const char *n = store_str(s, q->classes[c].display);
 
-			q->class_ok[c] =
-				(unsigned char)re_match(&re, n, strlen(n));
+			q->class_ok[c] = (unsigned char)rx_user_match(re, n);
 		}
-		re_free(&re);
+		rx_user_free(re);
 	}
 	q->thread_ok = xmalloc(q->n_threads ? q->n_threads : 1);
 	memset(q->thread_ok, 1, q->n_threads ? q->n_threads : 1);
 	if (o->thread_re) {
-		struct re re;
+		struct rx_user *re = user_regex(o->thread_re, "--thread", e);
 		uint32_t t;
 
-		if (re_compile(&re, o->thread_re, "--thread", e) < 0)
+		if (!re)
 			goto fail;
 		for (t = 0; t < q->n_threads; t++) {
 			const char *n = store_str(s, q->threads[t].name);
 
-			q->thread_ok[t] =
-				(unsigned char)re_match(&re, n, strlen(n));
+			q->thread_ok[t] = (unsigned char)rx_user_match(re, n);
 		}
-		re_free(&re);
+		rx_user_free(re);
 	}
 
 	/* frame filters: per method once, then down the trie */

@@ -478,6 +478,17 @@ int query_timeline(struct query *q, int64_t *bucket_ns,
 
 #define QUERY_COVER_SPAN_MAX (60ull * 86400 * 1000000000) /* 60 days */
 
+/*
+ * The round bucket widths, one table for every timeline (the CLI's, the
+ * survivors' and the browser's): the smallest of 1, 2, 5, 10, 20, 50,
+ * 100, 200, 500 ms, 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, 1, 2,
+ * 6, 12 h and a day with span / width + 1 <= max_buckets, the day when
+ * none has.  The CLI's timelines ask for QUERY_ROUND_BUCKETS ("about
+ * 60"), the browser for as many as it has columns.
+ */
+#define QUERY_ROUND_BUCKETS 61
+int64_t query_round_bucket(int64_t span, int64_t max_buckets);
+
 /* Whether samples from first to last (inclusive) and the time covered
  * from cf to ct (exclusive end) make query_timeline()'s buckets run
  * over the time covered: the samples lie inside it and it lasts

@@ -406,9 +406,6 @@ void query_app_sites(struct query *q);
 /* How many groups there are under by (query_top's accumulators). */
 size_t query_group_count(const struct query *q, enum query_group by);
 
-/* A round bucket width giving about 60 buckets over span ns. */
-int64_t query_round_bucket(int64_t span);
-
 /* The group of sample i under by, numbered as query_top() numbers its
  * accumulators: one past the last class or thread for "none". */
 static inline size_t group_of(const struct query *q, enum query_group by,

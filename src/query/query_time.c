@@ -19,7 +19,7 @@
 
 /* --- time --------------------------------------------------------------------- */
 
-int64_t query_round_bucket(int64_t span)
+int64_t query_round_bucket(int64_t span, int64_t max_buckets)
 {
 	static const int64_t steps[] = {
 		1000000,	2000000,	5000000,       10000000,
@@ -33,7 +33,7 @@ int64_t query_round_bucket(int64_t span)
 	size_t i;
 
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (span / steps[i] <= 60)
+		if (span / steps[i] + 1 <= max_buckets)
 			return steps[i];
 	return steps[sizeof(steps) / sizeof(steps[0]) - 1];
 }
@@ -220,7 +220,9 @@ static int timeline_grid(struct query *q, int64_t first, int64_t last,
 		return err_set(e, ERR_FORMAT,
 			       "samples span more than 292 years: "
 			       "the store's times are damaged");
-	g->w = *bucket_ns > 0 ? *bucket_ns : query_round_bucket((int64_t)span);
+	g->w = *bucket_ns > 0
+		       ? *bucket_ns
+		       : query_round_bucket((int64_t)span, QUERY_ROUND_BUCKETS);
 	*bucket_ns = g->w;
 	m = first % g->w;
 	r = (uint64_t)(m < 0 ? m + g->w : m); /* first mod w */

@@ -500,7 +500,9 @@ static int place_points(struct query_survivors *s, int64_t lo, int64_t hi,
 		return err_set(e, ERR_FORMAT,
 			       "lives span more than 292 years: the "
 			       "store's times are damaged");
-	w = bucket_ns > 0 ? bucket_ns : query_round_bucket((int64_t)span);
+	w = bucket_ns > 0
+		    ? bucket_ns
+		    : query_round_bucket((int64_t)span, QUERY_ROUND_BUCKETS);
 	if (span / (uint64_t)w >= 100000)
 		return err_set(e, ERR_USAGE,
 			       "%lld ns buckets make more than 100,000 "

@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "util/buf.h"
 #include "util/flame.h"
+#include "util/human.h"
 
 static void esc_raw(struct buf *out, const char *s, size_t len)
 {
@@ -171,7 +172,7 @@ static void svg_lines(struct buf *out, const struct finding_figure *g)
 		 L, T, L, T + ph, L, T + ph, L + pw, T + ph);
 	buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", L - 4,
 		 T + 10);
-	h(out, report_bytes((int64_t)max, b, sizeof(b)));
+	h(out, human_bytes((int64_t)max, b, sizeof(b)));
 	buf_addf(out,
 		 "%s</text><text x=\"%.0f\" y=\"%.0f\" "
 		 "text-anchor=\"end\">0</text>\n",
@@ -197,15 +198,14 @@ static void svg_lines(struct buf *out, const struct finding_figure *g)
 	for (i = 0; i < g->n_peaks && g->n_series; i++) {
 		size_t p = g->peaks[i];
 
-		buf_addf(
-			out,
-			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-			"fill=\"#c0392b\"><title>peak at +%.3f s: %s/s"
-			"</title></circle>\n",
-			xpos(g, p, L, pw),
-			T + ph - ph * g->series[0].y[p] / max,
-			(double)(g->t_ns[p] - g->t_ns[0]) / 1e9,
-			report_bytes((int64_t)g->series[0].y[p], b, sizeof(b)));
+		buf_addf(out,
+			 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			 "fill=\"#c0392b\"><title>peak at +%.3f s: %s/s"
+			 "</title></circle>\n",
+			 xpos(g, p, L, pw),
+			 T + ph - ph * g->series[0].y[p] / max,
+			 (double)(g->t_ns[p] - g->t_ns[0]) / 1e9,
+			 human_bytes((int64_t)g->series[0].y[p], b, sizeof(b)));
 	}
 	buf_adds(out, "</svg>\n");
 	if (g->n_series > 1 || g->kind == FIG_LIVE) {
@@ -252,7 +252,7 @@ static void svg_map(struct buf *out, const struct finding_figure *g)
 			 "</title></rect>\n",
 			 1 + (i % per_row) * cell, 1 + (i / per_row) * cell,
 			 cell, cell, fill_colour(g->fill[i]), i,
-			 report_bytes((int64_t)g->cell_bytes, b, sizeof(b)),
+			 human_bytes((int64_t)g->cell_bytes, b, sizeof(b)),
 			 g->fill[i] < 0	      ? "empty"
 			 : g->cells[i] == '*' ? "full"
 					      : "partly used");
@@ -275,12 +275,9 @@ static void figure_html(struct buf *out, const struct report *r, int fig)
 	buf_adds(out, "</figure>\n");
 }
 
-void report_render_html(const struct report *r, struct buf *out)
+/* From the doctype to the links to the sections. */
+static void head_html(struct buf *out, const struct report *r)
 {
-	size_t i, k, sev[3] = {0, 0, 0};
-	bool drawn[64];
-
-	memset(drawn, 0, sizeof(drawn));
 	buf_addf(out,
 		 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		 "<meta charset=\"utf-8\">\n"
@@ -316,6 +313,72 @@ void report_render_html(const struct report *r, struct buf *out)
 		 r->cmp ? "<a href=\"#baseline\">Compared with the baseline"
 			  "</a> &middot; "
 			: "");
+}
+
+/* Finding i as an article, with its figure when no finding before drew
+ * it (drawn[]). */
+static void finding_html(struct buf *out, const struct report *r, size_t i,
+			 bool *drawn)
+{
+	const struct finding *f = &r->found.findings[i];
+	size_t k;
+
+	buf_addf(out,
+		 "<article class=\"finding %s\" id=\"f%zu\"><h3>"
+		 "<span class=\"sev\">%s</span> %zu. %s",
+		 finding_severity_name(f->severity), i + 1,
+		 finding_severity_name(f->severity), i + 1, f->rule);
+	if (f->subject) {
+		buf_adds(out, ": ");
+		h(out, f->subject);
+	}
+	buf_adds(out, "</h3>\n");
+	if (report_jvm_of(r, f)) {
+		struct buf j = BUF_INIT;
+
+		report_jvm_text(&j, r, f);
+		buf_adds(out, "<p class=\"jvm\">JVM: ");
+		h(out, j.data);
+		buf_adds(out, "</p>\n");
+		buf_release(&j);
+	}
+	buf_adds(out, "<p>");
+	h(out, f->sentence);
+	buf_adds(out, "</p>\n");
+	if (f->few_samples)
+		buf_adds(out, "<p class=\"few\">It rests on few samples "
+			      "or GCs, and is ranked lower for "
+			      "it.</p>\n");
+	buf_adds(out, "<ul>\n");
+	for (k = 0; k < f->n_evidence; k++) {
+		buf_adds(out, "<li>");
+		h(out, f->evidence[k]);
+		buf_adds(out, "</li>\n");
+	}
+	buf_adds(out, "</ul>\n");
+	if (f->command) {
+		buf_adds(out, "<p>More: <code>");
+		h_cmd(out, f->command);
+		buf_adds(out, "</code></p>\n");
+	}
+	if (f->fix) {
+		buf_adds(out, "<p>Fix: ");
+		h(out, f->fix);
+		buf_adds(out, "</p>\n");
+	}
+	if (f->figure >= 0 && f->figure < 64 && !drawn[f->figure]) {
+		drawn[f->figure] = true;
+		figure_html(out, r, f->figure);
+	}
+	buf_adds(out, "</article>\n");
+}
+
+static void findings_html(struct buf *out, const struct report *r)
+{
+	size_t i, sev[3] = {0, 0, 0};
+	bool drawn[64];
+
+	memset(drawn, 0, sizeof(drawn));
 	for (i = 0; i < r->found.n_findings; i++)
 		sev[r->found.findings[i].severity]++;
 	buf_addf(out,
@@ -324,62 +387,13 @@ void report_render_html(const struct report *r, struct buf *out)
 		 "first.</p>\n",
 		 r->found.n_findings, sev[FINDING_CRITICAL],
 		 sev[FINDING_WARNING], sev[FINDING_INFO]);
-	for (i = 0; i < r->found.n_findings; i++) {
-		const struct finding *f = &r->found.findings[i];
-
-		buf_addf(out,
-			 "<article class=\"finding %s\" id=\"f%zu\"><h3>"
-			 "<span class=\"sev\">%s</span> %zu. %s",
-			 finding_severity_name(f->severity), i + 1,
-			 finding_severity_name(f->severity), i + 1, f->rule);
-		if (f->subject) {
-			buf_adds(out, ": ");
-			h(out, f->subject);
-		}
-		buf_adds(out, "</h3>\n");
-		if (report_jvm_of(r, f)) {
-			struct buf j = BUF_INIT;
-
-			report_jvm_text(&j, r, f);
-			buf_adds(out, "<p class=\"jvm\">JVM: ");
-			h(out, j.data);
-			buf_adds(out, "</p>\n");
-			buf_release(&j);
-		}
-		buf_adds(out, "<p>");
-		h(out, f->sentence);
-		buf_adds(out, "</p>\n");
-		if (f->few_samples)
-			buf_adds(out,
-				 "<p class=\"few\">It rests on few samples "
-				 "or GCs, and is ranked lower for "
-				 "it.</p>\n");
-		buf_adds(out, "<ul>\n");
-		for (k = 0; k < f->n_evidence; k++) {
-			buf_adds(out, "<li>");
-			h(out, f->evidence[k]);
-			buf_adds(out, "</li>\n");
-		}
-		buf_adds(out, "</ul>\n");
-		if (f->command) {
-			buf_adds(out, "<p>More: <code>");
-			h_cmd(out, f->command);
-			buf_adds(out, "</code></p>\n");
-		}
-		if (f->fix) {
-			buf_adds(out, "<p>Fix: ");
-			h(out, f->fix);
-			buf_adds(out, "</p>\n");
-		}
-		if (f->figure >= 0 && f->figure < 64 && !drawn[f->figure]) {
-			drawn[f->figure] = true;
-			figure_html(out, r, f->figure);
-		}
-		buf_adds(out, "</article>\n");
-	}
+	for (i = 0; i < r->found.n_findings; i++)
+		finding_html(out, r, i, drawn);
 	buf_adds(out, "</section>\n");
-	if (r->cmp)
-		compare_html(out, r->cmp);
+}
+
+static void flame_html(struct buf *out, const struct report *r)
+{
 	buf_adds(out, "<section id=\"flamegraph\"><h2>Flame graph</h2>\n");
 	if (r->n_flame) {
 		buf_adds(out, "<p>The call tree of the ");
@@ -400,8 +414,15 @@ void report_render_html(const struct report *r, struct buf *out)
 	} else {
 		buf_adds(out, "<p>No allocation samples.</p>\n");
 	}
-	buf_adds(out, "</section>\n<section id=\"inventory\"><h2>Inventory"
-		      "</h2>\n");
+	buf_adds(out, "</section>\n");
+}
+
+/* The members of the inputs and the problems met reading them. */
+static void inventory_html(struct buf *out, const struct report *r)
+{
+	size_t i;
+
+	buf_adds(out, "<section id=\"inventory\"><h2>Inventory</h2>\n");
 	if (r->from_store)
 		buf_adds(out, "<p>A store was given: its recordings are listed "
 			      "in the appendix; the members of the bundles "
@@ -436,40 +457,53 @@ void report_render_html(const struct report *r, struct buf *out)
 		h(out, r->problems[i]);
 		buf_adds(out, "</p>\n");
 	}
-	buf_adds(out, "</section>\n<section id=\"appendix\"><h2>Appendix"
-		      "</h2>\n<h3>Recordings</h3>\n");
+	buf_adds(out, "</section>\n");
+}
+
+static void recording_html(struct buf *out, const struct report *r, size_t i)
+{
+	const struct report_recording *x = &r->recs[i];
+	char t[HUMAN_TIME_SIZE];
+	size_t k;
+
+	buf_addf(out, "<tr><td class=\"n\">%zu</td><td>", i);
+	h(out, x->source);
+	buf_adds(out, "</td><td>");
+	h(out, x->format);
+	buf_adds(out, "</td><td>");
+	h(out, x->jvm[0] ? x->jvm : "not recorded");
+	buf_adds(out, "</td><td class=\"n\">");
+	buf_adds(out,
+		 human_time(x->start_ns, 3, "(not recorded)", t, sizeof(t)));
+	buf_adds(out, "</td><td class=\"n\">");
+	if (x->start_ns != INT64_MIN)
+		buf_addf(out, "%.3f s",
+			 ((double)x->end_ns - (double)x->start_ns) / 1e9);
+	buf_adds(out, "</td><td>");
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		if (x->samples[k])
+			buf_addf(out, "%s %" PRIu64 "<br>",
+				 sample_kind_name((enum sample_kind)k),
+				 x->samples[k]);
+	buf_addf(out, "</td><td class=\"n\">%" PRIu64 "</td><td>", x->gcs);
+	h(out, x->sampling);
+	buf_adds(out, "</td></tr>\n");
+}
+
+/* The recordings and how the estimates are made. */
+static void appendix_html(struct buf *out, const struct report *r)
+{
+	size_t i;
+
+	buf_adds(out, "<section id=\"appendix\"><h2>Appendix</h2>\n"
+		      "<h3>Recordings</h3>\n");
 	if (r->n_recs)
 		buf_adds(out, "<table><tr><th>#</th><th>source</th>"
 			      "<th>format</th><th>JVM</th><th>start</th>"
 			      "<th>span</th><th>samples</th><th>GCs</th>"
 			      "<th>sampling</th></tr>\n");
-	for (i = 0; i < r->n_recs; i++) {
-		const struct report_recording *x = &r->recs[i];
-
-		buf_addf(out, "<tr><td class=\"n\">%zu</td><td>", i);
-		h(out, x->source);
-		buf_adds(out, "</td><td>");
-		h(out, x->format);
-		buf_adds(out, "</td><td>");
-		h(out, x->jvm[0] ? x->jvm : "not recorded");
-		buf_adds(out, "</td><td class=\"n\">");
-		report_time(out, x->start_ns);
-		buf_adds(out, "</td><td class=\"n\">");
-		if (x->start_ns != INT64_MIN)
-			buf_addf(out, "%.3f s",
-				 ((double)x->end_ns - (double)x->start_ns) /
-					 1e9);
-		buf_adds(out, "</td><td>");
-		for (k = 0; k < SAMPLE__COUNT; k++)
-			if (x->samples[k])
-				buf_addf(out, "%s %" PRIu64 "<br>",
-					 sample_kind_name((enum sample_kind)k),
-					 x->samples[k]);
-		buf_addf(out, "</td><td class=\"n\">%" PRIu64 "</td><td>",
-			 x->gcs);
-		h(out, x->sampling);
-		buf_adds(out, "</td></tr>\n");
-	}
+	for (i = 0; i < r->n_recs; i++)
+		recording_html(out, r, i);
 	if (r->n_recs)
 		buf_adds(out, "</table>\n");
 	buf_adds(out, "<h3>How the estimates are made</h3>\n<ul>\n");
@@ -478,8 +512,17 @@ void report_render_html(const struct report *r, struct buf *out)
 		h(out, report_estimate_notes[i]);
 		buf_adds(out, "</li>\n");
 	}
-	buf_addf(out,
-		 "</ul>\n</section>\n<script>%s</script>\n</body>\n"
-		 "</html>\n",
-		 flame_script);
+	buf_adds(out, "</ul>\n</section>\n");
+}
+
+void report_render_html(const struct report *r, struct buf *out)
+{
+	head_html(out, r);
+	findings_html(out, r);
+	if (r->cmp)
+		compare_html(out, r->cmp);
+	flame_html(out, r);
+	inventory_html(out, r);
+	appendix_html(out, r);
+	buf_addf(out, "<script>%s</script>\n</body>\n</html>\n", flame_script);
 }

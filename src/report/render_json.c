@@ -13,58 +13,23 @@
 #include "report/report.h"
 #include "util/buf.h"
 
-/* valid UTF-8 goes out as it is; JSON needs only controls escaped */
-static size_t utf8_ok(const unsigned char *p, size_t len)
-{
-	uint32_t cp;
-
-	return utf8_decode(p, len, &cp);
-}
-
 static void str(struct buf *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t len = strlen((const char *)p), i = 0, n;
-
-	if (!s) {
+	if (s)
+		buf_add_json(out, s, strlen(s), BUF_JSON_TEXT);
+	else
 		buf_adds(out, "null");
-		return;
-	}
-	buf_addch(out, '"');
-	while (i < len) {
-		unsigned char ch = p[i];
+}
 
-		if (ch == '"' || ch == '\\') {
-			buf_addch(out, '\\');
-			buf_addch(out, ch);
-			i++;
-		} else if (ch < 0x20 || ch == 0x7f) {
-			buf_addf(out, "\\u%04x", ch);
-			i++;
-		} else if ((n = utf8_ok(p + i, len - i)) != 0) {
-			/* U+2028 and U+2029 are valid JSON but break
-			 * JavaScript that embeds it: escaped too */
-			if (n == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 &&
-			    (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
-				buf_addf(out, "\\u%04x",
-					 p[i + 2] == 0xa8 ? 0x2028 : 0x2029);
-			/* C1 controls (U+009B is CSI to some terminals)
-			 * and bidi overrides too: JSON printed on a
-			 * terminal stays inert, and says the same */
-			else if (!utf8_printable_len(p + i, len - i)) {
-				uint32_t cp;
+/* v[0..n) as the items of a JSON array, the brackets the caller's. */
+static void str_items(struct buf *out, char *const *v, size_t n)
+{
+	size_t i;
 
-				utf8_decode(p + i, len - i, &cp);
-				buf_addf(out, "\\u%04x", (unsigned)cp);
-			} else
-				buf_add(out, p + i, n);
-			i += n;
-		} else {
-			buf_addf(out, "\\\\x%02x", ch);
-			i++;
-		}
+	for (i = 0; i < n; i++) {
+		buf_adds(out, i ? ", " : "");
+		str(out, v[i]);
 	}
-	buf_addch(out, '"');
 }
 
 static void num(struct buf *out, double v)
@@ -201,66 +166,55 @@ static void jvm_json(struct buf *out, const struct query_jvm *j)
 	buf_addch(out, '}');
 }
 
-void report_render_json(const struct report *r, struct buf *out)
+/* Finding i (rank i + 1) as an object, after a comma when not the
+ * first. */
+static void finding_json(struct buf *out, const struct report *r, size_t i)
 {
-	size_t i, k;
+	const struct finding *f = &r->found.findings[i];
+	size_t k;
 
-	buf_adds(out, "{\n  \"generator\": ");
-	str(out, "heapsift report");
-	buf_adds(out, ",\n  \"version\": ");
-	str(out, r->version);
-	buf_adds(out, ",\n  \"schema\": 1,\n  \"title\": ");
-	str(out, r->title);
-	buf_adds(out, ",\n  \"store\": ");
-	str(out, r->store_path);
-	buf_addf(out, ",\n  \"from_store\": %s,\n  \"filters\": ",
-		 r->from_store ? "true" : "false");
-	str(out, r->filters ? r->filters : "");
-
-	buf_adds(out, ",\n  \"findings\": [");
-	for (i = 0; i < r->found.n_findings; i++) {
-		const struct finding *f = &r->found.findings[i];
-
-		buf_addf(out,
-			 "%s\n    {\"rank\": %zu, \"rule\": ", i ? "," : "",
-			 i + 1);
-		str(out, f->rule);
-		buf_adds(out, ", \"severity\": ");
-		str(out, finding_severity_name(f->severity));
-		buf_addf(out, ", \"few_samples\": %s,\n     \"subject\": ",
-			 f->few_samples ? "true" : "false");
-		str(out, f->subject);
-		buf_adds(out, ",\n     \"sentence\": ");
-		str(out, f->sentence);
-		buf_adds(out, ",\n     \"evidence\": [");
-		for (k = 0; k < f->n_evidence; k++) {
-			buf_adds(out, k ? ", " : "");
-			str(out, f->evidence[k]);
-		}
-		buf_adds(out, "],\n     \"command\": ");
-		str(out, f->command);
-		buf_adds(out, ",\n     \"fix\": ");
-		str(out, f->fix);
-		buf_adds(out, ",\n     \"figures\": {");
-		for (k = 0; k < f->n_facts; k++) {
-			buf_adds(out, k ? ", " : "");
-			str(out, f->facts[k].name);
-			buf_adds(out, ": {\"value\": ");
-			num(out, f->facts[k].value);
-			buf_adds(out, ", \"unit\": ");
-			str(out, f->facts[k].unit);
-			buf_addch(out, '}');
-		}
-		buf_adds(out, "},\n     \"figure\": ");
-		if (f->figure >= 0)
-			buf_addf(out, "%d", f->figure);
-		else
-			buf_adds(out, "null");
-		buf_adds(out, ",\n     \"recording\": ");
-		jvm_json(out, report_jvm_of(r, f));
+	buf_addf(out, "%s\n    {\"rank\": %zu, \"rule\": ", i ? "," : "",
+		 i + 1);
+	str(out, f->rule);
+	buf_adds(out, ", \"severity\": ");
+	str(out, finding_severity_name(f->severity));
+	buf_addf(out, ", \"few_samples\": %s,\n     \"subject\": ",
+		 f->few_samples ? "true" : "false");
+	str(out, f->subject);
+	buf_adds(out, ",\n     \"sentence\": ");
+	str(out, f->sentence);
+	buf_adds(out, ",\n     \"evidence\": [");
+	str_items(out, f->evidence, f->n_evidence);
+	buf_adds(out, "],\n     \"command\": ");
+	str(out, f->command);
+	buf_adds(out, ",\n     \"fix\": ");
+	str(out, f->fix);
+	buf_adds(out, ",\n     \"figures\": {");
+	for (k = 0; k < f->n_facts; k++) {
+		buf_adds(out, k ? ", " : "");
+		str(out, f->facts[k].name);
+		buf_adds(out, ": {\"value\": ");
+		num(out, f->facts[k].value);
+		buf_adds(out, ", \"unit\": ");
+		str(out, f->facts[k].unit);
 		buf_addch(out, '}');
 	}
-	buf_adds(out, "\n  ],\n  \"inventory\": {\"members\": [");
+	buf_adds(out, "},\n     \"figure\": ");
+	if (f->figure >= 0)
+		buf_addf(out, "%d", f->figure);
+	else
+		buf_adds(out, "null");
+	buf_adds(out, ",\n     \"recording\": ");
+	jvm_json(out, report_jvm_of(r, f));
+	buf_addch(out, '}');
+}
+
+/* The members of the inputs and the problems met reading them. */
+static void inventory_json(struct buf *out, const struct report *r)
+{
+	size_t i;
+
+	buf_adds(out, "{\"members\": [");
 	for (i = 0; i < r->n_members; i++) {
 		const struct report_member *m = &r->members[i];
 
@@ -282,125 +236,159 @@ void report_render_json(const struct report *r, struct buf *out)
 		buf_addch(out, '}');
 	}
 	buf_adds(out, "],\n    \"problems\": [");
-	for (i = 0; i < r->n_problems; i++) {
-		buf_adds(out, i ? ", " : "");
-		str(out, r->problems[i]);
+	str_items(out, r->problems, r->n_problems);
+	buf_adds(out, "]}");
+}
+
+/* A picture's data, the i-th of the list. */
+static void figure_json(struct buf *out, const struct finding_figure *g,
+			size_t i)
+{
+	size_t k, j;
+
+	buf_adds(out, i ? ",\n    " : "\n    ");
+	buf_adds(out, "{\"kind\": ");
+	str(out, fig_kind(g->kind));
+	buf_adds(out, ", \"title\": ");
+	str(out, g->title);
+	buf_adds(out, ", \"unit\": ");
+	str(out, g->unit);
+	buf_adds(out, ",\n     \"time_ns\": [");
+	for (k = 0; k < g->n_points && g->kind != FIG_MAP; k++)
+		buf_addf(out, "%s%" PRId64, k ? ", " : "", g->t_ns[k]);
+	buf_adds(out, "],\n     \"covered_ns\": ");
+	if (g->covered_ns) {
+		for (k = 0; k < g->n_points; k++)
+			buf_addf(out, "%s%" PRId64, k ? ", " : "[",
+				 g->covered_ns[k]);
+		buf_adds(out, g->n_points ? "]" : "[]");
+	} else {
+		buf_adds(out, "null");
 	}
-	buf_adds(out, "]},\n  \"figures\": [");
-	for (i = 0; i < r->found.n_figures; i++) {
-		const struct finding_figure *g = &r->found.figures[i];
+	buf_adds(out, ",\n     \"series\": [");
+	for (k = 0; k < g->n_series; k++) {
+		buf_adds(out, k ? ", " : "");
+		buf_adds(out, "{\"name\": ");
+		str(out, g->series[k].name);
+		buf_adds(out, ", \"y\": [");
+		for (j = 0; j < g->n_points; j++) {
+			buf_adds(out, j ? ", " : "");
+			num(out, g->series[k].y[j]);
+		}
+		buf_adds(out, "]}");
+	}
+	buf_adds(out, "],\n     \"peaks\": [");
+	for (k = 0; k < g->n_peaks; k++)
+		buf_addf(out, "%s%zu", k ? ", " : "", g->peaks[k]);
+	buf_adds(out, "], \"cells\": ");
+	if (g->cells)
+		str(out, g->cells);
+	else
+		buf_adds(out, "null");
+	buf_addf(out, ", \"cell_bytes\": %" PRIu64 "}", g->cell_bytes);
+}
+
+/* The flame graph's nodes, parents before children; null without. */
+static void flame_json(struct buf *out, const struct report *r)
+{
+	size_t i;
+
+	if (!r->n_flame) {
+		buf_adds(out, "null");
+		return;
+	}
+	buf_adds(out, "{\"kind\": ");
+	str(out, r->flame_kind);
+	buf_addf(out, ", \"jvms\": %zu", r->flame_jvms);
+	buf_adds(out, ", \"nodes\": [");
+	for (i = 0; i < r->n_flame; i++) {
+		const struct flame_node *fn = &r->flame[i];
 
 		buf_adds(out, i ? ",\n    " : "\n    ");
-		buf_adds(out, "{\"kind\": ");
-		str(out, fig_kind(g->kind));
-		buf_adds(out, ", \"title\": ");
-		str(out, g->title);
-		buf_adds(out, ", \"unit\": ");
-		str(out, g->unit);
-		buf_adds(out, ",\n     \"time_ns\": [");
-		for (k = 0; k < g->n_points && g->kind != FIG_MAP; k++)
-			buf_addf(out, "%s%" PRId64, k ? ", " : "", g->t_ns[k]);
-		buf_adds(out, "],\n     \"covered_ns\": ");
-		if (g->covered_ns) {
-			for (k = 0; k < g->n_points; k++)
-				buf_addf(out, "%s%" PRId64, k ? ", " : "[",
-					 g->covered_ns[k]);
-			buf_adds(out, g->n_points ? "]" : "[]");
-		} else {
+		buf_adds(out, "{\"label\": ");
+		str(out, fn->label);
+		buf_adds(out, ", \"parent\": ");
+		if (fn->parent == UINT32_MAX)
 			buf_adds(out, "null");
-		}
-		buf_adds(out, ",\n     \"series\": [");
-		for (k = 0; k < g->n_series; k++) {
-			size_t j;
-
-			buf_adds(out, k ? ", " : "");
-			buf_adds(out, "{\"name\": ");
-			str(out, g->series[k].name);
-			buf_adds(out, ", \"y\": [");
-			for (j = 0; j < g->n_points; j++) {
-				buf_adds(out, j ? ", " : "");
-				num(out, g->series[k].y[j]);
-			}
-			buf_adds(out, "]}");
-		}
-		buf_adds(out, "],\n     \"peaks\": [");
-		for (k = 0; k < g->n_peaks; k++)
-			buf_addf(out, "%s%zu", k ? ", " : "", g->peaks[k]);
-		buf_adds(out, "], \"cells\": ");
-		if (g->cells)
-			str(out, g->cells);
 		else
-			buf_adds(out, "null");
-		buf_addf(out, ", \"cell_bytes\": %" PRIu64 "}", g->cell_bytes);
+			buf_addf(out, "%u", fn->parent);
+		buf_addf(out,
+			 ", \"depth\": %u, \"bytes\": %" PRId64
+			 ", \"samples\": %" PRIu64 ", \"x\": ",
+			 fn->depth, fn->bytes, fn->samples);
+		num(out, fn->x);
+		buf_addch(out, '}');
 	}
+	buf_adds(out, "]}");
+}
+
+/* Recording i of the appendix. */
+static void recording_json(struct buf *out, const struct report_recording *x,
+			   size_t i)
+{
+	bool first = true;
+	size_t k;
+
+	buf_adds(out, i ? ",\n    " : "\n    ");
+	buf_adds(out, "{\"source\": ");
+	str(out, x->source);
+	buf_adds(out, ", \"format\": ");
+	str(out, x->format);
+	buf_adds(out, ", \"jvm\": ");
+	str(out, x->jvm);
+	buf_adds(out, ", \"start_ns\": ");
+	time_or_null(out, x->start_ns);
+	buf_adds(out, ", \"end_ns\": ");
+	time_or_null(out, x->start_ns == INT64_MIN ? INT64_MIN : x->end_ns);
+	buf_addf(out, ", \"chunks\": %u, \"samples\": {", x->n_chunks);
+	for (k = 0; k < SAMPLE__COUNT; k++) {
+		if (!x->samples[k])
+			continue;
+		buf_adds(out, first ? "" : ", ");
+		first = false;
+		str(out, sample_kind_name((enum sample_kind)k));
+		buf_addf(out, ": %" PRIu64, x->samples[k]);
+	}
+	buf_addf(out,
+		 "}, \"bytes_skipped\": %" PRIu64 ", \"gcs\": %" PRIu64
+		 ", \"sampling\": ",
+		 x->bytes_skipped, x->gcs);
+	str(out, x->sampling);
+	buf_adds(out, ", \"settings\": [");
+	str_items(out, x->settings, x->n_settings);
+	buf_adds(out, "]}");
+}
+
+void report_render_json(const struct report *r, struct buf *out)
+{
+	size_t i;
+
+	buf_adds(out, "{\n  \"generator\": ");
+	str(out, "heapsift report");
+	buf_adds(out, ",\n  \"version\": ");
+	str(out, r->version);
+	buf_adds(out, ",\n  \"schema\": 1,\n  \"title\": ");
+	str(out, r->title);
+	buf_adds(out, ",\n  \"store\": ");
+	str(out, r->store_path);
+	buf_addf(out, ",\n  \"from_store\": %s,\n  \"filters\": ",
+		 r->from_store ? "true" : "false");
+	str(out, r->filters ? r->filters : "");
+	buf_adds(out, ",\n  \"findings\": [");
+	for (i = 0; i < r->found.n_findings; i++)
+		finding_json(out, r, i);
+	buf_adds(out, "\n  ],\n  \"inventory\": ");
+	inventory_json(out, r);
+	buf_adds(out, ",\n  \"figures\": [");
+	for (i = 0; i < r->found.n_figures; i++)
+		figure_json(out, &r->found.figures[i], i);
 	buf_adds(out, "],\n  \"baseline\": ");
 	compare_json(out, r->cmp);
 	buf_adds(out, ",\n  \"flame\": ");
-	if (!r->n_flame) {
-		buf_adds(out, "null");
-	} else {
-		buf_adds(out, "{\"kind\": ");
-		str(out, r->flame_kind);
-		buf_addf(out, ", \"jvms\": %zu", r->flame_jvms);
-		buf_adds(out, ", \"nodes\": [");
-		for (i = 0; i < r->n_flame; i++) {
-			const struct flame_node *fn = &r->flame[i];
-
-			buf_adds(out, i ? ",\n    " : "\n    ");
-			buf_adds(out, "{\"label\": ");
-			str(out, fn->label);
-			buf_adds(out, ", \"parent\": ");
-			if (fn->parent == UINT32_MAX)
-				buf_adds(out, "null");
-			else
-				buf_addf(out, "%u", fn->parent);
-			buf_addf(out,
-				 ", \"depth\": %u, \"bytes\": %" PRId64
-				 ", \"samples\": %" PRIu64 ", \"x\": ",
-				 fn->depth, fn->bytes, fn->samples);
-			num(out, fn->x);
-			buf_addch(out, '}');
-		}
-		buf_adds(out, "]}");
-	}
+	flame_json(out, r);
 	buf_adds(out, ",\n  \"recordings\": [");
-	for (i = 0; i < r->n_recs; i++) {
-		const struct report_recording *x = &r->recs[i];
-		bool first = true;
-
-		buf_adds(out, i ? ",\n    " : "\n    ");
-		buf_adds(out, "{\"source\": ");
-		str(out, x->source);
-		buf_adds(out, ", \"format\": ");
-		str(out, x->format);
-		buf_adds(out, ", \"jvm\": ");
-		str(out, x->jvm);
-		buf_adds(out, ", \"start_ns\": ");
-		time_or_null(out, x->start_ns);
-		buf_adds(out, ", \"end_ns\": ");
-		time_or_null(out,
-			     x->start_ns == INT64_MIN ? INT64_MIN : x->end_ns);
-		buf_addf(out, ", \"chunks\": %u, \"samples\": {", x->n_chunks);
-		for (k = 0; k < SAMPLE__COUNT; k++) {
-			if (!x->samples[k])
-				continue;
-			buf_adds(out, first ? "" : ", ");
-			first = false;
-			str(out, sample_kind_name((enum sample_kind)k));
-			buf_addf(out, ": %" PRIu64, x->samples[k]);
-		}
-		buf_addf(out,
-			 "}, \"bytes_skipped\": %" PRIu64 ", \"gcs\": %" PRIu64
-			 ", \"sampling\": ",
-			 x->bytes_skipped, x->gcs);
-		str(out, x->sampling);
-		buf_adds(out, ", \"settings\": [");
-		for (k = 0; k < x->n_settings; k++) {
-			buf_adds(out, k ? ", " : "");
-			str(out, x->settings[k]);
-		}
-		buf_adds(out, "]}");
-	}
+	for (i = 0; i < r->n_recs; i++)
+		recording_json(out, &r->recs[i], i);
 	buf_adds(out, "],\n  \"estimates\": [");
 	for (i = 0; report_estimate_notes[i]; i++) {
 		buf_adds(out, i ? ",\n    " : "\n    ");

@@ -136,93 +136,89 @@ static void figure_md(struct buf *out, const struct report *r, int fig)
 	}
 }
 
-void report_render_md(const struct report *r, struct buf *out)
+/* The count by severity and the table of the findings. */
+static void summary_md(struct buf *out, const struct report *r)
 {
-	size_t i, k, sev[3] = {0, 0, 0};
-	bool drawn[64];
+	size_t i, sev[3] = {0, 0, 0};
 
-	memset(drawn, 0, sizeof(drawn));
-	buf_addf(out, "# heapsift report: ");
-	md(out, r->title);
-	buf_addf(out, "\n\nMade by heapsift report %s", r->version);
-	if (r->store_path) {
-		buf_adds(out, " from the store ");
-		code_span(out, r->store_path);
-	}
-	if (r->filters && *r->filters) {
-		buf_adds(out, " with the filters ");
-		code_span(out, r->filters);
-	}
-	buf_adds(out, ".\n\n## Findings\n\n");
 	for (i = 0; i < r->found.n_findings; i++)
 		sev[r->found.findings[i].severity]++;
 	buf_addf(out, "%zu findings: %zu critical, %zu warning, %zu info.\n\n",
 		 r->found.n_findings, sev[FINDING_CRITICAL],
 		 sev[FINDING_WARNING], sev[FINDING_INFO]);
-	if (r->found.n_findings) {
-		buf_adds(out, "| # | severity | rule | about | JVM |\n"
-			      "|---:|---|---|---|---|\n");
-		for (i = 0; i < r->found.n_findings; i++) {
-			const struct finding *f = &r->found.findings[i];
-
-			buf_addf(out, "| %zu | %s%s | %s | ", i + 1,
-				 finding_severity_name(f->severity),
-				 f->few_samples ? " (few samples)" : "",
-				 f->rule);
-			md(out, f->subject ? f->subject : "");
-			buf_adds(out, " | ");
-			if (report_jvm_of(r, f))
-				md(out, report_jvm_of(r, f)->name);
-			buf_adds(out, " |\n");
-		}
-	}
+	if (!r->found.n_findings)
+		return;
+	buf_adds(out, "| # | severity | rule | about | JVM |\n"
+		      "|---:|---|---|---|---|\n");
 	for (i = 0; i < r->found.n_findings; i++) {
 		const struct finding *f = &r->found.findings[i];
 
-		buf_addf(out, "\n### %zu. %s: %s", i + 1,
-			 finding_severity_name(f->severity), f->rule);
-		if (f->subject) {
-			buf_adds(out, ": ");
-			md(out, f->subject);
-		}
-		buf_adds(out, "\n\n");
-		if (report_jvm_of(r, f)) {
-			struct buf j = BUF_INIT;
-
-			report_jvm_text(&j, r, f);
-			buf_adds(out, "JVM: ");
-			md(out, j.data);
-			buf_adds(out, "\n\n");
-			buf_release(&j);
-		}
-		md(out, f->sentence);
-		if (f->few_samples)
-			buf_adds(out, " *It rests on few samples or GCs, and "
-				      "is ranked lower for it.*");
-		buf_adds(out, "\n\n");
-		for (k = 0; k < f->n_evidence; k++) {
-			buf_adds(out, "- ");
-			md(out, f->evidence[k]);
-			buf_addch(out, '\n');
-		}
-		if (f->command) {
-			buf_adds(out, "\nMore: ");
-			code_span(out, f->command);
-			buf_addch(out, '\n');
-		}
-		if (f->fix) {
-			buf_adds(out, "\nFix: ");
-			md(out, f->fix);
-			buf_addch(out, '\n');
-		}
-		if (f->figure >= 0 && f->figure < 64 && !drawn[f->figure]) {
-			drawn[f->figure] = true;
-			figure_md(out, r, f->figure);
-		}
+		buf_addf(out, "| %zu | %s%s | %s | ", i + 1,
+			 finding_severity_name(f->severity),
+			 f->few_samples ? " (few samples)" : "", f->rule);
+		md(out, f->subject ? f->subject : "");
+		buf_adds(out, " | ");
+		if (report_jvm_of(r, f))
+			md(out, report_jvm_of(r, f)->name);
+		buf_adds(out, " |\n");
 	}
+}
 
-	if (r->cmp)
-		compare_md(out, r->cmp);
+/* Finding i in full, with its figure when no finding before drew it
+ * (drawn[]). */
+static void finding_md(struct buf *out, const struct report *r, size_t i,
+		       bool *drawn)
+{
+	const struct finding *f = &r->found.findings[i];
+	size_t k;
+
+	buf_addf(out, "\n### %zu. %s: %s", i + 1,
+		 finding_severity_name(f->severity), f->rule);
+	if (f->subject) {
+		buf_adds(out, ": ");
+		md(out, f->subject);
+	}
+	buf_adds(out, "\n\n");
+	if (report_jvm_of(r, f)) {
+		struct buf j = BUF_INIT;
+
+		report_jvm_text(&j, r, f);
+		buf_adds(out, "JVM: ");
+		md(out, j.data);
+		buf_adds(out, "\n\n");
+		buf_release(&j);
+	}
+	md(out, f->sentence);
+	if (f->few_samples)
+		buf_adds(out, " *It rests on few samples or GCs, and "
+			      "is ranked lower for it.*");
+	buf_adds(out, "\n\n");
+	for (k = 0; k < f->n_evidence; k++) {
+		buf_adds(out, "- ");
+		md(out, f->evidence[k]);
+		buf_addch(out, '\n');
+	}
+	if (f->command) {
+		buf_adds(out, "\nMore: ");
+		code_span(out, f->command);
+		buf_addch(out, '\n');
+	}
+	if (f->fix) {
+		buf_adds(out, "\nFix: ");
+		md(out, f->fix);
+		buf_addch(out, '\n');
+	}
+	if (f->figure >= 0 && f->figure < 64 && !drawn[f->figure]) {
+		drawn[f->figure] = true;
+		figure_md(out, r, f->figure);
+	}
+}
+
+/* The members of the inputs and the problems met reading them. */
+static void inventory_md(struct buf *out, const struct report *r)
+{
+	size_t i;
+
 	buf_adds(out, "\n## Inventory\n\n");
 	if (r->from_store)
 		buf_adds(out, "A store was given: its recordings are listed "
@@ -250,44 +246,80 @@ void report_render_md(const struct report *r, struct buf *out)
 		md(out, r->problems[i]);
 		buf_addch(out, '\n');
 	}
+}
+
+static void recording_md(struct buf *out, const struct report *r, size_t i)
+{
+	const struct report_recording *x = &r->recs[i];
+	struct buf smp = BUF_INIT;
+	size_t k;
+
+	buf_addf(out, "| %zu | ", i);
+	md(out, x->source);
+	buf_adds(out, " | ");
+	md(out, x->format);
+	buf_adds(out, " | ");
+	md(out, x->jvm[0] ? x->jvm : "not recorded");
+	if (x->start_ns != INT64_MIN)
+		buf_addf(out, " | %.3f s | ",
+			 ((double)x->end_ns - (double)x->start_ns) / 1e9);
+	else
+		buf_adds(out, " | not recorded | ");
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		if (x->samples[k])
+			buf_addf(&smp, "%s%s %" PRIu64, smp.len ? ", " : "",
+				 sample_kind_name((enum sample_kind)k),
+				 x->samples[k]);
+	md(out, smp.data);
+	buf_addf(out, " | %" PRIu64 " | ", x->gcs);
+	md(out, x->sampling);
+	buf_adds(out, " |\n");
+	buf_release(&smp);
+}
+
+/* The recordings and how the estimates are made. */
+static void appendix_md(struct buf *out, const struct report *r)
+{
+	size_t i;
 
 	buf_adds(out, "\n## Appendix: recordings\n\n");
 	if (r->n_recs)
 		buf_adds(out, "| # | source | format | JVM | span | samples | "
 			      "GCs | sampling |\n"
 			      "|---:|---|---|---|---:|---|---:|---|\n");
-	for (i = 0; i < r->n_recs; i++) {
-		const struct report_recording *x = &r->recs[i];
-		struct buf smp = BUF_INIT;
-
-		buf_addf(out, "| %zu | ", i);
-		md(out, x->source);
-		buf_adds(out, " | ");
-		md(out, x->format);
-		buf_adds(out, " | ");
-		md(out, x->jvm[0] ? x->jvm : "not recorded");
-		if (x->start_ns != INT64_MIN)
-			buf_addf(out, " | %.3f s | ",
-				 ((double)x->end_ns - (double)x->start_ns) /
-					 1e9);
-		else
-			buf_adds(out, " | not recorded | ");
-		for (k = 0; k < SAMPLE__COUNT; k++)
-			if (x->samples[k])
-				buf_addf(&smp, "%s%s %" PRIu64,
-					 smp.len ? ", " : "",
-					 sample_kind_name((enum sample_kind)k),
-					 x->samples[k]);
-		md(out, smp.data);
-		buf_addf(out, " | %" PRIu64 " | ", x->gcs);
-		md(out, x->sampling);
-		buf_adds(out, " |\n");
-		buf_release(&smp);
-	}
+	for (i = 0; i < r->n_recs; i++)
+		recording_md(out, r, i);
 	buf_adds(out, "\n## Appendix: how the estimates are made\n\n");
 	for (i = 0; report_estimate_notes[i]; i++) {
 		buf_adds(out, "- ");
 		md(out, report_estimate_notes[i]);
 		buf_addch(out, '\n');
 	}
+}
+
+void report_render_md(const struct report *r, struct buf *out)
+{
+	size_t i;
+	bool drawn[64];
+
+	memset(drawn, 0, sizeof(drawn));
+	buf_addf(out, "# heapsift report: ");
+	md(out, r->title);
+	buf_addf(out, "\n\nMade by heapsift report %s", r->version);
+	if (r->store_path) {
+		buf_adds(out, " from the store ");
+		code_span(out, r->store_path);
+	}
+	if (r->filters && *r->filters) {
+		buf_adds(out, " with the filters ");
+		code_span(out, r->filters);
+	}
+	buf_adds(out, ".\n\n## Findings\n\n");
+	summary_md(out, r);
+	for (i = 0; i < r->found.n_findings; i++)
+		finding_md(out, r, i, drawn);
+	if (r->cmp)
+		compare_md(out, r->cmp);
+	inventory_md(out, r);
+	appendix_md(out, r);
 }

@@ -6,35 +6,15 @@
  */
 #include <inttypes.h>
 #include <string.h>
-#include <time.h>
 
 #include "report/report_chart.h"
 #include "report/report.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 static void put(struct buf *out, const char *s)
 {
 	report_clean(out, s);
-}
-
-void report_time(struct buf *out, int64_t ns)
-{
-	char b[64];
-	time_t t;
-	struct tm tm;
-
-	if (ns == INT64_MIN) {
-		buf_adds(out, "(not recorded)");
-		return;
-	}
-	t = (time_t)(ns / 1000000000);
-	if (ns < 0 && ns % 1000000000)
-		t--;
-	gmtime_r(&t, &tm);
-	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-	buf_addf(
-		out, "%s.%03dZ", b,
-		(int)(((ns % 1000000000) + 1000000000) % 1000000000 / 1000000));
 }
 
 static void figure_text(struct buf *out, const struct report *r, int fig)
@@ -167,25 +147,13 @@ static void compare_text(struct buf *out, const struct report_compare *x)
 	buf_adds(out, "\n\n");
 }
 
-void report_render_text(const struct report *r, struct buf *out)
+/* The findings, then the figures no finding drew. */
+static void findings_text(struct buf *out, const struct report *r)
 {
-	size_t i, k, sev[3] = {0, 0, 0};
+	size_t i, sev[3] = {0, 0, 0};
 	bool drawn[64];
 
 	memset(drawn, 0, sizeof(drawn));
-	buf_addf(out, "heapsift report %s: ", r->version);
-	put(out, r->title);
-	buf_addch(out, '\n');
-	if (r->store_path) {
-		buf_adds(out, "store: ");
-		put(out, r->store_path);
-		buf_addch(out, '\n');
-	}
-	if (r->filters && *r->filters) {
-		buf_adds(out, "filters: ");
-		put(out, r->filters);
-		buf_addch(out, '\n');
-	}
 	for (i = 0; i < r->found.n_findings; i++)
 		sev[r->found.findings[i].severity]++;
 	buf_addf(out,
@@ -204,43 +172,46 @@ void report_render_text(const struct report *r, struct buf *out)
 			figure_text(out, r, (int)i);
 			buf_addch(out, '\n');
 		}
-	if (r->cmp)
-		compare_text(out, r->cmp);
-	if (r->n_flame > 1) {
-		const struct flame_node *fn = r->flame;
-		size_t at = 0;
+}
 
-		buf_adds(out, "HEAVIEST CALL PATH (");
-		put(out, r->flame_kind);
-		if (r->flame_jvms > 1)
-			buf_addf(out,
-				 " of %zu JVMs together, a fleet picture: "
-				 "--recording picks one JVM's",
-				 r->flame_jvms);
-		buf_adds(out, "; the HTML report has the flame graph)\n");
-		/* from the root, always into the heaviest child */
-		for (;;) {
-			size_t best = SIZE_MAX;
+/* The flame graph's heaviest path, from the root always into the
+ * heaviest child: what a terminal can show of it. */
+static void heaviest_path_text(struct buf *out, const struct report *r)
+{
+	const struct flame_node *fn = r->flame;
+	size_t at = 0, k;
 
-			for (k = at + 1; k < r->n_flame; k++)
-				if (fn[k].parent == at &&
-				    (best == SIZE_MAX ||
-				     fn[k].bytes > fn[best].bytes))
-					best = k;
-			if (best == SIZE_MAX)
-				break;
-			buf_addf(out, "  %5.1f%%  %*s",
-				 100.0 * (double)fn[best].bytes /
-					 (double)fn[0].bytes,
-				 (int)(fn[best].depth > 30 ? 30
-							   : fn[best].depth),
-				 "");
-			put(out, fn[best].label);
-			buf_addch(out, '\n');
-			at = best;
-		}
+	buf_adds(out, "HEAVIEST CALL PATH (");
+	put(out, r->flame_kind);
+	if (r->flame_jvms > 1)
+		buf_addf(out,
+			 " of %zu JVMs together, a fleet picture: "
+			 "--recording picks one JVM's",
+			 r->flame_jvms);
+	buf_adds(out, "; the HTML report has the flame graph)\n");
+	for (;;) {
+		size_t best = SIZE_MAX;
+
+		for (k = at + 1; k < r->n_flame; k++)
+			if (fn[k].parent == at &&
+			    (best == SIZE_MAX || fn[k].bytes > fn[best].bytes))
+				best = k;
+		if (best == SIZE_MAX)
+			break;
+		buf_addf(out, "  %5.1f%%  %*s",
+			 100.0 * (double)fn[best].bytes / (double)fn[0].bytes,
+			 (int)(fn[best].depth > 30 ? 30 : fn[best].depth), "");
+		put(out, fn[best].label);
 		buf_addch(out, '\n');
+		at = best;
 	}
+	buf_addch(out, '\n');
+}
+
+/* The members of the inputs and the problems met reading them. */
+static void inventory_text(struct buf *out, const struct report *r)
+{
+	size_t i;
 
 	buf_adds(out, "INVENTORY\n");
 	if (r->from_store)
@@ -269,42 +240,73 @@ void report_render_text(const struct report *r, struct buf *out)
 		put(out, r->problems[i]);
 		buf_addch(out, '\n');
 	}
+}
 
-	buf_adds(out, "\nAPPENDIX: RECORDINGS\n");
-	for (i = 0; i < r->n_recs; i++) {
-		const struct report_recording *x = &r->recs[i];
+static void recording_text(struct buf *out, const struct report *r, size_t i)
+{
+	const struct report_recording *x = &r->recs[i];
+	char t[HUMAN_TIME_SIZE];
+	size_t k;
 
-		buf_addf(out, "recording %zu: ", i);
-		put(out, x->source);
-		buf_addf(out, "\n  format   %s, %u chunk%s; jvm ", x->format,
-			 x->n_chunks, x->n_chunks == 1 ? "" : "s");
-		put(out, x->jvm[0] ? x->jvm : "(not recorded)");
-		buf_adds(out, "\n  time     ");
-		report_time(out, x->start_ns);
-		if (x->start_ns != INT64_MIN) {
-			buf_adds(out, " .. ");
-			report_time(out, x->end_ns);
-			buf_addf(out, " (%.3f s)",
-				 ((double)x->end_ns - (double)x->start_ns) /
-					 1e9);
-		}
-		buf_adds(out, "\n  samples ");
-		for (k = 0; k < SAMPLE__COUNT; k++)
-			if (x->samples[k])
-				buf_addf(out, " %s %" PRIu64,
-					 sample_kind_name((enum sample_kind)k),
-					 x->samples[k]);
-		buf_addf(out, "; %" PRIu64 " GCs seen", x->gcs);
-		if (x->bytes_skipped)
-			buf_addf(out, "; %" PRIu64 " bytes damaged, skipped",
-				 x->bytes_skipped);
-		buf_addch(out, '\n');
-		if (x->sampling[0]) {
-			buf_adds(out, "  sampling ");
-			put(out, x->sampling);
-			buf_addch(out, '\n');
-		}
+	buf_addf(out, "recording %zu: ", i);
+	put(out, x->source);
+	buf_addf(out, "\n  format   %s, %u chunk%s; jvm ", x->format,
+		 x->n_chunks, x->n_chunks == 1 ? "" : "s");
+	put(out, x->jvm[0] ? x->jvm : "(not recorded)");
+	buf_adds(out, "\n  time     ");
+	buf_adds(out,
+		 human_time(x->start_ns, 3, "(not recorded)", t, sizeof(t)));
+	if (x->start_ns != INT64_MIN) {
+		buf_adds(out, " .. ");
+		buf_adds(out, human_time(x->end_ns, 3, "(not recorded)", t,
+					 sizeof(t)));
+		buf_addf(out, " (%.3f s)",
+			 ((double)x->end_ns - (double)x->start_ns) / 1e9);
 	}
+	buf_adds(out, "\n  samples ");
+	for (k = 0; k < SAMPLE__COUNT; k++)
+		if (x->samples[k])
+			buf_addf(out, " %s %" PRIu64,
+				 sample_kind_name((enum sample_kind)k),
+				 x->samples[k]);
+	buf_addf(out, "; %" PRIu64 " GCs seen", x->gcs);
+	if (x->bytes_skipped)
+		buf_addf(out, "; %" PRIu64 " bytes damaged, skipped",
+			 x->bytes_skipped);
+	buf_addch(out, '\n');
+	if (x->sampling[0]) {
+		buf_adds(out, "  sampling ");
+		put(out, x->sampling);
+		buf_addch(out, '\n');
+	}
+}
+
+void report_render_text(const struct report *r, struct buf *out)
+{
+	size_t i;
+
+	buf_addf(out, "heapsift report %s: ", r->version);
+	put(out, r->title);
+	buf_addch(out, '\n');
+	if (r->store_path) {
+		buf_adds(out, "store: ");
+		put(out, r->store_path);
+		buf_addch(out, '\n');
+	}
+	if (r->filters && *r->filters) {
+		buf_adds(out, "filters: ");
+		put(out, r->filters);
+		buf_addch(out, '\n');
+	}
+	findings_text(out, r);
+	if (r->cmp)
+		compare_text(out, r->cmp);
+	if (r->n_flame > 1)
+		heaviest_path_text(out, r);
+	inventory_text(out, r);
+	buf_adds(out, "\nAPPENDIX: RECORDINGS\n");
+	for (i = 0; i < r->n_recs; i++)
+		recording_text(out, r, i);
 	buf_adds(out, "\nAPPENDIX: HOW THE ESTIMATES ARE MADE\n");
 	for (i = 0; report_estimate_notes[i]; i++)
 		buf_addf(out, "- %s\n", report_estimate_notes[i]);

@@ -60,11 +60,6 @@ static void clean(struct buf *out, const char *s, bool keep_backslash)
 	}
 }
 
-const char *report_bytes(int64_t n, char *out, size_t size)
-{
-	return human_bytes(n, out, size);
-}
-
 const char *report_cmp_value(const struct report_compare *x, double v,
 			     bool sign, char *out, size_t size)
 {

@@ -135,8 +135,6 @@ void report_clean(struct buf *out, const char *s);
 /* The same for a command line, whose backslashes are the regexes' own
  * and must be pasted as they are. */
 void report_clean_command(struct buf *out, const char *s);
-/* "1.23 GB", as the views print sizes (powers of 1000). */
-const char *report_bytes(int64_t n, char *out, size_t size);
 /* A value of the comparison: "+1.92 MB/s" (sign: + for growth), and
  * a ratio: "2.00x", "new" where the base had nothing. */
 const char *report_cmp_value(const struct report_compare *x, double v,
@@ -153,10 +151,6 @@ const struct query_jvm *report_jvm_of(const struct report *r,
  * more)"; "" where f names none. */
 void report_jvm_text(struct buf *out, const struct report *r,
 		     const struct finding *f);
-/* An instant as ISO 8601 UTC, to the millisecond; "(not recorded)" for
- * INT64_MIN. */
-void report_time(struct buf *out, int64_t ns);
-
 enum report_format {
 	REPORT_TEXT,
 	REPORT_MD,

@@ -10,6 +10,7 @@
 
 #include "report/report_chart.h"
 #include "util/buf.h"
+#include "util/human.h"
 
 /* The column of point i when n points are drawn in cols columns. */
 static size_t col_of(size_t i, size_t n, size_t cols)
@@ -47,7 +48,7 @@ void report_chart_columns(struct buf *out, const struct finding_figure *g,
 		buf_adds(out, indent);
 		if (row == height)
 			buf_addf(out, "%11s |",
-				 report_bytes((int64_t)max, b, sizeof(b)));
+				 human_bytes((int64_t)max, b, sizeof(b)));
 		else
 			buf_addf(out, "%11s |", "");
 		for (i = 0; i < cols; i++)

@@ -8,10 +8,8 @@
  */
 #include "tui/tui.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <curses.h>
 #include <math.h>
-#include <pcre2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +24,7 @@
 #include "tui/view.h"
 #include "util/buf.h"
 #include "util/human.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
 const struct tui_view_ops *const view_table[] = {
@@ -35,64 +34,6 @@ const struct tui_view_ops *const view_table[] = {
 const unsigned n_views = sizeof(view_table) / sizeof(view_table[0]);
 
 /* --- helpers the views share -------------------------------------------- */
-
-struct regex {
-	pcre2_code *code;
-	pcre2_match_data *md;
-	pcre2_match_context *mc;
-};
-
-struct regex *regex_new(const char *pattern, char *err, size_t err_size)
-{
-	struct regex *re;
-	int code;
-	PCRE2_SIZE off;
-	pcre2_code *c = pcre2_compile(
-		(PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-		PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
-
-	if (!c) {
-		PCRE2_UCHAR msg[256];
-
-		pcre2_get_error_message(code, msg, sizeof(msg));
-		snprintf(err, err_size,
-			 "'%s' is not a valid regex: %s at offset %zu", pattern,
-			 (const char *)msg, (size_t)off);
-		return NULL;
-	}
-	re = xcalloc(1, sizeof(*re));
-	re->code = c;
-	pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);
-	re->md = pcre2_match_data_create_from_pattern(c, NULL);
-	re->mc = pcre2_match_context_create(NULL);
-	if (!re->md || !re->mc)
-		die("out of memory for a regex");
-	/* a pathological pattern stops matching instead of hanging */
-	pcre2_set_match_limit(re->mc, 100000);
-	pcre2_set_depth_limit(re->mc, 1000);
-	return re;
-}
-
-void regex_free(struct regex *re)
-{
-	if (!re)
-		return;
-	pcre2_match_data_free(re->md);
-	pcre2_match_context_free(re->mc);
-	pcre2_code_free(re->code);
-	free(re);
-}
-
-bool regex_match(const struct regex *re, const char *s)
-{
-	return pcre2_match(re->code, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0,
-			   re->md, re->mc) >= 0;
-}
-
-const char *tui_bytes(int64_t n, char *out, size_t size)
-{
-	return human_bytes(n, out, size);
-}
 
 const char *tui_diff_amount(double v, bool sign, bool by_samples, char *out,
 			    size_t size)
@@ -107,8 +48,9 @@ const char *tui_diff_amount(double v, bool sign, bool by_samples, char *out,
 		snprintf(out, size, "%s%.0f smp", sg, x);
 	else
 		snprintf(out, size, "%s%s", sg,
-			 tui_bytes(x < 9.2e18 ? (int64_t)llround(x) : INT64_MAX,
-				   b, sizeof(b)));
+			 human_bytes(x < 9.2e18 ? (int64_t)llround(x)
+						: INT64_MAX,
+				     b, sizeof(b)));
 	return out;
 }
 
@@ -148,32 +90,6 @@ const char *tui_offset(const struct model *m, int64_t ns, char *out,
 	return out;
 }
 
-const char *tui_time(int64_t ns, char *out, size_t size)
-{
-	int64_t s = ns / 1000000000, rem = ns % 1000000000, ms;
-	time_t tt;
-	struct tm tm;
-
-	if (ns == INT64_MIN) { /* not recorded (code-heap reports) */
-		snprintf(out, size, "?");
-		return out;
-	}
-	if (rem < 0) { /* floor, without multiplying back */
-		rem += 1000000000;
-		s--;
-	}
-	ms = rem / 1000000;
-	tt = (time_t)s;
-	if (!gmtime_r(&tt, &tm)) {
-		snprintf(out, size, "?");
-		return out;
-	}
-	snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, (int)ms);
-	return out;
-}
-
 void tui_message(struct tui *t, bool error, const char *fmt, ...)
 {
 	va_list ap;
@@ -198,7 +114,7 @@ struct loop {
 	enum prompt_kind prompt;
 	char line[256];
 	size_t line_len;
-	struct regex *search; /* the last search, for n and N */
+	struct rx_user *search; /* the last search, for n and N */
 	char search_text[256];
 	FILE *stamp;
 	unsigned long seq;
@@ -453,14 +369,14 @@ static void run_search(struct loop *l, int dir)
 
 static void prompt_done(struct loop *l)
 {
-	char err[512];
+	struct err e;
 	const struct tui_view_ops *v = view_table[l->view];
-	struct regex *re = NULL;
+	struct rx_user *re = NULL;
 
 	if (l->line_len) {
-		re = regex_new(l->line, err, sizeof(err));
+		re = rx_user_new(l->line, &e);
 		if (!re) {
-			tui_message(&l->t, true, "%s", err);
+			tui_message(&l->t, true, "%s", e.msg);
 			l->prompt = PROMPT_NONE;
 			return;
 		}
@@ -469,7 +385,7 @@ static void prompt_done(struct loop *l)
 		l->prompt = PROMPT_NONE;
 		if (!re)
 			return;
-		regex_free(l->search);
+		rx_user_free(l->search);
 		l->search = re;
 		snprintf(l->search_text, sizeof(l->search_text), "%s", l->line);
 		run_search(l, 0);
@@ -479,11 +395,11 @@ static void prompt_done(struct loop *l)
 	if (!v->filter) {
 		tui_message(&l->t, false, "%s: nothing to filter here",
 			    v->name);
-		regex_free(re);
+		rx_user_free(re);
 		return;
 	}
 	v->filter(&l->t, l->state[l->view], re, l->line);
-	regex_free(re);
+	rx_user_free(re);
 }
 
 static void prompt_key(struct loop *l, int c)
@@ -637,8 +553,8 @@ static void jump(struct loop *l)
 {
 	const struct tui_view_ops *v;
 	struct buf re = BUF_INIT;
-	char err[512];
-	struct regex *r;
+	struct err e;
+	struct rx_user *r;
 
 	switch_view(l, (unsigned)l->t.jump_view);
 	l->t.jump_view = -1;
@@ -646,21 +562,21 @@ static void jump(struct loop *l)
 	if (!l->t.jump_key[0] || !v->search)
 		return;
 	findings_regex_literal(&re, l->t.jump_key);
-	r = regex_new(re.data, err, sizeof(err));
+	r = rx_user_new(re.data, &e);
 	buf_release(&re);
 	if (!r)
 		return;
 	/* draw once first: a view builds its rows when drawn */
 	draw(l);
 	if (v->search(&l->t, l->state[l->view], r, 0)) {
-		regex_free(l->search);
+		rx_user_free(l->search);
 		l->search = r;
 		snprintf(l->search_text, sizeof(l->search_text), "%.200s",
 			 l->t.jump_key);
 	} else {
 		tui_message(&l->t, false, "%s: %s is not among the rows shown",
 			    v->name, l->t.jump_key);
-		regex_free(r);
+		rx_user_free(r);
 	}
 }
 
@@ -802,7 +718,7 @@ static bool key(struct loop *l, int c)
 		if (!v->act(&l->t, l->state[l->view], act, &a) &&
 		    act == ACT_BACK && l->search) {
 			/* nothing to step back from: forget the search */
-			regex_free(l->search);
+			rx_user_free(l->search);
 			l->search = NULL;
 		}
 		if (l->t.jump_view >= 0)
@@ -872,7 +788,7 @@ int tui_browse(struct store *s, const char *name, const char *store_path,
 		fclose(l->stamp);
 	for (i = 0; i < n_views; i++)
 		view_table[i]->free(l->state[i]);
-	regex_free(l->search);
+	rx_user_free(l->search);
 	model_release(&l->t.m);
 	free(l);
 	return rc;

@@ -18,7 +18,7 @@
 #include "tui/keys.h"
 #include "tui/model.h"
 
-struct regex;
+struct rx_user;
 
 /* The area a view draws in: rows top .. top + height - 1, all columns;
  * the row below it is the detail line the view fills too. */
@@ -57,10 +57,10 @@ struct tui_view_ops {
 	void (*status)(struct tui *t, void *st, char *out, size_t size);
 	/* Move to the next (dir 1) or previous (-1) row that matches re
 	 * after the cursor; false when none does.  NULL: not searchable. */
-	bool (*search)(struct tui *t, void *st, const struct regex *re,
+	bool (*search)(struct tui *t, void *st, const struct rx_user *re,
 		       int dir);
 	/* Hide what does not match re (NULL: show all again). */
-	void (*filter)(struct tui *t, void *st, const struct regex *re,
+	void (*filter)(struct tui *t, void *st, const struct rx_user *re,
 		       const char *pattern);
 	/* A click on row y, column x of the area (twice: a double click,
 	 * which opens).  NULL: clicks do nothing. */
@@ -84,14 +84,6 @@ enum {
 };
 #define VMASK(v) (1u << (v))
 
-/* A compiled search or filter regex (PCRE2, with match limits). */
-struct regex *regex_new(const char *pattern, char *err, size_t err_size);
-void regex_free(struct regex *re);
-bool regex_match(const struct regex *re, const char *s);
-
-/* "5.39 GB", "812 B" (powers of 1000, as the CLI prints them) */
-const char *tui_bytes(int64_t n, char *out, size_t size);
-
 /* Against the baseline (the Allocations, tree and Survivors views): an
  * amount of a diff row, "+1.23 MB" ("+" only with sign), "12 smp" where
  * the table counts samples, "-" for none (NaN). */
@@ -107,8 +99,6 @@ int tui_diff_style(const struct diff_row *r, bool cursor);
 /* "+1.200 s" from the model's time 0 */
 const char *tui_offset(const struct model *m, int64_t ns, char *out,
 		       size_t size);
-/* ISO 8601 UTC with milliseconds */
-const char *tui_time(int64_t ns, char *out, size_t size);
 
 extern const struct tui_view_ops view_overview, view_alloc, view_tree,
 	view_inverted, view_timeline, view_survivors, view_codeheap,

@@ -17,6 +17,8 @@
 #include "tui/names.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "util/human.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
 enum sort_by { SORT_BYTES, SORT_SAMPLES, SORT_NAME };
@@ -64,7 +66,7 @@ struct alloc {
 	size_t n_vis;
 	struct query_total total;
 	struct list list;
-	struct regex *filter;
+	struct rx_user *filter;
 	char filter_text[256];
 	struct drill *drill;
 	/* against the baseline (model_diff()): a copy of the diff's rows
@@ -105,7 +107,7 @@ static void al_free(void *st)
 	size_t g;
 
 	drill_free(a->drill);
-	regex_free(a->filter);
+	rx_user_free(a->filter);
 	for (g = 0; g <= GROUP_RECORDING; g++)
 		free(a->cache[g].rows);
 	free(a->vis);
@@ -147,7 +149,7 @@ static void rebuild_vis(struct alloc *a)
 	a->vis = xreallocarray(a->vis, a->n ? a->n : 1, sizeof(*a->vis));
 	a->n_vis = 0;
 	for (i = 0; i < a->n; i++)
-		if (!a->filter || regex_match(a->filter, a->rows[i].key))
+		if (!a->filter || rx_user_match(a->filter, a->rows[i].key))
 			a->vis[a->n_vis++] = i;
 	if (a->sort != SORT_BYTES) {
 		sort_rows = a->rows;
@@ -448,7 +450,7 @@ static void draw_row(const struct area *ar, int y, const struct arow *r,
 	if (cur)
 		screen_fill(y, 0, ar->width, ST_CURSOR);
 	x += screen_putf(y, x, 11, st, "%10s ",
-			 tui_bytes(r->est_bytes, b, sizeof(b)));
+			 human_bytes(r->est_bytes, b, sizeof(b)));
 	x += screen_putf(y, x, 7, st, "%5.1f%% ", r->share * 100.0);
 	x += screen_putf(y, x, 10, st, "%9llu ",
 			 (unsigned long long)r->samples);
@@ -615,7 +617,7 @@ static bool al_act(struct tui *t, void *st, enum action act,
 		return true;
 	case ACT_BACK:
 		if (a->filter) {
-			regex_free(a->filter);
+			rx_user_free(a->filter);
 			a->filter = NULL;
 			rebuild_vis(a);
 			return true;
@@ -661,7 +663,8 @@ static void al_status(struct tui *t, void *st, char *out, size_t size)
 	}
 }
 
-static bool al_search(struct tui *t, void *st, const struct regex *re, int dir)
+static bool al_search(struct tui *t, void *st, const struct rx_user *re,
+		      int dir)
 {
 	struct alloc *a = st;
 	size_t n, i, start;
@@ -685,7 +688,7 @@ static bool al_search(struct tui *t, void *st, const struct regex *re, int dir)
 		size_t k = dir >= 0 ? (start + i) % n : (start + n - i % n) % n;
 		const struct arow *r = rows ? &rows[k] : &a->rows[a->vis[k]];
 
-		if (!r->header && regex_match(re, r->key)) {
+		if (!r->header && rx_user_match(re, r->key)) {
 			l->cur = k;
 			l->n = n;
 			return true;
@@ -694,18 +697,18 @@ static bool al_search(struct tui *t, void *st, const struct regex *re, int dir)
 	return false;
 }
 
-static void al_filter(struct tui *t, void *st, const struct regex *re,
+static void al_filter(struct tui *t, void *st, const struct rx_user *re,
 		      const char *pattern)
 {
 	struct alloc *a = st;
 
 	ensure(t, a);
-	regex_free(a->filter);
+	rx_user_free(a->filter);
 	a->filter = NULL;
 	if (re) {
-		char err[256];
+		struct err e;
 
-		a->filter = regex_new(pattern, err, sizeof(err));
+		a->filter = rx_user_new(pattern, &e);
 		snprintf(a->filter_text, sizeof(a->filter_text), "%s", pattern);
 	}
 	rebuild_vis(a);

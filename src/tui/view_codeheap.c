@@ -17,6 +17,8 @@
 #include "tui/list.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "util/human.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
 #define ADDR_W 20 /* "0x00007f7da8ec7000 " */
@@ -81,14 +83,14 @@ static const char *short_name(const char *name, char *out, size_t size)
 	return out;
 }
 
-static void set_rows(struct chview *v, const struct regex *re)
+static void set_rows(struct chview *v, const struct rx_user *re)
 {
 	uint32_t h, n = chq_n_heaps(v->q);
 
 	v->rows = xreallocarray(v->rows, n ? n : 1, sizeof(*v->rows));
 	v->n = 0;
 	for (h = 0; h < n; h++)
-		if (!re || regex_match(re, heap_name(v, h)))
+		if (!re || rx_user_match(re, heap_name(v, h)))
 			v->rows[v->n++] = h;
 	v->list.n = v->n;
 	v->list.cur = v->list.top = 0;
@@ -120,7 +122,7 @@ static void fmt_bytes(int64_t n, char *out, size_t size)
 	if (n == CHQ_UNKNOWN)
 		snprintf(out, size, "?");
 	else
-		tui_bytes(n, out, size);
+		human_bytes(n, out, size);
 }
 
 /* --- the list of heaps ------------------------------------------------- */
@@ -558,7 +560,8 @@ static void ch_status(struct tui *t, void *st, char *out, size_t size)
 
 /* In the list: the next heap whose name matches; in a map: the next
  * cell with a block whose name matches (a method, a stub). */
-static bool ch_search(struct tui *t, void *st, const struct regex *re, int dir)
+static bool ch_search(struct tui *t, void *st, const struct rx_user *re,
+		      int dir)
 {
 	struct chview *v = st;
 
@@ -572,7 +575,7 @@ static bool ch_search(struct tui *t, void *st, const struct regex *re, int dir)
 		for (i = dir ? 1 : 0; i <= n; i++) {
 			size_t k = (v->list.cur + (dir >= 0 ? i : n - i)) % n;
 
-			if (regex_match(re, heap_name(v, v->rows[k]))) {
+			if (rx_user_match(re, heap_name(v, v->rows[k]))) {
 				v->list.cur = k;
 				return true;
 			}
@@ -591,7 +594,7 @@ static bool ch_search(struct tui *t, void *st, const struct regex *re, int dir)
 			uint64_t g, c;
 
 			if (!b || b->addr < x->low ||
-			    !regex_match(re, chq_str(v->q, b->name)))
+			    !rx_user_match(re, chq_str(v->q, b->name)))
 				continue;
 			g = (b->addr - x->low) / (uint64_t)x->granule_size;
 			c = g / v->merge;
@@ -612,7 +615,7 @@ static bool ch_search(struct tui *t, void *st, const struct regex *re, int dir)
 	}
 }
 
-static void ch_filter(struct tui *t, void *st, const struct regex *re,
+static void ch_filter(struct tui *t, void *st, const struct rx_user *re,
 		      const char *pattern)
 {
 	struct chview *v = st;

@@ -24,6 +24,7 @@
 #include "tui/screen.h"
 #include "tui/view.h"
 #include "util/buf.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
 struct fline {
@@ -403,7 +404,8 @@ static void fv_status(struct tui *t, void *st, char *out, size_t size)
 
 /* A search: the next finding after the cursor with a line that
  * matches. */
-static bool fv_search(struct tui *t, void *st, const struct regex *re, int dir)
+static bool fv_search(struct tui *t, void *st, const struct rx_user *re,
+		      int dir)
 {
 	struct fview *v = st;
 	size_t n = v->fs.n_findings, k, i;
@@ -414,7 +416,7 @@ static bool fv_search(struct tui *t, void *st, const struct regex *re, int dir)
 			dir < 0 ? (v->cur + n - k % n) % n : (v->cur + k) % n;
 
 		for (i = v->first[f]; i <= last_line(v, f); i++)
-			if (regex_match(re, v->lines[i].text)) {
+			if (rx_user_match(re, v->lines[i].text)) {
 				v->cur = f;
 				v->top = v->first[f];
 				return true;

@@ -79,7 +79,7 @@ static void row_text(char *out, size_t size, const struct query_row *r,
 	names_shorten(r->key, (size_t)(name_w > 8 ? name_w : 8), scr.ellipsis,
 		      nm, sizeof(nm));
 	snprintf(out, size, "%10s %5.1f%% %7llu  %.200s",
-		 tui_bytes(r->est_bytes, b, sizeof(b)), r->share * 100.0,
+		 human_bytes(r->est_bytes, b, sizeof(b)), r->share * 100.0,
 		 (unsigned long long)r->samples, nm);
 }
 
@@ -130,8 +130,8 @@ static void build(struct tui *t, struct overview *o, int width)
 			add(o, ST_NORMAL, "  time not recorded");
 		else
 			add(o, ST_NORMAL, "  %s .. %s (%.3f s)",
-			    tui_time(r->start_ns, a, sizeof(a)),
-			    tui_time(r->end_ns, b, sizeof(b)),
+			    human_time(r->start_ns, 3, "?", a, sizeof(a)),
+			    human_time(r->end_ns, 3, "?", b, sizeof(b)),
 			    ((double)r->end_ns - (double)r->start_ns) / 1e9);
 		for (k = 0; k < SAMPLE__COUNT; k++)
 			if (r->samples[k])
@@ -148,7 +148,7 @@ static void build(struct tui *t, struct overview *o, int width)
 	if (total.samples)
 		add(o, ST_NORMAL, "  %llu samples, %s estimated, %s .. %s",
 		    (unsigned long long)total.samples,
-		    tui_bytes(total.est_bytes, a, sizeof(a)),
+		    human_bytes(total.est_bytes, a, sizeof(a)),
 		    tui_offset(m, total.first_ns, b, sizeof(b)),
 		    tui_offset(m, total.last_ns, c, sizeof(c)));
 	else

@@ -22,6 +22,8 @@
 #include "tui/names.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "util/human.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
 enum sv_sort { SV_RANK, SV_PEAK, SV_SAMPLES, SV_NAME };
@@ -177,7 +179,7 @@ static const char *amount(const struct survivors *s, int64_t bytes,
 	if (s->sv->by_samples)
 		snprintf(out, size, "%llu smp", (unsigned long long)samples);
 	else
-		tui_bytes(bytes, out, size);
+		human_bytes(bytes, out, size);
 	return out;
 }
 
@@ -518,7 +520,8 @@ static void sv_status(struct tui *t, void *st, char *out, size_t size)
 			 sorts[s->sort], k);
 }
 
-static bool sv_search(struct tui *t, void *st, const struct regex *re, int dir)
+static bool sv_search(struct tui *t, void *st, const struct rx_user *re,
+		      int dir)
 {
 	struct survivors *s = st;
 	size_t i;
@@ -532,7 +535,7 @@ static bool sv_search(struct tui *t, void *st, const struct regex *re, int dir)
 			size_t k = dir >= 0 ? (s->dlist.cur + i) % n
 					    : (s->dlist.cur + n - i % n) % n;
 
-			if (regex_match(re, s->dt->rows[k].key)) {
+			if (rx_user_match(re, s->dt->rows[k].key)) {
 				s->dlist.cur = k;
 				return true;
 			}
@@ -544,7 +547,7 @@ static bool sv_search(struct tui *t, void *st, const struct regex *re, int dir)
 		size_t k = dir >= 0 ? (s->list.cur + i) % s->n
 				    : (s->list.cur + s->n - i % s->n) % s->n;
 
-		if (regex_match(re, s->rows[k]->key)) {
+		if (rx_user_match(re, s->rows[k]->key)) {
 			s->list.cur = k;
 			return true;
 		}

@@ -17,6 +17,7 @@
 #include "tui/tui_chart.h"
 #include "tui/screen.h"
 #include "tui/view.h"
+#include "util/human.h"
 #include "util/size.h"
 #include "util/xalloc.h"
 
@@ -56,27 +57,6 @@ static void tl_free(void *st)
 	free(tl);
 }
 
-/* The smallest round width that gives at most cols buckets. */
-static int64_t bucket_for(int64_t span, int cols)
-{
-	static const int64_t steps[] = {
-		1000000,       2000000,	      5000000,	      10000000,
-		20000000,      50000000,      100000000,      200000000,
-		500000000,     1000000000,    2000000000,     5000000000,
-		10000000000,   15000000000,   30000000000,    60000000000,
-		120000000000,  300000000000,  600000000000,   1800000000000,
-		3600000000000, 7200000000000, 21600000000000, 86400000000000,
-	};
-	size_t i;
-
-	if (cols < 1)
-		cols = 1;
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (span / steps[i] + 1 < cols)
-			return steps[i];
-	return steps[sizeof(steps) / sizeof(steps[0]) - 1];
-}
-
 static void ensure(struct tui *t, struct timeline *tl, int cols)
 {
 	struct model *m = &t->m;
@@ -95,7 +75,10 @@ static void ensure(struct tui *t, struct timeline *tl, int cols)
 		first = cf;
 		last = ct - 1;
 	}
-	w = last >= first ? bucket_for(last - first, cols) : 1000000000;
+	/* cols - 1: the buckets start at a multiple of the width, which can
+	 * add one to span / width + 1 */
+	w = last >= first ? query_round_bucket(last - first, (int64_t)cols - 1)
+			  : 1000000000;
 	if (tl->valid && tl->gen == m->gen && tl->bucket_ns == w)
 		return;
 	if (tl->gen != m->gen)
@@ -211,7 +194,7 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 		    (double)tl->bucket_ns / 1e9);
 	screen_put(y, 0, axis, ST_DIM,
 		   tl->by_samples ? ""
-				  : tui_bytes((int64_t)max1, x1, sizeof(x1)));
+				  : human_bytes((int64_t)max1, x1, sizeof(x1)));
 	chart_columns(y, axis, h1, tl->by_samples ? tl->srate : tl->rate, tl->n,
 		      ST_BAR, a, b, CHART_NONE);
 	y += h1;
@@ -259,8 +242,8 @@ static void tl_draw(struct tui *t, void *st, const struct area *ar)
 				tui_offset(m, tl->cov_from[c], x1, sizeof(x1)),
 				tui_offset(m, tl->cov_to[c], x2, sizeof(x2)),
 				scr.vline,
-				tui_bytes(i64_held(tl->rate[c]), x3,
-					  sizeof(x3)),
+				human_bytes(i64_held(tl->rate[c]), x3,
+					    sizeof(x3)),
 				scr.vline, tl->srate[c], scr.vline,
 				(unsigned long long)tl->samples[c],
 				tl->cov[c] < tl->bucket_ns ? " (part recorded)"
@@ -320,8 +303,8 @@ static bool tl_act(struct tui *t, void *st, enum action act,
 		/* absolute times, exact to the millisecond: what --from and
 		 * --to take to ask the CLI the same question */
 		tui_message(t, false, "range %s .. %s; x clears it",
-			    tui_time(from, x1, sizeof(x1)),
-			    tui_time(to, x2, sizeof(x2)));
+			    human_time(from, 3, "?", x1, sizeof(x1)),
+			    human_time(to, 3, "?", x2, sizeof(x2)));
 		return true;
 	}
 	case ACT_BACK:

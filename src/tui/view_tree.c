@@ -36,6 +36,8 @@
 #include "tui/view.h"
 #include "tui/view_tree_int.h"
 #include "util/hash.h"
+#include "util/human.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
 static void *tree_new_common(bool inverted)
@@ -70,7 +72,7 @@ static void tr_free(void *st)
 	free(tr->label_id);
 	free(tr->labels);
 	free(tr->dt);
-	regex_free(tr->filter);
+	rx_user_free(tr->filter);
 	free(tr);
 }
 
@@ -197,7 +199,7 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 				id ? share_of(tr, id, nd->parent) * 100.0
 				   : 100.0,
 				(unsigned long long)nd->samples,
-				tui_bytes(nd->est_bytes, b, sizeof(b)));
+				human_bytes(nd->est_bytes, b, sizeof(b)));
 		draw_label(tr, ar, y, x, id, s);
 	}
 	if (tr->n_vis && tr->list.cur < tr->n_vis) {
@@ -217,8 +219,8 @@ static void tr_draw(struct tui *t, void *st, const struct area *ar)
 			    "depth %u %s %s %s %s self %llu samples, %s %s %s",
 			    nd->depth, scr.vline, scr.utf8 ? "±" : "+/-", pm,
 			    scr.vline, (unsigned long long)nd->self_samples,
-			    tui_bytes(nd->self_bytes, b, sizeof(b)), scr.vline,
-			    nd->label);
+			    human_bytes(nd->self_bytes, b, sizeof(b)),
+			    scr.vline, nd->label);
 	} else {
 		screen_put(ar->top + 2, 2, ar->width - 2, ST_DIM,
 			   "no samples of this kind in the time range");
@@ -251,7 +253,7 @@ static void filter_clear(struct tui *t, struct tree *tr)
 			       ? tr->vis[tr->list.cur]
 			       : 0;
 
-	regex_free(tr->filter);
+	rx_user_free(tr->filter);
 	tr->filter = NULL;
 	free(tr->keep);
 	tr->keep = NULL;
@@ -399,7 +401,7 @@ static void tr_status(struct tui *t, void *st, char *out, size_t size)
  * QUERY_TREE_LATER past MADE_BELOW nodes made (the whole tree costs less
  * then). */
 static uint32_t search_made(struct tui *t, struct tree *tr, struct verdicts *v,
-			    const struct regex *re, uint32_t from, int dir)
+			    const struct rx_user *re, uint32_t from, int dir)
 {
 	size_t n0 = tr->n;
 	uint32_t k = from;
@@ -421,7 +423,7 @@ static uint32_t search_made(struct tui *t, struct tree *tr, struct verdicts *v,
 
 /* On a whole tree: the same order, both ways, over the shown nodes. */
 static uint32_t search_whole(struct tree *tr, struct verdicts *v,
-			     const struct regex *re, uint32_t from, int dir)
+			     const struct rx_user *re, uint32_t from, int dir)
 {
 	uint32_t *rows = xmalloc((tr->n ? tr->n : 1) * sizeof(*rows));
 	uint32_t k = 0, found = QUERY_TREE_NONE;
@@ -446,7 +448,8 @@ static uint32_t search_whole(struct tree *tr, struct verdicts *v,
 	return found;
 }
 
-static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
+static bool tr_search(struct tui *t, void *st, const struct rx_user *re,
+		      int dir)
 {
 	struct tree *tr = st;
 	struct verdicts v;
@@ -516,12 +519,12 @@ static bool tr_search(struct tui *t, void *st, const struct regex *re, int dir)
 	return true;
 }
 
-static void tr_filter(struct tui *t, void *st, const struct regex *re,
+static void tr_filter(struct tui *t, void *st, const struct rx_user *re,
 		      const char *pattern)
 {
 	struct tree *tr = st;
 	size_t kept, of;
-	char err[256];
+	struct err e;
 	bool was = tr->filter != NULL;
 
 	tr_ensure(t, tr);
@@ -533,10 +536,10 @@ static void tr_filter(struct tui *t, void *st, const struct regex *re,
 		else
 			tr_save_folds(tr);
 	}
-	regex_free(tr->filter);
+	rx_user_free(tr->filter);
 	tr->filter = NULL;
 	if (re) {
-		tr->filter = regex_new(pattern, err, sizeof(err));
+		tr->filter = rx_user_new(pattern, &e);
 		snprintf(tr->filter_text, sizeof(tr->filter_text), "%s",
 			 pattern);
 	}

@@ -30,7 +30,7 @@ struct tree {
 	unsigned char *open; /* per node */
 	unsigned char *keep; /* per node, with a filter: it or a descendant
 				matches */
-	struct regex *filter;
+	struct rx_user *filter;
 	char filter_text[256];
 	/* labels are the query's site names, one pointer per site: each
 	 * node's label as an index into the distinct ones, so that a regex
@@ -83,7 +83,7 @@ static inline bool is_open(const struct tree *tr, uint32_t i)
 void tr_rebuild_vis(struct tree *tr);
 /* Whether node's label matches re (v: the verdicts so far). */
 bool tr_label_matches(const struct tree *tr, struct verdicts *v,
-		      const struct regex *re, uint32_t node);
+		      const struct rx_user *re, uint32_t node);
 /* keep[]: the nodes that match the filter and their ancestors, shown
  * unfolded down to the matches.  The number of matching nodes. */
 size_t tr_apply_filter(struct tree *tr);

@@ -11,6 +11,7 @@
 #include "tui/names.h"
 #include "tui/view_tree_int.h"
 #include "util/hash.h"
+#include "util/rx.h"
 #include "util/xalloc.h"
 
 /* The visible nodes: a walk over open, kept nodes, children in their
@@ -135,12 +136,12 @@ static void index_labels(struct tree *tr)
 }
 
 bool tr_label_matches(const struct tree *tr, struct verdicts *v,
-		      const struct regex *re, uint32_t node)
+		      const struct rx_user *re, uint32_t node)
 {
 	uint32_t id = label_of(tr, node);
 
 	if (!v->v[id])
-		v->v[id] = regex_match(re, tr->labels[id]) ? 2 : 1;
+		v->v[id] = rx_user_match(re, tr->labels[id]) ? 2 : 1;
 	return v->v[id] == 2;
 }
 
@@ -502,7 +503,7 @@ bool tr_all_open_end(struct tui *t, struct tree *tr)
 		tr->n_vis = filtered ? tr->n_all : n_vis;
 		tr->list.cur = 0;
 		if (filtered) {
-			regex_free(tr->filter);
+			rx_user_free(tr->filter);
 			tr->filter = NULL;
 		}
 		return false;
@@ -621,7 +622,7 @@ bool tr_lazy_filter_apply(struct tui *t, struct tree *tr, size_t *kept)
 	/* labels: the sites, then the root's */
 	site_ok = xcalloc(tr->n_labels ? tr->n_labels : 1, 1);
 	for (k = 0; k + 1 < tr->n_labels; k++)
-		site_ok[k] = regex_match(tr->filter, tr->labels[k]);
+		site_ok[k] = rx_user_match(tr->filter, tr->labels[k]);
 	*kept = query_tree_lazy_filter(q, tr->inverted, site_ok);
 	free(site_ok);
 	cur = tr->n_vis && tr->list.cur < tr->n_made_vis ? tr->vis[tr->list.cur]

@@ -252,6 +252,53 @@ void buf_add_printable(struct buf *b, const char *s, size_t len)
 	}
 }
 
+void buf_add_json(struct buf *b, const char *s, size_t len, enum buf_json how)
+{
+	struct buf shown = BUF_INIT;
+	const unsigned char *p;
+	size_t i = 0, n;
+	uint32_t cp;
+
+	if (how == BUF_JSON_PRINTABLE) {
+		buf_add_printable(&shown, s, len);
+		s = shown.data;
+		len = shown.len;
+	}
+	p = (const unsigned char *)s;
+	buf_addch(b, '"');
+	while (i < len) {
+		unsigned char ch = p[i];
+
+		if (ch == '"' || ch == '\\') {
+			buf_addch(b, '\\');
+			buf_addch(b, ch);
+			i++;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			buf_addf(b, "\\u%04x", ch);
+			i++;
+		} else if ((n = utf8_decode(p + i, len - i, &cp)) != 0) {
+			/* C1 controls (U+009B is CSI to some terminals) and
+			 * bidi overrides would act on a terminal the JSON is
+			 * printed on; U+2028 and U+2029 are valid JSON but
+			 * end a line of JavaScript that embeds it (a
+			 * printable spelling, older, keeps them) */
+			bool sep = (cp == 0x2028 || cp == 0x2029) &&
+				   how == BUF_JSON_TEXT;
+
+			if (sep || !utf8_printable_len(p + i, len - i))
+				buf_addf(b, "\\u%04x", (unsigned)cp);
+			else
+				buf_add(b, p + i, n);
+			i += n;
+		} else {
+			buf_addf(b, "\\\\x%02x", ch);
+			i++;
+		}
+	}
+	buf_addch(b, '"');
+	buf_release(&shown);
+}
+
 void buf_add_csv(struct buf *b, const char *s, size_t len)
 {
 	size_t i;

@@ -78,6 +78,24 @@ size_t utf8_printable_len(const unsigned char *s, size_t n);
  */
 void buf_add_printable(struct buf *b, const char *s, size_t len);
 
+/*
+ * Append s (len bytes) as one JSON string, quotes included, spelt one of
+ * two ways:
+ *   BUF_JSON_TEXT      the file's spelling, where it is valid UTF-8:
+ *                      controls (C0, DEL, C1), bidi overrides, U+2028
+ *                      and U+2029 as \uXXXX, so that JSON printed on a
+ *                      terminal or embedded in JavaScript stays inert; a
+ *                      byte that is not valid UTF-8, which JSON cannot
+ *                      carry, as the text \xNN (the report's);
+ *   BUF_JSON_PRINTABLE what buf_add_printable() shows, quoted: the names
+ *                      as a one-line listing spells them (speedscope's).
+ */
+enum buf_json {
+	BUF_JSON_TEXT,
+	BUF_JSON_PRINTABLE,
+};
+void buf_add_json(struct buf *b, const char *s, size_t len, enum buf_json how);
+
 /* Append s as one RFC 4180 CSV field: quoted when it holds , " CR or LF. */
 void buf_add_csv(struct buf *b, const char *s, size_t len);
 

@@ -1,7 +1,8 @@
 /*
- * Numbers for people: the one byte formatter every front end uses, so
- * that the CLI's tables and the browser's screens agree to the digit
- * (the browser's tests compare them).
+ * Numbers for people: the one byte formatter and the one time formatter
+ * every front end uses, so that the CLI's tables, the report and the
+ * browser's screens agree to the digit (the browser's tests compare
+ * them).
  */
 #ifndef HS_HUMAN_H
 #define HS_HUMAN_H
@@ -12,6 +13,20 @@
 
 /* "812 B", "5.39 GB": powers of 1000, two decimals; returns out. */
 const char *human_bytes(int64_t n, char *out, size_t size);
+
+/*
+ * An instant in ns since the epoch as ISO 8601 UTC: to the millisecond
+ * ("2024-05-01T12:00:00.123Z") when digits is 3, to the nanosecond when
+ * it is 9, cut down, not rounded (-0.5 s is 23:59:59.500 the day before),
+ * so that a time shown is never later than the instant.
+ * INT64_MIN is the stores' "not recorded": written as unset when unset is
+ * not NULL (the report says "(not recorded)", the browser "?"), else as
+ * the instant it is, as the CLI's dump shows raw values.  out needs
+ * HUMAN_TIME_SIZE bytes; returns out.
+ */
+#define HUMAN_TIME_SIZE 40
+const char *human_time(int64_t ns, int digits, const char *unset, char *out,
+		       size_t size);
 
 /*
  * Does the JVM version string already begin with the JVM's name?  JDK 21

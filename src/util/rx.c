@@ -1,11 +1,13 @@
 /*
- * Fixed-pattern tables over PCRE2; see rx.h.
+ * Fixed-pattern tables and users' regexes over PCRE2; see rx.h.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "util/rx.h"
 
 #include <pcre2.h>
+#include <stdlib.h>
 
+#include "util/err.h"
 #include "util/xalloc.h"
 
 /* pthread_once takes no argument: the table being compiled is passed
@@ -154,4 +156,59 @@ bool rx_hex(const struct rx_match *m, int i, uint64_t *v)
 	}
 	*v = x;
 	return true;
+}
+
+/* --- a user's regex ------------------------------------------------------ */
+
+struct rx_user {
+	pcre2_code *code;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+};
+
+struct rx_user *rx_user_new(const char *pattern, struct err *e)
+{
+	struct rx_user *re;
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *c = pcre2_compile(
+		(PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+		PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
+
+	if (!c) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(code, msg, sizeof(msg));
+		err_set(e, ERR_USAGE,
+			"'%s' is not a valid regex: %s at offset %zu", pattern,
+			(const char *)msg, (size_t)off);
+		return NULL;
+	}
+	re = xcalloc(1, sizeof(*re));
+	re->code = c;
+	pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* else interpreted */
+	re->md = pcre2_match_data_create_from_pattern(c, NULL);
+	re->mc = pcre2_match_context_create(NULL);
+	if (!re->md || !re->mc)
+		die("out of memory for a regex");
+	pcre2_set_match_limit(re->mc, RX_USER_MATCH_LIMIT);
+	pcre2_set_depth_limit(re->mc, RX_USER_DEPTH_LIMIT);
+	return re;
+}
+
+void rx_user_free(struct rx_user *re)
+{
+	if (!re)
+		return;
+	pcre2_match_data_free(re->md);
+	pcre2_match_context_free(re->mc);
+	pcre2_code_free(re->code);
+	free(re);
+}
+
+bool rx_user_match(const struct rx_user *re, const char *s)
+{
+	/* an error (a limit hit) is a negative status: no match */
+	return pcre2_match(re->code, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0,
+			   re->md, re->mc) >= 0;
 }

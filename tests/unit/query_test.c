@@ -14,6 +14,7 @@
 #include "query/query.h"
 #include "query/query_int.h"
 #include "store/store.h"
+#include "util/rx.h"
 
 /*
  *   #  time  recording  thread  stack                        class   bytes
@@ -732,4 +733,111 @@ TEST(query_site_tables_shared_by_a_stores_queries)
 	query_free(c);
 	store_close(s);
 	test_store_remove(dir, "q.hsdb");
+}
+
+/* The samples --class pattern keeps in make_store()'s store (2 of
+ * java.lang.String's, 2 of byte[], 1 without a class); -1 when the
+ * query does not open, its message in msg. */
+static int64_t class_filter_samples(struct store *s, const char *pattern,
+				    char *msg, size_t msg_size)
+{
+	struct query_options o;
+	struct query *q;
+	const struct query_row *rows;
+	struct query_total t;
+	size_t n;
+	struct err e;
+	int64_t kept = -1;
+
+	query_options_init(&o);
+	o.class_re = pattern;
+	err_init(&e);
+	if (query_open(s, &o, &q, &e) < 0) {
+		snprintf(msg, msg_size, "%s", e.msg);
+		return -1;
+	}
+	if (query_top(q, GROUP_CLASS, &rows, &n, &t, &e) == 0)
+		kept = (int64_t)t.samples;
+	query_free(q);
+	return kept;
+}
+
+/*
+ * The CLI's filters and the browser's search and filter are one regex
+ * (rx_user): the same answer for the same pattern and name, the same
+ * message for one that does not compile.  "(.+)+#|String" on
+ * "java.lang.String" backtracks through about 2^16 ways of splitting
+ * "java.lang." before "String" matches: more steps than the limit of
+ * 100,000 and fewer than 1,000,000, so before, with those two limits,
+ * the CLI's --class kept String's samples and the browser's filter hid
+ * its row.  Now both stop at the limit: no match.
+ */
+TEST(cli_and_browser_regexes_agree_at_the_limits)
+{
+	static const char *const slow[] = {"(.+)+#|String"};
+	static struct rx_table unlimited = RX_TABLE(slow);
+	char dir[] = "/tmp/hs-query-XXXXXX", msg[ERR_MSG_MAX] = "";
+	struct rx_match m;
+	struct rx_user *re;
+	struct err e;
+	struct store *s;
+	int64_t kept;
+	bool browser;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make_store(dir);
+	if (!s)
+		return;
+	/* it does match, given PCRE2's own limit of 10,000,000 steps */
+	rx_match_init(&m);
+	CHECK(rx_match(&unlimited, 0, "java.lang.String", 16, &m));
+	rx_match_release(&m);
+
+	re = rx_user_new(slow[0], &e);
+	CHECK(re != NULL);
+	browser = re && rx_user_match(re, "java.lang.String");
+	rx_user_free(re);
+	kept = class_filter_samples(s, slow[0], msg, sizeof(msg));
+	CHECK_INT(kept, ==, browser ? 2 : 0);
+	CHECK(!browser);
+
+	/* a plain pattern: both keep String */
+	re = rx_user_new("String$", &e);
+	CHECK(re && rx_user_match(re, "java.lang.String"));
+	rx_user_free(re);
+	CHECK_INT(class_filter_samples(s, "String$", msg, sizeof(msg)), ==, 2);
+
+	/* one wording; the CLI's names the option */
+	CHECK(rx_user_new("a(b", &e) == NULL);
+	CHECK_INT(e.code, ==, ERR_USAGE);
+	CHECK_STR(e.msg, "'a(b' is not a valid regex: missing closing "
+			 "parenthesis at offset 3");
+	CHECK_INT(class_filter_samples(s, "a(b", msg, sizeof(msg)), ==, -1);
+	CHECK_STR(msg, "--class: 'a(b' is not a valid regex: missing closing "
+		       "parenthesis at offset 3");
+	store_close(s);
+	test_store_remove(dir, "q.hsdb");
+}
+
+/* One table of round widths for the CLI's timelines and the browser's,
+ * each expected width worked out as span / width + 1 against the
+ * buckets allowed. */
+TEST(round_bucket_widths_are_one_table)
+{
+	const int64_t s = 1000000000, min = 60 * s, h = 60 * min;
+
+	/* 1 min over 61 buckets: 1 s (61 buckets); over 60: 2 s */
+	CHECK_INT(query_round_bucket(min, QUERY_ROUND_BUCKETS), ==, s);
+	CHECK_INT(query_round_bucket(min, 60), ==, 2 * s);
+	/* 12 h: 10 min would be 73 buckets, 15 min 49; the browser's
+	 * table used to go from 10 min to 30 min */
+	CHECK_INT(query_round_bucket(12 * h, QUERY_ROUND_BUCKETS), ==,
+		  15 * min);
+	CHECK_INT(query_round_bucket(12 * h, 67), ==, 15 * min);
+	/* 30 days: 6 h would be 121 buckets, 12 h 61 (the day before) */
+	CHECK_INT(query_round_bucket(30 * 24 * h, 67), ==, 12 * h);
+	/* nothing fits: the widest, a day */
+	CHECK_INT(query_round_bucket(400 * 24 * h, 67), ==, 24 * h);
+	CHECK_INT(query_round_bucket(0, 0), ==, 24 * h);
+	CHECK_INT(query_round_bucket(0, 1), ==, s / 1000);
 }

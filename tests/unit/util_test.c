@@ -109,6 +109,31 @@ TEST(buf_quotes_csv_per_rfc4180)
 	buf_release(&b);
 }
 
+/* The two spellings of a JSON string, each expected value written out by
+ * hand from RFC 8259 and the header's rules. */
+TEST(buf_writes_json_strings_in_both_spellings)
+{
+	/* a quote, a backslash, ESC, e acute, C1 CSI, U+2028, a bidi
+	 * override (U+202E), a lone continuation byte */
+	static const char s[] =
+		"q\"b\\e\x1b\xc3\xa9\xc2\x9b\xe2\x80\xa8\xe2\x80\xae\x80";
+	struct buf b = BUF_INIT;
+
+	buf_add_json(&b, s, sizeof(s) - 1, BUF_JSON_TEXT);
+	CHECK_STR(b.data, "\"q\\\"b\\\\e\\u001b\xc3\xa9\\u009b\\u2028"
+			  "\\u202e\\\\x80\"");
+	buf_reset(&b);
+	/* buf_add_printable()'s text (b\\e, \x1b ...), then quoted; U+2028
+	 * kept as it is */
+	buf_add_json(&b, s, sizeof(s) - 1, BUF_JSON_PRINTABLE);
+	CHECK_STR(b.data, "\"q\\\"b\\\\\\\\e\\\\x1b\xc3\xa9\\\\xc2\\\\x9b"
+			  "\xe2\x80\xa8\\\\xe2\\\\x80\\\\xae\\\\x80\"");
+	buf_reset(&b);
+	buf_add_json(&b, "", 0, BUF_JSON_TEXT);
+	CHECK_STR(b.data, "\"\"");
+	buf_release(&b);
+}
+
 TEST(arena_aligns_and_keeps_contents)
 {
 	struct arena a;
@@ -507,6 +532,33 @@ TEST(human_version_has_name)
 	CHECK(!human_version_has_name("", "anything"));
 	CHECK(!human_version_has_name(NULL, "anything"));
 	CHECK(!human_version_has_name("x", NULL));
+}
+
+/* Expected instants from the calendar: the epoch, a nanosecond before it
+ * (cut down, into the day before), 17 days 8:40 and a nanosecond short
+ * of a second (cut, where rounding would make it 8:40:01.000), and the
+ * ends of int64_t nanoseconds, which are pandas' Timestamp.min - 1 ns
+ * and Timestamp.max. */
+TEST(human_time_iso8601_cut_down)
+{
+	char t[HUMAN_TIME_SIZE];
+
+	CHECK_STR(human_time(0, 3, NULL, t, sizeof(t)),
+		  "1970-01-01T00:00:00.000Z");
+	CHECK_STR(human_time(-1, 3, NULL, t, sizeof(t)),
+		  "1969-12-31T23:59:59.999Z");
+	CHECK_STR(human_time(-1, 9, NULL, t, sizeof(t)),
+		  "1969-12-31T23:59:59.999999999Z");
+	CHECK_STR(human_time(1500000999999999, 3, NULL, t, sizeof(t)),
+		  "1970-01-18T08:40:00.999Z");
+	CHECK_STR(human_time(INT64_MAX, 9, NULL, t, sizeof(t)),
+		  "2262-04-11T23:47:16.854775807Z");
+	/* INT64_MIN: "not recorded" where the caller says so */
+	CHECK_STR(human_time(INT64_MIN, 9, NULL, t, sizeof(t)),
+		  "1677-09-21T00:12:43.145224192Z");
+	CHECK_STR(human_time(INT64_MIN, 3, "?", t, sizeof(t)), "?");
+	CHECK_STR(human_time(INT64_MIN, 3, "(not recorded)", t, sizeof(t)),
+		  "(not recorded)");
 }
 
 /* buf_add_u64 and buf_add_i64 write what printf's %llu and %lld write:
