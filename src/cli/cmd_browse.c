@@ -21,7 +21,7 @@
 #include "cli/cache.h"
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/view.h"
+#include "cli/cli_view.h"
 #include "store/store.h"
 #include "tui/tui.h"
 #include "util/buf.h"

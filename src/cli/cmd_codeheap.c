@@ -13,7 +13,7 @@
 
 #include "cli/cache.h"
 #include "cli/cli.h"
-#include "cli/view.h"
+#include "cli/cli_view.h"
 #include "query/query_codeheap.h"
 #include "store/store.h"
 #include "util/buf.h"

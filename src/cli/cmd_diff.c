@@ -19,7 +19,7 @@
 #include "cli/cache.h"
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/view.h"
+#include "cli/cli_view.h"
 #include "query/query_codeheap.h"
 #include "query/diff.h"
 #include "store/store.h"

@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "cli/intake.h"
 #include "cli/output.h"
-#include "cli/view.h"
+#include "cli/cli_view.h"
 #include "importers/importer.h"
 #include "ingest/ingest.h"
 #include "input/input.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/view.h"
+#include "cli/cli_view.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/human.h"

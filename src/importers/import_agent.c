@@ -22,7 +22,7 @@
 
 #include "formats/agentrec/agentrec.h"
 #include "formats/jfr/jfr.h"
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "util/arena.h"

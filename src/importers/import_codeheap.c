@@ -21,7 +21,7 @@
 #include "formats/codeheap/codeheap_lex.h"
 #include "importers/import_codeheap_int.h"
 #include "importers/importer.h"
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "importers/textprobe.h"
 #include "input/input.h"

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "formats/javacore/javacore.h"
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "importers/textprobe.h"
 #include "input/input.h"

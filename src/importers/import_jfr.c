@@ -18,7 +18,7 @@
 #include "formats/jfr/jfr.h"
 #include "formats/jfr/jfr_magic.h"
 #include "importers/import_jfr_int.h"
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "util/arena.h"

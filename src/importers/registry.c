@@ -5,7 +5,7 @@
  */
 #include "importers/registry.h"
 
-#include "importers/list.h"
+#include "importers/importer_list.h"
 
 #include <limits.h>
 #include <stdarg.h>

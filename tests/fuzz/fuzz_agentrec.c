@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "formats/agentrec/agentrec.h"
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "touch_sink.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "touch_sink.h"

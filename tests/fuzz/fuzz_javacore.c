@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "touch_sink.h"

@@ -1,11 +1,11 @@
 /*
  * Unit tests for the CLI's shared parsing (src/cli/cli.c, and the
- * options the store views share, src/cli/view.c).
+ * options the store views share, src/cli/cli_view.c).
  */
 #include <getopt.h>
 
 #include "cli/cli.h"
-#include "cli/view.h"
+#include "cli/cli_view.h"
 #include "input/walk.h"
 #include "test.h"
 

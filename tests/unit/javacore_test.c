@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "formats/javacore/javacore.h"
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "input/walk.h"

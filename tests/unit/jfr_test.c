@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "formats/jfr/jfr.h"
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "store/store.h"

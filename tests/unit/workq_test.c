@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "importers/list.h"
+#include "importers/importer_list.h"
 #include "record/sink.h"
 #include "input/input.h"
 #include "test.h"

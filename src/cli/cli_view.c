@@ -1,7 +1,7 @@
 /*
- * Shared parts of the store views (view.h).
+ * Shared parts of the store views (cli_view.h).
  */
-#include "cli/view.h"
+#include "cli/cli_view.h"
 
 #include <math.h>
 #include <stdio.h>

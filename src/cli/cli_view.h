@@ -4,8 +4,8 @@
  * options every view takes and the options several take alike, and
  * turning times given on the command line into nanoseconds.
  */
-#ifndef HS_VIEW_H
-#define HS_VIEW_H
+#ifndef HS_CLI_VIEW_H
+#define HS_CLI_VIEW_H
 
 #include <getopt.h>
 #include <stdbool.h>
