@@ -1,6 +1,6 @@
 /*
  * Private to the HotSpot code-heap importer (codeheap.c, the state
- * machine over the lexed lines; codeheap_map.c, the granule maps): the
+ * machine over the lexed lines; import_codeheap_map.c, the granule maps): the
  * import's state and what the two files call of each other.
  */
 #ifndef HS_IMPORTERS_CODEHEAP_INT_H
@@ -113,7 +113,7 @@ struct chi {
 void ch_warn(struct chi *c, uint64_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* codeheap_map.c: a map's title (t, len) begins a map of the current
+/* import_codeheap_map.c: a map's title (t, len) begins a map of the current
  * heap; each line under it adds its cells; finish keeps the map when it
  * is whole (cut: the input ended in it), drop forgets it. */
 void ch_map_begin(struct chi *c, const char *t, size_t len);

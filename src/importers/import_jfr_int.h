@@ -1,5 +1,5 @@
 /*
- * What the JFR importer's two halves share: jfr_decode.c decodes one
+ * What the JFR importer's two halves share: import_jfr_decode.c decodes one
  * chunk, on any thread, into a struct jfr_job (a compact list of the
  * records the sink will get, in file order, with chunk-local ids);
  * jfr.c frames the chunks, hands them to a work queue and replays each

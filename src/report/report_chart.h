@@ -1,5 +1,5 @@
 /*
- * Character pictures for the text and Markdown reports (chart.c).
+ * Character pictures for the text and Markdown reports (report_chart.c).
  */
 #ifndef HS_REPORT_CHART_H
 #define HS_REPORT_CHART_H

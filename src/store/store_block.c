@@ -1,5 +1,5 @@
 /*
- * Sample blocks (sample_block.h): LEB128 varints, gaps for seq and time,
+ * Sample blocks (store_block.h): LEB128 varints, gaps for seq and time,
  * zigzag for the signed byte counts.  Samples of one kind a block, in
  * time order, so gaps are small and most values take one or two bytes.
  */

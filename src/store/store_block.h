@@ -3,7 +3,7 @@
  * encoder the writer feeds sample by sample in time order, and the
  * decoder the reader runs on a block the first time it is read, which
  * checks every value against the tables it refers to before anything is
- * handed out.  Shared by store_write.c and store_samples.c; private to
+ * handed out.  Shared by store_write.c and store_read_samples.c; private to
  * the store module.
  */
 #ifndef HS_SAMPLE_BLOCK_H

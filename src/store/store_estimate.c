@@ -1,5 +1,5 @@
 /*
- * The corrected estimate's walk (est_walk.h).  Per thread: its last
+ * The corrected estimate's walk (store_estimate.h).  Per thread: its last
  * event, whether that was a sample still waiting, and the OutsideTLAB
  * bytes seen since its last sample, which its next sample's weight
  * holds.  Per recording: the sums of rests and a histogram of the

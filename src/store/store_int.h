@@ -1,8 +1,8 @@
 /*
  * The store reader's insides, shared by its files: store_read.c (opening,
- * the tables, their checks), store_samples.c (the sample blocks),
- * store_rollup.c (the rollups) and
- * store_append.c (copying a store into a writer).  Private to src/store.
+ * the tables, their checks), store_read_samples.c (the sample blocks),
+ * store_read_rollup.c (the rollups) and
+ * store_write_append.c (copying a store into a writer).  Private to src/store.
  */
 #ifndef HS_STORE_INT_H
 #define HS_STORE_INT_H
@@ -56,8 +56,8 @@ struct section {
 
 struct store {
 	char *path;
-	struct store_sample_cache *samples; /* store_samples.c's */
-	struct store_rollup_cache *rollups; /* store_rollup.c's */
+	struct store_sample_cache *samples; /* store_read_samples.c's */
+	struct store_rollup_cache *rollups; /* store_read_rollup.c's */
 	const unsigned char *map;
 	size_t map_len;
 	bool mapped;	/* else the caller's memory */
@@ -72,7 +72,7 @@ struct store {
 int store_section(struct store *s, int idx, struct err *e);
 const char *store_section_name(int idx);
 
-/* store_samples.c: the checks of the sample index (a section's
+/* store_read_samples.c: the checks of the sample index (a section's
  * check_refs), of the seqs old objects and liveness records refer to,
  * and the caches freed on close. */
 const char *store_index_check(struct store *s, uint64_t *at);
@@ -83,7 +83,7 @@ int store_blocks_verify(struct store *s, struct err *e);
 int store_blocks_crc_check(struct store *s, struct err *e);
 
 /* A block's decoded columns owned by the caller, so that blocks of
- * several kinds can be open at once (store_append.c merges them by seq):
+ * several kinds can be open at once (store_write_append.c merges them by seq):
  * store_read_block() into bb, valid until the next read into bb. */
 struct store_block_buf;
 struct store_block_buf *store_block_buf_new(void);
@@ -93,18 +93,18 @@ int store_read_block_buf(struct store *s, int kind, uint32_t b,
 			 struct err *e);
 void store_samples_free(struct store *s);
 
-/* store_rollup.c: the check of the rollup buckets (a section's
+/* store_read_rollup.c: the check of the rollup buckets (a section's
  * check_refs), the rebuild store_verify() compares with, the cache. */
 const char *store_rollup_index_check(struct store *s, uint64_t *at);
 const char *store_whole_index_check(struct store *s, uint64_t *at);
 int store_rollups_verify(struct store *s, struct err *e);
-/* The corrected estimate walked again from the samples (est_walk.c):
+/* The corrected estimate walked again from the samples (store_estimate.c):
  * every rest and each recording's facts as the file holds them. */
 int store_estimates_verify(struct store *s, struct err *e);
 void store_rollups_free(struct store *s);
 
 /*
- * store_seq.c: every sample in seq order, merging the kinds' blocks, one
+ * store_read_seq.c: every sample in seq order, merging the kinds' blocks, one
  * decoded block per kind in memory.  seq_cursor_next() gives 1 and a sample,
  * 0 at the end, <0 on damage (a block's own checks); the first pass over
  * all samples notes which recordings each block holds, so that

@@ -804,8 +804,8 @@ static int section(struct store *s, int idx, struct err *e)
 			return ERR_FAIL;
 	err_init(&s->bad[idx]);
 	/* the sample blocks are checked a block at a time, when read
-	 * (store_samples.c), the rollup rows a bucket at a time
-	 * (store_rollup.c); store_verify() checks their whole too */
+	 * (store_read_samples.c), the rollup rows a bucket at a time
+	 * (store_read_rollup.c); store_verify() checks their whole too */
 	if (idx == I_S_BLOCKS || idx == I_R_ROWS || idx == I_W_ROWS) {
 		sec->state = 1;
 		return 0;

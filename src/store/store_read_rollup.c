@@ -5,7 +5,7 @@
  * kind's rows under one projection are checked, each bucket's checksum
  * and every row's values, the first time that (kind, projection) is
  * asked for.  store_verify() also rebuilds the rollups from the samples
- * (rollup.c, the writer's own builder) and compares: a rollup that
+ * (store_write_rollup.c, the writer's own builder) and compares: a rollup that
  * disagrees with its samples is a damaged store.
  */
 #include "store/store_int.h"

@@ -1,6 +1,6 @@
 /*
  * The store writer (store.h): a sink that interns what importers emit;
- * store_commit.c lays it out as docs/formats/store.md describes and
+ * store_write_commit.c lays it out as docs/formats/store.md describes and
  * writes it atomically.
  *
  * Everything is kept in growable arrays until commit; the stack trie is

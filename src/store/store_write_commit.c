@@ -1,8 +1,8 @@
 /*
- * The store writer's commit (store.h, store_commit.h): the trie numbered
+ * The store writer's commit (store.h, store_write_commit.h): the trie numbered
  * depth first, the sample blocks (from the spill's runs merged in time
- * order, spill.h, or already written as the samples came,
- * store_stream.c), then every other section laid out as
+ * order, store_write_spill.h, or already written as the samples came,
+ * store_write_stream.c), then every other section laid out as
  * docs/formats/store.md says, in a temporary file beside the target,
  * synced, and renamed over it.  Both ways in write the same bytes.
  */
@@ -271,7 +271,7 @@ static void out_vec(struct out *o, uint32_t id, const struct vec *v)
  * tables, the trie and the node map, the index, the estimate facts of
  * the walk, the rollups (rb's rows put on the trie's ids and the
  * recordings' widths; where rows built as the samples came cannot be,
- * built again from the blocks written, store_stream.c), the sparse
+ * built again from the blocks written, store_write_stream.c), the sparse
  * records and the rest; then the table of sections and the header.
  */
 int commit_sections(struct out *o, struct store_writer *w,

@@ -1,7 +1,7 @@
 /*
  * The commit's parts that both ways of writing the sample blocks share:
- * the spill's merge at commit (store_commit.c) and the blocks written as
- * the samples came (store_stream.c).  Private to the store module.
+ * the spill's merge at commit (store_write_commit.c) and the blocks written as
+ * the samples came (store_write_stream.c).  Private to the store module.
  */
 #ifndef HS_STORE_COMMIT_H
 #define HS_STORE_COMMIT_H

@@ -1,5 +1,5 @@
 /*
- * The encoder (store_encode.h): samples in seq order through the
+ * The encoder (store_write_encode.h): samples in seq order through the
  * corrected estimate's walk into one open block per kind, written out
  * when full, and into the rollup builder, on a thread of its own fed in
  * batches.

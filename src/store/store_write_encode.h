@@ -1,12 +1,12 @@
 /*
  * The encoder: samples in seq order through the corrected estimate's
- * walk (est_walk.h) into one open block per kind, each written out when
+ * walk (store_estimate.h) into one open block per kind, each written out when
  * it holds STORE_BLOCK_SAMPLES, and into the rollup builder; on a thread
  * of its own (a workq of one), fed in batches by one other thread, so
  * that it sees exactly the sequence it would see inline and the file's
  * bytes are the same.  The commit's merge of the spill feeds it
- * (store_commit.c), and so does the window of samples as they arrive
- * (store_stream.c).  Private to the store module.
+ * (store_write_commit.c), and so does the window of samples as they arrive
+ * (store_write_stream.c).  Private to the store module.
  */
 #ifndef HS_STORE_ENCODE_H
 #define HS_STORE_ENCODE_H

@@ -1,6 +1,6 @@
 /*
  * The store writer's insides, shared by store_write.c (the sink: interning,
- * the stack trie, the samples as they arrive) and store_commit.c (laying
+ * the stack trie, the samples as they arrive) and store_write_commit.c (laying
  * the file out and writing it atomically).  Private to src/store.
  */
 #ifndef HS_STORE_WRITE_INT_H
@@ -92,7 +92,7 @@ struct store_writer {
 	struct vec recordings, settings, counts, threads, classes, methods,
 		frames;
 	struct vec node_parent, node_frame; /* uint32 each, insertion order */
-	/* The samples go to the spill as they arrive (spill.h): only their
+	/* The samples go to the spill as they arrive (store_write_spill.h): only their
 	 * count and the running identity of the current recording stay.
 	 * Old-object and liveness records (one per OldObjectSample or agent
 	 * sample at most) stay in memory, naming their samples by import

@@ -1,5 +1,5 @@
 /*
- * The store's file as the commit writes it (store_out.h): sections fed
+ * The store's file as the commit writes it (store_write_out.h): sections fed
  * a few bytes at a time, checksummed on the way, buffered a MiB at a
  * time and written back while the rest is gathered; the rollups' sections
  * from their builder.
@@ -197,7 +197,7 @@ void out_pwrite(struct out *o, const void *p, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0 && !o->path) {
-			/* a file without a name yet (store_stream.c) */
+			/* a file without a name yet (store_write_stream.c) */
 			err_set(o->e, ERR_IO,
 				"store: writing the new store in %s: %s",
 				o->target,

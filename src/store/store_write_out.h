@@ -3,8 +3,8 @@
  * sections, each begun, fed its bytes (checksummed on the way) and ended
  * by the next; the table of sections and the header last.  Bytes are
  * buffered a MiB at a time, and written back to disk while the rest is
- * gathered.  Shared by store_commit.c (the spill's path), store_encode.c
- * (the sample blocks) and store_stream.c (the blocks as samples come);
+ * gathered.  Shared by store_write_commit.c (the spill's path), store_write_encode.c
+ * (the sample blocks) and store_write_stream.c (the blocks as samples come);
  * private to the store module.
  */
 #ifndef HS_STORE_OUT_H

@@ -1,11 +1,11 @@
 /*
- * The rollup builder (rollup.h).  A series is one kind of one recording;
+ * The rollup builder (store_write_rollup.h).  A series is one kind of one recording;
  * it has one open bucket at a time (samples come in time order), and
  * under each projection a small open-addressing table from key to row.
  * When a sample falls past the open bucket, each projection's rows are
  * sorted by key, checksummed and spilled, and only the bucket's record
  * stays in memory.  It does not choose what the readers do with the
- * rows, nor check them: store_rollup.c does.
+ * rows, nor check them: store_read_rollup.c does.
  */
 #include "store/store_write_rollup.h"
 

@@ -9,7 +9,7 @@
  * rebuild) and come back, bucket by bucket in the format's order, when
  * the section is written.
  *
- * The commit feeds it (store_commit.c: one rollup_add() per sample, in
+ * The commit feeds it (store_write_commit.c: one rollup_add() per sample, in
  * seq order, on a thread beside the loop that encodes the blocks; one
  * thread at a time, as nothing here locks); store_verify() feeds it the
  * samples it read and compares what it builds with what the file holds.

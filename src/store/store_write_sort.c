@@ -1,5 +1,5 @@
 /*
- * The time sort declared in time_sort.h.
+ * The time sort declared in store_write_sort.h.
  */
 #include "store/store_write_sort.h"
 

@@ -1,9 +1,9 @@
 /*
- * The spill of the store writer (spill.h): sorted runs of samples in an
+ * The spill of the store writer (store_write_spill.h): sorted runs of samples in an
  * unlinked file, and their merge in time order.
  *
  * A run's bytes are its samples in time order, each a run of LEB128
- * varints as sample blocks are (sample_block.c), with the writer's ids:
+ * varints as sample blocks are (store_block.c), with the writer's ids:
  *
  *   time gap from the previous sample (the first: from 0), mod 2^64
  *   head: kind | truncated << 3 | size mode << 4 (0: size follows,

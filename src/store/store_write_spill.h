@@ -90,7 +90,7 @@ size_t spill_run_samples(void);
 int spill_tmpfile(const char *dir);
 
 /*
- * Runs handed on instead of written (store_stream.c): the writer thread
+ * Runs handed on instead of written (store_write_stream.c): the writer thread
  * still sorts each run, then gives it to ops->run, which takes it
  * (returns 0; the run needs no file) or finds it earlier than samples it
  * has handed on already (returns 1): then the spill goes back to its

@@ -1,8 +1,8 @@
 /*
- * Samples encoded as they arrive (store_stream.h).
+ * Samples encoded as they arrive (store_write_stream.h).
  *
  * Threads: run() and replay() are called on the spill's writer thread,
- * one run at a time; the encoder has its own (store_encode.h), fed from
+ * one run at a time; the encoder has its own (store_write_encode.h), fed from
  * here in batches; the commit runs on the owner's thread once every run
  * has been through run() (the spill's queue hands the stream over).
  */

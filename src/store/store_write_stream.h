@@ -12,7 +12,7 @@
  * window was too small: recordings given out of time order, or overlap)
  * ends the stream: the samples released are read back from the blocks
  * and given to the spill with the window's, and the import goes on and
- * commits as without a stream (spill.h).
+ * commits as without a stream (store_write_spill.h).
  *
  * The store's file is made without a name (O_TMPFILE) in the target's
  * directory, and linked under a temporary name only at commit, so that

@@ -1,4 +1,4 @@
-/* Column charts and sparklines (chart.h). */
+/* Column charts and sparklines (tui_chart.h). */
 #include "tui/tui_chart.h"
 
 #include <math.h>

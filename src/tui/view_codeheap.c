@@ -5,7 +5,7 @@
  * per granule (or per run of granules, zoomed out), drawn in the chosen
  * flavour and coloured by value.  The cursor's granule is described on
  * the detail line, and the blocks and methods in it listed below the
- * map.  Everything comes from src/query/codeheap.h.
+ * map.  Everything comes from src/query/query_codeheap.h.
  */
 #include <inttypes.h>
 #include <math.h>

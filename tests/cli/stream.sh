@@ -34,7 +34,7 @@ UPDATE=0
 # default), then the default spilled and merged at commit (spill), and
 # windows of 5 and 1000 samples with runs of 7 (win5, win1000): runs out
 # of order in the window give the samples back to the spill
-# (store_stream.h), early or late
+# (store_write_stream.h), early or late
 RUNS="1 7 4096 100000 default spill win5 win1000"
 [ $UPDATE = 1 ] && RUNS=default
 : >"$GOT"

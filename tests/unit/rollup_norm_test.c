@@ -1,5 +1,5 @@
 /*
- * Rollups built as the samples arrive (rollup.h, with no recordings yet:
+ * Rollups built as the samples arrive (store_write_rollup.h, with no recordings yet:
  * each series' width follows its samples' span so far, the rows keyed by
  * the writer's node ids), then put on the recordings' widths and the
  * trie's ids at finish, must be byte for byte those built with the

@@ -1,5 +1,5 @@
 /*
- * The stream's window (store_stream.c) holds the spill's own columns.
+ * The stream's window (store_write_stream.c) holds the spill's own columns.
  * A short run, a small recording's, must not keep columns made for a
  * whole run: the window's memory follows the samples it holds, however
  * many recordings they come in.
