@@ -199,8 +199,8 @@ uint32_t symbols_method(struct symbols *s, struct pending *defs,
 	s->methods[id - 1].n_lines = r->n_lines;
 	r->lines = NULL;
 	s->n_methods++;
-	if (internmap_put(&s->method_map, internmap_mix((uint64_t)(uintptr_t)r->mid),
-		     id) < 0) {
+	if (internmap_put(&s->method_map,
+			  internmap_mix((uint64_t)(uintptr_t)r->mid), id) < 0) {
 		/* unfindable, so its stacks could never be interned: let the
 		 * record stand (ids stay unique) but report failure */
 		return 0;
@@ -236,8 +236,9 @@ uint64_t symbols_stack_hash(const jvmtiFrameInfo *frames, uint32_t n,
 
 	/* method pointers use the low 47 bits; the bci goes above them */
 	for (i = 0; i < n; i++)
-		h = internmap_mix(h ^ (uint64_t)(uintptr_t)frames[i].method ^
-			     ((uint64_t)(uint32_t)frame_bci(&frames[i]) << 47));
+		h = internmap_mix(
+			h ^ (uint64_t)(uintptr_t)frames[i].method ^
+			((uint64_t)(uint32_t)frame_bci(&frames[i]) << 47));
 	return h;
 }
 

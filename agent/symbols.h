@@ -60,9 +60,9 @@ struct stack_frame {
 };
 
 struct symbols {
-	struct internmap class_map;	/* name hash -> class id */
+	struct internmap class_map;  /* name hash -> class id */
 	struct internmap method_map; /* jmethodID -> method id */
-	struct internmap stack_map;	/* frames hash -> stack id */
+	struct internmap stack_map;  /* frames hash -> stack id */
 	struct {
 		size_t off; /* in names */
 		uint32_t len;

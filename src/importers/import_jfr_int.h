@@ -48,8 +48,8 @@
  * the job's arena (or its chunk, for a class) */
 enum {
 	JREC_HEAP = SAMPLE__COUNT, /* a heap summary (rec_heap_summary) */
-	JREC_GC,		   /* what an event said of a GC (rec_gc_info) */
-	JREC_WARN,		   /* a damaged event (struct err) */
+	JREC_GC,   /* what an event said of a GC (rec_gc_info) */
+	JREC_WARN, /* a damaged event (struct err) */
 	/* a new chunk-local thread (thread 1: a rec_thread) or class
 	 * (thread 0: a jfr_class), whose local id is the count of them so
 	 * far; before the first record that names it */

@@ -436,9 +436,8 @@ static int w_gc_info(void *ctx, const struct rec_gc_info *g)
 	uint32_t rec = (uint32_t)w->recordings.n;
 	size_t i;
 
-	for (i = w->gc_info.n; i > w->mark.gc_info &&
-			       i + GC_INFO_LOOKBACK > w->gc_info.n;
-	     i--) {
+	for (i = w->gc_info.n;
+	     i > w->mark.gc_info && i + GC_INFO_LOOKBACK > w->gc_info.n; i--) {
 		struct store_gc_info *x =
 			(struct store_gc_info *)w->gc_info.data + (i - 1);
 

@@ -115,9 +115,8 @@ struct store_writer {
 		uint64_t samples;
 		uint32_t runs;
 		size_t old_objects, heap, liveness, gcs, gc_info, settings,
-			counts,
-			ch_snaps, ch_heaps, ch_maps, ch_blocks, ch_stats,
-			ch_cells;
+			counts, ch_snaps, ch_heaps, ch_maps, ch_blocks,
+			ch_stats, ch_cells;
 	} mark;
 	uint32_t n_kept; /* recordings a new one is compared with; 0: none */
 	/* identities are computed (id_sum, ids) only once a store has been

@@ -42,8 +42,8 @@ static const struct rec_frame frame[1] = {
 
 /* A recording of one sample and these GCs (info: said of them or not),
  * 40 s long. */
-static struct store *make(const char *dir, const struct gc_point *g,
-			  size_t n, bool info)
+static struct store *make(const char *dir, const struct gc_point *g, size_t n,
+			  bool info)
 {
 	static const struct rec_thread th = {1, "main", 1, 1, false};
 	static const struct rec_stack st = {1, frame, 1, false};
@@ -62,9 +62,12 @@ static struct store *make(const char *dir, const struct gc_point *g,
 	x.weight = 1000;
 	sink->ops->sample(sink->ctx, &x);
 	for (i = 0; i < n; i++) {
-		struct rec_heap_summary h = {T0 + g[i].ms * 1000000, (int64_t)i,
-					     "After GC", g[i].used,
-					     512 * MB, 1024 * MB};
+		struct rec_heap_summary h = {T0 + g[i].ms * 1000000,
+					     (int64_t)i,
+					     "After GC",
+					     g[i].used,
+					     512 * MB,
+					     1024 * MB};
 		/* the JDK writes a GC's events at its end, name first */
 		struct rec_gc_info a = {(int64_t)i, g[i].name, "Test", NULL,
 					false},
@@ -108,9 +111,9 @@ static size_t sawtooth(struct gc_point *g, int64_t (*floor_of)(int),
 		for (y = 1; y < 16; y++) {
 			int64_t ms = k * 4000 + y * 250;
 
-			g[n++] = (struct gc_point){
-				ms, base + y * 5 * MB / 2, "G1New", "Normal",
-				ms == fail_ms};
+			g[n++] = (struct gc_point){ms, base + y * 5 * MB / 2,
+						   "G1New", "Normal",
+						   ms == fail_ms};
 			if (ms == fail_ms)
 				g[n - 1].used = 900 * MB;
 		}
@@ -212,8 +215,7 @@ TEST(gcheap_facts_join_the_heap_summaries_by_gc_id)
 		  QUERY_GC_YOUNG);
 	CHECK_INT(query_gc_kind_of("G1Full", NULL), ==, QUERY_GC_FULL);
 	CHECK_INT(query_gc_kind_of("Z", NULL), ==, QUERY_GC_WHOLE);
-	CHECK_INT(query_gc_kind_of("SomeFutureGC", NULL), ==,
-		  QUERY_GC_UNKNOWN);
+	CHECK_INT(query_gc_kind_of("SomeFutureGC", NULL), ==, QUERY_GC_UNKNOWN);
 }
 
 TEST(gcheap_sawtooth_is_no_rising_heap_and_a_rising_floor_is)
