@@ -5,7 +5,8 @@
  * rule, add a row and a function; docs/report.md lists the rows, and
  * `heapsift report --rules` prints them.  This file holds the table and
  * the rules on allocation (hot spots, the rate, large arrays, the
- * estimates' caveats); rules_survivors.c those on what survives,
+ * estimates' caveats); rules_survivors.c the leak suspects among what
+ * survives, rules_heap.c the heap after GC and the old objects,
  * rules_codeheap.c the code heaps' (rules_int.h is what they share).
  *
  * Thresholds are constants beside the rules that use them, with the
