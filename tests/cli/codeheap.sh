@@ -42,34 +42,6 @@ assert int(rows[5]["address"], 16) == 0x00007f7da8938000 + 5 * 4096
 PY
 t_end
 
-t_begin "codeheap: count cells 1..f and '*' as the report's legend says"
-# the synthetic fixture's count maps cycle through every cell (README);
-# each map's own title gives the reading: "0x1..0xf. '*' indicates >= 16
-# blocks, ' ' indicates empty" (heapsift keeps ">= 16" as 16)
-gz synthetic-noseg-allcells-65536.txt >"$W/all.txt"
-run import -o "$W/all.hsdb" "$W/all.txt"
-expect_rc 0
-run codeheap "$W/all.hsdb" --granules --csv --heap CodeHeap
-expect_rc 0
-printf '%s\n' "$out" >"$W/all.csv"
-for m in "Total (all tiers) count:count" "Stub & Blob count only:count_stub"; do
-	awk -v t="${m%:*}" 'index($0, "|  " t ", 0x1..0xf.") {m=1; next}
-	     m && /^0x/ {sub(/^[^|]*\|/, ""); sub(/\|[ \t]*$/, ""); printf "%s", $0; got=1; next}
-	     m && got {exit}' "$W/all.txt" >"$W/cells.txt"
-	python3 - "$W/all.csv" "$W/cells.txt" "${m#*:}" <<'PY' || t_fail "${m%:*}: cells differ"
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-cells = open(sys.argv[2]).read()
-assert len(rows) == 267 == len(cells), (len(rows), len(cells))
-assert set(cells) == set(" 123456789abcdef*"), sorted(set(cells))
-conv = lambda ch: 0 if ch == " " else 16 if ch == "*" else int(ch, 16)
-bad = [(i, ch, r[sys.argv[3]]) for i, (r, ch) in enumerate(zip(rows, cells))
-       if int(r[sys.argv[3]] or 0) != conv(ch)]
-assert not bad, bad[:5]
-PY
-done
-t_end
-
 t_begin "codeheap: two reports in one file, compared"
 gz jdk17-full-seg-stdout.txt >"$W/full.txt"
 run import -o "$W/full.hsdb" "$W/full.txt"
