@@ -303,6 +303,24 @@ num, unit = t.group(1).split()
 if abs(float(num) * units[unit] - total) > 0.01 * total:
     sys.exit("  root says %s, the CSV export %d" % (t.group(1), total))
 PY
+	# a flame graph splits each frame's width among its callees, so the
+	# frames of one row (one depth) never overlap and all lie in [0, 1]
+	python3 - "$W/flame.svg" <<'PY' || t_fail "svg: frames overlap"
+import re, sys
+rows = {}
+for x, w, y in re.findall(r'<g data-x="([-0-9.]+)" data-w="([-0-9.]+)"><title>.*?</title><rect x="[-0-9.]+" y="([-0-9.]+)"',
+                          open(sys.argv[1]).read()):
+    rows.setdefault(float(y), []).append((float(x), float(w)))
+if len(rows) < 3:
+    sys.exit("  %d rows of frames" % len(rows))
+for y, fr in rows.items():
+    fr.sort()
+    for (x0, w0), (x1, w1) in zip(fr, fr[1:]):
+        if x0 + w0 > x1 + 1e-5:
+            sys.exit("  row y=%s: the frame at %f (width %f) overlaps the one at %f" % (y, x0, w0, x1))
+    if fr[0][0] < 0 or fr[-1][0] + fr[-1][1] > 1 + 1e-5:
+        sys.exit("  row y=%s goes past the root's width" % y)
+PY
 	# the report draws the same picture for the same kind
 	run report --format=html "$W/c.hsdb"
 	printf '%s\n' "$out" | sed -n '/<svg[^>]*class="flame"/,/<\/svg>/p' |

@@ -183,6 +183,38 @@ else
 	t_end
 fi
 
+t_begin heap_summaries_match_jfr_print
+if ! command -v jfr >/dev/null 2>&1; then
+	t_skip "the JDK's jfr tool is not installed"
+else
+	# the Parallel GC run of the truth corpus: its committed heap moves
+	# below the reserved one, so the two cannot stand in for each other
+	# (the fixtures above run with -Xms = -Xmx); compared by GC id and
+	# when, not time (a later chunk's times differ by ~100 ns)
+	gzip -dc "$HS_FIXTURES/truth/jdk17-gcheap-sawtooth-par.jfr.gz" >"$W/par.jfr"
+	jfr print --json --events jdk.GCHeapSummary "$W/par.jfr" >"$W/heap.json" ||
+		t_fail "jfr print failed"
+	run import -o "$W/par.hsdb" "$W/par.jfr"
+	expect_rc 0
+	run export "$W/par.hsdb" --format=csv -o "$W/par-csv"
+	expect_rc 0
+	python3 - "$W/heap.json" "$W/par-csv/heap_summaries.csv" <<'PY' 2>"$W/bad" || t_fail "$(cat "$W/bad")"
+import collections, csv, json, sys
+want = collections.Counter()
+for e in json.load(open(sys.argv[1]))["recording"]["events"]:
+    v = e["values"]
+    want[(v["gcId"], v["when"], v["heapUsed"], v["heapSpace"]["committedSize"],
+          v["heapSpace"]["reservedSize"])] += 1
+got = collections.Counter(
+    (int(r["gc_id"]), r["when"], int(r["used"]), int(r["committed"]), int(r["reserved"]))
+    for r in csv.DictReader(open(sys.argv[2], newline="")))
+assert len({k[3] for k in want}) > 1, "the committed size never moves"
+bad = sorted(want - got)[:3] + sorted(got - want)[:3]
+assert not bad, "jfr print and heap_summaries.csv differ: %s" % bad
+PY
+	t_end
+fi
+
 # Code-heap maps cell by cell: synthetic reports (fixtures/codeheap/
 # README.md) whose maps hold every character the grammar allows, each at
 # a known granule, against what the grammar says it means

@@ -11,7 +11,9 @@ Every event must appear once in each (a multiset: the order differs):
 in the export, samples.time_ns = startTime, old_objects.alloc_time_ns =
 allocationTime, age_ns = objectAge, last_heap_used = lastKnownHeapUsage,
 array_elements = arrayElements (empty where the JDK writes INT_MIN, "not
-an array", docs/formats/jfr.md); in the dump, startTime as printed.
+an array", docs/formats/jfr.md), object_size = objectSize (empty where
+the event has none: JDK 17's have no such field); in the dump, startTime
+as printed.
 The recording must be a single chunk: `jfr print` converts later chunks
 with the first chunk's time base, and then only agrees within ~100 ns.
 """
@@ -48,7 +50,8 @@ def main():
         ae = v.get("arrayElements")
         want[(ns(v["startTime"]), ns(v["allocationTime"]),
               duration_ns(v["objectAge"]), v["lastKnownHeapUsage"],
-              None if ae is None or ae < 0 else ae)] += 1
+              None if ae is None or ae < 0 else ae,
+              v.get("objectSize"))] += 1
         want_start[ns(v["startTime"])] += 1
     if not want:
         print("the JSON has no jdk.OldObjectSample: nothing to check")
@@ -65,7 +68,7 @@ def main():
             opt = (lambda x: int(x) if x != "" else None)
             got[(times.get(r["sample"]), int(r["alloc_time_ns"]),
                  int(r["age_ns"]), opt(r["last_heap_used"]),
-                 opt(r["array_elements"]))] += 1
+                 opt(r["array_elements"]), opt(r["object_size"]))] += 1
     got_start = collections.Counter()
     with open(sys.argv[3], encoding="utf-8") as f:
         for line in f:

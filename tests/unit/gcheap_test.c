@@ -13,7 +13,9 @@
  *   nothing (the issue's case: its slope came from that one point, the
  *   rule before found it critical);
  * - a recording that says nothing of its GCs: the lower envelope, the
- *   points where the heap fell, which are the full GCs' above.
+ *   points where the heap fell, which are the full GCs' above;
+ * - G1's runs of mixed collections: only the last of a run shows the
+ *   live set.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +270,48 @@ TEST(gcheap_sawtooth_is_no_rising_heap_and_a_rising_floor_is)
 		store_close(s);
 		test_store_remove(dir, "s.hsdb");
 		CHECK_INT(mkdir(dir, 0700), ==, 0);
+	}
+	rmdir(dir);
+}
+
+/*
+ * G1 without full GCs or cycle ends: each 4 s, young collections, then a
+ * run of mixed collections whose first three leave 400 MB (old regions
+ * still to collect: garbage) and whose last leaves 50 MB + 8 MB a cycle.
+ * Only the last of a run shows the live set, which rises 2 MB/s exactly
+ * (8 MB per 4 s, points on a line); read from every mixed collection,
+ * the 400 MB points would hide the rise.
+ */
+TEST(gcheap_g1_only_the_last_mixed_collection_shows_the_live_set)
+{
+	static struct gc_point g[200];
+	char dir[] = "/tmp/hs-gcheap-XXXXXX";
+	struct store *s;
+	double slope;
+	size_t n = 0;
+	int k, y;
+
+	for (k = 0; k < 10; k++) {
+		int64_t base = 50 * MB + k * 8 * MB;
+
+		for (y = 1; y <= 12; y++)
+			g[n++] = (struct gc_point){k * 4000 + y * 250,
+						   base + y * 5 * MB / 2,
+						   "G1New", "Normal", false};
+		for (y = 13; y <= 15; y++)
+			g[n++] = (struct gc_point){k * 4000 + y * 250,
+						   400 * MB, "G1New", "Mixed",
+						   false};
+		g[n++] = (struct gc_point){k * 4000 + 4000,
+					   50 * MB + (k + 1) * 8 * MB, "G1New",
+					   "Mixed", false};
+	}
+	CHECK(mkdtemp(dir) != NULL);
+	if ((s = make(dir, g, n, true))) {
+		CHECK_UINT(rising_findings(s, &slope), ==, 1);
+		CHECK(slope > 1.999 * MB && slope < 2.001 * MB);
+		store_close(s);
+		test_store_remove(dir, "s.hsdb");
 	}
 	rmdir(dir);
 }

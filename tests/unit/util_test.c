@@ -561,6 +561,25 @@ TEST(human_time_iso8601_cut_down)
 		  "(not recorded)");
 }
 
+/* Sizes in powers of 1000 (kB, MB, ...), two decimals
+ * past 999 bytes, the same for a fall (a diff's negative change) as for
+ * a rise: the expected texts are the arithmetic, not the code's output */
+TEST(human_bytes_in_powers_of_1000_both_signs)
+{
+	char b[32];
+
+	CHECK_STR(human_bytes(0, b, sizeof(b)), "0 B");
+	CHECK_STR(human_bytes(999, b, sizeof(b)), "999 B");
+	CHECK_STR(human_bytes(-999, b, sizeof(b)), "-999 B");
+	CHECK_STR(human_bytes(1000, b, sizeof(b)), "1.00 kB");
+	CHECK_STR(human_bytes(1500000, b, sizeof(b)), "1.50 MB");
+	CHECK_STR(human_bytes(-1500000, b, sizeof(b)), "-1.50 MB");
+	CHECK_STR(human_bytes(-2250000000LL, b, sizeof(b)), "-2.25 GB");
+	/* past the last unit: more of it */
+	CHECK_STR(human_bytes(3000000000000000000LL, b, sizeof(b)),
+		  "3000.00 PB");
+}
+
 /* buf_add_u64 and buf_add_i64 write what printf's %llu and %lld write:
  * every power of ten and its neighbours, the extremes, and a
  * pseudo-random sweep of every length */
