@@ -406,6 +406,12 @@ void query_app_sites(struct query *q);
 /* How many groups there are under by (query_top's accumulators). */
 size_t query_group_count(const struct query *q, enum query_group by);
 
+/* Group g's key as rows show it (top's rows, survivors' series): a
+ * class's or thread's name from the store, a site's from q->site_names,
+ * a recording's "N: SOURCE" (the number too: the same file may be in
+ * twice, and --recording takes the number) copied into q->names. */
+const char *query_group_key(struct query *q, enum query_group by, size_t g);
+
 /* The group of sample i under by, numbered as query_top() numbers its
  * accumulators: one past the last class or thread for "none". */
 static inline size_t group_of(const struct query *q, enum query_group by,

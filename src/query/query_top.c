@@ -275,9 +275,8 @@ static int top_pass(struct query *q, enum query_group by,
 	return 0;
 }
 
-/* Group g's key, as the rows show it: strings of the store, or of
- * q->names. */
-static const char *top_key(struct query *q, enum query_group by, size_t g)
+/* Group g's key, as the rows show it (query_int.h). */
+const char *query_group_key(struct query *q, enum query_group by, size_t g)
 {
 	switch (by) {
 	case GROUP_CLASS:
@@ -339,7 +338,7 @@ static void top_row(struct query *q, enum query_group by, size_t g, double per,
 		   : total->samples
 			   ? (double)r->samples / (double)total->samples
 			   : 0.0;
-	r->key = top_key(q, by, g);
+	r->key = query_group_key(q, by, g);
 }
 
 int query_top(struct query *q, enum query_group by,

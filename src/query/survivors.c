@@ -202,31 +202,6 @@ static void cohort_edges(const struct survivors_state *st,
 	}
 }
 
-static const char *key_name(struct query *q, enum query_group by, size_t g)
-{
-	switch (by) {
-	case GROUP_CLASS:
-		return g == q->n_classes
-			       ? "(unknown class)"
-			       : store_str(q->s, q->classes[g].display);
-	case GROUP_SITE:
-	case GROUP_APP_SITE:
-		return q->site_names[g];
-	case GROUP_THREAD:
-		return g == q->n_threads ? "(no thread)"
-					 : store_str(q->s, q->threads[g].name);
-	default: {
-		struct buf b = BUF_INIT;
-		const char *k;
-
-		buf_addf(&b, "%zu: %s", g, store_str(q->s, q->recs[g].source));
-		k = arena_memdup(&q->names, b.data, b.len);
-		buf_release(&b);
-		return k;
-	}
-	}
-}
-
 /* First point whose time is >= t (n when none). */
 static size_t point_at_or_after(const int64_t *time, size_t n, int64_t t)
 {
@@ -580,7 +555,7 @@ static int make_series(struct query *q, enum query_group by,
 		x = &s->series[slot[k]];
 		x->key = o->cohort == COHORT_AGE   ? age_names[k]
 			 : o->cohort == COHORT_GCS ? gcs_names[k]
-						   : key_name(q, by, k);
+						   : query_group_key(q, by, k);
 		/* one extra slot: the difference arrays' far end */
 		x->live_samples = xcalloc(s->n_buckets + 1, sizeof(uint64_t));
 		x->live_bytes = xcalloc(s->n_buckets + 1, sizeof(int64_t));
