@@ -72,12 +72,11 @@ static int64_t missing_recording(struct view_filters *f, uint32_t n)
 
 static bool parse_kind(const char *s, int *kind)
 {
-	static const char *const names[] = {"alloc", "tlab", "outside", "old",
-					    "agent"};
 	int i;
 
 	for (i = 0; i < SAMPLE__COUNT; i++)
-		if (!strcmp(s, names[i]) || !strcmp(s, sample_kind_name(i))) {
+		if (!strcmp(s, sample_kind_word(i)) ||
+		    !strcmp(s, sample_kind_name(i))) {
 			*kind = i;
 			return true;
 		}

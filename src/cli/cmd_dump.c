@@ -31,7 +31,9 @@ static const char dump_help[] =
 	"      --format=text  (default) readable lines\n"
 	"      --format=tsv   tab-separated: kind, startTime, javaThreadId,\n"
 	"                     threadName, class, value (weight, tlabSize,\n"
-	"                     allocationSize, objectSize; heapUsed for gc),\n"
+	"                     allocationSize, objectSize; the estimated\n"
+	"                     bytes of other writers' samples; heapUsed\n"
+	"                     for gc),\n"
 	"                     truncated, frames, allocationSize, root\n"
 	"      --raw-names    class names as the JVM writes them ([B,\n"
 	"                     java/lang/String) instead of byte[],\n"
@@ -39,9 +41,11 @@ static const char dump_help[] =
 	"      --events=LIST  comma-separated: alloc "
 	"(ObjectAllocationSample),\n"
 	"                     tlab (InNewTLAB), outside (OutsideTLAB), old\n"
-	"                     (OldObjectSample), gc (GCHeapSummary); default "
-	"all\n"
-	"                     of these; gcinfo (what GarbageCollection,\n"
+	"                     (OldObjectSample), gc (GCHeapSummary),\n"
+	"                     ap-alloc, ap-live (async-profiler's samples\n"
+	"                     and profiler.LiveObject), dd-alloc, dd-live\n"
+	"                     (datadog.ObjectSample, HeapLiveObject);\n"
+	"                     default all of these; gcinfo (what GarbageCollection,\n"
 	"                     G1GarbageCollection, EvacuationFailed and\n"
 	"                     PromotionFailed say of their GC: gcId, name,\n"
 	"                     cause, type, failed) only when named\n"
@@ -63,7 +67,11 @@ enum {
 	EV_OUTSIDE = 4,
 	EV_OLD = 8,
 	EV_GC = 16,
-	EV_GCINFO = 32
+	EV_GCINFO = 32,
+	EV_AP_ALLOC = 64,
+	EV_AP_LIVE = 128,
+	EV_DD_ALLOC = 256,
+	EV_DD_LIVE = 512
 };
 
 struct dump_options {
@@ -133,6 +141,14 @@ static bool wanted(const struct dump *d, enum sample_kind k)
 		return d->o->events & EV_OUTSIDE;
 	case SAMPLE_OLD_OBJECT:
 		return d->o->events & EV_OLD;
+	case SAMPLE_AP_ALLOC:
+		return d->o->events & EV_AP_ALLOC;
+	case SAMPLE_AP_LIVE:
+		return d->o->events & EV_AP_LIVE;
+	case SAMPLE_DD_ALLOC:
+		return d->o->events & EV_DD_ALLOC;
+	case SAMPLE_DD_LIVE:
+		return d->o->events & EV_DD_LIVE;
 	default:
 		return false;
 	}
@@ -140,10 +156,7 @@ static bool wanted(const struct dump *d, enum sample_kind k)
 
 static const char *kind_word(enum sample_kind k)
 {
-	static const char *const words[] = {"alloc", "tlab", "outside", "old",
-					    "agent"};
-
-	return k < SAMPLE__COUNT ? words[k] : "?";
+	return sample_kind_word(k);
 }
 
 static void put_opt(struct buf *b, const char *name, int64_t v)
@@ -166,6 +179,7 @@ static int dump_sample(void *ctx, const struct rec_sample *s)
 		value = s->kind == SAMPLE_ALLOC		 ? s->weight
 			: s->kind == SAMPLE_TLAB_NEW	 ? s->tlab_size
 			: s->kind == SAMPLE_TLAB_OUTSIDE ? s->alloc_size
+			: sample_kind_ht(s->kind)	 ? s->weight
 							 : s->object_size;
 		buf_addf(&d->line, "%s\t", kind_word(s->kind));
 		put_time(&d->line, s->time_ns);
@@ -430,7 +444,9 @@ static bool parse_events(const char *list, unsigned *out)
 		unsigned bit;
 	} names[] = {{"alloc", EV_ALLOC},     {"tlab", EV_TLAB},
 		     {"outside", EV_OUTSIDE}, {"old", EV_OLD},
-		     {"gc", EV_GC},	      {"gcinfo", EV_GCINFO}};
+		     {"gc", EV_GC},	      {"gcinfo", EV_GCINFO},
+		     {"ap-alloc", EV_AP_ALLOC}, {"ap-live", EV_AP_LIVE},
+		     {"dd-alloc", EV_DD_ALLOC}, {"dd-live", EV_DD_LIVE}};
 	const char *p = list;
 
 	*out = 0;
@@ -477,7 +493,8 @@ static int dump_parse(int argc, char **argv, struct dump_options *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->events = EV_ALLOC | EV_TLAB | EV_OUTSIDE | EV_OLD | EV_GC;
+	o->events = EV_ALLOC | EV_TLAB | EV_OUTSIDE | EV_OLD | EV_GC |
+		    EV_AP_ALLOC | EV_AP_LIVE | EV_DD_ALLOC | EV_DD_LIVE;
 	input_limits_default(&o->lim);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {

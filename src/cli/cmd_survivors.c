@@ -285,14 +285,14 @@ static int survivors_open(struct survivors_options *o, struct store **s,
 				s, q);
 	if (rc)
 		return rc;
-	if (o->f.q.kind < 0 && query_kind(*q) != SAMPLE_AGENT &&
-	    query_kind(*q) != SAMPLE_OLD_OBJECT) {
+	if (o->f.q.kind < 0 && !sample_kind_has_fate(query_kind(*q))) {
 		uint64_t counts[SAMPLE__COUNT];
 
 		query_kind_counts(*q, counts);
 		view_close(*s, *q);
-		o->f.q.kind =
-			counts[SAMPLE_AGENT] ? SAMPLE_AGENT : SAMPLE_OLD_OBJECT;
+		o->f.q.kind = query_fate_kind(counts);
+		if (o->f.q.kind < 0)
+			o->f.q.kind = SAMPLE_OLD_OBJECT; /* says there is none */
 		rc = view_open_operands("survivors", o->n_operands, o->operands,
 					&o->f, s, q);
 	}

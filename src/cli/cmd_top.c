@@ -129,7 +129,7 @@ static void put_text_header(struct query *q, enum query_group by,
 	       corr ? "weights corrected by OutsideTLAB events"
 	       : query_kind(q) == SAMPLE_ALLOC	  ? "weights"
 	       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
-	       : query_kind(q) == SAMPLE_AGENT
+	       : sample_kind_ht(query_kind(q))
 		       ? "unbiased weights of sampled sizes"
 		       : "object sizes",
 	       (unsigned long long)total->samples,

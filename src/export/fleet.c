@@ -293,7 +293,7 @@ static void fleet_sample(struct fleet *f, struct fout *fs,
 	query_node_frame(f->q, y->stack, &f->m, &line, &site);
 	f_str(fs, site, false);
 	f_int(fs, bytes, false);
-	if (y->kind == SAMPLE_AGENT && y->size > 0)
+	if (sample_kind_ht(y->kind) && y->size > 0)
 		buf_addf(&fs->row, "%.6f,", (double)bytes / (double)y->size);
 	else if (query_kind_objects(y->kind))
 		buf_adds(&fs->row, "1,");

@@ -35,18 +35,7 @@
 
 const char *rules_kind_opt(enum sample_kind k)
 {
-	switch (k) {
-	case SAMPLE_TLAB_NEW:
-		return "tlab";
-	case SAMPLE_TLAB_OUTSIDE:
-		return "outside";
-	case SAMPLE_OLD_OBJECT:
-		return "old";
-	case SAMPLE_AGENT:
-		return "agent";
-	default:
-		return "alloc";
-	}
+	return sample_kind_word(k);
 }
 
 char *rules_command(struct findings_ctx *c, const char *view, const char *args)
@@ -89,14 +78,15 @@ static double pct(double part, double whole)
  * query's default when it is an allocation kind. */
 static int alloc_kind(struct findings_ctx *c)
 {
-	static const int order[] = {SAMPLE_ALLOC, SAMPLE_AGENT, SAMPLE_TLAB_NEW,
-				    SAMPLE_TLAB_OUTSIDE};
+	static const int order[] = {SAMPLE_ALLOC,	 SAMPLE_AGENT,
+				    SAMPLE_AP_ALLOC,	 SAMPLE_DD_ALLOC,
+				    SAMPLE_TLAB_NEW,	 SAMPLE_TLAB_OUTSIDE};
 	size_t i;
 
 	if (c->filters->kind >= 0)
-		return c->filters->kind == SAMPLE_OLD_OBJECT ? -1
-							     : c->filters->kind;
-	for (i = 0; i < 4; i++)
+		return sample_kind_live(c->filters->kind) ? -1
+							  : c->filters->kind;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (c->kind_counts[order[i]])
 			return order[i];
 	return -1;
@@ -308,7 +298,8 @@ static int rule_large_arrays(struct findings_ctx *c,
 			     const struct finding_rule *rule, struct err *e)
 {
 	static const enum sample_kind kinds[] = {
-		SAMPLE_TLAB_OUTSIDE, SAMPLE_AGENT, SAMPLE_OLD_OBJECT};
+		SAMPLE_TLAB_OUTSIDE, SAMPLE_AGENT, SAMPLE_AP_ALLOC,
+		SAMPLE_DD_ALLOC, SAMPLE_OLD_OBJECT};
 	struct query *q;
 	int64_t region;
 	bool known, not_g1;
@@ -399,7 +390,8 @@ static int rule_large_arrays(struct findings_ctx *c,
 			sample_kind_name(kinds[k]),
 			kinds[k] == SAMPLE_TLAB_OUTSIDE ? "JVM's events"
 			: kinds[k] == SAMPLE_AGENT	? "agent's samples"
-						   : "OldObjectSample events",
+			: kinds[k] == SAMPLE_OLD_OBJECT ? "OldObjectSample events"
+							: "profiler's samples",
 			human_bytes(bytes, b1, sizeof(b1)),
 			human_bytes(t.est_bytes, b3, sizeof(b3)),
 			pct((double)bytes, (double)t.est_bytes));

@@ -509,9 +509,14 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 int rule_leaks(struct findings_ctx *c, const struct finding_rule *rule,
 	       struct err *e)
 {
-	if (c->kind_counts[SAMPLE_AGENT] &&
-	    leaks_of_kind(c, rule, SAMPLE_AGENT, e) < 0)
-		return ERR_FAIL;
+	static const enum sample_kind weighed[] = {
+		SAMPLE_AGENT, SAMPLE_AP_LIVE, SAMPLE_DD_LIVE};
+	size_t i;
+
+	for (i = 0; i < sizeof(weighed) / sizeof(weighed[0]); i++)
+		if (c->kind_counts[weighed[i]] &&
+		    leaks_of_kind(c, rule, weighed[i], e) < 0)
+			return ERR_FAIL;
 	if (c->kind_counts[SAMPLE_OLD_OBJECT]) {
 		if (leaks_of_kind(c, rule, SAMPLE_OLD_OBJECT, e) < 0 ||
 		    rooted_old(c, rule, e) < 0)

@@ -338,8 +338,6 @@ static void define(struct agent_import *ai, const struct agentrec_record *rec)
  */
 static int64_t weight_bytes(uint32_t sampler, uint64_t interval, uint64_t s)
 {
-	double w, I, x;
-
 	if (s > INT64_MAX)
 		s = INT64_MAX; /* damage: saturate, never wrap */
 	if (interval > INT64_MAX)
@@ -348,12 +346,7 @@ static int64_t weight_bytes(uint32_t sampler, uint64_t interval, uint64_t s)
 		return (int64_t)s;
 	if (sampler == AR_SAMPLER_SYSTEMATIC)
 		return s < interval ? (int64_t)interval : (int64_t)s;
-	if (!s)
-		return (int64_t)interval; /* the limit as s -> 0 */
-	I = (double)interval;
-	x = (double)s;
-	w = x / -expm1(-x / I);
-	return w >= 9.2e18 ? INT64_MAX : (int64_t)llround(w);
+	return rec_poisson_weight((int64_t)s, (int64_t)interval);
 }
 
 static int emit_samples(struct agent_import *ai,

@@ -82,6 +82,15 @@ struct jfr_import {
 	/* with workers: their records' segments (jobs[].feed) */
 	struct jfr_feed feed;
 	bool fed;
+	/* other writers: async-profiler's sampling interval (REC_NONE: not
+	 * said yet; only its first chunk says it), the writers met (a bit
+	 * per enum jfr_writer), the events of types that look like heap
+	 * data and were not read (name -> count, as counts are kept) */
+	int64_t ap_interval;
+	unsigned writers;
+	struct hmap unread_index;
+	struct rec_count *unread;
+	size_t n_unread, alloc_unread;
 };
 
 /* The keyed samples written into the room lent, handed over: before
@@ -120,11 +129,18 @@ static inline void sample_sizes(unsigned kind, int64_t a, int64_t tlab_alloc,
 		*alloc_size = a;
 }
 
+/* Whether record r carries its sample whole, by pointer. */
+static inline bool rec_whole(const struct jfr_rec *r)
+{
+	return r->kind == SAMPLE_OLD_OBJECT || r->kind == JREC_AP_TLAB ||
+	       r->kind == JREC_WHOLE;
+}
+
 /* r as the sink's record; tlab_alloc: SAMPLE_TLAB_NEW's alloc_size. */
 static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
 			int64_t tlab_alloc, struct rec_sample *s)
 {
-	if (r->kind == SAMPLE_OLD_OBJECT) {
+	if (rec_whole(r)) {
 		*s = *(const struct rec_sample *)(intptr_t)r->a;
 	} else {
 		/* rec_sample_init()'s fields one by one: it memsets the
@@ -246,13 +262,45 @@ static int emit_sample(struct jfr_import *im, struct jfr_job *j,
 	int64_t tlab_alloc =
 		r->kind == SAMPLE_TLAB_NEW ? *(*extra)++ : REC_NONE;
 
-	if (im->keyed && r->kind != SAMPLE_OLD_OBJECT)
+	if (im->keyed && !rec_whole(r))
 		return emit_keyed(im, j, r, tlab_alloc);
 	if (flush_keyed(im) < 0)
 		return ERR_FAIL;
 	fill_sample(j, r, tlab_alloc, &s);
 	return im->sink->ops->sample ? im->sink->ops->sample(im->sink->ctx, &s)
 				     : 0;
+}
+
+/*
+ * An async-profiler record (JREC_AP_TLAB) settled at the recording's
+ * sampling interval I: an InNewTLAB event whose tlabSize is max(size,
+ * I) is one of its JVMTI samples (objectSampler.cpp, recordAllocation:
+ * total_size = max(size, interval)), a SAMPLE_AP_ALLOC weighing the
+ * Horvitz-Thompson bytes; any other is from its tlab mode (AllocTracer:
+ * the real TLAB's size) and means what the JDK's does.  A LiveObject
+ * weighs the same as the sample it was.
+ */
+static void ap_settle(struct jfr_import *im, struct rec_sample *s)
+{
+	int64_t I;
+
+	if (s->weight != REC_NONE)
+		im->ap_interval = s->weight;
+	I = im->ap_interval != REC_NONE ? im->ap_interval : AP_DEFAULT_INTERVAL;
+	if (s->kind == SAMPLE_TLAB_NEW) {
+		int64_t a = s->alloc_size, t = s->tlab_size;
+
+		s->weight = REC_NONE;
+		if (a != REC_NONE && t != REC_NONE && t == (a > I ? a : I)) {
+			s->kind = SAMPLE_AP_ALLOC;
+			s->weight = rec_poisson_weight(a, I);
+		}
+	} else {
+		s->weight = s->alloc_size == REC_NONE
+				    ? REC_NONE
+				    : rec_poisson_weight(s->alloc_size, I);
+	}
+	im->rec.n_samples[s->kind]++;
 }
 
 /* The chunk's start: what opening it said, and the ids before it. */
@@ -397,6 +445,10 @@ static int replay_seg(struct jfr_import *im, struct jfr_job *j,
 		case JREC_GC:
 			if (sink->ops->gc_info)
 				rc = sink->ops->gc_info(sink->ctx, p);
+			break;
+		case JREC_AP_TLAB:
+			ap_settle(im, (struct rec_sample *)(intptr_t)r->a);
+			rc = emit_sample(im, j, r, &extra);
 			break;
 		default:
 			rc = emit_sample(im, j, r, &extra);
@@ -574,11 +626,50 @@ static void keep_jvm_id(struct jfr_import *im, const struct jfr_job *j)
 	}
 }
 
+/* The chunk's events of types that look like heap data and that no
+ * reader took (j->unread_ids), by name: one warning per type at the
+ * recording's end, and the recording's setting heapsift#unread. */
+static void keep_unread(struct jfr_import *im, const struct jfr_job *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->n_unread_ids; i++) {
+		const char *name = jfr_type_name(j->c, j->unread_ids[i]);
+		uint64_t idx;
+
+		for (k = 0; name && k < j->n_counts; k++) {
+			if (strcmp(j->counts[k].name, name) || !j->counts[k].n)
+				continue;
+			if (!hmap_get(&im->unread_index, name, strlen(name),
+				      &idx)) {
+				char *key = arena_strdup(&im->keep, name);
+
+				if (im->n_unread == im->alloc_unread) {
+					im->alloc_unread = im->alloc_unread
+								   ? 2 * im->alloc_unread
+								   : 8;
+					im->unread = xreallocarray(
+						im->unread, im->alloc_unread,
+						sizeof(*im->unread));
+				}
+				idx = im->n_unread++;
+				im->unread[idx].name = key;
+				im->unread[idx].n = 0;
+				hmap_put(&im->unread_index, key, strlen(key),
+					 idx, NULL);
+			}
+			im->unread[idx].n += j->counts[k].n;
+		}
+	}
+}
+
 /* What the chunk adds to the recording's facts. */
 static void merge_facts(struct jfr_import *im, const struct jfr_job *j)
 {
 	size_t i;
 
+	im->writers |= 1u << j->writer;
+	keep_unread(im, j);
 	for (i = 0; i < j->n_settings; i++)
 		keep_setting(im, j->chunk_no, &j->settings[i]);
 	if (j->jvm_name)
@@ -888,12 +979,54 @@ static int count_cmp(const void *a, const void *b)
 }
 
 /* The recording's facts, once every chunk is in. */
+/*
+ * What the recording's writers were, where another than the JDK wrote
+ * a chunk (setting heapsift#writers: "JDK, Datadog java-profiler"), and
+ * which heap-like events nobody read (heapsift#unread: "TYPE=N ...",
+ * with one warning each): info and the report's inventory name both.
+ */
+static void other_facts(struct jfr_import *im)
+{
+	struct jfr_setting_note n;
+	struct buf v = BUF_INIT;
+	unsigned w;
+	size_t i;
+
+	n.event = "heapsift";
+	if (im->writers & ~(1u << JFR_WRITER_JDK)) {
+		for (w = 0; w < 3; w++)
+			if (im->writers >> w & 1)
+				buf_addf(&v, "%s%s", v.len ? ", " : "",
+					 jfr_writer_name((enum jfr_writer)w));
+		n.name = "writers";
+		n.value = v.data;
+		keep_setting(im, UINT32_MAX, &n);
+	}
+	buf_reset(&v);
+	for (i = 0; i < im->n_unread; i++) {
+		import_warnf(im->env, ERR_UNSUPPORTED, 0,
+			     "jfr: %llu events of %s were not read (heap "
+			     "data of a kind heapsift does not know)",
+			     (unsigned long long)im->unread[i].n,
+			     im->unread[i].name);
+		buf_addf(&v, "%s%s=%llu", i ? " " : "", im->unread[i].name,
+			 (unsigned long long)im->unread[i].n);
+	}
+	if (im->n_unread) {
+		n.name = "unread";
+		n.value = v.data;
+		keep_setting(im, UINT32_MAX, &n);
+	}
+	buf_release(&v);
+}
+
 static int send_recording(struct jfr_import *im, struct err *e)
 {
 	struct rec_recording *r = &im->rec;
 
 	if (im->n_counts)
 		qsort(im->counts, im->n_counts, sizeof(*im->counts), count_cmp);
+	other_facts(im);
 	r->settings = im->settings;
 	r->n_settings = (uint32_t)im->n_settings;
 	r->event_types = im->counts;
@@ -923,6 +1056,8 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	arena_init(&im.keep, 0);
 	hmap_init(&im.setting_index);
 	hmap_init(&im.count_index);
+	hmap_init(&im.unread_index);
+	im.ap_interval = REC_NONE;
 	im.rec.source = env->source;
 	im.rec.format = "jfr";
 	im.rec.start_ns = INT64_MAX;
@@ -943,6 +1078,8 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	arena_release(&im.keep);
 	hmap_release(&im.setting_index);
 	hmap_release(&im.count_index);
+	hmap_release(&im.unread_index);
+	free(im.unread);
 	free(im.settings);
 	free(im.setting_src);
 	free(im.setting_chunk);

@@ -9,6 +9,7 @@
  * are exactly the values the sink will get, but for the ids, which the
  * replay offsets by the ids the chunks before used.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -442,6 +443,9 @@ static const uint32_t heap_fields[JFR_KIND__COUNT] = {
 	[JFR_GC] = HAVE_NEVER,
 	[JFR_G1_GC] = HAVE_NEVER,
 	[JFR_GC_FAILED] = HAVE_NEVER,
+	[JFR_AP_LIVE] = HAVE_NEVER,
+	[JFR_DD_OBJECT] = HAVE_NEVER,
+	[JFR_DD_LIVE] = HAVE_NEVER,
 	[JFR_METADATA] = HAVE_NEVER,
 	[JFR_CHECKPOINT] = HAVE_NEVER,
 };
@@ -474,6 +478,112 @@ static inline void decode_heap(struct jfr_job *j, const struct jfr_event *ev)
 		r.a = size_of(ev->v[JS_ALLOC_SIZE]);
 	}
 	put_sample(j, &r, k, tlab_alloc);
+}
+
+/* A float field's value (ev->floats says which slots hold one), else
+ * the integer's; NaN where the event lacks it. */
+static double number_of(const struct jfr_event *ev, enum jfr_slot sl)
+{
+	if (!jfr_has(ev, sl))
+		return NAN;
+	if (ev->floats >> sl & 1) {
+		uint32_t bits = (uint32_t)ev->v[sl];
+		float f;
+
+		memcpy(&f, &bits, sizeof(f));
+		return (double)f;
+	}
+	return (double)(int64_t)ev->v[sl];
+}
+
+/* Datadog's bytes: the object's size times the sample's weight, which
+ * its writer sets to 1 / (1 - exp(-size/interval)) at the interval of
+ * the moment (its objectSampler.cpp), and for a live object to the
+ * bytes its subsampling skipped too (its flightRecorder.cpp,
+ * recordHeapLiveObject); REC_NONE where either is missing or absurd. */
+static int64_t dd_bytes(int64_t size, double weight)
+{
+	double b;
+
+	if (size == REC_NONE || !(weight >= 0) || isinf(weight))
+		return REC_NONE;
+	b = (double)size * weight;
+	return b >= 9.2e18 ? INT64_MAX : (int64_t)llround(b);
+}
+
+/*
+ * An event of another writer (docs/formats/jfr.md, "Other writers"), as
+ * a whole record: async-profiler's InNewTLAB (JREC_AP_TLAB, for the
+ * replay to tell its sampled allocations from its TLAB mode's events)
+ * and LiveObject, Datadog's ObjectSample and HeapLiveObject.
+ */
+static void decode_other(struct jfr_job *j, const struct jfr_event *ev)
+{
+	const struct jfr_timebase *tb = j->tb;
+	struct jfr_rec rec, *r = &rec;
+	struct jfr_class *k = NULL;
+	struct rec_sample *s;
+
+	r->thread = r->stack = r->cls = 0;
+	r->time_ns = jfr_has(ev, JS_START)
+			     ? jfr_timebase_epoch_ns(tb, ev->v[JS_START])
+			     : tb->start_ns;
+	if (jfr_has(ev, JS_THREAD))
+		r->thread = thread_of(j, ev->v[JS_THREAD]);
+	if (jfr_has(ev, JS_STACK))
+		r->stack = stack_of(j, ev->v[JS_STACK]);
+	if (jfr_has(ev, JS_CLASS))
+		k = class_of(j, ev->v[JS_CLASS]);
+	s = arena_alloc(&j->arena, sizeof(*s));
+	r->a = (int64_t)(intptr_t)s;
+	r->kind = JREC_WHOLE;
+	switch (ev->kind) {
+	case JFR_TLAB_NEW:
+		rec_sample_init(s, SAMPLE_TLAB_NEW);
+		if (jfr_has(ev, JS_TLAB_SIZE))
+			s->tlab_size = size_of(ev->v[JS_TLAB_SIZE]);
+		if (jfr_has(ev, JS_ALLOC_SIZE))
+			s->alloc_size = size_of(ev->v[JS_ALLOC_SIZE]);
+		s->weight = j->ap_interval;
+		r->kind = JREC_AP_TLAB;
+		break;
+	case JFR_AP_LIVE:
+		/* the object's size, unweighted; the replay weighs it at the
+		 * recording's interval, and its time is when it was sampled
+		 * (startTime is the profiler's stop) */
+		rec_sample_init(s, SAMPLE_AP_LIVE);
+		if (jfr_has(ev, JS_ALLOC_SIZE))
+			s->alloc_size = size_of(ev->v[JS_ALLOC_SIZE]);
+		s->weight = j->ap_interval;
+		s->liveness = LIVE_AT_END;
+		if (jfr_has(ev, JS_ALLOC_TIME))
+			r->time_ns = jfr_timebase_epoch_ns(
+				tb, ev->v[JS_ALLOC_TIME]);
+		r->kind = JREC_AP_TLAB;
+		break;
+	default: /* JFR_DD_OBJECT, JFR_DD_LIVE */
+		rec_sample_init(s, ev->kind == JFR_DD_LIVE ? SAMPLE_DD_LIVE
+							   : SAMPLE_DD_ALLOC);
+		if (jfr_has(ev, JS_SIZE))
+			s->alloc_size = size_of(ev->v[JS_SIZE]);
+		s->weight = dd_bytes(s->alloc_size, number_of(ev, JS_WEIGHT));
+		if (ev->kind == JFR_DD_LIVE)
+			s->liveness = LIVE_AT_END;
+		j->n_samples[s->kind]++;
+		break;
+	}
+	if (k) {
+		if (!k->user)
+			k->user = new_obj(j, k, false);
+		r->cls = (uint32_t)k->user;
+	}
+	if (r->time_ns > j->last_event_ns)
+		j->last_event_ns = r->time_ns;
+	{
+		struct jfr_seg *sg = room(j);
+
+		sg->recs[sg->n_recs++] = *r;
+	}
 }
 
 static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
@@ -540,6 +650,9 @@ static void note_setting(struct jfr_job *j, const struct jfr_event *ev)
 		"jdk.ObjectAllocationOutsideTLAB",
 		"jdk.OldObjectSample",
 		"jdk.GCHeapSummary",
+		"profiler.LiveObject",
+		"datadog.ObjectSample",
+		"datadog.HeapLiveObject",
 	};
 	const char *event, *name = ev->s[JS_NAME], *value = ev->s[JS_VALUE];
 	struct jfr_setting_note *n;
@@ -562,6 +675,17 @@ static void note_setting(struct jfr_job *j, const struct jfr_event *ev)
 	n->event = event;
 	n->name = name;
 	n->value = value;
+	/* async-profiler's sampling interval: its "alloc" setting on the
+	 * event it writes its samples as (flightRecorder.cpp,
+	 * writeSettings), 0 for its default */
+	if (j->writer == JFR_WRITER_ASYNC_PROFILER && !strcmp(name, "alloc") &&
+	    !strcmp(event, "jdk.ObjectAllocationInNewTLAB")) {
+		char *end;
+		long long v = strtoll(value, &end, 10);
+
+		if (end != value && !*end && v >= 0)
+			j->ap_interval = v > 0 ? v : AP_DEFAULT_INTERVAL;
+	}
 }
 
 /* The chunk's event counts by type name, in the map's order. */
@@ -604,6 +728,9 @@ static void read_events(struct jfr_job *j)
 	struct err e;
 	unsigned warned = 0;
 	int rc;
+	/* another writer's events of the JDK's names mean other things;
+	 * its own events are read only where it wrote them */
+	const bool other = j->writer != JFR_WRITER_JDK;
 
 	err_init(&e);
 	while ((rc = jfr_chunk_next(j->c, &ev, &e)) <= 0) {
@@ -615,7 +742,12 @@ static void read_events(struct jfr_job *j)
 			warn_damage(j, &warned, &e);
 			continue;
 		}
-		if ((ev.have & heap_fields[ev.kind]) == heap_fields[ev.kind]) {
+		if (other && (ev.kind == JFR_TLAB_NEW || ev.kind == JFR_AP_LIVE ||
+			      ev.kind == JFR_DD_OBJECT ||
+			      ev.kind == JFR_DD_LIVE)) {
+			decode_other(j, &ev);
+		} else if ((ev.have & heap_fields[ev.kind]) ==
+			   heap_fields[ev.kind]) {
 			decode_heap(j, &ev);
 		} else {
 			switch (ev.kind) {
@@ -676,6 +808,9 @@ static void reset_output(struct jfr_job *j)
 	j->jvm_pid = j->jvm_start_ms = -1;
 	memset(j->n_samples, 0, sizeof(j->n_samples));
 	j->n_heap_summaries = 0;
+	j->writer = JFR_WRITER_JDK;
+	j->ap_interval = REC_NONE;
+	j->n_unread_ids = 0;
 	j->last_event_ns = INT64_MIN;
 	j->end = 0;
 	j->why = NULL;
@@ -690,6 +825,10 @@ void jfr_job_decode(void *job)
 				&j->open_err);
 	if (j->orc >= 0) {
 		j->tb = jfr_chunk_timebase(j->c);
+		j->writer = jfr_chunk_writer(j->c);
+		j->n_unread_ids = jfr_unread_heap_types(
+			j->c, j->unread_ids,
+			sizeof(j->unread_ids) / sizeof(j->unread_ids[0]));
 		read_events(j);
 		fold_counts(j);
 		j->end = jfr_chunk_consistent_end(j->c);

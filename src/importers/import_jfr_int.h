@@ -55,7 +55,21 @@ enum {
 	 * far; before the first record that names it */
 	JREC_OBJ,
 	JREC_STACK, /* a new chunk-local stack (rec_stack), the same */
+	/* an InNewTLAB event of async-profiler (a rec_sample of kind
+	 * SAMPLE_TLAB_NEW) or its LiveObject (SAMPLE_AP_LIVE), weight the
+	 * chunk's sampling interval so far or REC_NONE: the replay, which
+	 * knows the recording's interval (only its first chunk says it),
+	 * makes the first a SAMPLE_AP_ALLOC or leaves it a TLAB event, and
+	 * weighs both (docs/formats/jfr.md, "async-profiler") */
+	JREC_AP_TLAB,
+	/* a sample whose fields go whole, by pointer (a rec_sample): another
+	 * writer's, of any sample kind */
+	JREC_WHOLE,
 };
+
+/* async-profiler's sampling interval where its "alloc" setting is 0
+ * (DEFAULT_ALLOC_INTERVAL in its src/arguments.h) */
+#define AP_DEFAULT_INTERVAL 524287
 
 /* One record, 32 bytes: the common samples whole (but for an
  * InNewTLAB's allocation size, in its segment's extra in record order),
@@ -152,6 +166,12 @@ struct jfr_job {
 	uint32_t n_stacks; /* stacks of the chunk */
 	uint64_t n_samples[SAMPLE__COUNT];
 	uint64_t n_heap_summaries;
+	enum jfr_writer writer; /* the chunk's */
+	int64_t ap_interval; /* async-profiler's "alloc", REC_NONE: not yet */
+	/* the chunk's event types that look like heap data and are not
+	 * read (jfr_unread_heap_types()), and their events: counts */
+	uint64_t unread_ids[8];
+	size_t n_unread_ids;
 	int64_t last_event_ns;
 	uint64_t end;	 /* jfr_chunk_consistent_end */
 	const char *why; /* jfr_chunk_lost_reason */

@@ -142,6 +142,23 @@ const char *query_estimate_note(const struct query *q)
 	case SAMPLE_AGENT:
 		return "estimate: unbiased weights of Poisson samples, "
 		       "Horvitz-Thompson standard error";
+	case SAMPLE_AP_ALLOC:
+		return "estimate: async-profiler's JVMTI samples, each "
+		       "weighed s / (1 - exp(-s/I)) at its interval I (its "
+		       "own converter counts max(s, I)); Horvitz-Thompson "
+		       "standard error";
+	case SAMPLE_AP_LIVE:
+		return "estimate: objects async-profiler sampled and found "
+		       "not yet collected when it stopped, each weighed as "
+		       "its sample (s / (1 - exp(-s/I))); no GC was forced, "
+		       "and samples taken while its 1024-slot table was "
+		       "full are missing";
+	case SAMPLE_DD_ALLOC:
+	case SAMPLE_DD_LIVE:
+		return "estimate: Datadog's samples, size x the weight its "
+		       "writer gave each (1 / (1 - exp(-s/I)) at the "
+		       "interval of the moment); Horvitz-Thompson standard "
+		       "error";
 	case SAMPLE_TLAB_OUTSIDE:
 		return "estimate: exact bytes of every event recorded";
 	case SAMPLE_OLD_OBJECT:

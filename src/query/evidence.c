@@ -345,7 +345,7 @@ int query_evidence(struct query *q, struct query_evidence *ev, struct err *e)
 	ev->median_gcs = ev->max_gcs = -1;
 	ev->longest_life_ns = ev->oldest_alive_ns = -1;
 	ev->largest_size = -1;
-	if (q->kind != SAMPLE_AGENT && q->kind != SAMPLE_OLD_OBJECT)
+	if (!sample_kind_has_fate(q->kind))
 		return 0;
 	memset(&p, 0, sizeof(p));
 	p.q = q;

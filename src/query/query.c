@@ -770,6 +770,18 @@ int query_held_samples(struct query *q, struct err *e)
 	return 0;
 }
 
+int query_fate_kind(const uint64_t counts[SAMPLE__COUNT])
+{
+	static const enum sample_kind order[] = {
+		SAMPLE_AGENT, SAMPLE_AP_LIVE, SAMPLE_DD_LIVE, SAMPLE_OLD_OBJECT};
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (counts[order[i]])
+			return (int)order[i];
+	return -1;
+}
+
 void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT])
 {
 	memcpy(counts, q->kind_counts, sizeof(q->kind_counts));

@@ -178,6 +178,10 @@ int query_hold(struct query *q, struct err *e);
 enum sample_kind query_kind(const struct query *q);
 /* Samples of each kind in the store, whatever the filters. */
 void query_kind_counts(const struct query *q, uint64_t counts[SAMPLE__COUNT]);
+/* The kind survivors ask by default, of counts: the one that proves the
+ * most about each object's fate (the agent's, then live objects with
+ * weights, then OldObjectSample); -1 where none has samples. */
+int query_fate_kind(const uint64_t counts[SAMPLE__COUNT]);
 
 /*
  * Group the filtered samples.  *rows (owned by q, valid until the next

@@ -214,7 +214,7 @@ static void add_rows(struct query *q, struct query_pass *p, struct self_acc *a,
 static void add_samples(struct query *q, const struct query_pass *p,
 			struct self_acc *a, struct query_total *total)
 {
-	const bool agent = q->kind == SAMPLE_AGENT;
+	const bool agent = sample_kind_ht(q->kind);
 	uint64_t i;
 
 	for (i = q->lo; i < q->hi; i++) {

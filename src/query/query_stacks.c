@@ -25,7 +25,7 @@
 /* Objects one sample i stands for; NaN where unknown. */
 static double sample_objects(const struct query *q, uint64_t i, int64_t bytes)
 {
-	if (q->kind == SAMPLE_AGENT)
+	if (sample_kind_ht(q->kind))
 		return q->sm.size[i] > 0 ? (double)bytes / (double)q->sm.size[i]
 					 : 0;
 	return query_kind_objects(q->kind) ? 1.0 : NAN;
@@ -139,7 +139,7 @@ int query_stacks(struct query *q, const struct query_stack **out, size_t *n,
 
 	*out = NULL;
 	*n = 0;
-	*has_fate = q->kind == SAMPLE_AGENT || q->kind == SAMPLE_OLD_OBJECT;
+	*has_fate = sample_kind_has_fate(q->kind);
 	total_init(total);
 	acc = xcalloc(q->n_nodes ? q->n_nodes : 1, sizeof(*acc));
 	rc = *has_fate ? sums_with_fate(q, acc, total, e)

@@ -295,7 +295,7 @@ static void timeline_add_samples(struct query *q, const struct query_pass *p,
 				 const struct grid *g, unsigned __int128 *sq,
 				 struct query_total *total)
 {
-	const bool agent = q->kind == SAMPLE_AGENT;
+	const bool agent = sample_kind_ht(q->kind);
 	uint64_t i;
 	size_t b;
 

@@ -35,7 +35,7 @@ static double objects_per_sample(enum sample_kind k)
 
 bool query_kind_objects(enum sample_kind k)
 {
-	return k == SAMPLE_AGENT || !isnan(objects_per_sample(k));
+	return sample_kind_ht(k) || !isnan(objects_per_sample(k));
 }
 
 /* The sample to prefetch for while working on sample i. */
@@ -203,7 +203,7 @@ static void top_add_samples(struct query *q, enum query_group by,
 {
 	const struct store_samples *sm = &q->sm;
 	const bool plain = !q->filtered;
-	const bool agent = q->kind == SAMPLE_AGENT;
+	const bool agent = sample_kind_ht(q->kind);
 	const uint8_t kind = (uint8_t)q->kind;
 	const uint32_t rec = p->rec;
 	const int64_t *var = p->var;
@@ -310,7 +310,7 @@ static void top_row(struct query *q, enum query_group by, size_t g, double per,
 {
 	r->samples = q->g[g].samples;
 	r->est_bytes = q->g[g].bytes;
-	r->est_objects = q->kind == SAMPLE_AGENT ? q->g[g].objects
+	r->est_objects = sample_kind_ht(q->kind) ? q->g[g].objects
 						 : per * (double)r->samples;
 	r->rel_err =
 		query_rel_err(q->kind, r->samples, r->est_bytes, q->g[g].sq);
@@ -370,7 +370,7 @@ int query_top(struct query *q, enum query_group by,
 	if (rc < 0)
 		return ERR_FAIL;
 	total->est_objects = per * (double)total->samples;
-	if (q->kind == SAMPLE_AGENT) {
+	if (sample_kind_ht(q->kind)) {
 		total->est_objects = 0;
 		for (g = 0; g < n_groups; g++)
 			total->est_objects += q->g[g].objects;

@@ -395,7 +395,7 @@ static bool life_of(struct query *q, const struct survivors_state *st,
 	if (o->min_gcs > 0 && l->gcs < o->min_gcs)
 		return false;
 	l->bytes = q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
-	l->objects = q->kind == SAMPLE_AGENT && q->sm.size[i] > 0
+	l->objects = sample_kind_ht(q->kind) && q->sm.size[i] > 0
 			     ? (double)l->bytes / (double)q->sm.size[i]
 			     : 1.0;
 	return true;
@@ -694,7 +694,7 @@ int query_survivors(struct query *q, enum query_group by,
 		query_app_sites(q);
 	query_survivors_free(q);
 	*out = NULL;
-	if (q->kind != SAMPLE_AGENT && q->kind != SAMPLE_OLD_OBJECT)
+	if (!sample_kind_has_fate(q->kind))
 		return err_set(e, ERR_USAGE,
 			       "%s samples carry no liveness; survivors come "
 			       "from heapsift agent recordings "

@@ -3,6 +3,7 @@
  */
 #include "record/record.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *sample_kind_name(enum sample_kind kind)
@@ -18,10 +19,46 @@ const char *sample_kind_name(enum sample_kind kind)
 		return "jdk.OldObjectSample";
 	case SAMPLE_AGENT:
 		return "heapsift.AgentSample";
+	case SAMPLE_AP_ALLOC:
+		return "jdk.ObjectAllocationInNewTLAB (async-profiler)";
+	case SAMPLE_AP_LIVE:
+		return "profiler.LiveObject";
+	case SAMPLE_DD_ALLOC:
+		return "datadog.ObjectSample";
+	case SAMPLE_DD_LIVE:
+		return "datadog.HeapLiveObject";
 	case SAMPLE__COUNT:
 		break;
 	}
 	return "unknown";
+}
+
+const char *sample_kind_word(enum sample_kind kind)
+{
+	static const char *const words[SAMPLE__COUNT] = {
+		[SAMPLE_ALLOC] = "alloc",      [SAMPLE_TLAB_NEW] = "tlab",
+		[SAMPLE_TLAB_OUTSIDE] = "outside", [SAMPLE_OLD_OBJECT] = "old",
+		[SAMPLE_AGENT] = "agent",      [SAMPLE_AP_ALLOC] = "ap-alloc",
+		[SAMPLE_AP_LIVE] = "ap-live",  [SAMPLE_DD_ALLOC] = "dd-alloc",
+		[SAMPLE_DD_LIVE] = "dd-live",
+	};
+
+	return (unsigned)kind < SAMPLE__COUNT ? words[kind] : "?";
+}
+
+int64_t rec_poisson_weight(int64_t s, int64_t interval)
+{
+	double w, x;
+
+	if (s < 0)
+		s = 0;
+	if (interval <= 0)
+		return s;
+	if (!s)
+		return interval; /* the limit as s -> 0 */
+	x = (double)s;
+	w = x / -expm1(-x / (double)interval);
+	return w >= 9.2e18 ? INT64_MAX : (int64_t)llround(w);
 }
 
 void rec_sample_init(struct rec_sample *s, enum sample_kind kind)

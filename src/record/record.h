@@ -18,10 +18,46 @@ enum sample_kind {
 	SAMPLE_TLAB_OUTSIDE, /* jdk.ObjectAllocationOutsideTLAB: alloc_size */
 	SAMPLE_OLD_OBJECT,   /* jdk.OldObjectSample: alive at the end */
 	SAMPLE_AGENT,	     /* heapsift agent sample */
+	/* other writers' samples (docs/formats/jfr.md, "Other writers"):
+	 * each a Poisson sample of JVMTI's SampledObjectAlloc (JEP 331),
+	 * weight the Horvitz-Thompson bytes, alloc_size the object's */
+	SAMPLE_AP_ALLOC, /* async-profiler's allocation samples */
+	SAMPLE_AP_LIVE,	 /* async-profiler's profiler.LiveObject */
+	SAMPLE_DD_ALLOC, /* Datadog's datadog.ObjectSample */
+	SAMPLE_DD_LIVE,	 /* Datadog's datadog.HeapLiveObject */
 	SAMPLE__COUNT
 };
 
+/* The kind's display name: its event type ("jdk.OldObjectSample"), with
+ * the writer where the type alone does not say it.  The short name is
+ * --kind's word ("alloc", "ap-live"). */
 const char *sample_kind_name(enum sample_kind kind);
+const char *sample_kind_word(enum sample_kind kind);
+
+/* Kinds whose samples are Poisson samples with Horvitz-Thompson weights
+ * and known object sizes (the agent's and other writers' JVMTI
+ * samples): a row's objects are Σ weight / size, its variance
+ * Σ w² - s·w; they have no rollups (docs/formats/store.md). */
+static inline bool sample_kind_ht(enum sample_kind k)
+{
+	return k == SAMPLE_AGENT || k == SAMPLE_AP_ALLOC ||
+	       k == SAMPLE_AP_LIVE || k == SAMPLE_DD_ALLOC ||
+	       k == SAMPLE_DD_LIVE;
+}
+
+/* Kinds whose every sample was alive when its writer last looked (at
+ * the recording's end, a dump, a profiler's stop). */
+static inline bool sample_kind_live(enum sample_kind k)
+{
+	return k == SAMPLE_OLD_OBJECT || k == SAMPLE_AP_LIVE ||
+	       k == SAMPLE_DD_LIVE;
+}
+
+/* Kinds whose samples have a known fate (alive or dead at the end). */
+static inline bool sample_kind_has_fate(enum sample_kind k)
+{
+	return k == SAMPLE_AGENT || sample_kind_live(k);
+}
 
 struct rec_frame {
 	const char *class_name; /* as `jfr print` shows it: java.util.HashMap */
@@ -84,6 +120,12 @@ struct rec_sample {
 	int64_t alloc_gc; /* GCs finished before the allocation */
 	int64_t death_gc; /* LIVE_DEAD: the GC after which it was gone */
 };
+
+/* The Horvitz-Thompson weight of a Poisson sample (HotSpot's JVMTI
+ * sampler, JEP 331) of an object of s bytes at mean interval I bytes:
+ * s / (1 - exp(-s/I)), rounded; I itself for s = 0, s for I <= 0
+ * (docs/estimates.md). */
+int64_t rec_poisson_weight(int64_t s, int64_t interval);
 
 /* Every field "none": REC_NONE, NULL, LIVE_UNKNOWN. */
 void rec_sample_init(struct rec_sample *s, enum sample_kind kind);
@@ -315,7 +357,7 @@ static inline void rec_sample_bytes(enum sample_kind kind, int64_t weight,
 		*bytes = object_size;
 		*size = object_size;
 		break;
-	default:
+	default: /* the agent's and other writers' Poisson samples */
 		*bytes = weight;
 		*size = alloc_size;
 	}

@@ -77,7 +77,8 @@ const char *store_rollup_index_check(struct store *s, uint64_t *at)
 						 *y = i ? &b[i - 1] : x;
 
 		*at = i;
-		if (x->kind >= SAMPLE__COUNT || x->kind == SAMPLE_AGENT ||
+		if (x->kind >= SAMPLE__COUNT ||
+		    sample_kind_ht((enum sample_kind)x->kind) ||
 		    x->proj >= STORE_PROJ__COUNT || x->reserved)
 			return "holds an unknown kind or projection";
 		if (x->recording >= s->sec[I_RECORDINGS].n)
@@ -146,7 +147,8 @@ const char *store_whole_index_check(struct store *s, uint64_t *at)
 		int64_t start = 0, stop = 0;
 
 		*at = i;
-		if (x->kind >= SAMPLE__COUNT || x->kind == SAMPLE_AGENT ||
+		if (x->kind >= SAMPLE__COUNT ||
+		    sample_kind_ht((enum sample_kind)x->kind) ||
 		    x->proj >= STORE_PROJ__COUNT || x->reserved)
 			return "holds an unknown kind or projection";
 		if (x->first_row != row || !x->n_rows ||

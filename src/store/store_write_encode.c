@@ -47,7 +47,7 @@ encode_one(struct encoder *en, int kind, const struct block_sample *bs)
 	struct block_enc *b = &en->enc[kind];
 
 	block_enc_add(b, bs);
-	if (kind != SAMPLE_AGENT) /* agent samples have no rollups */
+	if (!sample_kind_ht((enum sample_kind)kind)) /* no rollups */
 		rollup_add(en->rb, kind, bs);
 	if (b->head.n == STORE_BLOCK_SAMPLES)
 		block_flush(en->o, en->t, b, en->index);

@@ -21,7 +21,9 @@
 #include "util/xalloc.h"
 
 /* the sample kinds that can have liveness records */
-#define LIVENESS_KINDS (1u << SAMPLE_AGENT | 1u << SAMPLE_OLD_OBJECT)
+#define LIVENESS_KINDS                                                      \
+	(1u << SAMPLE_AGENT | 1u << SAMPLE_OLD_OBJECT | 1u << SAMPLE_AP_LIVE | \
+	 1u << SAMPLE_DD_LIVE)
 
 /* A growable array of fixed-size records; big ones on huge pages. */
 struct vec {

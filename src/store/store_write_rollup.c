@@ -407,7 +407,8 @@ void rollup_add(struct rollup_builder *rb, int kind,
 	struct series *se;
 	int64_t bytes = s->bytes == INT64_MIN ? 0 : s->bytes;
 
-	if (kind < 0 || kind >= SAMPLE__COUNT || kind == SAMPLE_AGENT)
+	if (kind < 0 || kind >= SAMPLE__COUNT ||
+	    sample_kind_ht((enum sample_kind)kind))
 		return;
 	if (bytes < 0)
 		rb->negative[kind] = true;

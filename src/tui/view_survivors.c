@@ -74,13 +74,11 @@ static void sv_free(void *st)
  * OldObjectSample; -1 when the store has neither. */
 static int live_kind(struct model *m)
 {
-	if (m->kind == SAMPLE_AGENT || m->kind == SAMPLE_OLD_OBJECT)
+	int k = query_fate_kind(m->kind_counts);
+
+	if (sample_kind_has_fate(m->kind))
 		return m->kind;
-	if (m->kind_counts[SAMPLE_AGENT])
-		return SAMPLE_AGENT;
-	if (m->kind_counts[SAMPLE_OLD_OBJECT])
-		return SAMPLE_OLD_OBJECT;
-	return -1;
+	return k;
 }
 
 static enum sv_sort sort_by;

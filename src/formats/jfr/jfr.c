@@ -489,7 +489,7 @@ chunk_next_slow(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 	}
 	ev->offset = c->pos;
 	ev->size = size;
-	ev->have = 0;
+	ev->have = ev->floats = 0;
 	ev->kind = JFR_OTHER;
 	ev->type_name = NULL;
 	if (r.bad || size == 0 || size > c->end - c->pos ||
@@ -557,6 +557,8 @@ chunk_next_slow(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 		case OP_F4:
 			v = r.p + 4 <= r.end ? be(r.p, 4) : 0;
 			rd_skip(&r, 4);
+			if (o->slot >= 0)
+				ev->floats |= 1u << o->slot;
 			break;
 		case OP_F8:
 			v = r.p + 8 <= r.end ? be(r.p, 8) : 0;
@@ -646,7 +648,7 @@ int jfr_chunk_next(struct jfr_chunk *c, struct jfr_event *ev, struct err *e)
 	ev->size = size;
 	ev->type_name = t->name;
 	ev->kind = JFR_OTHER;
-	ev->have = 0;
+	ev->have = ev->floats = 0;
 	if (t->kind != JFR_OTHER) {
 		const uint8_t *dest = t->dest;
 

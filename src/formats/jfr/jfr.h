@@ -68,6 +68,9 @@ enum jfr_kind {
 	JFR_GC,		    /* jdk.GarbageCollection */
 	JFR_G1_GC,	    /* jdk.G1GarbageCollection */
 	JFR_GC_FAILED,	    /* jdk.EvacuationFailed, jdk.PromotionFailed */
+	JFR_AP_LIVE,	    /* profiler.LiveObject (async-profiler) */
+	JFR_DD_OBJECT,	    /* datadog.ObjectSample */
+	JFR_DD_LIVE,	    /* datadog.HeapLiveObject */
 	JFR_METADATA,	    /* type 0 */
 	JFR_CHECKPOINT,	    /* type 1 */
 	JFR_KIND__COUNT
@@ -105,8 +108,25 @@ enum jfr_slot {
 	JS_JVM_START,	/* JVMInformation.jvmStartTime, ms since the epoch */
 	JS_CAUSE,	/* GarbageCollection.cause, GCCause pool key */
 	JS_G1_TYPE,	/* G1GarbageCollection.type, G1YCType pool key */
+	JS_SIZE,	/* size (Datadog's object size) */
 	JS__COUNT
 };
+
+/*
+ * Who wrote a chunk, from its metadata alone (docs/formats/jfr.md,
+ * "Other writers"): the JDK's JFR, or a profiler with a writer of its
+ * own, whose events of the JDK's names may mean other things.  Datadog's
+ * java-profiler declares datadog.* event types; async-profiler declares
+ * profiler.* event types (profiler.Window, profiler.LiveObject...) and
+ * no datadog.* ones; the JDK declares neither.
+ */
+enum jfr_writer {
+	JFR_WRITER_JDK = 0, /* or any writer that means what the JDK does */
+	JFR_WRITER_ASYNC_PROFILER,
+	JFR_WRITER_DATADOG,
+};
+
+const char *jfr_writer_name(enum jfr_writer w);
 
 struct jfr_event {
 	enum jfr_kind kind;
@@ -115,6 +135,7 @@ struct jfr_event {
 	uint64_t offset;       /* chunk offset of the event */
 	uint64_t size;
 	uint32_t have;		   /* bit (1 << slot) for each slot present */
+	uint32_t floats; /* bit (1 << slot): v holds a float's 32 bits */
 	uint64_t v[JS__COUNT + 1]; /* raw values: ticks, keys, numbers
 				      (the last is scratch) */
 	const char *s[JS__COUNT];  /* string slots, decoded (NULL: null) */
@@ -250,6 +271,19 @@ const char *jfr_g1_yc_type(struct jfr_chunk *c, uint64_t key);
 const char *jfr_gc_root(struct jfr_chunk *c, uint64_t key);
 /* The class of an OldObject (the sampled object); NULL if unknown. */
 struct jfr_class *jfr_old_object_class(struct jfr_chunk *c, uint64_t key);
+/* The chunk's writer, from its metadata (valid from jfr_chunk_open()). */
+enum jfr_writer jfr_chunk_writer(const struct jfr_chunk *c);
+
+/*
+ * The event types of the chunk that look like heap data but that no
+ * enum jfr_kind reads: a class field (objectClass, or a java.lang.Class
+ * field) with a size or a weight (a field whose name has "size" or
+ * "weight" in it) or an allocation time.  Their type ids into ids (at
+ * most max), how many there are returned.
+ */
+size_t jfr_unread_heap_types(const struct jfr_chunk *c, uint64_t *ids,
+			     size_t max);
+
 /* Name of an event type id in this chunk's metadata, NULL if none. */
 const char *jfr_type_name(const struct jfr_chunk *c, uint64_t type_id);
 

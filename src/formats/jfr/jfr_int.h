@@ -305,6 +305,7 @@ struct jfr_chunk {
 	unsigned char *meta_bytes;
 	size_t meta_len;
 	bool meta_valid;
+	enum jfr_writer writer; /* from the type table: link_types() */
 	uint32_t pool_type[POOL__COUNT];
 	struct hot_fields hf;
 

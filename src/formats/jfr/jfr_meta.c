@@ -45,6 +45,9 @@ static const struct {
 	{"jdk.G1GarbageCollection", JFR_G1_GC},
 	{"jdk.EvacuationFailed", JFR_GC_FAILED},
 	{"jdk.PromotionFailed", JFR_GC_FAILED},
+	{"profiler.LiveObject", JFR_AP_LIVE},
+	{"datadog.ObjectSample", JFR_DD_OBJECT},
+	{"datadog.HeapLiveObject", JFR_DD_LIVE},
 };
 
 /* Field names to slots; the same name means the same thing in every
@@ -81,6 +84,7 @@ static const struct {
 	{"jvmStartTime", JS_JVM_START},
 	{"cause", JS_CAUSE},
 	{"type", JS_G1_TYPE},
+	{"size", JS_SIZE},
 };
 
 static bool slot_is_string(int slot)
@@ -456,6 +460,7 @@ static void tag_meta_words(struct meta_parse *m)
  * primitive, its event kind, the pool it is the type of. */
 static void link_types(struct jfr_chunk *c)
 {
+	bool datadog = false, profiler = false;
 	uint64_t i;
 
 	for (i = 0; i < c->n_types; i++)
@@ -477,6 +482,12 @@ static void link_types(struct jfr_chunk *c)
 		     j++)
 			if (!strcmp(t->name, event_kinds[j].name))
 				t->kind = event_kinds[j].kind;
+		if (t->super && !strcmp(t->super, "jdk.jfr.Event")) {
+			if (!strncmp(t->name, "datadog.", 8))
+				datadog = true;
+			else if (!strncmp(t->name, "profiler.", 9))
+				profiler = true;
+		}
 		for (j = 0; j < POOL__COUNT; j++)
 			if (!strcmp(t->name, pool_type_name[j]) &&
 			    c->pool_type[j] == NO_TYPE) {
@@ -484,6 +495,9 @@ static void link_types(struct jfr_chunk *c)
 				t->pool = (int)j;
 			}
 	}
+	c->writer = datadog    ? JFR_WRITER_DATADOG
+		    : profiler ? JFR_WRITER_ASYNC_PROFILER
+			       : JFR_WRITER_JDK;
 }
 
 /* Which types can be read, and for each event kind's readable type,
@@ -589,4 +603,61 @@ int jfr_parse_metadata(struct jfr_chunk *c, uint64_t off, struct err *e)
 	compile_types(c);
 	find_hot_fields(c);
 	return 0;
+}
+
+const char *jfr_writer_name(enum jfr_writer w)
+{
+	switch (w) {
+	case JFR_WRITER_ASYNC_PROFILER:
+		return "async-profiler";
+	case JFR_WRITER_DATADOG:
+		return "Datadog java-profiler";
+	default:
+		return "JDK";
+	}
+}
+
+enum jfr_writer jfr_chunk_writer(const struct jfr_chunk *c)
+{
+	return c->writer;
+}
+
+/* Whether field name has word in it, as a Java name would: "size",
+ * "allocationSize", "objectSize", "weight". */
+static bool name_has(const char *name, const char *lower, const char *upper)
+{
+	return strstr(name, lower) || strstr(name, upper);
+}
+
+size_t jfr_unread_heap_types(const struct jfr_chunk *c, uint64_t *ids,
+			     size_t max)
+{
+	size_t n = 0;
+	uint32_t i, k;
+
+	for (i = 0; i < c->n_types; i++) {
+		const struct type *t = &c->types[i];
+		bool cls = false, amount = false;
+
+		if (t->kind != JFR_OTHER || !t->super ||
+		    strcmp(t->super, "jdk.jfr.Event"))
+			continue;
+		for (k = 0; k < t->n_fields; k++) {
+			const struct field *f = &t->fields[k];
+			const char *tn = f->type != NO_TYPE
+						 ? c->types[f->type].name
+						 : "";
+
+			if (!f->array && !strcmp(tn, "java.lang.Class"))
+				cls = true;
+			if (!f->array && !f->cp &&
+			    (name_has(f->name, "size", "Size") ||
+			     name_has(f->name, "weight", "Weight") ||
+			     !strcmp(f->name, "allocationTime")))
+				amount = true;
+		}
+		if (cls && amount && n < max)
+			ids[n++] = t->id;
+	}
+	return n;
 }

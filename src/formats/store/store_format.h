@@ -26,7 +26,7 @@
  * so that a writer can encode samples before it has seen every stack
  * (4.1: SEC_GC_INFO, a section that 4.0 readers skip) */
 #define STORE_MAJOR	    4
-#define STORE_MINOR	    1 /* 4.1: SEC_GC_INFO */
+#define STORE_MINOR	    2 /* 4.1: SEC_GC_INFO; 4.2: sample kinds 5-8 */
 #define STORE_MAJOR_OLDEST  2 /* the oldest major this heapsift reads */
 #define STORE_HEADER_LEN    64
 #define STORE_TOC_ENTRY_LEN 32
@@ -182,10 +182,11 @@ struct store_node {
  * (struct store_estimate).
  */
 #define STORE_BLOCK_SAMPLES 4096u /* at most, a block */
-/* sizes kept apart: in-new-TLAB (allocationSize) and agent samples; the
- * size of outside-TLAB and old-object samples is their bytes, and
+/* sizes kept apart: in-new-TLAB (allocationSize), agent samples and
+ * other writers' samples (kinds 5-8, since 4.2); the size of
+ * outside-TLAB and old-object samples is their bytes, and
  * ObjectAllocationSample has none (REC_NONE) */
-#define STORE_KIND_HAS_SIZE(k) ((k) == 1 || (k) == 4)
+#define STORE_KIND_HAS_SIZE(k) ((k) == 1 || (k) >= 4)
 
 #define STORE_BLOCK_REST 1u /* store_block.flags: the rest column (3.0) */
 
