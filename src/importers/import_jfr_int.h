@@ -207,4 +207,60 @@ void jfr_seg_free(struct jfr_seg *s);
 /* Decode the chunk j->data into j's output; the workq_fn. */
 void jfr_job_decode(void *job);
 
+/* --- the importer (import_jfr.c, import_jfr_facts.c) ----------------------- */
+
+struct jfr_import {
+	const struct sink *sink;
+	const struct import_env *env;
+	struct input *in;
+	struct arena keep; /* lives for the whole recording */
+	struct rec_recording rec;
+	struct hmap setting_index; /* "event#name" -> index */
+	struct rec_setting *settings;
+	const char **setting_src; /* the chunk string a value came from */
+	unsigned *setting_chunk;  /* ... and its chunk */
+	size_t n_settings, alloc_settings;
+	struct hmap count_index; /* event type name -> index */
+	struct rec_count *counts;
+	size_t n_counts, alloc_counts;
+
+	uint64_t next_stack_id;
+	uint64_t next_id;  /* threads and classes, unique in the recording */
+	unsigned chunk_no; /* chunks framed */
+	int64_t last_event_ns;
+
+	/* the chunks being decoded: job k of the recording is
+	 * jobs[k % depth], submitted in order and replayed in order */
+	struct workq *q;
+	struct jfr_job *jobs;
+	unsigned depth, n_inited;
+	unsigned long long submitted, replayed;
+	int rc;	    /* <0: the sink failed; nothing more is replayed */
+	bool keyed; /* the sink takes samples by key (keyed_room) */
+	struct rec_keyed_cols kc; /* the room the sink lent: n_kc written */
+	size_t n_kc, k_room;	  /* of k_room; 0: none lent */
+	/* with workers: their records' segments (jobs[].feed) */
+	struct jfr_feed feed;
+	bool fed;
+	/* other writers: async-profiler's sampling interval (REC_NONE: not
+	 * said yet; only its first chunk says it), the writers met (a bit
+	 * per enum jfr_writer), the events of types that look like heap
+	 * data and were not read (name -> count, as counts are kept) */
+	int64_t ap_interval;
+	unsigned writers;
+	struct hmap unread_index;
+	struct rec_count *unread;
+	size_t n_unread, alloc_unread;
+};
+
+
+/* import_jfr_facts.c: the settings, counts, writers and unread events
+ * a chunk adds to the recording's facts (in chunk order), what the
+ * recording's end adds, and async-profiler's records settled. */
+void keep_setting(struct jfr_import *im, unsigned chunk_no,
+		  const struct jfr_setting_note *n);
+void merge_facts(struct jfr_import *im, const struct jfr_job *j);
+void other_facts(struct jfr_import *im);
+void ap_settle(struct jfr_import *im, struct rec_sample *s);
+
 #endif
