@@ -187,7 +187,19 @@ static void put_settings(struct store *s, const struct info_store *is,
 	for (k = 0; k < rec->n_settings; k++) {
 		const struct store_setting *st =
 			&is->sets[rec->first_setting + k];
+		const char *name = store_str(s, st->name);
 
+		/* what the importer found (import_jfr_facts.c) */
+		if (!strcmp(name, "heapsift#writers") ||
+		    !strcmp(name, "heapsift#unread")) {
+			printf(name[9] == 'w' ? "  written by  "
+					      : "  not read    ");
+			put_str(store_str(s, st->value));
+			if (name[9] == 'u')
+				printf(" (heap-like events no reader takes)");
+			putchar('\n');
+			continue;
+		}
 		printf("  setting     ");
 		put_str(store_str(s, st->name));
 		putchar('=');

@@ -493,6 +493,7 @@ static void recording_html(struct buf *out, const struct report *r, size_t i)
 /* The recordings and how the estimates are made. */
 static void appendix_html(struct buf *out, const struct report *r)
 {
+	const char *note;
 	size_t i;
 
 	buf_adds(out, "<section id=\"appendix\"><h2>Appendix</h2>\n"
@@ -507,9 +508,9 @@ static void appendix_html(struct buf *out, const struct report *r)
 	if (r->n_recs)
 		buf_adds(out, "</table>\n");
 	buf_adds(out, "<h3>How the estimates are made</h3>\n<ul>\n");
-	for (i = 0; report_estimate_notes[i]; i++) {
+	for (i = 0; (note = report_estimate_note(r, &i));) {
 		buf_adds(out, "<li>");
-		h(out, report_estimate_notes[i]);
+		h(out, note);
 		buf_adds(out, "</li>\n");
 	}
 	buf_adds(out, "</ul>\n</section>\n");

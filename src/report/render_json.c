@@ -361,6 +361,8 @@ static void recording_json(struct buf *out, const struct report_recording *x,
 
 void report_render_json(const struct report *r, struct buf *out)
 {
+	const char *note;
+	bool first;
 	size_t i;
 
 	buf_adds(out, "{\n  \"generator\": ");
@@ -390,9 +392,10 @@ void report_render_json(const struct report *r, struct buf *out)
 	for (i = 0; i < r->n_recs; i++)
 		recording_json(out, &r->recs[i], i);
 	buf_adds(out, "],\n  \"estimates\": [");
-	for (i = 0; report_estimate_notes[i]; i++) {
-		buf_adds(out, i ? ",\n    " : "\n    ");
-		str(out, report_estimate_notes[i]);
+	for (i = 0, first = true; (note = report_estimate_note(r, &i));
+	     first = false) {
+		buf_adds(out, first ? "\n    " : ",\n    ");
+		str(out, note);
 	}
 	buf_adds(out, "]\n}\n");
 }

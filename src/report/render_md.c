@@ -280,6 +280,7 @@ static void recording_md(struct buf *out, const struct report *r, size_t i)
 /* The recordings and how the estimates are made. */
 static void appendix_md(struct buf *out, const struct report *r)
 {
+	const char *note;
 	size_t i;
 
 	buf_adds(out, "\n## Appendix: recordings\n\n");
@@ -290,9 +291,9 @@ static void appendix_md(struct buf *out, const struct report *r)
 	for (i = 0; i < r->n_recs; i++)
 		recording_md(out, r, i);
 	buf_adds(out, "\n## Appendix: how the estimates are made\n\n");
-	for (i = 0; report_estimate_notes[i]; i++) {
+	for (i = 0; (note = report_estimate_note(r, &i));) {
 		buf_adds(out, "- ");
-		md(out, report_estimate_notes[i]);
+		md(out, note);
 		buf_addch(out, '\n');
 	}
 }

@@ -283,6 +283,7 @@ static void recording_text(struct buf *out, const struct report *r, size_t i)
 
 void report_render_text(const struct report *r, struct buf *out)
 {
+	const char *note;
 	size_t i;
 
 	buf_addf(out, "heapsift report %s: ", r->version);
@@ -308,6 +309,6 @@ void report_render_text(const struct report *r, struct buf *out)
 	for (i = 0; i < r->n_recs; i++)
 		recording_text(out, r, i);
 	buf_adds(out, "\nAPPENDIX: HOW THE ESTIMATES ARE MADE\n");
-	for (i = 0; report_estimate_notes[i]; i++)
-		buf_addf(out, "- %s\n", report_estimate_notes[i]);
+	for (i = 0; (note = report_estimate_note(r, &i));)
+		buf_addf(out, "- %s\n", note);
 }

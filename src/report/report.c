@@ -124,7 +124,7 @@ void report_render(const struct report *r, enum report_format f,
 	}
 }
 
-const char *const report_estimate_notes[] = {
+static const char *const report_estimate_notes[] = {
 	"jdk.ObjectAllocationSample: where the recording has OutsideTLAB "
 	"events, each of them counts its bytes at its own stack and the "
 	"sample whose weight held them keeps the rest (the corrected "
@@ -143,6 +143,16 @@ const char *const report_estimate_notes[] = {
 	"bytes, a larger one its size",
 	"jdk.OldObjectSample: each event is one sampled object alive when "
 	"the recording ended, counted as one sample (sizes from JDK 21)",
+	"async-profiler's allocation samples (written as "
+	"jdk.ObjectAllocationInNewTLAB, tlabSize = max(s, I)) and its "
+	"profiler.LiveObject: JVMTI's Poisson samples, an object of size s "
+	"weighing s / (1 - exp(-s/I)) at the recording's interval I, where "
+	"async-profiler's converter counts max(s, I); a live object is one "
+	"not yet collected when the profiler stopped (no GC forced)",
+	"datadog.ObjectSample and datadog.HeapLiveObject: size x the weight "
+	"the writer gave each sample (1 / (1 - exp(-s/I)) at the interval "
+	"of the moment, its subsampling's skipped bytes added for live "
+	"objects)",
 	"survivors: an object is live from its allocation until it is found "
 	"dead (the first check after the GC that collected it), or to the "
 	"end of its recording; a leak suspect's live set rises at several "
@@ -154,6 +164,29 @@ const char *const report_estimate_notes[] = {
 	"per second, and only with at least 5 GCs after the warm-up",
 	NULL,
 };
+
+/* The notes of report_estimate_notes[] on other writers' kinds
+ * (the async-profiler's and Datadog's): from this index on, up to
+ * OTHER_NOTES_END. */
+#define OTHER_NOTES 4
+#define OTHER_NOTES_END 6
+
+const char *report_estimate_note(const struct report *r, size_t *i)
+{
+	bool other = false;
+	size_t k, j;
+
+	for (k = 0; k < r->n_recs; k++)
+		for (j = SAMPLE_AP_ALLOC; j <= SAMPLE_DD_LIVE; j++)
+			other |= r->recs[k].samples[j] > 0;
+	while (report_estimate_notes[*i]) {
+		size_t at = (*i)++;
+
+		if (other || at < OTHER_NOTES || at >= OTHER_NOTES_END)
+			return report_estimate_notes[at];
+	}
+	return NULL;
+}
 
 void report_clean(struct buf *out, const char *s)
 {
@@ -254,8 +287,19 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 		for (k = 0; k < n_set; k++) {
 			x->settings[x->n_settings++] =
 				buf_strf("%s=%s", names[k], values[k]);
+			/* the writers and what nobody read, from the
+			 * importer (import_jfr_facts.c) */
+			if (!strcmp(names[k], "heapsift#writers") ||
+			    !strcmp(names[k], "heapsift#unread")) {
+				buf_addf(&smp, "%s%s %s", smp.len ? "; " : "",
+					 names[k][9] == 'w'
+						 ? "written by"
+						 : "heap events not read:",
+					 values[k]);
+				continue;
+			}
 			/* the sampling intervals, on a line of their own */
-			if (strstr(names[k], "#throttle") ||
+			if (strstr(names[k], "#throttle") || strstr(names[k], "#alloc") ||
 			    strstr(names[k], "#threshold") ||
 			    strstr(names[k], "interval") ||
 			    strstr(names[k], "sampl"))

@@ -168,6 +168,9 @@ void report_render_json(const struct report *r, struct buf *out);
 void report_render_html(const struct report *r, struct buf *out);
 
 /* The estimates, for every format's appendix. */
-extern const char *const report_estimate_notes[];
+/* The appendix's notes on how the estimates are made, one by one: the
+ * note at *i or after it that concerns r (those of other writers' kinds
+ * only where r has their samples), *i moved past it; NULL at the end. */
+const char *report_estimate_note(const struct report *r, size_t *i);
 
 #endif

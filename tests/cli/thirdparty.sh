@@ -1,0 +1,214 @@
+#!/bin/sh
+# Other writers' heap samples (issue 38; docs/formats/jfr.md, "Other
+# writers"): async-profiler 4.5's recordings of a workload that prints
+# its truth, and Datadog's public recording, read as their writers mean
+# them.  Every expected value comes from outside heapsift: the JDK's
+# `jfr print` and the writer's definitions (tests/thirdparty/check_ap.py),
+# the workload's printed truth, an independent JFR reader written from
+# the format (tests/thirdparty/jfr_events.py), async-profiler's own
+# converter, and the numbers the fixtures' README states.
+. "$(dirname "$0")/lib.sh"
+
+F=$HS_FIXTURES/thirdparty
+CHECK="$(dirname "$0")/../thirdparty/check_ap.py"
+READER="$(dirname "$0")/../thirdparty/jfr_events.py"
+CONV="$(dirname "$0")/../../tools/async-profiler-converter/jfr-converter.jar"
+W=$T/work
+have_jdk=yes
+command -v jfr >/dev/null 2>&1 && command -v java >/dev/null 2>&1 ||
+	have_jdk=
+command -v python3 >/dev/null 2>&1 || t_skip_all "no python3"
+
+# store NAME FILE: NAME.hsdb in $W from FILE
+store() {
+	[ -f "$W/$1.hsdb" ] || "$HEAPSIFT" import -o "$W/$1.hsdb" "$F/$2" \
+		>/dev/null 2>"$W/$1.err"
+}
+for n in alloc alloc-live alloc-tlab cpu-alloc; do store $n $n.jfr; done
+store dd datadog-event-with-type-zero.jfr.gz
+
+# sites KIND NAME: heapsift's per-site samples and bytes, as check_ap.py's
+sites() {
+	"$HEAPSIFT" top --kind="$1" --by=site --csv "$W/$2.hsdb" |
+		awk -F, 'NR > 1 { print $1 "\t" $2 "\t" $3 }' | sort
+}
+
+# Counts and bytes per site equal those from `jfr print` and the writer's
+# definitions: InNewTLAB events whose tlabSize is max(size, I) are the
+# JVMTI samples (ap-alloc, each weighed s / (1 - exp(-s/I))), others of
+# the tlab mode keep the JDK's meaning, LiveObjects weigh as their
+# samples.
+t_begin thirdparty_ap_sites_as_jfr_and_the_writer_define_them
+if [ -z "$have_jdk" ]; then
+	t_skip "no JDK (jfr, java) on PATH"
+else
+	for c in alloc:ap-alloc alloc-live:ap-alloc alloc-live:ap-live \
+		cpu-alloc:ap-alloc alloc-tlab:tlab alloc-tlab:outside; do
+		n=${c%%:*} k=${c#*:}
+		python3 "$CHECK" sites "$F/$n.jfr" "$k" | sort >"$W/want"
+		sites "$k" "$n" >"$W/got"
+		[ -s "$W/want" ] || t_fail "$n $k: jfr print gave no events"
+		cmp -s "$W/want" "$W/got" ||
+			t_fail "$n $k: $(diff "$W/want" "$W/got" | head -n 6)"
+	done
+	# the tlab mode's InNewTLAB events are none of the JVMTI samples
+	run top --kind=ap-alloc "$W/alloc-tlab.hsdb"
+	case $out in *" 0 samples"* | "") ;; *) t_fail "tlab mode read as samples: $out" ;; esac
+	t_end
+fi
+
+# The estimate of every site of 5% or more of the truth is within three
+# standard errors (Horvitz-Thompson, computed from jfr print) of what the
+# workload printed.
+t_begin thirdparty_ap_estimates_within_the_sampling_error_of_the_truth
+if [ -z "$have_jdk" ]; then
+	t_skip "no JDK (jfr, java) on PATH"
+else
+	for n in alloc alloc-live cpu-alloc; do
+		for m in churn:22 big:35 leak:29; do
+			site=TruthAlloc.$m
+			truth=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); m=d['methods']['TruthAlloc.'+sys.argv[2]]; print(m['bytes'], d['totalBytes'])" \
+				"$F/$n.truth.json" "${m%%:*}")
+			set -- $truth
+			[ $(($1 * 20)) -ge "$2" ] || continue
+			got=$("$HEAPSIFT" top --kind=ap-alloc --by=site --csv \
+				"$W/$n.hsdb" | awk -F, -v s="$site" '$1 == s { print $3 }')
+			se=$(python3 "$CHECK" ht "$F/$n.jfr" ap-alloc "$site")
+			python3 -c "import sys; t, g, e = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]); sys.exit(0 if abs(g - t) <= 3 * e else 1)" \
+				"$1" "${got:-0}" "${se#* }" ||
+				t_fail "$n $site: $got against the truth $1 (se ${se#* })"
+		done
+	done
+	t_end
+fi
+
+# Survivors of alloc-live.jfr: LiveObjects are the sampled objects not
+# yet collected when async-profiler stopped.  The leaking site is the
+# one alive at the end, first; the 40-byte MethodType from JVM start-up
+# is alive too, but no leak.
+t_begin thirdparty_ap_live_objects_are_survivors
+run survivors --by=site --csv "$W/alloc-live.hsdb"
+first=$(printf '%s\n' "$out" | sed -n 2p | cut -d, -f1)
+[ "$first" = TruthAlloc.leak:29 ] ||
+	t_fail "first survivor $first, not TruthAlloc.leak:29: $out"
+run survivors --leaks "$W/alloc-live.hsdb"
+case $out in *MethodType*) t_fail "a leak of the 40-byte MethodType: $out" ;; esac
+run report --format=json "$W/alloc-live.hsdb"
+case $out in *'"subject": "java.lang.invoke.MethodType'*) t_fail "the report calls the MethodType a leak" ;; esac
+t_end
+
+# async-profiler's converter, on the same files: per stack (Class.method,
+# root first) its counts are heapsift's samples, exactly; its --total
+# sums the writer's weights, max(s, I), where heapsift sums the
+# unbiased s / (1 - exp(-s/I)): the bytes differ by that, and only that.
+t_begin thirdparty_ap_stacks_as_async_profilers_converter_counts_them
+if [ -z "$have_jdk" ] || [ ! -f "$CONV" ]; then
+	t_skip "no JDK or no converter jar"
+else
+	norm_conv() { # strip _[x], / to ., the class leaf; sum equal stacks
+		sed 's/_\[[a-z0-9]*\]//g' "$1" | awk '{
+			v = $NF; $NF = ""; sub(/ $/, "")
+			n = split($0, f, ";"); s = ""
+			for (i = 1; i < n; i++) { g = f[i]; gsub("/", ".", g); s = s (i > 1 ? ";" : "") g }
+			a[s] += v } END { for (k in a) print k " " a[k] }' | sort
+	}
+	norm_hs() { # drop :line; sum equal stacks
+		sed 's/:[0-9-]*;/;/g; s/:[0-9-]* \([0-9]*\)$/ \1/' "$1" |
+			awk '{ v = $NF; $NF = ""; sub(/ $/, ""); a[$0] += v }
+			END { for (k in a) print k " " a[k] }' | sort
+	}
+	for c in alloc:alloc:ap-alloc alloc-live:live:ap-live; do
+		n=${c%%:*} rest=${c#*:} mode=${rest%%:*} k=${rest#*:}
+		java -jar "$CONV" --"$mode" -o collapsed "$F/$n.jfr" \
+			"$W/c.txt" >/dev/null 2>&1 &&
+			java -jar "$CONV" --"$mode" --total -o collapsed \
+				"$F/$n.jfr" "$W/ct.txt" >/dev/null 2>&1 ||
+			t_fail "$n: the converter failed"
+		norm_conv "$W/c.txt" >"$W/conv.n"
+		norm_conv "$W/ct.txt" >"$W/conv.t"
+		"$HEAPSIFT" export --format=folded --value=samples --kind="$k" \
+			"$W/$n.hsdb" >"$W/hs.f"
+		norm_hs "$W/hs.f" >"$W/hs.n"
+		"$HEAPSIFT" export --format=folded --kind="$k" "$W/$n.hsdb" \
+			>"$W/hs.b"
+		norm_hs "$W/hs.b" >"$W/hs.t"
+		python3 "$CHECK" stacks "$F/$n.jfr" "$k" writer >"$W/w.t"
+		python3 "$CHECK" stacks "$F/$n.jfr" "$k" bytes >"$W/b.t"
+		[ -s "$W/conv.n" ] || t_fail "$n: the converter wrote nothing"
+		cmp -s "$W/conv.n" "$W/hs.n" ||
+			t_fail "$n counts: $(diff "$W/conv.n" "$W/hs.n" | head -n 4)"
+		cmp -s "$W/conv.t" "$W/w.t" ||
+			t_fail "$n: the converter's --total is not max(s, I): $(diff "$W/conv.t" "$W/w.t" | head -n 4)"
+		cmp -s "$W/hs.t" "$W/b.t" ||
+			t_fail "$n bytes: $(diff "$W/b.t" "$W/hs.t" | head -n 4)"
+	done
+	t_end
+fi
+
+# The writer is named, and so is the JDK's sampled event's absence.
+t_begin thirdparty_writer_named_in_info_and_report
+run info "$W/alloc.hsdb"
+case $out in *"async-profiler"*) ;; *) t_fail "info names no writer: $out" ;; esac
+run report "$W/alloc.hsdb"
+case $out in *"written by async-profiler"*) ;; *) t_fail "the report names no writer" ;; esac
+run info "$W/dd.hsdb"
+case $out in *"Datadog java-profiler"*) ;; *) t_fail "info names no Datadog writer" ;; esac
+t_end
+
+# Datadog: datadog.ObjectSample per class as an independent reader
+# counts them, with bytes size x weight (the writer's own definition);
+# the JDK's chunks of the same file as the README states (jfr reads
+# those right).
+t_begin thirdparty_datadog_samples_per_class
+"$HEAPSIFT" top --kind=dd-alloc --by=class --raw-names --csv "$W/dd.hsdb" 2>"$W/top.err" |
+	awk -F, 'NR > 1 { print $1 "\t" $2 "\t" $3 }' | sort >"$W/got"
+python3 "$READER" count "$F/datadog-event-with-type-zero.jfr.gz" \
+	--type datadog.ObjectSample --by class --bytes size,weight 2>"$W/r.err" |
+	python3 -c "import json,sys; d=json.load(sys.stdin)
+for k, g in d['groups'].items(): print('%s\t%d\t%d' % (k, g['n'], g['bytes']))" |
+	sort >"$W/want"
+[ "$(awk -F'\t' '{ n += $2 } END { print n }' "$W/want")" = 37103 ] ||
+	t_fail "the reader does not find the README's 37,103 samples: $(cat "$W/r.err")"
+cmp -s "$W/want" "$W/got" ||
+	t_fail "$(diff "$W/want" "$W/got" | head -n 6) $(cat "$W/top.err")"
+run info "$W/dd.hsdb"
+for want in "jdk.ObjectAllocationSample 11988" \
+	"jdk.ObjectAllocationInNewTLAB 22079" \
+	"jdk.ObjectAllocationOutsideTLAB 920" "jdk.OldObjectSample 65" \
+	"datadog.ObjectSample 37103"; do
+	case $out in *"$want"*) ;; *) t_fail "info lacks '$want'" ;; esac
+done
+t_end
+
+# Every kind has its word: --kind, dump --events, the CSV.
+t_begin thirdparty_kinds_have_words
+run dump --events=ap-live --format=tsv "$F/alloc-live.jfr"
+n=$(printf '%s\n' "$out" | grep -c '^ap-live	')
+[ "$n" = 17 ] || t_fail "dump --events=ap-live: $n lines, not 17"
+run top --kind=profiler.LiveObject --csv "$W/alloc-live.hsdb"
+[ $rc = 0 ] || t_fail "--kind by event name: $err"
+run export --format=pprof --kind=dd-alloc -o - "$W/dd.hsdb"
+[ $rc = 0 ] || t_fail "pprof of dd-alloc: $err"
+t_end
+
+# An event type that looks like heap data and that nothing reads gives
+# one warning per type and is listed by info.
+t_begin thirdparty_unread_heap_events_are_warned
+python3 - "$F/alloc-live.jfr" "$W/renamed.jfr" <<'EOF'
+import sys
+# the metadata names its types as strings: rename profiler.LiveObject
+# (19 bytes) to one of the same length that nothing reads
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"profiler.LiveObject") == 1
+open(sys.argv[2], "wb").write(b.replace(b"profiler.LiveObject", b"profiler.DeadObject"))
+EOF
+run import -o "$W/renamed.hsdb" "$W/renamed.jfr"
+case $err in *"17 events of profiler.DeadObject were not read"*) ;;
+*) t_fail "no warning for the unread events: $err" ;; esac
+[ "$(printf '%s\n' "$err" | grep -c DeadObject)" = 1 ] || t_fail "not one warning: $err"
+run info "$W/renamed.hsdb"
+case $out in *"not read"*"profiler.DeadObject 17"*) ;; *) t_fail "info does not list it: $out" ;; esac
+rm -f "$W/renamed.hsdb"
+t_end
+
+t_summary
