@@ -232,7 +232,7 @@ void other_facts(struct jfr_import *im)
 	}
 	buf_reset(&v);
 	for (i = 0; i < im->n_unread; i++) {
-		import_warnf(im->env, ERR_UNSUPPORTED, 0,
+		import_warnf(im->env, ERR_NOT_READ, ERR_NO_OFFSET,
 			     "jfr: %llu events of %s were not read (heap "
 			     "data of a kind heapsift does not know)",
 			     (unsigned long long)im->unread[i].n,

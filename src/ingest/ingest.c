@@ -64,6 +64,10 @@ static void import_warn(void *ctx, const struct err *e)
 {
 	struct run *run = ctx;
 
+	if (e->code == ERR_NOT_READ) { /* nothing is wrong: a note */
+		problem(run, INGEST_FROM_IMPORTER, INGEST_NOTE, e);
+		return;
+	}
 	run->r->warnings++;
 	problem(run, INGEST_FROM_IMPORTER, INGEST_WARNING, e);
 }

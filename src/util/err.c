@@ -136,6 +136,8 @@ const char *err_code_name(enum err_code code)
 		return "usage";
 	case ERR_UNSUPPORTED:
 		return "unsupported";
+	case ERR_NOT_READ:
+		return "not read";
 	}
 	return "unknown";
 }
