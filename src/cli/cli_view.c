@@ -112,7 +112,9 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 		if (!parse_kind(arg, &f->q.kind))
 			return cli_usage_error(cmd,
 					       "--kind: '%s' is not alloc, "
-					       "tlab, outside, old or agent",
+					       "tlab, outside, old, agent, "
+					       "ap-alloc, ap-live, dd-alloc "
+					       "or dd-live",
 					       arg);
 		return 0;
 	case OPT_CLASS:

@@ -59,7 +59,9 @@ enum {
 	"      --thread=REGEX          threads whose name matches\n"           \
 	"      --kind=KIND             alloc (jdk.ObjectAllocationSample, "    \
 	"the\n"                                                                \
-	"                              default), tlab, outside, old, agent\n"  \
+	"                              default), tlab, outside, old, agent,\n" \
+	"                              ap-alloc, ap-live (async-profiler's),\n" \
+	"                              dd-alloc, dd-live (Datadog's)\n"      \
 	"      --class=REGEX           classes whose name matches (byte[],\n"  \
 	"                              java.util.HashMap$Node)\n"              \
 	"      --include=REGEX         stacks with a frame whose "             \

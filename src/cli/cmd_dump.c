@@ -522,7 +522,9 @@ static int dump_parse(int argc, char **argv, struct dump_options *o)
 				return cli_usage_error(
 					"dump",
 					"--events: '%s' is not a list of "
-					"alloc, tlab, outside, old, gc",
+					"alloc, tlab, outside, old, gc, "
+					"gcinfo, ap-alloc, ap-live, dd-alloc, "
+					"dd-live",
 					optarg);
 			break;
 		case OPT_STATS:

@@ -28,7 +28,7 @@ DEFAULT_INTERVAL = 524287  # async-profiler's DEFAULT_ALLOC_INTERVAL
 
 def jfr_events(path, types):
     out = subprocess.run(
-        ["jfr", "print", "--json", "--events", ",".join(types), path],
+        ["jfr", "print", "--json", "--stack-depth", "4096", "--events", ",".join(types), path],
         check=True, capture_output=True, text=True).stdout
     return json.loads(out)["recording"]["events"]
 
