@@ -309,6 +309,15 @@ static void put_text_header(const struct query_survivors *sv,
 		       sample_kind_name(sv->kind),
 		       (unsigned long long)sv->samples_used, keyname,
 		       (double)sv->bucket_ns / 1e9);
+	else if (sample_kind_live(sv->kind))
+		/* another profiler's live objects: alive when it looked,
+		 * and nothing is known of the others (docs/formats/jfr.md) */
+		printf("%s: %llu sampled objects not yet collected when the "
+		       "profiler looked (no GC forced first; it records no "
+		       "deaths); live set by %s, a point every %.3f s\n",
+		       sample_kind_name(sv->kind),
+		       (unsigned long long)sv->samples_used, keyname,
+		       (double)sv->bucket_ns / 1e9);
 	else
 		printf("%s: %llu samples with a known fate (%llu "
 		       "untracked, not counted); live set by %s, a "
@@ -367,6 +376,10 @@ static void put_series_text(struct buf *line, const struct query_survivors *sv,
 	if (cohort)
 		buf_addf(line, "%12s %12s %7s %7s %13s %4s", pb, eb, "-", "-",
 			 "-", "-");
+	else if (sample_kind_live(sv->kind) && sv->kind != SAMPLE_OLD_OBJECT)
+		/* no death is recorded: not 0 deaths, none known */
+		buf_addf(line, "%12s %12s %7s %7llu %s", pb, eb, "-",
+			 (unsigned long long)x->alive, lb);
 	else
 		buf_addf(line, "%12s %12s %7llu %7llu %s", pb, eb,
 			 (unsigned long long)(sv->kind == SAMPLE_OLD_OBJECT

@@ -399,6 +399,14 @@ static void sv_draw(struct tui *t, void *st, const struct area *ar)
 			    (unsigned long long)cur->gone,
 			    (unsigned long long)cur->alive, scr.vline,
 			    cur->key);
+	else if (s->sv && sample_kind_live(s->sv->kind))
+		/* another profiler's live objects: no death recorded */
+		screen_putf(ar->detail, 0, ar->width, ST_DIM,
+			    "%s%llu sampled objects not yet collected when "
+			    "the profiler looked (deaths not recorded) %s %s",
+			    cur->suspect ? "LEAK SUSPECT " : "",
+			    (unsigned long long)cur->alive, scr.vline,
+			    cur->key);
 	else if (cur->median_to_collection_ns < 0)
 		screen_putf(ar->detail, 0, ar->width, ST_DIM,
 			    "%s%llu samples: %llu died, %llu alive at the end "

@@ -920,4 +920,28 @@ b_capture | grep -q "corrected (W)" || t_fail "the status line does not say corr
 b_quit
 t_end
 
+t_begin "120x30 async-profiler: allocations, K to its live objects, survivors with the leaking site first"
+# another writer's kinds in the same views: the Allocations rows are
+# heapsift top's on ap-alloc, K goes to profiler.LiveObject, and the
+# Survivors view opens on the live objects with the workload's leaking
+# site first (tests/cli/thirdparty.sh checks those against jfr print
+# and the workload's truth)
+AP=$T/work/ap.hsdb
+(cd "$HS_FIXTURES/.." && "$HEAPSIFT" import -o "$AP" fixtures/thirdparty/alloc-live.jfr) >/dev/null 2>&1 ||
+	t_fail "cannot import alloc-live.jfr"
+b_start 120 30 $UTF -- "$AP"
+b_keys 2
+b_screen ap-alloc-120x30
+b_capture | grep -q 'ObjectAllocationInNewTLAB (async-profiler)' || t_fail "the kind is not named async-profiler's"
+cli top "$AP" --by site --csv >"$T/work/ap.csv"
+out=$(check_alloc "$T/work/ap.csv") || t_fail "ap-alloc: $out"
+b_keys K
+b_capture | grep -q 'profiler.LiveObject' || t_fail "K did not go to profiler.LiveObject"
+b_keys 6
+b_screen ap-survivors-120x30
+first=$(b_capture | awk '/PEAK/ { on = 1; next } on && $NF ~ /:/ { print $NF; exit }')
+case $first in *TruthAlloc.leak:29) ;; *) t_fail "the first survivor is $first, not TruthAlloc.leak:29" ;; esac
+b_quit
+t_end
+
 t_summary
