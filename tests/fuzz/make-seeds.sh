@@ -40,13 +40,31 @@ for f in leak-gcroots killed-unfinished; do
 		head -c "$n" "fixtures/jfr/jdk17-$f.jfr" >"$out/jfr/$f-$n.jfr"
 	done
 done
+# other writers' recordings (docs/formats/jfr.md, "Other writers"):
+# async-profiler's default, live and tlab modes, and the Datadog chunk
+# of the public recording alone (its third: the JDK's two are above)
+for f in alloc-live alloc-tlab; do
+	need "fixtures/thirdparty/$f.jfr"
+	cp "fixtures/thirdparty/$f.jfr" "$out/jfr/ap-$f.jfr"
+	head -c 12000 "fixtures/thirdparty/$f.jfr" >"$out/jfr/ap-$f-12000.jfr"
+done
+need fixtures/thirdparty/datadog-event-with-type-zero.jfr.gz
+gzip -dc fixtures/thirdparty/datadog-event-with-type-zero.jfr.gz |
+	python3 -c "import struct, sys
+b = sys.stdin.buffer.read(); at = 0; n = 0
+while at + 16 <= len(b) and b[at:at + 4] == b'FLR\\0':
+    size = struct.unpack('>Q', b[at + 8:at + 16])[0]; n += 1
+    if n == 3: sys.stdout.buffer.write(b[at:at + size])
+    at += size" >"$out/jfr/dd-chunk3.jfr"
+[ -s "$out/jfr/dd-chunk3.jfr" ] || { echo "make-seeds: no Datadog chunk" >&2; exit 1; }
 # small synthetic chunks written by the JFR unit tests' chunk writer
 HS_FUZZ_SEEDS="$out/jfr" HS_FIXTURES=fixtures build/unit-tests \
 	jfr_synthetic_chunk_through_the_importer >/dev/null
 # the structure-aware JFR harness mutates inside whole chunks: the whole
 # recordings and synthetic chunks, and two chunks end to end
 cp "$out"/jfr/leak-gcroots.jfr "$out"/jfr/killed-unfinished.jfr \
-	"$out"/jfr/synthetic-*.jfr "$out/jfr_struct/"
+	"$out"/jfr/synthetic-*.jfr "$out"/jfr/ap-alloc-live.jfr \
+	"$out"/jfr/ap-alloc-tlab.jfr "$out"/jfr/dd-chunk3.jfr "$out/jfr_struct/"
 cat "$out"/jfr/synthetic-*.jfr >"$out/jfr_struct/two-chunks.jfr"
 # small stores made from the fixtures
 ./heapsift import -o "$out/store/leak.hsdb" fixtures/jfr/jdk17-leak-gcroots.jfr >/dev/null
