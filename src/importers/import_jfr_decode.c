@@ -446,6 +446,7 @@ static const uint32_t heap_fields[JFR_KIND__COUNT] = {
 	[JFR_AP_LIVE] = HAVE_NEVER,
 	[JFR_DD_OBJECT] = HAVE_NEVER,
 	[JFR_DD_LIVE] = HAVE_NEVER,
+	[JFR_ACTIVE_RECORDING] = HAVE_NEVER,
 	[JFR_METADATA] = HAVE_NEVER,
 	[JFR_CHECKPOINT] = HAVE_NEVER,
 };
@@ -768,6 +769,13 @@ static void read_events(struct jfr_job *j)
 			case JFR_ACTIVE_SETTING:
 				note_setting(j, &ev);
 				break;
+			case JFR_ACTIVE_RECORDING:
+				/* another writer names itself here:
+				 * "async-profiler 4.5-b583d82" */
+				if (other && jfr_has(&ev, JS_NAME) &&
+				    ev.s[JS_NAME])
+					j->recording_name = ev.s[JS_NAME];
+				break;
 			case JFR_JVM_INFO:
 				if (jfr_has(&ev, JS_JVM_NAME) &&
 				    ev.s[JS_JVM_NAME])
@@ -809,6 +817,7 @@ static void reset_output(struct jfr_job *j)
 	memset(j->n_samples, 0, sizeof(j->n_samples));
 	j->n_heap_summaries = 0;
 	j->writer = JFR_WRITER_JDK;
+	j->recording_name = NULL;
 	j->ap_interval = REC_NONE;
 	j->n_unread_ids = 0;
 	j->last_event_ns = INT64_MIN;

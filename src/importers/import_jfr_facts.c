@@ -190,6 +190,9 @@ void merge_facts(struct jfr_import *im, const struct jfr_job *j)
 	size_t i;
 
 	im->writers |= 1u << j->writer;
+	if (j->recording_name && !im->writer_label[j->writer])
+		im->writer_label[j->writer] =
+			arena_strdup(&im->keep, j->recording_name);
 	keep_unread(im, j);
 	for (i = 0; i < j->n_settings; i++)
 		keep_setting(im, j->chunk_no, &j->settings[i]);
@@ -222,10 +225,20 @@ void other_facts(struct jfr_import *im)
 
 	n.event = "heapsift";
 	if (im->writers & ~(1u << JFR_WRITER_JDK)) {
-		for (w = 0; w < 3; w++)
-			if (im->writers >> w & 1)
-				buf_addf(&v, "%s%s", v.len ? ", " : "",
-					 jfr_writer_name((enum jfr_writer)w));
+		for (w = 0; w < 3; w++) {
+			const char *name = jfr_writer_name((enum jfr_writer)w),
+				   *label = im->writer_label[w];
+
+			if (!(im->writers >> w & 1))
+				continue;
+			/* the name it gives itself where that begins with
+			 * ours, with its version ("async-profiler
+			 * 4.5-b583d82"); Datadog's names a recording "1" */
+			buf_addf(&v, "%s%s", v.len ? ", " : "",
+				 label && !strncmp(label, name, strlen(name))
+					 ? label
+					 : name);
+		}
 		n.name = "writers";
 		n.value = v.data;
 		keep_setting(im, UINT32_MAX, &n);

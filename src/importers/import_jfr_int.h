@@ -167,6 +167,7 @@ struct jfr_job {
 	uint64_t n_samples[SAMPLE__COUNT];
 	uint64_t n_heap_summaries;
 	enum jfr_writer writer; /* the chunk's */
+	const char *recording_name; /* another writer's ActiveRecording */
 	int64_t ap_interval; /* async-profiler's "alloc", REC_NONE: not yet */
 	/* the chunk's event types that look like heap data and are not
 	 * read (jfr_unread_heap_types()), and their events: counts */
@@ -248,6 +249,7 @@ struct jfr_import {
 	 * data and were not read (name -> count, as counts are kept) */
 	int64_t ap_interval;
 	unsigned writers;
+	const char *writer_label[3]; /* by writer: its recording's name */
 	struct hmap unread_index;
 	struct rec_count *unread;
 	size_t n_unread, alloc_unread;

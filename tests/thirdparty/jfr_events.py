@@ -21,6 +21,34 @@ Usage:
 
 FILE may be a .jfr or a gzip-compressed .jfr(.gz) (detected by its magic bytes).
 Chunks are numbered from 1.  Everything is printed as JSON.
+
+What the real files showed, next to the notes (fixtures/thirdparty, fixtures/jfr):
+* The notes' layout held on every fixture: every event of every type in every
+  chunk decodes field by field from the chunk's own metadata and ends exactly
+  at its size (`summary` reports any that do not), and the per-type counts
+  equal `jfr summary`'s.
+* DISAGREES (section 3: "minor 0 = JDK 11-13"): async-profiler 4.5 and
+  Datadog's java-profiler (2024) write format 2.0 chunks (minor 0, a u4
+  capabilities word of 1), and Datadog's sits in one file after two 2.1 chunks
+  of JDK 21.  Reading byte 67 for the compressed-integer bit works for both.
+* Section 3.2 (metadata not at offset 68): true of the JDK's chunks (two
+  metadata events per chunk in the Datadog file's JDK 21 chunks); the
+  third-party writers put their one metadata event at offset 68.
+* DISAGREES (section 4.3, "the metadata string table uses 4"): only the JDK
+  does; async-profiler and Datadog write metadata strings as UTF-8 (3).
+* Section 8.2/8.3: the third-party chunks have a single checkpoint (kind 1,
+  FLUSH), no HEADER checkpoint; the header's cp offset names it.  Datadog's
+  holds empty pools (java.lang.String and profiler.types.AttributeValue with 0
+  entries): accepted here; the JDK's `jfr print` dies on them ("Pool
+  java.lang.String must contain at least one element").
+* Datadog's datadog.ProfilerCounter.name is an inline (non-pool) one-field
+  struct, profiler.types.CounterName: inline structs are not only the JDK's.
+* Datadog's FrameType pool has 7 entries (adds "C++", "Kernel", "C1 compiled"),
+  and its Method.hidden is true for every Java method (false only for
+  native/C++ frames): not the JDK's meaning of hidden.
+* Event type ids 0 and 1 are always metadata and checkpoint; they are never
+  looked up in the metadata.  A JDK chunk's second metadata event (type 0) sits
+  in the middle of the event stream and is skipped by size like any other.
 """
 
 import argparse

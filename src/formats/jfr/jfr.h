@@ -71,6 +71,7 @@ enum jfr_kind {
 	JFR_AP_LIVE,	    /* profiler.LiveObject (async-profiler) */
 	JFR_DD_OBJECT,	    /* datadog.ObjectSample */
 	JFR_DD_LIVE,	    /* datadog.HeapLiveObject */
+	JFR_ACTIVE_RECORDING, /* jdk.ActiveRecording: its name */
 	JFR_METADATA,	    /* type 0 */
 	JFR_CHECKPOINT,	    /* type 1 */
 	JFR_KIND__COUNT

@@ -48,6 +48,7 @@ static const struct {
 	{"profiler.LiveObject", JFR_AP_LIVE},
 	{"datadog.ObjectSample", JFR_DD_OBJECT},
 	{"datadog.HeapLiveObject", JFR_DD_LIVE},
+	{"jdk.ActiveRecording", JFR_ACTIVE_RECORDING},
 };
 
 /* Field names to slots; the same name means the same thing in every
