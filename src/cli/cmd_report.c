@@ -73,6 +73,7 @@ struct inventory {
 	struct cli_ingest cli; /* "report", the cache store */
 	struct report *r;
 	struct buf warnings; /* the current member's importer warnings */
+	struct buf notes;    /* ... and its notes: events nobody read */
 	char *refused;	     /* ... the message of a named input refused */
 	bool unfinished;
 	uint64_t warned; /* members with damage, limits, errors */
@@ -106,6 +107,7 @@ static void inv_begin(void *ctx, const struct member *mb)
 
 	member_add(iv->r, mb->display);
 	buf_reset(&iv->warnings);
+	buf_reset(&iv->notes);
 	iv->unfinished = false;
 	free(iv->refused);
 	iv->refused = NULL;
@@ -163,6 +165,12 @@ static void inv_done(void *ctx, const struct ingest_member *im)
 	member_status(iv, m, im);
 	if (strcmp(m->status, "imported") && strcmp(m->status, "skipped"))
 		iv->warned++;
+	/* notes say what was not read; they are no damage (the status) */
+	if (iv->notes.len) {
+		if (iv->warnings.len)
+			buf_adds(&iv->warnings, "; ");
+		buf_add(&iv->warnings, iv->notes.data, iv->notes.len);
+	}
 	m->reason = xstrdup(iv->warnings.data);
 }
 
@@ -220,6 +228,15 @@ static void inv_problem(void *ctx, enum ingest_problem from,
 		iv->refused = xstrdup(e->msg);
 		break;
 	case INGEST_FROM_IMPORTER:
+		if (sev == INGEST_NOTE) {
+			cli_problem("report", "note", e);
+			if (iv->notes.len)
+				buf_adds(&iv->notes, "; ");
+			buf_adds(&iv->notes, e->msg);
+			break;
+		}
+		inv_warn(iv, e);
+		break;
 	case INGEST_IMPORT_STOPPED:
 	case INGEST_STORE_STOPPED:
 		inv_warn(iv, e);
@@ -420,6 +437,7 @@ static int gather(struct report *r, const struct input_limits *lim, int n,
 	iv.cli.cmd = "report";
 	iv.cli.out = store_path;
 	buf_init(&iv.warnings);
+	buf_init(&iv.notes);
 	iv.r = r;
 	err_init(&e);
 	ingest_run(&io, n, inputs, &ops, &iv, &res, &e);
@@ -432,6 +450,7 @@ static int gather(struct report *r, const struct input_limits *lim, int n,
 	}
 	*have_store = res.outcome == INGEST_WRITTEN;
 	buf_release(&iv.warnings);
+	buf_release(&iv.notes);
 	free(iv.refused);
 	*warned += iv.warned;
 	return failed || res.walk_errors ? EXIT_ERROR : EXIT_OK;

@@ -260,6 +260,15 @@ case $err in *"17 events of profiler.DeadObject were not read"*) ;;
 run info "$W/renamed.hsdb"
 case $out in *"not read"*"profiler.DeadObject 17"*) ;; *) t_fail "info does not list it: $out" ;; esac
 rm -f "$W/renamed.hsdb"
+# the report made from the recording: its inventory names them, and the
+# member is imported, not damaged (nothing is wrong with it)
+mkdir -p "$W/home"
+(cd "$T/cwd" && HOME=$W/home XDG_CACHE_HOME=$W/home "$HEAPSIFT" report \
+	"$W/renamed.jfr" >"$W/rep.txt" 2>"$W/rep.err")
+rc=$?
+[ $rc = 0 ] || t_fail "report: exit status $rc"
+grep -A1 ' imported ' "$W/rep.txt" | grep -q '17 events of profiler.DeadObject were not read' ||
+	t_fail "the report's inventory does not name them: $(grep -A3 INVENTORY "$W/rep.txt")"
 t_end
 
 t_summary
