@@ -313,7 +313,7 @@ static int rule_large_arrays(struct findings_ctx *c,
 	 * Serial, ZGC, Shenandoah) nothing here follows from the events */
 	if (not_g1)
 		return 0;
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct query_size_row *rows;
 		struct finding *f;
 		struct query_total t;

@@ -56,6 +56,19 @@ for f in $ALL; do
 	if [ "$f" = killed-unfinished ]; then
 		expect_rc 3
 		expect_err "was still being written"
+	elif [ "$f" = profile-tlab ]; then
+		# settings=profile records the GC's promotion samples, heap
+		# data no reader takes: one note a type, with jfr summary's
+		# counts, and exit status 0 (docs/formats/jfr.md)
+		expect_rc 0
+		for p in InNewPLAB OutsidePLAB; do
+			n=$(jfr summary "$F/jdk17-$f.jfr" 2>/dev/null |
+				awk -v t="jdk.PromoteObject$p" '$1 == t { print $2 }')
+			[ -z "$n" ] ||
+				expect_err "note: $F/jdk17-$f.jfr: jfr: $n events of jdk.PromoteObject$p were not read"
+		done
+		[ "$(printf '%s\n' "$err" | grep -vc '^heapsift import: note: ')" = 0 ] ||
+			t_fail "stderr beyond the notes: $err"
 	else
 		expect_rc 0
 		expect_no_err
