@@ -313,16 +313,33 @@ static int dump_recording(void *ctx, const struct rec_recording *r)
 	} else {
 		buf_addf(&b,
 			 "# samples: alloc %llu, tlab %llu, outside %llu, old "
-			 "%llu; gc heap summaries %llu\n",
+			 "%llu",
 			 (unsigned long long)r->n_samples[SAMPLE_ALLOC],
 			 (unsigned long long)r->n_samples[SAMPLE_TLAB_NEW],
 			 (unsigned long long)r->n_samples[SAMPLE_TLAB_OUTSIDE],
-			 (unsigned long long)r->n_samples[SAMPLE_OLD_OBJECT],
+			 (unsigned long long)r->n_samples[SAMPLE_OLD_OBJECT]);
+		/* other writers' kinds where the recording has them */
+		for (i = SAMPLE_AP_ALLOC; i < SAMPLE__COUNT; i++)
+			if (r->n_samples[i])
+				buf_addf(&b, ", %s %llu",
+					 sample_kind_word((enum sample_kind)i),
+					 (unsigned long long)r->n_samples[i]);
+		buf_addf(&b, "; gc heap summaries %llu\n",
 			 (unsigned long long)r->n_heap_summaries);
 		for (i = 0; i < r->n_settings; i++) {
-			buf_adds(&b, "# setting ");
-			put_name(&b, r->settings[i].name);
-			buf_addch(&b, '=');
+			const char *name = r->settings[i].name;
+
+			/* the importer's findings, not the recording's
+			 * settings (import_jfr_facts.c) */
+			if (!strcmp(name, "heapsift#writers"))
+				buf_adds(&b, "# written by ");
+			else if (!strcmp(name, "heapsift#unread"))
+				buf_adds(&b, "# not read ");
+			else {
+				buf_adds(&b, "# setting ");
+				put_name(&b, name);
+				buf_addch(&b, '=');
+			}
 			put_name(&b, r->settings[i].value);
 			buf_addch(&b, '\n');
 		}
