@@ -729,9 +729,10 @@ static void read_events(struct jfr_job *j)
 	struct err e;
 	unsigned warned = 0;
 	int rc;
-	/* another writer's events of the JDK's names mean other things;
-	 * its own events are read only where it wrote them */
-	const bool other = j->writer != JFR_WRITER_JDK;
+	/* another writer's events of the JDK's names mean other things:
+	 * async-profiler's InNewTLAB events (docs/formats/jfr.md) */
+	const bool other = j->writer != JFR_WRITER_JDK,
+		   ap = j->writer == JFR_WRITER_ASYNC_PROFILER;
 
 	err_init(&e);
 	while ((rc = jfr_chunk_next(j->c, &ev, &e)) <= 0) {
@@ -743,9 +744,8 @@ static void read_events(struct jfr_job *j)
 			warn_damage(j, &warned, &e);
 			continue;
 		}
-		if (other && (ev.kind == JFR_TLAB_NEW || ev.kind == JFR_AP_LIVE ||
-			      ev.kind == JFR_DD_OBJECT ||
-			      ev.kind == JFR_DD_LIVE)) {
+		if ((ap && ev.kind == JFR_TLAB_NEW) || ev.kind == JFR_AP_LIVE ||
+		    ev.kind == JFR_DD_OBJECT || ev.kind == JFR_DD_LIVE) {
 			decode_other(j, &ev);
 		} else if ((ev.have & heap_fields[ev.kind]) ==
 			   heap_fields[ev.kind]) {

@@ -231,6 +231,23 @@ for want in "jdk.ObjectAllocationSample 11988" \
 done
 t_end
 
+# A chunk the JDK wrote stays the JDK's though a Java agent declares its
+# own events there (the Datadog file's second chunk holds dd-trace-java's
+# datadog.ProfilerSetting, datadog.ExceptionSample...): alone, it is
+# read as the JDK's, with no other writer named.
+t_begin thirdparty_a_java_agents_events_leave_the_chunk_the_jdks
+python3 "$READER" split "$F/datadog-event-with-type-zero.jfr.gz" "$W/chunk2.jfr" --chunk 2 >/dev/null 2>&1 ||
+	t_fail "the reader could not split the chunk"
+python3 "$READER" metadata "$W/chunk2.jfr" --all 2>/dev/null | grep -q '"datadog.ProfilerSetting"' ||
+	t_fail "chunk 2 declares no datadog.* type: the case is gone"
+run import -o "$W/chunk2.hsdb" "$W/chunk2.jfr"
+[ $rc = 0 ] || t_fail "import: $err"
+run info "$W/chunk2.hsdb"
+case $out in *"written by"*) t_fail "a writer named for the JDK's chunk: $out" ;; esac
+case $out in *"jdk.ObjectAllocationSample"*) ;; *) t_fail "its JDK samples are not read: $out" ;; esac
+rm -f "$W/chunk2.hsdb"
+t_end
+
 # Every kind has its word: --kind, dump --events, the CSV.
 t_begin thirdparty_kinds_have_words
 run dump --events=ap-live --format=tsv "$F/alloc-live.jfr"

@@ -116,10 +116,12 @@ enum jfr_slot {
 /*
  * Who wrote a chunk, from its metadata alone (docs/formats/jfr.md,
  * "Other writers"): the JDK's JFR, or a profiler with a writer of its
- * own, whose events of the JDK's names may mean other things.  Datadog's
- * java-profiler declares datadog.* event types; async-profiler declares
- * profiler.* event types (profiler.Window, profiler.LiveObject...) and
- * no datadog.* ones; the JDK declares neither.
+ * own, whose events of the JDK's names may mean other things.  The JDK
+ * declares every event type it knows, jdk.ThreadStart and
+ * jdk.GarbageCollection among them, and Java agents' events beside
+ * them (dd-trace-java's datadog.*); Datadog's java-profiler declares
+ * datadog.* event types and few of the JDK's; async-profiler declares
+ * profiler.* event types (profiler.Window, profiler.LiveObject...).
  */
 enum jfr_writer {
 	JFR_WRITER_JDK = 0, /* or any writer that means what the JDK does */

@@ -461,7 +461,7 @@ static void tag_meta_words(struct meta_parse *m)
  * primitive, its event kind, the pool it is the type of. */
 static void link_types(struct jfr_chunk *c)
 {
-	bool datadog = false, profiler = false;
+	bool datadog = false, profiler = false, jdk = false;
 	uint64_t i;
 
 	for (i = 0; i < c->n_types; i++)
@@ -483,6 +483,11 @@ static void link_types(struct jfr_chunk *c)
 		     j++)
 			if (!strcmp(t->name, event_kinds[j].name))
 				t->kind = event_kinds[j].kind;
+		/* the JDK declares every event type it knows, these two
+		 * among them (11 and later); other writers declare a few */
+		if (!strcmp(t->name, "jdk.ThreadStart") ||
+		    !strcmp(t->name, "jdk.GarbageCollection"))
+			jdk = true;
 		if (t->super && !strcmp(t->super, "jdk.jfr.Event")) {
 			if (!strncmp(t->name, "datadog.", 8))
 				datadog = true;
@@ -496,7 +501,10 @@ static void link_types(struct jfr_chunk *c)
 				t->pool = (int)j;
 			}
 	}
-	c->writer = datadog    ? JFR_WRITER_DATADOG
+	/* a Java agent's own events (dd-trace-java's datadog.*) in a
+	 * chunk the JDK wrote leave it the JDK's */
+	c->writer = jdk	       ? JFR_WRITER_JDK
+		    : datadog  ? JFR_WRITER_DATADOG
 		    : profiler ? JFR_WRITER_ASYNC_PROFILER
 			       : JFR_WRITER_JDK;
 }
