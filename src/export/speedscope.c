@@ -139,9 +139,9 @@ int export_speedscope(struct query *const *queries, size_t n_queries,
 		rc = err_set(e, ERR_USAGE,
 			     "--value=objects: none of the kinds carries an "
 			     "object count (only heapsift.AgentSample, "
-			     "jdk.ObjectAllocationOutsideTLAB and "
-			     "jdk.OldObjectSample do); use --value=bytes or "
-			     "--value=samples");
+			     "jdk.ObjectAllocationOutsideTLAB, "
+			     "jdk.OldObjectSample and other writers' samples "
+			     "do); use --value=bytes or --value=samples");
 	if (rc == 0) {
 		buf_adds(out, "{\"$schema\":\"https://www.speedscope.app/"
 			      "file-format-schema.json\",\n\"name\":");
