@@ -154,6 +154,16 @@ run report "$W/alloc.hsdb"
 case $out in *"written by async-profiler"*) ;; *) t_fail "the report names no writer" ;; esac
 run info "$W/dd.hsdb"
 case $out in *"Datadog java-profiler"*) ;; *) t_fail "info names no Datadog writer" ;; esac
+# the JSON report of each is what docs/report.schema.json says
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	for n in alloc-live dd; do
+		run report --format=json "$W/$n.hsdb"
+		printf '%s\n' "$out" >"$W/$n.json"
+		python3 "$(dirname "$0")/../report/check_report.py" schema \
+			"$(dirname "$0")/../../docs/report.schema.json" "$W/$n.json" 2>"$W/bad" ||
+			t_fail "$n: schema: $(cat "$W/bad")"
+	done
+fi
 t_end
 
 # The independent reader is itself held to the JDK's jfr, on every file
