@@ -258,6 +258,62 @@ case $out in *"jdk.ObjectAllocationSample"*) ;; *) t_fail "its JDK samples are n
 rm -f "$W/chunk2.hsdb"
 t_end
 
+# A recording of our own with the JDK's JFR, whose application defines
+# an event named like async-profiler's (profiler.*) that looks like heap
+# data: the chunk stays the JDK's (its jdk.ObjectAllocationInNewTLAB
+# events mean what the JDK's do), and the application's events are named
+# as not read, with the count the JVM printed.
+t_begin thirdparty_an_applications_profiler_events_in_a_jdk_recording
+if [ -z "$have_jdk" ] || ! command -v javac >/dev/null 2>&1; then
+	t_skip "no JDK (java, javac, jfr) on PATH"
+else
+	mkdir -p "$W/app"
+	cat >"$W/app/Notes.java" <<'JAVA'
+import jdk.jfr.Event;
+import jdk.jfr.Name;
+
+public class Notes {
+	@Name("profiler.AllocationNote")
+	static class Note extends Event {
+		Class<?> objectClass;
+		long size;
+	}
+
+	public static void main(String[] a) {
+		int n = 0;
+		for (int i = 0; i < 50; i++) {
+			Note e = new Note();
+			e.objectClass = byte[].class;
+			e.size = 1024;
+			e.commit();
+			n++;
+		}
+		byte[][] keep = new byte[2000][];
+		for (int i = 0; i < keep.length; i++)
+			keep[i] = new byte[4096];
+		System.out.println(n + " " + keep.length);
+	}
+}
+JAVA
+	(cd "$W/app" && javac Notes.java &&
+		java -XX:StartFlightRecording:filename=notes.jfr,settings=profile \
+			-XX:FlightRecorderOptions:stackdepth=64 Notes >notes.out) \
+		>"$W/app/java.log" 2>&1
+	if [ ! -s "$W/app/notes.jfr" ]; then
+		t_fail "the JVM made no recording: $(tail -n 3 "$W/app/java.log")"
+	else
+		n=$(cut -d' ' -f1 "$W/app/notes.out")
+		run import -o "$W/notes.hsdb" "$W/app/notes.jfr"
+		[ $rc = 0 ] || t_fail "import: status $rc: $err"
+		expect_err "$n events of profiler.AllocationNote were not read"
+		run info "$W/notes.hsdb"
+		case $out in *"written by"*) t_fail "the JDK's chunk was given another writer: $out" ;; esac
+		case $out in *"(async-profiler)"*) t_fail "the JDK's TLAB events read as async-profiler's" ;; esac
+		rm -f "$W/notes.hsdb"
+	fi
+	t_end
+fi
+
 # Every kind has its word: --kind, dump --events, the CSV.
 t_begin thirdparty_kinds_have_words
 run dump --events=ap-live --format=tsv "$F/alloc-live.jfr"
