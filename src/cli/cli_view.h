@@ -60,8 +60,9 @@ enum {
 	"      --kind=KIND             alloc (jdk.ObjectAllocationSample, "    \
 	"the\n"                                                                \
 	"                              default), tlab, outside, old, agent,\n" \
-	"                              ap-alloc, ap-live (async-profiler's),\n" \
-	"                              dd-alloc, dd-live (Datadog's)\n"      \
+	"                              ap-alloc, ap-live "                     \
+	"(async-profiler's),\n"                                                \
+	"                              dd-alloc, dd-live (Datadog's)\n"        \
 	"      --class=REGEX           classes whose name matches (byte[],\n"  \
 	"                              java.util.HashMap$Node)\n"              \
 	"      --include=REGEX         stacks with a frame whose "             \

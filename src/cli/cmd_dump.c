@@ -45,7 +45,8 @@ static const char dump_help[] =
 	"                     ap-alloc, ap-live (async-profiler's samples\n"
 	"                     and profiler.LiveObject), dd-alloc, dd-live\n"
 	"                     (datadog.ObjectSample, HeapLiveObject);\n"
-	"                     default all of these; gcinfo (what GarbageCollection,\n"
+	"                     default all of these; gcinfo (what "
+	"GarbageCollection,\n"
 	"                     G1GarbageCollection, EvacuationFailed and\n"
 	"                     PromotionFailed say of their GC: gcId, name,\n"
 	"                     cause, type, failed) only when named\n"
@@ -463,11 +464,16 @@ static bool parse_events(const char *list, unsigned *out)
 	static const struct {
 		const char *name;
 		unsigned bit;
-	} names[] = {{"alloc", EV_ALLOC},     {"tlab", EV_TLAB},
-		     {"outside", EV_OUTSIDE}, {"old", EV_OLD},
-		     {"gc", EV_GC},	      {"gcinfo", EV_GCINFO},
-		     {"ap-alloc", EV_AP_ALLOC}, {"ap-live", EV_AP_LIVE},
-		     {"dd-alloc", EV_DD_ALLOC}, {"dd-live", EV_DD_LIVE}};
+	} names[] = {{"alloc", EV_ALLOC},
+		     {"tlab", EV_TLAB},
+		     {"outside", EV_OUTSIDE},
+		     {"old", EV_OLD},
+		     {"gc", EV_GC},
+		     {"gcinfo", EV_GCINFO},
+		     {"ap-alloc", EV_AP_ALLOC},
+		     {"ap-live", EV_AP_LIVE},
+		     {"dd-alloc", EV_DD_ALLOC},
+		     {"dd-live", EV_DD_LIVE}};
 	const char *p = list;
 
 	*out = 0;

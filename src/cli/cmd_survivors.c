@@ -292,7 +292,8 @@ static int survivors_open(struct survivors_options *o, struct store **s,
 		view_close(*s, *q);
 		o->f.q.kind = query_fate_kind(counts);
 		if (o->f.q.kind < 0)
-			o->f.q.kind = SAMPLE_OLD_OBJECT; /* says there is none */
+			o->f.q.kind =
+				SAMPLE_OLD_OBJECT; /* says there is none */
 		rc = view_open_operands("survivors", o->n_operands, o->operands,
 					&o->f, s, q);
 	}

@@ -78,9 +78,9 @@ static double pct(double part, double whole)
  * query's default when it is an allocation kind. */
 static int alloc_kind(struct findings_ctx *c)
 {
-	static const int order[] = {SAMPLE_ALLOC,	 SAMPLE_AGENT,
-				    SAMPLE_AP_ALLOC,	 SAMPLE_DD_ALLOC,
-				    SAMPLE_TLAB_NEW,	 SAMPLE_TLAB_OUTSIDE};
+	static const int order[] = {SAMPLE_ALLOC,    SAMPLE_AGENT,
+				    SAMPLE_AP_ALLOC, SAMPLE_DD_ALLOC,
+				    SAMPLE_TLAB_NEW, SAMPLE_TLAB_OUTSIDE};
 	size_t i;
 
 	if (c->filters->kind >= 0)
@@ -390,8 +390,9 @@ static int rule_large_arrays(struct findings_ctx *c,
 			sample_kind_name(kinds[k]),
 			kinds[k] == SAMPLE_TLAB_OUTSIDE ? "JVM's events"
 			: kinds[k] == SAMPLE_AGENT	? "agent's samples"
-			: kinds[k] == SAMPLE_OLD_OBJECT ? "OldObjectSample events"
-							: "profiler's samples",
+			: kinds[k] == SAMPLE_OLD_OBJECT
+				? "OldObjectSample events"
+				: "profiler's samples",
 			human_bytes(bytes, b1, sizeof(b1)),
 			human_bytes(t.est_bytes, b3, sizeof(b3)),
 			pct((double)bytes, (double)t.est_bytes));

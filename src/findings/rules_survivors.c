@@ -509,8 +509,8 @@ static int rooted_old(struct findings_ctx *c, const struct finding_rule *rule,
 int rule_leaks(struct findings_ctx *c, const struct finding_rule *rule,
 	       struct err *e)
 {
-	static const enum sample_kind weighed[] = {
-		SAMPLE_AGENT, SAMPLE_AP_LIVE, SAMPLE_DD_LIVE};
+	static const enum sample_kind weighed[] = {SAMPLE_AGENT, SAMPLE_AP_LIVE,
+						   SAMPLE_DD_LIVE};
 	size_t i;
 
 	for (i = 0; i < sizeof(weighed) / sizeof(weighed[0]); i++)

@@ -558,8 +558,8 @@ static void decode_other(struct jfr_job *j, const struct jfr_event *ev)
 		s->weight = j->ap_interval;
 		s->liveness = LIVE_AT_END;
 		if (jfr_has(ev, JS_ALLOC_TIME))
-			r->time_ns = jfr_timebase_epoch_ns(
-				tb, ev->v[JS_ALLOC_TIME]);
+			r->time_ns =
+				jfr_timebase_epoch_ns(tb, ev->v[JS_ALLOC_TIME]);
 		r->kind = JREC_AP_TLAB;
 		break;
 	default: /* JFR_DD_OBJECT, JFR_DD_LIVE */

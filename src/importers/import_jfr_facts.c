@@ -52,7 +52,7 @@ void ap_settle(struct jfr_import *im, struct rec_sample *s)
 
 /* The settings of the heap events; the last value written wins. */
 void keep_setting(struct jfr_import *im, unsigned chunk_no,
-			 const struct jfr_setting_note *n)
+		  const struct jfr_setting_note *n)
 {
 	struct buf key = BUF_INIT;
 	uint64_t idx;
@@ -166,9 +166,10 @@ static void keep_unread(struct jfr_import *im, const struct jfr_job *j)
 				char *key = arena_strdup(&im->keep, name);
 
 				if (im->n_unread == im->alloc_unread) {
-					im->alloc_unread = im->alloc_unread
-								   ? 2 * im->alloc_unread
-								   : 8;
+					im->alloc_unread =
+						im->alloc_unread
+							? 2 * im->alloc_unread
+							: 8;
 					im->unread = xreallocarray(
 						im->unread, im->alloc_unread,
 						sizeof(*im->unread));
@@ -260,4 +261,3 @@ void other_facts(struct jfr_import *im)
 	}
 	buf_release(&v);
 }
-

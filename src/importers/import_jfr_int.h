@@ -166,7 +166,7 @@ struct jfr_job {
 	uint32_t n_stacks; /* stacks of the chunk */
 	uint64_t n_samples[SAMPLE__COUNT];
 	uint64_t n_heap_summaries;
-	enum jfr_writer writer; /* the chunk's */
+	enum jfr_writer writer;	    /* the chunk's */
 	const char *recording_name; /* another writer's ActiveRecording */
 	int64_t ap_interval; /* async-profiler's "alloc", REC_NONE: not yet */
 	/* the chunk's event types that look like heap data and are not
@@ -254,7 +254,6 @@ struct jfr_import {
 	struct rec_count *unread;
 	size_t n_unread, alloc_unread;
 };
-
 
 /* import_jfr_facts.c: the settings, counts, writers and unread events
  * a chunk adds to the recording's facts (in chunk order), what the

@@ -772,8 +772,9 @@ int query_held_samples(struct query *q, struct err *e)
 
 int query_fate_kind(const uint64_t counts[SAMPLE__COUNT])
 {
-	static const enum sample_kind order[] = {
-		SAMPLE_AGENT, SAMPLE_AP_LIVE, SAMPLE_DD_LIVE, SAMPLE_OLD_OBJECT};
+	static const enum sample_kind order[] = {SAMPLE_AGENT, SAMPLE_AP_LIVE,
+						 SAMPLE_DD_LIVE,
+						 SAMPLE_OLD_OBJECT};
 	size_t i;
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)

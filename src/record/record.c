@@ -36,10 +36,14 @@ const char *sample_kind_name(enum sample_kind kind)
 const char *sample_kind_word(enum sample_kind kind)
 {
 	static const char *const words[SAMPLE__COUNT] = {
-		[SAMPLE_ALLOC] = "alloc",      [SAMPLE_TLAB_NEW] = "tlab",
-		[SAMPLE_TLAB_OUTSIDE] = "outside", [SAMPLE_OLD_OBJECT] = "old",
-		[SAMPLE_AGENT] = "agent",      [SAMPLE_AP_ALLOC] = "ap-alloc",
-		[SAMPLE_AP_LIVE] = "ap-live",  [SAMPLE_DD_ALLOC] = "dd-alloc",
+		[SAMPLE_ALLOC] = "alloc",
+		[SAMPLE_TLAB_NEW] = "tlab",
+		[SAMPLE_TLAB_OUTSIDE] = "outside",
+		[SAMPLE_OLD_OBJECT] = "old",
+		[SAMPLE_AGENT] = "agent",
+		[SAMPLE_AP_ALLOC] = "ap-alloc",
+		[SAMPLE_AP_LIVE] = "ap-live",
+		[SAMPLE_DD_ALLOC] = "dd-alloc",
 		[SAMPLE_DD_LIVE] = "dd-live",
 	};
 

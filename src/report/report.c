@@ -168,7 +168,7 @@ static const char *const report_estimate_notes[] = {
 /* The notes of report_estimate_notes[] on other writers' kinds
  * (the async-profiler's and Datadog's): from this index on, up to
  * OTHER_NOTES_END. */
-#define OTHER_NOTES 4
+#define OTHER_NOTES	4
 #define OTHER_NOTES_END 6
 
 const char *report_estimate_note(const struct report *r, size_t *i)
@@ -299,7 +299,8 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 				continue;
 			}
 			/* the sampling intervals, on a line of their own */
-			if (strstr(names[k], "#throttle") || strstr(names[k], "#alloc") ||
+			if (strstr(names[k], "#throttle") ||
+			    strstr(names[k], "#alloc") ||
 			    strstr(names[k], "#threshold") ||
 			    strstr(names[k], "interval") ||
 			    strstr(names[k], "sampl"))

@@ -837,7 +837,8 @@ static int section(struct store *s, int idx, struct err *e)
 	    (idx == I_LIVE &&
 	     store_seqs_check(s, idx,
 			      1u << SAMPLE_OLD_OBJECT | 1u << SAMPLE_AGENT |
-				      1u << SAMPLE_AP_LIVE | 1u << SAMPLE_DD_LIVE,
+				      1u << SAMPLE_AP_LIVE |
+				      1u << SAMPLE_DD_LIVE,
 			      e) < 0)) {
 		s->bad[idx] = *e;
 		sec->state = -1;

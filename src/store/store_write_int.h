@@ -21,7 +21,7 @@
 #include "util/xalloc.h"
 
 /* the sample kinds that can have liveness records */
-#define LIVENESS_KINDS                                                      \
+#define LIVENESS_KINDS                                                         \
 	(1u << SAMPLE_AGENT | 1u << SAMPLE_OLD_OBJECT | 1u << SAMPLE_AP_LIVE | \
 	 1u << SAMPLE_DD_LIVE)
 

@@ -27,7 +27,7 @@ enum err_code {
 	ERR_LIMIT,  /* a safety limit was hit (size, ratio, depth, count) */
 	ERR_USAGE,  /* the user asked for something impossible */
 	ERR_UNSUPPORTED, /* valid, but not something heapsift reads */
-	ERR_NOT_READ, /* data in a recording that no reader takes: said
+	ERR_NOT_READ,	 /* data in a recording that no reader takes: said
 			 once, a note, never damage (the exit status) */
 };
 

@@ -58,22 +58,22 @@ int jfr_header_parse_frame(const unsigned char *p, size_t len,
 /* The events heapsift imports, and the two it reads for facts. */
 enum jfr_kind {
 	JFR_OTHER = 0,
-	JFR_ALLOC_SAMPLE,   /* jdk.ObjectAllocationSample */
-	JFR_TLAB_NEW,	    /* jdk.ObjectAllocationInNewTLAB */
-	JFR_TLAB_OUTSIDE,   /* jdk.ObjectAllocationOutsideTLAB */
-	JFR_OLD_OBJECT,	    /* jdk.OldObjectSample */
-	JFR_HEAP_SUMMARY,   /* jdk.GCHeapSummary */
-	JFR_ACTIVE_SETTING, /* jdk.ActiveSetting */
-	JFR_JVM_INFO,	    /* jdk.JVMInformation */
-	JFR_GC,		    /* jdk.GarbageCollection */
-	JFR_G1_GC,	    /* jdk.G1GarbageCollection */
-	JFR_GC_FAILED,	    /* jdk.EvacuationFailed, jdk.PromotionFailed */
-	JFR_AP_LIVE,	    /* profiler.LiveObject (async-profiler) */
-	JFR_DD_OBJECT,	    /* datadog.ObjectSample */
-	JFR_DD_LIVE,	    /* datadog.HeapLiveObject */
+	JFR_ALLOC_SAMPLE,     /* jdk.ObjectAllocationSample */
+	JFR_TLAB_NEW,	      /* jdk.ObjectAllocationInNewTLAB */
+	JFR_TLAB_OUTSIDE,     /* jdk.ObjectAllocationOutsideTLAB */
+	JFR_OLD_OBJECT,	      /* jdk.OldObjectSample */
+	JFR_HEAP_SUMMARY,     /* jdk.GCHeapSummary */
+	JFR_ACTIVE_SETTING,   /* jdk.ActiveSetting */
+	JFR_JVM_INFO,	      /* jdk.JVMInformation */
+	JFR_GC,		      /* jdk.GarbageCollection */
+	JFR_G1_GC,	      /* jdk.G1GarbageCollection */
+	JFR_GC_FAILED,	      /* jdk.EvacuationFailed, jdk.PromotionFailed */
+	JFR_AP_LIVE,	      /* profiler.LiveObject (async-profiler) */
+	JFR_DD_OBJECT,	      /* datadog.ObjectSample */
+	JFR_DD_LIVE,	      /* datadog.HeapLiveObject */
 	JFR_ACTIVE_RECORDING, /* jdk.ActiveRecording: its name */
-	JFR_METADATA,	    /* type 0 */
-	JFR_CHECKPOINT,	    /* type 1 */
+	JFR_METADATA,	      /* type 0 */
+	JFR_CHECKPOINT,	      /* type 1 */
 	JFR_KIND__COUNT
 };
 
@@ -137,7 +137,7 @@ struct jfr_event {
 	const char *type_name; /* from the metadata; "jdk.CheckPoint" etc. */
 	uint64_t offset;       /* chunk offset of the event */
 	uint64_t size;
-	uint32_t have;		   /* bit (1 << slot) for each slot present */
+	uint32_t have;	 /* bit (1 << slot) for each slot present */
 	uint32_t floats; /* bit (1 << slot): v holds a float's 32 bits */
 	uint64_t v[JS__COUNT + 1]; /* raw values: ticks, keys, numbers
 				      (the last is scratch) */
