@@ -299,9 +299,8 @@ TEST(gcheap_g1_only_the_last_mixed_collection_shows_the_live_set)
 						   base + y * 5 * MB / 2,
 						   "G1New", "Normal", false};
 		for (y = 13; y <= 15; y++)
-			g[n++] = (struct gc_point){k * 4000 + y * 250,
-						   400 * MB, "G1New", "Mixed",
-						   false};
+			g[n++] = (struct gc_point){k * 4000 + y * 250, 400 * MB,
+						   "G1New", "Mixed", false};
 		g[n++] = (struct gc_point){k * 4000 + 4000,
 					   50 * MB + (k + 1) * 8 * MB, "G1New",
 					   "Mixed", false};
