@@ -77,10 +77,53 @@ bool query_outside_undersampled(const char *jvm_version)
 }
 
 /*
- * Agent recordings of HotSpot's sampler (Poisson): per recording, the
- * sizes under QUERY_OUTSIDE_INTERVALS intervals (0: none), which are
- * undersampled outside TLABs (query_outside_undersampled()).  Returned
- * malloc'ed, [q->n_recs] (at least one).
+ * The mean sampling interval of HotSpot's JVMTI sampler (Poisson) that
+ * recording rr's samples of the query's kind were taken at, in bytes; 0
+ * where the recording does not say, or where the sampler is not
+ * HotSpot's (OpenJ9's systematic one).  The agent says it in agent#*;
+ * async-profiler in its "alloc" setting (0: 524287, its default);
+ * Datadog in its ActiveSetting "interval" (its last: the writer moves it,
+ * and weighs each sample itself).
+ */
+static int64_t poisson_interval(struct query *q, uint32_t rr)
+{
+	const char *iv = NULL, *sa;
+	unsigned long long v;
+	char *end;
+
+	switch (q->kind) {
+	case SAMPLE_AGENT:
+		iv = query_setting(q, rr, "agent#interval");
+		sa = query_setting(q, rr, "agent#sampler");
+		if (!sa || strcmp(sa, "poisson"))
+			return 0;
+		break;
+	case SAMPLE_AP_ALLOC:
+	case SAMPLE_AP_LIVE:
+		iv = query_setting(q, rr, "jdk.ObjectAllocationInNewTLAB#alloc");
+		if (iv && !strcmp(iv, "0"))
+			return 524287; /* async-profiler's default */
+		break;
+	case SAMPLE_DD_ALLOC:
+	case SAMPLE_DD_LIVE:
+		iv = query_setting(q, rr, "datadog.ObjectSample#interval");
+		break;
+	default:
+		return 0;
+	}
+	if (!iv)
+		return 0;
+	errno = 0;
+	v = strtoull(iv, &end, 10);
+	return !errno && !*end && v > 0 && v <= INT64_MAX ? (int64_t)v : 0;
+}
+
+/*
+ * Poisson samples of HotSpot's sampler (the agent's, async-profiler's,
+ * Datadog's): per recording, the sizes under QUERY_OUTSIDE_INTERVALS
+ * intervals (0: none), which are undersampled outside TLABs
+ * (query_outside_undersampled()).  Returned malloc'ed, [q->n_recs] (at
+ * least one).
  */
 static int64_t *outside_sizes(struct query *q)
 {
@@ -88,23 +131,16 @@ static int64_t *outside_sizes(struct query *q)
 		xcalloc(q->n_recs ? q->n_recs : 1, sizeof(*under_hi));
 	uint32_t rr;
 
-	if (q->kind != SAMPLE_AGENT)
+	if (!sample_kind_ht(q->kind))
 		return under_hi;
 	for (rr = 0; rr < q->n_recs; rr++) {
-		const char *iv = query_setting(q, rr, "agent#interval");
-		const char *sa = query_setting(q, rr, "agent#sampler");
-		char *end;
-		unsigned long long v;
+		int64_t v = poisson_interval(q, rr);
 
-		if (!iv || !sa || strcmp(sa, "poisson") ||
+		if (!v || v > INT64_MAX / QUERY_OUTSIDE_INTERVALS ||
 		    !query_outside_undersampled(
 			    store_str(q->s, q->recs[rr].jvm_version)))
 			continue;
-		errno = 0;
-		v = strtoull(iv, &end, 10);
-		if (!errno && !*end && v > 0 &&
-		    v <= INT64_MAX / QUERY_OUTSIDE_INTERVALS)
-			under_hi[rr] = (int64_t)v * QUERY_OUTSIDE_INTERVALS;
+		under_hi[rr] = v * QUERY_OUTSIDE_INTERVALS;
 	}
 	return under_hi;
 }
