@@ -68,8 +68,17 @@ bool query_outside_undersampled(const char *jvm_version)
 	unsigned long feature;
 	char *end;
 
-	if (!jvm_version || !(*jvm_version >= '0' && *jvm_version <= '9'))
+	if (!jvm_version)
 		return false;
+	/* JFR's jvmVersion: "OpenJDK 64-Bit Server VM (21+35-2513) for
+	 * ...": the version is in the first parentheses */
+	if (!(*jvm_version >= '0' && *jvm_version <= '9')) {
+		const char *p = strchr(jvm_version, '(');
+
+		if (!p || !(p[1] >= '0' && p[1] <= '9'))
+			return false;
+		jvm_version = p + 1;
+	}
 	feature = strtoul(jvm_version, &end, 10);
 	if (feature == 1 && *end == '.') /* 1.8: no heap sampling */
 		return false;
@@ -100,7 +109,8 @@ static int64_t poisson_interval(struct query *q, uint32_t rr)
 		break;
 	case SAMPLE_AP_ALLOC:
 	case SAMPLE_AP_LIVE:
-		iv = query_setting(q, rr, "jdk.ObjectAllocationInNewTLAB#alloc");
+		iv = query_setting(q, rr,
+				   "jdk.ObjectAllocationInNewTLAB#alloc");
 		if (iv && !strcmp(iv, "0"))
 			return 524287; /* async-profiler's default */
 		break;

@@ -241,6 +241,33 @@ for want in "jdk.ObjectAllocationSample 11988" \
 done
 t_end
 
+# HotSpot 11-24 samples objects allocated outside TLABs too seldom
+# (docs/estimates.md): Datadog's samples come from that sampler, so a
+# site a tenth or more of whose bytes are objects of 64 KB to four
+# intervals (the writer's last interval setting, 519,828) is flagged as
+# the agent's are; the sites, by the independent reader's arithmetic,
+# are those heapsift flags (by method: the reader's stack top has no
+# line).
+t_begin thirdparty_datadog_sites_hotspot_undersamples_are_flagged
+iv=519828
+python3 "$READER" count "$F/datadog-event-with-type-zero.jfr.gz" --type datadog.ObjectSample \
+	--by stack-top --sum 'size*weight' >"$W/all.json" 2>>"$W/r.err"
+python3 "$READER" count "$F/datadog-event-with-type-zero.jfr.gz" --type datadog.ObjectSample \
+	--by stack-top --sum 'size*weight' --where 'size>=65536' --where "size<$((4 * iv))" \
+	>"$W/out.json" 2>>"$W/r.err"
+python3 - "$W/all.json" "$W/out.json" <<'EOF2' | sort >"$W/want"
+import json, sys
+a, o = (json.load(open(p))["groups"] for p in sys.argv[1:3])
+for k, g in o.items():
+    if g["size*weight"] >= a[k]["size*weight"] / 10:
+        print(k.replace("/", "."))
+EOF2
+"$HEAPSIFT" top --kind=dd-alloc --by=site --csv "$W/dd.hsdb" | tr -d '\r' |
+	awk -F, '$7 == "outside" { sub(/:[0-9-]*$/, "", $1); print $1 }' | sort -u >"$W/got"
+[ -s "$W/want" ] || t_fail "the reader finds no such site: the case is gone"
+cmp -s "$W/want" "$W/got" || t_fail "flagged (want, got): $(cat "$W/want") / $(cat "$W/got")"
+t_end
+
 # A chunk the JDK wrote stays the JDK's though a Java agent declares its
 # own events there (the Datadog file's second chunk holds dd-trace-java's
 # datadog.ProfilerSetting, datadog.ExceptionSample...): alone, it is

@@ -801,6 +801,24 @@ def thread_name(c, ev_tid, ev):
     return None
 
 
+def parse_where(w):
+    """FIELD>=N, FIELD<N, FIELD=N: an integer field against a number."""
+    for op in (">=", "<", "="):
+        if op in w:
+            name, _, v = w.partition(op)
+            return name, op, float(v)
+    raise SystemExit("--where %s: not FIELD>=N, FIELD<N or FIELD=N" % w)
+
+
+def where_ok(c, fields, ev, w):
+    name, op, v = w
+    f = fields.get(name)
+    x = c.as_unsigned(f, ev.get(name, 0)) if f else 0
+    if not isinstance(x, (int, float)):
+        return False
+    return x >= v if op == ">=" else x < v if op == "<" else x == v
+
+
 def cmd_count(args):
     data = read_file(args.file)
     total = 0
@@ -808,6 +826,7 @@ def cmd_count(args):
     groups = {}
     sums = {f: 0 for f in args.sum}
     errors = []
+    wheres = [parse_where(w) for w in args.where]
     for c in select_chunks(chunks_of(data), args.chunk):
         c.load()
         errors.extend("chunk %d: %s" % (c.index, e) for e in c.errors)
@@ -832,6 +851,8 @@ def cmd_count(args):
                 ev, q = prog(c.buf, p, pos + size)
             except JfrError as e:
                 errors.append("chunk %d: event at %d: %s" % (c.index, pos - c.start, e))
+                continue
+            if not all(where_ok(c, fields, ev, w) for w in wheres):
                 continue
             n_chunk += 1
             vals = {}
@@ -1015,6 +1036,8 @@ def main(argv=None):
     p.add_argument("--class-field", default="objectClass",
                    help="field (or dotted path, e.g. object.type) holding the Class")
     p.add_argument("--sum", nargs="+", default=[], metavar="FIELD")
+    p.add_argument("--where", action="append", default=[], metavar="FIELD>=N",
+                   help="count only events whose integer FIELD is >= N, < N or = N")
     p = sub.add_parser("summary")
     p.add_argument("file")
     p.add_argument("--chunk")

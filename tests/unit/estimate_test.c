@@ -308,6 +308,15 @@ TEST(estimate_agent_outside_undersampled_versions)
 	CHECK(!query_outside_undersampled("26-ea+3"));
 	CHECK(!query_outside_undersampled("1.8.0_392-b08"));
 	CHECK(!query_outside_undersampled("10.0.2"));
+	/* JFR's jvmVersion: the version in the first parentheses */
+	CHECK(query_outside_undersampled(
+		"OpenJDK 64-Bit Server VM (21+35-2513) for linux-amd64 JRE "
+		"(21+35-2513), built on 2023-08-09T20:25:10Z"));
+	CHECK(query_outside_undersampled("OpenJDK 64-Bit Server VM "
+					 "(17.0.15+6-Debian-1deb12u1)"));
+	CHECK(!query_outside_undersampled("OpenJDK 64-Bit Server VM "
+					  "(25.0.3+9-LTS) for linux-amd64"));
+	CHECK(!query_outside_undersampled("OpenJDK 64-Bit Server VM"));
 	CHECK(!query_outside_undersampled(""));
 	CHECK(!query_outside_undersampled(NULL));
 	CHECK(!query_outside_undersampled("OpenJDK 17"));
