@@ -145,8 +145,10 @@ const char *query_estimate_note(const struct query *q)
 	case SAMPLE_AP_ALLOC:
 		return "estimate: async-profiler's JVMTI samples, each "
 		       "weighed s / (1 - exp(-s/I)) at its interval I (its "
-		       "own converter counts max(s, I)); Horvitz-Thompson "
-		       "standard error";
+		       "alloc setting, 0 for 524287; its own converter counts "
+		       "max(s, I)); Horvitz-Thompson standard error; the "
+		       "JDK's ObjectAllocationSample is absent because "
+		       "async-profiler holds JVMTI's sampler";
 	case SAMPLE_AP_LIVE:
 		return "estimate: objects async-profiler sampled and found "
 		       "not yet collected when it stopped, each weighed as "

@@ -148,7 +148,10 @@ static const char *const report_estimate_notes[] = {
 	"profiler.LiveObject: JVMTI's Poisson samples, an object of size s "
 	"weighing s / (1 - exp(-s/I)) at the recording's interval I, where "
 	"async-profiler's converter counts max(s, I); a live object is one "
-	"not yet collected when the profiler stopped (no GC forced)",
+	"not yet collected when the profiler stopped (no GC forced); the "
+	"JDK's jdk.ObjectAllocationSample is absent from such recordings "
+	"because async-profiler holds JVMTI's sampler (its alloc setting "
+	"is I, 0 for 524287)",
 	"datadog.ObjectSample and datadog.HeapLiveObject: size x the weight "
 	"the writer gave each sample (1 / (1 - exp(-s/I)) at the interval "
 	"of the moment, its subsampling's skipped bytes added for live "
