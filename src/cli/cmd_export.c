@@ -144,13 +144,13 @@ static int table_open(struct table *t, const char *dir, const char *name,
 }
 
 /* A string from a file as a CSV text cell: made printable, then quoted
- * as a spreadsheet needs (buf_add_csv_text). */
+ * as a spreadsheet needs (buf_add_csv). */
 static void add_text(struct buf *out, const char *s)
 {
 	struct buf p = BUF_INIT;
 
 	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv_text(out, p.data, p.len);
+	buf_add_csv(out, p.data, p.len);
 	buf_release(&p);
 }
 

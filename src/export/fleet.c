@@ -175,7 +175,7 @@ static void f_str(struct fout *o, const char *s, bool last)
 	struct buf p = BUF_INIT;
 
 	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv_text(&o->row, p.data, p.len);
+	buf_add_csv(&o->row, p.data, p.len);
 	buf_release(&p);
 	if (!last)
 		buf_addch(&o->row, ',');

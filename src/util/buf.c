@@ -301,31 +301,16 @@ void buf_add_json(struct buf *b, const char *s, size_t len, enum buf_json how)
 
 void buf_add_csv(struct buf *b, const char *s, size_t len)
 {
+	/* one character alone runs nothing (stdin's "-" in scan) */
+	bool formula = len > 1 && memchr("=+-@\t\r", s[0], 6);
 	size_t i;
 
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) &&
+	if (!formula && !memchr(s, ',', len) && !memchr(s, '"', len) &&
 	    !memchr(s, '\r', len) && !memchr(s, '\n', len)) {
 		buf_add(b, s, len);
 		return;
 	}
-	buf_addch(b, '"');
-	for (i = 0; i < len; i++) {
-		if (s[i] == '"')
-			buf_addch(b, '"');
-		buf_addch(b, s[i]);
-	}
-	buf_addch(b, '"');
-}
-
-void buf_add_csv_text(struct buf *b, const char *s, size_t len)
-{
-	size_t i;
-
-	if (!len || !strchr("=+-@", s[0])) {
-		buf_add_csv(b, s, len);
-		return;
-	}
-	buf_adds(b, "\"'");
+	buf_adds(b, formula ? "\"'" : "\"");
 	for (i = 0; i < len; i++) {
 		if (s[i] == '"')
 			buf_addch(b, '"');

@@ -96,17 +96,18 @@ enum buf_json {
 };
 void buf_add_json(struct buf *b, const char *s, size_t len, enum buf_json how);
 
-/* Append s as one RFC 4180 CSV field: quoted when it holds , " CR or LF. */
-void buf_add_csv(struct buf *b, const char *s, size_t len);
-
 /*
- * The same for a text cell a spreadsheet may open (export's tables):
- * one that begins with = + - or @, which a spreadsheet would run as a
- * formula ("CSV injection"), gets a ' in front and is quoted, as OWASP
- * advises; any other is buf_add_csv's.  Numbers are not text cells: a
- * negative number keeps its sign.
+ * Append s as one text cell of a CSV file, the one way every CSV
+ * heapsift writes (export's tables and fleet, and every view's --csv:
+ * top, tree, survivors, diff, codeheap, scan) writes text: an RFC 4180
+ * field, quoted when it holds , " CR or LF; and a cell that begins with
+ * = + - @, a tab or a CR, which a spreadsheet would run as a formula
+ * ("CSV injection"), gets a ' in front and is quoted, as OWASP advises
+ * (docs/export.md, "Formulas"); one such character alone, which runs
+ * nothing, is left as it is (stdin's "-").  Numbers are not text cells: they are
+ * written as numbers, and a negative one keeps its sign.
  */
-void buf_add_csv_text(struct buf *b, const char *s, size_t len);
+void buf_add_csv(struct buf *b, const char *s, size_t len);
 
 /* Append s (len bytes) escaped for XML text and attributes: the five
  * entities only, so the same escaping serves HTML and inline SVG. */

@@ -152,6 +152,42 @@ grep -q '^[0-9]*,[0-9]*,-1,' "$W/csv-tables/frames.csv" ||
 grep -q "'-1" "$W"/csv-tables/*.csv && t_fail "a number got a ' in front"
 t_end
 
+# Every view's --csv the same way, through the one writer (buf_add_csv):
+# top, tree, survivors and diff by thread show the formula threads'
+# names with a ' in front; and scan --csv guards member names (a tar
+# of members named like formulas, the issue's own examples).
+t_begin views_and_scan_csv_never_hand_a_spreadsheet_a_formula
+for v in "top --by=thread" "tree --thread=." "survivors --by=thread" \
+	"diff $S --by=thread"; do
+	# shellcheck disable=SC2086
+	run $v "$S" --csv
+	printf '%s\n' "$out" >"$T/view.csv"
+	python3 - "$T/view.csv" "$v" >"$T/why" 2>&1 <<'EOF2' || t_fail "$(cat "$T/why")"
+import csv, re, sys
+num = re.compile(r"^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?%?$")
+rows = list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))
+cells = [c for r in rows[1:] for c in r]
+bad = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r") and not num.match(c)]
+if bad:
+    print("%s: unguarded %r" % (sys.argv[2], bad[:4]))
+    sys.exit(1)
+if sys.argv[2].startswith("top") and not any(c.startswith("'=HYPERLINK") for c in cells):
+    print("%s: no guarded formula thread in %d cells" % (sys.argv[2], len(cells)))
+    sys.exit(1)
+EOF2
+done
+mkdir -p "$W/formulas"
+for n in '=HYPERLINK("http:__evil_","click").jfr' '+cmd|calc' '@SUM(1)' '-2+3'; do
+	printf 'x' >"$W/formulas/$n"
+done
+(cd "$W/formulas" && tar -cf ../formulas.tar -- *) || t_fail "cannot make the tar"
+run scan --csv "$W/formulas.tar"
+for n in "\"'=HYPERLINK(\"\"http:__evil_\"\",\"\"click\"\").jfr\"" "\"'+cmd|calc\"" \
+	"\"'@SUM(1)\"" "\"'-2+3\""; do
+	printf '%s\n' "$out" | grep -qF -- "$n" || t_fail "scan --csv lacks $n: $out"
+done
+t_end
+
 # --- the browser ------------------------------------------------------------------
 
 if command -v tmux >/dev/null 2>&1; then

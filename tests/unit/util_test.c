@@ -109,6 +109,34 @@ TEST(buf_quotes_csv_per_rfc4180)
 	buf_release(&b);
 }
 
+/* OWASP's rule for CSV injection: a cell that begins with = + - @, a
+ * tab or a CR gets a ' in front and is quoted; inner quotes doubled as
+ * RFC 4180 has them; the others as above. */
+TEST(buf_guards_csv_formulas)
+{
+	struct buf b = BUF_INIT;
+
+	buf_add_csv(&b, "=HYPERLINK(\"http://evil/\",\"click\").jfr", 38);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "+cmd|calc", 9);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "@SUM(1)", 7);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "-2+3", 4);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "\tx", 2);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "a=b", 3);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "", 0);
+	buf_addch(&b, '|');
+	buf_add_csv(&b, "-", 1);
+	CHECK_STR(b.data,
+		  "\"'=HYPERLINK(\"\"http://evil/\"\",\"\"click\"\").jfr\"|"
+		  "\"'+cmd|calc\"|\"'@SUM(1)\"|\"'-2+3\"|\"'\tx\"|a=b||-");
+	buf_release(&b);
+}
+
 /* The two spellings of a JSON string, each expected value written out by
  * hand from RFC 8259 and the header's rules. */
 TEST(buf_writes_json_strings_in_both_spellings)
