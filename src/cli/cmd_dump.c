@@ -332,9 +332,9 @@ static int dump_recording(void *ctx, const struct rec_recording *r)
 
 			/* the importer's findings, not the recording's
 			 * settings (import_jfr_facts.c) */
-			if (!strcmp(name, "heapsift#writers"))
+			if (rec_setting_fact(name) == REC_FACT_IS_WRITERS)
 				buf_adds(&b, "# written by ");
-			else if (!strcmp(name, "heapsift#unread"))
+			else if (rec_setting_fact(name) == REC_FACT_IS_UNREAD)
 				buf_adds(&b, "# not read ");
 			else {
 				buf_adds(&b, "# setting ");

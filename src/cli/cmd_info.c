@@ -188,14 +188,14 @@ static void put_settings(struct store *s, const struct info_store *is,
 		const struct store_setting *st =
 			&is->sets[rec->first_setting + k];
 		const char *name = store_str(s, st->name);
-
 		/* what the importer found (import_jfr_facts.c) */
-		if (!strcmp(name, "heapsift#writers") ||
-		    !strcmp(name, "heapsift#unread")) {
-			printf(name[9] == 'w' ? "  written by  "
-					      : "  not read    ");
+		enum rec_fact fact = rec_setting_fact(name);
+
+		if (fact != REC_FACT_NONE) {
+			printf(fact == REC_FACT_IS_WRITERS ? "  written by  "
+							   : "  not read    ");
 			put_str(store_str(s, st->value));
-			if (name[9] == 'u')
+			if (fact == REC_FACT_IS_UNREAD)
 				printf(" (heap-like events no reader takes)");
 			putchar('\n');
 			continue;

@@ -352,14 +352,12 @@ static void old_object(struct jfr_job *j, const struct jfr_event *ev,
 		s->gc_root = jfr_gc_root(c, ev->v[JS_ROOT]);
 }
 
-/* A sample's record into the segment, after whatever its class puts
- * there first (a new class gets its id now); r->cls is set here. */
+/* What a sample's record needs before it goes in: its class's id (a
+ * new class gets its id now, and its record goes first), r->cls, and
+ * the chunk's last event time. */
 static inline __attribute__((always_inline)) void
-put_sample(struct jfr_job *j, struct jfr_rec *r, struct jfr_class *k,
-	   int64_t tlab_alloc)
+sample_class(struct jfr_job *j, struct jfr_rec *r, struct jfr_class *k)
 {
-	struct jfr_seg *sg;
-
 	r->cls = 0;
 	if (k) {
 		if (!k->user)
@@ -368,6 +366,16 @@ put_sample(struct jfr_job *j, struct jfr_rec *r, struct jfr_class *k,
 	}
 	if (r->time_ns > j->last_event_ns)
 		j->last_event_ns = r->time_ns;
+}
+
+/* A sample's record into the segment (sample_class() first). */
+static inline __attribute__((always_inline)) void
+put_sample(struct jfr_job *j, struct jfr_rec *r, struct jfr_class *k,
+	   int64_t tlab_alloc)
+{
+	struct jfr_seg *sg;
+
+	sample_class(j, r, k);
 	j->n_samples[r->kind]++;
 	sg = room(j);
 	if (r->kind == SAMPLE_TLAB_NEW)
@@ -375,15 +383,15 @@ put_sample(struct jfr_job *j, struct jfr_rec *r, struct jfr_class *k,
 	sg->recs[sg->n_recs++] = *r;
 }
 
-static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
+/* The time, thread and stack of a sample event that may lack any of its
+ * fields, into r; its class returned (NULL: none).  The record goes in
+ * last: the new thread, stack and class it names go before it
+ * (put_rec). */
+static struct jfr_class *
+sample_fields(struct jfr_job *j, const struct jfr_event *ev, struct jfr_rec *r)
 {
 	const struct jfr_timebase *tb = j->tb;
-	struct jfr_rec rec, *r = &rec;
-	struct jfr_class *k = NULL;
-	int64_t tlab_alloc = REC_NONE;
 
-	/* the record goes in last: the new thread, stack and class it
-	 * names go before it (put_rec) */
 	r->thread = r->stack = r->cls = 0;
 	/* a type without startTime (damaged metadata): the chunk's start */
 	r->time_ns = jfr_has(ev, JS_START)
@@ -393,8 +401,15 @@ static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
 		r->thread = thread_of(j, ev->v[JS_THREAD]);
 	if (jfr_has(ev, JS_STACK))
 		r->stack = stack_of(j, ev->v[JS_STACK]);
-	if (jfr_has(ev, JS_CLASS))
-		k = class_of(j, ev->v[JS_CLASS]);
+	return jfr_has(ev, JS_CLASS) ? class_of(j, ev->v[JS_CLASS]) : NULL;
+}
+
+static void decode_sample(struct jfr_job *j, const struct jfr_event *ev)
+{
+	struct jfr_rec rec, *r = &rec;
+	struct jfr_class *k = sample_fields(j, ev, r);
+	int64_t tlab_alloc = REC_NONE;
+
 	r->a = REC_NONE;
 	switch (ev->kind) {
 	case JFR_ALLOC_SAMPLE:
@@ -522,19 +537,10 @@ static void decode_other(struct jfr_job *j, const struct jfr_event *ev)
 {
 	const struct jfr_timebase *tb = j->tb;
 	struct jfr_rec rec, *r = &rec;
-	struct jfr_class *k = NULL;
+	struct jfr_class *k = sample_fields(j, ev, r);
 	struct rec_sample *s;
+	struct jfr_seg *sg;
 
-	r->thread = r->stack = r->cls = 0;
-	r->time_ns = jfr_has(ev, JS_START)
-			     ? jfr_timebase_epoch_ns(tb, ev->v[JS_START])
-			     : tb->start_ns;
-	if (jfr_has(ev, JS_THREAD))
-		r->thread = thread_of(j, ev->v[JS_THREAD]);
-	if (jfr_has(ev, JS_STACK))
-		r->stack = stack_of(j, ev->v[JS_STACK]);
-	if (jfr_has(ev, JS_CLASS))
-		k = class_of(j, ev->v[JS_CLASS]);
 	s = arena_alloc(&j->arena, sizeof(*s));
 	r->a = (int64_t)(intptr_t)s;
 	r->kind = JREC_WHOLE;
@@ -573,18 +579,11 @@ static void decode_other(struct jfr_job *j, const struct jfr_event *ev)
 		j->n_samples[s->kind]++;
 		break;
 	}
-	if (k) {
-		if (!k->user)
-			k->user = new_obj(j, k, false);
-		r->cls = (uint32_t)k->user;
-	}
-	if (r->time_ns > j->last_event_ns)
-		j->last_event_ns = r->time_ns;
-	{
-		struct jfr_seg *sg = room(j);
-
-		sg->recs[sg->n_recs++] = *r;
-	}
+	/* counted by the replay, which settles its kind (JREC_AP_TLAB),
+	 * or above */
+	sample_class(j, r, k);
+	sg = room(j);
+	sg->recs[sg->n_recs++] = *r;
 }
 
 static void decode_heap_summary(struct jfr_job *j, const struct jfr_event *ev)
@@ -729,10 +728,18 @@ static void read_events(struct jfr_job *j)
 	struct err e;
 	unsigned warned = 0;
 	int rc;
-	/* another writer's events of the JDK's names mean other things:
-	 * async-profiler's InNewTLAB events (docs/formats/jfr.md) */
-	const bool other = j->writer != JFR_WRITER_JDK,
-		   ap = j->writer == JFR_WRITER_ASYNC_PROFILER;
+	const bool other = j->writer != JFR_WRITER_JDK;
+	/* the kinds decode_other() reads in this chunk: other writers'
+	 * events, and those of the JDK's names that mean other things
+	 * there (async-profiler's InNewTLAB, docs/formats/jfr.md); one
+	 * look-up an event */
+	bool whole[JFR_KIND__COUNT] = {
+		[JFR_AP_LIVE] = true,
+		[JFR_DD_OBJECT] = true,
+		[JFR_DD_LIVE] = true,
+	};
+
+	whole[JFR_TLAB_NEW] = j->writer == JFR_WRITER_ASYNC_PROFILER;
 
 	err_init(&e);
 	while ((rc = jfr_chunk_next(j->c, &ev, &e)) <= 0) {
@@ -744,8 +751,7 @@ static void read_events(struct jfr_job *j)
 			warn_damage(j, &warned, &e);
 			continue;
 		}
-		if ((ap && ev.kind == JFR_TLAB_NEW) || ev.kind == JFR_AP_LIVE ||
-		    ev.kind == JFR_DD_OBJECT || ev.kind == JFR_DD_LIVE) {
+		if (whole[ev.kind]) {
 			decode_other(j, &ev);
 		} else if ((ev.have & heap_fields[ev.kind]) ==
 			   heap_fields[ev.kind]) {

@@ -224,7 +224,7 @@ void other_facts(struct jfr_import *im)
 	unsigned w;
 	size_t i;
 
-	n.event = "heapsift";
+	n.event = REC_FACT_EVENT;
 	if (im->writers & ~(1u << JFR_WRITER_JDK)) {
 		for (w = 0; w < 3; w++) {
 			const char *name = jfr_writer_name((enum jfr_writer)w),
@@ -240,7 +240,7 @@ void other_facts(struct jfr_import *im)
 					 ? label
 					 : name);
 		}
-		n.name = "writers";
+		n.name = REC_FACT_WRITERS;
 		n.value = v.data;
 		keep_setting(im, UINT32_MAX, &n);
 	}
@@ -255,7 +255,7 @@ void other_facts(struct jfr_import *im)
 			 (unsigned long long)im->unread[i].n);
 	}
 	if (im->n_unread) {
-		n.name = "unread";
+		n.name = REC_FACT_UNREAD;
 		n.value = v.data;
 		keep_setting(im, UINT32_MAX, &n);
 	}

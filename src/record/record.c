@@ -50,6 +50,18 @@ const char *sample_kind_word(enum sample_kind kind)
 	return (unsigned)kind < SAMPLE__COUNT ? words[kind] : "?";
 }
 
+enum rec_fact rec_setting_fact(const char *name)
+{
+	size_t n = strlen(REC_FACT_EVENT);
+
+	if (strncmp(name, REC_FACT_EVENT, n) || name[n] != '#')
+		return REC_FACT_NONE;
+	name += n + 1;
+	return !strcmp(name, REC_FACT_WRITERS)	? REC_FACT_IS_WRITERS
+	       : !strcmp(name, REC_FACT_UNREAD) ? REC_FACT_IS_UNREAD
+						: REC_FACT_NONE;
+}
+
 int64_t rec_poisson_weight(int64_t s, int64_t interval)
 {
 	double w, x;

@@ -166,6 +166,19 @@ struct rec_setting {
 	const char *value; /* "150/s" */
 };
 
+/*
+ * Settings an importer adds to a recording's own, named "heapsift#...":
+ * who wrote it (where another than the JDK wrote a chunk: "JDK,
+ * Datadog java-profiler") and the heap-like events nobody read ("TYPE=N
+ * ...").  Front ends show them as facts, not as settings.
+ */
+#define REC_FACT_EVENT	 "heapsift"
+#define REC_FACT_WRITERS "writers"
+#define REC_FACT_UNREAD	 "unread"
+enum rec_fact { REC_FACT_NONE, REC_FACT_IS_WRITERS, REC_FACT_IS_UNREAD };
+/* Which of them setting name ("heapsift#writers") is, if any. */
+enum rec_fact rec_setting_fact(const char *name);
+
 struct rec_count {
 	const char *name; /* an event type: "jdk.ObjectAllocationSample" */
 	uint64_t n;

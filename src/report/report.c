@@ -124,69 +124,76 @@ void report_render(const struct report *r, enum report_format f,
 	}
 }
 
-static const char *const report_estimate_notes[] = {
-	"jdk.ObjectAllocationSample: where the recording has OutsideTLAB "
-	"events, each of them counts its bytes at its own stack and the "
-	"sample whose weight held them keeps the rest (the corrected "
-	"estimate); else estimated bytes are the sum of the events' "
-	"weight, every byte the thread allocated since its previous "
-	"sample, which can be far off for sites of large objects; the "
-	"uncertainty printed is the relative standard error of the "
-	"weights, sqrt(sum of squared weights) / estimate "
-	"(docs/estimates.md)",
-	"jdk.ObjectAllocationInNewTLAB: tlabSize; "
-	"jdk.ObjectAllocationOutsideTLAB: allocationSize, exact for every "
-	"allocation outside a TLAB that the recording kept",
-	"heapsift agent samples: Poisson sampling with mean interval I "
-	"(HotSpot): an object of size s weighs s / (1 - exp(-s/I)) bytes; "
-	"systematic sampling (OpenJ9): an object smaller than I weighs I "
-	"bytes, a larger one its size",
-	"jdk.OldObjectSample: each event is one sampled object alive when "
-	"the recording ended, counted as one sample (sizes from JDK 21)",
-	"async-profiler's allocation samples (written as "
-	"jdk.ObjectAllocationInNewTLAB, tlabSize = max(s, I)) and its "
-	"profiler.LiveObject: JVMTI's Poisson samples, an object of size s "
-	"weighing s / (1 - exp(-s/I)) at the recording's interval I, where "
-	"async-profiler's converter counts max(s, I); a live object is one "
-	"not yet collected when the profiler stopped (no GC forced); the "
-	"JDK's jdk.ObjectAllocationSample is absent from such recordings "
-	"because async-profiler holds JVMTI's sampler (its alloc setting "
-	"is I, 0 for 524287)",
-	"datadog.ObjectSample and datadog.HeapLiveObject: size x the weight "
-	"the writer gave each sample (1 / (1 - exp(-s/I)) at the interval "
-	"of the moment, its subsampling's skipped bytes added for live "
-	"objects)",
-	"survivors: an object is live from its allocation until it is found "
-	"dead (the first check after the GC that collected it), or to the "
-	"end of its recording; a leak suspect's live set rises at several "
-	"points, seldom falls, still grows in the later half and ends near "
-	"its peak (heapsift(1), survivors --leaks)",
-	"live-set growth is judged as JDK Mission Control's IncreasingLiveSet "
-	"rule does: heap used after each GC, after a warm-up of the first "
-	"fifth of the recording, by least squares, against 1% of the mean "
-	"per second, and only with at least 5 GCs after the warm-up",
-	NULL,
+/* The appendix's notes on how the estimates are made; those of other
+ * writers' kinds only where the report has samples of them. */
+#define KINDS_AP (1u << SAMPLE_AP_ALLOC | 1u << SAMPLE_AP_LIVE)
+#define KINDS_DD (1u << SAMPLE_DD_ALLOC | 1u << SAMPLE_DD_LIVE)
+static const struct {
+	unsigned kinds; /* 1 << enum sample_kind; 0: always shown */
+	const char *text;
+} report_estimate_notes[] = {
+	{0, "jdk.ObjectAllocationSample: where the recording has OutsideTLAB "
+	    "events, each of them counts its bytes at its own stack and the "
+	    "sample whose weight held them keeps the rest (the corrected "
+	    "estimate); else estimated bytes are the sum of the events' "
+	    "weight, every byte the thread allocated since its previous "
+	    "sample, which can be far off for sites of large objects; the "
+	    "uncertainty printed is the relative standard error of the "
+	    "weights, sqrt(sum of squared weights) / estimate "
+	    "(docs/estimates.md)"},
+	{0, "jdk.ObjectAllocationInNewTLAB: tlabSize; "
+	    "jdk.ObjectAllocationOutsideTLAB: allocationSize, exact for every "
+	    "allocation outside a TLAB that the recording kept"},
+	{0, "heapsift agent samples: Poisson sampling with mean interval I "
+	    "(HotSpot): an object of size s weighs s / (1 - exp(-s/I)) bytes; "
+	    "systematic sampling (OpenJ9): an object smaller than I weighs I "
+	    "bytes, a larger one its size"},
+	{0, "jdk.OldObjectSample: each event is one sampled object alive when "
+	    "the recording ended, counted as one sample (sizes from JDK 21)"},
+	{KINDS_AP,
+	 "async-profiler's allocation samples (written as "
+	 "jdk.ObjectAllocationInNewTLAB, tlabSize = max(s, I)) and its "
+	 "profiler.LiveObject: JVMTI's Poisson samples, an object of size s "
+	 "weighing s / (1 - exp(-s/I)) at the recording's interval I, where "
+	 "async-profiler's converter counts max(s, I); a live object is one "
+	 "not yet collected when the profiler stopped (no GC forced); the "
+	 "JDK's jdk.ObjectAllocationSample is absent from such recordings "
+	 "because async-profiler holds JVMTI's sampler (its alloc setting "
+	 "is I, 0 for 524287)"},
+	{KINDS_DD,
+	 "datadog.ObjectSample and datadog.HeapLiveObject: size x the weight "
+	 "the writer gave each sample (1 / (1 - exp(-s/I)) at the interval "
+	 "of the moment, its subsampling's skipped bytes added for live "
+	 "objects)"},
+	{0,
+	 "survivors: an object is live from its allocation until it is found "
+	 "dead (the first check after the GC that collected it), or to the "
+	 "end of its recording; a leak suspect's live set rises at several "
+	 "points, seldom falls, still grows in the later half and ends near "
+	 "its peak (heapsift(1), survivors --leaks)"},
+	{0,
+	 "live-set growth is judged as JDK Mission Control's IncreasingLiveSet "
+	 "rule does: heap used after each GC, after a warm-up of the first "
+	 "fifth of the recording, by least squares, against 1% of the mean "
+	 "per second, and only with at least 5 GCs after the warm-up"},
+	{0, NULL},
 };
-
-/* The notes of report_estimate_notes[] on other writers' kinds
- * (the async-profiler's and Datadog's): from this index on, up to
- * OTHER_NOTES_END. */
-#define OTHER_NOTES	4
-#define OTHER_NOTES_END 6
 
 const char *report_estimate_note(const struct report *r, size_t *i)
 {
-	bool other = false;
+	unsigned have = 0;
 	size_t k, j;
 
 	for (k = 0; k < r->n_recs; k++)
-		for (j = SAMPLE_AP_ALLOC; j <= SAMPLE_DD_LIVE; j++)
-			other |= r->recs[k].samples[j] > 0;
-	while (report_estimate_notes[*i]) {
+		for (j = 0; j < SAMPLE__COUNT; j++)
+			if (r->recs[k].samples[j])
+				have |= 1u << j;
+	while (report_estimate_notes[*i].text) {
 		size_t at = (*i)++;
 
-		if (other || at < OTHER_NOTES || at >= OTHER_NOTES_END)
-			return report_estimate_notes[at];
+		if (!report_estimate_notes[at].kinds ||
+		    (report_estimate_notes[at].kinds & have))
+			return report_estimate_notes[at].text;
 	}
 	return NULL;
 }
@@ -263,6 +270,7 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 		struct query_heap_point *hp;
 		size_t n_hp, n_set;
 		struct buf smp = BUF_INIT;
+		enum rec_fact fact;
 
 		x->source = xstrdup(recs[i].source);
 		x->format = xstrdup(recs[i].format);
@@ -292,10 +300,10 @@ static int build_recordings(struct report_ctx *c, struct err *e)
 				buf_strf("%s=%s", names[k], values[k]);
 			/* the writers and what nobody read, from the
 			 * importer (import_jfr_facts.c) */
-			if (!strcmp(names[k], "heapsift#writers") ||
-			    !strcmp(names[k], "heapsift#unread")) {
+			fact = rec_setting_fact(names[k]);
+			if (fact != REC_FACT_NONE) {
 				buf_addf(&smp, "%s%s %s", smp.len ? "; " : "",
-					 names[k][9] == 'w'
+					 fact == REC_FACT_IS_WRITERS
 						 ? "written by"
 						 : "heap events not read:",
 					 values[k]);

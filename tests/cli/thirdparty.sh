@@ -13,6 +13,7 @@ export LC_ALL=C # sort and join alike
 F=$HS_FIXTURES/thirdparty
 CHECK="$(dirname "$0")/../thirdparty/check_ap.py"
 READER="$(dirname "$0")/../thirdparty/jfr_events.py"
+GROUPS="$(dirname "$0")/../thirdparty/groups_tsv.py"
 CONV="$(dirname "$0")/../../tools/async-profiler-converter/jfr-converter.jar"
 W=$T/work
 have_jdk=yes
@@ -189,17 +190,7 @@ t_begin thirdparty_datadog_samples_per_class
 	awk -F, 'NR > 1 { print $1 "\t" $2 "\t" $3 }' | sort >"$W/got"
 python3 "$READER" count "$F/datadog-event-with-type-zero.jfr.gz" \
 	--type datadog.ObjectSample --by class --sum 'size*weight' 2>"$W/r.err" |
-	python3 -c "import json, sys
-prim = dict(B='byte', C='char', D='double', F='float', I='int', J='long', S='short', Z='boolean')
-def show(raw):  # the JVM's class name as jfr print shows it
-    dims = len(raw) - len(raw.lstrip('['))
-    base = raw[dims:]
-    if dims:
-        base = prim.get(base) or base[1:-1]
-    # hidden classes arrive dotted, their suffix's / kept (formats/jfr.md)
-    return (base if '.' in base else base.replace('/', '.')) + '[]' * dims
-d = json.load(sys.stdin)
-for k, g in d['groups'].items(): print('%s\t%d\t%.3f' % (show(k), g['n'], g['size*weight']))" |
+	python3 "$GROUPS" 'size*weight' --float |
 	sort >"$W/want"
 [ "$(awk -F'\t' '{ n += $2 } END { print n }' "$W/want")" = 37103 ] ||
 	t_fail "the reader does not find the README's 37,103 samples: $(cat "$W/r.err")"
@@ -218,17 +209,7 @@ join -t "$(printf '\t')" "$W/want" "$W/got" | awk -F'\t' '
 	awk -F, 'NR > 1 { print $1 "\t" $2 "\t" $3 }' | sort >"$W/got.jdk"
 python3 "$READER" count "$F/datadog-event-with-type-zero.jfr.gz" --chunk 1-2 \
 	--type jdk.ObjectAllocationSample --by class --sum weight 2>>"$W/r.err" |
-	python3 -c "import json, sys
-prim = dict(B='byte', C='char', D='double', F='float', I='int', J='long', S='short', Z='boolean')
-def show(raw):
-    dims = len(raw) - len(raw.lstrip('['))
-    base = raw[dims:]
-    if dims:
-        base = prim.get(base) or base[1:-1]
-    # hidden classes arrive dotted, their suffix's / kept (formats/jfr.md)
-    return (base if '.' in base else base.replace('/', '.')) + '[]' * dims
-d = json.load(sys.stdin)
-for k, g in d['groups'].items(): print('%s\t%d\t%d' % (show(k), g['n'], g['weight']))" |
+	python3 "$GROUPS" weight |
 	sort >"$W/want.jdk"
 [ -s "$W/want.jdk" ] && cmp -s "$W/want.jdk" "$W/got.jdk" ||
 	t_fail "the JDK chunks' samples per class: $(diff "$W/want.jdk" "$W/got.jdk" | head -n 4)"
