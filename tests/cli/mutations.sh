@@ -123,4 +123,24 @@ check "$W/open"
 expect_bad "an unclosed block" "not closed"
 t_end
 
+# A mutant is caught only by a case that fails because of the mutation:
+# the runner's verdict, on the failures a mutant's run and an unmutated
+# run of the same suites report.  (Before, any failed suite, or a suite's
+# non-zero status with no FAIL line, counted as caught: as root, faults'
+# case run as nobody failed in the runner's 0700 copy and "caught" every
+# mutant that reached it.)
+t_begin verdict_needs_a_case_that_passes_unmutated
+v=$(python3 - "$RUN" 2>&1 <<'PY'
+import sys
+from importlib.machinery import SourceFileLoader
+r = SourceFileLoader("mutate_run", sys.argv[1]).load_module()
+a, b = "cli/faults: nobody_cannot_write", "cli/diff: change_sign"
+print(r.verdict([a], [a])[0], r.verdict([a, b], [a]), r.verdict([], [])[0],
+      r.failed_suites([a, b, "cli/diff: x"]))
+PY
+)
+[ "$v" = "UNSURE ('caught', ['cli/diff: change_sign']) None ['cli/diff', 'cli/faults']" ] ||
+	t_fail "the verdicts: $v"
+t_end
+
 t_summary
