@@ -196,6 +196,16 @@ for rank in range(len(order), 0, -1):
     p, i = order[rank - 1]
     run = min(run, p * m / rank)
     q[i] = run
+for r in rows:
+    # the change column is new minus base, and a verdict has its sign
+    cols = [c for c in r if c.startswith(("base_est", "new_est", "delta_est",
+                                          "base_live", "new_live", "delta_live"))]
+    b, n, d = (float(r[c]) for c in cols[:3])
+    # each printed to 6 significant digits (%.6g): off by up to 5e-6 of itself
+    if abs(d - (n - b)) > 5e-6 * (abs(n) + abs(b) + abs(d)) + 1.5:
+        bad.append("%s: delta %g, but new - base is %g" % (r[key], d, n - b))
+    if r["change"] and (d > 0) != (r["change"] == "grew"):
+        bad.append("%s: %s beside a change of %g" % (r[key], r["change"], d))
 for r, p, qq in zip(rows, ps, q):
     gp, gq = float(r["p_value"]), float(r["q_value"])
     if abs(gp - p) > 1e-6 * max(p, 1e-300) or abs(gq - qq) > 1e-6 * max(qq, 1e-300):
@@ -243,6 +253,11 @@ printf '%s\n' "$out" | grep -q "per second of recording" || t_fail "no normaliza
 printf '%s\n' "$out" | grep -q "Benjamini-Hochberg at 0.001" || t_fail "no test in the header: $out"
 printf '%s\n' "$out" | grep -q "^base: .*: 3.000 s" || t_fail "base window not 3 s: $out"
 printf '%s\n' "$out" | grep -E 'grew +DiffWorkload\.beta:' >/dev/null || t_fail "beta not marked grew: $out"
+# its change column: new minus base, a rise with its "+" (the CSV's
+# base and new columns, as the workload's truth checked them above)
+# (columns BASE NEW CHANGE, each a number and its unit)
+printf '%s\n' "$out" | grep -E '^ *[0-9.]+ [^ ]+ +[0-9.]+ [^ ]+ +\+[0-9.]+ [^ ]+ .*grew +DiffWorkload\.beta:' >/dev/null ||
+	t_fail "beta's change is not a rise: $out"
 t_end
 fi
 

@@ -531,13 +531,21 @@ printf '%s\n' "$sec" | grep -q 'divided by its seconds of recording: 1 of [0-9]*
 	t_fail "text: no sentence: $sec"
 [ "$(printf '%s\n' "$sec" | grep -cE ' (grew|shrank) ')" = 1 ] || t_fail "text: not one flagged row: $sec"
 printf '%s\n' "$sec" | grep -qE ' grew +DiffWorkload\.beta:' || t_fail "text: beta not grew: $sec"
+# its change, new minus base, a rise: "+" (BASE NEW CHANGE, each a number
+# and its unit)
+printf '%s\n' "$sec" | grep -qE '^ *[0-9.]+ [^ ]+ +[0-9.]+ [^ ]+ +\+[0-9.]+ [^ ]+ .* grew +DiffWorkload\.beta:' ||
+	t_fail "text: beta's change not a rise: $sec"
 run report --base=0 --format=md "$W/two.hsdb"
 sec=$(printf '%s\n' "$out" | sed -n '/^## Compared with the baseline/,/^More:/p')
 [ "$(printf '%s\n' "$sec" | grep -cE '\| (grew|shrank) \|$')" = 1 ] || t_fail "md: not one flagged row: $sec"
 printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\\\.beta:.*\| grew \|$' || t_fail "md: beta not grew: $sec"
+printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\\\.beta:[0-9]+ \| [^|]+ \| [^|]+ \| \\\+[0-9]' ||
+	t_fail "md: beta's change not a rise: $sec"
 run report --base=0 --format=html "$W/two.hsdb"
 [ "$(printf '%s\n' "$out" | grep -cE '<tr class="(grew|shrank)">')" = 1 ] || t_fail "html: not one flagged row"
 printf '%s\n' "$out" | grep -qE '<tr class="grew"><td>DiffWorkload\.beta:' || t_fail "html: beta not grew"
+printf '%s\n' "$out" | grep -qE '<tr class="grew"><td>DiffWorkload\.beta:[0-9]+</td>(<td class="n">[^<]*</td>){2}<td class="n">\+[0-9]' ||
+	t_fail "html: beta's change not a rise"
 t_end
 
 t_begin report_base_recording_against_itself_flags_nothing

@@ -282,24 +282,42 @@ else
 	t_end
 fi
 
+# big_through NAME: $W/NAME.jfr through import, top, tree, timeline and
+# export, checked against the values written ($big)
+big_through() {
+	mkdir -p "$W/$1"
+	run import -o "$W/$1.hsdb" "$W/$1.jfr"
+	expect_rc 0
+	for k in alloc tlab outside; do
+		run top "$W/$1.hsdb" --csv --by=class --kind=$k --estimate=jfr
+		expect_rc 0
+		cp "$T/out" "$W/$1/top-$k.csv"
+		run tree "$W/$1.hsdb" --csv --depth=0 --min-share=0 --kind=$k --estimate=jfr
+		expect_rc 0
+		cp "$T/out" "$W/$1/tree-$k.csv"
+		run timeline "$W/$1.hsdb" --csv --bucket=1s --kind=$k --estimate=jfr
+		expect_rc 0
+		cp "$T/out" "$W/$1/tl-$k.csv"
+	done
+	run export "$W/$1.hsdb" --format=csv -o "$W/$1/export"
+	expect_rc 0
+	r=$(python3 "$here/jfr/check_big.py" heapsift "$W/$1" $big) || t_fail "$r"
+}
+
 t_begin big_weights_exact_through_the_store_sums_saturate
-mkdir -p "$W/big"
-run import -o "$W/big.hsdb" "$W/big.jfr"
-expect_rc 0
-for k in alloc tlab outside; do
-	run top "$W/big.hsdb" --csv --by=class --kind=$k --estimate=jfr
-	expect_rc 0
-	cp "$T/out" "$W/big/top-$k.csv"
-	run tree "$W/big.hsdb" --csv --depth=0 --min-share=0 --kind=$k --estimate=jfr
-	expect_rc 0
-	cp "$T/out" "$W/big/tree-$k.csv"
-	run timeline "$W/big.hsdb" --csv --bucket=1s --kind=$k --estimate=jfr
-	expect_rc 0
-	cp "$T/out" "$W/big/tl-$k.csv"
-done
-run export "$W/big.hsdb" --format=csv -o "$W/big/export"
-expect_rc 0
-r=$(python3 "$here/jfr/check_big.py" heapsift "$W/big" $big) || t_fail "$r"
+big_through big
+t_end
+
+# The same values in events without an eventThread field: the reader's
+# general path (decode_sample()), which no JDK recording takes
+python3 "$here/jfr/make_jfr.py" --no-thread "$W/big-nt.jfr" $big
+t_begin big_weights_exact_on_the_general_path
+if command -v jfr >/dev/null 2>&1; then
+	jfr print --json "$W/big-nt.jfr" >"$W/big-nt.json" || t_fail "jfr print failed"
+	r=$(python3 "$here/jfr/check_big.py" json "$W/big-nt.json" $big) ||
+		t_fail "the JDK: $r"
+fi
+big_through big-nt
 t_end
 
 t_begin timeline_samples_on_bucket_boundaries

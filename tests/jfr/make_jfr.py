@@ -4,7 +4,7 @@ whose heap events carry the weights and sizes given, so that values at
 and beyond 2^32 and around 2^63 can be followed through heapsift's whole
 path (import, store, top, export) and through the JDK's own `jfr print`.
 
-usage: make_jfr.py [--start-ns NS] OUT.jfr VALUE...
+usage: make_jfr.py [--start-ns NS] [--no-thread] OUT.jfr VALUE...
 
 Each VALUE (a decimal integer from 0 to 2^64 - 1; the file holds the 64
 bits, so 2^63 and above are negative JFR longs) gives three events, each
@@ -18,7 +18,11 @@ with its own class, so that a per-class sum is that one value:
 The events are 1 ms apart from the chunk's start (NS, default
 1795301015789868763: --start-ns on a whole millisecond puts every event
 on the boundary of 1 ms buckets), on thread "main", with
-a two-frame stack Big.make:3 < Big.main:7.  The layout follows
+a two-frame stack Big.make:3 < Big.main:7.  --no-thread leaves the
+eventThread field out of the three event types (as a writer may, the
+format allows it): an event without one of its usual fields takes a
+reader's slower, general path (heapsift's decode_sample()), which a
+JDK's recordings never reach.  The layout follows
 /work/shared/reference (the JFR format); tests/unit/jfr_test.c's C
 builder writes the same structures.
 """
@@ -26,6 +30,7 @@ import struct
 import sys
 
 START_NS = 1795301015789868763
+NO_THREAD = False
 START_TICKS = 325481737
 TPS = 1_000_000_000
 
@@ -118,6 +123,8 @@ def metadata():
 
     classes = []
     for tid, name, sup, simple, fields in TYPES:
+        if NO_THREAD and tid in (T_ALLOC, T_TLAB, T_OUTSIDE):
+            fields = [f for f in fields if f[0] != "eventThread"]
         attrs = [("id", str(tid)), ("name", name)]
         if sup:
             attrs.append(("superType", sup))
@@ -167,11 +174,14 @@ def checkpoint(values):
 
 
 def main():
-    global START_NS
+    global START_NS, NO_THREAD
     args = sys.argv[1:]
     if args[:1] == ["--start-ns"]:
         START_NS = int(args[1])
         args = args[2:]
+    if args[:1] == ["--no-thread"]:
+        NO_THREAD = True
+        args = args[1:]
     out, values = args[0], [int(v) for v in args[1:]]
     if not values or any(v < 0 or v >= 1 << 64 for v in values):
         sys.exit(__doc__)
@@ -184,7 +194,8 @@ def main():
                                     (T_TLAB, "T", [16, v]),
                                     (T_OUTSIDE, "O", [v])):
             t += 1_000_000
-            body += event(tid, vint(t) + vint(1) + vint(1) +
+            thread = b"" if NO_THREAD else vint(1)
+            body += event(tid, vint(t) + thread + vint(1) +
                           vint(cls[prefix + str(v)]) +
                           b"".join(vint(x) for x in fields))
     meta_at = 68 + len(body)

@@ -186,6 +186,13 @@ def baseline(report, diff_csv, tb, tn):
             fail("%s: %s, heapsift diff says %s" % (r["site"], r, d))
         if abs(r["q_value"] - float(d["q_value"])) > 1e-6 * float(d["q_value"]):
             fail("%s: q %g, heapsift diff %s" % (r["site"], r["q_value"], d["q_value"]))
+        # the change is new minus base (each printed to 6 significant
+        # digits), in the direction the workload changed the site
+        x, y, z = r["base_value"], r["new_value"], r["delta"]
+        if abs(z - (y - x)) > 5e-6 * (abs(x) + abs(y) + abs(z)) + 1.5:
+            fail("%s: delta %g, but new - base is %g" % (r["site"], z, y - x))
+        if (z > 0) != (want[r["site"].split(":")[0]] == "grew"):
+            fail("%s: a change of %g, the workload's is the other way" % (r["site"], z))
 
 
 def main(a):
