@@ -14,6 +14,8 @@
 #   make mutate       the mutation check (tests/mutate/mutations; not in CI);
 #                     ONLY="name ..." runs a subset
 #   make bench        heapsift against the JDK's jfr on a large recording
+#   make coverage     make test on a --coverage build (build-cov/), then line
+#                     and branch coverage per module (build-aux/coverage.py)
 #   make fuzz         the libFuzzer harnesses (clang), FUZZ_TIME seconds each;
 #                     make fuzz-campaign, make fuzz-minimize (see below)
 #
@@ -72,7 +74,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 LIBHS := $(BUILD)/libheapsift.a
 UNIT_BIN := $(BUILD)/unit-tests
 
-.PHONY: all test check unit golden-update install uninstall clean \
+.PHONY: all test check unit golden-update install uninstall clean coverage \
 	format format-check layering deps-test fuzz fuzz-build fuzz-campaign \
 	fuzz-minimize bench agent agent-notice \
 	mutate tsan
@@ -186,6 +188,17 @@ check:
 		CFLAGS='-O1 -g -fno-omit-frame-pointer' \
 		SAN='-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all' test
 
+# Line and branch coverage per module: the whole suite on a build with
+# GCC's --coverage in build-cov/ (the counters of an earlier run removed
+# first; updated atomically, for the import's threads), then gcov's
+# counts added up by build-aux/coverage.py, which prints the table even
+# when a test failed (the status is the suite's).  Not in CI.
+coverage:
+	@find build-cov -name '*.gcda' -delete 2>/dev/null; \
+	$(MAKE) --no-print-directory BUILD=build-cov BIN=build-cov/heapsift \
+		CFLAGS='-O0 -g' SAN='--coverage -fprofile-update=atomic' test; \
+	rc=$$?; build-aux/coverage.py build-cov; exit $$rc
+
 # libFuzzer harnesses (clang), one per codec; `make fuzz FUZZ_TIME=60`
 # builds them in build-fuzz/, makes seed corpora from fixtures/ and runs
 # each for FUZZ_TIME seconds, one after the other, stopping at the first
@@ -286,6 +299,6 @@ uninstall:
 	rmdir $(DESTDIR)$(LIBDIR)/heapsift 2>/dev/null || true
 
 clean:
-	rm -rf build build-check build-clang build-fuzz heapsift
+	rm -rf build build-check build-clang build-cov build-fuzz heapsift
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(AGENT_OBJ:.o=.d)
