@@ -192,11 +192,13 @@ check:
 # GCC's --coverage in build-cov/ (the counters of an earlier run removed
 # first; updated atomically, for the import's threads), then gcov's
 # counts added up by build-aux/coverage.py, which prints the table even
-# when a test failed (the status is the suite's).  Not in CI.
+# when a test failed (the status is the suite's).  Not in CI.  Through
+# CFLAGS and LDFLAGS, not SAN: a SAN makes the suite expect sanitizers.
 coverage:
 	@find build-cov -name '*.gcda' -delete 2>/dev/null; \
 	$(MAKE) --no-print-directory BUILD=build-cov BIN=build-cov/heapsift \
-		CFLAGS='-O0 -g' SAN='--coverage -fprofile-update=atomic' test; \
+		CFLAGS='-O0 -g --coverage -fprofile-update=atomic' \
+		LDFLAGS=--coverage test; \
 	rc=$$?; build-aux/coverage.py build-cov; exit $$rc
 
 # libFuzzer harnesses (clang), one per codec; `make fuzz FUZZ_TIME=60`
