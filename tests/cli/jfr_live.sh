@@ -197,4 +197,41 @@ else
 fi
 t_end
 
+t_begin names_outside_the_bmp_as_java_wrote_them
+# The JVM keeps names in its modified UTF-8: a character outside the
+# Basic Multilingual Plane is a surrogate pair, 3 bytes each (ED A0..
+# ED B0..), which JFR writes as it is.  A class and a method named with
+# U+1D49C (MATHEMATICAL SCRIPT CAPITAL A, a Java letter) must come out
+# as the source spells them, in proper UTF-8 (F0 9D 92 9C): the reader's
+# rare path for such strings.  The source is the truth here.
+mkdir -p "$W/supp"
+printf '%s\n' 'public class Supp {' \
+	'  static class Ob𝒜 { long[] a = new long[8]; }' \
+	'  static volatile Object sink;' \
+	'  static void make𝒜() { for (int i = 0; i < 10000; i++) sink = new Ob𝒜(); }' \
+	'  public static void main(String[] a) {' \
+	'    long end = System.nanoTime() + 1_500_000_000L;' \
+	'    while (System.nanoTime() < end) make𝒜();' \
+	'  }' \
+	'}' >"$W/supp/Supp.java"
+if ! javac -encoding UTF-8 -d "$W/supp" "$W/supp/Supp.java" >"$W/supp/javac.log" 2>&1; then
+	t_fail "javac failed: $(cat "$W/supp/javac.log")"
+else
+	(cd "$W/supp" && $TO java -cp . -XX:StartFlightRecording:filename=supp.jfr,settings=profile \
+		Supp >"$W/supp/java.log" 2>&1) ||
+		t_fail "java failed: $(tail -n 5 "$W/supp/java.log")"
+	run import -o "$W/supp/supp.hsdb" "$W/supp/supp.jfr"
+	expect_rc 0
+	run top "$W/supp/supp.hsdb" --by class --csv --limit 0
+	printf '%s\n' "$out" | grep -F 'Supp$Ob𝒜,' >/dev/null ||
+		t_fail "no class Supp\$Ob𝒜: $(printf '%s\n' "$out" | head -n 5 | cat -v)"
+	run top "$W/supp/supp.hsdb" --by site --csv --limit 0
+	printf '%s\n' "$out" | grep -F 'Supp.make𝒜:' >/dev/null ||
+		t_fail "no site Supp.make𝒜: $(printf '%s\n' "$out" | head -n 5 | cat -v)"
+	run dump "$W/supp/supp.hsdb"
+	printf '%s\n' "$out" | LC_ALL=C grep "$(printf '\355[\240-\277]')" >/dev/null &&
+		t_fail "a surrogate's bytes came through: $(printf '%s\n' "$out" | LC_ALL=C grep "$(printf '\355')" | head -n 2 | cat -v)"
+fi
+t_end
+
 t_summary
