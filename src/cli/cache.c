@@ -31,6 +31,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 /* Is path (never followed) a folder (dir) or a regular file of ours that
@@ -43,13 +44,14 @@ static int cache_trusted(const char *cmd, const char *path, bool dir)
 	if (lstat(path, &st) < 0) {
 		if (errno == ENOENT && !dir)
 			return 0;
-		fprintf(stderr, "heapsift %s: error: %s %s: %s\n", cmd, what,
-			path, strerror(errno));
+		term_fprintf(stderr, "heapsift %s: error: %s %s: %s\n", cmd,
+			     what, path, strerror(errno));
 		return -1;
 	}
 	if (S_ISLNK(st.st_mode) ||
 	    (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift %s: error: %s %s is %s; not used (remove "
 			"it, or import with heapsift import -o CASE.hsdb "
 			"and give that)\n",
@@ -61,7 +63,8 @@ static int cache_trusted(const char *cmd, const char *path, bool dir)
 		return -1;
 	}
 	if (st.st_uid != geteuid()) {
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift %s: error: %s %s belongs to user %ld, not "
 			"to you (%ld); not used (remove it, or import with "
 			"heapsift import -o CASE.hsdb and give that)\n",
@@ -69,7 +72,8 @@ static int cache_trusted(const char *cmd, const char *path, bool dir)
 		return -1;
 	}
 	if (st.st_mode & 022) {
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift %s: error: %s %s can be written by others "
 			"(mode %04o); not used (chmod go-w %s)\n",
 			cmd, what, path, (unsigned)(st.st_mode & 07777), path);
@@ -96,12 +100,12 @@ static char *cache_dir(const char *cmd)
 	else if (home && *home)
 		buf_addf(&b, "%s/.cache/heapsift", home);
 	else {
-		fprintf(stderr,
-			"heapsift %s: error: neither "
-			"XDG_CACHE_HOME nor HOME is set: no place "
-			"for the cache store; import with heapsift "
-			"import -o CASE.hsdb and give that\n",
-			cmd);
+		term_fprintf(stderr,
+			     "heapsift %s: error: neither "
+			     "XDG_CACHE_HOME nor HOME is set: no place "
+			     "for the cache store; import with heapsift "
+			     "import -o CASE.hsdb and give that\n",
+			     cmd);
 		buf_release(&b);
 		return NULL;
 	}
@@ -111,10 +115,10 @@ static char *cache_dir(const char *cmd)
 
 			b.data[i] = '\0';
 			if (mkdir(b.data, 0700) < 0 && errno != EEXIST) {
-				fprintf(stderr,
-					"heapsift %s: error: cannot make "
-					"the cache folder %s: %s\n",
-					cmd, b.data, strerror(errno));
+				term_fprintf(stderr,
+					     "heapsift %s: error: cannot make "
+					     "the cache folder %s: %s\n",
+					     cmd, b.data, strerror(errno));
 				buf_release(&b);
 				return NULL;
 			}
@@ -155,16 +159,17 @@ char *cli_cache_path(const char *cmd, int n, char **inputs)
 		struct stat st;
 
 		if (!strcmp(inputs[i], "-")) {
-			fprintf(stderr,
-				"heapsift %s: error: standard input "
-				"cannot be cached; heapsift import -o "
-				"CASE.hsdb - and give CASE.hsdb\n",
-				cmd);
+			term_fprintf(stderr,
+				     "heapsift %s: error: standard input "
+				     "cannot be cached; heapsift import -o "
+				     "CASE.hsdb - and give CASE.hsdb\n",
+				     cmd);
 			buf_release(&key);
 			return NULL;
 		}
 		if (!realpath(inputs[i], real) || stat(real, &st) < 0) {
-			fprintf(stderr,
+			term_fprintf(
+				stderr,
 				"heapsift %s: error: %s: cannot open: %s\n",
 				cmd, inputs[i], strerror(errno));
 			buf_release(&key);
@@ -237,10 +242,10 @@ void cli_cache_keep_status(const char *cmd, const char *store, int st)
 	if (ok && rename(tmp.data, p) != 0)
 		ok = false;
 	if (!ok) {
-		fprintf(stderr,
-			"heapsift %s: warning: cannot write %s: %s (the "
-			"cache store will be imported again)\n",
-			cmd, p, strerror(errno));
+		term_fprintf(stderr,
+			     "heapsift %s: warning: cannot write %s: %s (the "
+			     "cache store will be imported again)\n",
+			     cmd, p, strerror(errno));
 		unlink(tmp.data);
 		unlink(store);
 	}
@@ -282,7 +287,8 @@ static bool neither_store_nor_input(const char *cmd, const char *path)
 		store_close(s); /* cannot be: it failed cli_is_store() */
 		return false;
 	}
-	fprintf(stderr,
+	term_fprintf(
+		stderr,
 		"heapsift %s: error: %s: neither a heapsift store (%s) nor "
 		"a recording or report heapsift reads (no importer "
 		"recognises its first bytes: heapsift reads JFR and heapsift "
@@ -330,9 +336,10 @@ int cli_store_path(const char *cmd, int n, char **operands, char **path,
 		return EXIT_ERROR;
 	}
 	if (rc > 0 && kept != EXIT_ERROR && cli_is_store(cached)) {
-		fprintf(stderr, "heapsift %s: using %s\n", cmd, cached);
+		term_fprintf(stderr, "heapsift %s: using %s\n", cmd, cached);
 		if (kept == EXIT_WARNED)
-			fprintf(stderr,
+			term_fprintf(
+				stderr,
 				"heapsift %s: note: its import skipped damaged "
 				"data or hit a limit (exit status 3); heapsift "
 				"scan lists the inputs' members and their "
@@ -357,7 +364,7 @@ int cli_store_path(const char *cmd, int n, char **operands, char **path,
 	input_limits_default(&lim);
 	io.out = cached;
 	cli_progress_done();
-	fprintf(stderr, "heapsift %s: importing into %s\n", cmd, cached);
+	term_fprintf(stderr, "heapsift %s: importing into %s\n", cmd, cached);
 	fflush(stdout);
 	rc = cli_import(&io, n, operands);
 	if (!cli_is_store(cached) ||
@@ -388,8 +395,9 @@ int cli_store_open(const char *cmd, int n, char **operands, struct store **s,
 		/* a cache store that no longer opens (a disk error, a hand:
 		 * a crash cannot leave one half written) is made again */
 		cli_problem(cmd, "warning", &e);
-		fprintf(stderr, "heapsift %s: the cache store is made again\n",
-			cmd);
+		term_fprintf(stderr,
+			     "heapsift %s: the cache store is made again\n",
+			     cmd);
 		unlink(*path);
 		free(*path);
 		rc = cli_store_path(cmd, n, operands, path, status);

@@ -16,16 +16,21 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/size.h"
+#include "util/term.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	struct buf b = BUF_INIT;
 	va_list ap;
 
-	fprintf(stderr, "heapsift %s: ", cmd);
+	/* the values are the user's, echoed: escaped like any name */
+	term_addf(&b, "heapsift %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	term_vaddf(&b, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'heapsift %s --help'\n", cmd);
+	term_addf(&b, "\nsee 'heapsift %s --help'\n", cmd);
+	fputs(b.data, stderr);
+	buf_release(&b);
 	return EXIT_USAGE;
 }
 
@@ -246,9 +251,9 @@ int cli_exit_status(int status)
 int cli_finish_output(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr,
-			"heapsift: error: writing standard output: %s\n",
-			err_io_reason(errno ? errno : EIO));
+		term_fprintf(stderr,
+			     "heapsift: error: writing standard output: %s\n",
+			     err_io_reason(errno ? errno : EIO));
 		return EXIT_ERROR;
 	}
 	return status;
@@ -286,7 +291,7 @@ void cli_progress(const char *fmt, ...)
 	progress_last = now;
 	fputs("\r\033[K", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	term_vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fflush(stderr);
 	progress_shown = true;

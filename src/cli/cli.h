@@ -30,7 +30,8 @@ struct command {
 
 extern const struct command command_table[];
 
-/* Print "heapsift NAME: usage..." and return EXIT_USAGE. */
+/* Print "heapsift NAME: usage..." and return EXIT_USAGE; every argument
+ * escaped as term.h's are (the values echoed are the user's). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -143,7 +144,8 @@ int cli_exit_status(int status);
 /* Flush stdout; on a write error say so and return EXIT_ERROR. */
 int cli_finish_output(int status);
 
-/* Is stderr a terminal we may draw a progress line on? */
+/* Is stderr a terminal we may draw a progress line on?  cli_progress()
+ * escapes its arguments as term.h's (names of members). */
 bool cli_progress_enabled(void);
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_done(void);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "util/buf.h"
 #include "util/paths.h"
+#include "util/term.h"
 
 #define AGENT_LIB "libheapsift-agent.so"
 
@@ -57,7 +58,8 @@ static int agent_path_run(void)
 	struct buf path = BUF_INIT;
 
 	if (!paths_find_runtime(AGENT_LIB, &path)) {
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift agent-path: " AGENT_LIB " not found beside "
 			"heapsift, in build/ or at %s; run make install (it is "
 			"built only when the JDK's jvmti.h is found)\n",
@@ -65,6 +67,9 @@ static int agent_path_run(void)
 		buf_release(&path);
 		return EXIT_ERROR;
 	}
+	/* the path itself, not escaped: it is for -agentpath: in a shell's
+	 * $(...), and it is heapsift's own install location, not a name
+	 * from a file */
 	printf("%s\n", path.data);
 	buf_release(&path);
 	return cli_finish_output(EXIT_OK);

@@ -21,6 +21,7 @@
 #include "query/query_codeheap.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/term.h"
 
 static const char codeheap_help[] =
 	"usage: heapsift codeheap CASE.hsdb|INPUT... [--heap=NAME] "
@@ -91,7 +92,7 @@ static void csv_heap(struct buf *b, const struct chq *q, uint32_t sn,
 
 	chq_facts(q, h, &f);
 	buf_addf(b, "%u,", sn);
-	buf_add_csv(b, name, strlen(name));
+	buf_add_csv_name(b, name, strlen(name));
 	buf_addch(b, ',');
 	put_num(b, x->segment_size);
 	buf_addch(b, ',');
@@ -112,10 +113,10 @@ static void csv_heap(struct buf *b, const struct chq *q, uint32_t sn,
 	if (!isnan(f.fragmentation))
 		buf_addf(b, "%.4f", f.fragmentation);
 	buf_addch(b, ',');
-	buf_adds(b, chq_str(q, s->kind));
+	buf_add_csv_name(b, chq_str(q, s->kind), strlen(chq_str(q, s->kind)));
 	buf_addch(b, ',');
 	src = chq_snapshot_source(q, sn);
-	buf_add_csv(b, src, strlen(src));
+	buf_add_csv_name(b, src, strlen(src));
 	buf_addf(b, ",%" PRIu64 ",", s->line);
 	put_num(b, f.used_blocks);
 	buf_addch(b, ',');
@@ -126,8 +127,8 @@ static void csv_heap(struct buf *b, const struct chq *q, uint32_t sn,
 	put_num(b, f.largest_used);
 	buf_addch(b, ',');
 	if (f.largest_used_name)
-		buf_add_csv(b, f.largest_used_name,
-			    strlen(f.largest_used_name));
+		buf_add_csv_name(b, f.largest_used_name,
+				 strlen(f.largest_used_name));
 	buf_addch(b, ',');
 	if (x->low)
 		buf_addf(b, "0x%016" PRIx64, x->low);
@@ -208,7 +209,7 @@ static int csv_granules(const struct chq *q, uint32_t sn, uint32_t h,
 	for (g = 0; g < (int64_t)n; g++) {
 		buf_reset(b);
 		buf_addf(b, "%u,", sn);
-		buf_add_csv(b, name, strlen(name));
+		buf_add_csv_name(b, name, strlen(name));
 		buf_addf(b, ",%" PRId64 ",", g);
 		if (x->low && x->granule_size > 0)
 			buf_addf(b, "0x%016" PRIx64,
@@ -259,9 +260,9 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 	if (csv)
 		buf_adds(b, "heap,fact,a,b,change\r\n");
 	else
-		buf_addf(b, "snapshot %u (%s) and %u (%s)\n", a,
-			 chq_str(q, sa->kind), c,
-			 chq_str(q, chq_snapshot(q, c)->kind));
+		term_addf(b, "snapshot %u (%s) and %u (%s)\n", a,
+			  chq_str(q, sa->kind), c,
+			  chq_str(q, chq_snapshot(q, c)->kind));
 	for (i = 0; i < sa->n_heaps; i++) {
 		uint32_t h = sa->first_heap + i, k = chq_match_heap(q, c, h);
 		const char *name = chq_str(q, chq_heap(q, h)->name);
@@ -277,8 +278,8 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		chq_facts(q, h, &fa);
 		if (k == UINT32_MAX) {
 			if (!csv)
-				buf_addf(b, "  %s: not in snapshot %u\n", name,
-					 c);
+				term_addf(b, "  %s: not in snapshot %u\n", name,
+					  c);
 			continue;
 		}
 		chq_facts(q, k, &fc);
@@ -297,8 +298,8 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 		rows[7].n = "largest_used", rows[7].x = fa.largest_used,
 		rows[7].y = fc.largest_used;
 		if (!csv)
-			buf_addf(b, "  %s\n    %-14s %14s %14s %14s\n", name,
-				 "", "A", "B", "CHANGE");
+			term_addf(b, "  %s\n    %-14s %14s %14s %14s\n", name,
+				  "", "A", "B", "CHANGE");
 		/* a report's free lies in the committed part, a summary's
 		 * is of the reserved size: no change between the two */
 		apart = strcmp(fa.size_is, fc.size_is) != 0;
@@ -315,7 +316,7 @@ static void compare(const struct chq *q, uint32_t a, uint32_t c, bool csv,
 					apart && r == 2);
 				continue;
 			}
-			buf_add_csv(b, name, strlen(name));
+			buf_add_csv_name(b, name, strlen(name));
 			buf_addf(b, ",%s,", rows[r].n);
 			put_num(b, rows[r].x);
 			buf_addch(b, ',');
@@ -473,7 +474,8 @@ static int codeheap_open(const struct codeheap_options *o, struct store **s,
 	if (!n) {
 		chq_free(*q);
 		store_close(*s);
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift codeheap: %s holds no code-heap snapshots "
 			"(import a CodeHeap_Analytics report, a codecache "
 			"summary, a codelist or a javacore)\n",
@@ -539,8 +541,8 @@ static int codeheap_list(const struct codeheap_options *o, const struct chq *q)
 		fwrite(b.data, 1, b.len, stdout);
 	}
 	if (o->heap && !shown) {
-		fprintf(stderr, "heapsift codeheap: no heap named '%s'\n",
-			o->heap);
+		term_fprintf(stderr, "heapsift codeheap: no heap named '%s'\n",
+			     o->heap);
 		status = EXIT_ERROR;
 	}
 out:

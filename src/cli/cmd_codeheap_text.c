@@ -15,6 +15,7 @@
 
 #include "cli/cmd_codeheap_int.h"
 #include "util/human.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 /* A size as the text says sizes (human_bytes), "?" where unknown. */
@@ -117,8 +118,8 @@ static void top_blocks(const struct chq *q, uint32_t h, struct buf *b)
 				 : ch_block_type_name(
 					   (enum ch_block_type)best[k]->type));
 		if (*chq_str(q, best[k]->compiler))
-			buf_addf(b, "%s %d  ", chq_str(q, best[k]->compiler),
-				 best[k]->level);
+			term_addf(b, "%s %d  ", chq_str(q, best[k]->compiler),
+				  best[k]->level);
 		buf_add_printable(b, name, strlen(name));
 		buf_addch(b, '\n');
 	}
@@ -194,7 +195,7 @@ void codeheap_text_heap(const struct chq *q, uint32_t h,
 					    "stub"};
 
 	chq_facts(q, h, &f);
-	buf_addf(b, "  %s", chq_str(q, x->name));
+	term_addf(b, "  %s", chq_str(q, x->name));
 	if (x->low)
 		buf_addf(b, "  [0x%016" PRIx64 ", 0x%016" PRIx64 ")", x->low,
 			 x->high);
@@ -396,7 +397,7 @@ void codeheap_text_snapshot(const struct chq *q, uint32_t sn, struct buf *b)
 	uint32_t n;
 	char when[HUMAN_TIME_SIZE];
 
-	buf_addf(b, "snapshot %u: %s, ", sn, chq_str(q, s->kind));
+	term_addf(b, "snapshot %u: %s, ", sn, chq_str(q, s->kind));
 	buf_add_printable(b, chq_snapshot_source(q, sn),
 			  strlen(chq_snapshot_source(q, sn)));
 	buf_addf(b, " line %" PRIu64, s->line);

@@ -25,6 +25,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/human.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 static const char diff_help[] =
@@ -129,11 +130,7 @@ static char *operand_store(const char *in)
 static void put_str(struct buf *b, const char *s, bool csv)
 {
 	if (csv) {
-		struct buf t = BUF_INIT;
-
-		buf_add_printable(&t, s, strlen(s));
-		buf_add_csv(b, t.data, t.len);
-		buf_release(&t);
+		buf_add_csv_name(b, s, strlen(s));
 	} else {
 		buf_add_printable(b, s, strlen(s));
 	}
@@ -456,10 +453,10 @@ static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
 		buf_adds(b, "heap,fact,base,new,delta\r\n");
 	} else {
 		for (k = 0; k < 2; k++) {
-			buf_addf(b, "%-5s snapshot %u (%s) of ",
-				 k ? "new:" : "base:", snap[k],
-				 chq_str(q[k],
-					 chq_snapshot(q[k], snap[k])->kind));
+			term_addf(b, "%-5s snapshot %u (%s) of ",
+				  k ? "new:" : "base:", snap[k],
+				  chq_str(q[k],
+					  chq_snapshot(q[k], snap[k])->kind));
 			put_str(b, names[k], false);
 			buf_addch(b, '\n');
 		}

@@ -20,6 +20,7 @@
 #include "input/walk.h"
 #include "util/buf.h"
 #include "util/human.h"
+#include "util/term.h"
 
 static const char dump_help[] =
 	"usage: heapsift dump [--format=text|tsv] [--raw-names] "
@@ -636,10 +637,10 @@ static int dump_run(const struct dump_options *o)
 	if (!d.n_recordings && !failed_inputs && !ferror(stdout)) {
 		/* nothing to show is an error, whether no member looked like
 		 * JFR or none that did could be read */
-		fprintf(stderr,
-			"heapsift dump: no %sJFR recording in the "
-			"inputs\n",
-			d.n_jfr_members ? "readable " : "");
+		term_fprintf(stderr,
+			     "heapsift dump: no %sJFR recording in the "
+			     "inputs\n",
+			     d.n_jfr_members ? "readable " : "");
 		failed_inputs++;
 	}
 	if (failed_inputs || stats.errors)

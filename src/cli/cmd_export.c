@@ -22,6 +22,7 @@
 #include "record/record.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 static const char export_help[] =
@@ -129,7 +130,8 @@ static int table_open(struct table *t, const char *dir, const char *name,
 			return -1;
 		}
 		create_failed = true;
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift export: error: writing %s (creating %s): "
 			"%s\n",
 			t->path.data, t->tmp.data, err_io_reason(errno));
@@ -144,14 +146,10 @@ static int table_open(struct table *t, const char *dir, const char *name,
 }
 
 /* A string from a file as a CSV text cell: made printable, then quoted
- * as a spreadsheet needs (buf_add_csv). */
+ * as a spreadsheet needs (buf_add_csv_name). */
 static void add_text(struct buf *out, const char *s)
 {
-	struct buf p = BUF_INIT;
-
-	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv(out, p.data, p.len);
-	buf_release(&p);
+	buf_add_csv_name(out, s, strlen(s));
 }
 
 static void field_end(struct table *t, bool last)
@@ -212,8 +210,8 @@ static int table_close(struct table *t)
 		unlink(t->tmp.data);
 		errnum = -1;
 	} else if (errnum) {
-		fprintf(stderr, "heapsift export: error: writing %s: %s\n",
-			t->path.data, err_io_reason(errnum));
+		term_fprintf(stderr, "heapsift export: error: writing %s: %s\n",
+			     t->path.data, err_io_reason(errnum));
 		unlink(t->tmp.data);
 		create_failed = true;
 	}
@@ -608,9 +606,9 @@ static int export_csv(int argc, char **argv, struct export_args *a)
 	if (rc)
 		return rc;
 	if (mkdir(a->dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr,
-			"heapsift export: error: cannot create %s: %s\n",
-			a->dir, strerror(errno));
+		term_fprintf(stderr,
+			     "heapsift export: error: cannot create %s: %s\n",
+			     a->dir, strerror(errno));
 		free(path);
 		return EXIT_ERROR;
 	}

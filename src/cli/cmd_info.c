@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/human.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 static const char info_help[] =
@@ -159,21 +160,23 @@ static void put_contents(struct store *s, const struct info_store *is,
 		printf("  samples    ");
 		for (k = 0; k < SAMPLE__COUNT; k++)
 			if (per_kind[k])
-				printf(" %s %llu", sample_kind_name(k),
-				       (unsigned long long)per_kind[k]);
+				term_fprintf(stdout, " %s %llu",
+					     sample_kind_name(k),
+					     (unsigned long long)per_kind[k]);
 		printf("\n  gc heap     %llu summaries\n",
 		       (unsigned long long)heaps);
 	}
 	for (k = 0, i = 0; k < is->n_chs; k++)
 		i += is->chs[k].recording == r;
 	if (i) {
-		printf("  code heaps  %llu snapshot%s:", (unsigned long long)i,
-		       i == 1 ? "" : "s");
+		term_fprintf(stdout, "  code heaps  %llu snapshot%s:",
+			     (unsigned long long)i, i == 1 ? "" : "s");
 		for (k = 0; k < is->n_chs; k++)
 			if (is->chs[k].recording == r)
-				printf(" %u (%s, line %llu)", k,
-				       store_str(s, is->chs[k].kind),
-				       (unsigned long long)is->chs[k].line);
+				term_fprintf(
+					stdout, " %u (%s, line %llu)", k,
+					store_str(s, is->chs[k].kind),
+					(unsigned long long)is->chs[k].line);
 		putchar('\n');
 	}
 }
@@ -212,7 +215,7 @@ static void put_settings(struct store *s, const struct info_store *is,
 		const struct store_count *ct =
 			&is->counts[rec->first_count + k];
 
-		printf("%s ", k ? "," : "");
+		term_fprintf(stdout, "%s ", k ? "," : "");
 		put_str(store_str(s, ct->name));
 		printf(" %llu", (unsigned long long)ct->n);
 	}
@@ -231,8 +234,9 @@ static void put_recording(struct store *s, const struct info_store *is,
 
 	printf("\nrecording %u: ", r);
 	put_str(store_str(s, rec->source));
-	printf("\n  format      %s, %u chunk%s\n", store_str(s, rec->format),
-	       rec->n_chunks, rec->n_chunks == 1 ? "" : "s");
+	term_fprintf(stdout, "\n  format      %s, %u chunk%s\n",
+		     store_str(s, rec->format), rec->n_chunks,
+		     rec->n_chunks == 1 ? "" : "s");
 	printf("  jvm         ");
 	if (rec->jvm_name) {
 		const char *name = store_str(s, rec->jvm_name);
@@ -284,9 +288,10 @@ static int info_run(const struct info_options *o)
 		free(path);
 		return EXIT_ERROR;
 	}
-	printf("store %s: %u recording%s, %llu samples%s\n", path, is.n_recs,
-	       is.n_recs == 1 ? "" : "s", (unsigned long long)is.n_samples,
-	       o->check ? ", every section verified" : "");
+	term_fprintf(stdout, "store %s: %u recording%s, %llu samples%s\n", path,
+		     is.n_recs, is.n_recs == 1 ? "" : "s",
+		     (unsigned long long)is.n_samples,
+		     o->check ? ", every section verified" : "");
 	for (r = 0; r < is.n_recs; r++)
 		put_recording(s, &is, r);
 	free(is.per_rec);

@@ -27,6 +27,7 @@
 #include "report/report.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 static const char report_help[] =
@@ -576,9 +577,11 @@ static void print_rules(void)
 	const struct finding_rule *r;
 
 	for (r = finding_rule_table; r->name; r++)
-		printf("%s\n  reads:    %s\n  fires:    %s\n  severity: %s\n"
-		       "  means:    %s\n",
-		       r->name, r->reads, r->fires, r->severity, r->text);
+		term_fprintf(
+			stdout,
+			"%s\n  reads:    %s\n  fires:    %s\n  severity: %s\n"
+			"  means:    %s\n",
+			r->name, r->reads, r->fires, r->severity, r->text);
 }
 
 /* The command line, parsed. */
@@ -739,20 +742,20 @@ static int report_inventory(const struct report_opts *o, struct report *r,
 		status = EXIT_ERROR;
 	} else if (rc > 0 && cli_is_store(*cached) &&
 		   read_inventory(inv_path, r, warned) == 0) {
-		fprintf(stderr, "heapsift report: using %s\n", *cached);
+		term_fprintf(stderr, "heapsift report: using %s\n", *cached);
 		*have_store = true;
 	} else {
 		/* what a cache store cannot tell (the members and the
 		 * reasons) is found again with the import */
-		fprintf(stderr, "heapsift report: importing into %s\n",
-			*cached);
+		term_fprintf(stderr, "heapsift report: importing into %s\n",
+			     *cached);
 		status = gather(r, &o->lim, o->n, o->inputs, *cached,
 				have_store, warned);
 		if (write_inventory(inv_path, r) < 0)
-			fprintf(stderr,
-				"heapsift report: warning: cannot write "
-				"%s: %s\n",
-				inv_path, strerror(errno));
+			term_fprintf(stderr,
+				     "heapsift report: warning: cannot write "
+				     "%s: %s\n",
+				     inv_path, strerror(errno));
 		/* an input not read is said again next time: the inventory
 		 * does not keep the exit status (the status file does, for
 		 * the other commands) */
@@ -836,11 +839,11 @@ static int report_write(const struct report_opts *o, struct report *r)
 		if (cli_write_file("report", o->o.path, out.data, out.len) < 0)
 			rc = EXIT_ERROR;
 		else
-			fprintf(stderr,
-				"heapsift report: wrote %s (%zu "
-				"finding%s)\n",
-				o->o.path, r->found.n_findings,
-				r->found.n_findings == 1 ? "" : "s");
+			term_fprintf(stderr,
+				     "heapsift report: wrote %s (%zu "
+				     "finding%s)\n",
+				     o->o.path, r->found.n_findings,
+				     r->found.n_findings == 1 ? "" : "s");
 	} else {
 		fwrite(out.data, 1, out.len, stdout);
 	}

@@ -13,6 +13,7 @@
 #include "input/input.h"
 #include "input/walk.h"
 #include "util/buf.h"
+#include "util/term.h"
 
 static const char scan_help[] =
 	"usage: heapsift scan [--csv] [LIMITS] INPUT...\n"
@@ -68,15 +69,9 @@ static int scan_member(void *ctx, const struct member *m)
 	s->by_kind[pr.kind]++;
 	buf_reset(&s->line);
 	if (s->csv) {
-		struct buf f = BUF_INIT;
-
-		buf_add_printable(&f, m->input, strlen(m->input));
-		buf_add_csv(&s->line, f.data, f.len);
+		buf_add_csv_name(&s->line, m->input, strlen(m->input));
 		buf_addch(&s->line, ',');
-		buf_reset(&f);
-		buf_add_printable(&f, m->path, strlen(m->path));
-		buf_add_csv(&s->line, f.data, f.len);
-		buf_release(&f);
+		buf_add_csv_name(&s->line, m->path, strlen(m->path));
 		buf_addf(&s->line, ",%s,%llu,%d,%s,%s\r\n",
 			 import_kind_name(pr.kind),
 			 (unsigned long long)input_offset(m->in), pr.score,
@@ -152,26 +147,28 @@ static void put_summary(const struct scan *s, int n_inputs,
 	enum import_kind k;
 	const char *sep = ": ";
 
-	printf("%llu member%s in %d input%s", (unsigned long long)s->n_members,
-	       s->n_members == 1 ? "" : "s", n_inputs,
-	       n_inputs == 1 ? "" : "s");
+	term_fprintf(stdout, "%llu member%s in %d input%s",
+		     (unsigned long long)s->n_members,
+		     s->n_members == 1 ? "" : "s", n_inputs,
+		     n_inputs == 1 ? "" : "s");
 	for (k = KIND_JFR; k < KIND__COUNT; k++) {
 		if (!s->by_kind[k])
 			continue;
-		printf("%s%llu %s", sep, (unsigned long long)s->by_kind[k],
-		       import_kind_name(k));
+		term_fprintf(stdout, "%s%llu %s", sep,
+			     (unsigned long long)s->by_kind[k],
+			     import_kind_name(k));
 		sep = ", ";
 	}
 	if (s->by_kind[KIND_UNKNOWN])
-		printf("%s%llu unknown", sep,
-		       (unsigned long long)s->by_kind[KIND_UNKNOWN]);
+		term_fprintf(stdout, "%s%llu unknown", sep,
+			     (unsigned long long)s->by_kind[KIND_UNKNOWN]);
 	printf("; %llu bytes", (unsigned long long)s->bytes);
 	if (stats->warnings || stats->errors)
-		printf("; %llu warning%s, %llu error%s",
-		       (unsigned long long)stats->warnings,
-		       stats->warnings == 1 ? "" : "s",
-		       (unsigned long long)stats->errors,
-		       stats->errors == 1 ? "" : "s");
+		term_fprintf(stdout, "; %llu warning%s, %llu error%s",
+			     (unsigned long long)stats->warnings,
+			     stats->warnings == 1 ? "" : "s",
+			     (unsigned long long)stats->errors,
+			     stats->errors == 1 ? "" : "s");
 	putchar('\n');
 }
 
@@ -190,8 +187,9 @@ static int scan_run(const struct scan_options *o)
 		      "status\r\n",
 		      stdout);
 	else
-		printf("%-9s %4s %12s  %-11s %-9s %s\n", "KIND", "CONF",
-		       "BYTES", "COMPRESSION", "STATUS", "MEMBER");
+		term_fprintf(stdout, "%-9s %4s %12s  %-11s %-9s %s\n", "KIND",
+			     "CONF", "BYTES", "COMPRESSION", "STATUS",
+			     "MEMBER");
 	for (i = 0; i < o->n_inputs; i++) {
 		int rc = walk_input(o->inputs[i], &o->lim, &ops, &s, &stats);
 

@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/human.h"
 #include "util/size.h"
+#include "util/term.h"
 
 static const char survivors_help[] =
 	"usage: heapsift survivors CASE.hsdb|INPUT... [--by=GROUP] "
@@ -116,27 +117,33 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 		       "peak_bytes,suspect\r\n",
 		       keyname);
 	else if (sv->kind == SAMPLE_OLD_OBJECT)
-		printf("leak suspects by %s: objects alive at the last "
-		       "emission, allocated all\nalong (3 of 4 quarters), kept "
-		       "from one emission to the next, rooted\nwhere roots "
-		       "were "
-		       "searched for\n"
-		       "%4s %14s %9s %12s %12s  %s\n",
-		       keyname, "RANK", "SLOPE", "RISING", "AT END", "PEAK",
-		       keyname);
+		term_fprintf(
+			stdout,
+			"leak suspects by %s: objects alive at the last "
+			"emission, allocated all\nalong (3 of 4 quarters), "
+			"kept "
+			"from one emission to the next, rooted\nwhere roots "
+			"were "
+			"searched for\n"
+			"%4s %14s %9s %12s %12s  %s\n",
+			keyname, "RANK", "SLOPE", "RISING", "AT END", "PEAK",
+			keyname);
 	else
-		printf("leak suspects by %s: a live set that rises at several "
-		       "of %zu points,\nseldom falls, still grows in the later "
-		       "half and ends near its peak\n"
-		       "%4s %14s %9s %12s %12s  %s\n",
-		       keyname, sv->n_buckets, "RANK", "SLOPE", "RISING",
-		       "AT END", "PEAK", keyname);
+		term_fprintf(
+			stdout,
+			"leak suspects by %s: a live set that rises at several "
+			"of %zu points,\nseldom falls, still grows in the "
+			"later "
+			"half and ends near its peak\n"
+			"%4s %14s %9s %12s %12s  %s\n",
+			keyname, sv->n_buckets, "RANK", "SLOPE", "RISING",
+			"AT END", "PEAK", keyname);
 	for (i = 0; i < n; i++) {
 		const struct query_survivor_series *x = r[i];
 
 		buf_reset(&line);
 		if (csv) {
-			buf_add_csv(&line, x->key, strlen(x->key));
+			buf_add_csv_name(&line, x->key, strlen(x->key));
 			buf_addf(&line, ",%.1f,%u,%zu,%lld,%lld,%s\r\n",
 				 x->slope, x->rising, sv->n_buckets,
 				 (long long)x->end_bytes,
@@ -170,7 +177,8 @@ static int print_leaks(struct query *q, const struct query_survivors *sv,
 		shown++;
 	}
 	if (!csv && !shown)
-		printf("none: no %s's live set grows steadily\n", keyname);
+		term_fprintf(stdout, "none: no %s's live set grows steadily\n",
+			     keyname);
 	buf_release(&line);
 	return 0;
 }
@@ -304,34 +312,38 @@ static void put_text_header(const struct query_survivors *sv,
 			    const char *keyname)
 {
 	if (sv->kind == SAMPLE_OLD_OBJECT)
-		printf("%s: %llu objects, each once however many "
-		       "emissions show it; sampled objects known "
-		       "alive by %s, a point every %.3f s\n",
-		       sample_kind_name(sv->kind),
-		       (unsigned long long)sv->samples_used, keyname,
-		       (double)sv->bucket_ns / 1e9);
+		term_fprintf(stdout,
+			     "%s: %llu objects, each once however many "
+			     "emissions show it; sampled objects known "
+			     "alive by %s, a point every %.3f s\n",
+			     sample_kind_name(sv->kind),
+			     (unsigned long long)sv->samples_used, keyname,
+			     (double)sv->bucket_ns / 1e9);
 	else if (sample_kind_live(sv->kind))
 		/* another profiler's live objects: alive when it looked,
 		 * and nothing is known of the others (docs/formats/jfr.md) */
-		printf("%s: %llu sampled objects not yet collected when the "
-		       "profiler looked (no GC forced first; it records no "
-		       "deaths); live set by %s, a point every %.3f s\n",
-		       sample_kind_name(sv->kind),
-		       (unsigned long long)sv->samples_used, keyname,
-		       (double)sv->bucket_ns / 1e9);
+		term_fprintf(
+			stdout,
+			"%s: %llu sampled objects not yet collected when the "
+			"profiler looked (no GC forced first; it records no "
+			"deaths); live set by %s, a point every %.3f s\n",
+			sample_kind_name(sv->kind),
+			(unsigned long long)sv->samples_used, keyname,
+			(double)sv->bucket_ns / 1e9);
 	else
-		printf("%s: %llu samples with a known fate (%llu "
-		       "untracked, not counted); live set by %s, a "
-		       "point every %.3f s\n",
-		       sample_kind_name(sv->kind),
-		       (unsigned long long)sv->samples_used,
-		       (unsigned long long)sv->samples_unknown, keyname,
-		       (double)sv->bucket_ns / 1e9);
+		term_fprintf(stdout,
+			     "%s: %llu samples with a known fate (%llu "
+			     "untracked, not counted); live set by %s, a "
+			     "point every %.3f s\n",
+			     sample_kind_name(sv->kind),
+			     (unsigned long long)sv->samples_used,
+			     (unsigned long long)sv->samples_unknown, keyname,
+			     (double)sv->bucket_ns / 1e9);
 	/* an old object that the last emission leaves out was
 	 * collected or replaced in the sampler: gone, not dead */
-	printf("%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK", "AT END",
-	       sv->kind == SAMPLE_OLD_OBJECT ? "GONE" : "DIED", "ALIVE",
-	       "TO COLLECTION", "GCS", "TREND", keyname);
+	term_fprintf(stdout, "%12s %12s %7s %7s %13s %4s  %-32s  %s\n", "PEAK",
+		     "AT END", sv->kind == SAMPLE_OLD_OBJECT ? "GONE" : "DIED",
+		     "ALIVE", "TO COLLECTION", "GCS", "TREND", keyname);
 }
 
 /* A series as CSV rows, one a point in time. */
@@ -344,7 +356,7 @@ static void put_series_csv(struct buf *line, const struct query_survivors *sv,
 		char when[HUMAN_TIME_SIZE];
 
 		buf_reset(line);
-		buf_add_csv(line, x->key, strlen(x->key));
+		buf_add_csv_name(line, x->key, strlen(x->key));
 		buf_addch(line, ',');
 		buf_adds(line, human_time(sv->time_ns[b], 3, NULL, when,
 					  sizeof(when)));
@@ -417,12 +429,14 @@ static int survivors_run(struct survivors_options *o)
 	if (o->so.cohort)
 		keyname = o->so.cohort == COHORT_AGE ? "age" : "gcs";
 	if (!sv->samples_used && !o->csv) {
-		printf("%s: no sample with a known fate%s (%llu untracked)\n",
-		       sample_kind_name(sv->kind),
-		       o->so.min_gcs || o->so.before_last_gc
-			       ? " passes the filters"
-			       : "",
-		       (unsigned long long)sv->samples_unknown);
+		term_fprintf(
+			stdout,
+			"%s: no sample with a known fate%s (%llu untracked)\n",
+			sample_kind_name(sv->kind),
+			o->so.min_gcs || o->so.before_last_gc
+				? " passes the filters"
+				: "",
+			(unsigned long long)sv->samples_unknown);
 	} else if (o->leaks) {
 		print_leaks(q, sv, o->csv, (size_t)o->limit, keyname);
 	} else {

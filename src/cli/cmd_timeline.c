@@ -16,6 +16,7 @@
 #include "util/buf.h"
 #include "util/human.h"
 #include "util/size.h"
+#include "util/term.h"
 
 static const char timeline_help[] =
 	"usage: heapsift timeline CASE.hsdb|INPUT... [--bucket=DURATION] "
@@ -91,13 +92,14 @@ static void put_text_header(struct query *q, const struct query_options *qo,
 	size_t n_jvms;
 	bool named;
 
-	printf("%s: %llu samples, %s estimated over %.3f s "
-	       "recorded; buckets of %.3f s\n",
-	       sample_kind_name(query_kind(q)),
-	       (unsigned long long)total->samples,
-	       human_bytes(total->est_bytes, tb, sizeof(tb)),
-	       (double)covered / 1e9, (double)bucket / 1e9);
-	printf("%s\n", query_estimate_note(q));
+	term_fprintf(stdout,
+		     "%s: %llu samples, %s estimated over %.3f s "
+		     "recorded; buckets of %.3f s\n",
+		     sample_kind_name(query_kind(q)),
+		     (unsigned long long)total->samples,
+		     human_bytes(total->est_bytes, tb, sizeof(tb)),
+		     (double)covered / 1e9, (double)bucket / 1e9);
+	term_fprintf(stdout, "%s\n", query_estimate_note(q));
 	n_jvms = query_jvms_sampled(q, qo, &named);
 	if (n_jvms > 1 && named)
 		printf("fleet: %zu JVMs' samples added together; "
@@ -109,8 +111,8 @@ static void put_text_header(struct query *q, const struct query_options *qo,
 		       "which may be of different JVMs (not all say "
 		       "which); --recording picks one\n",
 		       n_jvms);
-	printf("%-24s %12s %10s %7s  %s\n", "TIME", "ALLOC/S", "SAMPLES/S", "±",
-	       "ALLOCATION RATE");
+	term_fprintf(stdout, "%-24s %12s %10s %7s  %s\n", "TIME", "ALLOC/S",
+		     "SAMPLES/S", "±", "ALLOCATION RATE");
 }
 
 /* One bucket's line; max_rate (bytes per nanosecond) is the longest

@@ -13,6 +13,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/human.h"
+#include "util/term.h"
 
 static const char top_help[] =
 	"usage: heapsift top CASE.hsdb|INPUT... [--by=GROUP] [--limit=N] "
@@ -50,11 +51,7 @@ static const char top_help[] =
 
 static void put_csv_str(struct buf *b, const char *s)
 {
-	struct buf t = BUF_INIT;
-
-	buf_add_printable(&t, s, strlen(s));
-	buf_add_csv(b, t.data, t.len);
-	buf_release(&t);
+	buf_add_csv_name(b, s, strlen(s));
 }
 
 struct top_options {
@@ -124,31 +121,32 @@ static void put_text_header(struct query *q, enum query_group by,
 	bool corr = query_estimate(q) == QUERY_EST_CORRECTED;
 	size_t i;
 
-	printf("%s (%s): %llu samples%s, %s estimated; by %s\n",
-	       sample_kind_name(query_kind(q)),
-	       corr ? "weights corrected by OutsideTLAB events"
-	       : query_kind(q) == SAMPLE_ALLOC	  ? "weights"
-	       : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
-	       : sample_kind_ht(query_kind(q))
-		       ? "unbiased weights of sampled sizes"
-		       : "object sizes",
-	       (unsigned long long)total->samples,
-	       corr ? " and OutsideTLAB events" : "",
-	       human_bytes(total->est_bytes, tb, sizeof(tb)),
-	       query_group_name(by));
-	printf("%s\n", query_estimate_note(q));
+	term_fprintf(stdout, "%s (%s): %llu samples%s, %s estimated; by %s\n",
+		     sample_kind_name(query_kind(q)),
+		     corr ? "weights corrected by OutsideTLAB events"
+		     : query_kind(q) == SAMPLE_ALLOC	? "weights"
+		     : query_kind(q) == SAMPLE_TLAB_NEW ? "TLAB sizes"
+		     : sample_kind_ht(query_kind(q))
+			     ? "unbiased weights of sampled sizes"
+			     : "object sizes",
+		     (unsigned long long)total->samples,
+		     corr ? " and OutsideTLAB events" : "",
+		     human_bytes(total->est_bytes, tb, sizeof(tb)),
+		     query_group_name(by));
+	term_fprintf(stdout, "%s\n", query_estimate_note(q));
 	for (i = 0; i < n; i++)
 		if (rows[i].bias)
 			break;
 	if (i < n)
-		printf("! the estimate is known to be biased on this "
-		       "row, beyond its ±: %s\n",
-		       "fewer than 4 effective samples, large "
-		       "objects partly allocated in TLABs, or "
-		       "large objects HotSpot samples too seldom "
-		       "(--csv says which)");
-	printf("%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE", "SAMPLES", "±",
-	       query_group_name(by));
+		term_fprintf(stdout,
+			     "! the estimate is known to be biased on this "
+			     "row, beyond its ±: %s\n",
+			     "fewer than 4 effective samples, large "
+			     "objects partly allocated in TLABs, or "
+			     "large objects HotSpot samples too seldom "
+			     "(--csv says which)");
+	term_fprintf(stdout, "%12s %7s %9s %7s  %s\n", "EST_BYTES", "SHARE",
+		     "SAMPLES", "±", query_group_name(by));
 }
 
 static void put_row(struct buf *line, const struct query_row *r, bool csv)

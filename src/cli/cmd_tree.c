@@ -13,6 +13,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/human.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 static const char tree_help[] =
@@ -76,13 +77,9 @@ static void put_row(struct printer *p, uint32_t i)
 	shares(p, i, &share, &pshare);
 	buf_reset(&p->line);
 	if (p->csv) {
-		struct buf t = BUF_INIT;
-
 		buf_add_csv(&p->line, p->path.data, p->path.len);
 		buf_addf(&p->line, ",%u,", nd->depth);
-		buf_add_printable(&t, nd->label, strlen(nd->label));
-		buf_add_csv(&p->line, t.data, t.len);
-		buf_release(&t);
+		buf_add_csv_name(&p->line, nd->label, strlen(nd->label));
 		buf_addf(&p->line, ",%llu,%lld,%.6f,%.6f,%llu,%lld,",
 			 (unsigned long long)nd->samples,
 			 (long long)nd->est_bytes, share, pshare,
@@ -275,14 +272,15 @@ static int tree_run(struct tree_options *o)
 	} else {
 		char tb[32];
 
-		printf("%s tree of %s: %llu samples, %s estimated\n",
-		       o->inverted ? "inverted" : "call",
-		       sample_kind_name(query_kind(q)),
-		       (unsigned long long)total.samples,
-		       human_bytes(total.est_bytes, tb, sizeof(tb)));
-		printf("%s\n", query_estimate_note(q));
-		printf("%10s %7s %7s %8s %7s  %s\n", "EST_BYTES", "TOTAL",
-		       "PARENT", "SAMPLES", "±", "FRAME");
+		term_fprintf(stdout,
+			     "%s tree of %s: %llu samples, %s estimated\n",
+			     o->inverted ? "inverted" : "call",
+			     sample_kind_name(query_kind(q)),
+			     (unsigned long long)total.samples,
+			     human_bytes(total.est_bytes, tb, sizeof(tb)));
+		term_fprintf(stdout, "%s\n", query_estimate_note(q));
+		term_fprintf(stdout, "%10s %7s %7s %8s %7s  %s\n", "EST_BYTES",
+			     "TOTAL", "PARENT", "SAMPLES", "±", "FRAME");
 	}
 	put_tree(&p);
 	buf_release(&p.path);

@@ -11,6 +11,7 @@
 #include "importers/importer.h"
 #include "input/walk.h"
 #include "util/err.h"
+#include "util/term.h"
 
 /* --- heapsift import's words --------------------------------------------- */
 
@@ -34,25 +35,25 @@ static void say_member(void *ctx, const struct ingest_member *im)
 
 	if (im->pr.ops && !im->pr.ops->import) {
 		cli_progress_done();
-		fprintf(stderr,
-			"heapsift %s: note: %s: %s data is not "
-			"importable yet; skipped\n",
-			c->cmd, display, import_kind_name(im->pr.kind));
+		term_fprintf(stderr,
+			     "heapsift %s: note: %s: %s data is not "
+			     "importable yet; skipped\n",
+			     c->cmd, display, import_kind_name(im->pr.kind));
 	}
 	if (!im->duplicate)
 		return;
 	cli_progress_done();
 	if (im->duplicate_source)
-		fprintf(stderr,
-			"heapsift %s: warning: %s: already in the store "
-			"as recording %u (%s); skipped\n",
-			c->cmd, display, im->duplicate_of,
-			im->duplicate_source);
+		term_fprintf(stderr,
+			     "heapsift %s: warning: %s: already in the store "
+			     "as recording %u (%s); skipped\n",
+			     c->cmd, display, im->duplicate_of,
+			     im->duplicate_source);
 	else
-		fprintf(stderr,
-			"heapsift %s: warning: %s: already in the store "
-			"as recording %u; skipped\n",
-			c->cmd, display, im->duplicate_of);
+		term_fprintf(stderr,
+			     "heapsift %s: warning: %s: already in the store "
+			     "as recording %u; skipped\n",
+			     c->cmd, display, im->duplicate_of);
 }
 
 void cli_ingest_progress(void *ctx, const struct ingest_progress *p)
@@ -81,9 +82,9 @@ void cli_ingest_waiting(void *ctx)
 	const struct cli_ingest *c = ctx;
 
 	cli_progress_done();
-	fprintf(stderr,
-		"heapsift %s: waiting for another heapsift writing %s\n",
-		c->cmd, c->out);
+	term_fprintf(stderr,
+		     "heapsift %s: waiting for another heapsift writing %s\n",
+		     c->cmd, c->out);
 }
 
 static const struct ingest_ops import_ops = {
@@ -103,27 +104,28 @@ static int say_outcome(const struct cli_ingest *c,
 	case INGEST_WRITE_FAILED:
 		cli_problem(c->cmd, "error", e);
 		/* the spill's and the folder's errors do not name it */
-		fprintf(stderr, "heapsift %s: %s not written\n", c->cmd,
-			c->out);
+		term_fprintf(stderr, "heapsift %s: %s not written\n", c->cmd,
+			     c->out);
 		return EXIT_ERROR;
 	case INGEST_UNCHANGED:
-		fprintf(stderr,
-			"heapsift %s: every recording is already in %s; "
-			"not rewritten\n",
-			c->cmd, c->out);
+		term_fprintf(stderr,
+			     "heapsift %s: every recording is already in %s; "
+			     "not rewritten\n",
+			     c->cmd, c->out);
 		return EXIT_OK; /* the warnings make it 3 */
 	case INGEST_EMPTY:
-		fprintf(stderr,
-			"heapsift %s: error: no recording could "
-			"be imported from the inputs; %s not written\n",
-			c->cmd, c->out);
+		term_fprintf(stderr,
+			     "heapsift %s: error: no recording could "
+			     "be imported from the inputs; %s not written\n",
+			     c->cmd, c->out);
 		return EXIT_ERROR;
 	case INGEST_WRITTEN:
 		break;
 	}
-	fprintf(summary, "%s: %u recording%s (%llu new), %llu samples\n",
-		c->out, r->recordings, r->recordings == 1 ? "" : "s",
-		(unsigned long long)r->added, (unsigned long long)r->samples);
+	term_fprintf(summary, "%s: %u recording%s (%llu new), %llu samples\n",
+		     c->out, r->recordings, r->recordings == 1 ? "" : "s",
+		     (unsigned long long)r->added,
+		     (unsigned long long)r->samples);
 	return EXIT_OK;
 }
 

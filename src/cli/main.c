@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/term.h"
 
 const struct command command_table[] = {
 	{"scan", cmd_scan, "[--csv] [LIMITS] INPUT...",
@@ -62,7 +63,7 @@ static void main_help(FILE *out)
 	      "extracting anything to disk.\n\nCommands:\n",
 	      out);
 	for (c = command_table; c->name; c++)
-		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+		term_fprintf(out, "  %-10s %s\n", c->name, c->summary);
 	fputs("\n'heapsift COMMAND --help' describes a command; "
 	      "man heapsift has it all.\n"
 	      "Exit status: 0 ok, 1 error, 2 usage, 3 done with warnings.\n",
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("heapsift %s\n", HS_VERSION);
+		term_fprintf(stdout, "heapsift %s\n", HS_VERSION);
 		return cli_finish_output(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -102,10 +103,10 @@ int main(int argc, char **argv)
 		}
 		c = find_command(argv[2]);
 		if (!c) {
-			fprintf(stderr,
-				"heapsift: '%s' is not a command; see "
-				"'heapsift --help'\n",
-				argv[2]);
+			term_fprintf(stderr,
+				     "heapsift: '%s' is not a command; see "
+				     "'heapsift --help'\n",
+				     argv[2]);
 			return EXIT_USAGE;
 		}
 		{
@@ -115,18 +116,18 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argv[1][0] == '-') {
-		fprintf(stderr,
-			"heapsift: unknown option '%s'; see "
-			"'heapsift --help'\n",
-			argv[1]);
+		term_fprintf(stderr,
+			     "heapsift: unknown option '%s'; see "
+			     "'heapsift --help'\n",
+			     argv[1]);
 		return EXIT_USAGE;
 	}
 	c = find_command(argv[1]);
 	if (!c) {
-		fprintf(stderr,
-			"heapsift: '%s' is not a command; see 'heapsift "
-			"--help'\n",
-			argv[1]);
+		term_fprintf(stderr,
+			     "heapsift: '%s' is not a command; see 'heapsift "
+			     "--help'\n",
+			     argv[1]);
 		return EXIT_USAGE;
 	}
 	/* the inputs' own status (cli_inputs_status) joins the command's */

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 bool cli_is_store(const char *path)
@@ -58,8 +59,8 @@ bool cli_is_report(const char *path)
 static int refuse(const char *cmd, const char *path, const char *why,
 		  const char *hint)
 {
-	fprintf(stderr, "heapsift %s: error: %s %s; not replaced%s%s\n", cmd,
-		path, why, hint ? "; " : "", hint ? hint : "");
+	term_fprintf(stderr, "heapsift %s: error: %s %s; not replaced%s%s\n",
+		     cmd, path, why, hint ? "; " : "", hint ? hint : "");
 	return EXIT_ERROR;
 }
 
@@ -131,11 +132,11 @@ static int check_inputs(const char *cmd, const char *path,
 					    : fstat(STDIN_FILENO, &st);
 		if (rc == 0 && st.st_dev == out->st_dev &&
 		    st.st_ino == out->st_ino) {
-			fprintf(stderr,
-				"heapsift %s: error: the output %s is the "
-				"input %s; not replaced (not even with "
-				"--force)\n",
-				cmd, path, inputs[i]);
+			term_fprintf(stderr,
+				     "heapsift %s: error: the output %s is the "
+				     "input %s; not replaced (not even with "
+				     "--force)\n",
+				     cmd, path, inputs[i]);
 			return EXIT_ERROR;
 		}
 	}
@@ -152,8 +153,8 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 	if (lstat(path, &st) < 0) {
 		if (errno == ENOENT)
 			return 0;
-		fprintf(stderr, "heapsift %s: error: %s: %s\n", cmd, path,
-			strerror(errno));
+		term_fprintf(stderr, "heapsift %s: error: %s: %s\n", cmd, path,
+			     strerror(errno));
 		return EXIT_ERROR;
 	}
 	if (S_ISLNK(st.st_mode))
@@ -203,12 +204,13 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 	if (check_inputs(cmd, path, &st, inputs, n_inputs))
 		return EXIT_ERROR;
 	if (folder_other(path, o->names, other, sizeof(other)) < 0) {
-		fprintf(stderr, "heapsift %s: error: %s: %s\n", cmd, path,
-			strerror(errno));
+		term_fprintf(stderr, "heapsift %s: error: %s: %s\n", cmd, path,
+			     strerror(errno));
 		return EXIT_ERROR;
 	}
 	if (other[0] && !o->force) {
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift %s: error: the folder %s holds %s, which "
 			"heapsift %s does not write; give an empty or new "
 			"folder, or --force to write into it anyway (other "
@@ -255,8 +257,9 @@ int cli_write_file(const char *cmd, const char *path, const void *data,
 	if (!errnum && rename(tmp.data, path) != 0)
 		errnum = errno;
 	if (errnum) {
-		fprintf(stderr, "heapsift %s: error: cannot write %s: %s\n",
-			cmd, path, err_io_reason(errnum));
+		term_fprintf(stderr,
+			     "heapsift %s: error: cannot write %s: %s\n", cmd,
+			     path, err_io_reason(errnum));
 		if (fd >= 0)
 			unlink(tmp.data);
 	}

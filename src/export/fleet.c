@@ -24,6 +24,7 @@
 #include "export/export.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 #define FLEET_SCHEMA_VERSION 1
@@ -75,7 +76,8 @@ static int fout_open(struct fout *o, const char *dir, const char *name, bool gz,
 		o->f = fopen(o->tmp.data, "wb");
 	}
 	if (!o->f && !o->gz) {
-		fprintf(stderr,
+		term_fprintf(
+			stderr,
 			"heapsift export: error: writing %s (creating %s): "
 			"%s\n",
 			o->path.data, o->tmp.data,
@@ -142,8 +144,8 @@ static int fout_close(struct fout *o)
 	if (!errnum && rename(o->tmp.data, o->path.data) < 0)
 		errnum = errno;
 	if (errnum) {
-		fprintf(stderr, "heapsift export: error: writing %s: %s\n",
-			o->path.data, err_io_reason(errnum));
+		term_fprintf(stderr, "heapsift export: error: writing %s: %s\n",
+			     o->path.data, err_io_reason(errnum));
 		unlink(o->tmp.data);
 	}
 	die_unlink_remove(o->tmp.data);
@@ -172,11 +174,7 @@ static void fout_abandon(struct fout *o)
 
 static void f_str(struct fout *o, const char *s, bool last)
 {
-	struct buf p = BUF_INIT;
-
-	buf_add_printable(&p, s, strlen(s));
-	buf_add_csv(&o->row, p.data, p.len);
-	buf_release(&p);
+	buf_add_csv_name(&o->row, s, strlen(s));
 	if (!last)
 		buf_addch(&o->row, ',');
 }
@@ -424,9 +422,9 @@ static int fleet_one(struct fleet *f, const char *id, uint32_t r)
 	buf_reset(&f->folder);
 	buf_addf(&f->folder, "%s/recording=%s", f->fo->dir, f->rid.data);
 	if (mkdir(f->folder.data, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr,
-			"heapsift export: error: cannot create %s: %s\n",
-			f->folder.data, strerror(errno));
+		term_fprintf(stderr,
+			     "heapsift export: error: cannot create %s: %s\n",
+			     f->folder.data, strerror(errno));
 		return FLEET_STOP;
 	}
 	query_recording_facts(f->q, r, &x);

@@ -18,6 +18,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <locale.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -691,6 +693,61 @@ static void header_failed(struct walk *w, struct layer *L, uint64_t n_members)
 }
 
 /*
+ * Member names in UTF-8, whatever the process's locale.  libarchive hands
+ * a name over in the charset of the locale's LC_CTYPE, converting to it
+ * from what the archive declares: a pax "path" and a zip name flagged
+ * UTF-8 (bsdtar, Python, 7-Zip, Info-ZIP for names outside ASCII), a
+ * 7z name is UTF-16, and in the "C" locale a program gets when it never
+ * calls setlocale(), as heapsift's commands do not (the browser does,
+ * for its drawing, after its import), "réunion.jfr" cannot be converted:
+ * a warning, and a zip or 7z member's name lost.  So the walker
+ * reads each header under a UTF-8 locale of this thread's own
+ * (uselocale(), POSIX 2008), with no effect on the rest of the process.
+ * Names the archive stores as bytes (ustar, GNU tar, a zip name not
+ * flagged UTF-8, a pax name marked hdrcharset=BINARY) are handed over as
+ * those bytes in any locale: a name that is not valid UTF-8 is kept, and
+ * shown escaped like any other (buf_add_printable()).  A zip name
+ * flagged UTF-8 that is not cannot be kept: libarchive drops a name it
+ * fails to convert (warned about; the member is "(unnamed)").  Where no
+ * UTF-8 locale exists at all, the process's is used, as before.
+ */
+static locale_t utf8_ctype;
+
+static void utf8_ctype_make(void)
+{
+	/* C.UTF-8: glibc 2.35+, musl, Debian's and Fedora's older glibc
+	 * (as C.utf8); then the common ones */
+	static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8",
+					    "en_US.utf8"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && !utf8_ctype; i++)
+		utf8_ctype = newlocale(LC_CTYPE_MASK, names[i], (locale_t)0);
+}
+
+/* The next header of L and its member's name (NULL when it has none),
+ * read under the UTF-8 locale; ARCHIVE_OK, ARCHIVE_WARN... as
+ * archive_read_next_header(). */
+static int next_header(struct layer *L, struct archive_entry **ent,
+		       const char **name)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	locale_t old = (locale_t)0;
+	int r;
+
+	pthread_once(&once, utf8_ctype_make);
+	if (utf8_ctype)
+		old = uselocale(utf8_ctype);
+	r = archive_read_next_header(L->a, ent);
+	*name = r == ARCHIVE_OK || r == ARCHIVE_WARN
+			? archive_entry_pathname(*ent)
+			: NULL;
+	if (utf8_ctype)
+		uselocale(old);
+	return r;
+}
+
+/*
  * Walk L's members in order, within the member count's limit: regular
  * files only, never an encrypted one.  Returns the last header's status
  * (ARCHIVE_EOF: the layer was read to its end); *n_members counts the
@@ -705,7 +762,7 @@ static int layer_members(struct walk *w, struct layer *L,
 	int r;
 
 	for (;;) {
-		r = archive_read_next_header(L->a, &ent);
+		r = next_header(L, &ent, &name);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r == ARCHIVE_WARN) {
@@ -732,7 +789,6 @@ static int layer_members(struct walk *w, struct layer *L,
 		}
 		if (archive_entry_filetype(ent) != AE_IFREG)
 			continue;
-		name = archive_entry_pathname(ent);
 		if (!name)
 			name = "(unnamed)";
 		name_member(L, name, raw, nm);

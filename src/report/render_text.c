@@ -250,8 +250,10 @@ static void recording_text(struct buf *out, const struct report *r, size_t i)
 
 	buf_addf(out, "recording %zu: ", i);
 	put(out, x->source);
-	buf_addf(out, "\n  format   %s, %u chunk%s; jvm ", x->format,
-		 x->n_chunks, x->n_chunks == 1 ? "" : "s");
+	buf_adds(out, "\n  format   ");
+	put(out, x->format); /* the store's word: a forged one has anything */
+	buf_addf(out, ", %u chunk%s; jvm ", x->n_chunks,
+		 x->n_chunks == 1 ? "" : "s");
 	put(out, x->jvm[0] ? x->jvm : "(not recorded)");
 	buf_adds(out, "\n  time     ");
 	buf_adds(out,

@@ -18,24 +18,9 @@
 #include "util/human.h"
 #include "util/xalloc.h"
 
-/* Length of the valid UTF-8 sequence at p (at most len bytes), 0 when
- * there is none: overlong forms, surrogates and values past U+10FFFF
- * are not valid. */
-static size_t utf8_len(const unsigned char *p, size_t len)
-{
-	uint32_t cp;
-	size_t n = utf8_decode(p, len, &cp);
-
-	if (!n)
-		return 0;
-	/* C1 controls (U+0080-U+009F: CSI among them) and the bidi
-	 * overrides and isolates, which reorder what a terminal shows */
-	if ((cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-	    (cp >= 0x2066 && cp <= 0x2069))
-		return 0;
-	return n;
-}
-
+/* buf_add_printable()'s spelling, by its rule (utf8_printable_len()),
+ * but with a choice to keep backslashes: the commands' are the regexes'
+ * own (docs/report.md). */
 static void clean(struct buf *out, const char *s, bool keep_backslash)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -48,7 +33,7 @@ static void clean(struct buf *out, const char *s, bool keep_backslash)
 		} else if (p[i] < 0x20 || p[i] == 0x7f) {
 			buf_addf(out, "\\x%02x", p[i]);
 			i++;
-		} else if ((n = utf8_len(p + i, len - i)) != 0) {
+		} else if ((n = utf8_printable_len(p + i, len - i)) != 0) {
 			buf_add(out, p + i, n);
 			i += n;
 		} else {

@@ -152,9 +152,9 @@ void screen_clear(void)
 }
 
 /* Bytes of the next character at s that may go to the terminal as they
- * are (utf8_printable_len: no controls, C1 controls, bidi overrides or
- * invalid UTF-8: names come from the files), or 0: one byte shown as
- * '?'. */
+ * are (utf8_printable_len: no controls, C1 controls, line separators,
+ * bidi controls or invalid UTF-8: names come from the files), or 0: one
+ * byte shown as '?'. */
 static int seq_len(const unsigned char *s)
 {
 	return (int)utf8_printable_len(s, strnlen((const char *)s, 4));

@@ -224,8 +224,12 @@ size_t utf8_printable_len(const unsigned char *s, size_t n)
 	uint32_t cp;
 	size_t len = utf8_decode(s, n, &cp);
 
-	if (!len || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
-	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+	/* controls (C0, DEL, C1); the line and paragraph separators, which
+	 * end a line; and Unicode's Bidi_Control characters (PropList.txt:
+	 * ALM, LRM, RLM, the embeddings and overrides, the isolates) */
+	if (!len || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0x061c ||
+	    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
 		return 0;
 	return len;
 }
@@ -278,14 +282,11 @@ void buf_add_json(struct buf *b, const char *s, size_t len, enum buf_json how)
 			i++;
 		} else if ((n = utf8_decode(p + i, len - i, &cp)) != 0) {
 			/* C1 controls (U+009B is CSI to some terminals) and
-			 * bidi overrides would act on a terminal the JSON is
+			 * bidi controls would act on a terminal the JSON is
 			 * printed on; U+2028 and U+2029 are valid JSON but
-			 * end a line of JavaScript that embeds it (a
-			 * printable spelling, older, keeps them) */
-			bool sep = (cp == 0x2028 || cp == 0x2029) &&
-				   how == BUF_JSON_TEXT;
-
-			if (sep || !utf8_printable_len(p + i, len - i))
+			 * end a line of JavaScript that embeds it.  The
+			 * printable spelling has none of them left. */
+			if (!utf8_printable_len(p + i, len - i))
 				buf_addf(b, "\\u%04x", (unsigned)cp);
 			else
 				buf_add(b, p + i, n);
@@ -317,6 +318,15 @@ void buf_add_csv(struct buf *b, const char *s, size_t len)
 		buf_addch(b, s[i]);
 	}
 	buf_addch(b, '"');
+}
+
+void buf_add_csv_name(struct buf *b, const char *s, size_t len)
+{
+	struct buf p = BUF_INIT;
+
+	buf_add_printable(&p, s, len);
+	buf_add_csv(b, p.data, p.len);
+	buf_release(&p);
 }
 
 void buf_add_xml(struct buf *b, const char *s, size_t len)

@@ -62,19 +62,24 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /*
  * The length of the sequence at s (at most n bytes, n >= 1) when it is
- * valid UTF-8 that is safe to show on a terminal as it is, else 0: not a
- * C0 control or DEL, not a C1 control (U+0080 to U+009F, which some
- * terminals take as ESC + a letter: U+009B is CSI), not a bidirectional
- * override or isolate (U+202A to U+202E, U+2066 to U+2069, which reorder
- * what follows on the line: "Trojan Source").
+ * valid UTF-8 that is safe to show on a terminal as it is, else 0: the
+ * one rule of what reaches a terminal (docs/inputs.md, "Names on a
+ * terminal").  Refused: a C0 control or DEL; a C1 control (U+0080 to
+ * U+009F, which some terminals take as ESC + a letter: U+009B is CSI);
+ * the line and paragraph separators U+2028 and U+2029, which end a line
+ * (of a listing, of JavaScript); and Unicode's Bidi_Control characters,
+ * which reorder what a line shows ("Trojan Source"): U+061C, U+200E,
+ * U+200F, the embeddings and overrides U+202A to U+202E, the isolates
+ * U+2066 to U+2069.
  */
 size_t utf8_printable_len(const unsigned char *s, size_t n);
 
 /*
- * Append s (len bytes) with every byte that could disturb a terminal or a
- * one-line listing (controls, DEL, bytes that are not valid UTF-8, and
- * the bytes of the code points utf8_printable_len() refuses) written as
- * \xNN, and backslash as \\.  Names come from hostile files.
+ * The one escaper: append s (len bytes) with every byte that could
+ * disturb a terminal or a one-line listing (controls, DEL, bytes that are
+ * not valid UTF-8, and each byte of the code points utf8_printable_len()
+ * refuses: U+2028 is \xe2\x80\xa8) written as \xNN, and backslash as
+ * \\.  Names come from hostile files.  term.h formats messages with it.
  */
 void buf_add_printable(struct buf *b, const char *s, size_t len);
 
@@ -82,13 +87,16 @@ void buf_add_printable(struct buf *b, const char *s, size_t len);
  * Append s (len bytes) as one JSON string, quotes included, spelt one of
  * two ways:
  *   BUF_JSON_TEXT      the file's spelling, where it is valid UTF-8:
- *                      controls (C0, DEL, C1), bidi overrides, U+2028
- *                      and U+2029 as \uXXXX, so that JSON printed on a
- *                      terminal or embedded in JavaScript stays inert; a
- *                      byte that is not valid UTF-8, which JSON cannot
- *                      carry, as the text \xNN (the report's);
+ *                      what utf8_printable_len() refuses (controls,
+ *                      U+2028, U+2029, bidi controls) as \uXXXX, so
+ *                      that JSON printed on a terminal or embedded in
+ *                      JavaScript stays inert; a byte that is not valid
+ *                      UTF-8, which JSON cannot carry, as the text \xNN
+ *                      (the report's);
  *   BUF_JSON_PRINTABLE what buf_add_printable() shows, quoted: the names
- *                      as a one-line listing spells them (speedscope's).
+ *                      as a one-line listing spells them (speedscope's,
+ *                      which are folded's), U+2028 as the text
+ *                      \xe2\x80\xa8 as a newline is \x0a.
  */
 enum buf_json {
 	BUF_JSON_TEXT,
@@ -108,6 +116,10 @@ void buf_add_json(struct buf *b, const char *s, size_t len, enum buf_json how);
  * written as numbers, and a negative one keeps its sign.
  */
 void buf_add_csv(struct buf *b, const char *s, size_t len);
+
+/* A name from a file (or a store) as a CSV text cell: spelt as
+ * buf_add_printable() spells it, then written by buf_add_csv(). */
+void buf_add_csv_name(struct buf *b, const char *s, size_t len);
 
 /* Append s (len bytes) escaped for XML text and attributes: the five
  * entities only, so the same escaping serves HTML and inline SVG. */

@@ -6,8 +6,11 @@
 # "end", a class "EvilNames$Pay" ESC "load" U+009B, a method "all" ESC
 # "oc" U+202E "ate", and four threads named like spreadsheet formulas.
 # None of it may reach a terminal raw (no C0 or C1 control, no bidi
-# override, no invalid UTF-8) from any CLI view, the report or the
-# browser; export's CSV must not hand a spreadsheet a formula.  And the
+# control, no line or paragraph separator, no invalid UTF-8) from any
+# CLI view, the report or the browser; export's CSV must not hand a
+# spreadsheet a formula.  A copy of the recording with names respelt
+# (same lengths) carries U+2028, U+2029 and U+200F too, and paths and
+# arguments with escapes in them are echoed escaped (issue 39).  And the
 # browser in odd terminals: TERM=dumb, TERM unset, 1x1 and 10x3, stdin
 # not a terminal, resize storms during a long query.
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +25,9 @@ METHOD_ESC='all\x1boc\xe2\x80\xaeate'
 
 # clean FILE WHAT: FILE holds nothing a terminal would act on: no C0
 # control but LF, CR (CSV line ends) and TAB, no DEL, no C1 control, no
-# bidi override or isolate, only valid UTF-8 (no surrogates)
+# bidi control (Unicode's Bidi_Control: ALM, LRM, RLM, the embeddings,
+# overrides and isolates), no line or paragraph separator (U+2028,
+# U+2029), only valid UTF-8 (no surrogates)
 cat >"$W/clean.py" <<'EOF'
 import re, sys
 b = open(sys.argv[1], "rb").read()
@@ -33,12 +38,17 @@ try:
     s = b.decode("utf-8")  # strict: no surrogates, no stray bytes
 except UnicodeDecodeError as e:
     sys.exit("invalid UTF-8 at %d: %r" % (e.start, b[max(0, e.start - 20):e.start + 20]))
-m = re.search("[\u0080-\u009f\u202a-\u202e\u2066-\u2069]", s)
+m = re.search("[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]", s)
 if m:
     sys.exit("raw U+%04X at character %d: %r" % (ord(m.group()), m.start(), s[max(0, m.start() - 20):m.start() + 20]))
 EOF
 clean() {
 	why=$(python3 "$W/clean.py" "$1" 2>&1) || t_fail "$2: $why"
+}
+# shown TEXT: TEXT as cat -v shows it, cut: a failure's message must not
+# hand the terminal the escapes it reports
+shown() {
+	printf '%s' "$1" | cat -v | head -c 600
 }
 
 run import -o "$S" "$E"
@@ -47,28 +57,35 @@ expect_rc 0
 # ObjectAllocationSample and 1 OldObjectSample events
 expect_out_line "$S: 1 recording (1 new), $((480 + 1)) samples"
 
+# every_view STORE RECORDING: every CLI view of them, each output clean;
+# n counts the commands
+every_view() {
+	for cmd in "info $1" "info --check $1" "top $1 --by thread" "top $1 --by class" \
+		"top $1 --by site" "top $1 --by app-site" "top $1 --by thread --csv" \
+		"top $1 --by site --csv" "tree $1" "tree $1 --inverted" "tree $1 --csv" \
+		"tree $1 --paths" "timeline $1" "timeline $1 --csv" "survivors $1" \
+		"survivors $1 --leaks" "survivors $1 --by thread" \
+		"survivors $1 --by thread --csv" "diff $1 $1 --by thread" \
+		"diff $1 $1 --by site" "diff $1 $1 --tree" "diff $1 $1 --by class --csv" \
+		"report $1" "report $1 --format=md" "report $1 --format=json" \
+		"report $1 --format=html" "dump $2" "dump --events=alloc $2" \
+		"export $1 --format=folded" "export $1 --format=speedscope" \
+		"export $1 --format=svg" "scan $2"; do
+		# shellcheck disable=SC2086
+		run $cmd
+		n=$((n + 1))
+		case $rc in
+		0 | 1 | 2 | 3) ;;
+		*) t_fail "$cmd: exit $rc" ;;
+		esac
+		clean "$T/out" "$cmd: stdout"
+		clean "$T/err" "$cmd: stderr"
+	done
+}
+
 t_begin every_cli_view_escapes_the_names
 n=0
-for cmd in "info $S" "info --check $S" "top $S --by thread" "top $S --by class" \
-	"top $S --by site" "top $S --by app-site" "top $S --by thread --csv" \
-	"top $S --by site --csv" "tree $S" "tree $S --inverted" "tree $S --csv" \
-	"tree $S --paths" "timeline $S" "timeline $S --csv" "survivors $S" \
-	"survivors $S --leaks" "survivors $S --by thread" "diff $S $S --by thread" \
-	"diff $S $S --by site" "diff $S $S --tree" "diff $S $S --by class --csv" \
-	"report $S" "report $S --format=md" "report $S --format=json" \
-	"report $S --format=html" "dump $E" "dump --events=alloc $E" \
-	"export $S --format=folded" "export $S --format=speedscope" \
-	"export $S --format=svg" "scan $E"; do
-	# shellcheck disable=SC2086
-	run $cmd
-	n=$((n + 1))
-	case $rc in
-	0 | 1 | 2 | 3) ;;
-	*) t_fail "$cmd: exit $rc" ;;
-	esac
-	clean "$T/out" "$cmd: stdout"
-	clean "$T/err" "$cmd: stderr"
-done
+every_view "$S" "$E"
 # and the names are there, escaped, not dropped
 run top "$S" --by thread
 printf '%s\n' "$out" | grep -qF "$THREAD_ESC" || t_fail "top --by thread lacks $THREAD_ESC: $out"
@@ -103,6 +120,141 @@ for cmd in info "top --by recording" report; do
 done
 run info "$W/src.hsdb"
 printf '%s\n' "$out" | grep -qF 'rec\x1b[31m\x07.jfr' || t_fail "info does not show the escaped source: $out"
+t_end
+
+# The evil recording with three names respelt, byte for byte of the same
+# length (JFR's UTF-8 strings carry their length, and no checksum), as
+# make-evil-names.sh respells class files: the class EvilNames$Pa U+2028
+# ESC "l" U+2029, the method "a" U+2028 "oc" U+2029 "ate", and the thread
+# ESC "[31me" U+2029 BEL U+009B ESC "]0;pw" U+200F (RLM) BEL ...
+SEP=$W/sep.jfr
+python3 - "$E" "$SEP" <<'EOF' || t_fail "cannot respell $E"
+import sys
+d = open(sys.argv[1], "rb").read()
+for a, b in [(b"Pay\x1bload\xc2\x9b", b"Pa\xe2\x80\xa8\x1bl\xe2\x80\xa9"),
+             (b"all\x1boc\xe2\x80\xaeate", b"a\xe2\x80\xa8oc\xe2\x80\xa9ate"),
+             (b"[31mevil", b"[31me\xe2\x80\xa9"), (b"pwned", b"pw\xe2\x80\x8f")]:
+    assert len(a) == len(b) and a in d, a
+    d = d.replace(a, b)
+open(sys.argv[2], "wb").write(d)
+EOF
+SEPS=$W/sep.hsdb
+run import -o "$SEPS" "$SEP"
+expect_rc 0
+expect_out_line "$SEPS: 1 recording (1 new), $((480 + 1)) samples"
+# heapsift's spelling of the respelt names (docs/inputs.md, "Names on a
+# terminal"): each byte of a refused code point as \xNN
+SEP_CLASS='EvilNames$Pa\xe2\x80\xa8\x1bl\xe2\x80\xa9'
+SEP_METHOD='EvilNames.a\xe2\x80\xa8oc\xe2\x80\xa9ate'
+SEP_THREAD='\x1b[31me\xe2\x80\xa9\x07\xc2\x9b\x1b]0;pw\xe2\x80\x8f\x07'
+
+# U+2028 and U+2029 end a line (of a listing, of JavaScript) and U+200F
+# reorders one: escaped like the other controls in every view, the same
+# text \xe2\x80\xa8 in folded (where a newline is \x0a) and speedscope
+# (folded's names), and \u2028 in the JSON report
+t_begin separators_and_bidi_marks_are_escaped
+n=0
+every_view "$SEPS" "$SEP"
+for v in "top --by site" tree report dump "export --format=folded" \
+	"report --format=html"; do
+	case $v in
+	dump) run dump "$SEP" ;;
+	# shellcheck disable=SC2086
+	*) run $v "$SEPS" ;;
+	esac
+	printf '%s\n' "$out" | grep -qF -- "$SEP_METHOD" || t_fail "$v lacks $SEP_METHOD"
+	printf '%s\n' "$out" | grep -qF -- "$SEP_CLASS" || t_fail "$v lacks $SEP_CLASS"
+done
+for v in "top --by thread" report; do
+	# shellcheck disable=SC2086
+	run $v "$SEPS"
+	printf '%s\n' "$out" | grep -qF -- "$SEP_THREAD" || t_fail "$v lacks $SEP_THREAD: $(shown "$out")"
+done
+run dump "$SEP"
+printf '%s\n' "$out" | grep -qF -- "$SEP_THREAD" || t_fail "dump lacks $SEP_THREAD"
+# folded: one stack a line, the frame whole
+run export "$SEPS" --format=folded
+printf '%s\n' "$out" | grep -qF -- ";$SEP_CLASS.<init>:20 " ||
+	t_fail "folded lacks the frame $SEP_CLASS.<init>:20"
+# speedscope: valid JSON whose frame names are folded's, with no U+2028,
+# U+2029 or U+200F left even once decoded (so none raw in the file)
+run export "$SEPS" --format=speedscope
+python3 - "$T/out" "$SEP_METHOD" >"$T/why" 2>&1 <<'EOF' || t_fail "speedscope: $(cat "$T/why")"
+import json, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+names = [f["name"] for f in doc["shared"]["frames"]]
+if not any(n.startswith(sys.argv[2] + ":") for n in names):
+    sys.exit("no frame %s:LINE in %r" % (sys.argv[2], names[:8]))
+bad = [n for n in names if "\u2028" in n or "\u2029" in n or "\u200f" in n]
+if bad:
+    sys.exit("separators in %r" % bad[:3])
+EOF
+# the JSON report keeps the file's spelling, in JSON's own escapes
+# (valid JSON, inert JavaScript)
+run report "$SEPS" --format=json
+printf '%s\n' "$out" | grep -qF 'EvilNames$Pa\u2028\u001bl\u2029' ||
+	t_fail "the JSON report does not write the class as EvilNames\$Pa\\u2028\\u001bl\\u2029"
+printf '%s\n' "$out" | grep -qF '\u001b]0;pw\u200f\u0007' ||
+	t_fail "the JSON report does not write the thread's RLM as \\u200f"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/out" ||
+	t_fail "the JSON report is not JSON"
+echo "  ($n commands)"
+t_end
+
+# Paths and arguments are the user's, or a script's that took them from
+# a bundle: every message and summary that echoes one escapes it, the
+# same way (the issue's: import's summary, info's store line, the usage
+# errors of --by and --thread, and their kin).
+t_begin paths_and_arguments_are_escaped
+X=$(printf 'x\033]0;pwned\007\342\200\250')
+XE='x\x1b]0;pwned\x07\xe2\x80\xa8'
+A=$W/args
+mkdir -p "$A"
+cp "$E" "$A/r$X.jfr"
+printf 'notes\n' >"$A/notes$X.txt"
+run import -o "$A/s$X.hsdb" "$A/r$X.jfr"
+expect_rc 0
+clean "$T/out" "import: stdout"
+expect_out_line "$A/s$XE.hsdb: 1 recording (1 new), $((480 + 1)) samples"
+# on the store: ARGS|o or e (stdout, stderr)|the text, escaped by hand
+for c in "info|o|store $A/s$XE.hsdb: 1 recording, 481 samples" \
+	"top --by $X|e|heapsift top: --by: '$XE' is not class, site" \
+	"top --thread=$X(|e|heapsift top: --thread: '$XE(' is not a valid regex" \
+	"tree --thread=$X(|e|heapsift tree: --thread: '$XE(' is not a valid regex" \
+	"survivors --by $X|e|heapsift survivors: --by: '$XE' is not" \
+	"top --kind=$X|e|heapsift top: --kind: '$XE' is not" \
+	"top --$X|e|heapsift top: unknown option '--$XE'" \
+	"codeheap|e|heapsift codeheap: $A/s$XE.hsdb holds no code-heap" \
+	"report -o $A/o$X.md|e|heapsift report: wrote $A/o$XE.md" \
+	"report -o $A/notes$X.txt|e|heapsift report: error: $A/notes$XE.txt" \
+	"export --format=folded -o $A/notes$X.txt|e|heapsift export: error: $A/notes$XE.txt"; do
+	args=${c%%|*} rest=${c#*|}
+	where=${rest%%|*} want=${rest#*|}
+	# shellcheck disable=SC2086
+	run $args "$A/s$X.hsdb"
+	clean "$T/out" "$(shown "$args"): stdout"
+	clean "$T/err" "$(shown "$args"): stderr"
+	case $where in
+	o) printf '%s\n' "$out" | grep -qF -- "$want" || t_fail "$(shown "$args"): stdout lacks '$want': $(shown "$out")" ;;
+	*) printf '%s\n' "$err" | grep -qF -- "$want" || t_fail "$(shown "$args"): stderr lacks '$want': $(shown "$err")" ;;
+	esac
+done
+# the rest: ARGS|the text, on stdout or stderr
+for c in "$X|heapsift: '$XE' is not a command" \
+	"diff $A/s$X.hsdb $A/s$X.hsdb --by $X|heapsift diff: --by: '$XE' is not" \
+	"top $A/n$X.hsdb|heapsift top: error: $A/n$XE.hsdb: cannot open" \
+	"import -o $A/t$X.hsdb $A/n$X|heapsift import: error: $A/n$XE: cannot open" \
+	"import -o $A/t$X.hsdb $A/n$X|$A/t$XE.hsdb not written" \
+	"import -o $A/notes$X.txt $E|heapsift import: error: $A/notes$XE.txt" \
+	"scan $A/r$X.jfr|$A/r$XE.jfr"; do
+	args=${c%%|*} want=${c#*|}
+	# shellcheck disable=SC2086
+	run $args
+	clean "$T/out" "$(shown "$args"): stdout"
+	clean "$T/err" "$(shown "$args"): stderr"
+	printf '%s\n%s\n' "$out" "$err" | grep -qF -- "$want" ||
+		t_fail "$(shown "$args"): lacks '$want': $(shown "$out $err")"
+done
 t_end
 
 # --- spreadsheets ---------------------------------------------------------------

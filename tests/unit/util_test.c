@@ -4,6 +4,7 @@
  * checksum, RFC 4180 for CSV quoting), not from the code under test.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "util/human.h"
 #include "util/paths.h"
 #include "util/size.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 #include "store/store_write_sort.h"
 
@@ -94,6 +96,92 @@ TEST(buf_escapes_unprintable_names)
 	buf_release(&b);
 }
 
+/* The one rule of what reaches a terminal (utf8_printable_len), each
+ * code point's bytes written out by hand from Unicode's tables: the line
+ * and paragraph separators (Zl, Zp), every Bidi_Control character
+ * (PropList.txt), a C1 control (NEL); and their neighbours, which pass. */
+TEST(buf_escapes_separators_and_bidi_controls)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"a\xe2\x80\xa8"
+		 "b",
+		 "a\\xe2\\x80\\xa8"
+		 "b"},				     /* U+2028 */
+		{"\xe2\x80\xa9", "\\xe2\\x80\\xa9"}, /* U+2029 */
+		{"\xd8\x9c", "\\xd8\\x9c"},	     /* U+061C ALM */
+		{"\xe2\x80\x8e", "\\xe2\\x80\\x8e"}, /* U+200E LRM */
+		{"\xe2\x80\x8f", "\\xe2\\x80\\x8f"}, /* U+200F RLM */
+		{"\xe2\x80\xaa", "\\xe2\\x80\\xaa"}, /* U+202A LRE */
+		{"\xe2\x80\xae", "\\xe2\\x80\\xae"}, /* U+202E RLO */
+		{"\xe2\x81\xa6", "\\xe2\\x81\\xa6"}, /* U+2066 LRI */
+		{"\xe2\x81\xa9", "\\xe2\\x81\\xa9"}, /* U+2069 PDI */
+		{"\xc2\x85", "\\xc2\\x85"},	     /* U+0085 NEL */
+		/* neighbours that are printable: U+2027, U+202F, U+2065
+		 * (unassigned, shown), U+206A, U+200D (ZWJ, in emoji),
+		 * U+00A0, U+061B */
+		{"\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80\x8d"
+		 "\xc2\xa0\xd8\x9b",
+		 "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80\x8d"
+		 "\xc2\xa0\xd8\x9b"},
+	};
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&b);
+		buf_add_printable(&b, cases[i].in, strlen(cases[i].in));
+		CHECK_STR(b.data, cases[i].want);
+	}
+	/* JSON's text spelling: \uXXXX, valid JSON and inert JavaScript */
+	buf_reset(&b);
+	buf_add_json(&b, "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\x8f", 9,
+		     BUF_JSON_TEXT);
+	CHECK_STR(b.data, "\"\\u2028\\u2029\\u200f\"");
+	buf_release(&b);
+}
+
+/* term.h: the format's text as it is, every conversion's output through
+ * the escaper; widths pad what is shown; numbers as printf writes them. */
+TEST(term_printf_escapes_every_argument)
+{
+	struct buf b = BUF_INIT;
+	char want[128];
+
+	term_addf(&b, "heapsift %s: --by: '%s'\n", "top",
+		  "\x1b]0;pwned\x07\xe2\x80\xa8");
+	CHECK_STR(b.data, "heapsift top: --by: '\\x1b]0;pwned\\x07"
+			  "\\xe2\\x80\\xa8'\n");
+	buf_reset(&b);
+	/* the width pads what is shown, escapes counted; '-' and '*' */
+	term_addf(&b, "[%8s][%-8s][%*s][%-*s]", "a\x1b", "b\\", 3, "c", 3, "d");
+	CHECK_STR(b.data, "[   a\\x1b][b\\\\     ][  c][d  ]");
+	buf_reset(&b);
+	/* a negative '*' width pads on the right, as printf's */
+	term_addf(&b, "[%*s]", -3, "e");
+	CHECK_STR(b.data, "[e  ]");
+	buf_reset(&b);
+	/* the precision cuts the bytes given, before escaping */
+	term_addf(&b, "%.2s|%.*s", "\x1bxyz", 1, "\x07q");
+	CHECK_STR(b.data, "\\x1bx|\\x07");
+	buf_reset(&b);
+	/* numbers, characters, %%, as the C library writes them */
+	term_addf(&b, "%d %5u %-3lld| %llu %zu %.3f %+.1e %x %c %c 100%%", -42,
+		  7u, -1LL, 18446744073709551615ULL, (size_t)12, 1.5, -2.0,
+		  255u, 'z', 27);
+	snprintf(want, sizeof(want),
+		 "%d %5u %-3lld| %llu %zu %.3f %+.1e %x %c \\x1b 100%%", -42,
+		 7u, -1LL, 18446744073709551615ULL, (size_t)12, 1.5, -2.0, 255u,
+		 'z');
+	CHECK_STR(b.data, want);
+	buf_reset(&b);
+
+	term_addf(&b, "no conversion");
+	CHECK_STR(b.data, "no conversion");
+	buf_release(&b);
+}
+
 TEST(buf_quotes_csv_per_rfc4180)
 {
 	struct buf b = BUF_INIT;
@@ -151,11 +239,12 @@ TEST(buf_writes_json_strings_in_both_spellings)
 	CHECK_STR(b.data, "\"q\\\"b\\\\e\\u001b\xc3\xa9\\u009b\\u2028"
 			  "\\u202e\\\\x80\"");
 	buf_reset(&b);
-	/* buf_add_printable()'s text (b\\e, \x1b ...), then quoted; U+2028
-	 * kept as it is */
+	/* buf_add_printable()'s text (b\\e, \x1b ...), then quoted: U+2028
+	 * is the text \xe2\x80\xa8 there, as in the folded export */
 	buf_add_json(&b, s, sizeof(s) - 1, BUF_JSON_PRINTABLE);
-	CHECK_STR(b.data, "\"q\\\"b\\\\\\\\e\\\\x1b\xc3\xa9\\\\xc2\\\\x9b"
-			  "\xe2\x80\xa8\\\\xe2\\\\x80\\\\xae\\\\x80\"");
+	CHECK_STR(b.data,
+		  "\"q\\\"b\\\\\\\\e\\\\x1b\xc3\xa9\\\\xc2\\\\x9b"
+		  "\\\\xe2\\\\x80\\\\xa8\\\\xe2\\\\x80\\\\xae\\\\x80\"");
 	buf_reset(&b);
 	buf_add_json(&b, "", 0, BUF_JSON_TEXT);
 	CHECK_STR(b.data, "\"\"");
