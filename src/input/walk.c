@@ -218,7 +218,13 @@ static int walk_top(struct walk *w, struct input *in, const char *display,
 		walk_reportf(w, PROBLEM_WARNING, ERR_FORMAT, display,
 			     ERR_NO_OFFSET, "file is empty");
 	walk_stream(w, in, NULL, display, "", "", 0, seek_fd);
-	if (in->failed && !in->reported) {
+	if (in->failed && !in->reported && in->err.code == ERR_LIMIT) {
+		/* a limit (input_limit): where it cut, as a warning */
+		struct err e = in->err;
+
+		err_source(&e, display);
+		walk_report(w, PROBLEM_WARNING, &e);
+	} else if (in->failed && !in->reported) {
 		struct err e = in->err;
 
 		err_set_at(&e, ERR_IO, input_offset(in), "%s", in->err.msg);
