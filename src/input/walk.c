@@ -20,6 +20,7 @@
 #include "input/input.h"
 #include "input/walk_int.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 void input_limits_default(struct input_limits *lim)
 {
@@ -175,6 +176,7 @@ static void on_sigbus(int sig)
 	const char *path = mapped_path;
 
 	(void)sig;
+	die_unlink_all(); /* as die() would */
 	put_err("heapsift: fatal: ");
 	put_err(path ? path : "an input file");
 	put_err(": the file shrank while it was being read\n");
