@@ -31,6 +31,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/newfile.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -225,8 +226,9 @@ static int status_read(const char *cmd, const char *store)
 void cli_cache_keep_status(const char *cmd, const char *store, int st)
 {
 	char *p = status_path(store);
-	struct buf tmp = BUF_INIT;
-	FILE *f;
+	struct newfile nf;
+	char line[32];
+	int len = snprintf(line, sizeof(line), "%d\n", st);
 	bool ok;
 
 	if (st == EXIT_OK) {
@@ -234,22 +236,31 @@ void cli_cache_keep_status(const char *cmd, const char *store, int st)
 		free(p);
 		return;
 	}
-	buf_addf(&tmp, "%s.tmp%ld", p, (long)getpid());
-	f = fopen(tmp.data, "wx");
-	ok = f && fprintf(f, "%d\n", st) > 0;
-	if (f && fclose(f) != 0)
-		ok = false;
-	if (ok && rename(tmp.data, p) != 0)
-		ok = false;
+	/* newfile.h: nothing left behind by a signal */
+	ok = newfile_open(&nf, p, 0666) == 0;
+	if (ok) {
+		errno = 0;
+		if (write(nf.fd, line, (size_t)len) != len) {
+			if (!errno)
+				errno = ENOSPC; /* a short write */
+			ok = false;
+		}
+	}
+	if (!ok) {
+		int errnum = errno;
+
+		newfile_abandon(&nf);
+		errno = errnum;
+	} else {
+		ok = newfile_commit(&nf, p) == 0;
+	}
 	if (!ok) {
 		term_fprintf(stderr,
 			     "heapsift %s: warning: cannot write %s: %s (the "
 			     "cache store will be imported again)\n",
 			     cmd, p, strerror(errno));
-		unlink(tmp.data);
 		unlink(store);
 	}
-	buf_release(&tmp);
 	free(p);
 }
 

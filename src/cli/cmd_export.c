@@ -22,6 +22,7 @@
 #include "record/record.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/newfile.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -105,42 +106,57 @@ static bool create_failed;
 
 struct table {
 	FILE *f;
-	struct buf path, tmp, row;
+	struct newfile nf; /* newfile.h: f writes a duplicate of its fd */
+	struct buf path, row;
 	bool failed;
 	int errnum;	/* the first failure's */
 	bool abandoned; /* the store could not be read: said already */
 };
 
+/* nf's file as a stream of its own (nf keeps its fd to name it). */
+static FILE *nf_stream(struct newfile *nf)
+{
+	int d = dup(nf->fd);
+	FILE *f = d >= 0 ? fdopen(d, "wb") : NULL;
+
+	if (!f && d >= 0) {
+		int errnum = errno;
+
+		close(d);
+		errno = errnum;
+	}
+	return f;
+}
+
 static int table_open(struct table *t, const char *dir, const char *name,
 		      const char *header)
 {
 	buf_init(&t->path);
-	buf_init(&t->tmp);
 	buf_init(&t->row);
 	buf_addf(&t->path, "%s/%s.csv", dir, name);
-	buf_addf(&t->tmp, "%s/.%s.csv.tmp%ld", dir, name, (long)getpid());
 	t->failed = false;
 	t->errnum = 0;
 	t->abandoned = false;
-	t->f = create_failed ? NULL : fopen(t->tmp.data, "wb");
+	t->f = NULL;
+	t->nf.fd = -1;
+	if (!create_failed && newfile_open(&t->nf, t->path.data, 0666) == 0)
+		t->f = nf_stream(&t->nf);
 	if (!t->f) {
+		int errnum = errno;
+
+		newfile_abandon(&t->nf);
 		if (create_failed) {
 			buf_release(&t->path);
-			buf_release(&t->tmp);
+			buf_release(&t->row);
 			return -1;
 		}
 		create_failed = true;
-		term_fprintf(
-			stderr,
-			"heapsift export: error: writing %s (creating %s): "
-			"%s\n",
-			t->path.data, t->tmp.data, err_io_reason(errno));
+		term_fprintf(stderr, "heapsift export: error: writing %s: %s\n",
+			     t->path.data, err_io_reason(errnum));
 		buf_release(&t->path);
-		buf_release(&t->tmp);
 		buf_release(&t->row);
 		return -1;
 	}
-	die_unlink_add(t->tmp.data);
 	fprintf(t->f, "%s\r\n", header);
 	return 0;
 }
@@ -199,25 +215,25 @@ static int table_close(struct table *t)
 	errnum = t->failed ? t->errnum : 0;
 	if (ferror(t->f) && !errnum)
 		errnum = EIO;
-	if ((fflush(t->f) || fsync(fileno(t->f))) && !errnum)
+	if (fflush(t->f) && !errnum)
 		errnum = errno;
 	/* always, so the descriptor is never leaked */
 	if (fclose(t->f) && !errnum)
 		errnum = errno;
-	if (!errnum && !t->abandoned && rename(t->tmp.data, t->path.data) < 0)
-		errnum = errno;
 	if (t->abandoned) {
-		unlink(t->tmp.data);
+		newfile_abandon(&t->nf);
 		errnum = -1;
 	} else if (errnum) {
+		newfile_abandon(&t->nf);
+	} else if (newfile_commit(&t->nf, t->path.data) < 0) {
+		errnum = errno; /* synced, named, renamed: or removed */
+	}
+	if (errnum > 0) {
 		term_fprintf(stderr, "heapsift export: error: writing %s: %s\n",
 			     t->path.data, err_io_reason(errnum));
-		unlink(t->tmp.data);
 		create_failed = true;
 	}
-	die_unlink_remove(t->tmp.data);
 	buf_release(&t->path);
-	buf_release(&t->tmp);
 	buf_release(&t->row);
 	return errnum ? -1 : 0;
 }

@@ -27,6 +27,7 @@
 #include "report/report.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/newfile.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -288,9 +289,9 @@ static void put_field(struct buf *b, const char *s)
 
 static int write_inventory(const char *path, const struct report *r)
 {
-	struct buf b = BUF_INIT, tmp = BUF_INIT;
-	size_t i;
-	FILE *f;
+	struct buf b = BUF_INIT;
+	struct newfile nf;
+	size_t i, done;
 	int ok;
 
 	buf_adds(&b, INVENTORY_MAGIC);
@@ -318,16 +319,22 @@ static int write_inventory(const char *path, const struct report *r)
 		put_field(&b, r->problems[i]);
 		buf_addch(&b, '\n');
 	}
-	buf_addf(&tmp, "%s.tmp%ld", path, (long)getpid());
-	f = fopen(tmp.data, "wx");
-	ok = f && fwrite(b.data, 1, b.len, f) == b.len;
-	if (f && fclose(f) != 0)
-		ok = 0;
-	if (ok && rename(tmp.data, path) != 0)
-		ok = 0;
+	/* newfile.h: nothing left behind by a signal */
+	ok = newfile_open(&nf, path, 0666) == 0;
+	for (done = 0; ok && done < b.len;) {
+		ssize_t n = write(nf.fd, b.data + done, b.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ok = 0;
+		else
+			done += (size_t)n;
+	}
 	if (!ok)
-		unlink(tmp.data);
-	buf_release(&tmp);
+		newfile_abandon(&nf);
+	else
+		ok = newfile_commit(&nf, path) == 0;
 	buf_release(&b);
 	return ok ? 0 : -1;
 }

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/newfile.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -224,22 +225,16 @@ int cli_output_check(const char *cmd, const struct cli_output *o,
 int cli_write_file(const char *cmd, const char *path, const void *data,
 		   size_t len)
 {
-	struct buf tmp = BUF_INIT;
-	const char *slash = strrchr(path, '/'), *p = data;
-	int fd, errnum = 0;
+	struct newfile nf;
+	const char *p = data;
+	int errnum = 0;
 
-	if (slash)
-		buf_addf(&tmp, "%.*s/.%s.tmp%ld", (int)(slash - path), path,
-			 slash + 1, (long)getpid());
-	else
-		buf_addf(&tmp, ".%s.tmp%ld", path, (long)getpid());
-	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
+	/* without a name until it is whole, where the file system allows
+	 * (newfile.h) */
+	if (newfile_open(&nf, path, 0644) < 0)
 		errnum = errno;
-	else
-		die_unlink_add(tmp.data);
 	while (!errnum && len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = write(nf.fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -250,21 +245,15 @@ int cli_write_file(const char *cmd, const char *path, const void *data,
 		p += n;
 		len -= (size_t)n;
 	}
-	if (!errnum && fsync(fd) != 0)
-		errnum = errno;
-	if (fd >= 0 && close(fd) != 0 && !errnum)
-		errnum = errno;
-	if (!errnum && rename(tmp.data, path) != 0)
+	if (errnum)
+		newfile_abandon(&nf);
+	else if (newfile_commit(&nf, path) < 0)
 		errnum = errno;
 	if (errnum) {
 		term_fprintf(stderr,
 			     "heapsift %s: error: cannot write %s: %s\n", cmd,
 			     path, err_io_reason(errnum));
-		if (fd >= 0)
-			unlink(tmp.data);
+		return -1;
 	}
-	if (fd >= 0)
-		die_unlink_remove(tmp.data);
-	buf_release(&tmp);
-	return errnum ? -1 : 0;
+	return 0;
 }

@@ -24,6 +24,7 @@
 #include "export/export.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/newfile.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -32,8 +33,8 @@
 struct fout {
 	FILE *f;
 	gzFile gz;
-	int gz_fd; /* the gzip file's own descriptor, synced after gzclose */
-	struct buf path, tmp, row;
+	struct newfile nf; /* newfile.h: f or gz write a duplicate of its fd */
+	struct buf path, row;
 	bool failed;
 	int errnum; /* the first failure's */
 };
@@ -41,53 +42,36 @@ struct fout {
 static int fout_open(struct fout *o, const char *dir, const char *name, bool gz,
 		     const char *header)
 {
+	int d = -1;
+
 	buf_init(&o->path);
-	buf_init(&o->tmp);
 	buf_init(&o->row);
 	o->failed = false;
 	o->errnum = 0;
 	o->f = NULL;
 	o->gz = NULL;
-	o->gz_fd = -1;
 	buf_addf(&o->path, "%s/%s.csv%s", dir, name, gz ? ".gz" : "");
-	buf_addf(&o->tmp, "%s/.%s.csv%s.tmp%ld", dir, name, gz ? ".gz" : "",
-		 (long)getpid());
-	if (gz) {
-		/* zlib closes what it is given: it gets a duplicate, and
-		 * this one is synced after gzclose() has written the end */
-		o->gz_fd = open(o->tmp.data,
-				O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (o->gz_fd >= 0) {
-			int d = dup(o->gz_fd);
-
-			o->gz = d >= 0 ? gzdopen(d, "wb6") : NULL;
-			if (!o->gz) {
-				int saved = errno;
-
-				if (d >= 0)
-					close(d);
-				close(o->gz_fd);
-				unlink(o->tmp.data);
-				o->gz_fd = -1;
-				errno = saved;
-			}
-		}
-	} else {
-		o->f = fopen(o->tmp.data, "wb");
-	}
+	/* zlib and stdio close what they are given: they get a duplicate,
+	 * and nf's own is synced and named once they have written the end */
+	errno = 0;
+	if (newfile_open(&o->nf, o->path.data, 0666) == 0)
+		d = dup(o->nf.fd);
+	if (d >= 0 && gz)
+		o->gz = gzdopen(d, "wb6");
+	else if (d >= 0)
+		o->f = fdopen(d, "wb");
 	if (!o->f && !o->gz) {
-		term_fprintf(
-			stderr,
-			"heapsift export: error: writing %s (creating %s): "
-			"%s\n",
-			o->path.data, o->tmp.data,
-			err_io_reason(errno ? errno : ENOMEM));
+		int saved = errno ? errno : ENOMEM;
+
+		if (d >= 0)
+			close(d);
+		newfile_abandon(&o->nf);
+		term_fprintf(stderr, "heapsift export: error: writing %s: %s\n",
+			     o->path.data, err_io_reason(saved));
 		buf_release(&o->path);
-		buf_release(&o->tmp);
 		buf_release(&o->row);
 		return -1;
 	}
-	die_unlink_add(o->tmp.data);
 	buf_addf(&o->row, "%s\r\n", header);
 	return 0;
 }
@@ -129,46 +113,34 @@ static int fout_close(struct fout *o)
 	if (o->gz) {
 		if (gzclose(o->gz) != Z_OK && !errnum)
 			errnum = errno ? errno : EIO;
-		errno = 0;
-		if (fsync(o->gz_fd) && !errnum)
-			errnum = errno ? errno : EIO;
-		if (close(o->gz_fd) && !errnum)
-			errnum = errno ? errno : EIO;
 	} else {
-		if ((ferror(o->f) || fflush(o->f) || fsync(fileno(o->f))) &&
-		    !errnum)
+		if ((ferror(o->f) || fflush(o->f)) && !errnum)
 			errnum = errno ? errno : EIO;
 		if (fclose(o->f) && !errnum)
 			errnum = errno ? errno : EIO;
 	}
-	if (!errnum && rename(o->tmp.data, o->path.data) < 0)
-		errnum = errno;
-	if (errnum) {
+	if (errnum)
+		newfile_abandon(&o->nf);
+	else if (newfile_commit(&o->nf, o->path.data) < 0)
+		errnum = errno; /* synced, named, renamed: or removed */
+	if (errnum)
 		term_fprintf(stderr, "heapsift export: error: writing %s: %s\n",
 			     o->path.data, err_io_reason(errnum));
-		unlink(o->tmp.data);
-	}
-	die_unlink_remove(o->tmp.data);
 	buf_release(&o->path);
-	buf_release(&o->tmp);
 	buf_release(&o->row);
 	return errnum ? -1 : 0;
 }
 
 /* The table is not to be kept (the store could not be read, which the
- * caller says): closed, its temporary file removed. */
+ * caller says): closed, its file removed. */
 static void fout_abandon(struct fout *o)
 {
-	if (o->gz) {
+	if (o->gz)
 		(void)gzclose(o->gz);
-		close(o->gz_fd);
-	} else {
+	else
 		fclose(o->f);
-	}
-	unlink(o->tmp.data);
-	die_unlink_remove(o->tmp.data);
+	newfile_abandon(&o->nf);
 	buf_release(&o->path);
-	buf_release(&o->tmp);
 	buf_release(&o->row);
 }
 

@@ -16,6 +16,7 @@
 #include "input/input.h"
 #include "input/walk.h"
 #include "store/store.h"
+#include "util/newfile.h"
 #include "util/xalloc.h"
 
 struct run {
@@ -178,7 +179,8 @@ static int walk_member(void *ctx, const struct member *m)
  * may be small or in memory), where the store's own temporary file goes
  * (a link's target's directory); a new store's samples are encoded into
  * that file as they arrive (store_writer_stream), which append's
- * duplicates rule out.
+ * duplicates rule out.  The folder is swept of the temporary files of
+ * writers that died first.
  */
 static void spill_beside(struct store_writer *w, const char *out, bool stream)
 {
@@ -189,6 +191,10 @@ static void spill_beside(struct store_writer *w, const char *out, bool stream)
 
 	/* the full path, for the messages */
 	store_writer_set_spill_dir(w, dir ? dir : parent);
+	/* what writers that died left in this folder, the store's lock
+	 * held: their temporary files, stores' or exports', no longer
+	 * locked, old, of a process gone (newfile.h) */
+	newfile_sweep(dir ? dir : parent);
 	if (stream)
 		store_writer_stream(w, dir ? dir : parent);
 	free(dir);

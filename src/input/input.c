@@ -21,7 +21,9 @@ static void init_common(struct input *in, const char *name)
 	in->line = 1;
 	in->max_line = INPUT_MAX_LINE;
 	in->pin = UINT64_MAX;
+	in->limit = UINT64_MAX;
 	err_init(&in->err);
+	err_init(&in->limit_err);
 }
 
 void input_init_memory(struct input *in, const char *name, const void *data,
@@ -86,11 +88,12 @@ void input_prefetch(struct input *in, uint64_t offset, uint64_t len)
 {
 	size_t at, end;
 
-	/* a mapped file's stream offsets are its own: nothing before */
-	if (!in->map || offset >= in->map_len)
+	/* a mapped file's stream offsets are its own: nothing before; and
+	 * nothing past its end, or its limit (input_limit) */
+	if (!in->map || offset >= in->end)
 		return;
-	if (len > in->map_len - offset)
-		len = in->map_len - offset;
+	if (len > in->end - offset)
+		len = in->end - offset;
 	end = (size_t)(offset + len);
 	at = (size_t)offset > in->prefetched ? (size_t)offset : in->prefetched;
 	at -= at % page_size();
@@ -149,11 +152,43 @@ static int fail(struct input *in)
 	return ERR_FAIL;
 }
 
+void input_limit(struct input *in, uint64_t at, const struct err *e)
+{
+	size_t have = in->end - in->pos;
+
+	if (at < in->offset)
+		at = in->offset;
+	in->limit = at;
+	in->limit_err = *e;
+	if (in->failed || (uint64_t)have <= at - in->offset)
+		return;
+	/* buffered (or mapped) bytes past at: cut off, and known to be
+	 * there, so asking for more fails at once */
+	in->end = in->pos + (size_t)(at - in->offset);
+	in->over_limit = true;
+	in->eof = false;
+}
+
+/* The stream's end at its limit, with bytes past it. */
+static int over_limit(struct input *in)
+{
+	in->err = in->limit_err;
+	return fail(in);
+}
+
 int input_peek(struct input *in, size_t want, const unsigned char **p,
 	       size_t *avail)
 {
 	while (in->end - in->pos < want && !in->eof && !in->failed) {
-		size_t have = in->end - in->pos, got = 0;
+		size_t have = in->end - in->pos, got = 0, room;
+		/* room left before the limit (none set: UINT64_MAX) */
+		uint64_t left = in->limit - in->offset - have;
+
+		if (in->over_limit || !in->pull) {
+			/* a memory stream is eof unless cut by its limit */
+			over_limit(in);
+			break;
+		}
 
 		/* Unread bytes to the front when what is asked would not fit
 		 * behind them, or when too little room is left to pull. */
@@ -173,9 +208,17 @@ int input_peek(struct input *in, size_t want, const unsigned char **p,
 			in->own_size = size;
 			in->data = in->own;
 		}
-		if (in->pull(in->pull_ctx, in->own + in->end,
-			     in->own_size - in->end, &got, &in->err) < 0) {
+		room = in->own_size - in->end;
+		/* at the limit, one more pull says whether there is more */
+		if (left && room > left)
+			room = (size_t)left;
+		if (in->pull(in->pull_ctx, in->own + in->end, room, &got,
+			     &in->err) < 0) {
 			fail(in);
+			break;
+		}
+		if (got && !left) {
+			over_limit(in);
 			break;
 		}
 		if (!got)

@@ -52,6 +52,9 @@ struct input {
 	size_t dropped;	   /* pages before this offset have been let go */
 	size_t prefetched; /* read ahead up to here (input_prefetch) */
 	uint64_t pin;	   /* stream offset: pages from here on are kept */
+	uint64_t limit;	   /* input_limit(): the stream ends here */
+	bool over_limit;   /* bytes past limit are known to exist */
+	struct err limit_err;
 };
 
 #define INPUT_BLOCK    (64 * 1024)
@@ -98,6 +101,18 @@ void input_pin(struct input *in, uint64_t offset);
  * and nothing past the end.
  */
 void input_prefetch(struct input *in, uint64_t offset, uint64_t len);
+
+/*
+ * Let the stream have at most at bytes (a stream offset, counted from its
+ * start, however it is read): one longer ends there with failure e (its
+ * source set to the stream's name if empty), sticky as any other,
+ * after every byte before at has been read.  A stream of exactly at bytes
+ * is whole.  A pulled stream pulls nothing past at but one look to see
+ * whether there is more; a mapped one keeps its mapping, and its bytes
+ * stay stable (input_is_stable).  Bytes already consumed past at, if
+ * any, stay consumed: call it before reading.
+ */
+void input_limit(struct input *in, uint64_t at, const struct err *e);
 
 /* Count lines from here on (text importers); costs a memchr per consume. */
 void input_track_lines(struct input *in);

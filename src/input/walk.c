@@ -20,6 +20,7 @@
 #include "input/input.h"
 #include "input/walk_int.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 void input_limits_default(struct input_limits *lim)
 {
@@ -175,6 +176,7 @@ static void on_sigbus(int sig)
 	const char *path = mapped_path;
 
 	(void)sig;
+	die_unlink_all(); /* as die() would */
 	put_err("heapsift: fatal: ");
 	put_err(path ? path : "an input file");
 	put_err(": the file shrank while it was being read\n");
@@ -218,7 +220,13 @@ static int walk_top(struct walk *w, struct input *in, const char *display,
 		walk_reportf(w, PROBLEM_WARNING, ERR_FORMAT, display,
 			     ERR_NO_OFFSET, "file is empty");
 	walk_stream(w, in, NULL, display, "", "", 0, seek_fd);
-	if (in->failed && !in->reported) {
+	if (in->failed && !in->reported && in->err.code == ERR_LIMIT) {
+		/* a limit (input_limit): where it cut, as a warning */
+		struct err e = in->err;
+
+		err_source(&e, display);
+		walk_report(w, PROBLEM_WARNING, &e);
+	} else if (in->failed && !in->reported) {
 		struct err e = in->err;
 
 		err_set_at(&e, ERR_IO, input_offset(in), "%s", in->err.msg);

@@ -868,6 +868,32 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	buf_release(&nm.filters);
 }
 
+/*
+ * A plain stream given directly (a file, a fifo, a device, standard
+ * input) is a member and an input as much as one read out of an archive:
+ * the same two limits hold, the smaller first, in entry_pull()'s words
+ * (a device or a pipe would otherwise be read for ever).
+ */
+static void top_limits(struct walk *w, struct input *in)
+{
+	const struct input_limits *lim = w->lim;
+	struct err e;
+	char h[32];
+
+	err_init(&e);
+	if (lim->max_member_bytes <= lim->max_input_bytes)
+		err_set_at(&e, ERR_LIMIT, lim->max_member_bytes,
+			   "member larger than %s (--max-member-size): "
+			   "rest skipped",
+			   human(lim->max_member_bytes, h, sizeof(h)));
+	else
+		err_set_at(&e, ERR_LIMIT, lim->max_input_bytes,
+			   "input larger than %s (--max-input-size): rest "
+			   "skipped",
+			   human(lim->max_input_bytes, h, sizeof(h)));
+	input_limit(in, e.offset, &e);
+}
+
 void walk_stream(struct walk *w, struct input *in, struct entry *en,
 		 const char *display, const char *path, const char *compression,
 		 unsigned depth, int seek_fd)
@@ -908,6 +934,8 @@ void walk_stream(struct walk *w, struct input *in, struct entry *en,
 			"listed unopened",
 			w->lim->max_depth, w->lim->max_depth == 1 ? "" : "s");
 	}
+	if (!en)
+		top_limits(w, in);
 	{
 		struct member m = {display,	w->input_name, path,
 				   compression, depth,	       in};

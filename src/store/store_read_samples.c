@@ -283,9 +283,15 @@ static int decode_kind(struct store *s, int k, struct cols *d, struct err *e)
 	for (t = 0; t < 2; t++)
 		err_init(&job[t].e);
 	/* a few blocks are not worth a thread */
-	if (c->kind_n[k] >= 8 * STORE_BLOCK_SAMPLES)
+	if (c->kind_n[k] >= 8 * STORE_BLOCK_SAMPLES) {
+		sigset_t old;
+
+		/* the fatal signals stay the main thread's (xalloc.h) */
+		die_signals_block(&old);
 		threaded =
 			pthread_create(&helper, NULL, decode_run, &job[1]) == 0;
+		die_signals_restore(&old);
+	}
 	decode_run(&job[0]);
 	if (threaded)
 		pthread_join(helper, NULL);

@@ -3,8 +3,9 @@
  * depth first, the sample blocks (from the spill's runs merged in time
  * order, store_write_spill.h, or already written as the samples came,
  * store_write_stream.c), then every other section laid out as
- * docs/formats/store.md says, in a temporary file beside the target,
- * synced, and renamed over it.  Both ways in write the same bytes.
+ * docs/formats/store.md says, in a new file beside the target (without a
+ * name until it is whole and synced, newfile.h), renamed over it.  Both
+ * ways in write the same bytes.
  */
 #include "store/store_write_commit.h"
 
@@ -350,47 +351,35 @@ char *commit_target(const char *path, mode_t *mode)
 	return target;
 }
 
-void commit_tmp_name(struct buf *tmp, const char *target, unsigned attempt)
-{
-	/* a unique name: pid, time and a counter, retried if taken (a crash
-	 * can leave one behind, and pids are reused) */
-	struct timespec ts;
-	char *dir_copy = xstrdup(target), *base_copy = xstrdup(target);
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	buf_reset(tmp);
-	buf_addf(tmp, "%s/.%s.tmp%ld.%lx.%u", dirname(dir_copy),
-		 basename(base_copy), (long)getpid(), (unsigned long)ts.tv_nsec,
-		 attempt);
-	free(dir_copy);
-	free(base_copy);
-}
-
-int commit_replace(struct out *o, const char *tmp, const char *target,
+int commit_replace(struct out *o, struct newfile *nf, const char *target,
 		   struct err *e)
 {
+	const char *doing;
+	/* HEAPSIFT_STORE_NO_LINK=1: as where /proc is missing (tests) */
+	unsigned flags = getenv("HEAPSIFT_STORE_NO_LINK") ? NEWFILE_COPY : 0;
+
 	out_end_direct(o); /* its writes waited for (a failure stops there) */
+	/* synced before it has a name: a name only ever shows whole data */
 	if (!o->failed && fsync(o->fd) < 0) {
-		err_set(e, ERR_IO, "store: writing %s (fsync of %s): %s",
-			target, tmp, err_io_reason(errno));
-		o->failed = true;
-	}
-	if (close(o->fd) < 0 && !o->failed) {
-		err_set(e, ERR_IO, "store: writing %s (closing %s): %s", target,
-			tmp, err_io_reason(errno));
-		o->failed = true;
-	}
-	o->fd = -1;
-	if (!o->failed && rename(tmp, target) < 0) {
-		err_set(e, ERR_IO, "store: cannot replace %s: %s", target,
+		err_set(e, ERR_IO,
+			"store: writing %s (syncing its new file): %s", target,
 			err_io_reason(errno));
 		o->failed = true;
 	}
-	if (o->failed)
-		unlink(tmp);
-	die_unlink_remove(tmp); /* renamed, or removed */
-	if (o->failed)
+	if (!o->failed && newfile_name(nf, target, flags, &doing) < 0) {
+		err_set(e, ERR_IO,
+			"store: writing %s (%s its temporary file %s): %s",
+			target, doing, nf->tmp.data, err_io_reason(errno));
+		o->failed = true;
+	}
+	o->fd = -1; /* nf's, closed by what follows */
+	if (o->failed) {
+		newfile_abandon(nf);
 		return ERR_FAIL;
+	}
+	if (newfile_replace(nf, target) < 0)
+		return err_set(e, ERR_IO, "store: cannot replace %s: %s",
+			       target, err_io_reason(errno));
 	/* the rename is durable once the directory is: if this fails the
 	 * new store is in place, but a power cut could still undo it */
 	if (fsync_dir(target) < 0)
@@ -405,7 +394,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 {
 	struct store_header h;
 	struct out o;
-	struct buf tmp = BUF_INIT;
+	struct newfile nf;
 	struct vec index;
 	struct rollup_builder *rb;
 	struct encoder en;
@@ -413,7 +402,6 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	int rollup_fd, rc;
 	char *target;
 	mode_t mode;
-	unsigned attempt;
 
 	if (n > UINT32_MAX)
 		return err_set(e, ERR_LIMIT,
@@ -431,44 +419,31 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	target = commit_target(path, &mode);
 	memset(&o, 0, sizeof(o));
 	o.e = e;
-	o.fd = -1;
-	for (attempt = 0; attempt < 100; attempt++) {
-		commit_tmp_name(&tmp, target, attempt);
-		o.fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			    0600);
-		if (o.fd >= 0 || errno != EEXIST)
-			break;
-	}
-	o.path = tmp.data;
-	o.target = target;
-	if (o.fd >= 0)
-		die_unlink_add(tmp.data); /* out of memory: not left behind */
-	if (o.fd < 0) {
+	/* without a name until it is whole, where the file system allows
+	 * (newfile.h): a kill leaves nothing */
+	if (newfile_open(&nf, target, 0600) < 0) {
 		err_set(e, ERR_IO,
 			"store: writing %s (creating its temporary file %s): "
 			"%s",
-			target, tmp.data, err_io_reason(errno));
-		buf_release(&tmp);
+			target, nf.tmp.data, err_io_reason(errno));
+		newfile_abandon(&nf);
 		free(target);
 		return ERR_FAIL;
 	}
+	o.fd = nf.fd;
+	o.path = nf.named ? nf.tmp.data : ""; /* "": no name yet */
+	o.target = target;
 	if (fchmod(o.fd, mode) < 0) {
 		err_set(e, ERR_IO, "store: cannot set the mode of %s: %s",
-			tmp.data, strerror(errno));
-		close(o.fd);
-		unlink(tmp.data);
-		die_unlink_remove(tmp.data);
-		buf_release(&tmp);
+			nf.named ? nf.tmp.data : target, strerror(errno));
+		newfile_abandon(&nf);
 		free(target);
 		return ERR_FAIL;
 	}
 
 	rollup_fd = rollup_spill_open(target, e);
 	if (rollup_fd < 0) {
-		close(o.fd);
-		unlink(tmp.data);
-		die_unlink_remove(tmp.data);
-		buf_release(&tmp);
+		newfile_abandon(&nf);
 		free(target);
 		return ERR_FAIL;
 	}
@@ -490,8 +465,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 	rollup_builder_free(rb);
 	close(rollup_fd);
 	vec_release(&index);
-	rc = commit_replace(&o, tmp.data, target, e);
-	buf_release(&tmp);
+	rc = commit_replace(&o, &nf, target, e);
 	free(target);
 	return rc;
 }

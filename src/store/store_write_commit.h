@@ -13,6 +13,7 @@
 #include "store/store_write_out.h"
 #include "store/store_write_int.h"
 #include "util/buf.h"
+#include "util/newfile.h"
 
 /* Number the trie depth first: the new node table, and in *renum_out
  * each writer id's new id (both malloc'ed). */
@@ -32,11 +33,11 @@ int commit_sections(struct out *o, struct store_writer *w,
 /* The file a commit to path replaces (a link's target), malloc'ed, and
  * the mode it keeps (0644 for a new store). */
 char *commit_target(const char *path, mode_t *mode);
-/* A temporary name beside target: the attempt-th try. */
-void commit_tmp_name(struct buf *tmp, const char *target, unsigned attempt);
-/* o's file, named tmp, synced, closed and renamed over target, and the
- * directory synced; tmp removed on failure.  <0 with e set. */
-int commit_replace(struct out *o, const char *tmp, const char *target,
+/* o's file, nf's (newfile.h), synced, given its temporary name (a link,
+ * or a copy with HEAPSIFT_STORE_NO_LINK=1), renamed over target and
+ * closed, and the directory synced; removed on failure, nf released
+ * either way.  <0 with e set. */
+int commit_replace(struct out *o, struct newfile *nf, const char *target,
 		   struct err *e);
 
 #endif

@@ -205,6 +205,16 @@ void out_pwrite(struct out *o, const void *p, size_t len)
 			o->failed = true;
 			return;
 		}
+		if (n <= 0 && !*o->path) {
+			/* a file without a name yet, its target known */
+			err_set(o->e, ERR_IO,
+				"store: writing %s (its new file, not named "
+				"yet): %s",
+				o->target,
+				n < 0 ? err_io_reason(errno) : "short write");
+			o->failed = true;
+			return;
+		}
 		if (n <= 0) {
 			err_set(o->e, ERR_IO,
 				"store: writing %s (its temporary file %s): "

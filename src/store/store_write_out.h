@@ -23,8 +23,9 @@ struct out {
 	uint64_t pos;
 	struct store_toc_entry toc[32];
 	uint32_t n_toc;
-	const char *path;   /* the temporary file (for messages); NULL:
-			     * none yet, target is its directory */
+	const char *path;   /* the temporary file (for messages); "": no
+			     * name yet; NULL: none, and no target yet
+			     * either: target is its directory */
 	const char *target; /* the store it becomes */
 	struct err *e;
 	bool failed;

@@ -223,11 +223,21 @@ int spill_tmpfile(const char *dir)
 	    (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
 #endif
-	/* no O_TMPFILE here: a name, unlinked at once */
+	/* no O_TMPFILE here: a name, unlinked at once, with no signal
+	 * between the two (xalloc.h) */
 	buf_addf(&path, "%s/.heapsift-spill.XXXXXX", dir);
-	fd = mkostemp(path.data, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path.data);
+	{
+		sigset_t old;
+		int errnum;
+
+		die_signals_block(&old);
+		fd = mkostemp(path.data, O_CLOEXEC);
+		errnum = errno;
+		if (fd >= 0)
+			unlink(path.data);
+		die_signals_restore(&old);
+		errno = errnum;
+	}
 	buf_release(&path);
 	return fd;
 }

@@ -51,6 +51,7 @@ struct retired {
 struct stream {
 	struct store_writer *w;
 	char *dir;
+	struct newfile nf; /* the store's file, without a name */
 	bool opened; /* the file and the encoder made (at the first run) */
 	bool dead;   /* gave its samples back to the spill */
 	struct out o;
@@ -84,18 +85,18 @@ static size_t window_samples(void)
 struct stream *stream_new(struct store_writer *w, const char *dir)
 {
 	struct stream *st;
-	int fd = -1;
+	struct newfile nf;
 
-#ifdef O_TMPFILE
 	/* only a file without a name will do: it is linked at commit */
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-	if (fd < 0)
+	if (newfile_open_in(&nf, dir, 0600) < 0) {
+		newfile_abandon(&nf);
 		return NULL;
+	}
 	st = xcalloc(1, sizeof(*st));
 	st->w = w;
 	st->dir = xstrdup(dir);
-	st->o.fd = fd;
+	st->nf = nf;
+	st->o.fd = nf.fd;
 	st->o.path = NULL; /* no name: messages say the directory */
 	st->o.target = st->dir;
 	err_init(&st->oerr);
@@ -561,7 +562,7 @@ static int stream_replay(void *ctx, struct spill_replay *rp, struct err *e)
 	}
 	/* the file and the rest are of no more use: the commit writes a
 	 * file of its own, and the spill's merge wants the memory */
-	close(st->o.fd);
+	newfile_abandon(&st->nf);
 	st->o.fd = -1;
 	stream_drop(st);
 	return rc < 0 ? ERR_FAIL : 0;
@@ -593,8 +594,8 @@ void stream_free(struct stream *st)
 	if (st->opened && !st->dead)
 		pipe_end(&st->pipe, false);
 	out_end_direct(&st->o);
-	if (st->o.fd >= 0)
-		close(st->o.fd);
+	newfile_abandon(&st->nf); /* a no-op once committed */
+	st->o.fd = -1;
 	stream_drop(st);
 	free(st->dir);
 	free(st);
@@ -637,108 +638,10 @@ static void sparse_remap(struct vec *v, const struct vec *pairs)
 		qsort(v->data, v->n, v->size, by_sample);
 }
 
-/* The file without a name, under a temporary name beside target: linked
- * where /proc lets it, else copied into a file made there. */
-static int link_file(struct out *o, struct buf *tmp, const char *target,
-		     struct err *e)
-{
-	char proc[64];
-	unsigned attempt;
-	int fd = -1;
-	uint64_t at = 0;
-	unsigned char *buf;
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
-	/* HEAPSIFT_STORE_NO_LINK=1: as where /proc is missing (tests) */
-	for (attempt = 0; attempt < 100 && !getenv("HEAPSIFT_STORE_NO_LINK");
-	     attempt++) {
-		commit_tmp_name(tmp, target, attempt);
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp->data,
-			   AT_SYMLINK_FOLLOW) == 0) {
-			die_unlink_add(tmp->data);
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	for (attempt = 0; attempt < 100; attempt++) {
-		commit_tmp_name(tmp, target, attempt);
-		fd = open(tmp->data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			  0600);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0)
-		return err_set(e, ERR_IO,
-			       "store: writing %s (creating its temporary "
-			       "file %s): %s",
-			       target, tmp->data, err_io_reason(errno));
-	die_unlink_add(tmp->data);
-	{
-		/* the copy keeps the mode fchmod gave the file without a
-		 * name (open's 0600 and the umask otherwise) */
-		struct stat st;
-
-		if (fstat(o->fd, &st) < 0 || fchmod(fd, st.st_mode & 07777) < 0)
-			err_set(e, ERR_IO,
-				"store: cannot set the mode of %s: %s",
-				tmp->data, strerror(errno));
-	}
-	buf = xmalloc((size_t)1 << 20);
-	while (!err_isset(e)) {
-		ssize_t got = pread(o->fd, buf, (size_t)1 << 20, (off_t)at);
-		ssize_t put = 0;
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			if (got < 0)
-				err_set(e, ERR_IO,
-					"store: writing %s (copying into %s): "
-					"%s",
-					target, tmp->data,
-					err_io_reason(errno));
-			break;
-		}
-		while (put < got) {
-			ssize_t n = pwrite(fd, buf + put, (size_t)(got - put),
-					   (off_t)(at + (uint64_t)put));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				err_set(e, ERR_IO,
-					"store: writing %s (copying into %s): "
-					"%s",
-					target, tmp->data,
-					n < 0 ? err_io_reason(errno)
-					      : "short write");
-				got = -1;
-				break;
-			}
-			put += n;
-		}
-		if (got < 0)
-			break;
-		at += (uint64_t)got;
-	}
-	free(buf);
-	close(o->fd);
-	o->fd = fd;
-	if (err_isset(e)) {
-		o->failed = true;
-		unlink(tmp->data);
-		die_unlink_remove(tmp->data);
-		return ERR_FAIL;
-	}
-	return 0;
-}
-
 int stream_commit(struct stream *st, struct store_writer *w, const char *path,
 		  struct err *e)
 {
 	struct out *o = &st->o;
-	struct buf tmp = BUF_INIT;
 	char *target;
 	mode_t mode;
 	int rc;
@@ -773,15 +676,14 @@ int stream_commit(struct stream *st, struct store_writer *w, const char *path,
 		o->failed = true;
 	}
 	o->target = target;
-	o->path = "(being linked)";
-	if (o->failed || link_file(o, &tmp, target, e) < 0) {
-		buf_release(&tmp);
+	o->path = "";
+	if (o->failed) {
+		newfile_abandon(&st->nf);
+		o->fd = -1;
 		free(target);
 		return ERR_FAIL;
 	}
-	rc = commit_replace(o, tmp.data, target, e);
-	o->fd = -1;
-	buf_release(&tmp);
+	rc = commit_replace(o, &st->nf, target, e);
 	free(target);
 	return rc;
 }

@@ -58,6 +58,7 @@ struct workq *workq_new(unsigned n_threads, unsigned depth, workq_fn fn)
 {
 	struct workq *q = xcalloc(1, sizeof(*q));
 	unsigned i;
+	sigset_t old;
 
 	if (!depth)
 		BUG("workq_new: depth 0");
@@ -70,6 +71,9 @@ struct workq *workq_new(unsigned n_threads, unsigned depth, workq_fn fn)
 	if (!n_threads)
 		return q;
 	q->threads = xcalloc(n_threads, sizeof(*q->threads));
+	/* the fatal signals go to the thread that registers temporary
+	 * files, never to these (xalloc.h) */
+	die_signals_block(&old);
 	for (i = 0; i < n_threads; i++) {
 		/* fewer threads than asked still works: one is enough,
 		 * and none means inline */
@@ -77,6 +81,7 @@ struct workq *workq_new(unsigned n_threads, unsigned depth, workq_fn fn)
 			break;
 		q->n_threads++;
 	}
+	die_signals_restore(&old);
 	return q;
 }
 

@@ -3,25 +3,54 @@
  *
  * Out-of-memory and broken invariants are the only fatal conditions in
  * heapsift (bad input never is), so every allocation goes through these
- * wrappers and callers never test for NULL.  Nothing here knows about
- * files, formats or the CLI.
+ * wrappers and callers never test for NULL.  The third way a process
+ * stops, a signal, removes the same temporary files as die().  Nothing
+ * here knows about formats or the CLI.
  */
 #ifndef HS_XALLOC_H
 #define HS_XALLOC_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /* Print "heapsift: fatal: ..." and exit(1).  For out-of-memory only. */
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * A temporary file that die() removes before it exits (a store or an
- * export being written when memory runs out must not be left behind):
- * die_unlink_add(path) while the file exists, die_unlink_remove(path)
- * once it is renamed or removed.  path is borrowed; a few at a time.
+ * A temporary file that is removed if the process ends before it is put
+ * in place (a store or an export being written must not be left
+ * behind): die_unlink_add(path) from before the file has its name (or
+ * with the signals of die_signals_block() blocked around its creation),
+ * die_unlink_remove(path) once it is renamed or removed.  path is
+ * borrowed until then; at most DIE_UNLINK_MAX at a time (more is a BUG).
+ *
+ * die() removes them before it exits.  So does every catchable signal
+ * whose default action ends the process (SIGHUP, SIGINT, SIGQUIT,
+ * SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+ * SIGVTALRM, SIGPROF and, where they exist, SIGPOLL, SIGPWR and
+ * SIGSTKFLT): while any path is registered a handler is installed for
+ * those that were not ignored when the first was added; it removes the
+ * files, puts back the action it found (the default, or a handler such
+ * as curses') and raises the signal again, so that the process ends as
+ * it would have, with the signal's status.  The handler calls only
+ * async-signal-safe functions.  Threads other than the main one keep
+ * these signals blocked (die_signals_block() around pthread_create()),
+ * so that the handler runs on the thread that adds and removes paths
+ * and never sees one half-removed.
  */
+#define DIE_UNLINK_MAX 16
 void die_unlink_add(const char *path);
 void die_unlink_remove(const char *path);
+/* Remove every registered file now (async-signal-safe): for a fatal
+ * signal's own handler, before it ends the process. */
+void die_unlink_all(void);
+/* Block those signals in the calling thread, the old mask in *old;
+ * die_signals_restore(old) after.
+ * Around pthread_create(), so that the new thread inherits the block, and
+ * around a file's creation and die_unlink_add(), so that no signal comes
+ * between the two. */
+void die_signals_block(sigset_t *old);
+void die_signals_restore(const sigset_t *old);
 
 /* A broken invariant: print file:line and abort() so that a core or a
  * sanitizer report shows where. */

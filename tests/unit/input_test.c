@@ -256,6 +256,87 @@ TEST(input_pull_error_is_sticky_and_named)
 	input_release(&in);
 }
 
+/* input_limit(): a pulled stream longer than its limit gives every byte
+ * before it, then fails with the limit's error, sticky; one of exactly
+ * the limit is whole, and nothing past the limit is pulled but one
+ * look. */
+TEST(input_limit_cuts_a_pulled_stream_at_its_bytes)
+{
+	struct pattern s = {100000, 3000, 0, 0};
+	struct input in;
+	struct err le;
+	uint64_t skipped;
+	const unsigned char *p;
+	size_t avail;
+
+	err_init(&le);
+	err_set_at(&le, ERR_LIMIT, 10000, "over the limit");
+	input_init_pull(&in, "pipe", pattern_pull, &s, 4096);
+	CHECK_INT(input_peek(&in, 512, &p, &avail), ==, 0); /* a sniff */
+	input_limit(&in, 10000, &le);
+	CHECK_INT(input_skip(&in, UINT64_MAX, &skipped), <, 0);
+	CHECK_UINT(skipped, ==, 10000);
+	CHECK_INT(in.err.code, ==, ERR_LIMIT);
+	CHECK_STR(in.err.msg, "over the limit");
+	CHECK_STR(in.err.source, "pipe");
+	CHECK_UINT(s.done, <=, 10000 + 3000); /* one look past it */
+	CHECK_INT(input_peek(&in, 1, &p, &avail), <, 0);
+	input_release(&in);
+
+	/* exactly the limit: whole */
+	s.total = 10000;
+	s.done = 0;
+	input_init_pull(&in, "pipe", pattern_pull, &s, 4096);
+	input_limit(&in, 10000, &le);
+	CHECK_INT(input_skip(&in, UINT64_MAX, &skipped), ==, 0);
+	CHECK_UINT(skipped, ==, 10000);
+	CHECK(input_error(&in) == NULL);
+	input_release(&in);
+
+	/* a limit below what the sniff buffered: cut there */
+	s.total = 100000;
+	s.done = 0;
+	input_init_pull(&in, "pipe", pattern_pull, &s, 4096);
+	CHECK_INT(input_peek(&in, 512, &p, &avail), ==, 0);
+	input_limit(&in, 100, &le);
+	CHECK_INT(input_peek(&in, 512, &p, &avail), <, 0);
+	CHECK_UINT(avail, ==, 100);
+	CHECK(p[99] == 99);
+	input_release(&in);
+}
+
+/* A memory or mapped stream keeps its bytes in place (stable) under a
+ * limit, and ends at it with the limit's error. */
+TEST(input_limit_cuts_a_memory_stream_in_place)
+{
+	static const char text[] = "0123456789abcdef";
+	struct input in;
+	struct err le;
+	const unsigned char *p;
+	size_t avail, got;
+	char dst[32];
+
+	err_init(&le);
+	err_set_at(&le, ERR_LIMIT, 10, "over");
+	input_init_memory(&in, "mem", text, 16);
+	input_limit(&in, 10, &le);
+	CHECK(input_is_stable(&in));
+	CHECK_INT(input_peek(&in, 4, &p, &avail), ==, 0);
+	CHECK_UINT(avail, ==, 10);
+	CHECK(p == (const unsigned char *)text);
+	CHECK_INT(input_read(&in, dst, sizeof(dst), &got), <, 0);
+	CHECK_UINT(got, ==, 10);
+	CHECK_STR(in.err.msg, "over");
+	input_release(&in);
+
+	input_init_memory(&in, "mem", text, 16);
+	input_limit(&in, 16, &le);
+	CHECK_INT(input_read(&in, dst, sizeof(dst), &got), ==, 0);
+	CHECK_UINT(got, ==, 16);
+	CHECK(input_error(&in) == NULL);
+	input_release(&in);
+}
+
 TEST(input_lines_strip_crlf_and_count)
 {
 	const char text[] = "first\r\nsecond\n\nlast-without-newline";
@@ -430,6 +511,39 @@ TEST(walk_plain_stream_is_one_member)
 	walk_buf(&s, "notes.txt", &b, NULL);
 	CHECK_STR(s.rows.data, "notes.txt|||10|ok\n");
 	CHECK_STR(s.problems.data, "");
+	seen_release(&s);
+	buf_release(&b);
+}
+
+/* A plain stream given directly is a member and an input: both limits
+ * hold for it, the smaller first, as warnings of the limit. */
+TEST(walk_plain_stream_obeys_the_size_limits)
+{
+	struct seen s;
+	struct buf b = BUF_INIT;
+	struct input_limits lim;
+	size_t i;
+
+	for (i = 0; i < 5000; i++)
+		buf_addch(&b, 'x');
+	input_limits_default(&lim);
+	lim.max_member_bytes = 1024;
+	walk_buf(&s, "notes.txt", &b, &lim);
+	CHECK_STR(s.rows.data, "notes.txt|||1024|limit\n");
+	CHECK_STR(s.problems.data,
+		  "W notes.txt: member larger than 1 KiB (--max-member-size): "
+		  "rest skipped at offset 1024\n");
+	seen_release(&s);
+	input_limits_default(&lim);
+	lim.max_input_bytes = 2000;
+	walk_buf(&s, "notes.txt", &b, &lim);
+	CHECK_STR(s.rows.data, "notes.txt|||2000|limit\n");
+	CHECK_CONTAINS(s.problems.data, "(--max-input-size): rest skipped");
+	seen_release(&s);
+	input_limits_default(&lim);
+	lim.max_input_bytes = 5000;
+	walk_buf(&s, "notes.txt", &b, &lim);
+	CHECK_STR(s.rows.data, "notes.txt|||5000|ok\n");
 	seen_release(&s);
 	buf_release(&b);
 }
