@@ -496,6 +496,10 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 			a->format = optarg;
 			break;
 		case 'o':
+			if (cli_output_arg("export", optarg,
+					   "the folder (csv) or file to "
+					   "write, or - for standard output"))
+				return EXIT_USAGE;
 			a->dir = optarg;
 			break;
 		case OPT_FORCE:

@@ -85,6 +85,9 @@ static int import_parse(int argc, char **argv, struct import_opts *o)
 			fputs(import_help, stdout);
 			return cli_finish_output(EXIT_OK);
 		case 'o':
+			if (cli_output_arg("import", optarg,
+					   "the store to write, -o CASE.hsdb"))
+				return EXIT_USAGE;
 			o->io.out = optarg;
 			break;
 		case OPT_APPEND:

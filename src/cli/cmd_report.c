@@ -663,6 +663,10 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 						       optarg);
 			break;
 		case 'o':
+			if (cli_output_arg("report", optarg,
+					   "the file to write, -o FILE (or "
+					   "no -o: standard output)"))
+				return EXIT_USAGE;
 			o->o.path = optarg;
 			break;
 		case OPT_FORCE:

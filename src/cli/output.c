@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/report.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/newfile.h"
@@ -39,7 +40,7 @@ bool cli_is_store(const char *path)
 
 bool cli_is_report(const char *path)
 {
-	char head[513];
+	char head[REPORT_MARK_SPAN];
 	struct stat st;
 	ssize_t got;
 	int fd;
@@ -48,13 +49,23 @@ bool cli_is_report(const char *path)
 	if (fd < 0)
 		return false;
 	got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-		      ? read(fd, head, sizeof(head) - 1)
+		      ? read(fd, head, sizeof(head))
 		      : -1;
 	close(fd);
 	if (got <= 0)
 		return false;
-	head[got] = '\0';
-	return memmem(head, (size_t)got, "heapsift report", 15) != NULL;
+	/* the mark, never words a person may write about a report */
+	return memmem(head, (size_t)got, REPORT_MARK, strlen(REPORT_MARK)) !=
+	       NULL;
+}
+
+int cli_output_arg(const char *cmd, const char *arg, const char *what)
+{
+	/* an empty path would reach open() and rename() as "" and be
+	 * said as a missing file, with a blank where the name goes */
+	if (*arg)
+		return 0;
+	return cli_usage_error(cmd, "-o: the path is empty: give %s", what);
 }
 
 static int refuse(const char *cmd, const char *path, const char *why,

@@ -281,13 +281,13 @@ static void head_html(struct buf *out, const struct report *r)
 	buf_addf(out,
 		 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		 "<meta charset=\"utf-8\">\n"
-		 "<!-- made by heapsift report %s -->\n"
+		 "<!-- made by heapsift report %s (%s) -->\n"
 		 "<meta http-equiv=\"Content-Security-Policy\" "
 		 "content=\"default-src 'none'; style-src "
 		 "'unsafe-inline'; script-src 'unsafe-inline'\">\n"
 		 "<meta name=\"viewport\" content=\"width=device-width\">"
 		 "\n<title>heapsift report: ",
-		 r->version);
+		 r->version, REPORT_MARK);
 	h(out, r->title);
 	buf_addf(out, "</title>\n<style>%s%s</style>\n</head>\n<body>\n", css,
 		 flame_css);

@@ -367,6 +367,8 @@ void report_render_json(const struct report *r, struct buf *out)
 
 	buf_adds(out, "{\n  \"generator\": ");
 	str(out, "heapsift report");
+	buf_adds(out, ",\n  \"mark\": ");
+	str(out, REPORT_MARK);
 	buf_adds(out, ",\n  \"version\": ");
 	str(out, r->version);
 	buf_adds(out, ",\n  \"schema\": 1,\n  \"title\": ");

@@ -304,6 +304,9 @@ void report_render_md(const struct report *r, struct buf *out)
 	bool drawn[64];
 
 	memset(drawn, 0, sizeof(drawn));
+	/* the mark in Markdown's comment, before the title */
+	buf_addf(out, "<!-- %s: written by heapsift report %s -->\n",
+		 REPORT_MARK, r->version);
 	buf_addf(out, "# heapsift report: ");
 	md(out, r->title);
 	buf_addf(out, "\n\nMade by heapsift report %s", r->version);

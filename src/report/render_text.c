@@ -288,7 +288,9 @@ void report_render_text(const struct report *r, struct buf *out)
 	const char *note;
 	size_t i;
 
-	buf_addf(out, "heapsift report %s: ", r->version);
+	/* the mark before the title, whose length the inputs set */
+	buf_addf(out, "heapsift report %s (%s)\ninputs: ", r->version,
+		 REPORT_MARK);
 	put(out, r->title);
 	buf_addch(out, '\n');
 	if (r->store_path) {

@@ -151,6 +151,20 @@ const struct query_jvm *report_jvm_of(const struct report *r,
  * more)"; "" where f names none. */
 void report_jvm_text(struct buf *out, const struct report *r,
 		     const struct finding *f);
+/*
+ * The mark of a report heapsift wrote: a token no person writes by
+ * accident (the random hex makes it so), in the first 512 bytes of every
+ * format, each in its own way: text's first line, a comment atop the
+ * Markdown and in the HTML head, a "mark" field in the JSON, always
+ * before the title (whose length the inputs set).  report -o replaces an
+ * existing file only when it carries the mark (cli/output.h,
+ * cli_is_report()); the words "heapsift report" alone, which a person's
+ * notes about a report hold too, are no mark.  Changing it makes every
+ * earlier report a file -o needs --force to replace.
+ */
+#define REPORT_MARK	 "heapsift-report-mark-7f3c9a1e"
+#define REPORT_MARK_SPAN 512
+
 enum report_format {
 	REPORT_TEXT,
 	REPORT_MD,

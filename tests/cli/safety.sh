@@ -172,6 +172,142 @@ expect_err "is a symbolic link"
 rm -rf "$W/out" "$W/outlink" "$W/file" "$W/s.hsdb"
 t_end
 
+# --- report -o, and -o of every command (issue 39) ------------------------------
+
+# The mark docs/report.md gives every report, in its first 512 bytes.
+MARK=heapsift-report-mark-7f3c9a1e
+# has_mark FILE: the mark is in FILE's first 512 bytes
+has_mark() { head -c 512 "$1" | grep -qF "$MARK"; }
+
+t_begin "report -o: a person's notes naming a heapsift report are not replaced, in any format"
+run import -o "$W/s.hsdb" "$A"
+# the issue's own two files: notes about a report, an email quoting one
+printf '# My notes on the heapsift report for case 1234\n' >"$W/notes.md"
+printf 'Subject: the heapsift report you sent\n\nheapsift report 0.1.0: case.hsdb\nlooks fine\n' >"$W/email.txt"
+cp "$W/notes.md" "$W/notes.orig"
+cp "$W/email.txt" "$W/email.orig"
+for fmt in text md html json; do
+	for f in notes.md email.txt; do
+		run report --format=$fmt -o "$W/$f" "$W/s.hsdb"
+		expect_rc 1
+		expect_err "$W/$f exists and is not a heapsift report; not replaced; --force replaces it"
+		[ -z "$out" ] || t_fail "--format=$fmt -o $f: stdout: $out"
+	done
+	same_bytes "$W/notes.md" "$W/notes.orig"
+	same_bytes "$W/email.txt" "$W/email.orig"
+done
+t_end
+
+t_begin "report -o: every format carries the mark before the title, and replaces any report heapsift wrote"
+# three inputs of 200-character names: a title of over 600 bytes, which
+# must not push the mark past the first 512 bytes
+long=$(printf '%0200d' 0)
+for i in 1 2 3; do cp "$A" "$W/$i$long.jfr"; done
+export XDG_CACHE_HOME="$W/cache"
+prev=
+for fmt in text md html json; do
+	run report --format=$fmt -o "$W/r.out" "$W/1$long.jfr" "$W/2$long.jfr" "$W/3$long.jfr"
+	expect_rc 0
+	expect_err "heapsift report: wrote $W/r.out"
+	has_mark "$W/r.out" || t_fail "--format=$fmt: no $MARK in the first 512 bytes: $(head -c 600 "$W/r.out")"
+	grep -qF "3$long" "$W/r.out" || t_fail "--format=$fmt: the title lacks the third input"
+	[ -n "$prev" ] && [ "$(head -c 512 "$W/r.out")" = "$prev" ] &&
+		t_fail "--format=$fmt: the report was not replaced"
+	prev=$(head -c 512 "$W/r.out")
+done
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["mark"] == sys.argv[2]' \
+	"$W/r.out" "$MARK" || t_fail "the JSON report's mark field is not $MARK"
+unset XDG_CACHE_HOME
+rm -rf "$W/cache" "$W"/[123]0*.jfr
+t_end
+
+t_begin "report -o: a report of an older heapsift (no mark) needs --force; --force replaces notes"
+printf 'heapsift report 0.1.0: case.hsdb\nstore: case.hsdb\n\nFINDINGS (0: 0 critical, 0 warning, 0 info)\n' >"$W/old.txt"
+cp "$W/old.txt" "$W/old.orig"
+run report -o "$W/old.txt" "$W/s.hsdb"
+expect_rc 1
+expect_err "is not a heapsift report"
+same_bytes "$W/old.txt" "$W/old.orig"
+run report --force -o "$W/old.txt" "$W/s.hsdb"
+expect_rc 0
+has_mark "$W/old.txt" || t_fail "--force did not write a report over the old one"
+run report --force --format=md -o "$W/notes.md" "$W/s.hsdb"
+expect_rc 0
+has_mark "$W/notes.md" || t_fail "--force did not write a report over the notes"
+# a report in the file the notes were: now heapsift's, replaced freely
+run report --format=html -o "$W/notes.md" "$W/s.hsdb"
+expect_rc 0
+head -n 1 "$W/notes.md" | grep -qx '<!DOCTYPE html>' || t_fail "the Markdown report was not replaced by the HTML one"
+rm -f "$W/old.txt" "$W/old.orig" "$W/notes.md" "$W/notes.orig"
+t_end
+
+t_begin "import -o and export -o FILE: a file naming a heapsift report is not theirs either"
+run import -o "$W/email.txt" "$A"
+expect_rc 1
+expect_err "is not a heapsift store"
+same_bytes "$W/email.txt" "$W/email.orig"
+for fmt in folded speedscope svg pprof; do
+	run export "$W/s.hsdb" --format=$fmt -o "$W/email.txt"
+	expect_rc 1
+	expect_err "$W/email.txt exists; not replaced; --force replaces it"
+	same_bytes "$W/email.txt" "$W/email.orig"
+done
+# a report heapsift wrote is no export: one-file exports replace an
+# existing file only with --force, whoever wrote it
+run report -o "$W/r.txt" "$W/s.hsdb"
+cp "$W/r.txt" "$W/r.orig"
+run export "$W/s.hsdb" --format=folded -o "$W/r.txt"
+expect_rc 1
+same_bytes "$W/r.txt" "$W/r.orig"
+run export "$W/s.hsdb" --format=folded -o "$W/f.txt"
+expect_rc 0
+cp "$W/f.txt" "$W/f.orig"
+run export "$W/s.hsdb" --format=folded -o "$W/f.txt"
+expect_rc 1
+expect_err "exists; not replaced; --force replaces it"
+same_bytes "$W/f.txt" "$W/f.orig"
+run export "$W/s.hsdb" --format=speedscope -o "$W/f.txt" --force
+expect_rc 0
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$W/f.txt" ||
+	t_fail "--force did not replace the folded file with speedscope's JSON"
+# the folder rule: the notes in a folder are kept, --force writes beside them
+mkdir "$W/csv"
+cp "$W/email.orig" "$W/csv/email.txt"
+run export "$W/s.hsdb" --format=csv -o "$W/csv"
+expect_rc 1
+expect_err "holds email.txt"
+[ "$(ls "$W/csv")" = email.txt ] || t_fail "files were written: $(ls "$W/csv")"
+run export "$W/s.hsdb" --format=csv -o "$W/csv" --force
+expect_rc 0
+same_bytes "$W/csv/email.txt" "$W/email.orig"
+rm -rf "$W/csv" "$W/r.txt" "$W/r.orig" "$W/f.txt" "$W/f.orig" "$W/email.txt" "$W/email.orig"
+t_end
+
+t_begin "diff writes standard output only: -o is no option of it"
+run diff "$W/s.hsdb" "$W/s.hsdb" -o "$W/d.txt"
+expect_rc 2
+[ -e "$W/d.txt" ] && t_fail "diff -o wrote $W/d.txt"
+t_end
+
+t_begin "-o '' is a usage error in every command that takes -o"
+for args in "import -o" "import --output=" "report $W/s.hsdb -o" \
+	"report $W/s.hsdb --output=" "export $W/s.hsdb --format=csv -o" \
+	"export $W/s.hsdb --format=folded -o" "export $W/s.hsdb --format=pprof --output="; do
+	# shellcheck disable=SC2086
+	case $args in
+	*=) run $args"" "$A" ;;
+	import*) run $args "" "$A" ;;
+	*) run $args "" ;;
+	esac
+	expect_rc 2
+	expect_err "-o: the path is empty"
+	printf '%s\n' "$err" | grep -q 'cannot\|not written' && t_fail "$args '': $err"
+	[ "$(lines "$err")" = 2 ] || t_fail "$args '': $(lines "$err") lines: $err"
+	[ -z "$out" ] || t_fail "$args '': stdout: $out"
+done
+rm -f "$W/s.hsdb"
+t_end
+
 # --- options after operands -------------------------------------------------
 
 t_begin "options after the operands in scan, dump, import, info, export"
