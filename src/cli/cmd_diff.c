@@ -609,7 +609,9 @@ static int samples_diff(const struct diff_cli *o, struct store *s[2],
 	dopt.total = o->total;
 	dopt.alpha = o->alpha;
 	if (diff_open(q[0], &vf[0].q, q[1], &vf[1].q, &dopt, &d, &e) < 0) {
-		rc = cli_usage_error("diff", "%s", e.msg);
+		/* a usage error, or the damage that left a side's counts
+		 * unknown */
+		rc = side_failed(&e);
 		goto out;
 	}
 	if (diff_view_table(o, d, &t, &e) < 0) {

@@ -187,6 +187,18 @@ int diff_open(struct query *base, const struct query_options *ob,
 			       "--kind to compare one kind",
 			       sample_kind_name(query_kind(base)),
 			       sample_kind_name(query_kind(new_)));
+	/* each side's seconds (and, for jdk.ObjectAllocationSample, which
+	 * estimate it can give) rest on its recordings' counts of the
+	 * kind: a damaged block that left them 0 is said as the damage,
+	 * not as a side without samples (a usage error, issue 39) */
+	for (int s = 0; s < 2; s++) {
+		struct query *q = s ? new_ : base;
+
+		if (query_recordings_check(q, query_kind(q), e) < 0 ||
+		    (query_kind(q) == SAMPLE_ALLOC &&
+		     query_recordings_check(q, SAMPLE_TLAB_OUTSIDE, e) < 0))
+			return ERR_FAIL;
+	}
 	d = xcalloc(1, sizeof(*d));
 	d->q[0] = base;
 	d->q[1] = new_;

@@ -123,7 +123,10 @@ struct diff;
  * seconds).  Both must show the same sample kind: otherwise an
  * ERR_USAGE error naming both.  With per-second values and a side whose
  * length is not known (no recording with samples of the kind, or one
- * without an end), an ERR_USAGE error suggesting --total.  For
+ * without an end), an ERR_USAGE error suggesting --total; where a side's
+ * counts of its samples cannot be read (query_recordings_check(): the
+ * kind's, and OutsideTLAB's for jdk.ObjectAllocationSample), that
+ * damage, whose code is not ERR_USAGE.  For
  * jdk.ObjectAllocationSample both must give the estimate that
  * diff_estimate_choose() picks for them: otherwise an ERR_USAGE error.
  * The queries are borrowed and must outlive the diff.

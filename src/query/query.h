@@ -210,6 +210,14 @@ struct query_recording {
  * valid until query_free(); one pass over the samples the first time. */
 void query_recordings(struct query *q, const struct query_recording **out,
 		      size_t *n);
+/* Are the counts of kind in query_recordings()' samples[] whole?  0
+ * yes; <0 with e set to the damage that left them 0 (a sample block of
+ * the kind that failed its check, where the kind has no rollups to
+ * count from).  For a caller whose answer rests on those counts (diff's
+ * seconds of recording): damage must be said as damage, never as
+ * "no samples". */
+int query_recordings_check(struct query *q, enum sample_kind kind,
+			   struct err *e);
 
 /* --- trees ------------------------------------------------------------------ */
 

@@ -212,8 +212,13 @@ struct query {
 	 * o.recordings); NULL: every one */
 	unsigned char *rec_ok;
 	struct query_recording *rec_info; /* query_recordings(), lazily */
-	struct query_path *paths;	  /* query_paths()' results */
-	struct query_stack *stacks;	  /* query_stacks()' results */
+	/* the kinds whose counts in rec_info could not be read (bit 1 <<
+	 * kind: a damaged block, counted 0), and the first such damage,
+	 * for query_recordings_check() */
+	uint32_t rec_bad;
+	struct err rec_err;
+	struct query_path *paths;   /* query_paths()' results */
+	struct query_stack *stacks; /* query_stacks()' results */
 	/* what the filters look at, of a rollup row's key (PASS_NEED_*) */
 	unsigned need;
 	/* the corrected estimate's (store 2.3; NULL in an older store):

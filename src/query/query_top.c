@@ -478,8 +478,14 @@ void query_recordings(struct query *q, const struct query_recording **out,
 				continue;
 			}
 			err_init(&e);
-			if (store_kind_samples(q->s, k, &m, &e) < 0)
+			if (store_kind_samples(q->s, k, &m, &e) < 0) {
+				/* counted 0, and kept to be said by
+				 * whoever needs these counts */
+				if (!q->rec_bad)
+					q->rec_err = e;
+				q->rec_bad |= 1u << k;
 				continue;
+			}
 			for (i = 0; i < m.n; i++)
 				if (m.recording[i] < q->n_recs)
 					q->rec_info[m.recording[i]].samples[k]++;
@@ -487,4 +493,19 @@ void query_recordings(struct query *q, const struct query_recording **out,
 	}
 	*out = q->rec_info;
 	*n = q->n_recs;
+}
+
+_Static_assert(SAMPLE__COUNT <= 32, "query.rec_bad holds a bit a kind");
+
+int query_recordings_check(struct query *q, enum sample_kind kind,
+			   struct err *e)
+{
+	const struct query_recording *r;
+	size_t n;
+
+	query_recordings(q, &r, &n);
+	if (!(q->rec_bad & (1u << kind)))
+		return 0;
+	*e = q->rec_err;
+	return ERR_FAIL;
 }

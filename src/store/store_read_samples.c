@@ -619,6 +619,22 @@ int store_blocks_crc_check(struct store *s, struct err *e)
 
 	if (sec->present &&
 	    crc32c_update(0, sec->p, (size_t)sec->len) != sec->crc) {
+		struct err ie;
+
+		/* the block that holds the damage, named as a command that
+		 * reads it names it, where the index can be trusted: not
+		 * the section's start (issue 39) */
+		err_init(&ie);
+		if (indexed(s, &ie) == 0) {
+			const struct store_block *ix =
+				(const void *)s->sec[I_S_INDEX].p;
+			uint32_t i, n = (uint32_t)s->sec[I_S_INDEX].n;
+
+			for (i = 0; i < n; i++)
+				if (crc32c_update(0, sec->p + ix[i].offset,
+						  ix[i].length) != ix[i].crc)
+					return block_err(s, e, i, &ix[i], NULL);
+		}
 		err_set_at(e, ERR_FORMAT, (uint64_t)(sec->p - s->map),
 			   "store: section 'sample blocks' checksum "
 			   "mismatch: the file is damaged");

@@ -732,6 +732,67 @@ expect_rc 1
 expect_err "section 'sample blocks' checksum mismatch"
 t_end
 
+t_begin store_damaged_block_is_damage_in_every_command
+# one byte of the first OutsideTLAB block damaged (profile-tlab: a kind
+# without rollups, whose counts per recording come from its blocks): a
+# command that reads the block says the store's damage, exit 1, as top
+# does, never a usage error (diff said "the base side's length of
+# recording is not known ... give --total", exit 2, and took the damaged
+# side's alloc samples for ones without OutsideTLAB events: issue 39);
+# one that never reads it answers as on the whole store.  The block's
+# index and offset are read from the store's index here.
+S="$W/outblock.hsdb"
+P="$W/profile-tlab.hsdb"
+cp "$P" "$S"
+set -- $(python3 - "$S" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+toc, n = struct.unpack("<QI", d[24:36])
+secs = {}
+for i in range(n):
+    e = d[toc + 32 * i:toc + 32 * i + 32]
+    sid, _, off, ln, _, _ = struct.unpack("<4sIQQII", e)
+    secs[sid] = (off, ln)
+ix, ixlen = secs[b"SIDX"]
+for i, b in enumerate(range(ix, ix + ixlen, 48)):
+    kind, = struct.unpack("<B", d[b:b + 1])
+    boff, = struct.unpack("<Q", d[b + 8:b + 16])
+    if kind == 2:  # jdk.ObjectAllocationOutsideTLAB
+        print(i, secs[b"SBLK"][0] + boff)
+        break
+EOF
+)
+blk=${1:-} at=${2:-}
+if [ -z "$at" ]; then
+	t_fail "profile-tlab's store has no OutsideTLAB block"
+else
+	run diff "$S" "$S" --kind tlab
+	expect_rc 0
+	cp "$T/out" "$W/outblock.tlab"
+	printf '\377' | dd of="$S" bs=1 seek=$((at + 20)) conv=notrunc 2>/dev/null
+	want="section 'sample blocks' checksum mismatch in block $blk (jdk.ObjectAllocationOutsideTLAB"
+	for args in "top $S --kind outside" "diff $S $P --kind outside" \
+		"diff $P $S --kind outside --tree" "diff $S $P --kind outside --total" \
+		"diff $S --kind outside --base-from 0s --base-to 2s --from 2s --to 4s" \
+		"diff $S $P" "diff $P $S --inverted" "diff $S $P --kind alloc --by site" \
+		"tree $S --kind outside" "timeline $S --kind outside" \
+		"export $S --kind outside --format folded" "report $S" "info --check $S"; do
+		# shellcheck disable=SC2086
+		run $args
+		no_crash "$args"
+		[ "$rc" = 1 ] || t_fail "$args: exit $rc, not 1: $(printf '%s' "$err" | head -n 2)"
+		expect_err "heapsift ${args%% *}: error: $S: store: $want"
+		expect_err "the file is damaged at offset $at"
+		[ -z "$out" ] || t_fail "$args: output on damage: $(printf '%s' "$out" | head -n 2)"
+	done
+	# the in-new-TLAB samples never touch the block
+	run diff "$S" "$S" --kind tlab
+	expect_rc 0
+	cmp -s "$W/outblock.tlab" "$T/out" ||
+		t_fail "diff --kind tlab changed: $(diff "$W/outblock.tlab" "$T/out" | head -n 4)"
+fi
+t_end
+
 t_begin store_usage_errors
 run top
 expect_rc 2
