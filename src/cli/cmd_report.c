@@ -78,6 +78,8 @@ struct inventory {
 	struct buf notes;    /* ... and its notes: events nobody read */
 	char *refused;	     /* ... the message of a named input refused */
 	bool unfinished;
+	bool store_stopped; /* ... its import stopped by the store's writer */
+	bool *stopped;	 /* [r->n_members]: store_stopped, member by member */
 	uint64_t warned; /* members with damage, limits, errors */
 };
 
@@ -108,9 +110,13 @@ static void inv_begin(void *ctx, const struct member *mb)
 	struct inventory *iv = ctx;
 
 	member_add(iv->r, mb->display);
+	iv->stopped = xreallocarray(iv->stopped, iv->r->n_members,
+				    sizeof(*iv->stopped));
+	iv->stopped[iv->r->n_members - 1] = false;
 	buf_reset(&iv->warnings);
 	buf_reset(&iv->notes);
 	iv->unfinished = false;
+	iv->store_stopped = false;
 	free(iv->refused);
 	iv->refused = NULL;
 }
@@ -128,6 +134,9 @@ static void member_status(struct inventory *iv, struct report_member *m,
 		 * with its reason */
 		m->status = xstrdup("unsupported");
 		buf_adds(&iv->warnings, iv->refused);
+	} else if (iv->store_stopped) {
+		/* store_failed() gives the reason: the cache store's */
+		m->status = xstrdup("error");
 	} else if (ie) {
 		m->status = xstrdup(cli_member_status(ie, 1));
 		if (iv->warnings.len)
@@ -162,6 +171,7 @@ static void inv_done(void *ctx, const struct ingest_member *im)
 	m->confidence = im->pr.score;
 	m->compression = xstrdup(im->m->compression);
 	m->recordings = im->recordings;
+	iv->stopped[iv->r->n_members - 1] = iv->store_stopped;
 	/* read to the end (read_whole): the size, and damage, are known */
 	m->bytes = input_offset(im->m->in);
 	member_status(iv, m, im);
@@ -240,8 +250,13 @@ static void inv_problem(void *ctx, enum ingest_problem from,
 		inv_warn(iv, e);
 		break;
 	case INGEST_IMPORT_STOPPED:
-	case INGEST_STORE_STOPPED:
 		inv_warn(iv, e);
+		break;
+	case INGEST_STORE_STOPPED:
+		/* no damage of the member's: the writer failed (its spill:
+		 * a full disk), which the run's end says once, and gather()
+		 * puts beside every member it stopped or kept from the store */
+		iv->store_stopped = true;
 		break;
 	}
 }
@@ -424,6 +439,44 @@ static int read_inventory(const char *path, struct report *r, uint64_t *warned)
 }
 
 /*
+ * The cache store at path could not be written (e: a full disk, an I/O
+ * error): no member's recordings were kept, whatever its import did.
+ * Every member that was imported, or whose import the writer stopped,
+ * is an error with that reason, and the report says it where it would
+ * have said "Nothing could be imported" (issue 39: the inventory said
+ * "imported" beside "Nothing could be imported", and neither said the
+ * disk was full).
+ */
+static void store_failed(struct inventory *iv, const char *path,
+			 const struct err *e)
+{
+	struct report *r = iv->r;
+	struct buf why = BUF_INIT, b = BUF_INIT;
+	size_t i;
+
+	buf_addf(&why, "the cache store %s could not be written: ", path);
+	err_format(e, &why);
+	for (i = 0; i < r->n_members; i++) {
+		struct report_member *m = &r->members[i];
+
+		if (!m->status ||
+		    (strcmp(m->status, "imported") && !iv->stopped[i]))
+			continue;
+		free(m->status);
+		m->status = xstrdup("error");
+		m->recordings = 0;
+		buf_reset(&b);
+		buf_addf(&b, "read, but not stored: %s", why.data);
+		if (m->reason[0])
+			buf_addf(&b, "; %s", m->reason);
+		free(m->reason);
+		m->reason = buf_detach(&b, NULL);
+	}
+	r->store_error = buf_detach(&why, NULL);
+	buf_release(&b);
+}
+
+/*
  * Walk the inputs into the cache store at store_path (the ingest
  * pipeline, every member read to its end), listing each member in r.
  * The exit status so far; *have_store when the store was written.
@@ -456,6 +509,9 @@ static int gather(struct report *r, const struct input_limits *lim, int n,
 		cli_problem("report", "error", &e);
 		failed++;
 	}
+	if (res.outcome == INGEST_WRITE_FAILED)
+		store_failed(&iv, store_path, &e);
+	free(iv.stopped);
 	*have_store = res.outcome == INGEST_WRITTEN;
 	buf_release(&iv.warnings);
 	buf_release(&iv.notes);

@@ -387,6 +387,12 @@ static void findings_html(struct buf *out, const struct report *r)
 		 "first.</p>\n",
 		 r->found.n_findings, sev[FINDING_CRITICAL],
 		 sev[FINDING_WARNING], sev[FINDING_INFO]);
+	if (!r->found.n_findings && r->store_error) {
+		buf_adds(out, "<p>Nothing was stored, so there is nothing to "
+			      "judge: ");
+		h(out, r->store_error);
+		buf_adds(out, ".</p>\n");
+	}
 	for (i = 0; i < r->found.n_findings; i++)
 		finding_html(out, r, i, drawn);
 	buf_adds(out, "</section>\n");

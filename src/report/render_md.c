@@ -146,6 +146,12 @@ static void summary_md(struct buf *out, const struct report *r)
 	buf_addf(out, "%zu findings: %zu critical, %zu warning, %zu info.\n\n",
 		 r->found.n_findings, sev[FINDING_CRITICAL],
 		 sev[FINDING_WARNING], sev[FINDING_INFO]);
+	if (!r->found.n_findings && r->store_error) {
+		buf_adds(out, "Nothing was stored, so there is nothing to "
+			      "judge: ");
+		md(out, r->store_error);
+		buf_adds(out, ".\n\n");
+	}
 	if (!r->found.n_findings)
 		return;
 	buf_adds(out, "| # | severity | rule | about | JVM |\n"

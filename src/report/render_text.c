@@ -161,10 +161,16 @@ static void findings_text(struct buf *out, const struct report *r)
 		 "\n\n",
 		 r->found.n_findings, sev[FINDING_CRITICAL],
 		 sev[FINDING_WARNING], sev[FINDING_INFO]);
-	if (!r->found.n_findings)
+	if (!r->found.n_findings && r->store_error) {
+		buf_adds(out, "Nothing was stored, so there is nothing to "
+			      "judge: ");
+		put(out, r->store_error);
+		buf_adds(out, ".\n\n");
+	} else if (!r->found.n_findings) {
 		buf_adds(out, r->store_path ? "No rule fired.\n\n"
 					    : "Nothing could be imported, so "
 					      "there is nothing to judge.\n\n");
+	}
 	for (i = 0; i < r->found.n_findings; i++)
 		finding_text(out, r, i, drawn);
 	for (i = 0; i < r->found.n_figures && i < 64; i++)

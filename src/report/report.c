@@ -478,6 +478,7 @@ void report_release(struct report *r)
 	}
 	free(r->members);
 	free_strs(r->problems, r->n_problems);
+	free(r->store_error);
 	for (i = 0; i < r->n_recs; i++) {
 		struct report_recording *x = &r->recs[i];
 

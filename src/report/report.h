@@ -90,7 +90,10 @@ struct report_compare {
 struct report {
 	char *title;	  /* the inputs, as given */
 	char *store_path; /* the store the findings come from */
-	bool from_store;  /* a store was given: no member listing */
+	/* why there is no store though inputs were read: the cache store
+	 * could not be written (a full disk); NULL otherwise */
+	char *store_error;
+	bool from_store; /* a store was given: no member listing */
 	char *version;
 	struct report_member *members;
 	size_t n_members;

@@ -180,6 +180,27 @@ else
 	expect_err "$D/heapsift/"
 	expect_err "no space left on device"
 	[ -z "$(left "$D/heapsift")" ] || t_fail "report left $(left "$D/heapsift")"
+	# the report itself says why there is nothing, and its inventory
+	# agrees: the member was read but not stored (issue 39: "Nothing
+	# could be imported" beside a member marked imported)
+	case $out in
+	*"Nothing could be imported"*) t_fail "the report says nothing could be imported: $out" ;;
+	esac
+	printf '%s\n' "$out" | grep -q "^Nothing was stored, so there is nothing to judge: the cache store $D/heapsift/.*no space left on device" ||
+		t_fail "the report does not say the cache store could not be written: $out"
+	printf '%s\n' "$out" | grep -q " imported  *$A\$" && t_fail "the inventory marks $A imported: $out"
+	run report --format=json "$A"
+	expect_rc 1
+	printf '%s\n' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+m = r["inventory"]["members"]
+assert [x["member"] for x in m] == [sys.argv[1]], m
+assert m[0]["status"] == "error" and m[0]["recordings"] == 0, m
+assert "no space left on device" in m[0]["reason"], m
+assert r["store"] is None and not r["findings"], r["store"]
+' "$A" 2>"$W/bad" || t_fail "the JSON report: $(cat "$W/bad")"
+	[ -z "$(left "$D/heapsift")" ] || t_fail "report left $(left "$D/heapsift")"
 	run diff "$A" "$B"
 	no_crash "diff into a full cache"
 	expect_rc 1
