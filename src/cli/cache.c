@@ -2,8 +2,9 @@
  * The cache of stores made from inputs (browse and report import into
  * it): $XDG_CACHE_HOME/heapsift, else ~/.cache/heapsift, made 0700.  A
  * store there is named by a hash of the inputs' absolute paths, sizes
- * and modification times and of heapsift's and the store format's
- * versions, so it is reused while they are unchanged.
+ * and contents (each file's XXH64, read whole: see content_key()) and
+ * of heapsift's and the store format's versions, so it is reused while
+ * they are unchanged, and never once a byte of an input has changed.
  *
  * What is in the folder is trusted only as far as the folder is: it
  * must be a real folder (not a symbolic link) of the user's own that no
@@ -34,6 +35,7 @@
 #include "util/newfile.h"
 #include "util/term.h"
 #include "util/xalloc.h"
+#include "util/xxh64.h"
 
 /* Is path (never followed) a folder (dir) or a regular file of ours that
  * no one else can write?  1 yes, 0 missing, -1 after a message. */
@@ -145,6 +147,99 @@ static uint64_t fnv1a(const char *p, size_t len)
 	return h;
 }
 
+/*
+ * The key of one input, real (its absolute path, st its stat), added to
+ * key: 0, or -1 after a message.
+ *
+ * The key must change whenever the bytes do.  Size and modification time
+ * do not: a recording copied over another of the same size keeps the
+ * time touch -r, cp -p, tar or rsync give it, and a stale report came
+ * back without a word (issue 39).  A sample of the file (its JFR chunk
+ * headers, its first and last megabytes) would miss a change elsewhere,
+ * and a bundle's compressed bytes say nothing of their members' headers
+ * without inflating them.  So a regular file is read whole through XXH64
+ * (util/xxh64.h), at 3 to 4 GB/s from the page cache: the cost is one
+ * more read of each input on every use of the cache, about 2.5 ms for
+ * the biggest fixture (2.5 MB) and 0.3 s a gigabyte on a hit, against
+ * an import that reads it several times slower (docs/perf-log.md,
+ * 2026-11-29).  A folder keeps its stat
+ * (the walker refuses folders, so its import fails and is never kept).
+ * A pipe, device or socket cannot be read twice, once for the key and
+ * once for the import: refused, as standard input is.
+ */
+static int content_key(const char *cmd, const char *input, const char *real,
+		       const struct stat *st, struct buf *key)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *data;
+	struct xxh64 h;
+	struct stat fst;
+	uint64_t len = 0;
+	int fd, errnum = 0;
+
+	if (S_ISDIR(st->st_mode)) {
+		buf_addf(key, "%s\n%lld %lld.%09ld\n", real,
+			 (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+			 st->st_mtim.tv_nsec);
+		return 0;
+	}
+	/* O_NONBLOCK: a fifo, or one put in the file's place since the
+	 * stat, must not hang the open */
+	fd = S_ISREG(st->st_mode)
+		     ? open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+		     : -2;
+	if (fd == -1 || (fd >= 0 && fstat(fd, &fst) < 0)) {
+		term_fprintf(stderr,
+			     "heapsift %s: error: %s: cannot open: %s\n", cmd,
+			     input, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (fd < 0 || !S_ISREG(fst.st_mode)) {
+		term_fprintf(
+			stderr,
+			"heapsift %s: error: %s is not a regular file (a pipe, "
+			"device or socket), whose bytes cannot be read once "
+			"for the cache's key and again for the import; "
+			"heapsift import -o CASE.hsdb %s, and give "
+			"CASE.hsdb\n",
+			cmd, input, input);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	data = xmalloc(CHUNK);
+	xxh64_init(&h, 0);
+	for (;;) {
+		ssize_t got = read(fd, data, CHUNK);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			errnum = errno;
+			break;
+		}
+		if (!got)
+			break;
+		xxh64_update(&h, data, (size_t)got);
+		len += (uint64_t)got;
+	}
+	free(data);
+	close(fd);
+	if (errnum) {
+		term_fprintf(stderr,
+			     "heapsift %s: error: %s: cannot read: %s\n", cmd,
+			     input, strerror(errnum));
+		return -1;
+	}
+	/* the bytes hashed, not the size stat said before */
+	buf_addf(key, "%s\n%llu %016llx\n", real, (unsigned long long)len,
+		 (unsigned long long)xxh64_value(&h));
+	return 0;
+}
+
 /* The cache store's path for these inputs; NULL after a message. */
 char *cli_cache_path(const char *cmd, int n, char **inputs)
 {
@@ -176,9 +271,10 @@ char *cli_cache_path(const char *cmd, int n, char **inputs)
 			buf_release(&key);
 			return NULL;
 		}
-		buf_addf(&key, "%s\n%lld %lld.%09ld\n", real,
-			 (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			 st.st_mtim.tv_nsec);
+		if (content_key(cmd, inputs[i], real, &st, &key) < 0) {
+			buf_release(&key);
+			return NULL;
+		}
 	}
 	dir = cache_dir(cmd);
 	if (!dir) {

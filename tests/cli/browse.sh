@@ -836,7 +836,7 @@ b_capture | grep -q 'TOTAL *PARENT *SAMPLES' || t_fail "inverted: B did not swit
 b_quit
 t_end
 
-t_begin "browse INPUT imports into the XDG cache once, reimports when changed"
+t_begin "browse INPUT imports into the XDG cache once, reimports when its bytes change"
 cp "$FX/jdk17-leak-gcroots.jfr" "$T/work/rec.jfr"
 b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
 b_capture | grep -q 'rec.jfr' || t_fail "title does not name the input"
@@ -847,6 +847,14 @@ n=$(ls "$T/work/cache/heapsift" | wc -l)
 b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
 b_quit
 grep -q "using $T/work/cache/heapsift/" "$T/work/stderr" || t_fail "the cache was not reused: $(cat "$T/work/stderr")"
+# the cache store is named by the input's bytes (issue 39): a new time
+# alone reuses it, other bytes under the same name and time do not
+touch -d '2020-01-01' "$T/work/rec.jfr"
+b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
+b_quit
+grep -q "using $T/work/cache/heapsift/" "$T/work/stderr" ||
+	t_fail "the same bytes at a new time were not reused: $(cat "$T/work/stderr")"
+cp "$FX/jdk17-default.jfr" "$T/work/rec.jfr"
 touch -d '2020-01-01' "$T/work/rec.jfr"
 b_start 80 24 $UTF XDG_CACHE_HOME="$T/work/cache" -- "$T/work/rec.jfr"
 b_quit

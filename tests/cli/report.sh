@@ -360,6 +360,69 @@ expect_rc 1
 expect_err "symbolic link"
 t_end
 
+t_begin report_cache_follows_the_bytes_not_the_size_and_time
+# two recordings at one path, of one size (leak-gcroots padded with
+# zeros to jdk17-default's size, which the importer skips with a
+# warning) and one modification time (touch -r): each gets its own
+# report, as does top, whose cache store is the same one (issue 39:
+# the cache was keyed on path, size and time, and the second got the
+# first's report).  The sample counts are the JDK's (expected.json).
+J=$F/jfr
+rec=$W/same.jfr
+cp "$J/jdk17-default.jfr" "$rec"
+touch -d 2026-01-02T03:04:05Z "$rec"
+cp -p "$rec" "$W/stamp"
+# samples_of REPORT.json FIXTURE: the report's one recording has the
+# fixture's samples, kind by kind, as the JDK counted its events
+samples_of() {
+	python3 - "$1" "$J/jdk17-$2.expected.json" <<'EOF' 2>&1
+import json, sys
+got = json.load(open(sys.argv[1]))["recordings"]
+ev = json.load(open(sys.argv[2]))["event_counts"]
+want = {k: v for k, v in ev.items() if v and k != "jdk.GCHeapSummary"}
+assert len(got) == 1 and got[0]["samples"] == want, (got[0]["samples"], want)
+EOF
+}
+report_json same1 "$rec"
+r=$(samples_of "$W/same1.json" default) || t_fail "first: $r"
+run top "$rec" --csv --estimate=jfr
+first_top=$out
+cp "$J/jdk17-leak-gcroots.jfr" "$rec"
+truncate -s "$(wc -c <"$J/jdk17-default.jfr")" "$rec"
+touch -r "$W/stamp" "$rec"
+[ "$(stat -c '%s %Y' "$rec")" = "$(stat -c '%s %Y' "$W/stamp")" ] ||
+	t_fail "the second recording's size and time differ from the first's"
+report_json same2 "$rec"
+r=$(samples_of "$W/same2.json" leak-gcroots) || t_fail "second, the same size and time: $r"
+expect_err "heapsift report: importing into"
+run top "$rec" --csv --estimate=jfr
+[ "$out" != "$first_top" ] || t_fail "top gave the first recording's table for the second"
+# the samples column of top --csv adds up to the JDK's count
+n=$(printf '%s\n' "$out" | awk -F, 'NR > 1 { n += $2 } END { print n + 0 }')
+want=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["event_counts"]["jdk.ObjectAllocationSample"])' "$J/jdk17-leak-gcroots.expected.json")
+[ "$n" = "$want" ] || t_fail "top of the second: $n samples, the JDK counts $want"
+# the first again: its own report (from its cache store, still there)
+cp "$J/jdk17-default.jfr" "$rec"
+touch -r "$W/stamp" "$rec"
+report_json same3 "$rec"
+r=$(samples_of "$W/same3.json" default) || t_fail "the first again: $r"
+expect_err "heapsift report: using"
+rm -f "$rec" "$W/stamp"
+t_end
+
+t_begin report_of_a_fifo_is_refused_not_read_twice
+# the cache's key reads an input whole: a pipe could be read only once
+mkfifo "$W/pipe.jfr"
+(cd "$T/cwd" && TMPDIR="$T/tmp" LC_ALL=C timeout 120 "$HEAPSIFT" report "$W/pipe.jfr" \
+	>"$T/out" 2>"$T/err" </dev/null)
+rc=$?
+err=$(cat "$T/err")
+expect_rc 1
+expect_err "$W/pipe.jfr is not a regular file"
+expect_err "heapsift import -o CASE.hsdb"
+rm -f "$W/pipe.jfr"
+t_end
+
 t_begin report_on_a_store_gives_the_same_findings
 run import -o "$W/case.hsdb" "$F/jfr/jdk17-leak-gcroots.jfr"
 report_json st "$W/case.hsdb"

@@ -1,7 +1,8 @@
 /*
  * Unit tests for src/util: buf, arena, hash map, err, size arithmetic,
- * CRC32C.  Expected values come from the definitions (RFC 3720 for the
- * checksum, RFC 4180 for CSV quoting), not from the code under test.
+ * CRC32C, XXH64.  Expected values come from the definitions (RFC 3720
+ * for the checksum, RFC 4180 for CSV quoting, xxHash's reference for
+ * XXH64), not from the code under test.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "util/size.h"
 #include "util/term.h"
 #include "util/xalloc.h"
+#include "util/xxh64.h"
 #include "store/store_write_sort.h"
 
 TEST(buf_starts_empty_and_terminated)
@@ -391,6 +393,54 @@ TEST(crc32c_matches_rfc3720_vectors)
 	/* the common check value */
 	CHECK_UINT(crc32c_update(0, "123456789", 9), ==, 0xe3069283);
 	CHECK_UINT(crc32c_update(0, "", 0), ==, 0);
+}
+
+TEST(xxh64_matches_the_reference)
+{
+	static unsigned char b[1000];
+	const char *spam = "Nobody inspects the spammish repetition";
+	int i;
+
+	/* xxHash's own values (the empty string's in its specification;
+	 * the others from libxxhash 0.8.1's XXH64(), the reference
+	 * implementation, through Python's ctypes): short inputs, one
+	 * under a stripe, one stripe, many stripes, and a seed */
+	CHECK_UINT(xxh64("", 0, 0), ==, 0xef46db3751d8e999ull);
+	CHECK_UINT(xxh64("a", 1, 0), ==, 0xd24ec4f1a98c6e5bull);
+	CHECK_UINT(xxh64("abc", 3, 0), ==, 0x44bc2cf5ad770999ull);
+	CHECK_UINT(xxh64(spam, strlen(spam), 0), ==, 0xfbcea83c8a378bf1ull);
+	for (i = 0; i < 1000; i++)
+		b[i] = (unsigned char)i;
+	CHECK_UINT(xxh64(b, 31, 0), ==, 0xc346d2b59b4d8ee1ull);
+	CHECK_UINT(xxh64(b, 32, 0), ==, 0xcbf59c5116ff32b4ull);
+	CHECK_UINT(xxh64(b, 1000, 0), ==, 0x6ef436b00eba4078ull);
+	CHECK_UINT(xxh64(b, 31, 2654435761u), ==, 0x71969c89a30a986aull);
+	CHECK_UINT(xxh64(b, 32, 2654435761u), ==, 0x7181354774e0d600ull);
+	CHECK_UINT(xxh64(b, 1000, 2654435761u), ==, 0x5697daf2ccbfc5fbull);
+}
+
+TEST(xxh64_in_pieces_is_whole)
+{
+	static unsigned char b[1000];
+	struct xxh64 h;
+	size_t at, n, step;
+
+	for (at = 0; at < sizeof(b); at++)
+		b[at] = (unsigned char)(at * 7);
+	/* every piece size from 1 to 70 crosses the 32-byte stripes
+	 * at every offset */
+	for (step = 1; step <= 70; step++) {
+		xxh64_init(&h, 5);
+		for (at = 0; at < sizeof(b); at += n) {
+			n = step < sizeof(b) - at ? step : sizeof(b) - at;
+			xxh64_update(&h, b + at, n);
+		}
+		CHECK_UINT(xxh64_value(&h), ==, xxh64(b, sizeof(b), 5));
+	}
+	/* one byte more changes it */
+	xxh64_init(&h, 5);
+	xxh64_update(&h, b, 999);
+	CHECK(xxh64_value(&h) != xxh64(b, sizeof(b), 5));
 }
 
 TEST(crc32c_incremental_and_unaligned)
