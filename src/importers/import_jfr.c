@@ -25,6 +25,7 @@
 #include "util/buf.h"
 #include "util/env.h"
 #include "util/hash.h"
+#include "util/spool.h"
 #include "util/workq.h"
 #include "util/xalloc.h"
 
@@ -45,9 +46,6 @@ static int jfr_probe(const unsigned char *p, size_t len, int complete)
 
 #define DEFAULT_MAX_CHUNK (1ull << 30)
 #define MAX_JOBS	  64
-/* pulled streams: a chunk is copied in pieces of this much at most, so
- * that a header claiming a huge size costs only what is there */
-#define COPY_STEP ((size_t)8 << 20)
 
 /* The keyed samples written into the room lent, handed over: before
  * any other call, so that the sink sees every call in the records'
@@ -531,6 +529,10 @@ static void replay_next(struct jfr_import *im)
 	im->replayed++;
 	if (im->rc >= 0)
 		im->rc = replay_chunk(im, j);
+	/* nothing points into a chunk's bytes once it is decoded: a
+	 * spooled file goes now, not when the job is used again */
+	if (spool_fd(&j->spool) >= 0)
+		spool_reset(&j->spool);
 	if (im->submitted > im->replayed)
 		input_pin(im->in, im->jobs[im->replayed % im->depth].at);
 	else
@@ -543,34 +545,35 @@ static void drain(struct jfr_import *im)
 		replay_next(im);
 }
 
-/* A chunk of a pulled stream into the job's own buffer: *take bytes,
- * fewer than size only where the stream ends. */
-static void copy_chunk(struct input *in, struct jfr_job *j, uint64_t size,
-		       size_t *take)
+/*
+ * A chunk of a pulled stream into the job's spool: *take bytes, fewer
+ * than size only where the stream ends.  The chunk's size is the file's
+ * word, so the spool grows with the bytes that come, never by the size
+ * declared; past the spool's threshold they go to a temporary file,
+ * mapped for the decode (docs/design/memory.md).  <0 where the spool
+ * failed (e says why).
+ */
+static int copy_chunk(struct input *in, struct jfr_job *j, uint64_t size,
+		      size_t *take, struct err *e)
 {
-	size_t n;
-
+	spool_reset(&j->spool);
 	*take = 0;
 	while (*take < size) {
-		size_t want = size - *take < COPY_STEP ? (size_t)(size - *take)
-						       : COPY_STEP;
+		const unsigned char *p;
+		size_t avail;
 
-		if (j->copy_size < *take + want) {
-			j->copy_size = *take + want > 2 * j->copy_size
-					       ? *take + want
-					       : 2 * j->copy_size;
-			if (j->copy_size > size)
-				j->copy_size = (size_t)size;
-			j->copy = xrealloc(j->copy, j->copy_size);
-		}
-		n = 0;
-		input_read(in, j->copy + *take, want, &n);
-		*take += n;
-		if (n < want)
+		/* what the stream has buffered: a block at a time */
+		if (input_peek(in, 1, &p, &avail) < 0 || !avail)
 			break; /* the stream ended (or failed: the walker
 				  reports) */
+		if (avail > size - *take)
+			avail = (size_t)(size - *take);
+		if (spool_add(&j->spool, p, avail, e) < 0)
+			return ERR_FAIL;
+		input_consume(in, avail);
+		*take += avail;
 	}
-	j->data = j->copy;
+	return spool_map(&j->spool, &j->data, e);
 }
 
 /* The next job slot, replaying the oldest chunk when all are busy. */
@@ -596,12 +599,15 @@ static struct jfr_job *free_job(struct jfr_import *im)
 
 /* Hand the chunk at the input's position (header h) to a decoder; it
  * stays where it is (memory, mapping: pinned until replayed) or is
- * copied.  Returns false when the stream ends inside it. */
+ * copied.  Returns false when the stream ends inside it, or when it
+ * could not be copied (warned: the rest of the input is skipped). */
 static bool submit_chunk(struct jfr_import *im, const struct jfr_header *h)
 {
 	struct input *in = im->in;
 	struct jfr_job *j = free_job(im);
 	size_t take;
+	uint64_t skipped;
+	struct err se;
 
 	j->at = input_offset(in);
 	j->h = *h;
@@ -629,8 +635,17 @@ static bool submit_chunk(struct jfr_import *im, const struct jfr_header *h)
 		if (im->submitted == im->replayed)
 			input_pin(in, j->at);
 		input_consume(in, take);
-	} else {
-		copy_chunk(in, j, h->size, &take);
+	} else if (copy_chunk(in, j, h->size, &take, &se) < 0) {
+		spool_reset(&j->spool);
+		drain(im);
+		input_skip(in, UINT64_MAX, &skipped);
+		import_warnf(im->env, ERR_IO, j->at,
+			     "jfr: chunk %u (%llu bytes) cannot be held for "
+			     "decoding: %s; it and the %llu bytes after it "
+			     "skipped",
+			     j->chunk_no, (unsigned long long)h->size, se.msg,
+			     (unsigned long long)(take + skipped));
+		return false;
 	}
 	j->take = take;
 	j->cut = take < h->size;

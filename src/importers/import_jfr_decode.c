@@ -26,6 +26,7 @@ void jfr_job_init(struct jfr_job *j)
 	u64cache_init(&j->fast_class, 10);
 	u64map_init(&j->chunk_counts);
 	j->small_counts = xcalloc(JFR_SMALL_IDS, sizeof(uint64_t));
+	spool_init(&j->spool, spool_mem_max());
 }
 
 void jfr_job_release(struct jfr_job *j)
@@ -39,7 +40,7 @@ void jfr_job_release(struct jfr_job *j)
 	u64cache_release(&j->fast_class);
 	u64map_release(&j->chunk_counts);
 	free(j->small_counts);
-	free(j->copy);
+	spool_release(&j->spool);
 	jfr_seg_free(j->seg);
 	while ((s = j->pub)) {
 		j->pub = s->next;
@@ -727,6 +728,7 @@ static void read_events(struct jfr_job *j)
 	struct jfr_event ev;
 	struct err e;
 	unsigned warned = 0;
+	uint64_t dropped = 0; /* a spooled chunk's pages before it let go */
 	int rc;
 	const bool other = j->writer != JFR_WRITER_JDK;
 	/* the kinds decode_other() reads in this chunk: other writers'
@@ -740,6 +742,9 @@ static void read_events(struct jfr_job *j)
 	};
 
 	whole[JFR_TLAB_NEW] = j->writer == JFR_WRITER_ASYNC_PROFILER;
+	/* what opening walked of a spooled chunk is read again as the
+	 * events come: its resident pages follow the events */
+	spool_drop(&j->spool, 0, j->take);
 
 	err_init(&e);
 	while ((rc = jfr_chunk_next(j->c, &ev, &e)) <= 0) {
@@ -804,6 +809,12 @@ static void read_events(struct jfr_job *j)
 		if (j->flush && j->seg && j->seg->n_recs >= JFR_BATCH &&
 		    j->flush(j->flush_ctx, j) < 0)
 			break;
+		/* a spooled chunk's pages behind the events: what is read
+		 * again (constants) comes back from the file */
+		if (j->spool.map && ev.offset >= dropped + SPOOL_DROP_STEP) {
+			spool_drop(&j->spool, dropped, ev.offset);
+			dropped = ev.offset;
+		}
 	}
 }
 

@@ -29,9 +29,12 @@
 #include "util/arena.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/spool.h"
 
 #define JFR_WARNINGS_PER_CHUNK 5
-#define JFR_SMALL_IDS	       4096
+/* a spooled chunk's pages behind the events are let go this often */
+#define SPOOL_DROP_STEP ((uint64_t)8 << 20)
+#define JFR_SMALL_IDS	4096
 /* records handed over at a time when the chunk is decoded where it is
  * replayed: few enough to still be in the cache */
 #define JFR_BATCH 4096
@@ -123,8 +126,7 @@ struct jfr_job {
 	uint64_t at; /* file offset of the chunk */
 	bool cut;    /* the file ends inside the chunk */
 	struct jfr_header h;
-	unsigned char *copy; /* data, for a stream that is not in memory */
-	size_t copy_size;
+	struct spool spool; /* data, for a stream that is not in memory */
 
 	/* the decoder's state, kept from chunk to chunk */
 	struct jfr_chunk *c;

@@ -2,9 +2,10 @@
  * One container level of the input walker (walk.h, walk_int.h).
  *
  * Each container is one "layer": a libarchive reader fed by a source,
- * which is a file descriptor (the input itself), a memory buffer (a zip
- * or 7z member, which libarchive can only read seekably, slurped within
- * the limits), or the stream of the member that holds it.  Each member is
+ * which is a file descriptor (the input itself, or the spool's temporary
+ * file that holds a zip or 7z member whole, since libarchive can read
+ * them only seekably), a memory buffer (such a member when it is small:
+ * util/spool.h), or the stream of the member that holds it.  Each member is
  * an input whose pull function calls archive_read_data() on its layer and
  * counts bytes against the limits.  walk_stream() decides whether a
  * stream is a container (a new layer) or a member to hand to the
@@ -31,6 +32,7 @@
 #include "input/walk_int.h"
 #include "util/buf.h"
 #include "util/size.h"
+#include "util/spool.h"
 #include "util/xalloc.h"
 
 enum source_kind { SRC_FD, SRC_MEM, SRC_INPUT };
@@ -59,6 +61,7 @@ struct layer {
 	 * on as it is */
 	bool passthrough;
 	bool no_header;	    /* ... and its stream ended inside that header */
+	struct spool spool; /* a zip or 7z read out of a stream, held whole */
 	uint64_t in_bytes;  /* fed to libarchive */
 	uint64_t out_bytes; /* read out of it */
 };
@@ -410,40 +413,66 @@ static void report_source_failure(struct walk *w, struct layer *L)
 	L->in->reported = true;
 }
 
-/* Read all of in into memory, for the readers that must seek. */
-static int slurp(struct walk *w, struct input *in, const char *display,
-		 unsigned char **data, size_t *len)
+/*
+ * All of in, for the readers that must seek (a zip's central directory is
+ * at its end), into L's spool: in memory up to the spool's threshold, in
+ * a temporary file without a name past it, so that a zip in a zip in a
+ * tar.gz costs a file each level and not its size in memory.  0 with L's
+ * source set; ERR_FAIL where in failed (the caller reports); 1 where it
+ * is over the member limit or the file could not be written (reported
+ * here).
+ */
+static int spool_input(struct walk *w, struct input *in, struct layer *L)
 {
-	struct buf b = BUF_INIT;
+	struct err e;
 	char h[32];
 
+	err_init(&e);
 	for (;;) {
 		const unsigned char *p;
 		size_t avail;
 
-		if (input_peek(in, 1, &p, &avail) < 0) {
-			buf_release(&b);
+		if (input_peek(in, 1, &p, &avail) < 0)
 			return ERR_FAIL;
-		}
 		if (!avail)
 			break;
-		if (b.len + avail > w->lim->max_member_bytes) {
+		if (L->spool.len + avail > w->lim->max_member_bytes) {
 			/* the one size limit an archive stream has: the
-			 * memory it would take */
+			 * bytes it would take to hold it whole */
 			walk_reportf(
-				w, PROBLEM_WARNING, ERR_LIMIT, display,
+				w, PROBLEM_WARNING, ERR_LIMIT, L->display,
 				w->lim->max_member_bytes,
-				"archive to be read in memory is larger than "
-				"%s "
+				"archive to be read whole is larger than %s "
 				"(--max-member-size)",
 				human(w->lim->max_member_bytes, h, sizeof(h)));
-			buf_release(&b);
 			return 1;
 		}
-		buf_add(&b, p, avail);
+		if (spool_add(&L->spool, p, avail, &e) < 0) {
+			err_prefix(&e, "cannot hold the archive whole to read "
+				       "it");
+			err_source(&e, L->display);
+			e.offset = L->spool.len;
+			walk_report(w, PROBLEM_ERROR, &e);
+			return 1;
+		}
 		input_consume(in, avail);
 	}
-	*data = (unsigned char *)buf_detach(&b, len);
+	if (spool_fd(&L->spool) >= 0) {
+		L->src = SRC_FD;
+		L->fd = spool_fd(&L->spool);
+		L->mem = xmalloc(INPUT_BLOCK);
+		L->mem_owned = true;
+		return 0;
+	}
+	/* in memory: the spool's buffer, read in place */
+	{
+		const unsigned char *p;
+
+		spool_map(&L->spool, &p, &e);
+		L->mem = (unsigned char *)p;
+	}
+	L->mem_len = (size_t)L->spool.len;
+	L->mem_owned = false;
 	return 0;
 }
 
@@ -489,9 +518,10 @@ static void compressed_unread(struct walk *w, struct layer *L, const char *path,
 /*
  * L's source for its kind: a zip or a 7z is read seekably, from the file
  * itself (seek_fd), from in's bytes where they are in memory whole, or
- * from a copy of them; the others stream from in.  A compressed layer
- * also takes its filter's name from the sniff.  False where in failed
- * while it was copied (the caller reports it) or was too large to copy.
+ * from a spool of them (spool_input()); the others stream from in.  A
+ * compressed layer also takes its filter's name from the sniff.  False
+ * where in failed while it was spooled (the caller reports it) or could
+ * not be spooled (reported).
  */
 static bool layer_source(struct walk *w, struct layer *L, struct input *in,
 			 int seek_fd)
@@ -508,8 +538,7 @@ static bool layer_source(struct walk *w, struct layer *L, struct input *in,
 			L->mem = (unsigned char *)in->data;
 			L->mem_len = in->end;
 			L->mem_owned = false;
-		} else if (slurp(w, in, L->display, &L->mem, &L->mem_len) !=
-			   0) {
+		} else if (spool_input(w, in, L) != 0) {
 			return false;
 		}
 	} else {
@@ -849,8 +878,11 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	L.depth = depth;
 	L.kind = kind;
 	L.fd = -1;
-	if (!layer_source(w, &L, in, seek_fd))
+	spool_init(&L.spool, spool_mem_max());
+	if (!layer_source(w, &L, in, seek_fd)) {
+		spool_release(&L.spool);
 		return; /* a failure of in: the caller reports */
+	}
 	layer_reader(&L);
 	if (layer_open(w, &L)) {
 		r = layer_members(w, &L, &nm, &n_members);
@@ -861,6 +893,7 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 	archive_read_free(L.a);
 	if (L.mem_owned)
 		free(L.mem);
+	spool_release(&L.spool);
 	if (L.src == SRC_INPUT && L.pending)
 		input_consume(L.in, L.pending);
 	buf_release(&nm.display);

@@ -4,7 +4,8 @@ whose heap events carry the weights and sizes given, so that values at
 and beyond 2^32 and around 2^63 can be followed through heapsift's whole
 path (import, store, top, export) and through the JDK's own `jfr print`.
 
-usage: make_jfr.py [--start-ns NS] [--no-thread] OUT.jfr VALUE...
+usage: make_jfr.py [--start-ns NS] [--no-thread] [--pad BYTES]
+                   [--declare SIZE] OUT.jfr VALUE...
 
 Each VALUE (a decimal integer from 0 to 2^64 - 1; the file holds the 64
 bits, so 2^63 and above are negative JFR longs) gives three events, each
@@ -22,7 +23,13 @@ a two-frame stack Big.make:3 < Big.main:7.  --no-thread leaves the
 eventThread field out of the three event types (as a writer may, the
 format allows it): an event without one of its usual fields takes a
 reader's slower, general path (heapsift's decode_sample()), which a
-JDK's recordings never reach.  The layout follows
+JDK's recordings never reach.  --pad BYTES puts that many bytes of
+events of a type the metadata does not declare (zeros, 64 KiB an event;
+readers skip them by their size) before the heap events, to make a
+large chunk that compresses to almost nothing; --declare SIZE writes
+SIZE as the chunk's size in its header instead of the true one (a chunk
+that claims more than the file holds).  OUT.jfr "-" is standard output.
+The layout follows
 /work/shared/reference (the JFR format); tests/unit/jfr_test.c's C
 builder writes the same structures.
 """
@@ -176,17 +183,31 @@ def checkpoint(values):
 def main():
     global START_NS, NO_THREAD
     args = sys.argv[1:]
-    if args[:1] == ["--start-ns"]:
-        START_NS = int(args[1])
+    pad, declare = 0, None
+    while args[:1] and args[0].startswith("--"):
+        if args[0] == "--no-thread":
+            NO_THREAD = True
+            args = args[1:]
+            continue
+        if args[0] == "--start-ns":
+            START_NS = int(args[1])
+        elif args[0] == "--pad":
+            pad = int(args[1])
+        elif args[0] == "--declare":
+            declare = int(args[1])
+        else:
+            sys.exit(__doc__)
         args = args[2:]
-    if args[:1] == ["--no-thread"]:
-        NO_THREAD = True
-        args = args[1:]
     out, values = args[0], [int(v) for v in args[1:]]
     if not values or any(v < 0 or v >= 1 << 64 for v in values):
         sys.exit(__doc__)
     cp, classes = checkpoint(values)
     cls = {c: i + 1 for i, c in enumerate(classes)}
+    # padding: events of type 99, not in the metadata, 64 KiB each
+    pad_event = event(99, bytes(65536 - 6))
+    pad_n, pad_rest = divmod(pad, len(pad_event))
+    pad_tail = event(99, bytes(pad_rest - 6)) if pad_rest >= 6 else b""
+    pad_len = pad_n * len(pad_event) + len(pad_tail)
     body = bytearray()
     t = START_TICKS
     for v in values:
@@ -198,17 +219,25 @@ def main():
             body += event(tid, vint(t) + thread + vint(1) +
                           vint(cls[prefix + str(v)]) +
                           b"".join(vint(x) for x in fields))
-    meta_at = 68 + len(body)
+    meta_at = 68 + pad_len + len(body)
     meta = metadata()
     cp_at = meta_at + len(meta)
     size = cp_at + len(cp)
     duration = t - START_TICKS + 1_000_000
-    head = b"FLR\0" + struct.pack(">HHQQQqqqq", 2, 0, size, cp_at, meta_at,
-                                  START_NS, duration, START_TICKS, TPS)
+    head = b"FLR\0" + struct.pack(">HHQQQqqqq", 2, 0,
+                                  size if declare is None else declare,
+                                  cp_at, meta_at, START_NS, duration,
+                                  START_TICKS, TPS)
     head += struct.pack(">I", 1)  # compressed integers; finished
     assert len(head) == 68
-    with open(out, "wb") as f:
-        f.write(head + body + meta + cp)
+    f = sys.stdout.buffer if out == "-" else open(out, "wb")
+    f.write(head)
+    for _ in range(pad_n):
+        f.write(pad_event)
+    f.write(pad_tail + body + meta + cp)
+    f.flush()
+    if f is not sys.stdout.buffer:
+        f.close()
 
 
 if __name__ == "__main__":
