@@ -303,4 +303,4 @@ uninstall:
 clean:
 	rm -rf build build-check build-clang build-cov build-fuzz heapsift
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(AGENT_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(AGENT_OBJ:.o=.d) $(BUILD)/tests/bench/store_bench.d

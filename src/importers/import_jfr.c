@@ -90,9 +90,45 @@ static inline bool rec_whole(const struct jfr_rec *r)
 	       r->kind == JREC_WHOLE;
 }
 
+/*
+ * The chunk's stack local as the sink's record, in the import's buffer:
+ * valid until the next call, as a record is for the call it is passed
+ * to.  The stack of the call before is reused as it is (a sink that
+ * takes every sample whole meets the same stack many times in a row).
+ */
+static const struct rec_stack *
+stack_rec(struct jfr_import *im, const struct jfr_job *j, uint32_t local)
+{
+	const struct jfr_cstack *cs;
+	uint32_t i;
+
+	if (!local)
+		return NULL;
+	if (im->xs_local == local && im->xs_chunk == j->chunk_no)
+		return &im->xs;
+	cs = j->stacks[local - 1];
+	if (cs->n_frames > im->alloc_xs_frames) {
+		im->alloc_xs_frames = cs->n_frames;
+		im->xs_frames = xreallocarray(im->xs_frames, cs->n_frames,
+					      sizeof(*im->xs_frames));
+	}
+	for (i = 0; i < cs->n_frames; i++) {
+		im->xs_frames[i] = cs->frames[i]->rec;
+		im->xs_frames[i].id += j->frame_base;
+	}
+	im->xs.id = j->stack_base + local;
+	im->xs.frames = im->xs_frames;
+	im->xs.n_frames = cs->n_frames;
+	im->xs.truncated = cs->truncated;
+	im->xs_chunk = j->chunk_no;
+	im->xs_local = local;
+	return &im->xs;
+}
+
 /* r as the sink's record; tlab_alloc: SAMPLE_TLAB_NEW's alloc_size. */
-static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
-			int64_t tlab_alloc, struct rec_sample *s)
+static void fill_sample(struct jfr_import *im, const struct jfr_job *j,
+			const struct jfr_rec *r, int64_t tlab_alloc,
+			struct rec_sample *s)
 {
 	if (rec_whole(r)) {
 		*s = *(const struct rec_sample *)(intptr_t)r->a;
@@ -111,7 +147,7 @@ static void fill_sample(const struct jfr_job *j, const struct jfr_rec *r,
 	}
 	s->time_ns = r->time_ns;
 	s->thread = r->thread ? j->objs[r->thread - 1] : NULL;
-	s->stack = r->stack ? j->stacks[r->stack - 1] : NULL;
+	s->stack = stack_rec(im, j, r->stack);
 	if (r->cls) {
 		const struct jfr_class *k = j->objs[r->cls - 1];
 
@@ -190,7 +226,7 @@ static int emit_keyed(struct jfr_import *im, struct jfr_job *j,
 		struct rec_keys k;
 		int rc;
 
-		fill_sample(j, r, tlab_alloc, &s);
+		fill_sample(im, j, r, tlab_alloc, &s);
 		rc = sink->ops->keys(sink->ctx, &s, &k);
 		if (rc < 0)
 			return rc;
@@ -220,7 +256,7 @@ static int emit_sample(struct jfr_import *im, struct jfr_job *j,
 		return emit_keyed(im, j, r, tlab_alloc);
 	if (flush_keyed(im) < 0)
 		return ERR_FAIL;
-	fill_sample(j, r, tlab_alloc, &s);
+	fill_sample(im, j, r, tlab_alloc, &s);
 	return im->sink->ops->sample ? im->sink->ops->sample(im->sink->ctx, &s)
 				     : 0;
 }
@@ -231,6 +267,7 @@ static void begin_chunk(struct jfr_import *im, struct jfr_job *j)
 	j->begun = true;
 	j->id_base = im->next_id;
 	j->stack_base = im->next_stack_id;
+	j->frame_base = im->next_frame_id;
 	j->r_objs = j->r_stacks = 0;
 	j->n_keyed_objs = j->n_keyed_stacks = 0; /* a new chunk's ids */
 	if (im->keyed)
@@ -270,14 +307,13 @@ static void add_obj(struct jfr_import *im, struct jfr_job *j,
 static void add_stack(struct jfr_import *im, struct jfr_job *j,
 		      const struct jfr_rec *r)
 {
-	struct rec_stack *st = (struct rec_stack *)(intptr_t)r->a;
+	const struct jfr_cstack *st = (const struct jfr_cstack *)(intptr_t)r->a;
 
 	if (j->r_stacks == j->alloc_stacks) {
 		j->alloc_stacks = j->alloc_stacks ? 2 * j->alloc_stacks : 256;
 		j->stacks = xreallocarray(j->stacks, j->alloc_stacks,
 					  sizeof(*j->stacks));
 	}
-	st->id += j->stack_base;
 	j->stacks[j->r_stacks++] = st;
 	if (im->keyed)
 		keys_grow(j);
@@ -510,6 +546,7 @@ static int replay_chunk(struct jfr_import *im, struct jfr_job *j)
 	rc = replay_records(im, j);
 	im->next_id = j->id_base + j->n_objs;
 	im->next_stack_id = j->stack_base + j->n_stacks;
+	im->next_frame_id = j->frame_base + j->n_frames;
 	merge_facts(im, j);
 	chunk_end(im, j);
 	return rc;
@@ -615,7 +652,7 @@ static bool submit_chunk(struct jfr_import *im, const struct jfr_header *h)
 	/* the replay's side, and what the replay and the decoder share,
 	 * before the job is the decoder's */
 	j->begun = false;
-	j->id_base = j->stack_base = 0;
+	j->id_base = j->stack_base = j->frame_base = 0;
 	j->pub = NULL;
 	j->pub_tail = &j->pub;
 	j->n_held = 0;
@@ -825,6 +862,7 @@ static int jfr_import(struct input *in, const struct sink *sink,
 	free(im.setting_src);
 	free(im.setting_chunk);
 	free(im.counts);
+	free(im.xs_frames);
 	return rc < 0 ? rc : 0;
 }
 

@@ -25,6 +25,8 @@ void jfr_job_init(struct jfr_job *j)
 	u64cache_init(&j->fast_stack, 12);
 	u64cache_init(&j->fast_class, 10);
 	u64map_init(&j->chunk_counts);
+	u64map_init(&j->stack_ids);
+	idxset_init(&j->frame_index);
 	j->small_counts = xcalloc(JFR_SMALL_IDS, sizeof(uint64_t));
 	spool_init(&j->spool, spool_mem_max());
 }
@@ -39,6 +41,10 @@ void jfr_job_release(struct jfr_job *j)
 	u64cache_release(&j->fast_stack);
 	u64cache_release(&j->fast_class);
 	u64map_release(&j->chunk_counts);
+	u64map_release(&j->stack_ids);
+	idxset_release(&j->frame_index);
+	free(j->cframes);
+	free(j->refs);
 	free(j->small_counts);
 	spool_release(&j->spool);
 	jfr_seg_free(j->seg);
@@ -218,41 +224,81 @@ static void warn_damage(struct jfr_job *j, unsigned *warned,
 	put_rec(j, JREC_WARN, copy, 0);
 }
 
-static uint32_t convert_stack(struct jfr_job *j, struct jfr_stack *st)
+/* The chunk's frame of ref, kept once: found by its fields, added (and
+ * resolved) when new. */
+static const struct jfr_cframe *intern_frame(struct jfr_job *j,
+					     const struct jfr_frame_ref *ref)
 {
-	struct rec_stack *rs;
-	struct rec_frame *fr;
+	struct idxset_probe p;
+	struct jfr_cframe *cf;
+	struct jfr_frame f;
+	uint64_t key[3], h;
 	uint32_t i;
 
-	if (!st)
-		return 0;
-	/* the local id: the replay changes rs->id */
-	if (st->user)
-		return (uint32_t)(uintptr_t)st->user;
-	rs = arena_calloc(&j->arena, 1, sizeof(*rs));
-	fr = arena_calloc(&j->arena, st->n_frames ? st->n_frames : 1,
-			  sizeof(*fr));
-	for (i = 0; i < st->n_frames; i++) {
-		const struct jfr_frame *f = &st->frames[i];
+	key[0] = ref->method;
+	key[1] = ref->has_type ? ref->type : 0;
+	key[2] = (uint64_t)(uint32_t)ref->line << 32 | (uint32_t)ref->bci;
+	h = hash_bytes(key, sizeof(key));
+	for (i = idxset_first(&j->frame_index, h, &p); i != IDXSET_NONE;
+	     i = idxset_next(&j->frame_index, &p)) {
+		const struct jfr_frame_ref *o = &j->cframes[i]->ref;
 
-		fr[i].class_name = f->cls->display;
-		fr[i].class_raw = f->cls->raw;
-		fr[i].method = f->method;
-		fr[i].descriptor = f->descriptor;
-		fr[i].line = f->line;
-		fr[i].bci = f->bci;
-		fr[i].type = f->type;
-		fr[i].hidden = f->hidden;
+		if (o->method == ref->method && o->line == ref->line &&
+		    o->bci == ref->bci && o->has_type == ref->has_type &&
+		    (!o->has_type || o->type == ref->type))
+			return j->cframes[i];
 	}
+	if (j->n_frames >= UINT32_MAX - 1)
+		BUG("jfr: more than 2^32 frames in a chunk");
+	if (j->n_frames == j->alloc_cframes) {
+		j->alloc_cframes =
+			j->alloc_cframes ? 2 * j->alloc_cframes : 1024;
+		j->cframes = xreallocarray(j->cframes, j->alloc_cframes,
+					   sizeof(*j->cframes));
+	}
+	cf = arena_calloc(&j->arena, 1, sizeof(*cf));
+	cf->ref = *ref;
+	jfr_frame_resolve(j->c, ref, &f);
+	cf->rec.class_name = f.cls->display;
+	cf->rec.class_raw = f.cls->raw;
+	cf->rec.method = f.method;
+	cf->rec.descriptor = f.descriptor;
+	cf->rec.line = f.line;
+	cf->rec.bci = f.bci;
+	cf->rec.type = f.type;
+	cf->rec.hidden = f.hidden;
+	cf->rec.id = j->n_frames + 1; /* local, as a stack's */
+	j->cframes[j->n_frames] = cf;
+	idxset_add(&j->frame_index, h, j->n_frames++);
+	return cf;
+}
+
+/* The chunk's stack at key as a local id, converted once (0: none): its
+ * frames kept once a chunk, the stack as pointers to them. */
+static uint32_t convert_stack(struct jfr_job *j, uint64_t key)
+{
+	struct jfr_cstack *cs;
+	uint64_t v;
+	uint32_t i, n;
+	bool truncated;
+
+	if (u64map_get(&j->stack_ids, key, &v))
+		return (uint32_t)v;
+	if (jfr_stack_refs(j->c, key, &j->refs, &j->alloc_refs, &n,
+			   &truncated) < 0)
+		return 0;
+	cs = arena_alloc(&j->arena,
+			 sizeof(*cs) + (size_t)n * sizeof(cs->frames[0]));
+	cs->n_frames = n;
+	cs->truncated = truncated;
+	for (i = 0; i < n; i++)
+		cs->frames[i] = intern_frame(j, &j->refs[i]);
 	if (j->n_stacks == UINT32_MAX)
 		BUG("jfr: more than 2^32 stacks in a chunk");
-	rs->id = ++j->n_stacks; /* local: the replay adds the chunks' before */
-	rs->frames = fr;
-	rs->n_frames = st->n_frames;
-	rs->truncated = st->truncated;
-	st->user = (void *)(uintptr_t)rs->id;
-	put_rec(j, JREC_STACK, rs, 0);
-	return (uint32_t)rs->id;
+	/* local: the replay adds the chunks' before */
+	u64map_put(&j->stack_ids, key, ++j->n_stacks, NULL);
+	put_rec(j, JREC_STACK, cs, 0);
+	return j->n_stacks;
 }
 
 /* The chunk's thread as a record, built once per chunk. */
@@ -294,7 +340,7 @@ static inline uint32_t stack_of(struct jfr_job *j, uint64_t key)
 
 	if (u64cache_get(&j->fast_stack, key, &v))
 		return (uint32_t)v;
-	if (!(id = convert_stack(j, jfr_stack(j->c, key))))
+	if (!(id = convert_stack(j, key)))
 		return 0;
 	u64cache_put(&j->fast_stack, key, id);
 	return id;
@@ -825,6 +871,11 @@ static void reset_output(struct jfr_job *j)
 	u64cache_clear(&j->fast_thread);
 	u64cache_clear(&j->fast_stack);
 	u64cache_clear(&j->fast_class);
+	u64map_clear(&j->stack_ids);
+	/* a chunk's frames: the set is rebuilt rather than cleared, which
+	 * would need as many writes as it has slots */
+	idxset_release(&j->frame_index);
+	j->n_frames = 0;
 	err_init(&j->open_err);
 	j->n_settings = j->n_counts = 0;
 	j->n_objs = j->n_stacks = 0;

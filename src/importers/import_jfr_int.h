@@ -57,7 +57,7 @@ enum {
 	 * (thread 0: a jfr_class), whose local id is the count of them so
 	 * far; before the first record that names it */
 	JREC_OBJ,
-	JREC_STACK, /* a new chunk-local stack (rec_stack), the same */
+	JREC_STACK, /* a new chunk-local stack (jfr_cstack), the same */
 	/* an InNewTLAB event of async-profiler (a rec_sample of kind
 	 * SAMPLE_TLAB_NEW) or its LiveObject (SAMPLE_AP_LIVE), weight the
 	 * chunk's sampling interval so far or REC_NONE: the replay, which
@@ -84,6 +84,28 @@ struct jfr_rec {
 	uint32_t stack;	 /* chunk-local stack id (stacks), 0: none */
 	uint32_t cls;	 /* chunk-local id (objs) of a jfr_class, 0: none */
 	uint8_t kind;	 /* enum sample_kind or JREC_* */
+};
+
+/*
+ * A chunk's stacks, kept compact: each distinct frame of the chunk once
+ * (its method, line, bci and type: jfr_frame_ref), as the record the
+ * sink will get, and each stack as pointers to its frames.  A stack of
+ * 24 frames is 200 bytes, where its frames each whole, decoded by the
+ * JFR reader and again as records, were 2.5 KB; a chunk of 65,536
+ * distinct stacks took 160 MB, and three chunks are in flight.  The
+ * replay gives the sink a stack's frames as a rec_stack built in the
+ * import's own buffer when it asks (stack_rec() in import_jfr.c).
+ */
+struct jfr_cframe {
+	struct jfr_frame_ref ref;
+	struct rec_frame rec; /* id: chunk-local; the replay adds the
+				 chunks' before */
+};
+
+struct jfr_cstack {
+	uint32_t n_frames;
+	bool truncated;
+	const struct jfr_cframe *frames[]; /* frames[0] is the site */
 };
 
 /*
@@ -133,6 +155,14 @@ struct jfr_job {
 	const struct jfr_timebase *tb; /* c's */
 	struct arena arena;	       /* converted stacks and threads */
 	struct u64cache fast_thread, fast_stack, fast_class;
+	/* the chunk's stacks by key (local id), its frames by their refs
+	 * (indexes into cframes), and a stack's refs being read */
+	struct u64map stack_ids;
+	struct idxset frame_index;
+	struct jfr_cframe **cframes;
+	size_t alloc_cframes;
+	struct jfr_frame_ref *refs;
+	size_t alloc_refs;
 	struct u64map chunk_counts; /* type id -> events */
 	uint64_t *small_counts;	    /* the same below JFR_SMALL_IDS */
 
@@ -166,6 +196,7 @@ struct jfr_job {
 	size_t n_counts, alloc_counts;
 	uint32_t n_objs;   /* threads and classes of the chunk */
 	uint32_t n_stacks; /* stacks of the chunk */
+	uint32_t n_frames; /* distinct frames of the chunk (cframes) */
 	uint64_t n_samples[SAMPLE__COUNT];
 	uint64_t n_heap_summaries;
 	enum jfr_writer writer;	    /* the chunk's */
@@ -182,10 +213,11 @@ struct jfr_job {
 	/* the replay's, reset by begin_chunk() */
 	bool begun;		      /* the chunk's start is replayed */
 	uint64_t id_base, stack_base; /* the ids of the chunks before */
+	uint64_t frame_base;
 	/* local id - 1 -> rec_thread or jfr_class; local stack id - 1 ->
 	 * stack: from the JREC_OBJ and JREC_STACK records replayed */
 	void **objs;
-	struct rec_stack **stacks;
+	const struct jfr_cstack **stacks;
 	uint32_t r_objs, r_stacks;
 	size_t alloc_objs, alloc_stacks;
 	/* the sink's keys (struct rec_keys) by local id, 0 for none:
@@ -227,7 +259,7 @@ struct jfr_import {
 	struct rec_count *counts;
 	size_t n_counts, alloc_counts;
 
-	uint64_t next_stack_id;
+	uint64_t next_stack_id, next_frame_id;
 	uint64_t next_id;  /* threads and classes, unique in the recording */
 	unsigned chunk_no; /* chunks framed */
 	int64_t last_event_ns;
@@ -255,6 +287,13 @@ struct jfr_import {
 	struct hmap unread_index;
 	struct rec_count *unread;
 	size_t n_unread, alloc_unread;
+	/* the stack the sink was last given (stack_rec()): its chunk and
+	 * local id, and its frames */
+	struct rec_stack xs;
+	struct rec_frame *xs_frames;
+	size_t alloc_xs_frames;
+	unsigned xs_chunk;
+	uint32_t xs_local;
 };
 
 /* import_jfr_facts.c: the settings, counts, writers and unread events

@@ -68,6 +68,9 @@ struct rec_frame {
 	int32_t bci;		/* -1: unknown */
 	const char *type; /* "Interpreted", "JIT compiled", "Inlined", "Native" */
 	bool hidden;	  /* a hidden method (LambdaForm internals) */
+	/* the importer's id, for caching, as a stack's: the same id is the
+	 * same frame within one recording; 0: none */
+	uint64_t id;
 };
 
 struct rec_stack {

@@ -18,17 +18,17 @@
 #include <string.h>
 
 #include "record/sink.h"
-#include "util/arena.h"
 #include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/size.h"
 #include "util/xalloc.h"
 
-static void idmap_init(struct idmap *m, unsigned log2_fast)
+static void idmap_init(struct idmap *m, unsigned log2_fast, size_t max)
 {
 	u64cache_init(&m->fast, log2_fast);
 	u64map_init(&m->all);
+	m->max = max;
 }
 
 static void idmap_clear(struct idmap *m)
@@ -53,8 +53,17 @@ static inline bool idmap_get(struct idmap *m, uint64_t id, uint64_t *v)
 	return true;
 }
 
+/*
+ * A cache, so bounded: importers' ids grow with a recording's chunks (a
+ * JFR chunk's stacks and frames get new ids, whether or not an earlier
+ * chunk had them), and the ids of the chunks before are not asked for
+ * again.  Past its max entries it starts afresh; a miss costs only the
+ * interning it saved, which gives the same key.
+ */
 static void idmap_put(struct idmap *m, uint64_t id, uint64_t v)
 {
+	if (m->all.n_items >= m->max)
+		idmap_clear(m);
 	u64map_put(&m->all, id, v, NULL);
 	u64cache_put(&m->fast, id, v);
 }
@@ -63,47 +72,50 @@ static void idmap_put(struct idmap *m, uint64_t id, uint64_t v)
 
 static uint32_t str_id(struct store_writer *w, const char *s)
 {
+	struct idxset_probe p;
 	size_t len;
-	uint64_t off;
-	char *k;
+	uint64_t h;
+	uint32_t off;
 
 	if (!s || !*s)
 		return 0;
 	len = strlen(s);
-	if (hmap_get(&w->string_index, s, len, &off))
-		return (uint32_t)off;
-	off = w->strings.len;
-	if ((uint64_t)off + len + 1 > UINT32_MAX)
+	h = hash_bytes(s, len);
+	/* the set holds offsets into the pool: the pool is the only copy */
+	for (off = idxset_first(&w->string_index, h, &p); off != IDXSET_NONE;
+	     off = idxset_next(&w->string_index, &p))
+		if (!strncmp(w->strings.data + off, s, len + 1))
+			return off;
+	if ((uint64_t)w->strings.len + len + 1 >= UINT32_MAX)
 		die("store: string pool exceeds 4 GiB");
-	/* the map keeps its own copy of the key, not the caller's */
-	k = arena_memdup(&w->keys, s, len);
-	hmap_put(&w->string_index, k, len, off, NULL);
+	off = (uint32_t)w->strings.len;
 	buf_add(&w->strings, s, len + 1);
-	return (uint32_t)off;
+	idxset_add(&w->string_index, h, off);
+	return off;
 }
 
-/* Intern a fixed-size key: the index of its record in v, added by
- * filling rec when new. */
-static uint32_t intern(struct store_writer *w, struct hmap *m, struct vec *v,
-		       const void *key, size_t key_len, const void *rec,
-		       bool *added_out)
+/* Intern a fixed-size record of v: the index of the one equal to rec,
+ * added when new.  The set holds indexes into v, which is the only copy
+ * of the records. */
+static uint32_t intern(struct store_writer *w, struct idxset *m, struct vec *v,
+		       const void *rec)
 {
-	uint64_t idx;
-	bool added;
+	struct idxset_probe p;
+	uint64_t h = hash_bytes(rec, v->size);
+	uint32_t idx;
 
-	if (hmap_get(m, key, key_len, &idx)) {
-		if (added_out)
-			*added_out = false;
-		return (uint32_t)idx;
-	}
+	if (w->keys_dropped)
+		BUG("store: a key interned after the commit began");
+	for (idx = idxset_first(m, h, &p); idx != IDXSET_NONE;
+	     idx = idxset_next(m, &p))
+		if (!memcmp(v->data + (size_t)idx * v->size, rec, v->size))
+			return idx;
 	if (v->n >= STORE_NONE)
 		die("store: more than 4 billion entries in one table");
-	idx = v->n;
+	idx = (uint32_t)v->n;
 	memcpy(vec_push(v), rec, v->size);
-	hmap_put(m, arena_memdup(&w->keys, key, key_len), key_len, idx, &added);
-	if (added_out)
-		*added_out = true;
-	return (uint32_t)idx;
+	idxset_add(m, h, idx);
+	return idx;
 }
 
 static uint32_t thread_id(struct store_writer *w, const struct rec_thread *t)
@@ -121,8 +133,7 @@ static uint32_t thread_id(struct store_writer *w, const struct rec_thread *t)
 	rec.flags = t->is_virtual ? STORE_THREAD_VIRTUAL : 0;
 	rec.java_id = t->java_id;
 	rec.os_id = t->os_id;
-	id = intern(w, &w->thread_index, &w->threads, &rec, sizeof(rec), &rec,
-		    NULL);
+	id = intern(w, &w->thread_index, &w->threads, &rec);
 	if (t->id)
 		idmap_put(&w->thread_cache, t->id, id);
 	return id;
@@ -137,52 +148,109 @@ static uint32_t class_id(struct store_writer *w, const char *display,
 		return STORE_NONE;
 	rec.display = str_id(w, display);
 	rec.raw = str_id(w, raw ? raw : display);
-	return intern(w, &w->class_index, &w->classes, &rec, sizeof(rec), &rec,
-		      NULL);
+	return intern(w, &w->class_index, &w->classes, &rec);
 }
 
 static uint32_t frame_id(struct store_writer *w, const struct rec_frame *f)
 {
 	struct store_method m;
 	struct store_frame fr;
+	uint64_t cached;
+	uint32_t id;
 
+	/* a frame met again (the importer interns them: a stack's frames
+	 * are mostly its neighbours') costs one look-up, not seven */
+	if (f->id && idmap_get(&w->frame_cache, f->id, &cached))
+		return (uint32_t)cached;
 	m.cls = class_id(w, f->class_name, f->class_raw);
 	m.name = str_id(w, f->method);
 	m.descriptor = str_id(w, f->descriptor);
 	m.flags = f->hidden ? STORE_METHOD_HIDDEN : 0;
-	fr.method = intern(w, &w->method_index, &w->methods, &m, sizeof(m), &m,
-			   NULL);
+	fr.method = intern(w, &w->method_index, &w->methods, &m);
 	fr.line = f->line;
 	fr.bci = f->bci;
 	fr.type = str_id(w, f->type);
-	return intern(w, &w->frame_index, &w->frames, &fr, sizeof(fr), &fr,
-		      NULL);
+	id = intern(w, &w->frame_index, &w->frames, &fr);
+	if (f->id)
+		idmap_put(&w->frame_cache, f->id, id);
+	return id;
+}
+
+static uint64_t node_hash(struct node_key k)
+{
+	return hash_bytes(&k, sizeof(k));
+}
+
+static void node_set_release(struct node_set *ns)
+{
+	free(ns->slots);
+	memset(ns, 0, sizeof(*ns));
+}
+
+/* The set twice as large, every node placed again by its key's hash. */
+static void node_set_grow(struct node_set *ns, const struct node_key *keys)
+{
+	size_t n = ns->n_slots ? 2 * ns->n_slots : 1024, mask = n - 1, i;
+	uint32_t *slots = xcalloc(n, sizeof(*slots));
+
+	for (i = 0; i < ns->n_slots; i++) {
+		uint32_t v = ns->slots[i];
+		size_t at;
+
+		if (!v)
+			continue;
+		at = (size_t)node_hash(keys[v - 1]) & mask;
+		while (slots[at])
+			at = (at + 1) & mask;
+		slots[at] = v;
+	}
+	free(ns->slots);
+	ns->slots = slots;
+	ns->n_slots = n;
 }
 
 static uint32_t child_node(struct store_writer *w, uint32_t parent,
 			   uint32_t frame)
 {
-	uint32_t key[2] = {parent, frame};
-	uint64_t idx;
-	bool added;
-	uint64_t *slot;
+	struct node_set *ns = &w->node_index;
+	const struct node_key *keys = (const struct node_key *)w->nodes.data;
+	struct node_key k = {parent, frame};
+	size_t mask, at;
+	uint32_t v, idx;
 
-	if (hmap_get(&w->node_index, key, sizeof(key), &idx))
-		return (uint32_t)idx;
+	/* one key a probe: the id's key is read from nodes, the one copy */
+	if (ns->n_slots) {
+		mask = ns->n_slots - 1;
+		for (at = (size_t)node_hash(k) & mask; (v = ns->slots[at]);
+		     at = (at + 1) & mask)
+			if (keys[v - 1].parent == parent &&
+			    keys[v - 1].frame == frame)
+				return v - 1;
+	}
+	if (w->keys_dropped)
+		BUG("store: a stack interned after the commit began");
 	/* the depth-first numbering marks nodes with the top bit */
-	if (w->node_parent.n >= 0x7fffffffu)
+	if (w->nodes.n >= 0x7fffffffu)
 		die("store: more than 2 billion stack nodes");
-	idx = w->node_parent.n;
-	*(uint32_t *)vec_push(&w->node_parent) = parent;
-	*(uint32_t *)vec_push(&w->node_frame) = frame;
-	slot = hmap_put(&w->node_index,
-			arena_memdup(&w->keys, key, sizeof(key)), sizeof(key),
-			idx, &added);
-	(void)slot;
-	return (uint32_t)idx;
+	idx = (uint32_t)w->nodes.n;
+	*(struct node_key *)vec_push(&w->nodes) = k;
+	keys = (const struct node_key *)w->nodes.data;
+	/* at most half full */
+	if ((ns->n_items + 1) * 2 > ns->n_slots)
+		node_set_grow(ns, keys);
+	mask = ns->n_slots - 1;
+	for (at = (size_t)node_hash(k) & mask; ns->slots[at];
+	     at = (at + 1) & mask)
+		;
+	ns->slots[at] = idx + 1;
+	ns->n_items++;
+	return idx;
 }
 
-static uint32_t stack_node(struct store_writer *w, const struct rec_stack *st)
+/* s's node; keep: remember it by the importer's id (not for keys():
+ * an importer that asks for keys keeps them, and asks once a stack) */
+static uint32_t stack_node(struct store_writer *w, const struct rec_stack *st,
+			   bool keep)
 {
 	uint64_t cached;
 	uint32_t node = 0, i;
@@ -194,9 +262,23 @@ static uint32_t stack_node(struct store_writer *w, const struct rec_stack *st)
 	/* outermost caller first: frames[n-1] down to the site */
 	for (i = st->n_frames; i-- > 0;)
 		node = child_node(w, node, frame_id(w, &st->frames[i]));
-	if (st->id)
+	if (st->id && keep)
 		idmap_put(&w->stack_cache, st->id, node);
 	return node;
+}
+
+void store_writer_drop_keys(struct store_writer *w)
+{
+	/* the trie's set is the largest thing an import of many stacks
+	 * keeps: gone before the commit's node numbering needs as much */
+	idxset_release(&w->thread_index);
+	idxset_release(&w->class_index);
+	idxset_release(&w->method_index);
+	idxset_release(&w->frame_index);
+	node_set_release(&w->node_index);
+	idmap_clear(&w->stack_cache);
+	idmap_clear(&w->frame_cache);
+	w->keys_dropped = true;
 }
 
 /* --- the sink -------------------------------------------------------------- */
@@ -279,11 +361,11 @@ sample_bytes(struct spill_sample *x, enum sample_kind kind, int64_t weight,
 /* The writer's ids of s's thread, class and stack, interned in this
  * order where they are new: sample() and keys() both. */
 static void sample_keys(struct store_writer *w, const struct rec_sample *s,
-			struct rec_keys *k)
+			struct rec_keys *k, bool keep)
 {
 	k->thread = thread_id(w, s->thread);
 	k->cls = sample_class(w, s);
-	k->stack = stack_node(w, s->stack);
+	k->stack = stack_node(w, s->stack, keep);
 }
 
 /* x, complete but for its recording and import index, to the spill. */
@@ -311,7 +393,7 @@ static int w_sample(void *ctx, const struct rec_sample *s)
 		     s->object_size);
 	x.time_ns = s->time_ns;
 	x.flags = s->stack && s->stack->truncated ? STORE_SAMPLE_TRUNCATED : 0;
-	sample_keys(w, s, &k);
+	sample_keys(w, s, &k, true);
 	x.thread = k.thread;
 	x.cls = k.cls;
 	x.node = k.stack;
@@ -333,7 +415,7 @@ static int w_keys(void *ctx, const struct rec_sample *s, struct rec_keys *k)
 
 	if (err_isset(&w->spill_err))
 		return ERR_FAIL;
-	sample_keys(w, s, k);
+	sample_keys(w, s, k, false);
 	return 0;
 }
 
@@ -649,6 +731,7 @@ static int w_recording(void *ctx, const struct rec_recording *r)
 	set_mark(w);
 	/* importer ids start again with the next recording */
 	idmap_clear(&w->stack_cache);
+	idmap_clear(&w->frame_cache);
 	idmap_clear(&w->thread_cache);
 	idmap_clear(&w->class_cache);
 	return 0;
@@ -800,18 +883,20 @@ struct store_writer *store_writer_new(void)
 
 	w->sink.ops = &writer_ops;
 	w->sink.ctx = w;
-	arena_init(&w->keys, 0);
 	buf_init(&w->strings);
 	buf_addch(&w->strings, '\0'); /* offset 0 is "" */
-	hmap_init(&w->string_index);
-	hmap_init(&w->thread_index);
-	hmap_init(&w->class_index);
-	hmap_init(&w->method_index);
-	hmap_init(&w->frame_index);
-	hmap_init(&w->node_index);
-	idmap_init(&w->stack_cache, 12);
-	idmap_init(&w->thread_cache, 8);
-	idmap_init(&w->class_cache, 10);
+	idxset_init(&w->string_index);
+	idxset_init(&w->thread_index);
+	idxset_init(&w->class_index);
+	idxset_init(&w->method_index);
+	idxset_init(&w->frame_index);
+	/* at most 32 MB each for stacks, threads and classes (the agent's
+	 * ids are its recording's: a million stacks), 8 MB for frames (a
+	 * JFR chunk's, whose ids the next chunk does not use) */
+	idmap_init(&w->stack_cache, 12, (size_t)1 << 20);
+	idmap_init(&w->frame_cache, 14, (size_t)1 << 18);
+	idmap_init(&w->thread_cache, 8, (size_t)1 << 20);
+	idmap_init(&w->class_cache, 10, (size_t)1 << 20);
 	vec_init(&w->recordings, sizeof(struct store_recording));
 	vec_init(&w->ids, sizeof(uint64_t));
 	vec_init(&w->settings, sizeof(struct store_setting));
@@ -820,8 +905,7 @@ struct store_writer *store_writer_new(void)
 	vec_init(&w->classes, sizeof(struct store_class));
 	vec_init(&w->methods, sizeof(struct store_method));
 	vec_init(&w->frames, sizeof(struct store_frame));
-	vec_init(&w->node_parent, sizeof(uint32_t));
-	vec_init(&w->node_frame, sizeof(uint32_t));
+	vec_init(&w->nodes, sizeof(struct node_key));
 	w->spill = spill_new(0, LIVENESS_KINDS);
 	err_init(&w->spill_err);
 	vec_init(&w->old_objects, sizeof(struct store_old_object));
@@ -836,8 +920,8 @@ struct store_writer *store_writer_new(void)
 	vec_init(&w->ch_stats, sizeof(struct store_ch_stat));
 	buf_init(&w->ch_cells);
 	/* node 0: the root, "no stack" */
-	*(uint32_t *)vec_push(&w->node_parent) = STORE_NONE;
-	*(uint32_t *)vec_push(&w->node_frame) = STORE_NONE;
+	*(struct node_key *)vec_push(&w->nodes) =
+		(struct node_key){STORE_NONE, STORE_NONE};
 	return w;
 }
 
@@ -845,15 +929,15 @@ void store_writer_free(struct store_writer *w)
 {
 	if (!w)
 		return;
-	arena_release(&w->keys);
 	buf_release(&w->strings);
-	hmap_release(&w->string_index);
-	hmap_release(&w->thread_index);
-	hmap_release(&w->class_index);
-	hmap_release(&w->method_index);
-	hmap_release(&w->frame_index);
-	hmap_release(&w->node_index);
+	idxset_release(&w->string_index);
+	idxset_release(&w->thread_index);
+	idxset_release(&w->class_index);
+	idxset_release(&w->method_index);
+	idxset_release(&w->frame_index);
+	node_set_release(&w->node_index);
 	idmap_release(&w->stack_cache);
+	idmap_release(&w->frame_cache);
 	idmap_release(&w->thread_cache);
 	idmap_release(&w->class_cache);
 	vec_release(&w->recordings);
@@ -864,8 +948,7 @@ void store_writer_free(struct store_writer *w)
 	vec_release(&w->classes);
 	vec_release(&w->methods);
 	vec_release(&w->frames);
-	vec_release(&w->node_parent);
-	vec_release(&w->node_frame);
+	vec_release(&w->nodes);
 	spill_free(w->spill); /* first: its writer thread may be in it */
 	stream_free(w->stream);
 	vec_release(&w->old_objects);

@@ -202,6 +202,8 @@ static void replay_stack(struct store *s, struct old_tables *t,
 		rf->line = f->line;
 		rf->bci = f->bci;
 		rf->type = store_str(s, f->type);
+		/* the old store's frame: one id, one frame */
+		rf->id = (uint64_t)t->nodes[node].frame + 1;
 	}
 	st->id = x->node; /* never 0 here */
 	st->frames = t->fbuf;

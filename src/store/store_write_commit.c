@@ -31,62 +31,54 @@
 #include "util/crc32c.h"
 #include "util/workq.h"
 
-/* Number the trie depth first; old -> new ids, and the new node table. */
+/*
+ * Number the trie depth first; old -> new ids, and the new node table.
+ * The walk meets a node's children last made first.  A node is made
+ * after its parent (parent < child), so the numbering needs no walk:
+ * the subtrees' sizes, summed children to parents, and then each
+ * child's range taken, in the order made, from the end of its parent's
+ * (the first made is met last).  One column of 4 bytes a node besides
+ * the two returned, where a walk with child and sibling lists and its
+ * stack took four (a million stacks make millions of nodes).
+ */
 struct store_node *number_nodes(const struct store_writer *w,
 				uint32_t **renum_out)
 {
-	size_t n = w->node_parent.n, i;
-	const uint32_t *parent = (const uint32_t *)w->node_parent.data;
-	const uint32_t *frame = (const uint32_t *)w->node_frame.data;
-	uint32_t *first_child = xmalloc(n * sizeof(uint32_t));
-	uint32_t *next_sibling = xmalloc(n * sizeof(uint32_t));
+	size_t n = w->nodes.n, i;
+	const struct node_key *key = (const struct node_key *)w->nodes.data;
+	/* a node's subtree size, then where its next child's range ends */
+	uint32_t *room = xmalloc(n * sizeof(uint32_t));
 	uint32_t *renum = xmalloc(n * sizeof(uint32_t));
-	uint32_t *stack = xmalloc(n * sizeof(uint32_t));
 	struct store_node *nodes = xmalloc(n * sizeof(struct store_node));
-	uint32_t top = 0, next_id = 0;
 
 	for (i = 0; i < n; i++)
-		first_child[i] = next_sibling[i] = STORE_NONE;
-	/* children in reverse so that the walk meets them in order */
+		room[i] = 1;
 	for (i = n; i-- > 1;) {
-		next_sibling[i] = first_child[parent[i]];
-		first_child[parent[i]] = (uint32_t)i;
+		if (key[i].parent >= i)
+			BUG("store: node %zu made before its parent", i);
+		room[key[i].parent] += room[i];
 	}
-	/* pre-order walk; a node's end is known when its subtree is done */
-	stack[top++] = 0;
-	while (top) {
-		uint32_t v = stack[top - 1];
+	renum[0] = 0;
+	nodes[0].end = room[0]; /* room[0]: the root's range's end */
+	for (i = 1; i < n; i++) {
+		uint32_t size = room[i];
 
-		if (v & 0x80000000u) {
-			/* second visit: close the subtree */
-			v &= 0x7fffffffu;
-			nodes[renum[v]].end = next_id;
-			top--;
-			continue;
-		}
-		renum[v] = next_id++;
-		stack[top - 1] = v | 0x80000000u;
-		{
-			uint32_t c;
-
-			for (c = first_child[v]; c != STORE_NONE;
-			     c = next_sibling[c])
-				stack[top++] = c;
-		}
+		room[key[i].parent] -= size;
+		renum[i] = room[key[i].parent];
+		nodes[renum[i]].end = renum[i] + size;
+		room[i] = renum[i] + size;
 	}
 	for (i = 0; i < n; i++) {
 		struct store_node *nd = &nodes[renum[i]];
 
-		nd->parent = i ? renum[parent[i]] : STORE_NONE;
-		nd->frame = frame[i];
+		nd->parent = i ? renum[key[i].parent] : STORE_NONE;
+		nd->frame = key[i].frame;
 	}
 	/* depth, parents first (parent < child after renumbering) */
 	nodes[0].depth = 0;
 	for (i = 1; i < n; i++)
 		nodes[i].depth = nodes[nodes[i].parent].depth + 1;
-	free(first_child);
-	free(next_sibling);
-	free(stack);
+	free(room);
 	*renum_out = renum;
 	return nodes;
 }
@@ -223,7 +215,7 @@ static int emit_samples(struct out *o, struct store_writer *w,
 	memset(&em, 0, sizeof(em));
 	memset(&merr, 0, sizeof(merr));
 	em.e = &merr;
-	em.n_nodes = (uint32_t)w->node_parent.n;
+	em.n_nodes = (uint32_t)w->nodes.n;
 	sparse_init(&em.old, &w->old_objects, 1u << SAMPLE_OLD_OBJECT);
 	sparse_init(&em.live, &w->liveness, LIVENESS_KINDS);
 	pipe_init(&em.pipe, en, false);
@@ -294,11 +286,11 @@ int commit_sections(struct out *o, struct store_writer *w,
 	out_vec(o, SEC_CLASSES, &w->classes);
 	out_vec(o, SEC_METHODS, &w->methods);
 	out_vec(o, SEC_FRAMES, &w->frames);
-	out_section(o, SEC_NODES, nodes, sizeof(struct store_node),
-		    w->node_parent.n);
+	out_section(o, SEC_NODES, nodes, sizeof(struct store_node), w->nodes.n);
+	free(nodes); /* 16 bytes a node, not kept through the rollups */
 	/* the blocks name nodes by the writer's ids (4.0), these rows and
 	 * the rollups by the trie's */
-	out_section(o, SEC_NODE_MAP, renum, sizeof(uint32_t), w->node_parent.n);
+	out_section(o, SEC_NODE_MAP, renum, sizeof(uint32_t), w->nodes.n);
 	out_section(o, SEC_SAMPLE_INDEX, index->data, index->size, index->n);
 	est = xcalloc(w->recordings.n ? w->recordings.n : 1, sizeof(*est));
 	for (k = 0; k < (uint32_t)w->recordings.n; k++)
@@ -308,7 +300,7 @@ int commit_sections(struct out *o, struct store_writer *w,
 	rollup_builder_set_recordings(
 		rb, (const struct store_recording *)w->recordings.data,
 		(uint32_t)w->recordings.n);
-	rollup_builder_set_node_map(rb, renum, (uint32_t)w->node_parent.n);
+	rollup_builder_set_node_map(rb, renum, (uint32_t)w->nodes.n);
 	rc = out_rollups(o, rb);
 	if (rc == ROLLUP_AGAIN) {
 		again = stream_rollups_again(o, w, index, blocks_at, renum);
@@ -331,7 +323,6 @@ int commit_sections(struct out *o, struct store_writer *w,
 	out_vec(o, SEC_CH_BLOCKS, &w->ch_blocks);
 	out_vec(o, SEC_CH_STATS, &w->ch_stats);
 	free(renum);
-	free(nodes);
 	out_finish(o);
 	return o->failed ? ERR_FAIL : 0;
 }
@@ -414,6 +405,7 @@ int store_writer_commit(struct store_writer *w, const char *path, struct err *e)
 		*e = w->spill_err;
 		return ERR_FAIL;
 	}
+	store_writer_drop_keys(w);
 	if (w->stream && stream_active(w->stream))
 		return stream_commit(w->stream, w, path, e);
 	target = commit_target(path, &mode);

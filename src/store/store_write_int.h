@@ -73,6 +73,25 @@ static inline void vec_release(struct vec *v)
 	vec_init(v, v->size);
 }
 
+/* A trie node as the writer makes it: its parent (made before it) and
+ * its frame. */
+struct node_key {
+	uint32_t parent, frame;
+};
+
+/*
+ * The trie's index: (parent, frame) -> node, as node ids in open
+ * addressing, each found by the hash of the key it names in nodes.  A
+ * slot is the id + 1 alone, 4 bytes: a million distinct stacks make
+ * millions of nodes, and this set is the largest thing the writer keeps
+ * for them (it is gone before the commit: store_writer_drop_keys()).
+ */
+struct node_set {
+	uint32_t *slots; /* 0: empty */
+	size_t n_slots;	 /* 0 or a power of two */
+	size_t n_items;
+};
+
 /*
  * The importer's ids (per recording) -> ours: nearly every sample looks
  * up three, so a direct-mapped cache sits in front of the map.
@@ -80,20 +99,25 @@ static inline void vec_release(struct vec *v)
 struct idmap {
 	struct u64cache fast;
 	struct u64map all;
+	size_t max; /* entries in all before it starts afresh */
 };
 
 struct store_writer {
 	struct sink sink;
-	struct arena keys; /* bytes the interning maps point at */
 	struct buf strings;
-	struct hmap string_index;
-	struct hmap thread_index, class_index, method_index, frame_index;
-	struct hmap node_index;	  /* (parent, frame) -> node */
+	/* The interning sets hold indexes (hash.h's idxset): of strings
+	 * into strings, of records into their tables, the only copies of
+	 * the keys; the trie's, node ids into nodes (struct node_set). */
+	struct idxset string_index;
+	struct idxset thread_index, class_index, method_index, frame_index;
+	struct node_set node_index; /* (parent, frame) -> node */
+	bool keys_dropped;	    /* store_writer_drop_keys(): no more */
 	struct idmap stack_cache; /* importer stack id -> node, per recording */
+	struct idmap frame_cache; /* importer frame id -> frame, the same */
 	struct idmap thread_cache, class_cache; /* importer ids, the same */
 	struct vec recordings, settings, counts, threads, classes, methods,
 		frames;
-	struct vec node_parent, node_frame; /* uint32 each, insertion order */
+	struct vec nodes; /* struct node_key, in the order made */
 	/* The samples go to the spill as they arrive (store_write_spill.h): only their
 	 * count and the running identity of the current recording stay.
 	 * Old-object and liveness records (one per OldObjectSample or agent
@@ -127,5 +151,9 @@ struct store_writer {
 	bool identify;
 	uint32_t n_dups, last_dup;
 };
+
+/* The interning sets, released once no key can come (the commit):
+ * their memory is the commit's. */
+void store_writer_drop_keys(struct store_writer *w);
 
 #endif

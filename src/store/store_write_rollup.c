@@ -308,7 +308,13 @@ void rollup_spill_rows(struct rollup_builder *rb, const struct brow *r,
 	}
 	if (!rb->in_file) {
 		if (rb->n_rows + n > rb->alloc_mem) {
+			size_t cap = rb->mem_max / sizeof(*r) + 1;
+
 			rb->alloc_mem = (rb->n_rows + n) * 2;
+			/* doubled, but not past the budget where the file
+			 * takes what comes after it: 32 MiB, not 64 */
+			if (rb->fd >= 0 && rb->alloc_mem > cap)
+				rb->alloc_mem = cap;
 			rb->mem = xreallocarray(rb->mem, rb->alloc_mem,
 						sizeof(*rb->mem));
 		}

@@ -703,7 +703,7 @@ struct rollup_builder *stream_rollups_again(struct out *o,
 	unsigned char *buf;
 	int k, rc = 0;
 
-	rollup_builder_set_node_map(rb, renum, (uint32_t)w->node_parent.n);
+	rollup_builder_set_node_map(rb, renum, (uint32_t)w->nodes.n);
 	out_flush(o);
 	if (o->failed) {
 		rollup_builder_free(rb);

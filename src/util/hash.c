@@ -326,3 +326,49 @@ void u64cache_release(struct u64cache *c)
 	free(c->e);
 	c->e = NULL;
 }
+
+/* --- idxset ------------------------------------------------------------ */
+
+void idxset_init(struct idxset *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void idxset_release(struct idxset *s)
+{
+	free(s->slots);
+	idxset_init(s);
+}
+
+static void idx_place(uint64_t *slots, size_t mask, uint64_t v)
+{
+	size_t i = (size_t)(v >> 32) & mask;
+
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = v;
+}
+
+void idxset_add(struct idxset *s, uint64_t h, uint32_t idx)
+{
+	if (idx == IDXSET_NONE)
+		BUG("idxset: index %u", idx);
+	/* Keep the load factor at or below 1/2, as the other maps do. */
+	if ((s->n_items + 1) * 2 > s->n_slots) {
+		size_t n = s->n_slots ? s->n_slots : 64, i;
+		uint64_t *slots;
+
+		if (!size_mul(n, 2, &n) || n > ((size_t)1 << 33))
+			die("index set too large");
+		slots = xcalloc(n, sizeof(*slots));
+		for (i = 0; i < s->n_slots; i++)
+			if (s->slots[i])
+				idx_place(slots, n - 1, s->slots[i]);
+		free(s->slots);
+		s->slots = slots;
+		s->n_slots = n;
+	}
+	idx_place(s->slots, s->n_slots - 1,
+		  (h >> 32) << 32 | ((uint64_t)idx + 1));
+	s->n_items++;
+}

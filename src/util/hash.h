@@ -127,4 +127,74 @@ static inline void u64cache_put(struct u64cache *c, uint64_t key,
 	s->value = value;
 }
 
+/*
+ * A set of 32-bit indexes into a table the caller keeps (an array of
+ * fixed-size records, a string pool, a trie's columns), found by a hash
+ * of what they index: an interning map that stores no key, so that a
+ * table of millions costs 16 to 32 bytes an entry, not a slot of 32 and
+ * a copy of the key.  Each slot holds the index and 32 bits of its hash;
+ * the caller compares the candidates whose bits match:
+ *
+ *     for (i = idxset_first(&s, h, &p); i != IDXSET_NONE;
+ *          i = idxset_next(&s, &p))
+ *             if (same(table[i], key))
+ *                     return i;
+ *     idxset_add(&s, h, new_index);
+ *
+ * No deletion.  The slot's position comes from those 32 bits alone, so
+ * the set grows without asking the caller for hashes again.
+ */
+struct idxset {
+	uint64_t *slots; /* hash bits << 32 | index + 1; 0: empty */
+	size_t n_slots;	 /* 0 or a power of two */
+	size_t n_items;
+};
+
+#define IDXSET_NONE UINT32_MAX
+
+struct idxset_probe {
+	size_t i, mask;
+	uint32_t bits;
+};
+
+void idxset_init(struct idxset *s);
+void idxset_release(struct idxset *s);
+/* Add index idx (at most UINT32_MAX - 1) under hash h; the caller has
+ * found no equal one. */
+void idxset_add(struct idxset *s, uint64_t h, uint32_t idx);
+
+static inline uint32_t idxset_scan_(const struct idxset *s,
+				    struct idxset_probe *p)
+{
+	for (;;) {
+		uint64_t v = s->slots[p->i];
+
+		if (!v)
+			return IDXSET_NONE;
+		if ((uint32_t)(v >> 32) == p->bits)
+			return (uint32_t)v - 1;
+		p->i = (p->i + 1) & p->mask;
+	}
+}
+
+/* The first index whose hash bits are h's, IDXSET_NONE if none. */
+static inline uint32_t idxset_first(const struct idxset *s, uint64_t h,
+				    struct idxset_probe *p)
+{
+	if (!s->n_items)
+		return IDXSET_NONE;
+	p->bits = (uint32_t)(h >> 32);
+	p->mask = s->n_slots - 1;
+	p->i = p->bits & p->mask;
+	return idxset_scan_(s, p);
+}
+
+/* The next candidate after the one idxset_first() or this gave. */
+static inline uint32_t idxset_next(const struct idxset *s,
+				   struct idxset_probe *p)
+{
+	p->i = (p->i + 1) & p->mask;
+	return idxset_scan_(s, p);
+}
+
 #endif

@@ -79,6 +79,19 @@ expect_out_line "$W/huge.hsdb: 1 recording (1 new), 6 samples"
 expect_err "chunk cut short: 134219244 of its 1073741824 bytes present"
 t_end
 
+# 100,000 distinct stacks in two chunks (tests/bench/make_stacks_jfr.py,
+# which prints what it wrote; 740,000 trie nodes): more than 256 MiB of
+# data before issue 39, at most 192 now; the cap is that with a margin.
+# Sanitized, the largest allocation: the trie's map was one of 64 MiB,
+# where the largest now is the rollups' rows (at most 32 MiB).
+t_begin distinct_stacks_follow_the_budget
+python3 "$here/bench/make_stacks_jfr.py" 100000 "$W/s.jfr" >truth
+limited 229376 48 import --jobs=2 -o "$W/s.hsdb" "$W/s.jfr"
+expect_rc 0
+no_oom
+expect_out_line "$W/s.hsdb: 1 recording (1 new), $(sed -n 's/^samples //p' truth) samples"
+t_end
+
 # Where the spool cannot make its file, the member is reported, with
 # the folder (HEAPSIFT_SPOOL_MEM=0 spools every byte).
 t_begin spool_without_a_temporary_folder_says_so

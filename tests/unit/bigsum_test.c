@@ -29,7 +29,7 @@ static const struct {
 static struct store *big_store(const char *dir)
 {
 	static const struct rec_frame f[] = {
-		{"Big", "Big", "make", "()V", 3, 1, "Interpreted", false}};
+		{"Big", "Big", "make", "()V", 3, 1, "Interpreted", false, 0}};
 	static const struct rec_stack st = {1, f, 1, false};
 	static const struct rec_thread th = {1, "main", 1, 100, false};
 	struct store_writer *w = store_writer_new();

@@ -40,7 +40,7 @@ struct gc_point {
 };
 
 static const struct rec_frame frame[1] = {
-	{"A", "A", "a", "()V", 1, 1, "Interpreted", false}};
+	{"A", "A", "a", "()V", 1, 1, "Interpreted", false, 0}};
 
 /* A recording of one sample and these GCs (info: said of them or not),
  * 40 s long. */

@@ -68,12 +68,12 @@ static struct store *make(char *dir)
 		int m = i % N_LEAF;
 
 		snprintf(meth_name[i], sizeof(meth_name[i]), "m%d", m);
-		frames[i][0] =
-			(struct rec_frame){"A", "A", meth_name[i],  "()V",
-					   m,	1,   "Interpreted", false};
+		frames[i][0] = (struct rec_frame){
+			"A", "A",	    meth_name[i], "()V", m,
+			1,   "Interpreted", false,	  0};
 		frames[i][1] = (struct rec_frame){
-			"Main",		"Main", "run",	       "()V",
-			1 + i / N_LEAF, 1,	"Interpreted", false};
+			"Main", "Main",	       "run", "()V", 1 + i / N_LEAF,
+			1,	"Interpreted", false, 0};
 		stacks[i] = (struct rec_stack){(uint64_t)i + 1, frames[i], 2,
 					       false};
 	}

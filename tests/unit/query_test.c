@@ -29,17 +29,18 @@
 static struct store *make_store(char *dir)
 {
 	static const struct rec_frame s1[] = {
-		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false},
-		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false}};
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false, 0},
+		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false, 0}};
 	static const struct rec_frame s2[] = {
-		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false},
-		{"Other", "Other", "call", "()V", 7, 1, "Interpreted", false}};
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false, 0},
+		{"Other", "Other", "call", "()V", 7, 1, "Interpreted", false,
+		 0}};
 	static const struct rec_frame s3[] = {
-		{"Bar", "Bar", "make", "()V", 20, 1, "Interpreted", false},
-		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false}};
+		{"Bar", "Bar", "make", "()V", 20, 1, "Interpreted", false, 0},
+		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false, 0}};
 	static const struct rec_frame s4[] = {
-		{"Foo", "Foo", "alloc", "(I)V", 10, 1, "Interpreted", false},
-		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false}};
+		{"Foo", "Foo", "alloc", "(I)V", 10, 1, "Interpreted", false, 0},
+		{"Main", "Main", "run", "()V", 5, 1, "Interpreted", false, 0}};
 	static const struct rec_stack stacks[] = {{1, s1, 2, false},
 						  {2, s2, 2, false},
 						  {3, s3, 2, false},
@@ -626,9 +627,9 @@ TEST(query_tree_lazy_inverted_and_filtered)
 TEST(query_tree_lazy_negative_weight_gives_the_whole_tree)
 {
 	static const struct rec_frame f1[] = {
-		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false}};
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false, 0}};
 	static const struct rec_frame f2[] = {
-		{"Bar", "Bar", "make", "()V", 20, 1, "Interpreted", false}};
+		{"Bar", "Bar", "make", "()V", 20, 1, "Interpreted", false, 0}};
 	static const struct rec_stack st[] = {{1, f1, 1, false},
 					      {2, f2, 1, false}};
 	char dir[] = "/tmp/hs-query-XXXXXX";

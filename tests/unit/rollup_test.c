@@ -44,10 +44,10 @@ static int cmp64(const void *a, const void *b)
 static struct store *make(char *dir)
 {
 	static const struct rec_frame f[N_STK][1] = {
-		{{"A", "A", "a", "()V", 1, 1, "Interpreted", false}},
-		{{"B", "B", "b", "()V", 2, 1, "Interpreted", false}},
-		{{"C", "C", "c", "()V", 3, 1, "Interpreted", false}},
-		{{"D", "D", "d", "()V", 4, 1, "Interpreted", false}}};
+		{{"A", "A", "a", "()V", 1, 1, "Interpreted", false, 0}},
+		{{"B", "B", "b", "()V", 2, 1, "Interpreted", false, 0}},
+		{{"C", "C", "c", "()V", 3, 1, "Interpreted", false, 0}},
+		{{"D", "D", "d", "()V", 4, 1, "Interpreted", false, 0}}};
 	static const struct rec_stack stacks[N_STK] = {{1, f[0], 1, false},
 						       {2, f[1], 1, false},
 						       {3, f[2], 1, false},
@@ -403,7 +403,7 @@ static int64_t co_t[CO_N], co_b[CO_N];
 static struct store *corrected_make(char *dir)
 {
 	static const struct rec_frame f[1] = {
-		{"A", "A", "a", "()V", 1, 1, "Interpreted", false}};
+		{"A", "A", "a", "()V", 1, 1, "Interpreted", false, 0}};
 	static const struct rec_stack st = {1, f, 1, false};
 	static const struct rec_thread thr = {1, "t0", 1, 1, false};
 	struct store_writer *w = store_writer_new();

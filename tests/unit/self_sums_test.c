@@ -41,12 +41,12 @@ static struct store *ss_make(char *dir)
 
 	for (i = 0; i < SS_STK; i++) {
 		snprintf(ss_meth[i], sizeof(ss_meth[i]), "m%d", i);
-		ss_frames[i][0] =
-			(struct rec_frame){"A", "A", ss_meth[i],    "()V",
-					   i,	1,   "Interpreted", false};
+		ss_frames[i][0] = (struct rec_frame){
+			"A", "A",	    ss_meth[i], "()V", i,
+			1,   "Interpreted", false,	0};
 		ss_frames[i][1] = (struct rec_frame){
-			"Main",	   "Main", "run",	  "()V",
-			1 + i % 3, 1,	   "Interpreted", false};
+			"Main", "Main",	       "run", "()V", 1 + i % 3,
+			1,	"Interpreted", false, 0};
 		ss_stacks[i] = (struct rec_stack){(uint64_t)i + 1, ss_frames[i],
 						  2, false};
 	}

@@ -380,7 +380,7 @@ static int cur_kind(uint64_t i)
 TEST(store_cursor_gives_every_sample_once_in_order)
 {
 	static const struct rec_frame fr[] = {
-		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false}};
+		{"Foo", "Foo", "alloc", "()V", 10, 1, "Interpreted", false, 0}};
 	static const struct rec_stack st = {1, fr, 1, false};
 	static const struct rec_thread th = {1, "main", 1, 100, false};
 	char dir[] = "/tmp/hs-cursor-XXXXXX";

@@ -27,7 +27,7 @@
 static void sample(const struct sink *sink, int64_t t, uint64_t *rnd)
 {
 	static const struct rec_frame f[1] = {
-		{"A", "A", "a", "()V", 1, 1, "Interpreted", false}};
+		{"A", "A", "a", "()V", 1, 1, "Interpreted", false, 0}};
 	static const struct rec_stack stack = {1, f, 1, false};
 	static const struct rec_thread thr = {1, "t0", 1, 1, false};
 	struct rec_sample x;

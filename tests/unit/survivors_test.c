@@ -30,15 +30,15 @@ struct life {
 };
 
 static const struct rec_frame site_frames[][1] = {
-	{{"Leak", "Leak", "fast", "()V", 11, 1, "Interpreted", false}},
-	{{"Leak", "Leak", "slow", "()V", 13, 1, "Interpreted", false}},
-	{{"Leak", "Leak", "base", "()V", 14, 1, "Interpreted", false}},
-	{{"Burst", "Burst", "drop", "()V", 20, 1, "Interpreted", false}},
-	{{"Burst", "Burst", "keep", "()V", 21, 1, "Interpreted", false}},
-	{{"Die", "Die", "mid", "()V", 50, 1, "Interpreted", false}},
-	{{"Anchor", "Anchor", "keep", "()V", 60, 1, "Interpreted", false}},
-	{{"Turn", "Turn", "over", "()V", 70, 1, "Interpreted", false}},
-	{{"Late", "Late", "leak", "()V", 80, 1, "Interpreted", false}},
+	{{"Leak", "Leak", "fast", "()V", 11, 1, "Interpreted", false, 0}},
+	{{"Leak", "Leak", "slow", "()V", 13, 1, "Interpreted", false, 0}},
+	{{"Leak", "Leak", "base", "()V", 14, 1, "Interpreted", false, 0}},
+	{{"Burst", "Burst", "drop", "()V", 20, 1, "Interpreted", false, 0}},
+	{{"Burst", "Burst", "keep", "()V", 21, 1, "Interpreted", false, 0}},
+	{{"Die", "Die", "mid", "()V", 50, 1, "Interpreted", false, 0}},
+	{{"Anchor", "Anchor", "keep", "()V", 60, 1, "Interpreted", false, 0}},
+	{{"Turn", "Turn", "over", "()V", 70, 1, "Interpreted", false, 0}},
+	{{"Late", "Late", "leak", "()V", 80, 1, "Interpreted", false, 0}},
 };
 
 #define N_SITES (sizeof(site_frames) / sizeof(site_frames[0]))

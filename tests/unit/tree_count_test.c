@@ -40,10 +40,15 @@ static struct rec_frame tc_frame(unsigned pool)
 	uint64_t x = test_rand(&tc_rng);
 	unsigned m = (unsigned)(x % pool), c = m % 8;
 
-	return (struct rec_frame){tc_cls[c],	    tc_cls[c],
-				  tc_meth[m],	    tc_desc[(x >> 16) % 3],
-				  (int32_t)(m % 5), 1,
-				  "Interpreted",    false};
+	return (struct rec_frame){tc_cls[c],
+				  tc_cls[c],
+				  tc_meth[m],
+				  tc_desc[(x >> 16) % 3],
+				  (int32_t)(m % 5),
+				  1,
+				  "Interpreted",
+				  false,
+				  0};
 }
 
 static struct store *tc_make(char *dir)

@@ -63,6 +63,7 @@ void jfr_chunk_free(struct jfr_chunk *c)
 	free(c->checkpoints);
 	free(c->small_ids);
 	free(c->meta_bytes);
+	free(c->refs);
 	free(c);
 }
 

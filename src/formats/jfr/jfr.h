@@ -259,8 +259,33 @@ int64_t jfr_ticks_to_epoch_ns(const struct jfr_chunk *c, uint64_t ticks);
 int64_t jfr_ticks_to_ns(const struct jfr_chunk *c, uint64_t ticks);
 
 /* Constants by pool key; NULL when the key is not in the pool (null),
- * or when its entry is damaged. */
+ * or when its entry is damaged.  jfr_stack() decodes the stack and
+ * keeps it with the chunk, each frame whole. */
 struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key);
+
+/*
+ * A stack's frames as the keys its pool gives them, for a reader that
+ * resolves and keeps frames itself (the importer keeps each distinct
+ * frame of a chunk once, and a stack as pointers to them): nothing is
+ * decoded into the chunk or kept.  jfr_stack() is these two.
+ */
+struct jfr_frame_ref {
+	uint64_t method;   /* jdk.types.Method key */
+	uint64_t type;	   /* jdk.types.FrameType key, where has_type */
+	int32_t line, bci; /* -1 where the frame's type has none */
+	bool has_type;
+};
+
+/* The frames of the stack at key into *frames (the caller's, grown with
+ * xreallocarray to *cap), *n of them, and its truncated flag.  0, or <0
+ * when key is not in the pool or its entry is damaged. */
+int jfr_stack_refs(struct jfr_chunk *c, uint64_t key,
+		   struct jfr_frame_ref **frames, size_t *cap, uint32_t *n,
+		   bool *truncated);
+/* A frame of jfr_stack_refs() resolved as jfr_stack() resolves it
+ * (strings and class owned by the chunk). */
+void jfr_frame_resolve(struct jfr_chunk *c, const struct jfr_frame_ref *r,
+		       struct jfr_frame *f);
 struct jfr_class *jfr_class(struct jfr_chunk *c, uint64_t key);
 struct jfr_thread *jfr_thread(struct jfr_chunk *c, uint64_t key);
 /* A simple-type pool value as text: GCWhen, FrameType... by type name. */

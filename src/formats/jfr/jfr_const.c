@@ -550,27 +550,26 @@ static const struct method *method(struct jfr_chunk *c, uint64_t key)
 	return m;
 }
 
-struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key)
+int jfr_stack_refs(struct jfr_chunk *c, uint64_t key,
+		   struct jfr_frame_ref **frames, size_t *cap, uint32_t *n_out,
+		   bool *truncated)
 {
 	const struct hot_fields *hf = &c->hf;
-	struct jfr_stack *st;
 	const struct type *t;
 	struct rd r;
 	uint32_t i;
 
-	if ((st = cached(c, POOL_STACK, key)))
-		return st;
+	*n_out = 0;
+	*truncated = false;
 	if (hf->st_frames < 0 || !pool_value(c, POOL_STACK, key, &r))
-		return NULL;
+		return ERR_FAIL;
 	t = &c->types[c->pool_type[POOL_STACK]];
-	st = arena_calloc(&c->consts, 1, sizeof(*st));
-	st->key = key;
 	for (i = 0; i < t->n_fields && !r.bad; i++) {
 		const struct field *f = &t->fields[i];
 		uint64_t n, k;
 
 		if ((int)i == hf->st_truncated && !f->array && !f->cp) {
-			st->truncated = read_scalar(c, &r, f) != 0;
+			*truncated = read_scalar(c, &r, f) != 0;
 			continue;
 		}
 		if ((int)i != hf->st_frames || !f->array || f->cp ||
@@ -587,39 +586,71 @@ struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key)
 		 * of them would cost memory for nothing */
 		if (c->types[f->type].zero_size)
 			n = 0;
-		st->frames = arena_calloc(&c->consts, n ? n : 1,
-					  sizeof(struct jfr_frame));
+		if (n > *cap) {
+			*cap = n > 2 * *cap ? n : 2 * *cap;
+			*frames =
+				xreallocarray(*frames, *cap, sizeof(**frames));
+		}
 		for (k = 0; k < n && !r.bad; k++) {
-			struct jfr_frame *fr = &st->frames[k];
-			const struct method *m;
-			struct capture cap;
-			const char *ft = NULL;
+			struct jfr_frame_ref *fr = &(*frames)[k];
+			struct capture cap_;
 
-			jfr_capture_struct(c, &r, f->type, &cap);
+			jfr_capture_struct(c, &r, f->type, &cap_);
 			if (r.bad)
 				break;
-			m = method(c, cap.v[hf->fr_method]);
-			fr->cls = m->cls;
-			fr->method = m->name;
-			fr->descriptor = m->descriptor;
-			fr->hidden = m->hidden;
+			fr->method = cap_.v[hf->fr_method];
 			fr->line =
 				hf->fr_line >= 0
-					? (int32_t)(uint32_t)cap.v[hf->fr_line]
+					? (int32_t)(uint32_t)cap_.v[hf->fr_line]
 					: -1;
-			fr->bci = hf->fr_bci >= 0
-					  ? (int32_t)(uint32_t)cap.v[hf->fr_bci]
-					  : -1;
-			if (hf->fr_type >= 0)
-				ft = simple_string(c, POOL_FRAMETYPE,
-						   hf->ft_description,
-						   cap.v[hf->fr_type], 0);
-			fr->type = ft ? ft : "unknown";
+			fr->bci =
+				hf->fr_bci >= 0
+					? (int32_t)(uint32_t)cap_.v[hf->fr_bci]
+					: -1;
+			fr->has_type = hf->fr_type >= 0;
+			fr->type = fr->has_type ? cap_.v[hf->fr_type] : 0;
 		}
-		st->n_frames = (uint32_t)k;
+		*n_out = (uint32_t)k;
 	}
-	if (r.bad)
+	return r.bad ? ERR_FAIL : 0;
+}
+
+void jfr_frame_resolve(struct jfr_chunk *c, const struct jfr_frame_ref *r,
+		       struct jfr_frame *fr)
+{
+	const struct method *m = method(c, r->method);
+	const char *ft = NULL;
+
+	fr->cls = m->cls;
+	fr->method = m->name;
+	fr->descriptor = m->descriptor;
+	fr->hidden = m->hidden;
+	fr->line = r->line;
+	fr->bci = r->bci;
+	if (r->has_type)
+		ft = simple_string(c, POOL_FRAMETYPE, c->hf.ft_description,
+				   r->type, 0);
+	fr->type = ft ? ft : "unknown";
+}
+
+struct jfr_stack *jfr_stack(struct jfr_chunk *c, uint64_t key)
+{
+	struct jfr_stack *st;
+	uint32_t n, k;
+	bool truncated;
+
+	if ((st = cached(c, POOL_STACK, key)))
+		return st;
+	if (jfr_stack_refs(c, key, &c->refs, &c->alloc_refs, &n, &truncated) <
+	    0)
 		return NULL;
+	st = arena_calloc(&c->consts, 1, sizeof(*st));
+	st->key = key;
+	st->truncated = truncated;
+	st->frames = arena_calloc(&c->consts, n ? n : 1, sizeof(*st->frames));
+	for (k = 0; k < n; k++)
+		jfr_frame_resolve(c, &c->refs[k], &st->frames[k]);
+	st->n_frames = n;
 	cache(c, POOL_STACK, key, st);
 	return st;
 }

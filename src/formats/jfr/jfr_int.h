@@ -317,6 +317,9 @@ struct jfr_chunk {
 	uint64_t last_key[POOL__COUNT];	  /* the last hit, checked first: */
 	void *last_val[POOL__COUNT];	  /* events repeat threads, stacks */
 
+	struct jfr_frame_ref *refs; /* jfr_stack()'s, from jfr_stack_refs() */
+	size_t alloc_refs;
+
 	uint64_t pos, end;
 	char lost[256];
 	bool has_lost;
