@@ -258,6 +258,7 @@ bench: $(BIN) $(BUILD)/store-bench
 	@STORE_BENCH=$(BUILD)/store-bench tests/bench/browse_bench.sh
 	@tests/bench/agent_bench.sh
 	@tests/bench/codeheap_bench.sh
+	@tests/bench/memory_bench.sh
 
 # Small bugs put into a copy of the tree one at a time (tests/mutate/run
 # says how); each must make a test that is not a golden comparison fail.
