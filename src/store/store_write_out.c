@@ -17,6 +17,7 @@
 #include "store/store_write_spill.h"
 #include "util/crc32c.h"
 #include "util/size.h"
+#include "util/spool.h"
 #include "util/workq.h"
 #include "util/xalloc.h"
 
@@ -429,7 +430,7 @@ int rollup_spill_open(const char *target, struct err *e)
 {
 	char *copy = xstrdup(target);
 	const char *dir = dirname(copy);
-	int fd = spill_tmpfile(dir);
+	int fd = tmpfile_nameless(dir);
 
 	if (fd < 0)
 		err_set(e, ERR_IO,

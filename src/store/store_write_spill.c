@@ -36,6 +36,7 @@
 #include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/env.h"
+#include "util/spool.h"
 #include "util/workq.h"
 #include "util/xalloc.h"
 
@@ -212,39 +213,9 @@ int spill_io_err(const struct spill *sp, struct err *e, const char *doing,
 	return dir_err(spill_dir(sp), e, doing, errnum);
 }
 
-int spill_tmpfile(const char *dir)
-{
-	struct buf path = BUF_INIT;
-	int fd;
-
-#ifdef O_TMPFILE
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 ||
-	    (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd;
-#endif
-	/* no O_TMPFILE here: a name, unlinked at once, with no signal
-	 * between the two (xalloc.h) */
-	buf_addf(&path, "%s/.heapsift-spill.XXXXXX", dir);
-	{
-		sigset_t old;
-		int errnum;
-
-		die_signals_block(&old);
-		fd = mkostemp(path.data, O_CLOEXEC);
-		errnum = errno;
-		if (fd >= 0)
-			unlink(path.data);
-		die_signals_restore(&old);
-		errno = errnum;
-	}
-	buf_release(&path);
-	return fd;
-}
-
 static int spill_open(struct spill *sp, struct err *e)
 {
-	sp->fd = spill_tmpfile(spill_dir(sp));
+	sp->fd = tmpfile_nameless(spill_dir(sp));
 	return sp->fd < 0 ? spill_io_err(sp, e, "creating", errno) : 0;
 }
 

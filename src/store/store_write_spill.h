@@ -83,12 +83,6 @@ void spill_set_dir(struct spill *sp, const char *dir);
  * from 1 to 2^31. */
 size_t spill_run_samples(void);
 
-/* A temporary file in dir, open for reading and writing, that has no
- * name (O_TMPFILE, else made and unlinked at once), so that nothing of it
- * outlives the process; <0 with errno set.  The rollup builder's spill
- * uses it too. */
-int spill_tmpfile(const char *dir);
-
 /*
  * Runs handed on instead of written (store_write_stream.c): the writer thread
  * still sorts each run, then gives it to ops->run, which takes it

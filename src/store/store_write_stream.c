@@ -21,6 +21,7 @@
 #include "store/store_write_commit.h"
 #include "store/store_write_encode.h"
 #include "util/env.h"
+#include "util/spool.h"
 #include "util/xalloc.h"
 
 /* A sorted run in the window: the spill's own columns, taken over
@@ -119,7 +120,7 @@ static int stream_open(struct stream *st, struct err *e)
 {
 	struct store_header h;
 
-	st->rollup_fd = spill_tmpfile(st->dir);
+	st->rollup_fd = tmpfile_nameless(st->dir);
 	if (st->rollup_fd < 0)
 		return err_set(e, ERR_IO,
 			       "store: cannot create a temporary file in %s: "

@@ -32,9 +32,8 @@ const char *spool_dir(void)
 	return t && *t ? t : "/tmp";
 }
 
-int spool_tmpfile(void)
+int tmpfile_nameless(const char *dir)
 {
-	const char *dir = spool_dir();
 	struct buf path = BUF_INIT;
 	int fd, saved;
 
@@ -45,8 +44,8 @@ int spool_tmpfile(void)
 		return fd;
 #endif
 	/* no O_TMPFILE here: a name, unlinked at once, with no signal
-	 * between the two (xalloc.h), as the store's spill does */
-	buf_addf(&path, "%s/.heapsift-spool.XXXXXX", dir);
+	 * between the two (xalloc.h) */
+	buf_addf(&path, "%s/.heapsift-spill.XXXXXX", dir);
 	{
 		sigset_t old;
 
@@ -60,6 +59,11 @@ int spool_tmpfile(void)
 	buf_release(&path);
 	errno = saved;
 	return fd;
+}
+
+int spool_tmpfile(void)
+{
+	return tmpfile_nameless(spool_dir());
 }
 
 void spool_init(struct spool *s, size_t mem_max)

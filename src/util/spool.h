@@ -27,11 +27,16 @@
 size_t spool_mem_max(void);
 
 /*
- * A file with no name, opened for reading and writing: O_TMPFILE in
- * $TMPDIR (else /tmp), or a name made there and unlinked at once where
- * the file system has no O_TMPFILE.  Either way no name is left behind,
- * whatever ends the process.  Returns the descriptor, or -1 with errno.
+ * A file with no name in dir, opened for reading and writing: O_TMPFILE,
+ * or a name (".heapsift-spill.XXXXXX") made there and unlinked at once,
+ * with the fatal signals blocked in between, where the file system has
+ * no O_TMPFILE.  Either way no name is left behind, whatever ends the
+ * process.  Returns the descriptor, or -1 with errno.  The spool's and
+ * the store writer's spills both use it.
  */
+int tmpfile_nameless(const char *dir);
+
+/* tmpfile_nameless() in $TMPDIR, else /tmp. */
 int spool_tmpfile(void);
 
 /* The directory spool_tmpfile() uses (borrowed; for messages). */

@@ -15,6 +15,7 @@
 #include "formats/store/store_format.h"
 #include "record/record.h"
 #include "store/store_write_spill.h"
+#include "util/spool.h"
 
 #define SPARSE (1u << SAMPLE_AGENT | 1u << SAMPLE_OLD_OBJECT)
 
@@ -339,7 +340,7 @@ static bool punches(void)
 	static char buf[1 << 20];
 	struct stat st;
 	bool yes = false;
-	int fd = spill_tmpfile(dir && *dir ? dir : "/tmp");
+	int fd = tmpfile_nameless(dir && *dir ? dir : "/tmp");
 
 	if (fd < 0)
 		return false;
