@@ -5,6 +5,7 @@
  * contract, documented in docs/export.md.  Each file is written to a
  * temporary name and renamed, so a reader never sees half a table.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 #include "cli/output.h"
 #include "cli/cli_view.h"
 #include "export/export.h"
+#include "export/lake.h"
 #include "record/record.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -29,10 +31,10 @@
 static const char export_help[] =
 	"usage: heapsift export CASE.hsdb|INPUT... --format=csv -o DIR "
 	"[--force]\n"
-	"       heapsift export CASE.hsdb|INPUT... --format=csv "
-	"--layout=fleet\n"
-	"              -o DIR"
-	" [--id=ID] [--host=NAME] [--gzip] [--force]\n"
+	"       heapsift export STORE|INPUT... --layout=fleet "
+	"--format=csv|parquet\n"
+	"              -o LAKE [--gzip] [--id=ID] [--host=NAME] "
+	"[--part-size=SIZE]\n"
 	"       heapsift export CASE.hsdb|INPUT... --format=FORMAT [-o FILE]\n"
 	"              [--force]"
 	" [--value=VALUE] [FILTERS]\n"
@@ -46,10 +48,16 @@ static const char export_help[] =
 	"DIR must be new, empty, or hold nothing but files export writes\n"
 	"(they are replaced); a folder with other files only with --force\n"
 	"(they are left alone); a file, symbolic link or device never.\n"
-	"--layout=fleet writes one folder a recording instead,\n"
-	"DIR/recording=ID/ (Hive style), for DuckDB, Spark or Trino over\n"
-	"many stores: fleet_samples, fleet_stacks, fleet_stack_frames,\n"
-	"fleet_recordings (docs/export.md, Fleet layout).\n"
+	"\n"
+	"--layout=fleet adds each store (each operand is a case) to the\n"
+	"fleet lake LAKE, for DuckDB, Spark or Trino: the tables\n"
+	"recordings, samples, stacks and frames, as\n"
+	"LAKE/TABLE/day=YYYY-MM-DD/part-*.csv, .csv.gz or .parquet\n"
+	"(docs/export.md, The fleet lake).  A recording is known by what\n"
+	"it holds: exported again, from any store, it replaces its rows;\n"
+	"a case exported again loses the recordings its store no longer\n"
+	"holds.  --format=parquet needs DuckDB's library (libduckdb.so,\n"
+	"or HEAPSIFT_LIBDUCKDB=PATH) and implies --layout=fleet.\n"
 	"\n"
 	"The other formats write one file (standard output without -o) of\n"
 	"the samples of one kind that pass the filters:\n"
@@ -59,8 +67,9 @@ static const char export_help[] =
 	"  speedscope  speedscope's JSON, one profile per sample kind\n"
 	"  svg         the report's flame graph, as one SVG file\n"
 	"\n" CLI_STORE_OPERAND_HELP "\n"
-	"      --format=FORMAT  csv, folded, pprof, speedscope or svg\n"
-	"  -o, --output=PATH    the folder (csv) or file to write\n"
+	"      --format=FORMAT  csv, parquet, folded, pprof, speedscope or "
+	"svg\n"
+	"  -o, --output=PATH    the folder (csv), lake or file to write\n"
 	"      --force          write into a folder that holds other files,\n"
 	"                       or replace a file\n"
 	"      --value=VALUE    folded and speedscope: bytes (estimated, the\n"
@@ -68,11 +77,12 @@ static const char export_help[] =
 	"                       agent, outside, old and other writers'\n"
 	"                       samples only)\n"
 	"      --layout=LAYOUT  csv: tables (the default) or fleet\n"
-	"      --id=ID          fleet: the recordings' id, ID-N for the\n"
-	"                       store's recording N (default: the store's\n"
-	"                       file name without .hsdb)\n"
+	"      --gzip           fleet: write .csv.gz files\n"
+	"      --id=ID          fleet: the case's id (default: the store's\n"
+	"                       absolute path); one operand only\n"
 	"      --host=NAME      fleet: the host column (default: empty)\n"
-	"      --gzip           fleet: write TABLE.csv.gz\n"
+	"      --part-size=SIZE fleet: add to a day's part until its samples\n"
+	"                       file holds SIZE (default 64M)\n"
 	"  -h, --help           this text\n"
 	"\n" VIEW_FILTER_HELP;
 
@@ -97,8 +107,10 @@ static const char *const export_files[] = {
 	NULL,
 };
 
-/* The fleet layout writes only folders recording=ID/ into DIR. */
-static const char *const fleet_files[] = {"recording=*", NULL};
+/* What a fleet lake holds (lake.h). */
+static const char *const lake_files[] = {
+	"_heapsift_lake", "recordings", "samples", "stacks", "frames", NULL,
+};
 
 /* After one file could not be created or written (a full disk), the
  * others are not tried: one message, not one a table. */
@@ -341,12 +353,13 @@ enum export_format {
 	FORMAT_PPROF,
 	FORMAT_SPEEDSCOPE,
 	FORMAT_SVG,
+	FORMAT_PARQUET, /* the fleet lake only */
 };
 
 static bool format_parse(const char *s, enum export_format *f)
 {
-	static const char *const names[] = {"csv", "folded", "pprof",
-					    "speedscope", "svg"};
+	static const char *const names[] = {"csv",	  "folded", "pprof",
+					    "speedscope", "svg",    "parquet"};
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -449,7 +462,9 @@ static int export_view(enum export_format fmt, enum export_value v,
 struct export_args {
 	const char *dir, *format, *value, *layout;
 	const char *filter; /* the last filter option given; NULL none */
-	struct export_fleet_options fo;
+	const char *id;
+	struct lake_options lo;
+	bool gzip;
 	struct cli_output o;
 	enum export_format fmt;
 	enum export_value v;
@@ -465,6 +480,7 @@ enum {
 	OPT_ID,
 	OPT_HOST,
 	OPT_GZIP,
+	OPT_PART_SIZE,
 };
 
 /* The options into a; -1 to go on, else the exit status (--help, a bad
@@ -480,6 +496,7 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 		{"id", required_argument, NULL, OPT_ID},
 		{"host", required_argument, NULL, OPT_HOST},
 		{"gzip", no_argument, NULL, OPT_GZIP},
+		{"part-size", required_argument, NULL, OPT_PART_SIZE},
 		{"help", no_argument, NULL, 'h'},
 		VIEW_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -512,13 +529,21 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 			a->layout = optarg;
 			break;
 		case OPT_ID:
-			a->fo.id = optarg;
+			a->id = optarg;
 			break;
 		case OPT_HOST:
-			a->fo.host = optarg;
+			a->lo.host = optarg;
 			break;
 		case OPT_GZIP:
-			a->fo.gzip = true;
+			a->gzip = true;
+			break;
+		case OPT_PART_SIZE:
+			if (!cli_parse_size(optarg, &a->lo.part_bytes) ||
+			    !a->lo.part_bytes)
+				return cli_usage_error("export",
+						       "--part-size: '%s' is "
+						       "not a size (64M, 1G)",
+						       optarg);
 			break;
 		case '?':
 		case ':':
@@ -538,13 +563,14 @@ static int check_options(struct export_args *a)
 {
 	if (!a->format)
 		return cli_usage_error("export",
-				       "--format: give --format=csv, folded, "
-				       "pprof, speedscope or svg");
+				       "--format: give --format=csv, parquet, "
+				       "folded, pprof, speedscope or svg");
 	if (!format_parse(a->format, &a->fmt))
-		return cli_usage_error("export",
-				       "--format: '%s' is not one of csv, "
-				       "folded, pprof, speedscope, svg",
-				       a->format);
+		return cli_usage_error(
+			"export",
+			"--format: '%s' is not one of csv, "
+			"parquet, folded, pprof, speedscope, svg",
+			a->format);
 	if (a->value && !export_value_parse(a->value, &a->v))
 		return cli_usage_error("export",
 				       "--value: '%s' is not one of bytes, "
@@ -554,48 +580,191 @@ static int check_options(struct export_args *a)
 		return cli_usage_error("export",
 				       "--value applies to --format=folded "
 				       "and speedscope only");
+	if (a->fmt == FORMAT_PARQUET)
+		a->fleet = true; /* Parquet is the lake's only */
 	if (a->layout) {
 		if (!strcmp(a->layout, "fleet"))
 			a->fleet = true;
-		else if (strcmp(a->layout, "tables"))
-			return cli_usage_error("export",
-					       "--layout: '%s' is not one of "
-					       "tables, fleet",
-					       a->layout);
-		if (a->fmt != FORMAT_CSV)
+		else if (strcmp(a->layout, "tables") ||
+			 a->fmt == FORMAT_PARQUET)
+			return cli_usage_error(
+				"export",
+				"--layout: '%s' is not one of "
+				"tables, fleet%s",
+				a->layout,
+				a->fmt == FORMAT_PARQUET
+					? " (parquet: fleet only)"
+					: "");
+		if (a->fmt != FORMAT_CSV && a->fmt != FORMAT_PARQUET)
 			return cli_usage_error("export", "--layout applies to "
 							 "--format=csv only");
 	}
-	if ((a->fo.id || a->fo.host[0] || a->fo.gzip) && !a->fleet)
+	if ((a->id || a->lo.host[0] || a->gzip || a->lo.part_bytes) &&
+	    !a->fleet)
 		return cli_usage_error("export",
-				       "--id, --host and --gzip apply to "
-				       "--format=csv --layout=fleet only");
+				       "--id, --host, --gzip and --part-size "
+				       "apply to --layout=fleet only");
+	if (a->gzip && a->fmt == FORMAT_PARQUET)
+		return cli_usage_error("export", "--gzip: Parquet files are "
+						 "compressed already (zstd)");
 	return -1;
 }
 
-/* The fleet layout of the store at path into a->dir; name: the store as
- * given, which the recordings' ids come from (not a cache store's). */
-static int export_fleet_layout(const char *path, const char *name,
-			       struct export_args *a)
+/* A case's id: --id, else the operand's absolute path (an input that
+ * has none, such as standard input, as given). */
+static char *case_id(const char *operand, const char *id)
+{
+	char *abs;
+
+	if (id)
+		return xstrdup(id);
+	abs = strcmp(operand, "-") ? realpath(operand, NULL) : NULL;
+	return abs ? abs : xstrdup(operand);
+}
+
+/* One operand's store added to the lake: the exit status its inputs
+ * give (EXIT_OK, EXIT_WARNED...), or an error's after a message. */
+static int lake_add_operand(struct lake *l, char *operand,
+			    const struct export_args *a)
 {
 	struct store *s;
 	struct err e;
-	int rc;
+	char *path, *id;
+	int rc, in_status;
 
+	rc = cli_store_path("export", 1, &operand, &path, &in_status);
+	if (rc)
+		return rc;
 	err_init(&e);
 	if (store_open(path, &s, &e) < 0) {
 		view_error("export", &e);
+		free(path);
 		return EXIT_ERROR;
 	}
-	a->fo.dir = a->dir;
-	/* the whole store is checked first: a damaged store writes nothing */
+	/* the whole store is checked first: a damaged store adds nothing */
+	id = case_id(operand, a->id);
 	rc = store_verify(s, &e);
 	if (rc == 0)
-		rc = export_fleet(s, name, &a->fo, &e);
-	if (rc < 0 && e.code)
+		rc = lake_add(l, s, id, &e);
+	if (rc < 0)
 		view_error("export", &e);
 	store_close(s);
-	return cli_finish_output(rc < 0 ? EXIT_ERROR : EXIT_OK);
+	free(id);
+	free(path);
+	return rc < 0 ? EXIT_ERROR : in_status;
+}
+
+/* A folder of the layout before the lake: recording=ID/ folders. */
+static bool old_fleet_layout(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	bool old = false;
+
+	if (!d)
+		return false;
+	while (!old && (de = readdir(d)))
+		old = !strncmp(de->d_name, "recording=", 10);
+	closedir(d);
+	return old;
+}
+
+static void lake_say(const char *dir, const struct lake_summary *m)
+{
+	term_fprintf(stderr,
+		     "heapsift export: %s: %llu recordings written "
+		     "(%llu replaced their rows), %llu samples, %llu parts "
+		     "written",
+		     dir, (unsigned long long)m->recordings,
+		     (unsigned long long)m->replaced,
+		     (unsigned long long)m->samples,
+		     (unsigned long long)m->parts);
+	if (m->dropped)
+		fprintf(stderr,
+			"; %llu recordings dropped: their case's store no "
+			"longer holds them",
+			(unsigned long long)m->dropped);
+	if (m->skipped)
+		fprintf(stderr,
+			"; %llu recordings left out: no time to place them "
+			"by (no start, no samples)",
+			(unsigned long long)m->skipped);
+	fputc('\n', stderr);
+}
+
+/* The progress line while stores are read: which, and how far along. */
+static void term_progress_operand(const char *operand, int i, int n)
+{
+	if (!cli_progress_enabled())
+		return;
+	{
+		struct buf b = BUF_INIT;
+
+		buf_add_printable(&b, operand, strlen(operand));
+		cli_progress("adding %s to the lake (%d of %d)", b.data, i + 1,
+			     n);
+		buf_release(&b);
+	}
+}
+
+static void lake_progress(void *ctx, uint64_t part, uint64_t parts)
+{
+	(void)ctx;
+	cli_progress("writing the lake: part %llu of %llu",
+		     (unsigned long long)part + 1, (unsigned long long)parts);
+}
+
+/* --layout=fleet: every operand's store into the lake a->dir; nothing
+ * is changed unless every store could be read. */
+static int export_lake(int argc, char **argv, struct export_args *a)
+{
+	struct lake_summary sum;
+	struct lake *l = NULL;
+	struct err e;
+	int i, status = EXIT_OK, rc;
+
+	if (old_fleet_layout(a->dir)) {
+		term_fprintf(stderr,
+			     "heapsift export: error: %s holds the fleet "
+			     "layout of heapsift before the lake "
+			     "(recording=*/ folders, schema 1): export into "
+			     "a new folder (docs/export.md, The fleet lake)\n",
+			     a->dir);
+		return EXIT_ERROR;
+	}
+	a->lo.dir = a->dir;
+	a->lo.format = a->fmt == FORMAT_PARQUET ? LAKE_PARQUET
+		       : a->gzip		? LAKE_CSV_GZ
+						: LAKE_CSV;
+	if (!a->lo.part_bytes)
+		a->lo.part_bytes = LAKE_PART_BYTES;
+	a->lo.progress = lake_progress;
+	err_init(&e);
+	if (lake_open(&a->lo, &l, &e) < 0) {
+		view_error("export", &e);
+		lake_close(l);
+		return cli_finish_output(EXIT_ERROR);
+	}
+	for (i = optind; i < argc; i++) {
+		term_progress_operand(argv[i], i - optind, argc - optind);
+		rc = lake_add_operand(l, argv[i], a);
+		if (rc == EXIT_ERROR || rc == EXIT_USAGE) {
+			lake_close(l); /* nothing of this export is kept */
+			return cli_finish_output(rc);
+		}
+		if (rc > status)
+			status = rc;
+	}
+	rc = lake_commit(l, &sum, &e);
+	cli_progress_done();
+	if (rc < 0) {
+		view_error("export", &e);
+		status = EXIT_ERROR;
+	} else {
+		lake_say(a->dir, &sum);
+	}
+	lake_close(l);
+	return cli_finish_output(status);
 }
 
 /* --format=csv: the whole store as tables, or in the fleet layout. */
@@ -615,11 +784,27 @@ static int export_csv(int argc, char **argv, struct export_args *a)
 						 "to read");
 	if (!a->dir)
 		return cli_usage_error("export", "no directory given (-o DIR)");
+	if (a->id && argc - optind > 1)
+		return cli_usage_error("export", "--id names one case: give "
+						 "one store (or input) with "
+						 "it");
 	a->o.path = a->dir;
 	if (a->fleet)
-		a->o.names = fleet_files;
+		a->o.names = lake_files;
+	if (a->fleet && old_fleet_layout(a->dir))
+		return export_lake(argc, argv, a); /* which says why not */
 	if (cli_output_check("export", &a->o, argv + optind, argc - optind))
 		return EXIT_ERROR;
+	if (a->fleet) {
+		if (mkdir(a->dir, 0777) < 0 && errno != EEXIST) {
+			term_fprintf(stderr,
+				     "heapsift export: error: cannot create "
+				     "%s: %s\n",
+				     a->dir, strerror(errno));
+			return EXIT_ERROR;
+		}
+		return export_lake(argc, argv, a);
+	}
 	/* one store, or the inputs to read into the cache store first */
 	rc = cli_store_path("export", argc - optind, argv + optind, &path,
 			    &in_status);
@@ -632,10 +817,7 @@ static int export_csv(int argc, char **argv, struct export_args *a)
 		free(path);
 		return EXIT_ERROR;
 	}
-	if (a->fleet)
-		rc = export_fleet_layout(path, argv[optind], a);
-	else
-		rc = cli_finish_output(export_tables(path, a->dir));
+	rc = cli_finish_output(export_tables(path, a->dir));
 	free(path);
 	return rc;
 }
@@ -643,7 +825,7 @@ static int export_csv(int argc, char **argv, struct export_args *a)
 int cmd_export(int argc, char **argv)
 {
 	struct export_args a = {
-		.fo = {NULL, NULL, "", false},
+		.lo = {.host = ""},
 		.o = {NULL, CLI_OUTPUT_FOLDER, export_files, false},
 		.v = EXPORT_VALUE_BYTES,
 	};
@@ -655,7 +837,7 @@ int cmd_export(int argc, char **argv)
 		st = check_options(&a);
 	if (st >= 0)
 		return st;
-	if (a.fmt != FORMAT_CSV)
+	if (a.fmt != FORMAT_CSV && a.fmt != FORMAT_PARQUET)
 		return export_view(a.fmt, a.v, a.dir, a.o.force, argc, argv,
 				   &a.f);
 	return export_csv(argc, argv, &a);

@@ -5,8 +5,8 @@
  * options) and appends the whole file to a buffer; the caller writes it
  * out.  They read through query.h only, like every front end.  The CSV
  * tables, which are the store itself rather than a view of it, are
- * src/cli/cmd_export.c's (from store_table_rows()); the fleet layout's
- * (export_fleet) are here.
+ * src/cli/cmd_export.c's (from store_table_rows()); the fleet lake's are
+ * in lake.h.
  */
 #ifndef HS_EXPORT_H
 #define HS_EXPORT_H
@@ -58,23 +58,5 @@ int export_speedscope(struct query *const *queries, size_t n_queries,
 
 /* The flame graph as one standalone SVG file (the report's drawing). */
 int export_svg(struct query *q, struct buf *out, struct err *e);
-
-/*
- * The fleet layout of the CSV export: DIR/recording=ID/TABLE.csv[.gz],
- * a Hive-style folder per recording (docs/export.md, "Fleet layout").
- * o->id names the recordings (their ids are ID-N; NULL: the store's
- * file name, store_path's, without .hsdb).  It reads the store through
- * the query layer (query_cursor); the caller checks the store whole
- * first (store_verify), so that a damaged store writes nothing.
- * Returns 0, or <0 after a message on stderr (or with e set).
- */
-struct export_fleet_options {
-	const char *dir;
-	const char *id;	  /* NULL: from the store's file name */
-	const char *host; /* --host, "" unknown */
-	bool gzip;
-};
-int export_fleet(struct store *s, const char *store_path,
-		 const struct export_fleet_options *o, struct err *e);
 
 #endif

@@ -426,6 +426,16 @@ struct query_sample {
 	 * it has none */
 	const char *fate;
 	int64_t death_ns;
+	/* the sample's bytes as top counts them by default: for
+	 * ObjectAllocationSample in a store whose estimate is corrected
+	 * (query_estimate()), the rest of its weight, scaled; else bytes
+	 * (0 where none) */
+	int64_t est_bytes;
+	/* "corrected" or "jfr": the estimate of ObjectAllocationSample's
+	 * bytes that top gives by default counts this sample, under that
+	 * estimate (ObjectAllocationSample's samples, and OutsideTLAB's
+	 * where it is corrected); NULL: it does not count it */
+	const char *alloc_estimate;
 };
 
 struct query_cursor;

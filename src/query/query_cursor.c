@@ -68,6 +68,31 @@ int query_cursor_rewind(struct query_cursor *c, uint32_t rec, struct err *e)
 	return store_cursor_rewind(c->c, rec, e);
 }
 
+/* A sample's part in the estimate of ObjectAllocationSample's bytes
+ * that top gives by default: est_rows() and est_samples() of
+ * query_pass.c, for one sample (a rest is scaled alone, rounded down, as
+ * those do at a time range's edges). */
+static void cursor_estimate(const struct query_cursor *c,
+			    const struct store_sample_row *r,
+			    struct query_sample *x)
+{
+	const struct query *q = c->q;
+	bool corrected = q->kind_counts[SAMPLE_ALLOC] > 0 &&
+			 q->kind_counts[SAMPLE_TLAB_OUTSIDE] > 0 && q->est;
+	const struct store_estimate *f;
+
+	if (x->kind == SAMPLE_TLAB_OUTSIDE) {
+		x->alloc_estimate = corrected ? "corrected" : NULL;
+		return;
+	}
+	x->alloc_estimate = corrected ? "corrected" : "jfr";
+	if (!corrected)
+		return;
+	f = r->recording < q->n_recs ? &q->est[r->recording] : NULL;
+	x->est_bytes =
+		f ? query_est_scale(r->rest, f) : (r->rest > 0 ? r->rest : 0);
+}
+
 int query_cursor_next(struct query_cursor *c, struct query_sample *x,
 		      struct err *e)
 {
@@ -100,6 +125,10 @@ int query_cursor_next(struct query_cursor *c, struct query_sample *x,
 	x->cls = r.cls < q->n_classes
 			 ? store_str(q->s, q->classes[r.cls].display)
 			 : "";
+	x->est_bytes = r.bytes == REC_NONE ? 0 : r.bytes;
+	x->alloc_estimate = NULL;
+	if (x->kind == SAMPLE_ALLOC || x->kind == SAMPLE_TLAB_OUTSIDE)
+		cursor_estimate(c, &r, x);
 	x->fate = NULL;
 	x->death_ns = REC_NONE;
 	if (c->li < c->n_live && c->live[c->li].sample == r.seq) {

@@ -1,12 +1,13 @@
 #!/bin/sh
-# heapsift export --format=folded, pprof, speedscope, svg and the fleet CSV
-# layout, each read by its real consumer, installed here when missing (go
-# tool pprof from Debian's golang-go, speedscope's published schema and
-# DuckDB from npm; build-aux/deps.sh ci installs go, node and npm so that
-# CI skips nothing).  The expected numbers come from outside export: the
-# CSV export read by sqlite3, `heapsift top` (which store.sh holds to the
-# JDK's jfr), the ground truth tests/agent/make_recording.py prints, and
-# arithmetic.
+# heapsift export --format=folded, pprof, speedscope and svg, each read by
+# its real consumer, installed here when missing (go tool pprof from
+# Debian's golang-go, speedscope's published schema from npm;
+# build-aux/deps.sh ci installs go, node and npm so that CI skips
+# nothing), and the sync before every exported file's name, the fleet
+# lake's included (tests/cli/lake.sh reads the lake in DuckDB).  The
+# expected numbers come from outside export: the CSV export read by
+# sqlite3, `heapsift top` (which store.sh holds to the JDK's jfr), the
+# ground truth tests/agent/make_recording.py prints, and arithmetic.
 . "$(dirname "$0")/lib.sh"
 F="$HS_FIXTURES/jfr"
 W="$T/work"
@@ -225,14 +226,13 @@ PY
 fi
 
 # --- speedscope --------------------------------------------------------------
-# npm_ready: speedscope and @duckdb/node-api in $NPM_CACHE, installed once
+# npm_ready: speedscope in $NPM_CACHE, installed once
 npm_ready() {
-	[ -f "$NPM_CACHE/node_modules/speedscope/package.json" ] &&
-		[ -d "$NPM_CACHE/node_modules/@duckdb/node-api" ] && return 0
+	[ -f "$NPM_CACHE/node_modules/speedscope/package.json" ] && return 0
 	command -v npm >/dev/null 2>&1 || return 1
 	mkdir -p "$NPM_CACHE" &&
 		(cd "$NPM_CACHE" && timeout 600 npm install --no-audit --no-fund \
-			--prefix . speedscope@1.25.0 @duckdb/node-api >"$W/npm.log" 2>&1)
+			--prefix . speedscope@1.25.0 >"$W/npm.log" 2>&1)
 }
 SCHEMA=$NPM_CACHE/node_modules/speedscope/dist/release/file-format-schema.json
 
@@ -390,69 +390,6 @@ else
 		t_fail "speedscope never asked for the file: $(tail -3 "$W/http.log")"
 	kill "$srv" 2>/dev/null
 	wait "$srv" 2>/dev/null
-	t_end
-fi
-
-# --- the fleet layout in DuckDB ---------------------------------------------
-t_begin fleet_csv_100_recordings_in_duckdb_match_top
-if ! command -v node >/dev/null 2>&1 || ! npm_ready; then
-	t_skip "node or npm cannot install @duckdb/node-api here: $(tail -2 "$W/npm.log" 2>/dev/null)"
-else
-	# 100 small agent recordings, two kinds of VM (different weights)
-	python3 "$HERE/agent/make_recording.py" basic "$W/a.hsa" >/dev/null
-	python3 "$HERE/agent/make_recording.py" openj9 "$W/b.hsa" >/dev/null
-	: >"$W/top.all"
-	i=0
-	t0=$(date +%s%N)
-	while [ $i -lt 100 ]; do
-		src=$W/a.hsa
-		[ $((i % 2)) = 1 ] && src=$W/b.hsa
-		# 3: one sample of the recording is untracked on purpose
-		"$HEAPSIFT" import -o "$W/s$i.hsdb" "$src" >/dev/null 2>&1
-		[ $? = 3 ] || t_fail "import $i"
-		i=$((i + 1))
-	done
-	t1=$(date +%s%N)
-	i=0
-	while [ $i -lt 100 ]; do
-		gz=
-		[ $((i % 3)) = 0 ] && gz=--gzip
-		run export "$W/s$i.hsdb" --format=csv --layout=fleet $gz \
-			--id="r$i" --host="host$((i % 4))" -o "$W/fleet"
-		[ "$rc" = 0 ] || t_fail "export $i: $err"
-		i=$((i + 1))
-	done
-	t2=$(date +%s%N)
-	i=0
-	while [ $i -lt 100 ]; do
-		run top "$W/s$i.hsdb" --kind agent --by site --csv
-		printf '%s\n' "$out" | tr -d '\r' | sed 1d | awk -F, -v h="host$((i % 4))" '{ print h "," $1 "," $2 "," $3 }' >>"$W/top.all"
-		i=$((i + 1))
-	done
-	n=$(ls -d "$W/fleet"/recording=* | wc -l | tr -d ' ')
-	[ "$n" = 100 ] || t_fail "$n recording folders, want 100"
-	awk -F, '{ k = $1 "," $2; s[k] += $3; b[k] += $4 } END { for (k in s) printf "%s,%.0f,%.0f\n", k, s[k], b[k] }' \
-		"$W/top.all" | LC_ALL=C sort >"$W/want"
-	NODE_PATH="$NPM_CACHE/node_modules" node "$HERE/export/duckdb.cjs" \
-		"SELECT host, site, count(*), CAST(sum(est_bytes) AS BIGINT)
-		   FROM read_csv('$W/fleet/*/fleet_samples.csv*', hive_partitioning = true)
-		  WHERE kind = 'heapsift.AgentSample' GROUP BY ALL ORDER BY ALL" \
-		>"$W/got" 2>"$W/duck.err" || t_fail "duckdb: $(cat "$W/duck.err")"
-	LC_ALL=C sort "$W/got" >"$W/got.s"
-	cmp -s "$W/got.s" "$W/want" ||
-		t_fail "duckdb GROUP BY host, site differs from top: $(diff "$W/got.s" "$W/want" | head -6)"
-	# the partition column is the recording id, and the flat stacks join
-	NODE_PATH="$NPM_CACHE/node_modules" node "$HERE/export/duckdb.cjs" \
-		"SELECT count(DISTINCT s.recording), count(*) FILTER (WHERE s.recording <> s.recording_id),
-		        count(*) FILTER (WHERE k.frames IS NULL)
-		   FROM read_csv('$W/fleet/*/fleet_samples.csv*', hive_partitioning = true) s
-		   LEFT JOIN read_csv('$W/fleet/*/fleet_stacks.csv*', hive_partitioning = true) k
-		     USING (recording_id, stack_id)" >"$W/got2" 2>>"$W/duck.err" ||
-		t_fail "duckdb join: $(cat "$W/duck.err")"
-	[ "$(cat "$W/got2")" = "100,0,0" ] || t_fail "partitions and stacks: $(cat "$W/got2")"
-	ms=$(sed -n 's/^ms //p' "$W/duck.err" | head -1)
-	bytes=$(du -sb "$W/fleet" | cut -f1)
-	echo "  measured: 100 imports $(((t1 - t0) / 1000000)) ms, 100 fleet exports $(((t2 - t1) / 1000000)) ms, $bytes bytes; DuckDB GROUP BY ${ms} ms"
 	t_end
 fi
 

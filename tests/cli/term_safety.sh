@@ -294,9 +294,9 @@ if bad:
     print("\n".join(bad[:10]))
     sys.exit(1)
 EOF
-# the fleet layout has the thread name on every sample row
-grep -qF "\"'-3-4\"" "$W"/csv-fleet/recording=*/fleet_samples.csv ||
-	t_fail "fleet_samples.csv lacks the guarded thread name \"'-3-4\""
+# the fleet lake has the thread name on every sample row
+grep -qF "\"'-3-4\"" "$W"/csv-fleet/samples/day=*/part-*.csv ||
+	t_fail "the lake's samples lack the guarded thread name \"'-3-4\""
 # numbers keep their sign: a frame's line is -1 where the JVM gives
 # none (docs/export.md), as for the interpreted frames here
 grep -q '^[0-9]*,[0-9]*,-1,' "$W/csv-tables/frames.csv" ||

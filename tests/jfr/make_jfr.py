@@ -4,8 +4,8 @@ whose heap events carry the weights and sizes given, so that values at
 and beyond 2^32 and around 2^63 can be followed through heapsift's whole
 path (import, store, top, export) and through the JDK's own `jfr print`.
 
-usage: make_jfr.py [--start-ns NS] [--no-thread] [--pad BYTES]
-                   [--declare SIZE] OUT.jfr VALUE...
+usage: make_jfr.py [--start-ns NS] [--no-thread] [--thread NAME]
+                   [--pad BYTES] [--declare SIZE] OUT.jfr VALUE...
 
 Each VALUE (a decimal integer from 0 to 2^64 - 1; the file holds the 64
 bits, so 2^63 and above are negative JFR longs) gives three events, each
@@ -18,7 +18,7 @@ with its own class, so that a per-class sum is that one value:
 
 The events are 1 ms apart from the chunk's start (NS, default
 1795301015789868763: --start-ns on a whole millisecond puts every event
-on the boundary of 1 ms buckets), on thread "main", with
+on the boundary of 1 ms buckets), on thread "main" (or --thread NAME), with
 a two-frame stack Big.make:3 < Big.main:7.  --no-thread leaves the
 eventThread field out of the three event types (as a writer may, the
 format allows it): an event without one of its usual fields takes a
@@ -38,6 +38,7 @@ import sys
 
 START_NS = 1795301015789868763
 NO_THREAD = False
+THREAD = "main"
 START_TICKS = 325481737
 TPS = 1_000_000_000
 
@@ -173,7 +174,7 @@ def checkpoint(values):
     pool(T_STACK, [vint(1) + b"\0" + vint(2) +
                    vint(1) + vint(3) + vint(0) + vint(1) +
                    vint(2) + vint(7) + vint(4) + vint(1)])
-    pool(T_THREAD, [vint(1) + utf8("main") + vint(4242) + utf8("main") +
+    pool(T_THREAD, [vint(1) + utf8(THREAD) + vint(4242) + utf8(THREAD) +
                     vint(1)])
     payload = vint(START_TICKS) + vint(0) + vint(0) + vint(1) + \
         vint(len(pools)) + b"".join(pools)
@@ -181,7 +182,7 @@ def checkpoint(values):
 
 
 def main():
-    global START_NS, NO_THREAD
+    global START_NS, NO_THREAD, THREAD
     args = sys.argv[1:]
     pad, declare = 0, None
     while args[:1] and args[0].startswith("--"):
@@ -191,6 +192,8 @@ def main():
             continue
         if args[0] == "--start-ns":
             START_NS = int(args[1])
+        elif args[0] == "--thread":
+            THREAD = args[1]
         elif args[0] == "--pad":
             pad = int(args[1])
         elif args[0] == "--declare":
