@@ -13,7 +13,8 @@
 #   make golden-update rewrite tests/golden/*.expected from the current binary
 #   make mutate       the mutation check (tests/mutate/mutations; not in CI);
 #                     ONLY="name ..." runs a subset
-#   make bench        heapsift against the JDK's jfr on a large recording
+#   make bench        heapsift against the JDK's jfr on a large recording;
+#                     the fleet lake of 10,000 recordings in DuckDB
 #   make coverage     make test on a --coverage build (build-cov/), then line
 #                     and branch coverage per module (build-aux/coverage.py)
 #   make fuzz         the libFuzzer harnesses (clang), FUZZ_TIME seconds each;
@@ -245,8 +246,10 @@ fuzz-minimize: fuzz-build
 	@tests/fuzz/minimize.sh $(FUZZERS)
 
 # Speed and memory against the JDK's own tools on a large recording made
-# with the fixture workload (build/bench/, not committed).  Prints a
-# table; asserts nothing: machines here are shared and noisy.
+# with the fixture workload (build/bench/, not committed), and the fleet
+# lake: 10,000 recordings exported and queried in DuckDB
+# (lake_bench.sh; LAKE_N, LAKE_LAYOUT=v2).  Prints a table; asserts
+# nothing: machines here are shared and noisy.
 $(BUILD)/store-bench: $(BUILD)/tests/bench/store_bench.o $(LIBHS)
 	$(Q)$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
 $(BUILD)/tests/bench/%.o: HS_CFLAGS += -Wno-missing-prototypes
@@ -259,6 +262,7 @@ bench: $(BIN) $(BUILD)/store-bench
 	@tests/bench/agent_bench.sh
 	@tests/bench/codeheap_bench.sh
 	@tests/bench/memory_bench.sh
+	@tests/bench/lake_bench.sh
 
 # Small bugs put into a copy of the tree one at a time (tests/mutate/run
 # says how); each must make a test that is not a golden comparison fail.

@@ -226,13 +226,10 @@ PY
 fi
 
 # --- speedscope --------------------------------------------------------------
-# npm_ready: speedscope in $NPM_CACHE, installed once
+# npm_ready: speedscope in $NPM_CACHE, installed once (tests/export/npm.sh)
+. "$HERE/export/npm.sh"
 npm_ready() {
-	[ -f "$NPM_CACHE/node_modules/speedscope/package.json" ] && return 0
-	command -v npm >/dev/null 2>&1 || return 1
-	mkdir -p "$NPM_CACHE" &&
-		(cd "$NPM_CACHE" && timeout 600 npm install --no-audit --no-fund \
-			--prefix . speedscope@1.25.0 >"$W/npm.log" 2>&1)
+	npm_need "$W/npm.log" speedscope@1.25.0
 }
 SCHEMA=$NPM_CACHE/node_modules/speedscope/dist/release/file-format-schema.json
 

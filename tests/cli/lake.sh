@@ -18,13 +18,9 @@ NPM_CACHE=${HS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/heapsift-tests/npm}
 LIBDUCKDB="$NPM_CACHE/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so"
 
 # duck_ready: node, and @duckdb/node-api in $NPM_CACHE, installed once
+. "$HERE/export/npm.sh"
 duck_ready() {
-	command -v node >/dev/null 2>&1 || return 1
-	[ -d "$NPM_CACHE/node_modules/@duckdb/node-api" ] && return 0
-	command -v npm >/dev/null 2>&1 || return 1
-	mkdir -p "$NPM_CACHE" &&
-		(cd "$NPM_CACHE" && timeout 600 npm install --no-audit --no-fund \
-			--prefix . @duckdb/node-api >"$W/npm.log" 2>&1)
+	command -v node >/dev/null 2>&1 && npm_need "$W/npm.log" @duckdb/node-api
 }
 # duck SETUP.sql QUERY...: each query's rows as JSON lines, then "--"
 duck() {
