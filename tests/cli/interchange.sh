@@ -11,7 +11,7 @@
 F="$HS_FIXTURES/jfr"
 W="$T/work"
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-NPM_CACHE=${HS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/heapsift-tests/npm}
+. "$HERE/export/npm.sh"
 
 "$HEAPSIFT" import -o "$W/c.hsdb" "$F/jdk17-profile-tlab.jfr" \
 	"$F/jdk17-leak-gcroots.jfr" >/dev/null 2>&1
@@ -225,21 +225,14 @@ PY
 fi
 
 # --- speedscope --------------------------------------------------------------
-# npm_ready: speedscope and @duckdb/node-api in $NPM_CACHE, installed once
-npm_ready() {
-	[ -f "$NPM_CACHE/node_modules/speedscope/package.json" ] &&
-		[ -d "$NPM_CACHE/node_modules/@duckdb/node-api" ] && return 0
-	command -v npm >/dev/null 2>&1 || return 1
-	mkdir -p "$NPM_CACHE" &&
-		(cd "$NPM_CACHE" && timeout 600 npm install --no-audit --no-fund \
-			--prefix . speedscope@1.25.0 @duckdb/node-api >"$W/npm.log" 2>&1)
-}
+# npm_ready (tests/export/npm.sh): speedscope and @duckdb/node-api in
+# $NPM_CACHE, installed once
 SCHEMA=$NPM_CACHE/node_modules/speedscope/dist/release/file-format-schema.json
 
 t_begin speedscope_validates_and_sums_match_top
 if ! PYJS=$(py_jsonschema); then
 	t_skip "python3-jsonschema missing (apt-get install python3-jsonschema)"
-elif ! npm_ready; then
+elif ! npm_ready "$W/npm.log"; then
 	t_skip "npm cannot install speedscope here (its schema): $(tail -2 "$W/npm.log" 2>/dev/null)"
 else
 	run export "$W/c.hsdb" --format=speedscope --estimate=jfr -o "$W/all.speedscope.json"
@@ -358,7 +351,7 @@ t_begin folded_opened_by_speedscope_in_headless_chromium
 chrome=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chrome" ]; then
 	t_skip "no chromium (apt-get install chromium)"
-elif ! npm_ready; then
+elif ! npm_ready "$W/npm.log"; then
 	t_skip "npm cannot install speedscope here: $(tail -2 "$W/npm.log" 2>/dev/null)"
 else
 	mkdir -p "$W/www"
@@ -395,7 +388,7 @@ fi
 
 # --- the fleet layout in DuckDB ---------------------------------------------
 t_begin fleet_csv_100_recordings_in_duckdb_match_top
-if ! command -v node >/dev/null 2>&1 || ! npm_ready; then
+if ! command -v node >/dev/null 2>&1 || ! npm_ready "$W/npm.log"; then
 	t_skip "node or npm cannot install @duckdb/node-api here: $(tail -2 "$W/npm.log" 2>/dev/null)"
 else
 	# 100 small agent recordings, two kinds of VM (different weights)
