@@ -12,8 +12,9 @@
  * a library that lacks one fails there, naming it, and never later.
  *
  * A handle holds one in-memory database and one connection to it; it is
- * used by one thread at a time.  SQL errors come back as DuckDB words
- * them, after "duckdb: ".
+ * used by one thread at a time.  SQL errors come back in DuckDB's own
+ * words, after "duckdb: ", with its lines joined into one (the caret
+ * under a query's text left out).
  */
 #ifndef HS_DUCKDB_DL_H
 #define HS_DUCKDB_DL_H
