@@ -44,16 +44,23 @@ HS_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-Isrc -I. -I$(BUILD)/gen -MMD -MP $(PKG_CFLAGS) $(SAN) \
 	-DHS_VERSION='"$(VERSION)"' -DHS_LIBDIR='"$(LIBDIR)"'
 HS_LDFLAGS = $(SAN) $(LDFLAGS)
-HS_LIBS = $(PKG_LIBS) -lpthread -lm
+# DL_LIBS: -ldl where dlopen() is not in libc (glibc before 2.34), for
+# the libraries loaded at run time (src/export/duckdb_dl.c); config.mk
+# says so.
+HS_LIBS = $(PKG_LIBS) $(DL_LIBS) -lpthread -lm
 
-# pkg-config is asked once, after the dependencies are installed; make
-# re-reads itself once config.mk exists.
+# pkg-config is asked once, after the dependencies are installed, and the
+# compiler whether dlopen() links without -ldl; make re-reads itself once
+# config.mk exists.
 include $(BUILD)/config.mk
 $(BUILD)/config.mk: build-aux/deps.sh
 	@mkdir -p $(@D)
 	@build-aux/deps.sh build
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
-	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; } > $@.tmp
+	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; \
+	   printf '#include <dlfcn.h>\nint main(void) { return !dlopen(0, 0); }\n' | \
+		$(CC) -x c -o /dev/null - >/dev/null 2>&1 || \
+		echo "DL_LIBS := -ldl"; } > $@.tmp
 	@mv $@.tmp $@
 
 # Everything but the CLI's main() goes into a static library that the
@@ -145,10 +152,13 @@ $(BIN): $(MAIN_OBJ) $(LIBHS)
 	$(if $(V),,@echo "  LINK    $@")
 	$(Q)$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
 
-# The unit-test table is generated from the TEST() markers.
+# The unit-test table is generated from the TEST() markers: X(name), or
+# Y(name) for a TEST_ON_REQUEST() case (tests/unit/test.h).
 $(BUILD)/tests/unit/unit_cases.h: $(UNIT_SRC)
 	@mkdir -p $(@D)
-	@sed -n 's/^TEST(\([A-Za-z0-9_]*\)).*/X(\1)/p' $(UNIT_SRC) > $@.tmp
+	@sed -n -e 's/^TEST(\([A-Za-z0-9_]*\)).*/X(\1)/p' \
+		-e 's/^TEST_ON_REQUEST(\([A-Za-z0-9_]*\)).*/Y(\1)/p' \
+		$(UNIT_SRC) > $@.tmp
 	@mv $@.tmp $@
 $(BUILD)/tests/unit/main.o: $(BUILD)/tests/unit/unit_cases.h
 $(BUILD)/tests/unit/%.o: HS_CFLAGS += -I$(BUILD)/tests/unit -Itests/unit

@@ -22,19 +22,17 @@
 # are reused while LAKE_N, LAKE_PER_STORE, LAKE_MIX, the generator and
 # heapsift's version are the same.
 #
-# The lake, by LAKE_LAYOUT:
-#   v1 (the default, the baseline): docs/export.md's fleet layout, one
-#       `export STORE --layout=fleet -o DIR` a store, DIR/recording=ID/
-#       folders of four tables; DuckDB reads DIR/*/fleet_samples.csv*.
-#   v2: the lake layout, LAKE/TABLE/day=YYYY-MM-DD/part-X.{csv,csv.gz,
-#       parquet}: every store in one export call (xargs splits the list
-#       where the command line would be too long; LAKE_V2_BATCH=N: N
-#       stores a call), DuckDB reads LAKE/samples/*/*.EXT with
-#       hive_partitioning.  Parquet only where heapsift writes it (it
-#       needs libduckdb): one store exported first says; skipped,
-#       visibly, otherwise.
+# The lake (docs/export.md, "The fleet lake"):
+# LAKE/TABLE/day=YYYY-MM-DD/part-X.{csv,csv.gz,parquet}, every store in
+# one export call (xargs splits the list where the command line would be
+# too long; LAKE_BATCH=N: N stores a call); DuckDB reads
+# LAKE/samples/*/*.EXT with hive_partitioning.  Parquet only where
+# heapsift writes it (it needs libduckdb: HEAPSIFT_LIBDUCKDB, else the
+# npm package's that the query uses): one store exported first says;
+# skipped, visibly, otherwise.  The layout before the lake (schema 1,
+# one folder a recording) measured on this bench: commit 81107a9.
 #
-# For each format (csv and csv.gz; v2: and parquet), printed: the lake's
+# For each format (csv, csv.gz and parquet), printed: the lake's
 # files, bytes and median file size (and its samples table's), the
 # export's wall time, and the GROUP BY's (per day and site: samples and
 # sum(est_bytes) of jdk.ObjectAllocationSample), median of
@@ -50,7 +48,7 @@
 # (said).
 #
 # Environment: HEAPSIFT (./heapsift), HS_FIXTURES (fixtures/), BENCH_DIR
-# (build/bench), LAKE_N, LAKE_PER_STORE, LAKE_MIX, LAKE_LAYOUT,
+# (build/bench), LAKE_N, LAKE_PER_STORE, LAKE_MIX, LAKE_BATCH,
 # LAKE_FORMATS (csv csv.gz parquet), LAKE_QUERY_RUNS, LAKE_V2_BATCH,
 # LAKE_KEEP=1 (keep the lakes, in build/bench/lake/; else removed).
 set -u
@@ -60,22 +58,14 @@ FIX=${HS_FIXTURES:-$top/fixtures}
 DIR=${BENCH_DIR:-$top/build/bench}/lake
 N=${LAKE_N:-10000}
 PER=${LAKE_PER_STORE:-100}
-LAYOUT=${LAKE_LAYOUT:-v1}
 FORMATS=${LAKE_FORMATS:-csv csv.gz parquet}
 RUNS=${LAKE_QUERY_RUNS:-3}
-BATCH=${LAKE_V2_BATCH:-}
+BATCH=${LAKE_BATCH:-}
 MIX=${LAKE_MIX:-jfr/jdk17-default.jfr:50 jfr/jdk17-multichunk.jfr:20 jfr/jdk17-leak-gcroots.jfr:10 jfr/jdk17-killed-unfinished.jfr:5 jfr/jdk17-profile-tlab.jfr:3 workloads/diff-base.hsa:12}
 BASE=2026-12-01T00:00:00Z
 GEN=$top/tests/bench/jfr_restamp.py
 KIND=jdk.ObjectAllocationSample
 
-case $LAYOUT in
-v1 | v2) ;;
-*)
-	echo "lake_bench: LAKE_LAYOUT is v1 or v2, not $LAYOUT" >&2
-	exit 2
-	;;
-esac
 if [ ! -x "$HS" ]; then
 	echo "lake_bench: no heapsift binary at $HS (run make)" >&2
 	exit 1
@@ -105,6 +95,8 @@ elif ! npm_need "$W/npm.log" @duckdb/node-api; then
 	duck_why="npm cannot install @duckdb/node-api here: $(tail -2 "$W/npm.log" 2>/dev/null)"
 else
 	duck=1
+	lib=$NPM_CACHE/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so
+	[ -n "${HEAPSIFT_LIBDUCKDB:-}" ] || [ ! -f "$lib" ] || export HEAPSIFT_LIBDUCKDB="$lib"
 fi
 
 # --- the stores ----------------------------------------------------------------
@@ -139,7 +131,7 @@ store_samples() {
 }
 
 echo
-echo "Fleet lake (issue 40): $N recordings in $S stores of $PER, layout $LAYOUT"
+echo "Fleet lake (issue 40): $N recordings in $S stores of $PER"
 echo "  a store's recordings: $(counts "$PER" | awk '{ sub(".*/", "", $1); printf "%s%s x%d", sep, $1, $2; sep = ", " }')"
 if [ "$(cat "$SD/stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "  stores          reused from $SD ($(human "$(du -sb "$SD" | cut -f1)"); remove it to make them again)"
@@ -201,26 +193,9 @@ report_lake() {
 		"samples table" "$4" "$5" "$(human "$5")" "$6"
 }
 
-# export_v1 FORMAT LAKE: one export a store, DIR/recording=ID/
-export_v1() {
-	gz=
-	[ "$1" = csv.gz ] && gz=--gzip
-	s=0
-	while [ $s -lt "$S" ]; do
-		# shellcheck disable=SC2086 # gz is one option or none
-		"$HS" export "$(store $s)" --format=csv --layout=fleet $gz \
-			--host="host$((s % 8))" -o "$2" >/dev/null 2>"$W/exp.err" || {
-			echo "  export of $(store $s) exited $?: $(head -c 300 "$W/exp.err")"
-			return 1
-		}
-		s=$((s + 1))
-	done
-	calls=$S
-}
-
-# export_v2 FORMAT LAKE: every store into LAKE, as few calls as xargs
-# makes (LAKE_V2_BATCH: that many stores a call)
-export_v2() {
+# export_lake FORMAT LAKE: every store into LAKE, as few calls as xargs
+# makes (LAKE_BATCH: that many stores a call)
+export_lake() {
 	case $1 in
 	csv) set -- "$2" --format=csv ;;
 	csv.gz) set -- "$2" --format=csv --gzip ;;
@@ -242,12 +217,7 @@ export_v2() {
 
 # the GROUP BY, over FILES (a glob) read by READER
 group_by_sql() {
-	if [ "$LAYOUT" = v1 ]; then
-		day="CAST(make_timestamp(time_ns // 1000) AS DATE)"
-	else
-		day=day
-	fi
-	echo "SELECT $day AS day, site, count(*) AS samples,
+	echo "SELECT day, site, count(*) AS samples,
 	        CAST(sum(est_bytes) AS BIGINT) AS est_bytes
 	   FROM $2('$1', hive_partitioning = true)
 	  WHERE kind = '$KIND'
@@ -280,12 +250,8 @@ query() {
 	fi
 }
 
-# parquet: where heapsift writes it (v2, and built with libduckdb)
+# parquet: where heapsift finds libduckdb
 parquet_ok() {
-	[ "$LAYOUT" = v2 ] || {
-		why="the v1 layout writes CSV only"
-		return 1
-	}
 	rm -rf "$W/probe"
 	if ! "$HS" export "$(store 0)" --layout=fleet --format=parquet -o "$W/probe" >/dev/null 2>"$W/probe.err"; then
 		why="heapsift says: $(head -1 "$W/probe.err")"
@@ -295,13 +261,9 @@ parquet_ok() {
 }
 
 for f in $FORMATS; do
-	l=$DIR/lake-$LAYOUT-$(echo "$f" | tr -d .)
+	l=$DIR/lake-$(echo "$f" | tr -d .)
 	echo
-	if [ "$LAYOUT" = v1 ]; then
-		echo "== $f, v1: DIR/recording=ID/fleet_*.$f, one export a store"
-	else
-		echo "== $f, v2: LAKE/TABLE/day=YYYY-MM-DD/part-X.$f, all stores in one export"
-	fi
+	echo "== $f: LAKE/TABLE/day=YYYY-MM-DD/part-X.$f, all stores in one export"
 	case $f in
 	csv | csv.gz) ;;
 	parquet)
@@ -317,19 +279,14 @@ for f in $FORMATS; do
 	esac
 	rm -rf "$l"
 	t0=$(now)
-	if [ "$LAYOUT" = v1 ]; then export_v1 "$f" "$l"; else export_v2 "$f" "$l"; fi || {
+	export_lake "$f" "$l" || {
 		status=1
 		continue
 	}
 	t1=$(now)
-	if [ "$LAYOUT" = v1 ]; then
-		report_lake "$l" -name "fleet_samples.$f"
-		files="$l/*/fleet_samples.$f" reader=read_csv
-	else
-		report_lake "$l" -path "$l/samples/*" -name "*.$f"
-		files="$l/samples/*/*.$f" reader=read_csv
-		[ "$f" = parquet ] && reader=read_parquet
-	fi
+	report_lake "$l" -path "$l/samples/*" -name "*.$f"
+	files="$l/samples/*/*.$f" reader=read_csv
+	[ "$f" = parquet ] && reader=read_parquet
 	printf '  %-15s %s s, %d calls\n' export "$(secs "$t0" "$t1")" "$calls"
 	if [ -n "$duck" ]; then
 		query "$files" "$reader"

@@ -12,7 +12,7 @@
 F="$HS_FIXTURES/jfr"
 W="$T/work"
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-NPM_CACHE=${HS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/heapsift-tests/npm}
+. "$HERE/export/npm.sh"
 
 "$HEAPSIFT" import -o "$W/c.hsdb" "$F/jdk17-profile-tlab.jfr" \
 	"$F/jdk17-leak-gcroots.jfr" >/dev/null 2>&1
@@ -236,7 +236,7 @@ SCHEMA=$NPM_CACHE/node_modules/speedscope/dist/release/file-format-schema.json
 t_begin speedscope_validates_and_sums_match_top
 if ! PYJS=$(py_jsonschema); then
 	t_skip "python3-jsonschema missing (apt-get install python3-jsonschema)"
-elif ! npm_ready; then
+elif ! npm_ready "$W/npm.log"; then
 	t_skip "npm cannot install speedscope here (its schema): $(tail -2 "$W/npm.log" 2>/dev/null)"
 else
 	run export "$W/c.hsdb" --format=speedscope --estimate=jfr -o "$W/all.speedscope.json"
@@ -355,7 +355,7 @@ t_begin folded_opened_by_speedscope_in_headless_chromium
 chrome=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chrome" ]; then
 	t_skip "no chromium (apt-get install chromium)"
-elif ! npm_ready; then
+elif ! npm_ready "$W/npm.log"; then
 	t_skip "npm cannot install speedscope here: $(tail -2 "$W/npm.log" 2>/dev/null)"
 else
 	mkdir -p "$W/www"

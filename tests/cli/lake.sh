@@ -15,13 +15,13 @@ W="$T/work"
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 DOC="$HERE/../docs/export.md"
 NPM_CACHE=${HS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/heapsift-tests/npm}
-LIBDUCKDB="$NPM_CACHE/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so"
 
 # duck_ready: node, and @duckdb/node-api in $NPM_CACHE, installed once
 . "$HERE/export/npm.sh"
 duck_ready() {
 	command -v node >/dev/null 2>&1 && npm_need "$W/npm.log" @duckdb/node-api
 }
+LIBDUCKDB=$(libduckdb_path) || LIBDUCKDB=
 # duck SETUP.sql QUERY...: each query's rows as JSON lines, then "--"
 duck() {
 	NODE_PATH="$NPM_CACHE/node_modules" node "$HERE/export/duckdb_script.cjs" "$@"
@@ -40,6 +40,7 @@ one() {
 }
 # lake_export ARGS...: export with the Parquet library found
 lake_export() {
+	[ -n "$LIBDUCKDB" ] || LIBDUCKDB=$(libduckdb_path) || LIBDUCKDB=
 	HEAPSIFT_LIBDUCKDB=$LIBDUCKDB run export "$@"
 }
 

@@ -1,7 +1,9 @@
 # Sourced (POSIX sh) by the scripts that run npm packages' programs
 # beside heapsift's output: tests/cli/interchange.sh (speedscope),
-# tests/cli/lake.sh and tests/bench/lake_bench.sh (DuckDB, through
-# @duckdb/node-api, whose libduckdb.so also writes the Parquet lake).  They share one folder of
+# tests/cli/lake.sh, tests/cli/duckdb_dl.sh and tests/bench/lake_bench.sh
+# (DuckDB, through @duckdb/node-api, whose libduckdb.so also writes the
+# Parquet lake).  build-aux/deps.sh ci installs node and npm, so CI skips
+# nothing here.  They share one folder of
 # packages, installed once:
 #
 #   ${HS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/heapsift-tests/npm}
@@ -35,4 +37,18 @@ npm_need() {
 duckdb_sql() {
 	NODE_PATH="$NPM_CACHE/node_modules" node \
 		"$(dirname "$0")/../export/duckdb.cjs" "$1"
+}
+
+# libduckdb_path: the path of DuckDB's C library that @duckdb/node-api
+# brought along (@duckdb/node-bindings-linux-ARCH), printed; 1 when it
+# is not there
+libduckdb_path() {
+	case $(uname -m) in
+	x86_64 | amd64) _arch=x64 ;;
+	aarch64 | arm64) _arch=arm64 ;;
+	*) return 1 ;;
+	esac
+	_lib=$NPM_CACHE/node_modules/@duckdb/node-bindings-linux-$_arch/libduckdb.so
+	[ -f "$_lib" ] || return 1
+	echo "$_lib"
 }

@@ -1,7 +1,8 @@
 /*
  * The unit-test runner.  The table of cases is generated from the TEST()
- * markers (see test.h and the Makefile).  Arguments select cases by
- * substring.  Output is one line per case, "ok NAME", "FAIL NAME" or
+ * and TEST_ON_REQUEST() markers (see test.h and the Makefile).
+ * Arguments select cases by substring; without any, every case but the
+ * TEST_ON_REQUEST() ones runs.  Output is one line per case, "ok NAME", "FAIL NAME" or
  * "skip NAME: why" (SKIP in test.h), then "N passed, N failed, N skipped";
  * the exit status is 1 when anything failed or when no case ran at all.
  * Each case runs in a child process: a case that crashes (a check that
@@ -27,16 +28,21 @@ int test_failures;
 const char *test_skipped;
 
 #define X(name) void test_##name(void);
+#define Y(name) void test_##name(void);
 #include "unit_cases.h"
 #undef X
+#undef Y
 
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	int on_request; /* TEST_ON_REQUEST(): only when an argument asks */
 } cases[] = {
-#define X(name) {#name, test_##name},
+#define X(name) {#name, test_##name, 0},
+#define Y(name) {#name, test_##name, 1},
 #include "unit_cases.h"
 #undef X
+#undef Y
 };
 
 void test_fail(const char *file, int line, const char *fmt, ...)
@@ -129,14 +135,14 @@ static int run_case(size_t i)
 	return CASE_FAIL;
 }
 
-static int selected(const char *name, int argc, char **argv)
+static int selected(size_t c, int argc, char **argv)
 {
 	int i;
 
 	if (argc < 2)
-		return 1;
+		return !cases[c].on_request;
 	for (i = 1; i < argc; i++)
-		if (strstr(name, argv[i]))
+		if (strstr(cases[c].name, argv[i]))
 			return 1;
 	return 0;
 }
@@ -147,7 +153,7 @@ int main(int argc, char **argv)
 	int passed = 0, failed = 0, skipped = 0;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (!selected(cases[i].name, argc, argv))
+		if (!selected(i, argc, argv))
 			continue;
 		switch (run_case(i)) {
 		case CASE_FAIL:

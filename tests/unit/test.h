@@ -23,6 +23,16 @@ extern const char *test_skipped; /* why the current case skipped, or NULL */
 	void test_##name(void); \
 	void test_##name(void)
 
+/*
+ * TEST_ON_REQUEST(name): a case that needs what only a CLI suite can
+ * provide (a library it finds or installs), run only when an argument
+ * of the runner selects it, never by the plain run, which would have to
+ * skip it every time.  The suite that provides the thing runs it
+ * (tests/cli/duckdb_dl.sh: `$UNIT duckdb_dl_lib_` with the library), so
+ * it is counted, or skipped visibly, there.
+ */
+#define TEST_ON_REQUEST(name) TEST(name)
+
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
