@@ -222,7 +222,7 @@ int lake_open(const struct lake_options *o, struct lake **out, struct err *e)
 
 /* --- where a recording's rows go -------------------------------------------- */
 
-/* Make DIR/TABLE/day=D for each table. */
+/* Make DIR/TABLE/day=D for each table, and sweep them (newfile.h). */
 static int make_folders(struct lake *l, const char *day)
 {
 	int t;
@@ -235,6 +235,9 @@ static int make_folders(struct lake *l, const char *day)
 		buf_addf(&l->path, "/day=%s", day);
 		if (mkdir(l->path.data, 0777) < 0 && errno != EEXIST)
 			goto fail;
+		/* what a killed export left: a Parquet file DuckDB was
+		 * writing, or a CSV file where there is no O_TMPFILE */
+		newfile_sweep(l->path.data);
 	}
 	return 0;
 fail:

@@ -287,6 +287,32 @@ expect_rc 0
 case $err in *"1 recordings dropped"*) ;; *) t_fail "--id summary: $err" ;; esac
 t_end
 
+t_begin lake_parquet_reexport_replaces_and_drops
+if ! duck_ready || [ -z "$LIBDUCKDB" ]; then
+	t_skip "no libduckdb.so (npm cannot install @duckdb/node-api here)"
+else
+	# as the CSV case above, read through the documented views
+	"$HEAPSIFT" import -o "$W/pq.hsdb" "$F/jdk17-default.jfr" "$F/jdk17-profile-tlab.jfr" >/dev/null 2>&1
+	lake_export "$W/pq.hsdb" --format=parquet -o "$W/p1"
+	expect_rc 0
+	views parquet "$W/p1"
+	n1=$(one "SELECT count(*) FROM samples")
+	lake_export "$W/pq.hsdb" --format=parquet -o "$W/p1"
+	expect_rc 0
+	case $err in *"2 recordings written (2 replaced their rows)"*) ;; *) t_fail "summary: $err" ;; esac
+	[ "$(one "SELECT count(*) FROM samples")" = "$n1" ] || t_fail "re-export: $(one "SELECT count(*) FROM samples") samples, was $n1"
+	rm -f "$W/pq.hsdb"
+	"$HEAPSIFT" import -o "$W/pq.hsdb" "$F/jdk17-default.jfr" >/dev/null 2>&1
+	lake_export "$W/pq.hsdb" --format=parquet -o "$W/p1"
+	expect_rc 0
+	[ "$(one "SELECT count(*) FROM recordings")" = 1 ] || t_fail "the lost recording stayed"
+	[ -z "$all_default" ] || [ "$(one "SELECT count(*) FROM samples")" = "$all_default" ] ||
+		t_fail "$(one "SELECT count(*) FROM samples") samples, jfr summary counts $all_default"
+	left=$(find "$W/p1" -type f ! -name 'part-*.parquet' ! -name _heapsift_lake)
+	[ -z "$left" ] || t_fail "left behind: $left"
+	t_end
+fi
+
 t_begin lake_refuses_a_second_format_and_the_old_layout
 run export "$W/default.hsdb" --layout=fleet --format=csv -o "$W/c5"
 expect_rc 0
