@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,13 +46,17 @@ struct lake {
 	size_t n_parts, cap_parts;
 	struct known *known;
 	size_t n_known, cap_known;
-	struct u64map by_id;   /* recording id -> index into known */
-	struct u64map drop;    /* ids whose old rows go */
-	struct u64map written; /* ids written by this export */
+	struct u64map by_id;	     /* recording id -> index into known */
+	struct u64map drop;	     /* ids whose old rows go */
+	struct u64map written;	     /* ids written by this export */
+	size_t n_staged, max_staged; /* parts with rows staged; how many
+				      * the open files allow */
 	struct lake_summary sum;
 	struct buf path, scratch;
 	struct err *e;
 };
+
+static size_t staging_room(void);
 
 /* --- the marker and the lock ------------------------------------------------ */
 
@@ -212,6 +217,7 @@ int lake_open(const struct lake_options *o, struct lake **out, struct err *e)
 	u64map_init(&l->drop);
 	u64map_init(&l->written);
 	*out = l;
+	l->max_staged = staging_room();
 	/* DuckDB first: without it a new lake gets no marker */
 	if (o->format == LAKE_PARQUET && duckdb_dl_open(&l->d, e) < 0)
 		return ERR_FAIL;
@@ -253,12 +259,48 @@ static void target_path(struct lake *l, struct buf *out, const struct part *p,
 		 p->day, p->name, lake_ext(l->o.format));
 }
 
+/*
+ * How many parts may hold staged rows at once: each holds a file per
+ * table open, twice (its own descriptor and its stream's).  The soft
+ * limit on open files is raised to the hard one first, as far as 2^16.
+ */
+static size_t staging_room(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 16;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536 &&
+	    rl.rlim_max > rl.rlim_cur) {
+		rlim_t want =
+			rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536
+				? 65536
+				: rl.rlim_max;
+
+		rl.rlim_cur = want;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 65536)
+		rl.rlim_cur = 65536;
+	return rl.rlim_cur > 128 + 2 * LT_N ? (rl.rlim_cur - 128) / (2 * LT_N)
+					    : 1;
+}
+
 static int stage(struct lake *l, struct part *p)
 {
 	int t;
 
 	if (p->staged)
 		return 0;
+	if (l->n_staged >= l->max_staged)
+		return err_set(
+			l->e, ERR_LIMIT,
+			"this export adds to more than %zu days at once, "
+			"more than the files it may hold open allow: "
+			"export fewer stores at a time (a lake takes "
+			"them in any order)",
+			l->max_staged);
 	if (make_folders(l, p->day) < 0)
 		return ERR_FAIL;
 	for (t = 0; t < LT_N; t++) {
@@ -275,6 +317,7 @@ static int stage(struct lake *l, struct part *p)
 		p->outp[t] = &p->out[t];
 	}
 	p->staged = true;
+	l->n_staged++;
 	return 0;
 }
 
@@ -329,9 +372,9 @@ static struct lake_out **route(void *ctx, const struct lake_rec *r)
 	} else {
 		pi = open_part(l, r->day, r->id);
 	}
-	l->sum.recordings++;
 	if (stage(l, &l->parts[pi]) < 0)
-		return NULL;
+		return NULL; /* l->e says why */
+	l->sum.recordings++;
 	return l->parts[pi].outp;
 }
 
@@ -361,6 +404,7 @@ int lake_add(struct lake *l, struct store *s, const char *case_id,
 	for (i = 0; i < l->n_known; i++)
 		if (!strcmp(l->known[i].case_value, l->scratch.data))
 			u64map_put(&l->drop, l->known[i].id, 1, NULL);
+	l->e = e; /* route()'s errors are the caller's */
 	rc = lake_store_rows(s, case_id, l->o.host, route, l, e);
 	l->sum.samples += staged_samples(l) - before;
 	return rc;

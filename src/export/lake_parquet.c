@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/duckdb_dl.h"
@@ -61,6 +62,7 @@ int lake_parquet_write(const char *target, enum lake_table t,
 {
 	struct buf sql = BUF_INIT, tmp = BUF_INIT, fdpath = BUF_INIT;
 	bool old = access(target, F_OK) == 0, from_old;
+	unsigned attempt;
 	int rc = 0;
 
 	*rows = 0;
@@ -71,7 +73,14 @@ int lake_parquet_write(const char *target, enum lake_table t,
 				       err_io_reason(errno));
 		return 0;
 	}
-	newfile_tmp_name(&tmp, target, 0);
+	/* a name no file has (DuckDB writes over whatever is there) */
+	for (attempt = 0; attempt < 100; attempt++) {
+		struct stat st;
+
+		newfile_tmp_name(&tmp, target, attempt);
+		if (lstat(tmp.data, &st) < 0 && errno == ENOENT)
+			break;
+	}
 	buf_adds(&sql, "COPY (");
 	if (from_old) {
 		buf_adds(&sql, "SELECT * FROM read_parquet(");

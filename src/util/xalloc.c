@@ -113,7 +113,7 @@ static void die_uncatch(void)
 			sigaction(die_signals[i], &die_prev[i], NULL);
 }
 
-void die_unlink_add(const char *path)
+bool die_unlink_add(const char *path)
 {
 	size_t i;
 
@@ -126,10 +126,10 @@ void die_unlink_add(const char *path)
 			if (die_n_paths++ == 0)
 				die_catch();
 			pthread_mutex_unlock(&die_lock);
-			return;
+			return true;
 		}
 	}
-	BUG("more than %d temporary files at once", DIE_UNLINK_MAX);
+	return false; /* left to newfile_sweep() */
 }
 
 void die_unlink_remove(const char *path)

@@ -11,6 +11,7 @@
 #define HS_XALLOC_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Print "heapsift: fatal: ..." and exit(1).  For out-of-memory only. */
@@ -22,7 +23,11 @@ _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * behind): die_unlink_add(path) from before the file has its name (or
  * with the signals of die_signals_block() blocked around its creation),
  * die_unlink_remove(path) once it is renamed or removed.  path is
- * borrowed until then; at most DIE_UNLINK_MAX at a time (more is a BUG).
+ * borrowed until then.  At most DIE_UNLINK_MAX are held at a time; past
+ * that, die_unlink_add() returns false and the file is not removed on a
+ * signal (newfile_sweep() removes it later, as after a SIGKILL): only a
+ * fleet lake export into many days at once, where the file system has
+ * no O_TMPFILE, names that many.
  *
  * die() removes them before it exits.  So does every catchable signal
  * whose default action ends the process (SIGHUP, SIGINT, SIGQUIT,
@@ -38,8 +43,8 @@ _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * so that the handler runs on the thread that adds and removes paths
  * and never sees one half-removed.
  */
-#define DIE_UNLINK_MAX 16
-void die_unlink_add(const char *path);
+#define DIE_UNLINK_MAX 256
+bool die_unlink_add(const char *path);
 void die_unlink_remove(const char *path);
 /* Remove every registered file now (async-signal-safe): for a fatal
  * signal's own handler, before it ends the process. */

@@ -379,6 +379,17 @@ n2=$(ls "$W"/g2/samples/day=*/ | wc -l | tr -d ' ')
 [ "$(count "$W/g2" samples)" = 30 ] || t_fail "$(count "$W/g2" samples) samples, want 30"
 t_end
 
+t_begin lake_more_days_than_open_files_allow_is_refused_whole
+# 2 days in one export where the open files allow one part at a time
+# ((140 - 128) / 8): refused, the lake as it was (a new one: its marker)
+"$HEAPSIFT" import -o "$W/d2.hsdb" "$F/jdk17-default.jfr" "$TP/alloc.jfr" >/dev/null 2>&1
+(ulimit -n 140 && exec "$HEAPSIFT" export "$W/d2.hsdb" --layout=fleet --format=csv -o "$W/lim") \
+	>/dev/null 2>"$W/lim.err"
+[ $? = 1 ] || t_fail "exit status $?: $(cat "$W/lim.err")"
+grep -q "export fewer stores at a time" "$W/lim.err" || t_fail "message: $(cat "$W/lim.err")"
+[ "$(find "$W/lim" -type f)" = "$W/lim/_heapsift_lake" ] || t_fail "wrote $(find "$W/lim" -type f)"
+t_end
+
 t_begin lake_a_killed_export_leaves_each_recording_once
 # SIGKILL at a random moment of a re-export into a shared part: after
 # each, every recording's sample rows are there whole (as many as a clean
@@ -405,8 +416,11 @@ while [ $i -lt 12 ]; do
 	[ -z "$bad" ] || t_fail "after kill $i: $bad"
 	i=$((i + 1))
 done
-# nothing a glob reads is left half written, nor any name but the parts'
+# nothing a glob reads is left half written, nor any name but the
+# parts' (where the file system has no O_TMPFILE, a SIGKILL leaves a
+# hidden temporary, which the next export sweeps after 10 minutes)
 left=$(find "$W/g1" -type f ! -name 'part-*.csv' ! -name _heapsift_lake)
+[ -n "${HEAPSIFT_NO_TMPFILE:-}" ] && left=$(printf '%s\n' "$left" | grep -v '/\.part-[0-9a-f]*\.csv\.tmp[0-9]*\.[0-9a-f]*\.[0-9]*$')
 [ -z "$left" ] || t_fail "left behind: $left"
 t_end
 
