@@ -34,7 +34,7 @@ static const char export_help[] =
 	"       heapsift export STORE|INPUT... --layout=fleet "
 	"--format=csv|parquet\n"
 	"              -o LAKE [--gzip] [--id=ID] [--host=NAME] "
-	"[--part-size=SIZE]\n"
+	"[--part-rows=N]\n"
 	"       heapsift export CASE.hsdb|INPUT... --format=FORMAT [-o FILE]\n"
 	"              [--force]"
 	" [--value=VALUE] [FILTERS]\n"
@@ -81,8 +81,8 @@ static const char export_help[] =
 	"      --id=ID          fleet: the case's id (default: the store's\n"
 	"                       absolute path); one operand only\n"
 	"      --host=NAME      fleet: the host column (default: empty)\n"
-	"      --part-size=SIZE fleet: add to a day's part until its samples\n"
-	"                       file holds SIZE (default 64M)\n"
+	"      --part-rows=N    fleet: add to a day's part until it holds N\n"
+	"                       samples rows (default 1000000)\n"
 	"  -h, --help           this text\n"
 	"\n" VIEW_FILTER_HELP;
 
@@ -480,7 +480,7 @@ enum {
 	OPT_ID,
 	OPT_HOST,
 	OPT_GZIP,
-	OPT_PART_SIZE,
+	OPT_PART_ROWS,
 };
 
 /* The options into a; -1 to go on, else the exit status (--help, a bad
@@ -496,7 +496,7 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 		{"id", required_argument, NULL, OPT_ID},
 		{"host", required_argument, NULL, OPT_HOST},
 		{"gzip", no_argument, NULL, OPT_GZIP},
-		{"part-size", required_argument, NULL, OPT_PART_SIZE},
+		{"part-rows", required_argument, NULL, OPT_PART_ROWS},
 		{"help", no_argument, NULL, 'h'},
 		VIEW_FILTER_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -537,12 +537,13 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 		case OPT_GZIP:
 			a->gzip = true;
 			break;
-		case OPT_PART_SIZE:
-			if (!cli_parse_size(optarg, &a->lo.part_bytes) ||
-			    !a->lo.part_bytes)
+		case OPT_PART_ROWS:
+			if (!cli_parse_count(optarg, &a->lo.part_rows) ||
+			    !a->lo.part_rows)
 				return cli_usage_error("export",
-						       "--part-size: '%s' is "
-						       "not a size (64M, 1G)",
+						       "--part-rows: '%s' is "
+						       "not a count of rows "
+						       "(1 or more)",
 						       optarg);
 			break;
 		case '?':
@@ -599,10 +600,9 @@ static int check_options(struct export_args *a)
 			return cli_usage_error("export", "--layout applies to "
 							 "--format=csv only");
 	}
-	if ((a->id || a->lo.host[0] || a->gzip || a->lo.part_bytes) &&
-	    !a->fleet)
+	if ((a->id || a->lo.host[0] || a->gzip || a->lo.part_rows) && !a->fleet)
 		return cli_usage_error("export",
-				       "--id, --host, --gzip and --part-size "
+				       "--id, --host, --gzip and --part-rows "
 				       "apply to --layout=fleet only");
 	if (a->gzip && a->fmt == FORMAT_PARQUET)
 		return cli_usage_error("export", "--gzip: Parquet files are "
@@ -736,8 +736,8 @@ static int export_lake(int argc, char **argv, struct export_args *a)
 	a->lo.format = a->fmt == FORMAT_PARQUET ? LAKE_PARQUET
 		       : a->gzip		? LAKE_CSV_GZ
 						: LAKE_CSV;
-	if (!a->lo.part_bytes)
-		a->lo.part_bytes = LAKE_PART_BYTES;
+	if (!a->lo.part_rows)
+		a->lo.part_rows = LAKE_PART_ROWS;
 	a->lo.progress = lake_progress;
 	err_init(&e);
 	if (lake_open(&a->lo, &l, &e) < 0) {

@@ -25,7 +25,7 @@ struct part {
 	char day[11];
 	char name[22];	   /* part-XXXXXXXXXXXXXXXX */
 	bool exists;	   /* in the lake before this export */
-	off_t size;	   /* its samples file's bytes, when it exists */
+	uint64_t old_rows; /* its samples rows, by the manifest */
 	struct u64map ids; /* its recordings, from the manifest */
 	bool staged;	   /* out[] hold new rows */
 	struct lake_out out[LT_N];
@@ -163,19 +163,11 @@ static size_t part_add(struct lake *l, const char *day, const char *name,
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->exists = exists;
 	u64map_init(&p->ids);
-	if (exists) {
-		struct stat st;
-
-		buf_reset(&l->path);
-		buf_addf(&l->path, "%s/samples/day=%s/%s.%s", l->o.dir, day,
-			 name, lake_ext(l->o.format));
-		p->size = stat(l->path.data, &st) == 0 ? st.st_size : 0;
-	}
 	return l->n_parts++;
 }
 
 static int manifest_row(void *ctx, const char *day, const char *part,
-			uint64_t id, const char *case_value)
+			uint64_t id, const char *case_value, uint64_t samples)
 {
 	struct lake *l = ctx;
 	size_t pi = part_find(l, day, part);
@@ -185,6 +177,7 @@ static int manifest_row(void *ctx, const char *day, const char *part,
 	if (pi == SIZE_MAX)
 		pi = part_add(l, day, part, true);
 	u64map_put(&l->parts[pi].ids, id, 1, NULL);
+	l->parts[pi].old_rows += samples;
 	if (u64map_get(&l->by_id, id, &at)) {
 		/* in two parts: only an export killed in its commit leaves
 		 * that; the later rewrite of either keeps one */
@@ -321,31 +314,41 @@ static int stage(struct lake *l, struct part *p)
 	return 0;
 }
 
-/* The part new recordings of day go to: the smallest of the day's parts
- * that is still under the part size, else a new one (named after the
- * first recording it takes). */
+/* The samples rows part p holds, or will once committed (the rows of
+ * recordings it drops still counted: it only errs on the full side). */
+static uint64_t part_rows(const struct part *p)
+{
+	return p->old_rows + (p->staged ? p->out[LT_SAMPLES].rows : 0);
+}
+
+/* The part new recordings of day go to: the one of the day's parts, old
+ * or begun by this export, with the fewest samples rows, as long as it
+ * has fewer than the part size; else a new one (named after the first
+ * recording it takes).  A recording is never split: a part passes the
+ * size by at most its last recording. */
 static size_t open_part(struct lake *l, const char *day, uint64_t id)
 {
 	size_t i, best = SIZE_MAX;
+	uint64_t seed;
 	char name[22];
 
 	for (i = 0; i < l->n_parts; i++) {
 		const struct part *p = &l->parts[i];
 
-		if (strcmp(p->day, day) ||
-		    (p->exists && p->size >= (off_t)l->o.part_bytes))
+		if (strcmp(p->day, day) || part_rows(p) >= l->o.part_rows)
 			continue;
-		if (!p->exists)
-			return i; /* this export's own new part */
-		if (best == SIZE_MAX || p->size < l->parts[best].size)
+		if (best == SIZE_MAX ||
+		    part_rows(p) < part_rows(&l->parts[best]))
 			best = i;
 	}
 	if (best != SIZE_MAX)
 		return best;
-	snprintf(name, sizeof(name), "part-%016llx",
-		 (unsigned long long)xxh64(&id, sizeof(id), 0x70617274));
-	i = part_find(l, day, name);
-	return i != SIZE_MAX ? i : part_add(l, day, name, false);
+	for (seed = 0x70617274;; seed++) {
+		snprintf(name, sizeof(name), "part-%016llx",
+			 (unsigned long long)xxh64(&id, sizeof(id), seed));
+		if (part_find(l, day, name) == SIZE_MAX)
+			return part_add(l, day, name, false);
+	}
 }
 
 static struct lake_out **route(void *ctx, const struct lake_rec *r)

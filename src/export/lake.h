@@ -45,7 +45,8 @@ struct lake_options {
 	const char *dir;
 	enum lake_format format;
 	const char *host;    /* the host column; "" not known */
-	uint64_t part_bytes; /* a part's samples file grows to about this */
+	uint64_t part_rows;  /* a part takes recordings up to this many
+			      * samples rows */
 	/* called before each part the commit writes (NULL: none) */
 	void (*progress)(void *ctx, uint64_t part, uint64_t parts);
 	void *progress_ctx;
@@ -61,9 +62,10 @@ struct lake_summary {
 	uint64_t skipped;    /* recordings with no time to place them */
 };
 
-/* The default part size: large files for the engines, a bounded
- * rewrite for an export that adds to a part. */
-#define LAKE_PART_BYTES (64ull << 20)
+/* The default part size, in samples rows (about 100 MB of CSV, 10 MB
+ * gzipped, 6 MB of Parquet): large files for the engines, and a bounded
+ * rewrite for an export that adds to a part or replaces a recording. */
+#define LAKE_PART_ROWS 1000000ull
 
 /*
  * Open (or begin) the lake in o->dir, which exists: lock it against

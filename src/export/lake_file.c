@@ -454,7 +454,7 @@ static bool csv_field(const struct buf *line, size_t *at, struct buf *out)
 static int manifest_file(const char *path, const char *day, const char *part,
 			 lake_manifest_fn *row, void *ctx, struct err *e)
 {
-	struct buf idf = BUF_INIT, casef = BUF_INIT;
+	struct buf idf = BUF_INIT, casef = BUF_INIT, f = BUF_INIT;
 	struct lines r;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 
@@ -475,9 +475,17 @@ static int manifest_file(const char *path, const char *day, const char *part,
 				     "%s: a row without a recording id", path);
 			break;
 		}
+		uint64_t samples = 0;
+		int k;
+
 		csv_field(&r.line, &at, &idf);
 		csv_field(&r.line, &at, &casef);
-		rc = row(ctx, day, part, id, casef.data ? casef.data : "");
+		/* the samples column: the twelfth (lake_schema.c) */
+		for (k = 2; k <= 11 && csv_field(&r.line, &at, &f); k++)
+			if (k == 11 && f.data)
+				samples = strtoull(f.data, NULL, 10);
+		rc = row(ctx, day, part, id, casef.data ? casef.data : "",
+			 samples);
 		if (rc < 0)
 			break;
 		rc = 1;
@@ -487,6 +495,7 @@ static int manifest_file(const char *path, const char *day, const char *part,
 	lines_close(&r);
 	buf_release(&idf);
 	buf_release(&casef);
+	buf_release(&f);
 	return rc < 0 ? ERR_FAIL : 0;
 }
 

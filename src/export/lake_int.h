@@ -103,9 +103,11 @@ int lake_file_write(const char *target, enum lake_format f, enum lake_table t,
 		    struct duckdb_dl *d, uint64_t *rows, struct err *e);
 
 /* The recordings rows of every part of the lake (the manifest), as
- * (day, part, recording id, case id): one call of row() each. */
+ * (day, part, recording id, case id, its samples rows): one call of
+ * row() each. */
 typedef int lake_manifest_fn(void *ctx, const char *day, const char *part,
-			     uint64_t id, const char *case_id);
+			     uint64_t id, const char *case_id,
+			     uint64_t samples);
 int lake_read_manifest(const char *dir, enum lake_format f, struct duckdb_dl *d,
 		       lake_manifest_fn *row, void *ctx, struct err *e);
 

@@ -159,7 +159,8 @@ static int manifest_row(void *ctx, size_t n, const char *const *v)
 		m->bad = true;
 		return 1;
 	}
-	m->rc = m->row(m->ctx, m->day, m->part, id, v[1] ? v[1] : "");
+	m->rc = m->row(m->ctx, m->day, m->part, id, v[1] ? v[1] : "",
+		       n >= 3 && v[2] ? strtoull(v[2], NULL, 10) : 0);
 	return m->rc < 0 ? 1 : 0;
 }
 
@@ -171,7 +172,8 @@ int lake_parquet_manifest(const char *path, const char *day, const char *part,
 	struct buf sql = BUF_INIT;
 	int rc;
 
-	buf_adds(&sql, "SELECT recording_id, case_id FROM read_parquet(");
+	buf_adds(&sql,
+		 "SELECT recording_id, case_id, samples FROM read_parquet(");
 	duckdb_dl_quote(&sql, path);
 	buf_adds(&sql, ", hive_partitioning = false)");
 	rc = duckdb_dl_query(d, sql.data, manifest_row, &m, e);

@@ -342,7 +342,7 @@ run export "$W/default.hsdb" --format=parquet --gzip -o "$W/u"
 expect_rc 2
 run export "$W/default.hsdb" --format=csv --gzip -o "$W/u"
 expect_rc 2
-run export "$W/default.hsdb" --layout=fleet --format=csv --part-size=0 -o "$W/u"
+run export "$W/default.hsdb" --layout=fleet --format=csv --part-rows=0 -o "$W/u"
 expect_rc 2
 run export "$W/default.hsdb" --layout=fleet --format=folded -o "$W/u"
 expect_rc 2
@@ -357,9 +357,10 @@ case $err in *"$W/nowhere/libduckdb.so"*node-bindings*) ;; *) t_fail "message: $
 t_end
 
 t_begin lake_parts_grow_to_the_part_size
-# ten distinct recordings of one day (make_jfr.py --start-ns), exported
-# one at a time: with a part size of 1 byte each is its own part, with
-# the default all share one
+# ten distinct recordings of one day (make_jfr.py --start-ns: 3 samples
+# each), exported one at a time: with parts of 1 row each is its own
+# part, with the default all share one; in one export with parts of 7
+# rows, a part takes recordings until it holds 7 or more: 3, 3, 3 and 1
 i=0
 while [ $i -lt 10 ]; do
 	python3 "$HERE/jfr/make_jfr.py" --start-ns $((1795301015000000000 + i * 1000000000)) \
@@ -367,14 +368,18 @@ while [ $i -lt 10 ]; do
 	"$HEAPSIFT" import -o "$W/r$i.hsdb" "$W/r$i.jfr" >/dev/null 2>&1
 	run export "$W/r$i.hsdb" --layout=fleet --format=csv -o "$W/g1"
 	[ "$rc" = 0 ] || t_fail "export $i: $err"
-	run export "$W/r$i.hsdb" --layout=fleet --format=csv --part-size=1 -o "$W/g2"
+	run export "$W/r$i.hsdb" --layout=fleet --format=csv --part-rows=1 -o "$W/g2"
 	[ "$rc" = 0 ] || t_fail "export $i: $err"
 	i=$((i + 1))
 done
 n1=$(ls "$W"/g1/samples/day=*/ | wc -l | tr -d ' ')
 n2=$(ls "$W"/g2/samples/day=*/ | wc -l | tr -d ' ')
 [ "$n1" = 1 ] || t_fail "default part size: $n1 files, want 1"
-[ "$n2" = 10 ] || t_fail "part size 1: $n2 files, want 10"
+[ "$n2" = 10 ] || t_fail "parts of 1 row: $n2 files, want 10"
+run export "$W"/r[0-9].hsdb --layout=fleet --format=csv --part-rows=7 -o "$W/g3"
+expect_rc 0
+sizes=$(for f in "$W"/g3/recordings/day=*/part-*.csv; do grep -c '^"' "$f"; done | sort | tr '\n' ' ')
+[ "$sizes" = "1 3 3 3 " ] || t_fail "parts of 7 rows hold $sizes recordings, want 1 3 3 3"
 [ "$(count "$W/g1" samples)" = 30 ] || t_fail "$(count "$W/g1" samples) samples, want 30 (3 a recording)"
 [ "$(count "$W/g2" samples)" = 30 ] || t_fail "$(count "$W/g2" samples) samples, want 30"
 t_end
