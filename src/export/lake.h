@@ -44,8 +44,8 @@ enum lake_format {
 struct lake_options {
 	const char *dir;
 	enum lake_format format;
-	const char *host;    /* the host column; "" not known */
-	uint64_t part_rows;  /* a part takes recordings up to this many
+	const char *host;   /* the host column; "" not known */
+	uint64_t part_rows; /* a part takes recordings up to this many
 			      * samples rows */
 	/* called before each part the commit writes (NULL: none) */
 	void (*progress)(void *ctx, uint64_t part, uint64_t parts);
