@@ -191,22 +191,10 @@ def jfr_restamp(data, patches, shift):
 
 # --- heapsift agent recordings ----------------------------------------------
 
-_CRC_TABLE = []
-for _n in range(256):
-    _c = _n
-    for _ in range(8):
-        _c = (_c >> 1) ^ (0x82F63B78 if _c & 1 else 0)
-    _CRC_TABLE.append(_c)
-
-
-def crc32c(data):
-    crc, t = 0xFFFFFFFF, _CRC_TABLE
-    for b in data:
-        crc = t[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-assert crc32c(b"123456789") == 0xE3069283
+# CRC-32C as the agent's records carry it: tests/agent/check_recording.py's
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "agent"))
+from check_recording import crc32c  # noqa: E402
 
 # record type: (entry size, offsets of i64 times in an entry); None for
 # a record whose payload has one fixed time at offset 0

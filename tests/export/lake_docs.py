@@ -132,24 +132,24 @@ def cmd_engines(doc, headers_json):
                 duck[m.group(1)] = columns(m.group(2))
     bad = []
     seen = {"spark": set(), "trino": set()}
+    # each engine's CREATE TABLE: its pattern, the order of its groups
+    # (table, columns, format, partition, location) and its type names
+    engines = (
+        ("spark", r"CREATE TABLE heapsift_(\w+) \((.*?)\)\s*USING (\w+) "
+         r"PARTITIONED BY \((\w+)\) LOCATION '([^']*)'", (0, 1, 2, 3, 4),
+         SPARK),
+        ("trino", r"CREATE TABLE hive\.heapsift\.(\w+) \((.*?)\)\s*WITH "
+         r"\(format = '(\w+)', external_location = '([^']*)', "
+         r"partitioned_by = ARRAY\['(\w+)'\]\)", (0, 1, 2, 4, 3), TRINO),
+    )
     for b in blocks(text):
-        for m in re.finditer(
-                r"CREATE TABLE heapsift_(\w+) \((.*?)\)\s*USING (\w+) "
-                r"PARTITIONED BY \((\w+)\) LOCATION '([^']*)'", b, re.S):
-            t, body, fmt, part, loc = m.groups()
-            seen["spark"].add(t)
-            cols = [(n, SPARK.get(ty, ty)) for n, ty in columns(body)]
-            check(bad, "spark " + t, cols, fmt, part, loc, t, headers,
-                  duck)
-        for m in re.finditer(
-                r"CREATE TABLE hive\.heapsift\.(\w+) \((.*?)\)\s*WITH "
-                r"\(format = '(\w+)', external_location = '([^']*)', "
-                r"partitioned_by = ARRAY\['(\w+)'\]\)", b, re.S):
-            t, body, fmt, loc, part = m.groups()
-            seen["trino"].add(t)
-            cols = [(n, TRINO.get(ty, ty)) for n, ty in columns(body)]
-            check(bad, "trino " + t, cols, fmt, part, loc, t, headers,
-                  duck)
+        for engine, pattern, order, types in engines:
+            for m in re.finditer(pattern, b, re.S):
+                t, body, fmt, part, loc = (m.group(i + 1) for i in order)
+                seen[engine].add(t)
+                cols = [(n, types.get(ty, ty)) for n, ty in columns(body)]
+                check(bad, engine + " " + t, cols, fmt, part, loc, t,
+                      headers, duck)
     if "samples" not in seen["spark"] or "samples" not in seen["trino"]:
         bad.append("no Spark or Trino DDL for samples found: %s" % seen)
     # the CSV options, as written in the prose
