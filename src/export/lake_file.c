@@ -30,6 +30,8 @@ int lake_out_open(struct lake_out *o, const char *target, bool gz, bool guard,
 	memset(o, 0, sizeof(*o));
 	buf_init(&o->row);
 	buf_init(&o->cell);
+	buf_init(&o->target);
+	buf_adds(&o->target, target);
 	o->guard = guard;
 	errno = 0;
 	if (newfile_open(&o->nf, target, 0666) == 0)
@@ -46,6 +48,7 @@ int lake_out_open(struct lake_out *o, const char *target, bool gz, bool guard,
 		newfile_abandon(&o->nf);
 		buf_release(&o->row);
 		buf_release(&o->cell);
+		buf_release(&o->target);
 		return err_set(e, ERR_IO, "writing %s: %s", target,
 			       err_io_reason(saved));
 	}
@@ -188,13 +191,14 @@ int lake_out_finish(struct lake_out *o, struct err *e)
 	buf_release(&o->row);
 	buf_release(&o->cell);
 	if (errnum)
-		return err_set(e, ERR_IO, "writing the lake: %s",
+		return err_set(e, ERR_IO, "writing %s: %s", o->target.data,
 			       err_io_reason(errnum));
 	return 0;
 }
 
 void lake_out_abandon(struct lake_out *o)
 {
+	buf_release(&o->target);
 	if (o->open) {
 		if (o->gz)
 			(void)gzclose(o->gz);
@@ -410,6 +414,7 @@ int lake_file_write(const char *target, enum lake_format f, enum lake_table t,
 				     err_io_reason(errno));
 		return rc;
 	}
+	buf_release(&out.target);
 	if (newfile_commit(&out.nf, target) < 0)
 		return err_set(e, ERR_IO, "writing %s: %s", target,
 			       err_io_reason(errno));

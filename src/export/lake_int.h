@@ -59,6 +59,7 @@ struct lake_out {
 	FILE *f;
 	gzFile gz;
 	struct buf row, cell;
+	struct buf target; /* the file it will become, for messages */
 	bool guard;
 	bool open, failed;
 	int errnum;
