@@ -258,7 +258,7 @@ fuzz-minimize: fuzz-build
 # Speed and memory against the JDK's own tools on a large recording made
 # with the fixture workload (build/bench/, not committed), and the fleet
 # lake: 10,000 recordings exported and queried in DuckDB
-# (lake_bench.sh; LAKE_N, LAKE_LAYOUT=v2).  Prints a table; asserts
+# (lake_bench.sh; LAKE_N for fewer).  Prints a table; asserts
 # nothing: machines here are shared and noisy.
 $(BUILD)/store-bench: $(BUILD)/tests/bench/store_bench.o $(LIBHS)
 	$(Q)$(CC) $(HS_LDFLAGS) -o $@ $^ $(HS_LIBS)
