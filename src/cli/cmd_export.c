@@ -669,26 +669,34 @@ static bool old_fleet_layout(const char *dir)
 	return old;
 }
 
+/* "1 recording", "2 recordings" */
+static const char *recs(uint64_t n)
+{
+	return n == 1 ? "recording" : "recordings";
+}
+
+/* What the commit did: "LAKE: 3 recordings written (1 replaced its rows
+ * of before), 2,000 samples, 2 parts written; 1 recording dropped ...". */
 static void lake_say(const char *dir, const struct lake_summary *m)
 {
-	term_fprintf(stderr,
-		     "heapsift export: %s: %llu recordings written "
-		     "(%llu replaced their rows), %llu samples, %llu parts "
-		     "written",
-		     dir, (unsigned long long)m->recordings,
-		     (unsigned long long)m->replaced,
-		     (unsigned long long)m->samples,
-		     (unsigned long long)m->parts);
+	term_fprintf(
+		stderr,
+		"heapsift export: %s: %llu %s written (%llu replaced "
+		"rows already in the lake), %llu samples, %llu %s "
+		"written",
+		dir, (unsigned long long)m->recordings, recs(m->recordings),
+		(unsigned long long)m->replaced, (unsigned long long)m->samples,
+		(unsigned long long)m->parts, m->parts == 1 ? "part" : "parts");
 	if (m->dropped)
 		fprintf(stderr,
-			"; %llu recordings dropped: their case's store no "
-			"longer holds them",
-			(unsigned long long)m->dropped);
+			"; %llu %s dropped: their case's store no longer "
+			"holds them",
+			(unsigned long long)m->dropped, recs(m->dropped));
 	if (m->skipped)
 		fprintf(stderr,
-			"; %llu recordings left out: no time to place them "
-			"by (no start, no samples)",
-			(unsigned long long)m->skipped);
+			"; %llu %s left out: no time to place them by (no "
+			"start, no samples)",
+			(unsigned long long)m->skipped, recs(m->skipped));
 	fputc('\n', stderr);
 }
 
