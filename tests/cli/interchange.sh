@@ -63,6 +63,11 @@ for kind in alloc tlab outside; do
 	# every line: frames, a space, an integer
 	bad=$(grep -cvE '^[^;]+(;[^;]+)* [0-9]+$' "$W/b.folded")
 	[ "$bad" = 0 ] || t_fail "$kind: $bad lines are not 'a;b;c N'"
+	# each stack once: no two lines with the same frames (these
+	# recordings have stack nodes that print the same: one frame by
+	# JIT and interpreter, or at two bytecode indexes of one line)
+	dup=$(sed 's/ [0-9]*$//' "$W/b.folded" | sort | uniq -d | head -3)
+	[ -z "$dup" ] || t_fail "$kind: stacks on more than one line: $dup"
 done
 # objects: one per OutsideTLAB event (docs/export.md)
 want=$(sql "SELECT count(*) FROM samples WHERE kind = 'jdk.ObjectAllocationOutsideTLAB';")
