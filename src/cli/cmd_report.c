@@ -842,7 +842,7 @@ static int report_inventory(const struct report_opts *o, struct report *r,
 struct analysis {
 	struct store *s;
 	struct base_sides bs;
-	struct buf store_arg;
+	struct buf store_arg, diff_arg;
 };
 
 static void analysis_release(struct analysis *a)
@@ -851,6 +851,44 @@ static void analysis_release(struct analysis *a)
 		store_close(a->s);
 	base_sides_release(&a->bs);
 	buf_release(&a->store_arg);
+	buf_release(&a->diff_arg);
+}
+
+/*
+ * What the commands the report prints read (report_ctx's store_arg and
+ * diff_arg), as shell words: the store given, or else the inputs as
+ * given, which the case's reader has too (each command imports them into
+ * the cache store the report used, or reuses it: the recordings' numbers
+ * are the same); an input that begins with '-' gets "./" before it, so
+ * that no command takes it for an option.  heapsift diff takes one
+ * operand a side, so it names the cache store where there were several
+ * inputs.
+ */
+static void command_operands(const struct report_opts *o,
+			     const struct report *r, const char *store_path,
+			     struct analysis *a)
+{
+	int i;
+
+	if (r->from_store || o->n < 1) {
+		findings_shell_word(&a->store_arg, store_path);
+		findings_shell_word(&a->diff_arg, store_path);
+		return;
+	}
+	for (i = 0; i < o->n; i++) {
+		struct buf w = BUF_INIT;
+
+		buf_addf(&w, "%s%s", o->inputs[i][0] == '-' ? "./" : "",
+			 o->inputs[i]);
+		if (i)
+			buf_addch(&a->store_arg, ' ');
+		findings_shell_word(&a->store_arg, w.data);
+		buf_release(&w);
+	}
+	if (o->n == 1)
+		buf_add(&a->diff_arg, a->store_arg.data, a->store_arg.len);
+	else
+		findings_shell_word(&a->diff_arg, store_path);
 }
 
 /* The findings on the store at store_path, into r: 0, or the exit
@@ -864,7 +902,7 @@ static int report_analyse(struct report_opts *o, struct report *r,
 	struct err e;
 	int rc;
 
-	findings_shell_word(&a->store_arg, store_path);
+	command_operands(o, r, store_path, a);
 	r->store_path = xstrdup(store_path);
 	rc = view_open_operands("report", 1, operand, &o->f, &a->s, &q);
 	if (rc)
@@ -875,6 +913,7 @@ static int report_analyse(struct report_opts *o, struct report *r,
 	ctx.s = a->s;
 	ctx.filters = &o->f.q;
 	ctx.store_arg = a->store_arg.data;
+	ctx.diff_arg = a->diff_arg.data;
 	ctx.filter_args = o->fargs.data;
 	if (o->base_arg) {
 		rc = base_resolve(a->s, &o->f, o->base_arg, &a->bs);
@@ -932,6 +971,7 @@ static int report_run(struct report_opts *o)
 	memset(&r, 0, sizeof(r));
 	memset(&a, 0, sizeof(a));
 	buf_init(&a.store_arg);
+	buf_init(&a.diff_arg);
 	report_head(&r, o);
 	if (o->n == 1 && cli_is_store(o->inputs[0])) {
 		r.from_store = true;

@@ -332,7 +332,7 @@ static int build_compare(struct report_ctx *c, struct err *e)
 	x->new_side = xstrdup(c->new_name);
 	/* filter_args: each word after a space */
 	x->command =
-		buf_strf("heapsift diff %s %s --by site%s", c->store_arg,
+		buf_strf("heapsift diff %s %s --by site%s", c->diff_arg,
 			 c->base_args, c->filter_args ? c->filter_args : "");
 	err_init(&de);
 	if (query_open(c->s, c->base, &q[0], e) < 0)

@@ -117,7 +117,13 @@ struct report {
 struct report_ctx {
 	struct store *s;
 	const struct query_options *filters;
-	const char *store_arg;	 /* the store, shell-quoted, for commands */
+	/* what the commands it prints read, shell-quoted: the inputs as
+	 * given (each command imports them into the same cache store, or
+	 * reuses it), or the store when a store was given */
+	const char *store_arg;
+	/* the same for heapsift diff, which takes one operand a side: the
+	 * store where several inputs were given */
+	const char *diff_arg;
 	const char *filter_args; /* the filters, shell-quoted; "" none */
 	/* the baseline (report --base): each side's query options and
 	 * names, and the diff options that select them; NULL: none */
@@ -183,6 +189,25 @@ void report_render_text(const struct report *r, struct buf *out);
 void report_render_md(const struct report *r, struct buf *out);
 void report_render_json(const struct report *r, struct buf *out);
 void report_render_html(const struct report *r, struct buf *out);
+
+/*
+ * Text from a file (cleaned by report_clean() here) as Markdown that
+ * reads as that text, where (REPORT_MD_*) says it goes: a backslash
+ * goes before a character only where CommonMark (with GFM's tables and
+ * strikethrough) would read it as markup there: always before '\\',
+ * '`', '[' and ']'; '*', '_' and '~' where their run could open or
+ * close emphasis (so "a_b" stays so); '<' before what could start an
+ * autolink or HTML; '&' before what could read as an entity; '!' before
+ * '['; '$' at a word's start (GitHub's math); '|' in a table cell; at a
+ * block's start the one character that would make another block (a
+ * heading's '#', '>', a bullet, "1." or "1)", a thematic break or a
+ * code fence) and a leading space as "&#32;"; in a heading a closing
+ * run of '#'.  Never '.', '-' or '!' inside a word (docs/report.md).
+ */
+#define REPORT_MD_BLOCK	  1u /* the text begins a paragraph or list item */
+#define REPORT_MD_CELL	  2u /* in a pipe table's cell */
+#define REPORT_MD_HEADING 4u /* ends an ATX heading's line */
+void report_md_text(struct buf *out, const char *s, unsigned where);
 
 /* The estimates, for every format's appendix. */
 /* The appendix's notes on how the estimates are made, one by one: the

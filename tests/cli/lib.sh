@@ -11,6 +11,7 @@
 #                           "skip NAME: REASON"; then t_summary
 #   t_summary               print "N passed, N failed, N skipped", exit 0/1
 #   run ARGS...             run $HEAPSIFT with ARGS: sets $out, $err, $rc
+#   have_pandoc             pandoc on PATH, installed where it can be
 #
 # Every case runs heapsift in an empty working directory with TMPDIR set
 # to another empty directory, and t_end checks that both are still empty:
@@ -140,4 +141,17 @@ py_jsonschema() {
 		fi
 	done
 	return 1
+}
+
+# have_pandoc: pandoc is on PATH, installed from Debian's package first
+# where this runs as root with apt-get (build-aux/deps.sh test installs
+# it too); 1 when it cannot be had (then skip, visibly).
+NOPANDOC="no pandoc, and it cannot be installed here (apt-get install pandoc)"
+have_pandoc() {
+	command -v pandoc >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends pandoc >/dev/null 2>&1
+	fi
+	command -v pandoc >/dev/null 2>&1
 }

@@ -322,8 +322,12 @@ printf '%s' "$out" | grep -qF "CodeHeap &#39;&lt;b&gt;x&lt;/b&gt;&amp;amp;|*_\`&
 printf '%s' "$out" | grep -q "$(printf '\033')" && t_fail "html: raw ESC"
 printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\200')" && t_fail "html: invalid UTF-8"
 run report --format=md "$W/$evil"
-printf '%s' "$out" | grep -q '<b>\|<i>' && t_fail "md: raw markup"
-printf '%s' "$out" | grep -qF "CodeHeap '\<b\>x\</b\>\&amp;\|\*\_\\\`' was nearly full" ||
+# a '<' that could open HTML has its backslash; '>', '|' outside a
+# table and '_' inside a word need none (docs/report.md); a command is a
+# code span, where '<' is no markup
+printf '%s\n' "$out" | grep -v '^More: `' | grep -qE '(^|[^\\])<[bi]>' &&
+	t_fail "md: raw markup"
+printf '%s' "$out" | grep -qF "CodeHeap '\<b>x\</b>\&amp;|\*\_\\\`' was nearly full" ||
 	t_fail "md: not escaped: $(printf '%s' "$out" | grep -F 'nearly full' | head -2)"
 printf '%s' "$out" | grep -q "$(printf '\033')" && t_fail "md: raw ESC"
 run report --format=json "$W/$evil"
@@ -437,8 +441,8 @@ assert b["from_store"] and not b["inventory"]["members"]
 t_end
 
 t_begin report_markdown_renders_with_pandoc
-if ! command -v pandoc >/dev/null 2>&1; then
-	t_skip "no pandoc (apt-get install pandoc)"
+if ! have_pandoc; then
+	t_skip "$NOPANDOC"
 else
 	run report --format=md "$F/jfr/jdk17-leak-gcroots.jfr" \
 		"$F/codeheap/jdk17-full-seg-jcmd-codecache.txt.gz"
@@ -601,8 +605,8 @@ printf '%s\n' "$sec" | grep -qE '^ *[0-9.]+ [^ ]+ +[0-9.]+ [^ ]+ +\+[0-9.]+ [^ ]
 run report --base=0 --format=md "$W/two.hsdb"
 sec=$(printf '%s\n' "$out" | sed -n '/^## Compared with the baseline/,/^More:/p')
 [ "$(printf '%s\n' "$sec" | grep -cE '\| (grew|shrank) \|$')" = 1 ] || t_fail "md: not one flagged row: $sec"
-printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\\\.beta:.*\| grew \|$' || t_fail "md: beta not grew: $sec"
-printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\\\.beta:[0-9]+ \| [^|]+ \| [^|]+ \| \\\+[0-9]' ||
+printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\.beta:.*\| grew \|$' || t_fail "md: beta not grew: $sec"
+printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\.beta:[0-9]+ \| [^|]+ \| [^|]+ \| \+[0-9]' ||
 	t_fail "md: beta's change not a rise: $sec"
 run report --base=0 --format=html "$W/two.hsdb"
 [ "$(printf '%s\n' "$out" | grep -cE '<tr class="(grew|shrank)">')" = 1 ] || t_fail "html: not one flagged row"

@@ -5,7 +5,8 @@ and beyond 2^32 and around 2^63 can be followed through heapsift's whole
 path (import, store, top, export) and through the JDK's own `jfr print`.
 
 usage: make_jfr.py [--start-ns NS] [--no-thread] [--thread NAME]
-                   [--pad BYTES] [--declare SIZE] OUT.jfr VALUE...
+                   [--class NAME] [--pad BYTES] [--declare SIZE]
+                   OUT.jfr VALUE...
 
 Each VALUE (a decimal integer from 0 to 2^64 - 1; the file holds the 64
 bits, so 2^63 and above are negative JFR longs) gives three events, each
@@ -19,7 +20,9 @@ with its own class, so that a per-class sum is that one value:
 The events are 1 ms apart from the chunk's start (NS, default
 1795301015789868763: --start-ns on a whole millisecond puts every event
 on the boundary of 1 ms buckets), on thread "main" (or --thread NAME), with
-a two-frame stack Big.make:3 < Big.main:7.  --no-thread leaves the
+a two-frame stack Big.make:3 < Big.main:7 (--class NAME: the methods'
+class is NAME, so the sites are NAME.make:3 and NAME.main:7; the report's
+tests give names with Markdown's characters so).  --no-thread leaves the
 eventThread field out of the three event types (as a writer may, the
 format allows it): an event without one of its usual fields takes a
 reader's slower, general path (heapsift's decode_sample()), which a
@@ -39,6 +42,7 @@ import sys
 START_NS = 1795301015789868763
 NO_THREAD = False
 THREAD = "main"
+FRAME_CLASS = "Big"
 START_TICKS = 325481737
 TPS = 1_000_000_000
 
@@ -161,8 +165,8 @@ def checkpoint(values):
     def pool(tid, entries):
         pools.append(vint(tid) + vint(len(entries)) + b"".join(entries))
 
-    names = ["Big", "make", "main", "()V", "([Ljava/lang/String;)V"]
-    classes = ["Big"] + [p + str(v) for v in values for p in "WTO"]
+    names = [FRAME_CLASS, "make", "main", "()V", "([Ljava/lang/String;)V"]
+    classes = [FRAME_CLASS] + [p + str(v) for v in values for p in "WTO"]
     names += classes
     pool(T_SYMBOL, [vint(i + 1) + utf8(n) for i, n in enumerate(names)])
     pool(T_CLASS, [vint(i + 1) + vint(0) +
@@ -182,7 +186,7 @@ def checkpoint(values):
 
 
 def main():
-    global START_NS, NO_THREAD, THREAD
+    global START_NS, NO_THREAD, THREAD, FRAME_CLASS
     args = sys.argv[1:]
     pad, declare = 0, None
     while args[:1] and args[0].startswith("--"):
@@ -194,6 +198,8 @@ def main():
             START_NS = int(args[1])
         elif args[0] == "--thread":
             THREAD = args[1]
+        elif args[0] == "--class":
+            FRAME_CLASS = args[1]
         elif args[0] == "--pad":
             pad = int(args[1])
         elif args[0] == "--declare":
