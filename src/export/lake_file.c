@@ -252,6 +252,7 @@ struct lines {
 	gzFile gz;
 	char *chunk;
 	size_t at, n;
+	unsigned n_line; /* of the line last read, from 1 */
 	bool eof;
 	struct buf line;
 };
@@ -273,6 +274,7 @@ static int lines_open_fd(struct lines *r, int fd)
 static int lines_next(struct lines *r)
 {
 	buf_reset(&r->line);
+	r->n_line++;
 	for (;;) {
 		char *nl;
 
@@ -313,6 +315,15 @@ static void lines_close(struct lines *r)
 	r->chunk = NULL;
 }
 
+/* A damaged line of a lake's file: PATH:LINE: why. */
+static int line_damage(struct err *e, const char *path, const struct lines *r,
+		       const char *why)
+{
+	err_set_line(e, ERR_FORMAT, r->n_line, 0, "%s", why);
+	err_source(e, path);
+	return ERR_FAIL;
+}
+
 /* Whether line is table t's header. */
 static bool is_header(const struct buf *line, enum lake_table t)
 {
@@ -335,21 +346,27 @@ static int copy_rows(struct lines *r, const char *what, enum lake_table t,
 	int rc = lines_next(r);
 
 	if (rc > 0 && !is_header(&r->line, t))
-		return err_set(e, ERR_FORMAT,
-			       "%s: its header is not the lake's (schema %d, "
-			       "docs/export.md): written by another heapsift? "
-			       "export into a new folder",
-			       what, LAKE_SCHEMA_VERSION);
+		return line_damage(e, what, r,
+				   "its header is not the lake's (schema 2, "
+				   "docs/export.md): written by another "
+				   "heapsift? export into a new folder");
 	while (rc > 0 && (rc = lines_next(r)) > 0) {
 		uint64_t id, v;
 
-		if (keep && (!lake_row_id(r->line.data, r->line.len, &id) ||
-			     !u64map_get(keep, id, &v)))
+		/* a row without its recording's id is damage, said, never
+		 * dropped in silence: a rewrite would lose it */
+		if (!lake_row_id(r->line.data, r->line.len, &id))
+			return line_damage(e, what, r,
+					   "a row without a recording id "
+					   "(damaged, or not written by "
+					   "heapsift)");
+		if (keep && !u64map_get(keep, id, &v))
 			continue;
 		out_raw(out, r->line.data, r->line.len);
 	}
 	if (rc < 0)
-		return err_set(e, ERR_IO, "reading %s", what);
+		return line_damage(e, what, r,
+				   "cannot be read (a damaged gzip stream?)");
 	return 0;
 }
 
@@ -468,16 +485,19 @@ static int manifest_file(const char *path, const char *day, const char *part,
 			       err_io_reason(errno));
 	rc = lines_next(&r);
 	if (rc > 0 && !is_header(&r.line, LT_RECORDINGS))
-		rc = err_set(e, ERR_FORMAT,
-			     "%s: its header is not the lake's (schema %d)",
-			     path, LAKE_SCHEMA_VERSION);
+		rc = line_damage(e, path, &r,
+				 "its header is not the lake's (schema 2, "
+				 "docs/export.md): written by another "
+				 "heapsift? export into a new folder");
 	while (rc > 0 && (rc = lines_next(&r)) > 0) {
 		size_t at = 0;
 		uint64_t id;
 
 		if (!lake_row_id(r.line.data, r.line.len, &id)) {
-			rc = err_set(e, ERR_FORMAT,
-				     "%s: a row without a recording id", path);
+			rc = line_damage(e, path, &r,
+					 "a row without a recording id "
+					 "(damaged, or not written by "
+					 "heapsift)");
 			break;
 		}
 		uint64_t samples = 0;
@@ -496,7 +516,8 @@ static int manifest_file(const char *path, const char *day, const char *part,
 		rc = 1;
 	}
 	if (rc == -1 && !err_isset(e))
-		err_set(e, ERR_IO, "reading %s", path);
+		line_damage(e, path, &r,
+			    "cannot be read (a damaged gzip stream?)");
 	lines_close(&r);
 	buf_release(&idf);
 	buf_release(&casef);

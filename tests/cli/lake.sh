@@ -313,6 +313,27 @@ else
 	t_end
 fi
 
+t_begin lake_damaged_part_is_said_with_its_line_and_left_as_it_is
+# a row without a recording id on line 3 of a samples file, then a
+# recordings file whose header is not the lake's: a re-export that
+# rewrites the part stops, naming the file and the line, and writes
+# nothing (it never drops the row it cannot place)
+run export "$W/default.hsdb" --layout=fleet --format=csv -o "$W/dmg"
+expect_rc 0
+f=$(ls "$W"/dmg/samples/day=*/part-*.csv)
+sed -i '3s/^"[0-9a-f]*"/"damaged"/' "$f"
+before=$(cat "$W"/dmg/*/day=*/* | md5sum)
+run export "$W/default.hsdb" --layout=fleet --format=csv -o "$W/dmg"
+expect_rc 1
+case $err in *"$f:3: a row without a recording id"*) ;; *) t_fail "message: $err" ;; esac
+[ "$(cat "$W"/dmg/*/day=*/* | md5sum)" = "$before" ] || t_fail "the refused export changed the lake"
+g=$(ls "$W"/dmg/recordings/day=*/part-*.csv)
+sed -i '1s/^recording_id,/id,/' "$g"
+run export "$W/tlab.hsdb" --layout=fleet --format=csv -o "$W/dmg"
+expect_rc 1
+case $err in *"$g:1: its header is not the lake's"*) ;; *) t_fail "header message: $err" ;; esac
+t_end
+
 t_begin lake_refuses_a_second_format_and_the_old_layout
 run export "$W/default.hsdb" --layout=fleet --format=csv -o "$W/c5"
 expect_rc 0

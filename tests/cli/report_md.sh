@@ -69,27 +69,25 @@ run report --format=md "$B"
 printf '%s\n' "$out" >"$W/r.md"
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || echo "report --format=md $B: status $rc: $err"
 
-t_begin report_md_names_render_as_written_in_gfm
-if ! have_pandoc; then
-	t_skip "$NOPANDOC"
-else
-	pandoc --wrap=none -f gfm -t html "$W/r.md" >"$W/gfm.html" 2>"$W/pandoc.err" ||
+# rendered FLAVOR: the report rendered by pandoc as FLAVOR (gfm,
+# commonmark), every name checked in the HTML by md_names.py
+rendered() {
+	if ! have_pandoc; then
+		t_skip "$NOPANDOC"
+		return
+	fi
+	pandoc --wrap=none -f "$1" -t html "$W/r.md" >"$W/$1.html" 2>"$W/pandoc.err" ||
 		t_fail "pandoc: $(cat "$W/pandoc.err")"
-	python3 "$NAMES" check "$W/gfm.html" gfm "$B" 2>"$W/bad" ||
+	python3 "$NAMES" check "$W/$1.html" "$1" "$B" 2>"$W/bad" ||
 		t_fail "$(cat "$W/bad")"
 	t_end
-fi
+}
+
+t_begin report_md_names_render_as_written_in_gfm
+rendered gfm
 
 t_begin report_md_names_render_as_written_in_commonmark
-if ! have_pandoc; then
-	t_skip "$NOPANDOC"
-else
-	pandoc --wrap=none -f commonmark -t html "$W/r.md" >"$W/cm.html" 2>"$W/pandoc.err" ||
-		t_fail "pandoc: $(cat "$W/pandoc.err")"
-	python3 "$NAMES" check "$W/cm.html" commonmark "$B" 2>"$W/bad" ||
-		t_fail "$(cat "$W/bad")"
-	t_end
-fi
+rendered commonmark
 
 t_begin report_md_title_keeps_a_trailing_hash
 # "# heapsift report: x_y*z #": a closing sequence would take the '#' off
