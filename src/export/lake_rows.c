@@ -25,7 +25,11 @@ struct rows {
 	struct query *q;
 	struct query_cursor *c;
 	const char *case_id, *host;
-	unsigned char *used;   /* [query_n_stacks]: the recording's stacks */
+	unsigned char *used; /* [query_n_stacks]: the recording's stacks */
+	/* [query_n_stacks]: a node's site label, once looked up
+	 * (query_node_frame() writes the method's text too: not for
+	 * every sample) */
+	const char **site;
 	struct hmap frame_ids; /* site label -> frame id, per recording */
 	uint64_t n_frames;
 	struct buf m, ids;
@@ -131,16 +135,19 @@ static void sample_row(struct rows *w, struct lake_out *o, const char *rid,
 		       const struct query_sample *y)
 {
 	int64_t bytes = y->bytes == REC_NONE ? 0 : y->bytes;
-	const char *site;
+	const char *site = w->site[y->stack];
 	int32_t line;
 
+	if (!site) {
+		query_node_frame(w->q, y->stack, &w->m, &line, &site);
+		w->site[y->stack] = site;
+	}
 	lake_out_text(o, rid);
 	lake_out_text(o, w->host);
 	lake_out_int(o, y->time_ns);
 	lake_out_text(o, sample_kind_name(y->kind));
 	lake_out_text(o, y->thread);
 	lake_out_text(o, y->cls);
-	query_node_frame(w->q, y->stack, &w->m, &line, &site);
 	lake_out_text(o, y->stack ? site : "(no stack)");
 	lake_out_int(o, y->stack);
 	lake_out_int(o, y->est_bytes);
@@ -282,6 +289,7 @@ int lake_store_rows(struct store *s, const char *case_id, const char *host,
 	}
 	n = query_n_stacks(w.q);
 	w.used = xcalloc(n ? n : 1, 1);
+	w.site = xcalloc(n ? n : 1, sizeof(*w.site));
 	hmap_init(&w.frame_ids);
 	buf_init(&w.m);
 	buf_init(&w.ids);
@@ -305,6 +313,7 @@ int lake_store_rows(struct store *s, const char *case_id, const char *host,
 	}
 	query_cursor_free(w.c);
 	free(w.used);
+	free(w.site);
 	hmap_release(&w.frame_ids);
 	buf_release(&w.m);
 	buf_release(&w.ids);
