@@ -48,6 +48,9 @@ if [ "$what" = ci ]; then
 	# for the HTML, xmllint for its SVG, pandoc for the Markdown, and
 	# jsonschema for the JSON
 	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc strace"
+	# a JUnit reader for diff --format=junit (gate.sh): junitparser,
+	# Debian's, for /usr/bin/python3
+	pkgs="$pkgs python3-junitparser"
 	# jsonschema is asked for by what it provides: the python3 on PATH
 	# may be another one than Debian's (pyenv) and have it already; the
 	# tests use whichever of the two imports it (tests/cli/lib.sh)
