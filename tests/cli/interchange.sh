@@ -141,14 +141,6 @@ expect_rc 1
 t_end
 
 # --- pprof -------------------------------------------------------------------
-have_go() {
-	command -v go >/dev/null 2>&1 && return 0
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends golang-go >/dev/null 2>&1
-	fi
-	command -v go >/dev/null 2>&1
-}
 # pprof_sums FILE: go tool pprof -raw's samples by leaf "func:line"
 pprof_sums() {
 	HOME="$W" GOCACHE="$W/gocache" GOFLAGS= go tool pprof -raw "$1" \
