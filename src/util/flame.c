@@ -51,14 +51,18 @@ const char flame_script[] =
 	"function A(e,k){return +e.getAttribute(k);}"
 	"function nm(g){return g.querySelector('title').textContent"
 	".split('\\n')[0];}"
+	"function sh(n){var e=n.indexOf(':'),p=(e<0?n:n.slice(0,e))"
+	".split('.');return p.length<3?n:p.slice(-2).join('.')+"
+	"(e<0?'':n.slice(e));}"
 	"function fit(g,w){var t=g.querySelector('text'),n=nm(g),"
-	"c=Math.floor((w-6)/CW),l=c<3?'':n.length>c?n.slice(0,c-1)+"
-	"'\\u2026':n;t.textContent=l;while(l&&t.getComputedTextLength()>"
-	"w-6){l=l.length>4?l.slice(0,l.length-2)+'\\u2026':'';"
-	"t.textContent=l;}}"
+	"c=Math.floor((w-6)/CW),l;if(n.length>c)n=sh(n);"
+	"l=c<3?'':n.length>c?n.slice(0,c-1)+'\\u2026':n;t.textContent=l;"
+	"while(l&&t.getComputedTextLength()>w-6){l=l.length>4?"
+	"l.slice(0,l.length-2)+'\\u2026':'';t.textContent=l;}}"
 	"fr.forEach(function(g){var r=g.querySelector('rect'),"
 	"t=g.querySelector('text'),w=A(r,'width');"
-	"if(t.getComputedTextLength()>w-6+0.01){fit(g,w);refit++;}"
+	"if(t.textContent&&t.getComputedTextLength()>w-6+0.01){"
+	"fit(g,w);refit++;}"
 	"orig.push([r.getAttribute('x'),r.getAttribute('width'),"
 	"t.getAttribute('x'),t.textContent]);});"
 	"s.setAttribute('data-refit',refit);"
@@ -221,9 +225,25 @@ static size_t cols_of(const char *s, size_t len, size_t *cut_at, size_t max)
 	return cols;
 }
 
-/* s (printable, len bytes) XML-escaped, cut to cols columns with an
- * ellipsis when longer; nothing where fewer than 3 columns fit. */
-static void add_fitted(struct buf *out, const char *s, size_t len, double room)
+/* Where a frame's name reads without its package: "HashMap.resize:69"
+ * of "java.util.HashMap.resize:69" (the class's simple name, the
+ * method, the line); s itself where there is no package. */
+static size_t short_start(const char *s, size_t len)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t end = colon ? (size_t)(colon - s) : len, i, dots = 0;
+
+	for (i = end; i > 0; i--)
+		if (s[i - 1] == '.' && ++dots == 2)
+			return i;
+	return 0;
+}
+
+/* s (printable, len bytes) XML-escaped, to fit room px: whole, else
+ * without its package (short, for a frame's name), else cut with an
+ * ellipsis; nothing where fewer than 3 characters fit. */
+static void add_fitted(struct buf *out, const char *s, size_t len, double room,
+		       bool shorten)
 {
 	size_t cols = room > 0 ? (size_t)(room / FLAME_CW) : 0, cut;
 
@@ -232,6 +252,16 @@ static void add_fitted(struct buf *out, const char *s, size_t len, double room)
 	if (cols_of(s, len, &cut, cols) <= cols) {
 		buf_add_xml(out, s, len);
 		return;
+	}
+	if (shorten) {
+		size_t k = short_start(s, len);
+
+		s += k;
+		len -= k;
+		if (cols_of(s, len, &cut, cols) <= cols) {
+			buf_add_xml(out, s, len);
+			return;
+		}
 	}
 	cols_of(s, len, &cut, cols - 1);
 	buf_add_xml(out, s, cut);
@@ -258,7 +288,7 @@ static void header_line(struct buf *out, double y, const char *s, size_t len)
 
 	buf_add_printable(&c, s, len);
 	buf_addf(out, "<text x=\"10\" y=\"%.0f\">", y);
-	add_fitted(out, c.data, c.len, FLAME_W - 20);
+	add_fitted(out, c.data, c.len, FLAME_W - 20, false);
 	buf_adds(out, "</text>\n");
 	buf_release(&c);
 }
@@ -388,7 +418,7 @@ void flame_svg(struct buf *out, const struct flame_node *fl, size_t n,
 			 top + fn->depth * RH + 13);
 		buf_reset(&lb);
 		buf_add_printable(&lb, fn->label, strlen(fn->label));
-		add_fitted(out, lb.data, lb.len, rw - 2 * FLAME_PAD);
+		add_fitted(out, lb.data, lb.len, rw - 2 * FLAME_PAD, true);
 		buf_adds(out, "</text></g>\n");
 	}
 	if (in->standalone)
