@@ -46,17 +46,22 @@ static const char *const palette[] = {"#c0392b", "#2471a3", "#229954",
 				      "#b9770e", "#7d3c98", "#17a589"};
 
 static const char css[] =
+	/* a path or a class name with nowhere to break breaks anywhere
+	 * rather than widen the page (a case's bundle unpacked in a folder
+	 * of a long name); a table still too wide scrolls in its own box */
 	"body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;"
+	"overflow-wrap:anywhere;"
 	"max-width:1240px;padding:0 1em;color:#222;background:#fff}"
 	"h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
 	"code{background:#f3f3f3;padding:0 .2em;word-break:break-all}"
-	/* a long class name or path breaks where it must rather than
-	 * widen the table past the page; a table still too wide scrolls
-	 * in its own box */
 	".tw{max-width:100%;overflow-x:auto}"
-	"table{border-collapse:collapse;font-size:13px;max-width:100%}"
+	/* in a table only the columns of names (class w) break anywhere,
+	 * so that a short word is never cut to make room */
+	"table{border-collapse:collapse;font-size:13px;max-width:100%;"
+	"overflow-wrap:normal}td.w{overflow-wrap:anywhere}th{white-space:"
+	"nowrap}"
 	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;"
-	"vertical-align:top;overflow-wrap:anywhere}"
+	"vertical-align:top}"
 	"td.n{text-align:right;overflow-wrap:normal;white-space:nowrap}"
 	".finding{border-left:6px solid #999;padding:.3em 1em;margin:1em 0;"
 	"background:#fafafa}"
@@ -108,7 +113,7 @@ static void compare_html(struct buf *out, const struct report_compare *x)
 	for (i = 0; i < x->n_changed; i++) {
 		const struct report_cmp_row *r = &x->rows[i];
 
-		buf_addf(out, "<tr class=\"%s\"><td>",
+		buf_addf(out, "<tr class=\"%s\"><td class=\"w\">",
 			 report_cmp_change(r->change));
 		h(out, r->site);
 		buf_adds(out, "</td><td class=\"n\">");
@@ -526,7 +531,7 @@ static void inventory_html(struct buf *out, const struct report *r)
 		for (i = 0; i < r->n_members; i++) {
 			const struct report_member *m = &r->members[i];
 
-			buf_adds(out, "<tr><td>");
+			buf_adds(out, "<tr><td class=\"w\">");
 			h(out, m->display);
 			buf_adds(out, "</td><td>");
 			h(out, m->kind);
@@ -537,7 +542,7 @@ static void inventory_html(struct buf *out, const struct report *r)
 			h(out, m->compression[0] ? m->compression : "none");
 			buf_adds(out, "</td><td>");
 			h(out, m->status);
-			buf_adds(out, "</td><td>");
+			buf_adds(out, "</td><td class=\"w\">");
 			h(out, m->reason);
 			buf_adds(out, "</td></tr>\n");
 		}
@@ -557,7 +562,7 @@ static void recording_html(struct buf *out, const struct report *r, size_t i)
 	char t[HUMAN_TIME_SIZE];
 	size_t k;
 
-	buf_addf(out, "<tr><td class=\"n\">%zu</td><td>", i);
+	buf_addf(out, "<tr><td class=\"n\">%zu</td><td class=\"w\">", i);
 	h(out, x->source);
 	buf_adds(out, "</td><td>");
 	h(out, x->format);
@@ -576,7 +581,8 @@ static void recording_html(struct buf *out, const struct report *r, size_t i)
 			buf_addf(out, "%s %" PRIu64 "<br>",
 				 sample_kind_name((enum sample_kind)k),
 				 x->samples[k]);
-	buf_addf(out, "</td><td class=\"n\">%" PRIu64 "</td><td>", x->gcs);
+	buf_addf(out, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"w\">",
+		 x->gcs);
 	h(out, x->sampling);
 	buf_adds(out, "</td></tr>\n");
 }
