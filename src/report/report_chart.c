@@ -135,8 +135,9 @@ void report_ticks_values(double max, struct report_ticks *t)
 	double raw, p, m, step;
 	size_t i, n;
 
+	/* nothing to draw still gets an axis, of whole units */
 	if (!(max > 0) || !isfinite(max))
-		max = 1;
+		max = 4;
 	/* about four steps: the step is raw rounded up to 1, 2 or 5
 	 * times a power of ten, so two to four of them reach max */
 	raw = max / 4;

@@ -40,7 +40,7 @@ struct report_ticks {
 };
 
 /* From 0 to the first tick at or above max (the axis's top; max <= 0
- * counts as 1), about four steps. */
+ * counts as 4), about four steps. */
 void report_ticks_values(double max, struct report_ticks *t);
 /* A tick's label: v in unit, "bytes" and "bytes/s" as "50 MB" and
  * "1.5 GB/s" (powers of 1000, as human_bytes()), others as the plain
