@@ -495,8 +495,9 @@ static void flame_html(struct buf *out, const struct report *r)
 		buf_adds(out, " samples, callers above, allocating frames "
 			      "below, width the share of the bytes (frames "
 			      "under 0.2% left out). Hover for the numbers; "
-			      "where scripts run, click a frame to zoom and "
-			      "the top frame to go back.</p>\n");
+			      "where scripts run, click a frame to zoom, "
+			      "Reset zoom to go back, and Search (or /) to "
+			      "highlight the frames a regex matches.</p>\n");
 		if (r->flame_jvms > 1)
 			buf_addf(out,
 				 "<p class=\"fleet\">It adds %zu JVMs' samples "
