@@ -111,14 +111,7 @@ PY
 		cat "$HERE/export/flame_check.js"
 		printf '</script>\n</body></html>\n'
 	} >"$W/page.html"
-	chrome_dom "$W/page.html" "$W/dom.html" || t_fail "chromium failed: $(tail -3 "$W/dom.html.err")"
-	sed -n '/<pre id="out">/,/<\/pre>/p' "$W/dom.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g' >"$W/result"
-	grep -q '^end$' "$W/result" || t_fail "the checks did not finish: $(head -5 "$W/result")"
-	grep -q '^ok ' "$W/result" || t_fail "no check ran"
-	while IFS= read -r line; do
-		case $line in FAIL*) t_fail "$line" ;; esac
-	done <"$W/result"
-	[ -n "${EXPORT_SCREENSHOTS:-}" ] && cp "$W/result" "$EXPORT_SCREENSHOTS/flame_checks.txt"
+	chrome_checks "$W/page.html" out "$W/flame_checks.txt"
 	t_end
 fi
 
@@ -130,12 +123,7 @@ if ! have_chromium; then
 	t_skip "$NOCHROME"
 else
 	h=$(xmllint --xpath 'string(/*[local-name()="svg"]/@viewBox)' "$W/flame.svg" | awk '{print $4}')
-	chrome_shot "file://$W/flame.svg" "$W/flame.png" 1200 "$h" ||
-		t_fail "chromium failed: $(tail -3 "$W/flame.png.err")"
-	grep -E 'Uncaught|Refused to' "$W/flame.png.err" >"$W/console" &&
-		t_fail "console: $(head -3 "$W/console")"
-	[ "$(wc -c <"$W/flame.png")" -gt 8000 ] || t_fail "screenshot of $(wc -c <"$W/flame.png") bytes: blank?"
-	[ -n "${EXPORT_SCREENSHOTS:-}" ] && cp "$W/flame.png" "$W/flame.svg" "$EXPORT_SCREENSHOTS"/
+	chrome_picture "file://$W/flame.svg" "$W/flame.png" 1200 "$h" 8000
 	t_end
 fi
 

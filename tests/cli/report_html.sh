@@ -16,8 +16,8 @@ LONG="$W/case00012345_customer_production_cluster_euwest1_node17_heapdumps_and_f
 mkdir -p "$LONG"
 cp "$F/jdk17-profile-tlab.jfr" "$F/jdk17-leak-gcroots.jfr" "$LONG/"
 
-# check PAGE: the report check's lines of PAGE's DOM into $W/result, a
-# failure for each FAIL line
+# check PAGE: tests/export/report_check.js run in a copy of PAGE, a
+# failure for each check that fails
 check() {
 	python3 - "$1" "$HERE/export/report_check.js" >"$W/page.html" <<'PY'
 import sys
@@ -26,13 +26,7 @@ js = open(sys.argv[2], encoding="utf-8").read()
 i = page.rindex("</body>")
 sys.stdout.write(page[:i] + '<pre id="hs-out"></pre>\n<script>' + js + "</script>\n" + page[i:])
 PY
-	chrome_dom "$W/page.html" "$W/dom.html" || t_fail "chromium failed: $(tail -3 "$W/dom.html.err")"
-	sed -n '/<pre id="hs-out">/,/<\/pre>/p' "$W/dom.html" |
-		sed 's/<[^>]*>//g; s/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g' >"$W/result"
-	grep -q '^end$' "$W/result" || t_fail "the checks did not finish: $(head -5 "$W/result")"
-	while IFS= read -r line; do
-		case $line in FAIL*) t_fail "$line" ;; esac
-	done <"$W/result"
+	chrome_checks "$W/page.html" hs-out "$W/report_checks.txt"
 }
 
 t_begin report_html_fits_1400px_with_round_axes
@@ -42,7 +36,6 @@ if ! have_chromium; then
 	t_skip "$NOCHROME"
 else
 	check "$W/r.html"
-	[ -n "${EXPORT_SCREENSHOTS:-}" ] && cp "$W/result" "$EXPORT_SCREENSHOTS/report_checks.txt"
 	t_end
 fi
 
@@ -63,12 +56,7 @@ t_begin report_html_screenshot_at_1400px
 if ! have_chromium; then
 	t_skip "$NOCHROME"
 else
-	chrome_shot "file://$W/r.html" "$W/report.png" 1400 6000 ||
-		t_fail "chromium failed: $(tail -3 "$W/report.png.err")"
-	grep -E 'Uncaught|Refused to' "$W/report.png.err" >"$W/console" &&
-		t_fail "console: $(head -3 "$W/console")"
-	[ "$(wc -c <"$W/report.png")" -gt 20000 ] || t_fail "screenshot of $(wc -c <"$W/report.png") bytes: blank?"
-	[ -n "${EXPORT_SCREENSHOTS:-}" ] && cp "$W/report.png" "$W/r.html" "$EXPORT_SCREENSHOTS"/
+	chrome_picture "file://$W/r.html" "$W/report.png" 1400 6000 20000
 	t_end
 fi
 
