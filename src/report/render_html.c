@@ -360,7 +360,9 @@ static void head_html(struct buf *out, const struct report *r)
 	buf_adds(out, "<h1>heapsift report: ");
 	h(out, r->title);
 	buf_adds(out, "</h1>\n<p>");
-	if (r->store_path) {
+	/* the cache store's path is the analyst's, not the case's
+	 * reader's: named only where a store was given */
+	if (r->store_path && r->from_store) {
 		buf_adds(out, "Store <code>");
 		h(out, r->store_path);
 		buf_adds(out, "</code>. ");
