@@ -368,8 +368,11 @@ void diff_gate_stderr(const struct diff_cli *o, const struct diff_table *t,
 	for (i = 0; i < n && i < 10; i++) {
 		buf_reset(&b);
 		change_words(t, rows[i], &b);
-		term_fprintf(stderr, "heapsift diff: --fail-if=%s: %s %s: %s\n",
-			     o->gate_text, keyname, rows[i]->key, b.data);
+		/* "site X: grew ...", or "total: grew ..." */
+		term_fprintf(stderr,
+			     "heapsift diff: --fail-if=%s: %s%s%s: %s\n",
+			     o->gate_text, o->gate_total ? "" : keyname,
+			     o->gate_total ? "" : " ", rows[i]->key, b.data);
 	}
 	if (n > 10)
 		term_fprintf(stderr, "heapsift diff: --fail-if=%s: %zu more\n",
