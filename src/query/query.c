@@ -114,6 +114,20 @@ uint32_t query_node_frame(const struct query *q, uint32_t node, struct buf *b,
 
 	buf_reset(b);
 	*line = -1;
+	if (q->relabel) {
+		uint32_t l;
+
+		if (node == 0 || node >= q->ft.n) {
+			*site = q->site_names[q->node_site[0]];
+			buf_adds(b, *site);
+			return 0;
+		}
+		l = q->ft.label[node];
+		buf_adds(b, q->lab_method[l]);
+		*line = q->lab_line[l];
+		*site = q->lab_names[l];
+		return q->ft.parent[node];
+	}
 	if (node == 0 || node >= q->n_nodes) {
 		*site = q->site_names[q->node_site[0]]; /* "(no stack)" */
 		buf_adds(b, *site);
@@ -475,7 +489,7 @@ int query_open(struct store *s, const struct query_options *o,
 	free(inc);
 	free(exc);
 	inc = exc = NULL;
-	if (build_sites(q, e) < 0)
+	if (build_sites(q, e) < 0 || query_frames_open(q, e) < 0)
 		goto fail;
 	build_key_filter(q);
 	if (q->key_ok && q->o.key_by == GROUP_APP_SITE)
@@ -547,6 +561,7 @@ void query_free(struct query *q)
 	free(q->rec_info);
 	free(q->paths);
 	free(q->stacks);
+	query_frames_free(q);
 	query_survivors_free(q);
 	sel_free(&q->sel);
 	arena_release(&q->names);

@@ -53,7 +53,25 @@ struct query_options {
 	const char *key;
 	int key_by;
 	int estimate; /* enum query_estimate, or -1 for the default */
+	/* How a stack becomes frames (docs/export.md, "Frames"), for the
+	 * trees, the call paths, the flame graph and the exports: frames,
+	 * an enum query_frames; drop_re: frames whose class.method (as
+	 * shown) matches are left out of every stack.  normalize: the rules
+	 * of query/normalize.h on class names in frames, and on the keys of
+	 * query_top() by class, site, app-site and thread, groups whose
+	 * keys become equal adding up.  query_options_init(): lines, no
+	 * rule, nothing dropped (the store's names as they are). */
+	int frames;
+	bool normalize;
+	const char *drop_re;
 };
+
+enum query_frames {
+	QUERY_FRAMES_LINE,   /* class.method:line (the default) */
+	QUERY_FRAMES_METHOD, /* class.method: a method's lines are one */
+};
+
+bool query_frames_parse(const char *s, enum query_frames *f);
 
 /*
  * Which estimate of jdk.ObjectAllocationSample's bytes a query gives
@@ -220,6 +238,18 @@ int query_recordings_check(struct query *q, enum sample_kind kind,
 			   struct err *e);
 
 /* --- trees ------------------------------------------------------------------ */
+
+/*
+ * Where the options of query_options.frames, .normalize or .drop_re
+ * change some frame's label (else nothing changes), stacks are merged
+ * by the frames they print: a tree's nodes are labelled and numbered
+ * (site) by those labels (query_tree_labels()), a path or a stack of the
+ * exports (query_path.stack, query_stack.stack) is a node of the query's
+ * own trie of labels rather than of the store's, which query_node_frame()
+ * and query_path_frames() take, and samples whose every frame is
+ * dropped have one frame, "[dropped]".  query_tree_lazy() then gives
+ * query_tree()'s whole tree.
+ */
 
 /* A node of the call tree or of the inverted tree.  Index 0 is the root
  * (all samples).  Children are chained heaviest first. */

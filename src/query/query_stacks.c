@@ -8,8 +8,10 @@
  * Kinds without liveness go through
  * the usual pass (rollup rows where they can); kinds with it are
  * decoded whole, as survivors does, since the fate is per sample.
- * It does not merge stacks that print the same: the writers' formats
- * (and their readers) add up equal stacks themselves.
+ * It does not merge stacks that print the same, but where frames are
+ * relabelled (query_frames.c: the stacks are then the frame trie's):
+ * the writers' formats (and their readers) add up equal stacks
+ * themselves.
  */
 #include "query/query.h"
 
@@ -20,6 +22,7 @@
 #include "query/old_emissions.h"
 #include "query/query_int.h"
 #include "store/store.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 /* Objects one sample i stands for; NaN where unknown. */
@@ -130,6 +133,36 @@ static int sums_with_fate(struct query *q, struct query_stack *acc,
 	return 0;
 }
 
+/* acc[0, m), store nodes' sums, merged by frame node (query_frames.c)
+ * in place, in the order each frame node is first met: how many */
+static size_t by_frames(struct query *q, struct query_stack *acc, size_t m)
+{
+	struct u64map at;
+	size_t k, n = 0;
+
+	u64map_init(&at);
+	for (k = 0; k < m; k++) {
+		uint32_t v = query_frames_node(q, acc[k].stack);
+		bool added;
+		uint64_t *slot = u64map_put(&at, v, n, &added);
+		struct query_stack *y = &acc[*slot];
+
+		if (added) {
+			acc[n] = acc[k];
+			acc[n++].stack = v;
+			continue;
+		}
+		y->samples += acc[k].samples;
+		y->est_bytes = add_sat(y->est_bytes, acc[k].est_bytes);
+		y->est_objects += acc[k].est_objects;
+		y->inuse_samples += acc[k].inuse_samples;
+		y->inuse_bytes = add_sat(y->inuse_bytes, acc[k].inuse_bytes);
+		y->inuse_objects += acc[k].inuse_objects;
+	}
+	u64map_release(&at);
+	return n;
+}
+
 int query_stacks(struct query *q, const struct query_stack **out, size_t *n,
 		 bool *has_fate, struct query_total *total, struct err *e)
 {
@@ -160,6 +193,8 @@ int query_stacks(struct query *q, const struct query_stack **out, size_t *n,
 			total->est_objects += acc[m].est_objects;
 		m++;
 	}
+	if (q->relabel)
+		m = by_frames(q, acc, m);
 	free(q->stacks);
 	q->stacks = acc;
 	*out = acc;
