@@ -151,6 +151,17 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 	case OPT_NO_NORMALIZE:
 		f->q.normalize = false;
 		return 0;
+	case OPT_LEAF:
+		if (strcmp(arg, "class") && strcmp(arg, "none"))
+			return cli_usage_error(cmd,
+					       "--leaf: '%s' is not class or "
+					       "none",
+					       arg);
+		f->q.leaf_class = !strcmp(arg, "class");
+		return 0;
+	case OPT_THREADS:
+		f->q.threads = true;
+		return 0;
 	case OPT_ESTIMATE: {
 		enum query_estimate est;
 

@@ -31,6 +31,8 @@ enum {
 	OPT_FRAMES,
 	OPT_DROP_FRAMES,
 	OPT_NO_NORMALIZE,
+	OPT_LEAF,
+	OPT_THREADS,
 	OPT__VIEW_NEXT,
 };
 
@@ -93,6 +95,8 @@ enum {
 #define VIEW_FRAME_OPTIONS                                            \
 	{"frames", required_argument, NULL, OPT_FRAMES},              \
 		{"drop-frames", required_argument, NULL, OPT_DROP_FRAMES}, \
+		{"leaf", required_argument, NULL, OPT_LEAF},               \
+		{"threads", no_argument, NULL, OPT_THREADS},               \
 		VIEW_NORMALIZE_OPTION
 
 #define VIEW_NORMALIZE_HELP                                                   \
@@ -111,6 +115,12 @@ enum {
 	"      --drop-frames=REGEX     leave out of every stack the frames\n"   \
 	"                              whose class.method matches (a stack\n"   \
 	"                              left with none: [dropped])\n"            \
+	"      --leaf=class            the allocated class as the innermost\n" \
+	"                              frame, CLASS_[k] (CLASS_[i] for tlab\n" \
+	"                              samples), as async-profiler writes it\n" \
+	"                              (--leaf=none: no such frame)\n"         \
+	"      --threads               the thread as the outermost frame,\n"  \
+	"                              [NAME]\n"                              \
 	VIEW_NORMALIZE_HELP
 
 /* --recording's list: at most a JVM's, as report's commands name them */

@@ -64,6 +64,11 @@ struct query_options {
 	int frames;
 	bool normalize;
 	const char *drop_re;
+	/* leaf_class: the allocated class as a frame below the allocating
+	 * one, "CLASS_[k]" ("CLASS_[i]" for InNewTLAB samples), as
+	 * async-profiler writes it; threads: the sample's thread as the
+	 * outermost frame, "[NAME]" */
+	bool leaf_class, threads;
 };
 
 enum query_frames {
@@ -242,7 +247,8 @@ int query_recordings_check(struct query *q, enum sample_kind kind,
 /*
  * Where the options of query_options.frames, .normalize or .drop_re
  * change some frame's label (else nothing changes), stacks are merged
- * by the frames they print: a tree's nodes are labelled and numbered
+ * by the frames they print (as they do with leaf_class and threads, which
+ * add frames): a tree's nodes are labelled and numbered
  * (site) by those labels (query_tree_labels()), a path or a stack of the
  * exports (query_path.stack, query_stack.stack) is a node of the query's
  * own trie of labels rather than of the store's, which query_node_frame()

@@ -74,12 +74,13 @@ int query_frames_open(struct query *q, struct err *e)
 	const struct query_options *o = &q->o;
 	struct rx_user *drop = NULL;
 	struct buf cls = BUF_INIT, text = BUF_INIT;
-	struct hmap idx;
+	struct hmap *idx = &q->lab_idx;
 	unsigned char *done;
 	uint32_t f, s;
 	bool changed = false;
 
-	if (!o->normalize && o->frames == QUERY_FRAMES_LINE && !o->drop_re)
+	if (!o->normalize && o->frames == QUERY_FRAMES_LINE && !o->drop_re &&
+	    !o->leaf_class && !o->threads)
 		return 0;
 	if (o->drop_re) {
 		drop = rx_user_new(o->drop_re, e);
@@ -88,7 +89,7 @@ int query_frames_open(struct query *q, struct err *e)
 			return ERR_FAIL;
 		}
 	}
-	hmap_init(&idx);
+	hmap_init(idx);
 	q->lab = xmalloc((q->n_sites ? q->n_sites : 1) * sizeof(*q->lab));
 	done = xcalloc(q->n_sites ? q->n_sites : 1, 1);
 	for (f = 0; f < q->n_frames; f++) {
@@ -119,7 +120,7 @@ int query_frames_open(struct query *q, struct err *e)
 		if (o->frames == QUERY_FRAMES_LINE && fr->line >= 0)
 			buf_addf(&text, ":%d", fr->line);
 		q->lab[s] = label_intern(
-			q, &idx, text.data, text.len, cls.data,
+			q, idx, text.data, text.len, cls.data,
 			o->frames == QUERY_FRAMES_LINE && fr->line >= 0
 				? fr->line
 				: -1);
@@ -128,22 +129,30 @@ int query_frames_open(struct query *q, struct err *e)
 	}
 	/* "(no stack)", the last site, has no frame */
 	s = q->n_sites - 1;
-	q->lab[s] = label_intern(q, &idx, q->site_names[s],
+	q->lab[s] = label_intern(q, idx, q->site_names[s],
 				 strlen(q->site_names[s]), NULL, -1);
-	q->lab_dropped = label_intern(q, &idx, DROPPED_LABEL,
+	q->lab_dropped = label_intern(q, idx, DROPPED_LABEL,
 				      strlen(DROPPED_LABEL), NULL, -1);
 	free(done);
-	hmap_release(&idx);
 	buf_release(&cls);
 	buf_release(&text);
 	rx_user_free(drop);
-	if (!changed) {
+	q->split = o->leaf_class || o->threads;
+	if (!changed && !q->split) {
 		/* every label is its site's name: the plain paths */
 		free(q->lab);
 		q->lab = NULL;
 		return 0;
 	}
 	q->relabel = true;
+	if (o->leaf_class) {
+		q->cls_lab = xmalloc(((size_t)q->n_classes + 1) * 4);
+		memset(q->cls_lab, 0xff, ((size_t)q->n_classes + 1) * 4);
+	}
+	if (o->threads) {
+		q->thr_lab = xmalloc(((size_t)q->n_threads + 1) * 4);
+		memset(q->thr_lab, 0xff, ((size_t)q->n_threads + 1) * 4);
+	}
 	u64map_init(&q->ft.kids);
 	u64map_init(&q->ft.memo);
 	/* the root: no frame */
@@ -160,6 +169,10 @@ int query_frames_open(struct query *q, struct err *e)
 
 void query_frames_free(struct query *q)
 {
+	if (q->lab)
+		hmap_release(&q->lab_idx);
+	free(q->cls_lab);
+	free(q->thr_lab);
 	free(q->lab);
 	free(q->lab_names);
 	free(q->lab_method);
@@ -195,15 +208,16 @@ static uint32_t ft_child(struct query_ftrie *t, uint32_t parent,
 	return (uint32_t)t->n++;
 }
 
-/* the frame node that store node n's children hang from: its own, or
- * for a dropped frame its nearest kept caller's (0: none) */
-static uint32_t ft_hang(struct query *q, uint32_t n)
+/* the frame node that store node n's children hang from below frame
+ * node root (a thread's, or 0): its own, or for a dropped frame its
+ * nearest kept caller's (root: none) */
+static uint32_t ft_hang(struct query *q, uint32_t root, uint32_t n)
 {
 	uint32_t up[64], *path = up, cap = 64, k = 0, at;
-	uint64_t v;
+	uint64_t v, key = (uint64_t)root << 32;
 
 	/* up to the first node already met, then down making each */
-	while (n && !u64map_get(&q->ft.memo, n, &v)) {
+	while (n && !u64map_get(&q->ft.memo, key | n, &v)) {
 		if (k == cap) {
 			cap *= 2;
 			path = path == up ? memcpy(xmalloc(cap * sizeof(*path)),
@@ -214,13 +228,13 @@ static uint32_t ft_hang(struct query *q, uint32_t n)
 		path[k++] = n;
 		n = q->nodes[n].parent;
 	}
-	at = n ? (uint32_t)v : 0;
+	at = n ? (uint32_t)v : root;
 	while (k--) {
 		uint32_t l = q->lab[q->node_site[path[k]]];
 
 		if (l != QUERY_LAB_DROP)
 			at = ft_child(&q->ft, at, l);
-		u64map_put(&q->ft.memo, path[k], at, NULL);
+		u64map_put(&q->ft.memo, key | path[k], at, NULL);
 	}
 	if (path != up)
 		free(path);
@@ -233,7 +247,189 @@ uint32_t query_frames_node(struct query *q, uint32_t n)
 
 	if (!n || n >= q->n_nodes)
 		return 0; /* no stack: the root, as a store's node 0 */
-	at = ft_hang(q, n);
+	at = ft_hang(q, 0, n);
 	/* every frame dropped: the samples stay, under "[dropped]" */
 	return at ? at : ft_child(&q->ft, 0, q->lab_dropped);
+}
+
+/* The label of class c (STORE_NONE: none), made on first use: its
+ * name as top shows it, normalised where asked, and async-profiler's
+ * suffix for an allocated class (_[i] in a new TLAB, _[k] otherwise). */
+static uint32_t class_label(struct query *q, uint32_t c)
+{
+	struct buf b = BUF_INIT;
+	size_t at = c < q->n_classes ? c : q->n_classes;
+	const char *name = c < q->n_classes
+				   ? store_str(q->s, q->classes[c].display)
+				   : "(unknown class)";
+
+	if (q->cls_lab[at] != UINT32_MAX)
+		return q->cls_lab[at];
+	if (q->o.normalize)
+		normalize_class(name, &b);
+	else
+		buf_adds(&b, name);
+	buf_adds(&b, q->kind == SAMPLE_TLAB_NEW ? "_[i]" : "_[k]");
+	q->cls_lab[at] = label_intern(q, &q->lab_idx, b.data, b.len, NULL, -1);
+	buf_release(&b);
+	return q->cls_lab[at];
+}
+
+/* The label of thread t: "[NAME]", as async-profiler's --threads. */
+static uint32_t thread_label(struct query *q, uint32_t t)
+{
+	struct buf b = BUF_INIT;
+	size_t at = t < q->n_threads ? t : q->n_threads;
+	const char *name = t < q->n_threads
+				   ? store_str(q->s, q->threads[t].name)
+				   : "no thread";
+
+	if (q->thr_lab[at] != UINT32_MAX)
+		return q->thr_lab[at];
+	buf_addch(&b, '[');
+	if (q->o.normalize)
+		normalize_thread(name, &b);
+	else
+		buf_adds(&b, name);
+	buf_addch(&b, ']');
+	q->thr_lab[at] = label_intern(q, &q->lab_idx, b.data, b.len, NULL, -1);
+	buf_release(&b);
+	return q->thr_lab[at];
+}
+
+uint32_t query_frames_node_ct(struct query *q, uint32_t n, uint32_t cls,
+			      uint32_t th)
+{
+	uint32_t root = 0, at;
+
+	if (!q->split)
+		return query_frames_node(q, n);
+	if (q->o.threads)
+		root = ft_child(&q->ft, 0, thread_label(q, th));
+	if (!n || n >= q->n_nodes) {
+		/* no stack: its frame, between the thread and the class */
+		at = ft_child(&q->ft, root, q->lab[q->n_sites - 1]);
+	} else {
+		at = ft_hang(q, root, n);
+		if (at == root)
+			at = ft_child(&q->ft, root, q->lab_dropped);
+	}
+	if (q->o.leaf_class)
+		at = ft_child(&q->ft, at, class_label(q, cls));
+	return at;
+}
+
+/* fs[v] made to exist: grown to the frame trie's room */
+static struct query_node_self *sums_at(struct query_node_self **fs,
+				       size_t *room, size_t n, uint32_t v)
+{
+	if (n > *room) {
+		size_t old = *room;
+
+		*room = n;
+		*fs = xreallocarray(*fs, *room, sizeof(**fs));
+		memset(*fs + old, 0, (*room - old) * sizeof(**fs));
+	}
+	return &(*fs)[v];
+}
+
+/* one pass over the query's samples by (node, class, thread) */
+static int split_pass(struct query *q, struct query_node_self **fs,
+		      size_t *room, struct query_total *total, struct err *e)
+{
+	const bool agent = sample_kind_ht(q->kind);
+	struct query_pass p;
+	uint64_t i;
+	uint32_t r;
+	int rc;
+
+	if (query_pass_init(q, &p,
+			    PASS_NEED_NODE | PASS_NEED_CLASS |
+				    PASS_NEED_THREAD | PASS_NEED_SQUARES,
+			    0, 0, e) < 0)
+		return ERR_FAIL;
+	while ((rc = query_pass_next(q, &p, e)) > 0) {
+		if (rc == PASS_ROWS) {
+			for (r = 0; r < p.n_rows; r++) {
+				const struct store_rollup_row *x = &p.rows[r];
+				struct query_node_self *y;
+				uint32_t v;
+
+				if (!query_row_ok(q, &p, x))
+					continue;
+				v = query_frames_node_ct(q, x->node, x->cls,
+							 x->thread);
+				y = sums_at(fs, room, q->ft.alloc, v);
+				y->samples += x->samples;
+				y->bytes = add_sat(y->bytes, x->bytes);
+				if (p.sq)
+					y->sq = sq_add(y->sq,
+						       u128_of(p.sq[r].lo,
+							       p.sq[r].hi));
+				total_add_rows(total, x->samples, x->bytes,
+					       x->first_ns, x->last_ns);
+			}
+			continue;
+		}
+		for (i = q->lo; i < q->hi; i++) {
+			int64_t bytes =
+				q->sm.bytes[i] == REC_NONE ? 0 : q->sm.bytes[i];
+			struct query_node_self *y;
+			uint32_t v;
+
+			if ((p.rec != PASS_ANY_REC &&
+			     q->sm.recording[i] != p.rec) ||
+			    !query_sample_ok(q, i))
+				continue;
+			v = query_frames_node_ct(q, q->sm.node[i],
+						 q->sm.cls[i], q->sm.thread[i]);
+			y = sums_at(fs, room, q->ft.alloc, v);
+			y->samples++;
+			y->bytes = add_sat(y->bytes, bytes);
+			y->sq = sq_add(y->sq,
+				       sq_of(p.var ? p.var[i] : bytes,
+					     agent ? q->sm.size[i] : 0, agent));
+			total_add(total, q->sm.time_ns[i], bytes);
+		}
+	}
+	query_pass_release(&p);
+	return rc < 0 ? ERR_FAIL : 0;
+}
+
+struct query_node_self *query_frames_sums(struct query *q,
+					  const struct query_node_self *self,
+					  struct query_total *total,
+					  struct err *e)
+{
+	struct query_node_self *fs = NULL;
+	size_t room = 0, k;
+
+	if (q->split) {
+		total_init(total);
+		if (split_pass(q, &fs, &room, total, e) < 0) {
+			free(fs);
+			return NULL;
+		}
+		total->est_objects = q->self_total.est_objects;
+		sums_at(&fs, &room, q->ft.n, 0);
+		return fs;
+	}
+	{
+		uint32_t *at = xmalloc((q->n_self_list ? q->n_self_list : 1) *
+				       sizeof(*at));
+
+		/* the frame nodes first: the trie grows as they are made */
+		for (k = 0; k < q->n_self_list; k++)
+			at[k] = query_frames_node(q, q->self_list[k]);
+		fs = xcalloc(q->ft.n, sizeof(*fs));
+		for (k = 0; k < q->n_self_list; k++) {
+			struct query_node_self *x = &fs[at[k]];
+
+			x->samples += self[k].samples;
+			x->bytes = add_sat(x->bytes, self[k].bytes);
+			x->sq = sq_add(x->sq, self[k].sq);
+		}
+		free(at);
+	}
+	return fs;
 }

@@ -164,7 +164,13 @@ struct query {
 	 * (class.method, as shown) and line (-1: none shown), and stacks
 	 * are numbered by the frame trie ft */
 	bool relabel;
+	/* split: leaf_class or threads, whose frames are not the stack's
+	 * alone; cls_lab, thr_lab: their labels by class and thread (one
+	 * past the last: none), UINT32_MAX until made */
+	bool split;
+	uint32_t *cls_lab, *thr_lab;
 	uint32_t *lab, n_labs, lab_dropped;
+	struct hmap lab_idx;
 	const char **lab_names, **lab_method;
 	int32_t *lab_line;
 	struct query_ftrie ft;
@@ -368,6 +374,18 @@ void query_survivors_free(struct query *q);
 int query_frames_open(struct query *q, struct err *e);
 void query_frames_free(struct query *q);
 uint32_t query_frames_node(struct query *q, uint32_t n);
+/* The frame node of samples of store node n, class cls and thread th
+ * (STORE_NONE: none), leaf_class's and threads' frames included. */
+uint32_t query_frames_node_ct(struct query *q, uint32_t n, uint32_t cls,
+			      uint32_t th);
+/* The query's own samples summed by frame node, [q->ft.n], malloc'ed:
+ * from self (query_node_self_sums()), or where frames split a stack
+ * node's samples (q->split) from a pass of their own.  NULL with e set
+ * on a damaged block. */
+struct query_node_self *query_frames_sums(struct query *q,
+					  const struct query_node_self *self,
+					  struct query_total *total,
+					  struct err *e);
 
 /*
  * A pass over the samples of the query's kind in its time window, a

@@ -199,44 +199,23 @@ static void tree_flow_up(struct tree_scratch *t)
 	}
 }
 
-/* The stacks' own sums by frame node (query_frames.c), [q->ft.n]. */
-static struct query_node_self *frame_sums(struct query *q,
-					  const struct query_node_self *self)
-{
-	struct query_node_self *fs;
-	uint32_t *at = xmalloc((q->n_self_list ? q->n_self_list : 1) *
-			       sizeof(*at));
-	size_t k;
-
-	/* the frame nodes first: the trie grows as they are made */
-	for (k = 0; k < q->n_self_list; k++)
-		at[k] = query_frames_node(q, q->self_list[k]);
-	fs = xcalloc(q->ft.n, sizeof(*fs));
-	for (k = 0; k < q->n_self_list; k++) {
-		struct query_node_self *x = &fs[at[k]];
-
-		x->samples += self[k].samples;
-		x->bytes = add_sat(x->bytes, self[k].bytes);
-		x->sq = sq_add(x->sq, self[k].sq);
-	}
-	free(at);
-	return fs;
-}
-
 /*
  * query_tree() where frames are relabelled: the call tree is the frame
  * trie's nodes with samples below them; the inverted tree goes out from
  * each frame node with samples of its own to the root.  The root (its
  * own sums: samples without a stack) is t's node 0.
  */
-static void tree_frames(struct query *q, bool inverted, uint32_t max_depth,
-			const struct query_node_self *self,
-			const struct query_total *total, struct tree_scratch *t)
+static int tree_frames(struct query *q, bool inverted, uint32_t max_depth,
+		       const struct query_node_self *self,
+		       struct query_total *total, struct tree_scratch *t,
+		       struct err *e)
 {
-	struct query_node_self *fs = frame_sums(q, self);
+	struct query_node_self *fs = query_frames_sums(q, self, total, e);
 	const struct query_ftrie *ft = &q->ft;
 	uint32_t v;
 
+	if (!fs)
+		return ERR_FAIL;
 	t->nodes[0].self_samples = fs[0].samples;
 	t->nodes[0].self_bytes = fs[0].bytes;
 	t->sq[0] = fs[0].sq;
@@ -297,6 +276,7 @@ static void tree_frames(struct query *q, bool inverted, uint32_t max_depth,
 		}
 	}
 	free(fs);
+	return 0;
 }
 
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
@@ -338,7 +318,12 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	t.nodes[0].self_bytes = query_self_of(q, 0)->bytes;
 	t.sq[0] = query_self_of(q, 0)->sq;
 	if (q->relabel) {
-		tree_frames(q, inverted, max_depth, self, total, &t);
+		if (tree_frames(q, inverted, max_depth, self, total, &t, e) <
+		    0) {
+			tree_scratch_release(&t);
+			free(t.nodes);
+			return ERR_FAIL;
+		}
 	} else if (!inverted) {
 		/* The trie, with the children of one parent that share a
 		 * site merged (frames that differ only in bytecode index or
@@ -472,6 +457,43 @@ static int path_cmp(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+/* query_paths() where frames are relabelled: a path is a frame node with
+ * samples of its own, stacks that print the same being one already */
+static int paths_frames(struct query *q, size_t max,
+			const struct query_node_self *self,
+			const struct query_path **out, size_t *n_out,
+			size_t *n_all, struct query_total *total,
+			struct err *e)
+{
+	struct query_node_self *fs = query_frames_sums(q, self, total, e);
+	struct query_path *acc;
+	size_t n = 0;
+	uint32_t v;
+
+	if (!fs)
+		return ERR_FAIL;
+	acc = xcalloc(q->ft.n, sizeof(*acc));
+	for (v = 0; v < q->ft.n; v++) {
+		if (!fs[v].samples)
+			continue;
+		acc[n].stack = v;
+		acc[n].samples = fs[v].samples;
+		acc[n].est_bytes = fs[v].bytes;
+		acc[n].rel_err = query_rel_err(q->kind, fs[v].samples,
+					       fs[v].bytes, fs[v].sq);
+		n++;
+	}
+	free(fs);
+	if (n > 1)
+		qsort(acc, n, sizeof(*acc), path_cmp);
+	*n_all = n;
+	free(q->paths);
+	q->paths = acc;
+	*out = acc;
+	*n_out = n < max ? n : max;
+	return 0;
+}
+
 int query_paths(struct query *q, size_t max, const struct query_path **out,
 		size_t *n_out, size_t *n_all, struct query_total *total,
 		struct err *e)
@@ -487,13 +509,8 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 	self = query_node_self_sums(q, total, e);
 	if (!self)
 		return ERR_FAIL;
-	if (q->relabel) {
-		/* a path is a frame node: stacks that print the same are one */
-		h = xmalloc((q->n_self_list ? q->n_self_list : 1) * sizeof(*h));
-		for (i = 0; i < q->n_self_list; i++)
-			h[i] = query_frames_node(q, q->self_list[i]);
-		goto merge;
-	}
+	if (q->relabel)
+		return paths_frames(q, max, self, out, n_out, n_all, total, e);
 	/* a path's hash from its parent's (parents come first) and the
 	 * text of its frame: overloads of a method on one line print the
 	 * same, and a list that shows them twice looks broken */
@@ -529,7 +546,6 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		}
 		free(site_h);
 	}
-merge:
 	u64map_init(&idx);
 	for (i = 0; i < q->n_self_list; i++) {
 		uint64_t *slot;
@@ -544,7 +560,7 @@ merge:
 				sq = xreallocarray(sq, alloc, sizeof(*sq));
 			}
 			sq[n] = 0;
-			acc[n].stack = q->relabel ? (uint32_t)h[i] : k;
+			acc[n].stack = k;
 			acc[n].samples = 0;
 			acc[n].est_bytes = 0;
 			n++;
