@@ -98,8 +98,7 @@ static size_t hidden_suffix(const char *base, size_t len)
 
 /* Whether b's data ends with "$" + digits of which the "$" is at
  * *at, the digits being the last; its length to keep in *keep. */
-static bool ends_counter(const struct buf *b, const char *marker,
-			 size_t *keep)
+static bool ends_counter(const struct buf *b, const char *marker, size_t *keep)
 {
 	size_t n = b->len, m = strlen(marker);
 
@@ -115,8 +114,7 @@ static bool ends_counter(const struct buf *b, const char *marker,
  * marker, "$ByteBuddy$<id>" and "$HibernateProxy$<id>" too. */
 static void generator_suffix(struct buf *b)
 {
-	static const char *const single[] = {"$ByteBuddy$",
-					     "$HibernateProxy$"};
+	static const char *const single[] = {"$ByteBuddy$", "$HibernateProxy$"};
 	size_t n = b->len, i;
 
 	while (n > 0 && (is_alnum(b->data[n - 1]) || b->data[n - 1] == '_'))

@@ -58,8 +58,7 @@ static uint32_t label_intern(struct query *q, struct hmap *idx, const char *s,
 		return (uint32_t)v;
 	l = q->n_labs++;
 	q->lab_names = xreallocarray(q->lab_names, q->n_labs, sizeof(char *));
-	q->lab_method =
-		xreallocarray(q->lab_method, q->n_labs, sizeof(char *));
+	q->lab_method = xreallocarray(q->lab_method, q->n_labs, sizeof(char *));
 	q->lab_line = xreallocarray(q->lab_line, q->n_labs, sizeof(int32_t));
 	q->lab_names[l] = arena_memdup(&q->names, s, len);
 	q->lab_method[l] =
@@ -119,11 +118,11 @@ int query_frames_open(struct query *q, struct err *e)
 		buf_adds(&cls, text.data); /* the method's text */
 		if (o->frames == QUERY_FRAMES_LINE && fr->line >= 0)
 			buf_addf(&text, ":%d", fr->line);
-		q->lab[s] = label_intern(
-			q, idx, text.data, text.len, cls.data,
-			o->frames == QUERY_FRAMES_LINE && fr->line >= 0
-				? fr->line
-				: -1);
+		q->lab[s] = label_intern(q, idx, text.data, text.len, cls.data,
+					 o->frames == QUERY_FRAMES_LINE &&
+							 fr->line >= 0
+						 ? fr->line
+						 : -1);
 		if (strcmp(text.data, q->site_names[s]))
 			changed = true;
 	}
@@ -160,6 +159,12 @@ int query_frames_open(struct query *q, struct err *e)
 	q->ft.parent = xmalloc(q->ft.alloc * sizeof(uint32_t));
 	q->ft.label = xmalloc(q->ft.alloc * sizeof(uint32_t));
 	q->ft.depth = xmalloc(q->ft.alloc * sizeof(uint32_t));
+	if (!o->threads) {
+		q->ft.memo_node = xmalloc((q->n_nodes ? q->n_nodes : 1) *
+					  sizeof(uint32_t));
+		memset(q->ft.memo_node, 0xff,
+		       (q->n_nodes ? q->n_nodes : 1) * sizeof(uint32_t));
+	}
 	q->ft.parent[0] = UINT32_MAX;
 	q->ft.label[0] = q->lab[q->n_sites - 1];
 	q->ft.depth[0] = 0;
@@ -181,14 +186,14 @@ void query_frames_free(struct query *q)
 		u64map_release(&q->ft.kids);
 		u64map_release(&q->ft.memo);
 	}
+	free(q->ft.memo_node);
 	free(q->ft.parent);
 	free(q->ft.label);
 	free(q->ft.depth);
 }
 
 /* parent's child labelled label, made when it has none */
-static uint32_t ft_child(struct query_ftrie *t, uint32_t parent,
-			 uint32_t label)
+static uint32_t ft_child(struct query_ftrie *t, uint32_t parent, uint32_t label)
 {
 	uint64_t *v;
 	bool added;
@@ -198,7 +203,8 @@ static uint32_t ft_child(struct query_ftrie *t, uint32_t parent,
 		return (uint32_t)*v;
 	if (t->n == t->alloc) {
 		t->alloc *= 2;
-		t->parent = xreallocarray(t->parent, t->alloc, sizeof(uint32_t));
+		t->parent =
+			xreallocarray(t->parent, t->alloc, sizeof(uint32_t));
 		t->label = xreallocarray(t->label, t->alloc, sizeof(uint32_t));
 		t->depth = xreallocarray(t->depth, t->alloc, sizeof(uint32_t));
 	}
@@ -217,7 +223,8 @@ static uint32_t ft_hang(struct query *q, uint32_t root, uint32_t n)
 	uint64_t v, key = (uint64_t)root << 32;
 
 	/* up to the first node already met, then down making each */
-	while (n && !u64map_get(&q->ft.memo, key | n, &v)) {
+	while (n && !(q->ft.memo_node ? (v = q->ft.memo_node[n]) != UINT32_MAX
+				      : u64map_get(&q->ft.memo, key | n, &v))) {
 		if (k == cap) {
 			cap *= 2;
 			path = path == up ? memcpy(xmalloc(cap * sizeof(*path)),
@@ -234,7 +241,10 @@ static uint32_t ft_hang(struct query *q, uint32_t root, uint32_t n)
 
 		if (l != QUERY_LAB_DROP)
 			at = ft_child(&q->ft, at, l);
-		u64map_put(&q->ft.memo, key | path[k], at, NULL);
+		if (q->ft.memo_node)
+			q->ft.memo_node[path[k]] = at;
+		else
+			u64map_put(&q->ft.memo, key | path[k], at, NULL);
 	}
 	if (path != up)
 		free(path);
@@ -381,8 +391,8 @@ static int split_pass(struct query *q, struct query_node_self **fs,
 			     q->sm.recording[i] != p.rec) ||
 			    !query_sample_ok(q, i))
 				continue;
-			v = query_frames_node_ct(q, q->sm.node[i],
-						 q->sm.cls[i], q->sm.thread[i]);
+			v = query_frames_node_ct(q, q->sm.node[i], q->sm.cls[i],
+						 q->sm.thread[i]);
 			y = sums_at(fs, room, q->ft.alloc, v);
 			y->samples++;
 			y->bytes = add_sat(y->bytes, bytes);

@@ -121,6 +121,9 @@ struct query_ftrie {
 	uint32_t *parent, *label, *depth;
 	size_t n, alloc;
 	struct u64map kids, memo;
+	/* without threads the memo is a table by store node (UINT32_MAX:
+	 * not met): a map lookup a node was most of a big trie's walk */
+	uint32_t *memo_node;
 };
 
 struct query {

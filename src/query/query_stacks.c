@@ -38,9 +38,9 @@ static double sample_objects(const struct query *q, uint64_t i, int64_t bytes)
  * to: its node's, or where frames split a node's samples (q->split,
  * query_frames.c) its frame node's, acc grown to the frame trie's
  * room. */
-static struct query_stack *stack_slot(struct query *q,
-				      struct query_stack **acc, size_t *room,
-				      uint32_t node, uint32_t cls, uint32_t th)
+static struct query_stack *stack_slot(struct query *q, struct query_stack **acc,
+				      size_t *room, uint32_t node, uint32_t cls,
+				      uint32_t th)
 {
 	uint32_t v;
 
@@ -57,20 +57,18 @@ static struct query_stack *stack_slot(struct query *q,
 	return &(*acc)[v];
 }
 
-static int sums_by_pass(struct query *q, struct query_stack **acc,
-			size_t *room, struct query_total *total,
-			struct err *e)
+static int sums_by_pass(struct query *q, struct query_stack **acc, size_t *room,
+			struct query_total *total, struct err *e)
 {
 	struct query_pass p;
 	uint64_t i;
 	int rc;
 
-	if (query_pass_init(q, &p,
-			    PASS_NEED_NODE |
-				    (q->split ? PASS_NEED_CLASS |
-							PASS_NEED_THREAD
-					      : 0),
-			    0, 0, e) < 0)
+	if (query_pass_init(
+		    q, &p,
+		    PASS_NEED_NODE |
+			    (q->split ? PASS_NEED_CLASS | PASS_NEED_THREAD : 0),
+		    0, 0, e) < 0)
 		return ERR_FAIL;
 	while ((rc = query_pass_next(q, &p, e)) > 0) {
 		if (rc == PASS_ROWS) {

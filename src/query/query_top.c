@@ -357,8 +357,8 @@ const char *query_group_key(struct query *q, enum query_group by, size_t g)
  * keeps its own.  Made once per query_top(), over the groups with
  * samples: never per sample.
  */
-static void top_normalize(struct query *q, enum query_group by,
-			  size_t n_groups, const char **gkey)
+static void top_normalize(struct query *q, enum query_group by, size_t n_groups,
+			  const char **gkey)
 {
 	struct buf b = BUF_INIT;
 	struct hmap idx;
@@ -471,8 +471,8 @@ int query_top(struct query *q, enum query_group by,
 			total->est_objects += q->g[g].objects;
 	}
 	if (q->o.normalize && by != GROUP_RECORDING) {
-		const char **gkey = xcalloc(n_groups ? n_groups : 1,
-					    sizeof(*gkey));
+		const char **gkey =
+			xcalloc(n_groups ? n_groups : 1, sizeof(*gkey));
 
 		top_normalize(q, by, n_groups, gkey);
 		for (g = 0; g < n_groups; g++)

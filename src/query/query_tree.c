@@ -462,8 +462,7 @@ static int path_cmp(const void *a, const void *b)
 static int paths_frames(struct query *q, size_t max,
 			const struct query_node_self *self,
 			const struct query_path **out, size_t *n_out,
-			size_t *n_all, struct query_total *total,
-			struct err *e)
+			size_t *n_all, struct query_total *total, struct err *e)
 {
 	struct query_node_self *fs = query_frames_sums(q, self, total, e);
 	struct query_path *acc;
@@ -604,7 +603,8 @@ size_t query_path_frames(const struct query *q, uint32_t stack,
 	size_t n = 0;
 
 	if (q->relabel) {
-		for (; stack && stack < q->ft.n; stack = q->ft.parent[stack], n++)
+		for (; stack && stack < q->ft.n;
+		     stack = q->ft.parent[stack], n++)
 			if (n < max)
 				labels[n] = q->lab_names[q->ft.label[stack]];
 		return n;

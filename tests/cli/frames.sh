@@ -106,6 +106,33 @@ got=$(printf '%s\n' "$out" | awk -F, '$1 == "HeapWorkload.main" && $2 == 1 { pri
 [ "$got" = "$want" ] || t_fail "HeapWorkload.main holds $got samples, its lines $want"
 t_end
 
+t_begin frames_method_tree_nodes_add_up
+# each method's node holds what its line nodes held: the line-level
+# tree's rows with the lines cut off the path, added up by awk (a stack
+# passes through one node a depth, so the sums are exact), for samples,
+# est_bytes, self_samples and self_bytes, in both trees
+for inv in "" --inverted; do
+	run tree "$D" $inv --csv --depth=0 --min-share=0 --no-normalize
+	printf '%s\n' "$out" | python3 -c '
+import csv, re, sys
+acc = {}
+for r in list(csv.reader(sys.stdin))[1:]:
+	k = ";".join(re.sub(r":[0-9]+$", "", f) for f in r[0].split(";"))
+	a = acc.setdefault(k, [0, 0, 0, 0])
+	for i, c in enumerate((3, 4, 7, 8)):
+		a[i] += int(r[c])
+for k in sorted(acc):
+	print(k, *acc[k])' >"$W/tree-lines.txt"
+	run tree "$D" $inv --csv --depth=0 --min-share=0 --no-normalize --frames=method
+	printf '%s\n' "$out" | python3 -c '
+import csv, sys
+for r in sorted(list(csv.reader(sys.stdin))[1:]):
+	print(r[0], r[3], r[4], r[7], r[8])' >"$W/tree-method.txt"
+	cmp -s "$W/tree-lines.txt" "$W/tree-method.txt" ||
+		t_fail "tree $inv --frames=method is not its lines added up: $(diff "$W/tree-lines.txt" "$W/tree-method.txt" | head -n 4)"
+done
+t_end
+
 t_begin leaf_class_and_threads_match_jfr
 if ! command -v jfr >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
 	t_skip "no jfr or python3 on PATH"

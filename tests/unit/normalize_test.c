@@ -51,7 +51,8 @@ TEST(normalize_hidden_class_suffixes)
 	class_is("FramesWorkload$$Lambda$93+0x00007f4e94017000/1016925085",
 		 "FramesWorkload$$Lambda");
 	/* JDK 21+: no counter, the hidden suffix as Class.getName() */
-	class_is("com.example.Foo$$Lambda/0x000001234", "com.example.Foo$$Lambda");
+	class_is("com.example.Foo$$Lambda/0x000001234",
+		 "com.example.Foo$$Lambda");
 	class_is("Foo$$Lambda$123/0x0000000801234567", "Foo$$Lambda");
 	/* JDK 8's VM-anonymous classes: an identity hash */
 	class_is("Foo$$Lambda$123/1234567", "Foo$$Lambda");
@@ -102,7 +103,8 @@ TEST(normalize_leaves_stable_names)
 	class_is("com.example.Proxy2", "com.example.Proxy2");
 	class_is("com.example.$Proxy", "com.example.$Proxy");
 	class_is("Foo$$Lambda", "Foo$$Lambda");
-	class_is("com.example.Dollar$$Thing$$12", "com.example.Dollar$$Thing$$12");
+	class_is("com.example.Dollar$$Thing$$12",
+		 "com.example.Dollar$$Thing$$12");
 	class_is("", "");
 }
 
@@ -111,7 +113,8 @@ TEST(normalize_frames_keep_method_and_line)
 	frame_is("FramesWorkload$$Lambda$95+0x00007f4e94017440/313540687.get",
 		 "FramesWorkload$$Lambda.get");
 	frame_is("jdk.proxy2.$Proxy26.make", "$Proxy.make");
-	frame_is("FramesWorkload.lambda$main$7:30", "FramesWorkload.lambda$main$7:30");
+	frame_is("FramesWorkload.lambda$main$7:30",
+		 "FramesWorkload.lambda$main$7:30");
 	frame_is("com.sun.proxy.$Proxy7.invoke:12", "$Proxy.invoke:12");
 	frame_is("(no stack)", "(no stack)");
 }
