@@ -17,6 +17,7 @@
  */
 #include "query/query.h"
 #include "query/query_int.h"
+#include "query/normalize.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -355,7 +356,7 @@ static void build_key_filter(struct query *q)
 {
 	enum query_group by = (enum query_group)q->o.key_by;
 	size_t n, g;
-	struct buf b = BUF_INIT;
+	struct buf b = BUF_INIT, norm = BUF_INIT;
 
 	if (!q->o.key)
 		return;
@@ -366,9 +367,23 @@ static void build_key_filter(struct query *q)
 	q->key_ok = xcalloc(n ? n : 1, 1);
 	for (g = 0; g < n; g++) {
 		group_key(q, by, g, &b);
+		/* normalised, as query_top() names the groups then: a row's
+		 * key keeps every group it holds */
+		if (q->o.normalize && by != GROUP_RECORDING) {
+			buf_reset(&norm);
+			if (by == GROUP_CLASS)
+				normalize_class(b.data, &norm);
+			else if (by == GROUP_THREAD)
+				normalize_thread(b.data, &norm);
+			else
+				normalize_frame(b.data, &norm);
+			buf_reset(&b);
+			buf_add(&b, norm.data, norm.len);
+		}
 		q->key_ok[g] = !strcmp(b.data, q->o.key);
 	}
 	buf_release(&b);
+	buf_release(&norm);
 	q->o.key = NULL; /* borrowed only until query_open() returns */
 }
 
