@@ -262,49 +262,50 @@ uint32_t query_frames_node(struct query *q, uint32_t n)
 	return at ? at : ft_child(&q->ft, 0, q->lab_dropped);
 }
 
-/* The label of class c (STORE_NONE: none), made on first use: its
- * name as top shows it, normalised where asked, and async-profiler's
- * suffix for an allocated class (_[i] in a new TLAB, _[k] otherwise). */
-static uint32_t class_label(struct query *q, uint32_t c)
+/* The label of a class's or a thread's name, made once (*slot,
+ * UINT32_MAX until then): prefix, the name (by norm where the query
+ * normalises), suffix. */
+static uint32_t name_label(struct query *q, uint32_t *slot, const char *name,
+			   bool (*norm)(const char *, struct buf *),
+			   const char *prefix, const char *suffix)
 {
 	struct buf b = BUF_INIT;
-	size_t at = c < q->n_classes ? c : q->n_classes;
-	const char *name = c < q->n_classes
-				   ? store_str(q->s, q->classes[c].display)
-				   : "(unknown class)";
 
-	if (q->cls_lab[at] != UINT32_MAX)
-		return q->cls_lab[at];
+	if (*slot != UINT32_MAX)
+		return *slot;
+	buf_adds(&b, prefix);
 	if (q->o.normalize)
-		normalize_class(name, &b);
+		norm(name, &b);
 	else
 		buf_adds(&b, name);
-	buf_adds(&b, q->kind == SAMPLE_TLAB_NEW ? "_[i]" : "_[k]");
-	q->cls_lab[at] = label_intern(q, &q->lab_idx, b.data, b.len, NULL, -1);
+	buf_adds(&b, suffix);
+	*slot = label_intern(q, &q->lab_idx, b.data, b.len, NULL, -1);
 	buf_release(&b);
-	return q->cls_lab[at];
+	return *slot;
 }
 
-/* The label of thread t: "[NAME]", as async-profiler's --threads. */
+/* Class c's (STORE_NONE: none) with async-profiler's suffix for an
+ * allocated class: _[i] in a new TLAB, _[k] otherwise. */
+static uint32_t class_label(struct query *q, uint32_t c)
+{
+	bool known = c < q->n_classes;
+
+	return name_label(q, &q->cls_lab[known ? c : q->n_classes],
+			  known ? store_str(q->s, q->classes[c].display)
+				: "(unknown class)",
+			  normalize_class, "",
+			  q->kind == SAMPLE_TLAB_NEW ? "_[i]" : "_[k]");
+}
+
+/* Thread t's: "[NAME]", as async-profiler's --threads. */
 static uint32_t thread_label(struct query *q, uint32_t t)
 {
-	struct buf b = BUF_INIT;
-	size_t at = t < q->n_threads ? t : q->n_threads;
-	const char *name = t < q->n_threads
-				   ? store_str(q->s, q->threads[t].name)
-				   : "no thread";
+	bool known = t < q->n_threads;
 
-	if (q->thr_lab[at] != UINT32_MAX)
-		return q->thr_lab[at];
-	buf_addch(&b, '[');
-	if (q->o.normalize)
-		normalize_thread(name, &b);
-	else
-		buf_adds(&b, name);
-	buf_addch(&b, ']');
-	q->thr_lab[at] = label_intern(q, &q->lab_idx, b.data, b.len, NULL, -1);
-	buf_release(&b);
-	return q->thr_lab[at];
+	return name_label(q, &q->thr_lab[known ? t : q->n_threads],
+			  known ? store_str(q->s, q->threads[t].name)
+				: "no thread",
+			  normalize_thread, "[", "]");
 }
 
 uint32_t query_frames_node_ct(struct query *q, uint32_t n, uint32_t cls,
