@@ -216,8 +216,9 @@ int query_stacks(struct query *q, const struct query_stack **out, size_t *n,
 		return ERR_FAIL;
 	}
 	total->est_objects = query_kind_objects(q->kind) ? 0 : NAN;
-	/* split: acc is by frame node already */
-	n_acc = q->split ? q->ft.n : q->n_nodes;
+	/* split: acc is by frame node already, as far as its room: a frame
+	 * node past it (made by an earlier tree) has no sample here */
+	n_acc = q->split ? (q->ft.n < room ? q->ft.n : room) : q->n_nodes;
 	for (k = 0; k < n_acc; k++) {
 		if (!acc[k].samples)
 			continue;
