@@ -151,6 +151,49 @@ else
 	t_end
 fi
 
+t_begin leaf_class_and_threads_match_async_profiler
+# async-profiler's own converter (tools/async-profiler-converter) on the
+# same recording, --alloc --threads: its collapsed stacks differ from
+# heapsift's only where docs/export.md says (the frame types' suffixes
+# _[0] _[j] _[i] _[1] of Java frames, a thread's " tid=N", and with
+# --norm, which keeps a lambda's counter, $$Lambda$86): taken out by awk
+CONV="$(dirname "$0")/../../tools/async-profiler-converter/jfr-converter.jar"
+if ! command -v java >/dev/null 2>&1 || [ ! -f "$CONV" ]; then
+	t_skip "no java, or no $CONV"
+else
+	for norm in "" --norm; do
+		java -jar "$CONV" --alloc --threads --dot $norm -o collapsed "$FX" \
+			"$W/ap.collapsed" >"$W/ap.log" 2>&1 ||
+			t_fail "the converter failed: $(tail -n 2 "$W/ap.log")"
+		awk -v norm="$norm" '{
+			v = $NF; sub(/ [0-9]+$/, "")
+			n = split($0, f, ";"); k = ""
+			for (i = 1; i <= n; i++) {
+				x = f[i]
+				if (i == 1) sub(/ tid=[0-9]+\]$/, "]", x)
+				else if (i < n) sub(/_\[[0-9a-z]\]$/, "", x)
+				if (norm != "") sub(/\$\$Lambda\$[0-9]+\./, "$$Lambda.", x)
+				k = k (i > 1 ? ";" : "") x
+			}
+			s[k] += v } END { for (k in s) print k, s[k] }' "$W/ap.collapsed" |
+			LC_ALL=C sort >"$W/ap.txt"
+		if [ -n "$norm" ]; then
+			run export "$D" --format=folded --value=samples --frames=method \
+				--leaf=class --threads
+		else
+			# the converter writes a hidden class's '/' as '.' with --dot
+			run export "$D" --format=folded --value=samples --frames=method \
+				--leaf=class --threads --no-normalize
+			out=$(printf '%s\n' "$out" | sed 's|\(+0x[0-9a-f]*\)/|\1.|g')
+		fi
+		printf '%s\n' "$out" | LC_ALL=C sort >"$W/hs-ap.txt"
+		[ "$(wc -l <"$W/ap.txt")" -gt 5 ] || t_fail "the converter wrote $(wc -l <"$W/ap.txt") stacks"
+		cmp -s "$W/ap.txt" "$W/hs-ap.txt" ||
+			t_fail "${norm:-plain}: differs from async-profiler's converter: $(diff "$W/ap.txt" "$W/hs-ap.txt" | head -n 4)"
+	done
+	t_end
+fi
+
 t_begin drop_frames_keeps_every_sample
 run export "$D" --format=folded --value=samples --no-normalize --frames=method
 total=$(printf '%s\n' "$out" | awk '{ s += $NF } END { print s }')
