@@ -15,34 +15,31 @@
 #include "test.h"
 #include "util/buf.h"
 
-/* normalize_class(in) is want, and says it changed iff in != want */
-static void class_is(const char *in, const char *want)
+/* rule(in) is want, and says it changed iff in != want */
+static void is(bool (*rule)(const char *, struct buf *), const char *in,
+	       const char *want)
 {
 	struct buf b = BUF_INIT;
-	bool changed = normalize_class(in, &b);
+	bool changed = rule(in, &b);
 
 	CHECK_STR(b.data, want);
 	CHECK(changed == (strcmp(in, want) != 0));
 	buf_release(&b);
+}
+
+static void class_is(const char *in, const char *want)
+{
+	is(normalize_class, in, want);
 }
 
 static void thread_is(const char *in, const char *want)
 {
-	struct buf b = BUF_INIT;
-	bool changed = normalize_thread(in, &b);
-
-	CHECK_STR(b.data, want);
-	CHECK(changed == (strcmp(in, want) != 0));
-	buf_release(&b);
+	is(normalize_thread, in, want);
 }
 
 static void frame_is(const char *in, const char *want)
 {
-	struct buf b = BUF_INIT;
-
-	normalize_frame(in, &b);
-	CHECK_STR(b.data, want);
-	buf_release(&b);
+	is(normalize_frame, in, want);
 }
 
 TEST(normalize_hidden_class_suffixes)
