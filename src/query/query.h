@@ -433,6 +433,10 @@ void query_recording_facts(const struct query *q, uint32_t rec,
 /* How many nodes the store's stack trie has: every stack (a node, as
  * query_stack.stack and query_sample.stack) is below it; 0 is none. */
 uint32_t query_n_stacks(const struct query *q);
+/* Whether q's stacks (query_stack.stack, query_path.stack) are the
+ * store's trie nodes, the same in every query of the store; false where
+ * frames are relabelled ("trees" above), whose stacks are q's own. */
+bool query_stacks_shared(const struct query *q);
 
 /*
  * Every sample of the store, of every kind and whatever q's filters, in

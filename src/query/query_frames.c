@@ -444,3 +444,8 @@ struct query_node_self *query_frames_sums(struct query *q,
 	}
 	return fs;
 }
+
+bool query_stacks_shared(const struct query *q)
+{
+	return !q->relabel;
+}
