@@ -21,6 +21,11 @@ void view_filters_init(struct view_filters *f)
 	f->n_recs = 0;
 }
 
+void view_frames_init(struct view_filters *f)
+{
+	f->q.normalize = true;
+}
+
 /* --recording's list "N,N..": into f->recs; false when it is not one. */
 static bool parse_recordings(const char *arg, struct view_filters *f)
 {
@@ -128,6 +133,34 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 		return 0;
 	case OPT_LIBRARY:
 		f->q.library_re = arg;
+		return 0;
+	case OPT_FRAMES: {
+		enum query_frames fr;
+
+		if (!query_frames_parse(arg, &fr))
+			return cli_usage_error(cmd,
+					       "--frames: '%s' is not line or "
+					       "method",
+					       arg);
+		f->q.frames = (int)fr;
+		return 0;
+	}
+	case OPT_DROP_FRAMES:
+		f->q.drop_re = arg;
+		return 0;
+	case OPT_NO_NORMALIZE:
+		f->q.normalize = false;
+		return 0;
+	case OPT_LEAF:
+		if (strcmp(arg, "class") && strcmp(arg, "none"))
+			return cli_usage_error(cmd,
+					       "--leaf: '%s' is not class or "
+					       "none",
+					       arg);
+		f->q.leaf_class = !strcmp(arg, "class");
+		return 0;
+	case OPT_THREADS:
+		f->q.threads = true;
 		return 0;
 	case OPT_ESTIMATE: {
 		enum query_estimate est;

@@ -28,6 +28,11 @@ enum {
 	OPT_EXCLUDE,
 	OPT_LIBRARY,
 	OPT_ESTIMATE,
+	OPT_FRAMES,
+	OPT_DROP_FRAMES,
+	OPT_NO_NORMALIZE,
+	OPT_LEAF,
+	OPT_THREADS,
 	OPT__VIEW_NEXT,
 };
 
@@ -78,6 +83,53 @@ enum {
 	"docs/estimates.md)\n"                                                 \
 	"  Regexes are PCRE2.\n"
 
+/*
+ * How stacks become frames (query_options.frames, .drop_re, .normalize;
+ * docs/export.md, "Frames"), for the views that show frames: tree, diff,
+ * export's flame graphs; top takes --no-normalize alone
+ * (VIEW_NORMALIZE_OPTION).  Such a command calls view_frames_init(),
+ * which turns normalisation on: it is the default there.
+ */
+#define VIEW_NORMALIZE_OPTION                                       \
+	{                                                           \
+		"no-normalize", no_argument, NULL, OPT_NO_NORMALIZE \
+	}
+#define VIEW_FRAME_OPTIONS                                                 \
+	{"frames", required_argument, NULL, OPT_FRAMES},                   \
+		{"drop-frames", required_argument, NULL, OPT_DROP_FRAMES}, \
+		{"leaf", required_argument, NULL, OPT_LEAF},               \
+		{"threads", no_argument, NULL, OPT_THREADS},               \
+		VIEW_NORMALIZE_OPTION
+
+#define VIEW_NORMALIZE_HELP                                              \
+	"      --no-normalize          names as recorded: without it, "  \
+	"numbers\n"                                                      \
+	"                              that change from run to run are " \
+	"taken\n"                                                        \
+	"                              out of class and thread names\n"  \
+	"                              ($$Lambda$12/0x.. -> $$Lambda, "  \
+	"$Proxy7\n"                                                      \
+	"                              -> $Proxy, pool-3-thread-1 ->\n"  \
+	"                              pool-N-thread-N; docs/export.md)\n"
+
+#define VIEW_FRAME_HELP                                                        \
+	"Frames:\n"                                                            \
+	"      --frames=line|method    a frame per line (class.method:line, "  \
+	"the\n"                                                                \
+	"                              default) or per method "                \
+	"(class.method:\n"                                                     \
+	"                              a method's lines are one frame)\n"      \
+	"      --drop-frames=REGEX     leave out of every stack the frames\n"  \
+	"                              whose class.method matches (a stack\n"  \
+	"                              left with none: [dropped])\n"           \
+	"      --leaf=class            the allocated class as the innermost\n" \
+	"                              frame, CLASS_[k] (CLASS_[i] for tlab\n" \
+	"                              samples), as async-profiler writes "    \
+	"it\n"                                                                 \
+	"                              (--leaf=none: no such frame)\n"         \
+	"      --threads               the thread as the outermost frame,\n"   \
+	"                              [NAME]\n" VIEW_NORMALIZE_HELP
+
 /* --recording's list: at most a JVM's, as report's commands name them */
 #define VIEW_MAX_RECORDINGS FINDINGS_MAX_RECS
 
@@ -92,6 +144,9 @@ struct view_filters {
 };
 
 void view_filters_init(struct view_filters *f);
+/* Normalisation on: the default of the commands that take the frame
+ * options or --no-normalize. */
+void view_frames_init(struct view_filters *f);
 /* 0 handled, 1 not a filter option, EXIT_USAGE after a message. */
 int view_filter_option(const char *cmd, int opt, const char *arg,
 		       struct view_filters *f);

@@ -106,7 +106,7 @@ static const char diff_help[] =
 	"      --base-from=TIME, --base-to=TIME\n"
 	"                          the base's time window (as --from, --to)\n"
 	"  -h, --help              this text\n"
-	"\n" VIEW_FILTER_HELP "\n"
+	"\n" VIEW_FILTER_HELP VIEW_FRAME_HELP "\n"
 	"The test: for jdk.ObjectAllocationSample, a z-test on each row's\n"
 	"change in estimated bytes per second, with the variance of each\n"
 	"side's weights; for the other kinds, each row's base samples, given\n"
@@ -734,6 +734,7 @@ static const struct option diff_opts[] = {
 	{"summary", required_argument, NULL, OPT_SUMMARY},
 	{"help", no_argument, NULL, 'h'},
 	VIEW_FILTER_OPTIONS,
+	VIEW_FRAME_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -834,6 +835,7 @@ static int diff_parse(int argc, char **argv, struct diff_cli *o)
 	o->alpha = DIFF_ALPHA_DEFAULT;
 	o->base_recording = o->base_snapshot = o->snapshot = -1;
 	view_filters_init(&o->f);
+	view_frames_init(&o->f);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", diff_opts, NULL)) != -1) {
 		if (c == 'h')

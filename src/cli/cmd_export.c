@@ -92,7 +92,8 @@ static const char export_help[] =
 	"      --part-rows=N    fleet: add to a day's part until it holds N\n"
 	"                       samples rows (default 1000000)\n"
 	"  -h, --help           this text\n"
-	"\n" VIEW_FILTER_HELP;
+	"\n" VIEW_FILTER_HELP VIEW_FRAME_HELP
+	"  The frame options apply to folded, pprof, speedscope and svg.\n";
 
 /* Every file export writes (cli_output_check lets these be replaced). */
 static const char *const export_files[] = {
@@ -538,6 +539,7 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 		{"kinds", required_argument, NULL, OPT_KINDS},
 		{"help", no_argument, NULL, 'h'},
 		VIEW_FILTER_OPTIONS,
+		VIEW_FRAME_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -894,6 +896,7 @@ int cmd_export(int argc, char **argv)
 	int st;
 
 	view_filters_init(&a.f);
+	view_frames_init(&a.f);
 	st = parse_options(argc, argv, &a);
 	if (st < 0)
 		st = check_options(&a);

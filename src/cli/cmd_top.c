@@ -34,7 +34,7 @@ static const char top_help[] =
 	"GROUP,samples,est_bytes,est_objects,\n"
 	"                   share,rel_err\n"
 	"  -h, --help       this text\n"
-	"\n" VIEW_FILTER_HELP "\n"
+	"\n" VIEW_FILTER_HELP VIEW_NORMALIZE_HELP "\n"
 	"est_bytes is the sum of the samples' estimates: the weight of\n"
 	"jdk.ObjectAllocationSample (corrected by the OutsideTLAB events\n"
 	"where there are some, --estimate), the TLAB size of InNewTLAB, the\n"
@@ -72,6 +72,7 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 		{"csv", no_argument, NULL, OPT_CSV},
 		{"help", no_argument, NULL, 'h'},
 		VIEW_FILTER_OPTIONS,
+		VIEW_NORMALIZE_OPTION,
 		{NULL, 0, NULL, 0},
 	};
 	bool have_limit = false;
@@ -80,6 +81,7 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 	memset(o, 0, sizeof(*o));
 	o->by = GROUP_CLASS;
 	view_filters_init(&o->f);
+	view_frames_init(&o->f);
 	cli_getopt_begin();
 	/* options may come before or after the store (GNU getopt moves
 	 * the operands to the end) */

@@ -36,7 +36,7 @@ static const char tree_help[] =
 	"                       (path: the frames from the root, "
 	"';'-separated)\n"
 	"  -h, --help           this text\n"
-	"\n" VIEW_FILTER_HELP;
+	"\n" VIEW_FILTER_HELP VIEW_FRAME_HELP;
 
 struct printer {
 	const struct query_tree_node *nodes;
@@ -184,6 +184,7 @@ static int tree_parse(int argc, char **argv, struct tree_options *o)
 		{"csv", no_argument, NULL, OPT_CSV},
 		{"help", no_argument, NULL, 'h'},
 		VIEW_FILTER_OPTIONS,
+		VIEW_FRAME_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -193,6 +194,7 @@ static int tree_parse(int argc, char **argv, struct tree_options *o)
 	o->depth = 12;
 	o->min_share = 0.5;
 	view_filters_init(&o->f);
+	view_frames_init(&o->f);
 	cli_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {

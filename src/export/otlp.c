@@ -143,6 +143,11 @@ static int kind_profiles(struct otlp *o, struct query *q, int32_t *have,
 	bool fate, timed;
 	int v;
 
+	/* a query whose frames are relabelled numbers its stacks itself:
+	 * the last query's indices say nothing of this one's */
+	if (!query_stacks_shared(q))
+		memset(o->stack_of, 0,
+		       (o->n_nodes ? o->n_nodes : 1) * sizeof(*o->stack_of));
 	if (query_stacks(q, &st, &n, &fate, &total, e) < 0)
 		return ERR_FAIL;
 	if (!n)

@@ -17,6 +17,7 @@
  */
 #include "query/query.h"
 #include "query/query_int.h"
+#include "query/normalize.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,6 +115,20 @@ uint32_t query_node_frame(const struct query *q, uint32_t node, struct buf *b,
 
 	buf_reset(b);
 	*line = -1;
+	if (q->relabel) {
+		uint32_t l;
+
+		if (node == 0 || node >= q->ft.n) {
+			*site = q->site_names[q->node_site[0]];
+			buf_adds(b, *site);
+			return 0;
+		}
+		l = q->ft.label[node];
+		buf_adds(b, q->lab_method[l]);
+		*line = q->lab_line[l];
+		*site = q->lab_names[l];
+		return q->ft.parent[node];
+	}
 	if (node == 0 || node >= q->n_nodes) {
 		*site = q->site_names[q->node_site[0]]; /* "(no stack)" */
 		buf_adds(b, *site);
@@ -341,7 +356,7 @@ static void build_key_filter(struct query *q)
 {
 	enum query_group by = (enum query_group)q->o.key_by;
 	size_t n, g;
-	struct buf b = BUF_INIT;
+	struct buf b = BUF_INIT, norm = BUF_INIT;
 
 	if (!q->o.key)
 		return;
@@ -352,9 +367,23 @@ static void build_key_filter(struct query *q)
 	q->key_ok = xcalloc(n ? n : 1, 1);
 	for (g = 0; g < n; g++) {
 		group_key(q, by, g, &b);
+		/* normalised, as query_top() names the groups then: a row's
+		 * key keeps every group it holds */
+		if (q->o.normalize && by != GROUP_RECORDING) {
+			buf_reset(&norm);
+			if (by == GROUP_CLASS)
+				normalize_class(b.data, &norm);
+			else if (by == GROUP_THREAD)
+				normalize_thread(b.data, &norm);
+			else
+				normalize_frame(b.data, &norm);
+			buf_reset(&b);
+			buf_add(&b, norm.data, norm.len);
+		}
 		q->key_ok[g] = !strcmp(b.data, q->o.key);
 	}
 	buf_release(&b);
+	buf_release(&norm);
 	q->o.key = NULL; /* borrowed only until query_open() returns */
 }
 
@@ -475,7 +504,7 @@ int query_open(struct store *s, const struct query_options *o,
 	free(inc);
 	free(exc);
 	inc = exc = NULL;
-	if (build_sites(q, e) < 0)
+	if (build_sites(q, e) < 0 || query_frames_open(q, e) < 0)
 		goto fail;
 	build_key_filter(q);
 	if (q->key_ok && q->o.key_by == GROUP_APP_SITE)
@@ -547,6 +576,7 @@ void query_free(struct query *q)
 	free(q->rec_info);
 	free(q->paths);
 	free(q->stacks);
+	query_frames_free(q);
 	query_survivors_free(q);
 	sel_free(&q->sel);
 	arena_release(&q->names);

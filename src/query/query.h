@@ -53,7 +53,30 @@ struct query_options {
 	const char *key;
 	int key_by;
 	int estimate; /* enum query_estimate, or -1 for the default */
+	/* How a stack becomes frames (docs/export.md, "Frames"), for the
+	 * trees, the call paths, the flame graph and the exports: frames,
+	 * an enum query_frames; drop_re: frames whose class.method (as
+	 * shown) matches are left out of every stack.  normalize: the rules
+	 * of query/normalize.h on class names in frames, and on the keys of
+	 * query_top() by class, site, app-site and thread, groups whose
+	 * keys become equal adding up.  query_options_init(): lines, no
+	 * rule, nothing dropped (the store's names as they are). */
+	int frames;
+	bool normalize;
+	const char *drop_re;
+	/* leaf_class: the allocated class as a frame below the allocating
+	 * one, "CLASS_[k]" ("CLASS_[i]" for InNewTLAB samples), as
+	 * async-profiler writes it; threads: the sample's thread as the
+	 * outermost frame, "[NAME]" */
+	bool leaf_class, threads;
 };
+
+enum query_frames {
+	QUERY_FRAMES_LINE,   /* class.method:line (the default) */
+	QUERY_FRAMES_METHOD, /* class.method: a method's lines are one */
+};
+
+bool query_frames_parse(const char *s, enum query_frames *f);
 
 /*
  * Which estimate of jdk.ObjectAllocationSample's bytes a query gives
@@ -220,6 +243,19 @@ int query_recordings_check(struct query *q, enum sample_kind kind,
 			   struct err *e);
 
 /* --- trees ------------------------------------------------------------------ */
+
+/*
+ * Where the options of query_options.frames, .normalize or .drop_re
+ * change some frame's label (else nothing changes), stacks are merged
+ * by the frames they print (as they do with leaf_class and threads, which
+ * add frames): a tree's nodes are labelled and numbered
+ * (site) by those labels (query_tree_labels()), a path or a stack of the
+ * exports (query_path.stack, query_stack.stack) is a node of the query's
+ * own trie of labels rather than of the store's, which query_node_frame()
+ * and query_path_frames() take, and samples whose every frame is
+ * dropped have one frame, "[dropped]".  query_tree_lazy() then gives
+ * query_tree()'s whole tree.
+ */
 
 /* A node of the call tree or of the inverted tree.  Index 0 is the root
  * (all samples).  Children are chained heaviest first. */
@@ -397,6 +433,10 @@ void query_recording_facts(const struct query *q, uint32_t rec,
 /* How many nodes the store's stack trie has: every stack (a node, as
  * query_stack.stack and query_sample.stack) is below it; 0 is none. */
 uint32_t query_n_stacks(const struct query *q);
+/* Whether q's stacks (query_stack.stack, query_path.stack) are the
+ * store's trie nodes, the same in every query of the store; false where
+ * frames are relabelled ("trees" above), whose stacks are q's own. */
+bool query_stacks_shared(const struct query *q);
 
 /*
  * Every sample of the store, of every kind and whatever q's filters, in

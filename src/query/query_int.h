@@ -13,6 +13,7 @@
 #include "query/query.h"
 #include "store/store.h"
 #include "util/arena.h"
+#include "util/hash.h"
 
 struct acc {
 	uint64_t samples;
@@ -109,6 +110,22 @@ void query_tree_sort_kids(const struct query_tree_node *nodes, uint32_t *ids,
  * scanning its list */
 #define QUERY_KIDS_SCAN 8
 
+/* A site's label when its frame is dropped (query_frames.c) */
+#define QUERY_LAB_DROP UINT32_MAX
+
+/* The frame trie (query_frames.c): the distinct paths of frame labels
+ * of the stacks met, node 0 the root (no frame), parents before their
+ * children; kids: (parent << 32 | label) -> node; memo: store node ->
+ * the frame node its children hang from. */
+struct query_ftrie {
+	uint32_t *parent, *label, *depth;
+	size_t n, alloc;
+	struct u64map kids, memo;
+	/* without threads the memo is a table by store node (UINT32_MAX:
+	 * not met): a map lookup a node was most of a big trie's walk */
+	uint32_t *memo_node;
+};
+
 struct query {
 	struct store *s;
 	struct query_options o;
@@ -144,6 +161,22 @@ struct query {
 	unsigned char *is_lib;
 	const char *const *site_names;
 	struct arena names;
+	/* frame labels (query_frames.c): where relabel is false, a frame's
+	 * label is its site's name; else lab[site] is its label's index in
+	 * lab_names (QUERY_LAB_DROP: dropped), with the label's method text
+	 * (class.method, as shown) and line (-1: none shown), and stacks
+	 * are numbered by the frame trie ft */
+	bool relabel;
+	/* split: leaf_class or threads, whose frames are not the stack's
+	 * alone; cls_lab, thr_lab: their labels by class and thread (one
+	 * past the last: none), UINT32_MAX until made */
+	bool split;
+	uint32_t *cls_lab, *thr_lab;
+	uint32_t *lab, n_labs, lab_dropped;
+	struct hmap lab_idx;
+	const char **lab_names, **lab_method;
+	int32_t *lab_line;
+	struct query_ftrie ft;
 	/* results, owned until the next call */
 	/* query_tree()'s, one per orientation (0: callers first, 1:
 	 * inverted), kept until query_free(): the browser shows both and
@@ -335,6 +368,27 @@ static inline size_t group_of_row(const struct query *q, enum query_group by,
 }
 
 void query_survivors_free(struct query *q);
+
+/* query_frames.c: the labels made at query_open() (after the sites),
+ * ERR_USAGE for a bad --drop-frames; released by query_frames_free();
+ * store node n's frame node (relabel only), made when first asked: 0
+ * for node 0 (no stack), the node of "[dropped]" where every frame of
+ * the stack is dropped. */
+int query_frames_open(struct query *q, struct err *e);
+void query_frames_free(struct query *q);
+uint32_t query_frames_node(struct query *q, uint32_t n);
+/* The frame node of samples of store node n, class cls and thread th
+ * (STORE_NONE: none), leaf_class's and threads' frames included. */
+uint32_t query_frames_node_ct(struct query *q, uint32_t n, uint32_t cls,
+			      uint32_t th);
+/* The query's own samples summed by frame node, [q->ft.n], malloc'ed:
+ * from self (query_node_self_sums()), or where frames split a stack
+ * node's samples (q->split) from a pass of their own.  NULL with e set
+ * on a damaged block. */
+struct query_node_self *query_frames_sums(struct query *q,
+					  const struct query_node_self *self,
+					  struct query_total *total,
+					  struct err *e);
 
 /*
  * A pass over the samples of the query's kind in its time window, a

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/normalize.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/hash.h"
@@ -349,6 +350,54 @@ const char *query_group_key(struct query *q, enum query_group by, size_t g)
 	}
 }
 
+/*
+ * options.normalize: groups whose keys normalise to the same text
+ * (query/normalize.h) are one, their sums added into the first of them;
+ * gkey[g] is the kept group's key (in q->names), NULL where a group
+ * keeps its own.  Made once per query_top(), over the groups with
+ * samples: never per sample.
+ */
+static void top_normalize(struct query *q, enum query_group by, size_t n_groups,
+			  const char **gkey)
+{
+	struct buf b = BUF_INIT;
+	struct hmap idx;
+	size_t g;
+
+	hmap_init(&idx);
+	for (g = 0; g < n_groups; g++) {
+		const char *key;
+		struct acc *x = &q->g[g], *y;
+		uint64_t first;
+		bool changed;
+
+		if (!x->samples)
+			continue;
+		key = query_group_key(q, by, g);
+		buf_reset(&b);
+		changed = by == GROUP_CLASS    ? normalize_class(key, &b)
+			  : by == GROUP_THREAD ? normalize_thread(key, &b)
+					       : normalize_frame(key, &b);
+		key = changed ? arena_memdup(&q->names, b.data, b.len) : key;
+		if (!hmap_get(&idx, key, strlen(key), &first)) {
+			hmap_put(&idx, key, strlen(key), g, NULL);
+			gkey[g] = changed ? key : NULL;
+			continue;
+		}
+		y = &q->g[first];
+		y->samples += x->samples;
+		y->bytes = add_sat(y->bytes, x->bytes);
+		y->objects += x->objects;
+		y->sq = sq_add(y->sq, x->sq);
+		y->exact = add_sat(y->exact, x->exact);
+		y->small_out |= x->small_out;
+		y->outside = add_sat(y->outside, x->outside);
+		memset(x, 0, sizeof(*x));
+	}
+	hmap_release(&idx);
+	buf_release(&b);
+}
+
 /* Group g's row r, from its accumulator, of the totals total (per: the
  * objects a sample stands for). */
 static void top_row(struct query *q, enum query_group by, size_t g, double per,
@@ -421,9 +470,24 @@ int query_top(struct query *q, enum query_group by,
 		for (g = 0; g < n_groups; g++)
 			total->est_objects += q->g[g].objects;
 	}
-	for (g = 0; g < n_groups; g++)
-		if (q->g[g].samples)
-			top_row(q, by, g, per, total, &q->rows[n++]);
+	if (q->o.normalize && by != GROUP_RECORDING) {
+		const char **gkey =
+			xcalloc(n_groups ? n_groups : 1, sizeof(*gkey));
+
+		top_normalize(q, by, n_groups, gkey);
+		for (g = 0; g < n_groups; g++)
+			if (q->g[g].samples) {
+				top_row(q, by, g, per, total, &q->rows[n]);
+				if (gkey[g])
+					q->rows[n].key = gkey[g];
+				n++;
+			}
+		free(gkey);
+	} else {
+		for (g = 0; g < n_groups; g++)
+			if (q->g[g].samples)
+				top_row(q, by, g, per, total, &q->rows[n++]);
+	}
 	qsort(q->rows, n, sizeof(*q->rows), row_cmp);
 	*rows_out = q->rows;
 	*n_rows = n;

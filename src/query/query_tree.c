@@ -179,6 +179,106 @@ static void link_children(struct query_tree_node *nodes, size_t n)
 	free(kids);
 }
 
+/* Totals flow up from the nodes' own: a merged node comes after its
+ * parent. */
+static void tree_flow_up(struct tree_scratch *t)
+{
+	size_t k;
+
+	for (k = 0; k < t->n; k++) {
+		t->nodes[k].samples = t->nodes[k].self_samples;
+		t->nodes[k].est_bytes = t->nodes[k].self_bytes;
+	}
+	for (k = t->n; k-- > 1;) {
+		uint32_t p = t->nodes[k].parent;
+
+		t->sq[p] = sq_add(t->sq[p], t->sq[k]);
+		t->nodes[p].samples += t->nodes[k].samples;
+		t->nodes[p].est_bytes =
+			add_sat(t->nodes[p].est_bytes, t->nodes[k].est_bytes);
+	}
+}
+
+/*
+ * query_tree() where frames are relabelled: the call tree is the frame
+ * trie's nodes with samples below them; the inverted tree goes out from
+ * each frame node with samples of its own to the root.  The root (its
+ * own sums: samples without a stack) is t's node 0.
+ */
+static int tree_frames(struct query *q, bool inverted, uint32_t max_depth,
+		       const struct query_node_self *self,
+		       struct query_total *total, struct tree_scratch *t,
+		       struct err *e)
+{
+	struct query_node_self *fs = query_frames_sums(q, self, total, e);
+	const struct query_ftrie *ft = &q->ft;
+	uint32_t v;
+
+	if (!fs)
+		return ERR_FAIL;
+	t->nodes[0].self_samples = fs[0].samples;
+	t->nodes[0].self_bytes = fs[0].bytes;
+	t->sq[0] = fs[0].sq;
+	if (!inverted) {
+		uint64_t *sub = xcalloc(ft->n, sizeof(*sub));
+		uint32_t *merged = xmalloc(ft->n * sizeof(*merged));
+
+		for (v = 0; v < ft->n; v++)
+			sub[v] = fs[v].samples;
+		for (v = (uint32_t)ft->n; v-- > 1;)
+			sub[ft->parent[v]] += sub[v];
+		merged[0] = 0;
+		for (v = 1; v < ft->n; v++) {
+			uint32_t up = merged[ft->parent[v]], m;
+
+			if (!sub[v])
+				continue;
+			m = tree_child(t, up, ft->label[v],
+				       q->lab_names[ft->label[v]],
+				       t->nodes[up].depth + 1);
+			merged[v] = m;
+			t->sq[m] = sq_add(t->sq[m], fs[v].sq);
+			t->nodes[m].self_samples += fs[v].samples;
+			t->nodes[m].self_bytes =
+				add_sat(t->nodes[m].self_bytes, fs[v].bytes);
+		}
+		tree_flow_up(t);
+		free(sub);
+		free(merged);
+	} else {
+		t->nodes[0].samples = total->samples;
+		t->nodes[0].est_bytes = total->est_bytes;
+		for (v = 1; v < ft->n; v++) {
+			uint32_t at = 0, x, depth = 0;
+
+			if (!fs[v].samples)
+				continue;
+			t->sq[0] = sq_add(t->sq[0], fs[v].sq);
+			for (x = v; x; x = ft->parent[x]) {
+				if (max_depth && depth >= max_depth)
+					break;
+				at = tree_child(t, at, ft->label[x],
+						q->lab_names[ft->label[x]],
+						depth + 1);
+				t->nodes[at].samples += fs[v].samples;
+				t->nodes[at].est_bytes = add_sat(
+					t->nodes[at].est_bytes, fs[v].bytes);
+				t->sq[at] = sq_add(t->sq[at], fs[v].sq);
+				if (depth == 0) {
+					t->nodes[at].self_samples +=
+						fs[v].samples;
+					t->nodes[at].self_bytes =
+						add_sat(t->nodes[at].self_bytes,
+							fs[v].bytes);
+				}
+				depth++;
+			}
+		}
+	}
+	free(fs);
+	return 0;
+}
+
 int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	       const struct query_tree_node **out, size_t *n_out,
 	       struct query_total *total, struct err *e)
@@ -217,7 +317,14 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	t.nodes[0].self_samples = query_self_of(q, 0)->samples;
 	t.nodes[0].self_bytes = query_self_of(q, 0)->bytes;
 	t.sq[0] = query_self_of(q, 0)->sq;
-	if (!inverted) {
+	if (q->relabel) {
+		if (tree_frames(q, inverted, max_depth, self, total, &t, e) <
+		    0) {
+			tree_scratch_release(&t);
+			free(t.nodes);
+			return ERR_FAIL;
+		}
+	} else if (!inverted) {
 		/* The trie, with the children of one parent that share a
 		 * site merged (frames that differ only in bytecode index or
 		 * compilation): one map lookup per trie node, parents first
@@ -251,20 +358,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			t.nodes[m].self_bytes =
 				add_sat(t.nodes[m].self_bytes, sn->bytes);
 		}
-		/* totals flow up: a merged node comes after its parent */
-		for (k = 0; k < t.n; k++) {
-			t.nodes[k].samples = t.nodes[k].self_samples;
-			t.nodes[k].est_bytes = t.nodes[k].self_bytes;
-		}
-		for (k = t.n; k-- > 1;) {
-			t.sq[t.nodes[k].parent] =
-				sq_add(t.sq[t.nodes[k].parent], t.sq[k]);
-			t.nodes[t.nodes[k].parent].samples +=
-				t.nodes[k].samples;
-			t.nodes[t.nodes[k].parent].est_bytes =
-				add_sat(t.nodes[t.nodes[k].parent].est_bytes,
-					t.nodes[k].est_bytes);
-		}
+		tree_flow_up(&t);
 		free(sub);
 		free(merged);
 	} else {
@@ -363,6 +457,42 @@ static int path_cmp(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+/* query_paths() where frames are relabelled: a path is a frame node with
+ * samples of its own, stacks that print the same being one already */
+static int paths_frames(struct query *q, size_t max,
+			const struct query_node_self *self,
+			const struct query_path **out, size_t *n_out,
+			size_t *n_all, struct query_total *total, struct err *e)
+{
+	struct query_node_self *fs = query_frames_sums(q, self, total, e);
+	struct query_path *acc;
+	size_t n = 0;
+	uint32_t v;
+
+	if (!fs)
+		return ERR_FAIL;
+	acc = xcalloc(q->ft.n, sizeof(*acc));
+	for (v = 0; v < q->ft.n; v++) {
+		if (!fs[v].samples)
+			continue;
+		acc[n].stack = v;
+		acc[n].samples = fs[v].samples;
+		acc[n].est_bytes = fs[v].bytes;
+		acc[n].rel_err = query_rel_err(q->kind, fs[v].samples,
+					       fs[v].bytes, fs[v].sq);
+		n++;
+	}
+	free(fs);
+	if (n > 1)
+		qsort(acc, n, sizeof(*acc), path_cmp);
+	*n_all = n;
+	free(q->paths);
+	q->paths = acc;
+	*out = acc;
+	*n_out = n < max ? n : max;
+	return 0;
+}
+
 int query_paths(struct query *q, size_t max, const struct query_path **out,
 		size_t *n_out, size_t *n_all, struct query_total *total,
 		struct err *e)
@@ -378,6 +508,8 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 	self = query_node_self_sums(q, total, e);
 	if (!self)
 		return ERR_FAIL;
+	if (q->relabel)
+		return paths_frames(q, max, self, out, n_out, n_all, total, e);
 	/* a path's hash from its parent's (parents come first) and the
 	 * text of its frame: overloads of a method on one line print the
 	 * same, and a list that shows them twice looks broken */
@@ -457,6 +589,10 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 
 size_t query_tree_labels(const struct query *q, const char *const **labels)
 {
+	if (q->relabel) {
+		*labels = q->lab_names;
+		return q->n_labs;
+	}
 	*labels = q->site_names;
 	return q->n_sites;
 }
@@ -466,6 +602,13 @@ size_t query_path_frames(const struct query *q, uint32_t stack,
 {
 	size_t n = 0;
 
+	if (q->relabel) {
+		for (; stack && stack < q->ft.n;
+		     stack = q->ft.parent[stack], n++)
+			if (n < max)
+				labels[n] = q->lab_names[q->ft.label[stack]];
+		return n;
+	}
 	if (stack >= q->n_nodes)
 		return 0;
 	for (; stack; stack = q->nodes[stack].parent, n++)

@@ -698,7 +698,9 @@ int query_tree_lazy(struct query *q, bool inverted,
 		self = query_node_self_sums(q, total, e);
 		if (!self)
 			return ERR_FAIL;
-		if (q->self_neg) {
+		/* relabelled frames (query_frames.c): the whole tree, made
+		 * from the frame trie */
+		if (q->self_neg || q->relabel) {
 			const struct query_tree_node *nodes;
 			size_t n;
 

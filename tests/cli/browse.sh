@@ -22,7 +22,14 @@ mkdir -p "$T/home"
 UTF="TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
 
 # heapsift's own views, for the numbers on the screens
-cli() { "$HEAPSIFT" "$@" 2>/dev/null | tr -d '\r'; }
+# the CLI views beside the browser, which shows names as recorded: tree,
+# top and diff with --no-normalize (docs/export.md, "Normalised names")
+cli() {
+	case $1 in
+	tree | top | diff) "$HEAPSIFT" "$@" --no-normalize 2>/dev/null | tr -d '\r' ;;
+	*) "$HEAPSIFT" "$@" 2>/dev/null | tr -d '\r' ;;
+	esac
+}
 
 # check_alloc CSV: the Allocations rows on the screen are the first rows
 # of `heapsift top --csv` in order, with the same samples, share to one

@@ -405,7 +405,9 @@ PY
 		t_fail "import base"
 	# shellcheck disable=SC2086
 	"$HEAPSIFT" import -o "$W/mn.hsdb" $new >/dev/null 2>&1 || t_fail "import new"
-	run diff "$W/mb.hsdb" "$W/mn.hsdb" --by=thread --total --format=markdown
+	# the names as written (normalisation would make "1. one" "N. one")
+	run diff "$W/mb.hsdb" "$W/mn.hsdb" --by=thread --total --format=markdown \
+		--no-normalize
 	expect_rc 0
 	printf '%s\n' "$out" >"$W/m.md"
 	for mode in gfm commonmark; do

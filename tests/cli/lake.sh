@@ -85,14 +85,15 @@ else
 			[ "$(sed -n 1p "$W/got")" != "--" ] || t_fail "$fmt $q: no rows"
 			[ -n "$targs" ] || continue
 			# shellcheck disable=SC2086
-			"$HEAPSIFT" top "$W/all.hsdb" $targs --csv >"$W/top.csv" 2>/dev/null
+			"$HEAPSIFT" top "$W/all.hsdb" $targs --csv --no-normalize >"$W/top.csv" 2>/dev/null
 			bound=
 			case $targs in *--estimate=jfr* | *--kind=outside*) ;; *) bound=--bound ;; esac
 			python3 "$HERE/export/lake_docs.py" compare "$W/top.csv" "$W/got" $bound $strip ||
 				t_fail "$fmt $q (top $targs): above"
 		done <"$W/queries"
 		# every kind the lake holds, by class and by thread (quoted
-		# names), as top gives it with the raw weights
+		# names), as top gives it with the raw weights and the names as
+		# recorded (the lake does not normalise them)
 		for kk in alloc=jdk.ObjectAllocationSample tlab=jdk.ObjectAllocationInNewTLAB \
 			outside=jdk.ObjectAllocationOutsideTLAB old=jdk.OldObjectSample \
 			agent=heapsift.AgentSample "ap-alloc=jdk.ObjectAllocationInNewTLAB (async-profiler)" \
@@ -101,7 +102,7 @@ else
 			[ "$(one "SELECT count(*) FROM samples WHERE kind = '$name'")" != 0 ] || continue
 			kinds_seen="${kinds_seen:-} $kind"
 			for by in class thread; do
-				"$HEAPSIFT" top "$W/all.hsdb" --kind=$kind --by $by --estimate=jfr --csv >"$W/top.csv" 2>/dev/null
+				"$HEAPSIFT" top "$W/all.hsdb" --kind=$kind --by $by --estimate=jfr --csv --no-normalize >"$W/top.csv" 2>/dev/null
 				duck "$W/views.sql" "SELECT \"$by\", count(*), sum(est_bytes_jfr) FROM samples
 					WHERE kind = '$name' GROUP BY 1" >"$W/got" 2>"$W/duck.err" ||
 					t_fail "$fmt $kind $by: $(cat "$W/duck.err")"

@@ -205,7 +205,8 @@ join -t "$(printf '\t')" "$W/want" "$W/got" | awk -F'\t' '
 # the JDK's chunks of the same file: ObjectAllocationSample per class
 # and its weights as the reader reads them (the reader agrees with jfr
 # on those chunks, above)
-"$HEAPSIFT" top --kind=alloc --estimate=jfr --by=class --csv "$W/dd.hsdb" |
+# (names as recorded: the reader does not normalise a lambda's class)
+"$HEAPSIFT" top --kind=alloc --estimate=jfr --by=class --csv --no-normalize "$W/dd.hsdb" |
 	awk -F, 'NR > 1 { print $1 "\t" $2 "\t" $3 }' | sort >"$W/got.jdk"
 python3 "$READER" count "$F/datadog-event-with-type-zero.jfr.gz" --chunk 1-2 \
 	--type jdk.ObjectAllocationSample --by class --sum weight 2>>"$W/r.err" |

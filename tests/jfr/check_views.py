@@ -6,7 +6,7 @@ own `jfr print --json`).  Nothing here reads heapsift's query code: the
 arithmetic follows the definitions in docs/heapsift.1 and docs/export.md.
 
   a node of the call tree is a path of sites (class.method:line, the
-  line left out when it is negative) from the outermost caller in, or
+  line left out when it is negative, the class normalised) from the outermost caller in, or
   from the allocating frame out with --inverted; frames of the same site
   under the same parent are one node.  A node's samples and est_bytes
   are those of every sample whose stack starts with its path; its self
@@ -66,12 +66,34 @@ def iso(v):
     return t.strftime("%Y-%m-%dT%H:%M:%S") + ".%09dZ" % f
 
 
+def norm_class(c):
+    """A class name normalised as docs/export.md's table, "Normalised
+    names", says (heapsift's default; written from that table, not from
+    src/query/normalize.c)."""
+    dims = ""
+    while c.endswith("[]"):
+        c, dims = c[:-2], dims + "[]"
+    c = re.sub(r"(/[0-9]|\+0x[0-9a-fA-F]).*$", "", c)
+    c = re.sub(r"\$\$Lambda\$[0-9]+$", "$$Lambda", c)
+    c = re.sub(r"^(?:com\.sun\.proxy\.|jdk\.proxy[0-9]*\.)(\$Proxy[0-9]+)$",
+               r"\1", c)
+    c = re.sub(r"(^|\.)\$Proxy[0-9]+$", r"\1$Proxy", c)
+    c = re.sub(r"(^|\.)(Generated(?:Method|Constructor|"
+               r"SerializationConstructor)Accessor)[0-9]+$", r"\1\2", c)
+    c = re.sub(r"(\$\$[A-Za-z]*CGLIB[A-Za-z]*)\$\$[0-9A-Za-z_]+$", r"\1", c)
+    c = re.sub(r"\$(ByteBuddy|HibernateProxy)\$[0-9A-Za-z_]+$", r"$\1", c)
+    return c + dims
+
+
 def sites(frames):
-    """The dump's frames (allocation site first) as site names."""
+    """The dump's frames (allocation site first) as site names, their
+    classes normalised (the trees' default)."""
     out = []
     for m in FRAME.finditer(frames):
         line = int(m.group(4))
-        out.append(m.group(1) + (":%d" % line if line >= 0 else ""))
+        cls, _, meth = m.group(1).rpartition(".")
+        out.append(norm_class(cls) + "." + meth +
+                   (":%d" % line if line >= 0 else ""))
     return out
 
 
