@@ -18,8 +18,9 @@
 static const char scan_help[] =
 	"usage: heapsift scan [--csv] [LIMITS] INPUT...\n"
 	"\n"
-	"List every member found in the inputs (files, '-' for standard\n"
-	"input, compressed streams, tar/zip/7z archives, nested up to\n"
+	"List every member found in the inputs (files, folders, '-' for\n"
+	"standard input, compressed streams, tar/zip/7z archives, nested up "
+	"to\n"
 	"--max-depth levels) with its size after decompression and the kind\n"
 	"of data it holds: jfr, agent, codeheap, javacore or unknown, with\n"
 	"the probe's confidence (0-100).  Nothing is extracted to disk.\n"
