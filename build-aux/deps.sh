@@ -48,6 +48,10 @@ if [ "$what" = ci ]; then
 	# for the HTML, xmllint for its SVG, pandoc for the Markdown, and
 	# jsonschema for the JSON
 	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc strace"
+	# the completion scripts are tried in the shells they are for, and
+	# installed where bash-completion's loader finds them
+	# (completion.sh, install.sh)
+	pkgs="$pkgs zsh bash-completion"
 	# jsonschema is asked for by what it provides: the python3 on PATH
 	# may be another one than Debian's (pyenv) and have it already; the
 	# tests use whichever of the two imports it (tests/cli/lib.sh)

@@ -70,6 +70,11 @@ static int64_t missing_recording(struct view_filters *f, uint32_t n)
 	return f->q.recording >= (int64_t)n ? f->q.recording : -1;
 }
 
+const char *view_kind_word(size_t i)
+{
+	return i < SAMPLE__COUNT ? sample_kind_word((enum sample_kind)i) : NULL;
+}
+
 static bool parse_kind(const char *s, int *kind)
 {
 	int i;

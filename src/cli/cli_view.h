@@ -45,6 +45,15 @@ enum {
 		"estimate", required_argument, NULL, OPT_ESTIMATE      \
 	}
 
+/* The filters' options that take a fixed set of words (cli.h). */
+#define VIEW_FILTER_WORDS                       \
+	{"kind", view_kind_word},               \
+	{                                       \
+		"estimate", query_estimate_word \
+	}
+/* --kind's words: the kinds' short names (sample_kind_word()). */
+const char *view_kind_word(size_t i);
+
 #define VIEW_FILTER_HELP                                                       \
 	"Filters:\n"                                                           \
 	"      --from=TIME, --to=TIME  a time window: absolute\n"              \

@@ -664,7 +664,7 @@ enum {
 	OPT_SNAPSHOT,
 };
 
-static const struct option diff_opts[] = {
+const struct option diff_option_table[] = {
 	{"by", required_argument, NULL, OPT_BY},
 	{"tree", no_argument, NULL, OPT_TREE},
 	{"inverted", no_argument, NULL, OPT_INVERTED},
@@ -683,6 +683,11 @@ static const struct option diff_opts[] = {
 	{"help", no_argument, NULL, 'h'},
 	VIEW_FILTER_OPTIONS,
 	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words diff_word_table[] = {
+	{"by", query_group_word},
+	VIEW_FILTER_WORDS,
+	{NULL, NULL},
 };
 
 /* One option getopt_long returned (not --help) into o: 0, or EXIT_USAGE
@@ -769,7 +774,8 @@ static int diff_parse(int argc, char **argv, struct diff_cli *o)
 	o->base_recording = o->base_snapshot = o->snapshot = -1;
 	view_filters_init(&o->f);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", diff_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", diff_option_table, NULL)) !=
+	       -1) {
 		if (c == 'h')
 			return cli_help(diff_help);
 		if (diff_option(o, c, argv))
