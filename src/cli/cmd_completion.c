@@ -1,7 +1,8 @@
 /*
  * heapsift completion bash|zsh: the shell's completion script, written
- * from the tables --help and the parsers use (main.c's command_table,
- * each command's getopt_long table and its word table, cli.h), so that a
+ * from the tables the program itself reads (main.c's command_table, which
+ * heapsift --help lists, each command's getopt_long table, which its
+ * parser reads, and its word table, cli.h), so that a
  * command or an option added to heapsift is completed without a second
  * list to keep: subcommands, long options ("--by=" for one that takes a
  * value), the words of options whose values are a fixed set (--by,
@@ -92,8 +93,8 @@ static void bash_script(FILE *out)
 	fprintf(out,
 		"# bash completion for heapsift %s, written by `heapsift "
 		"completion bash`\n"
-		"# from the command and option tables heapsift's --help "
-		"comes from.\n\n",
+		"# from the command and option tables heapsift's parsers "
+		"read.\n\n",
 		HS_VERSION);
 	fputs("# _heapsift_options COMMAND: its long options in REPLY, a "
 	      "value's with '='\n"
@@ -256,8 +257,8 @@ static void zsh_script(FILE *out)
 		"#compdef heapsift\n"
 		"# zsh completion for heapsift %s, written by `heapsift "
 		"completion zsh`\n"
-		"# from the command and option tables heapsift's --help "
-		"comes from.\n\n",
+		"# from the command and option tables heapsift's parsers "
+		"read.\n\n",
 		HS_VERSION);
 	fputs("_heapsift() {\n\tlocal -a commands\n\tcommands=(\n", out);
 	for (c = command_table; c->name; c++) {

@@ -115,18 +115,32 @@ static void remove_tree(const char *dir)
 	buf_release(&cmd);
 }
 
-TEST(folder_walk_sorted_never_leaving)
+/* The walk of a new tree(), stopped after stop_after entries (0: never),
+ * into s->log; what folder_walk() returned.  The tree is removed. */
+static bool walk_tree(struct seen *s)
 {
-	struct seen s = {BUF_INIT, 0, 0};
 	char *dir = tree(), *real;
+	bool done;
 	int fd;
 
 	CHECK(dir != NULL);
 	if (!dir)
-		return;
+		return false;
 	real = realpath(dir, NULL);
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	CHECK(folder_walk(fd, real, &ops, &s));
+	done = folder_walk(fd, real, &ops, s);
+	close(fd);
+	free(real);
+	remove_tree(dir);
+	free(dir);
+	return done;
+}
+
+TEST(folder_walk_sorted_never_leaving)
+{
+	struct seen s = {BUF_INIT, 0, 0};
+
+	CHECK(walk_tree(&s));
 	CHECK_STR(s.log.data, "E a\n"
 			      "E a/one\n"
 			      "F a/one 1 1\n"
@@ -143,29 +157,14 @@ TEST(folder_walk_sorted_never_leaving)
 			      "E z/in\n"
 			      "E z/two\n"
 			      "F z/two 2 1\n");
-	close(fd);
-	free(real);
-	remove_tree(dir);
-	free(dir);
 	buf_release(&s.log);
 }
 
 TEST(folder_walk_stops_when_asked)
 {
 	struct seen s = {BUF_INIT, 3, 0};
-	char *dir = tree(), *real;
-	int fd;
 
-	CHECK(dir != NULL);
-	if (!dir)
-		return;
-	real = realpath(dir, NULL);
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	CHECK(!folder_walk(fd, real, &ops, &s));
+	CHECK(!walk_tree(&s));
 	CHECK_STR(s.log.data, "E a\nE a/one\nF a/one 1 1\nE a-b\n");
-	close(fd);
-	free(real);
-	remove_tree(dir);
-	free(dir);
 	buf_release(&s.log);
 }
