@@ -81,7 +81,17 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 # Apache-2.0) is compiled to C with protoc-c at build time; the generated
 # files live under $(BUILD)/gen/ and are never committed.
 PROTO_GEN := $(BUILD)/gen/formats/pprof/profile.pb-c
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(PROTO_GEN).o
+# OpenTelemetry's profiles protos (src/formats/otlp/, vendored from
+# Debian's opentelemetry-proto, Apache-2.0) likewise, each file to its own
+# .pb-c.{c,h} under $(BUILD)/gen/formats/otlp/, where they include each
+# other by their import paths ("opentelemetry/proto/...").
+OTLP_GEN_DIR := $(BUILD)/gen/formats/otlp
+OTLP_PROTOS := opentelemetry/proto/common/v1/common \
+	opentelemetry/proto/resource/v1/resource \
+	opentelemetry/proto/profiles/v1development/profiles \
+	opentelemetry/proto/collector/profiles/v1development/profiles_service
+OTLP_GEN := $(OTLP_PROTOS:%=$(OTLP_GEN_DIR)/%.pb-c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(PROTO_GEN).o $(OTLP_GEN:%=%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 LIBHS := $(BUILD)/libheapsift.a
@@ -147,6 +157,19 @@ $(PROTO_GEN).o: $(PROTO_GEN).c
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(SAN) $(CFLAGS) \
 		-I$(BUILD)/gen -c -o $@ $<
 $(BUILD)/src/export/pprof.o: $(PROTO_GEN).h
+
+$(OTLP_GEN_DIR)/%.pb-c.c $(OTLP_GEN_DIR)/%.pb-c.h: src/formats/otlp/%.proto \
+		$(BUILD)/config.mk
+	@mkdir -p $(OTLP_GEN_DIR)
+	$(if $(V),,@echo "  PROTOC  $<")
+	$(Q)protoc-c --proto_path=src/formats/otlp --c_out=$(OTLP_GEN_DIR) $<
+# generated code: not held to the house warnings
+$(OTLP_GEN:%=%.o): %.o: %.c $(OTLP_GEN:%=%.h)
+	$(if $(V),,@echo "  CC      $<")
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(SAN) $(CFLAGS) \
+		-I$(OTLP_GEN_DIR) -c -o $@ $<
+$(BUILD)/src/export/otlp.o: HS_CFLAGS += -I$(OTLP_GEN_DIR)
+$(BUILD)/src/export/otlp.o: $(OTLP_GEN:%=%.h)
 
 $(LIBHS): $(LIB_OBJ)
 	@rm -f $@

@@ -21,7 +21,8 @@
 set -eu
 
 what=${1:-build}
-# protobuf-c: the pprof export (its .proto is compiled at build time);
+# protobuf-c: the pprof and OTLP exports (their .proto files are compiled
+# at build time);
 # zlib: the gzipped exports (pprof, csv --gzip)
 pkgs="gcc make pkg-config libncurses-dev libarchive-dev libpcre2-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev"
 case $what in
@@ -52,6 +53,9 @@ if [ "$what" = ci ]; then
 	# installed where bash-completion's loader finds them
 	# (completion.sh, install.sh)
 	pkgs="$pkgs zsh bash-completion"
+	# a JUnit reader for diff --format=junit (gate.sh): junitparser,
+	# Debian's, for /usr/bin/python3
+	pkgs="$pkgs python3-junitparser"
 	# jsonschema is asked for by what it provides: the python3 on PATH
 	# may be another one than Debian's (pyenv) and have it already; the
 	# tests use whichever of the two imports it (tests/cli/lib.sh)
@@ -64,6 +68,9 @@ if [ "$what" = ci ]; then
 	# Node is asked for by command too: a Node.js from NodeSource carries
 	# its own npm, and Debian's npm package conflicts with it.
 	pkgs="$pkgs golang-go"
+	# protoc decodes the OTLP and pprof exports against their upstream
+	# .proto files (otlp.sh)
+	pkgs="$pkgs protobuf-compiler"
 	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 		pkgs="$pkgs nodejs npm"
 	fi

@@ -48,7 +48,8 @@ LAYERS = {
 ALLOW = {
     "util": [],
     "record": ["util"],
-    "formats": ["util", "gen/formats/pprof/"],
+    # the generated protobuf code, pprof's and OpenTelemetry's profiles
+    "formats": ["util", "gen/formats/pprof/", "gen/formats/otlp/"],
     "input": ["util"],
     "importers": ["util", "record", "formats", "input"],
     "store": ["util", "record", "formats"],
@@ -57,7 +58,10 @@ ALLOW = {
     "query": ["util", "record", "store", "src/formats/store/"],
     "findings": ["util", "record", "query"],
     "report": ["util", "record", "query", "findings"],
-    "export": ["util", "record", "query", "findings", "gen/formats/pprof/"],
+    # the generated headers of the formats export writes (protoc-c's
+    # pprof and OTLP profiles code), never a format reader of src/formats/
+    "export": ["util", "record", "query", "findings", "gen/formats/pprof/",
+               "gen/formats/otlp/"],
     "tui": ["util", "record", "query", "findings"],
     "cli": ["util", "record", "formats", "input", "importers", "store",
             "ingest", "query", "findings", "report", "export", "tui"],

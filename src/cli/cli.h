@@ -20,7 +20,8 @@ enum exit_code {
 	EXIT_ERROR = 1, /* something asked for could not be done */
 	EXIT_USAGE = 2, /* bad command line */
 	EXIT_WARNED =
-		3, /* done, but damaged input was skipped or a limit hit */
+		3,     /* done, but damaged input was skipped or a limit hit */
+	EXIT_GATE = 4, /* done, and diff's --fail-if gate failed */
 };
 
 /*

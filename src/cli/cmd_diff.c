@@ -7,6 +7,7 @@
  * two sides and prints what it answers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/cli_view.h"
+#include "cli/cmd_diff_int.h"
 #include "query/query_codeheap.h"
 #include "query/diff.h"
 #include "store/store.h"
@@ -32,7 +34,10 @@ static const char diff_help[] =
 	"usage: heapsift diff BASE [NEW] [--by=GROUP | --tree | --inverted |\n"
 	"                     --survivors | --codeheap] [--total] "
 	"[--alpha=P]\n"
-	"                     [--limit=N] [--depth=N] [--csv]\n"
+	"                     [--limit=N] [--depth=N] [--csv | "
+	"--format=FMT]\n"
+	"                     [--fail-if=WHEN[:LIMIT..]] [--fail-scope=S]\n"
+	"                     [--fail-match=REGEX] [--summary=FILE]\n"
 	"                     [--base-recording=N] [--base-from=TIME]\n"
 	"                     [--base-to=TIME] [--base-snapshot=N]\n"
 	"                     [--snapshot=N] [FILTERS]\n"
@@ -79,6 +84,24 @@ static const char diff_help[] =
 	"\n"
 	"                          base_se,new_se (the z-test's standard "
 	"errors)\n"
+	"      --format=FMT        text (default), csv (as --csv), junit\n"
+	"                          (JUnit XML: a test case per row the gate\n"
+	"                          checks), markdown (a summary for a pull\n"
+	"                          request)\n"
+	"      --fail-if=WHEN[:LIMIT..]\n"
+	"                          exit with status 4 when a row changed\n"
+	"                          beyond noise (WHEN: grew, shrank or\n"
+	"                          changed) and past every LIMIT: N% of\n"
+	"                          the base, a rate (10MB/s), bytes (10MB,\n"
+	"                          with --total) or a number in the\n"
+	"                          table's unit; e.g. grew:5%:1MB/s\n"
+	"      --fail-scope=S      what the gate checks: rows (default:\n"
+	"                          each row of --by, each node of a tree)\n"
+	"                          or total\n"
+	"      --fail-match=REGEX  check only the rows whose key matches\n"
+	"      --summary=FILE      also add the Markdown summary to FILE\n"
+	"                          (created if missing), as a CI step\n"
+	"                          summary ($GITHUB_STEP_SUMMARY) is written\n"
 	"      --base-recording=N  the base is recording N\n"
 	"      --base-from=TIME, --base-to=TIME\n"
 	"                          the base's time window (as --from, --to)\n"
@@ -96,23 +119,9 @@ static const char diff_help[] =
 	"both hold OutsideTLAB events, and the header says which.\n"
 	"\n"
 	"Exit status: 0 done; 1 a store or input could not be read; 2 usage;\n"
-	"3 done, but an input's import skipped damaged data or hit a limit.\n";
-
-enum diff_view { DV_TOP, DV_TREE, DV_INVERTED, DV_SURVIVORS, DV_CODEHEAP };
-
-struct diff_cli {
-	enum diff_view view;
-	enum query_group by;
-	bool by_given, csv, total;
-	double alpha;
-	uint64_t limit, depth;
-	bool have_limit, have_depth;
-	int64_t base_recording, base_snapshot, snapshot;
-	const char *base_from, *base_to;
-	struct view_filters f;
-	int n_operands; /* 1 or 2: BASE [NEW] */
-	char **operands;
-};
+	"3 done, but an input's import skipped damaged data or hit a limit;\n"
+	"4 done, and a row crossed the --fail-if gate (its rows are said on\n"
+	"standard error, whatever the format).\n";
 
 /* One operand's store: itself, or its cache store (cli_store_path(),
  * whose import speaks on standard error: the diff is what standard
@@ -137,45 +146,58 @@ static void put_str(struct buf *b, const char *s, bool csv)
 }
 
 /* "1.23 MB", "+1.23 MB", "-" for NaN; a rate gets "/s". */
-static bool amount_counts; /* values are samples, not bytes */
-
-static const char *amount(double v, bool sign, bool per_s, char *out,
-			  size_t size)
+const char *diff_amount(const struct diff_table *t, double v, bool sign,
+			char *out, size_t size)
 {
-	char t[32];
+	char x[32];
 	double a = fabs(v);
 
 	if (isnan(v)) {
 		snprintf(out, size, "-");
 		return out;
 	}
-	if (amount_counts) {
+	if (t->by_samples) { /* values are samples, not bytes */
 		snprintf(out, size, sign && v > 0 ? "%+.0f" : "%.0f", v);
 		return out;
 	}
-	human_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, t, sizeof(t));
+	human_bytes(a < 9.2e18 ? (int64_t)llround(a) : INT64_MAX, x, sizeof(x));
 	snprintf(out, size, "%s%s%s",
 		 v < 0		 ? "-"
 		 : sign && v > 0 ? "+"
 				 : "",
-		 t, per_s ? "/s" : "");
+		 x, t->per_second ? "/s" : "");
 	return out;
 }
 
-static const char *ratio_text(double r, char *out, size_t size)
+/* "2.00x"; "new" where the base has nothing, "gone" where the new side
+ * has nothing: a row of one side is never a ratio of 0 or infinity. */
+const char *diff_ratio_text(const struct diff_row *r, char *out, size_t size)
 {
-	if (isnan(r))
+	if (isnan(r->ratio))
 		snprintf(out, size, "-");
-	else if (isinf(r))
+	else if (isinf(r->ratio))
 		snprintf(out, size, "new");
+	else if (r->value[1] == 0 && r->value[0] != 0)
+		snprintf(out, size, "gone");
 	else
-		snprintf(out, size, "%.2fx", r);
+		snprintf(out, size, "%.2fx", r->ratio);
 	return out;
 }
 
-static const char *verdict(int change)
+const char *diff_verdict_text(int change)
 {
 	return change > 0 ? "grew" : change < 0 ? "shrank" : "";
+}
+
+const char *diff_q_text(double q, char *out, size_t size)
+{
+	if (isnan(q))
+		snprintf(out, size, "-");
+	else if (q < 1e-4)
+		snprintf(out, size, "%.0e", q);
+	else
+		snprintf(out, size, "%.4f", q);
+	return out;
 }
 
 static void put_csv_num(struct buf *b, double v)
@@ -213,8 +235,7 @@ static void header(struct buf *b, const struct diff_table *t, const char *what,
 		put_str(b, names[s], false);
 		buf_addf(b, ": %.3f s, %" PRIu64 " samples, %s\n",
 			 t->seconds[s], t->samples[s],
-			 amount(t->value[s], false, t->per_second, x,
-				sizeof(x)));
+			 diff_amount(t, t->value[s], false, x, sizeof(x)));
 	}
 	if (t->estimate_note)
 		buf_addf(b, "%s\n", t->estimate_note);
@@ -235,27 +256,21 @@ static void table_text(struct buf *b, const struct diff_table *t,
 	for (i = 0; i < t->n_rows; i++) {
 		const struct diff_row *r = &t->rows[i];
 		char x[48], y[48], z[48], w[16], q[16];
-		bool ps = t->per_second;
 
 		if (tree && depth && r->depth >= depth)
 			continue;
 		if (limit && shown >= limit)
 			break;
 		shown++;
-		if (isnan(r->q))
-			snprintf(q, sizeof(q), "-");
-		else if (r->q < 1e-4)
-			snprintf(q, sizeof(q), "%.0e", r->q);
-		else
-			snprintf(q, sizeof(q), "%.4f", r->q);
 		buf_addf(b,
 			 "%12s %12s %12s %7s %8" PRIu64 " %8" PRIu64
 			 " %9s %-6s  ",
-			 amount(r->value[0], false, ps, x, sizeof(x)),
-			 amount(r->value[1], false, ps, y, sizeof(y)),
-			 amount(r->delta, true, ps, z, sizeof(z)),
-			 ratio_text(r->ratio, w, sizeof(w)), r->samples[0],
-			 r->samples[1], q, verdict(r->change));
+			 diff_amount(t, r->value[0], false, x, sizeof(x)),
+			 diff_amount(t, r->value[1], false, y, sizeof(y)),
+			 diff_amount(t, r->delta, true, z, sizeof(z)),
+			 diff_ratio_text(r, w, sizeof(w)), r->samples[0],
+			 r->samples[1], diff_q_text(r->q, q, sizeof(q)),
+			 diff_verdict_text(r->change));
 		if (tree)
 			for (uint32_t k = 0; k < r->depth; k++)
 				buf_adds(b, "  ");
@@ -267,9 +282,13 @@ static void table_text(struct buf *b, const struct diff_table *t,
 			 t->n_rows - shown);
 }
 
+/* With a gate, a last column says what it made of each row: crossed,
+ * passed, or empty where the row was not checked. */
 static void table_csv(struct buf *b, const struct diff_table *t,
-		      const char *keyname, bool tree, uint64_t depth)
+		      const char *keyname, bool tree, uint64_t depth,
+		      const struct gate_result *g)
 {
+	static const char *const gate_word[] = {"", "passed", "crossed"};
 	const char *u = t->per_second ? "_per_s" : "";
 	const char *what = t->by_samples ? "live_samples" : "est_bytes";
 	size_t i;
@@ -278,8 +297,9 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		buf_adds(b, "depth,");
 	buf_addf(b,
 		 "%s,base_samples,new_samples,base_%s%s,new_%s%s,delta_%s%s,"
-		 "ratio,p_value,q_value,change,base_se%s,new_se%s\r\n",
-		 keyname, what, u, what, u, what, u, u, u);
+		 "ratio,p_value,q_value,change,base_se%s,new_se%s%s\r\n",
+		 keyname, what, u, what, u, what, u, u, u,
+		 g->mark ? ",gate" : "");
 	for (i = 0; i < t->n_rows; i++) {
 		const struct diff_row *r = &t->rows[i];
 
@@ -303,12 +323,14 @@ static void table_csv(struct buf *b, const struct diff_table *t,
 		buf_addch(b, ',');
 		if (!isnan(r->q))
 			buf_addf(b, "%.10g", r->q);
-		buf_addf(b, ",%s,", verdict(r->change));
+		buf_addf(b, ",%s,", diff_verdict_text(r->change));
 		/* the z-test's standard errors: the test of what is shown,
 		 * shown; empty for the binomial tests */
 		put_csv_num(b, r->se[0]);
 		buf_addch(b, ',');
 		put_csv_num(b, r->se[1]);
+		if (g->mark)
+			buf_addf(b, ",%s", gate_word[g->mark[i]]);
 		buf_adds(b, "\r\n");
 	}
 }
@@ -449,7 +471,7 @@ static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
 		rc = cli_usage_error("diff", "%s", e.msg);
 		goto out;
 	}
-	if (o->csv) {
+	if (o->format == DF_CSV) {
 		buf_adds(b, "heap,fact,base,new,delta\r\n");
 	} else {
 		for (k = 0; k < 2; k++) {
@@ -465,7 +487,7 @@ static int codeheap_diff(const struct diff_cli *o, struct store *s[2],
 			    "fragmentation 0 to 1\n");
 	}
 	for (i = 0; i < n; i++) {
-		if (o->csv)
+		if (o->format == DF_CSV)
 			put_ch_csv(b, &rows[i]);
 		else
 			put_ch_text(b, rows, n, i, &last);
@@ -583,24 +605,30 @@ static int diff_view_table(const struct diff_cli *o, struct diff *d,
 	}
 }
 
-/* The diff of the samples' views, into b. */
+/* The diff of the samples' views, into b in o's format, and the
+ * Markdown summary into md where --summary asks for it: EXIT_OK, or
+ * EXIT_GATE when a row crossed the gate (b is whole then too). */
 static int samples_diff(const struct diff_cli *o, struct store *s[2],
-			const char *names[2], struct buf *b)
+			const char *names[2], struct buf *b, struct buf *md)
 {
 	struct query *q[2] = {NULL, NULL};
 	struct view_filters vf[2];
 	struct diff_options dopt;
 	struct diff *d = NULL;
 	const struct diff_table *t;
+	struct gate_result g = {NULL, 0, 0, 0};
 	bool tree = o->view == DV_TREE || o->view == DV_INVERTED;
 	const char *keyname = tree ? "frame" : query_group_name(o->by);
-	const char *what = o->view == DV_TREE	     ? "call tree"
+	const char *view = o->view == DV_TREE	     ? "call tree"
 			   : o->view == DV_INVERTED  ? "inverted tree"
 			   : o->view == DV_SURVIVORS ? "survivors"
 						     : "allocations";
+	char what[64];
 	struct err e;
 	int k, rc;
 
+	snprintf(what, sizeof(what), "%s%s%s", view, tree ? "" : " by ",
+		 tree ? "" : keyname);
 	rc = open_sides(o, s, vf, q);
 	if (rc)
 		goto out;
@@ -614,18 +642,32 @@ static int samples_diff(const struct diff_cli *o, struct store *s[2],
 		rc = side_failed(&e);
 		goto out;
 	}
-	if (diff_view_table(o, d, &t, &e) < 0) {
+	if (diff_view_table(o, d, &t, &e) < 0 ||
+	    diff_gate_run(o, t, &g, &e) < 0) {
 		rc = side_failed(&e);
 		goto out;
 	}
-	amount_counts = t->by_samples;
-	if (o->csv) {
-		table_csv(b, t, keyname, tree, o->depth);
-	} else {
-		header(b, t, what, names);
+	switch (o->format) {
+	case DF_CSV:
+		table_csv(b, t, keyname, tree, o->depth, &g);
+		break;
+	case DF_JUNIT:
+		diff_junit(o, t, &g, what, keyname, names, b);
+		break;
+	case DF_MARKDOWN:
+		diff_markdown(o, t, &g, what, keyname, names, b);
+		break;
+	default:
+		header(b, t, view, names);
 		table_text(b, t, keyname, tree, o->limit, o->depth);
+		diff_gate_text(o, t, &g, keyname, b);
 	}
+	if (o->summary)
+		diff_markdown(o, t, &g, what, keyname, names, md);
+	diff_gate_stderr(o, t, &g, keyname);
+	rc = g.crossed ? EXIT_GATE : EXIT_OK;
 out:
+	diff_gate_result_release(&g);
 	diff_free(d);
 	for (k = 0; k < 2; k++)
 		query_free(q[k]);
@@ -662,6 +704,11 @@ enum {
 	OPT_BASE_TO,
 	OPT_BASE_SNAPSHOT,
 	OPT_SNAPSHOT,
+	OPT_FORMAT,
+	OPT_FAIL_IF,
+	OPT_FAIL_SCOPE,
+	OPT_FAIL_MATCH,
+	OPT_SUMMARY,
 };
 
 const struct option diff_option_table[] = {
@@ -680,12 +727,20 @@ const struct option diff_option_table[] = {
 	{"base-to", required_argument, NULL, OPT_BASE_TO},
 	{"base-snapshot", required_argument, NULL, OPT_BASE_SNAPSHOT},
 	{"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"fail-if", required_argument, NULL, OPT_FAIL_IF},
+	{"fail-scope", required_argument, NULL, OPT_FAIL_SCOPE},
+	{"fail-match", required_argument, NULL, OPT_FAIL_MATCH},
+	{"summary", required_argument, NULL, OPT_SUMMARY},
 	{"help", no_argument, NULL, 'h'},
 	VIEW_FILTER_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 const struct cli_option_words diff_word_table[] = {
 	{"by", query_group_word},
+	{"format", diff_format_word},
+	{"fail-scope", diff_fail_scope_word},
+	{"summary", NULL},
 	VIEW_FILTER_WORDS,
 	{NULL, NULL},
 };
@@ -738,7 +793,21 @@ static int diff_option(struct diff_cli *o, int c, char **argv)
 		o->have_limit = true;
 		return view_limit_option("diff", optarg, &o->limit);
 	case OPT_CSV:
-		o->csv = true;
+		return diff_format_option(o, "csv");
+	case OPT_FORMAT:
+		return diff_format_option(o, optarg);
+	case OPT_FAIL_IF:
+		return diff_fail_if_option(o, optarg);
+	case OPT_FAIL_SCOPE:
+		return diff_fail_scope_option(o, optarg);
+	case OPT_FAIL_MATCH:
+		o->match = optarg;
+		return 0;
+	case OPT_SUMMARY:
+		if (!*optarg)
+			return cli_usage_error("diff", "--summary: give a "
+						       "file to add to");
+		o->summary = optarg;
 		return 0;
 	case OPT_BASE_RECORDING:
 		return parse_index("--base-recording", optarg,
@@ -781,10 +850,12 @@ static int diff_parse(int argc, char **argv, struct diff_cli *o)
 		if (diff_option(o, c, argv))
 			return EXIT_USAGE;
 	}
+	if (diff_gate_check_options(o))
+		return EXIT_USAGE;
 	if (!o->have_limit)
-		o->limit = o->csv ? 0 : 20;
+		o->limit = o->format == DF_CSV ? 0 : 20;
 	if (!o->have_depth)
-		o->depth = o->csv ? 0 : 6;
+		o->depth = o->format == DF_CSV ? 0 : 6;
 	if (o->view == DV_SURVIVORS && !o->by_given)
 		o->by = GROUP_SITE;
 	n_ops = argc - optind;
@@ -804,12 +875,46 @@ static int diff_parse(int argc, char **argv, struct diff_cli *o)
 	return CLI_RUN;
 }
 
+/* --summary: the Markdown appended to path (created if missing), as a
+ * CI's step summary file ($GITHUB_STEP_SUMMARY) is written: 0, or -1
+ * after a message. */
+static int summary_append(const char *path, const struct buf *md)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	size_t off = 0;
+
+	if (fd < 0)
+		goto fail;
+	while (off < md->len) {
+		ssize_t w = write(fd, md->data + off, md->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int saved = errno ? errno : EIO;
+
+			close(fd);
+			errno = saved;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) == 0)
+		return 0;
+fail:
+	term_fprintf(stderr,
+		     "heapsift diff: error: --summary: cannot write "
+		     "%s: %s\n",
+		     path, err_io_reason(errno));
+	return -1;
+}
+
 static int diff_run(const struct diff_cli *o)
 {
 	struct store *s[2] = {NULL, NULL};
 	char *paths[2] = {NULL, NULL}, *side_names[2] = {NULL, NULL};
 	const char *names[2];
-	struct buf out = BUF_INIT;
+	struct buf out = BUF_INIT, md = BUF_INIT;
 	struct err e;
 	int k, rc = EXIT_OK, n_ops = o->n_operands;
 
@@ -836,13 +941,18 @@ static int diff_run(const struct diff_cli *o)
 	if (o->view == DV_CODEHEAP)
 		rc = codeheap_diff(o, s, names, &out);
 	else
-		rc = samples_diff(o, s, names, &out);
-	/* on failure nothing was put in out: the diff is all or nothing */
-	if (rc == EXIT_OK) {
+		rc = samples_diff(o, s, names, &out, &md);
+	/* on failure nothing was put in out: the diff is all or nothing;
+	 * a gate that failed has written everything too */
+	if (rc == EXIT_OK || rc == EXIT_GATE) {
 		fwrite(out.data, 1, out.len, stdout);
-		rc = cli_finish_output(EXIT_OK);
+		rc = cli_finish_output(rc);
 	}
+	if ((rc == EXIT_OK || rc == EXIT_GATE) && o->summary &&
+	    summary_append(o->summary, &md) < 0)
+		rc = EXIT_ERROR;
 out:
+	buf_release(&md);
 	buf_release(&out);
 	if (s[1] != s[0])
 		store_close(s[1]);

@@ -37,7 +37,7 @@ static const char export_help[] =
 	"[--part-rows=N]\n"
 	"       heapsift export CASE.hsdb|INPUT... --format=FORMAT [-o FILE]\n"
 	"              [--force]"
-	" [--value=VALUE] [FILTERS]\n"
+	" [--value=VALUE] [--kinds=all] [FILTERS]\n"
 	"\n"
 	"--format=csv writes the store as CSV tables into DIR (created if\n"
 	"missing): recordings, settings, threads, classes, methods, frames,\n"
@@ -63,12 +63,16 @@ static const char export_help[] =
 	"the samples of one kind that pass the filters:\n"
 	"  folded      collapsed stacks for flamegraph.pl, inferno, "
 	"speedscope\n"
-	"  pprof       gzipped profile.proto for go tool pprof\n"
+	"  pprof       gzipped profile.proto for go tool pprof (every kind\n"
+	"              in one profile with --kinds=all)\n"
+	"  otlp        an OpenTelemetry profiles request (protobuf,\n"
+	"              uncompressed): a profile per recording, kind and\n"
+	"              sample type, every kind held or --kind's\n"
 	"  speedscope  speedscope's JSON, one profile per sample kind\n"
 	"  svg         the report's flame graph, as one SVG file\n"
 	"\n" CLI_STORE_OPERAND_HELP "\n"
-	"      --format=FORMAT  csv, parquet, folded, pprof, speedscope or "
-	"svg\n"
+	"      --format=FORMAT  csv, parquet, folded, pprof, otlp, speedscope\n"
+	"                       or svg\n"
 	"  -o, --output=PATH    the folder (csv), lake or file to write\n"
 	"      --force          write into a folder that holds other files,\n"
 	"                       or replace a file\n"
@@ -76,6 +80,10 @@ static const char export_help[] =
 	"                       default), samples, or objects (estimated;\n"
 	"                       agent, outside, old and other writers'\n"
 	"                       samples only)\n"
+	"      --kinds=all      pprof: every kind the store holds in one\n"
+	"                       profile, a sample type per kind and value\n"
+	"                       (tlab.alloc_space; go tool pprof\n"
+	"                       -sample_index=tlab.alloc_space)\n"
 	"      --layout=LAYOUT  csv: tables (the default) or fleet\n"
 	"      --gzip           fleet: write .csv.gz files\n"
 	"      --id=ID          fleet: the case's id (default: the store's\n"
@@ -354,11 +362,12 @@ enum export_format {
 	FORMAT_SPEEDSCOPE,
 	FORMAT_SVG,
 	FORMAT_PARQUET, /* the fleet lake only */
+	FORMAT_OTLP,
 };
 
 /* --format's words, in enum export_format's order */
-static const char *const format_names[] = {"csv",	 "folded", "pprof",
-					   "speedscope", "svg",	   "parquet"};
+static const char *const format_names[] = {
+	"csv", "folded", "pprof", "speedscope", "svg", "parquet", "otlp"};
 
 static bool format_parse(const char *s, enum export_format *f)
 {
@@ -377,6 +386,14 @@ static const char *format_word(size_t i)
 	return i < sizeof(format_names) / sizeof(format_names[0])
 		       ? format_names[i]
 		       : NULL;
+}
+
+/* --kinds' one word */
+static const char *const kinds_names[] = {"all"};
+
+static const char *kinds_word(size_t i)
+{
+	return i < 1 ? kinds_names[i] : NULL;
 }
 
 /* --layout's words, tables the default */
@@ -406,71 +423,98 @@ static int write_out(const char *path, const struct buf *b)
 								   : EXIT_OK;
 }
 
+/* A query per kind, each with f's filters: --kind's, else every kind
+ * the store holds; q itself (the default kind's) where it holds none, for
+ * an empty profile.  kq[] gets them, to free those that are not q. */
+static int kind_queries(struct store *s, struct query *q,
+			const struct view_filters *f, struct query **kq,
+			size_t *n_kq, struct err *e)
+{
+	uint64_t counts[SAMPLE__COUNT];
+	int k, rc = 0;
+
+	query_kind_counts(q, counts);
+	for (k = 0; k < SAMPLE__COUNT && rc == 0; k++) {
+		struct query_options ko = f->q;
+
+		if (f->q.kind >= 0 ? k != f->q.kind : !counts[k])
+			continue;
+		ko.kind = k;
+		rc = query_open(s, &ko, &kq[*n_kq], e);
+		if (rc == 0)
+			(*n_kq)++;
+	}
+	if (rc == 0 && !*n_kq)
+		kq[(*n_kq)++] = q; /* nothing at all: an empty profile */
+	return rc;
+}
+
+/* Format fmt of q (the filters' default kind), or of kq[] (one query a
+ * kind: speedscope, pprof --kinds=all), or of the store (otlp), onto
+ * out; name names the input. */
+static int view_to_buf(enum export_format fmt, enum export_value v,
+		       struct store *s, struct query *q,
+		       const struct query_options *o, struct query *const *kq,
+		       size_t n_kq, const char *name, struct buf *out,
+		       struct err *e)
+{
+	switch (fmt) {
+	case FORMAT_FOLDED:
+		return export_folded(q, v, out, e);
+	case FORMAT_PPROF:
+		return n_kq ? export_pprof_kinds(kq, n_kq, out, e)
+			    : export_pprof(q, out, e);
+	case FORMAT_SPEEDSCOPE:
+		return export_speedscope(kq, n_kq, v, name, out, e);
+	case FORMAT_OTLP:
+		return export_otlp(s, o, out, e);
+	case FORMAT_SVG:
+		return export_svg(q, out, e);
+	default:
+		BUG("export: format %d is not a view", (int)fmt);
+	}
+	return ERR_FAIL;
+}
+
 /* The one-file formats: a view of the filtered samples. */
 static int export_view(enum export_format fmt, enum export_value v,
-		       const char *path, bool force, int argc, char **argv,
-		       struct view_filters *f)
+		       bool all_kinds, const char *path, bool force, int argc,
+		       char **argv, struct view_filters *f)
 {
 	struct cli_output o = {path, CLI_OUTPUT_FILE, NULL, force};
 	struct store *s;
 	struct query *q, *kq[SAMPLE__COUNT];
 	size_t n_kq = 0, i;
 	struct buf out = BUF_INIT;
+	const char *base = strrchr(argv[optind], '/');
 	struct err e;
 	int rc, status;
 
 	if (path && strcmp(path, "-") &&
 	    cli_output_check("export", &o, argv + optind, argc - optind))
 		return EXIT_ERROR;
-	if ((!path || !strcmp(path, "-")) && fmt == FORMAT_PPROF &&
+	if ((!path || !strcmp(path, "-")) &&
+	    (fmt == FORMAT_PPROF || fmt == FORMAT_OTLP) &&
 	    isatty(STDOUT_FILENO))
 		return cli_usage_error("export",
-				       "--format=pprof writes gzipped binary "
-				       "data: give -o FILE, or redirect "
-				       "standard output");
+				       "--format=%s writes binary data: give "
+				       "-o FILE, or redirect standard output",
+				       fmt == FORMAT_PPROF ? "pprof" : "otlp");
 	status = view_open("export", argc, argv, f, &s, &q);
 	if (status)
 		return status;
 	err_init(&e);
-	switch (fmt) {
-	case FORMAT_FOLDED:
-		rc = export_folded(q, v, &out, &e);
-		break;
-	case FORMAT_PPROF:
-		rc = export_pprof(q, &out, &e);
-		break;
-	case FORMAT_SVG:
-		rc = export_svg(q, &out, &e);
-		break;
-	default: {
-		/* a profile per kind: --kind's, else every kind held */
-		uint64_t counts[SAMPLE__COUNT];
-		const char *base = strrchr(argv[optind], '/');
-		int k;
-
-		query_kind_counts(q, counts);
+	/* speedscope and pprof --kinds=all: a query per kind */
+	if (fmt == FORMAT_SPEEDSCOPE || (fmt == FORMAT_PPROF && all_kinds))
+		rc = kind_queries(s, q, f, kq, &n_kq, &e);
+	else
 		rc = 0;
-		for (k = 0; k < SAMPLE__COUNT && rc == 0; k++) {
-			struct query_options ko = f->q;
-
-			if (f->q.kind >= 0 ? k != f->q.kind : !counts[k])
-				continue;
-			ko.kind = k;
-			rc = query_open(s, &ko, &kq[n_kq], &e);
-			if (rc == 0)
-				n_kq++;
-		}
-		if (rc == 0 && !n_kq)
-			kq[n_kq++] = q; /* nothing at all: an empty profile */
-		if (rc == 0)
-			rc = export_speedscope(kq, n_kq, v,
-					       base ? base + 1 : argv[optind],
-					       &out, &e);
-		for (i = 0; i < n_kq; i++)
-			if (kq[i] != q)
-				query_free(kq[i]);
-	}
-	}
+	if (rc == 0)
+		rc = view_to_buf(fmt, v, s, q, &f->q, kq, n_kq,
+				 base ? base + 1 : argv[optind], &out, &e);
+	for (i = 0; i < n_kq; i++)
+		if (kq[i] != q)
+			query_free(kq[i]);
 	if (rc < 0) {
 		buf_release(&out);
 		return view_query_failed("export", &e, s, q);
@@ -483,7 +527,7 @@ static int export_view(enum export_format fmt, enum export_value v,
 
 /* What the command line asks for. */
 struct export_args {
-	const char *dir, *format, *value, *layout;
+	const char *dir, *format, *value, *layout, *kinds;
 	const char *filter; /* the last filter option given; NULL none */
 	const char *id;
 	struct lake_options lo;
@@ -504,6 +548,7 @@ enum {
 	OPT_HOST,
 	OPT_GZIP,
 	OPT_PART_ROWS,
+	OPT_KINDS,
 };
 
 const struct option export_option_table[] = {
@@ -516,14 +561,19 @@ const struct option export_option_table[] = {
 	{"host", required_argument, NULL, OPT_HOST},
 	{"gzip", no_argument, NULL, OPT_GZIP},
 	{"part-rows", required_argument, NULL, OPT_PART_ROWS},
+	{"kinds", required_argument, NULL, OPT_KINDS},
 	{"help", no_argument, NULL, 'h'},
 	VIEW_FILTER_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 const struct cli_option_words export_word_table[] = {
-	{"format", format_word}, {"value", export_value_word},
-	{"layout", layout_word}, {"output", NULL},
-	VIEW_FILTER_WORDS,	 {NULL, NULL},
+	{"format", format_word},
+	{"value", export_value_word},
+	{"layout", layout_word},
+	{"kinds", kinds_word},
+	{"output", NULL},
+	VIEW_FILTER_WORDS,
+	{NULL, NULL},
 };
 
 /* The options into a; -1 to go on, else the exit status (--help, a bad
@@ -567,6 +617,9 @@ static int parse_options(int argc, char **argv, struct export_args *a)
 		case OPT_GZIP:
 			a->gzip = true;
 			break;
+		case OPT_KINDS:
+			a->kinds = optarg;
+			break;
 		case OPT_PART_ROWS:
 			if (!cli_parse_count(optarg, &a->lo.part_rows) ||
 			    !a->lo.part_rows)
@@ -595,12 +648,13 @@ static int check_options(struct export_args *a)
 	if (!a->format)
 		return cli_usage_error("export",
 				       "--format: give --format=csv, parquet, "
-				       "folded, pprof, speedscope or svg");
+				       "folded, pprof, otlp, speedscope or "
+				       "svg");
 	if (!format_parse(a->format, &a->fmt))
 		return cli_usage_error(
 			"export",
 			"--format: '%s' is not one of csv, "
-			"parquet, folded, pprof, speedscope, svg",
+			"parquet, folded, pprof, otlp, speedscope, svg",
 			a->format);
 	if (a->value && !export_value_parse(a->value, &a->v))
 		return cli_usage_error("export",
@@ -611,6 +665,17 @@ static int check_options(struct export_args *a)
 		return cli_usage_error("export",
 				       "--value applies to --format=folded "
 				       "and speedscope only");
+	if (a->kinds && strcmp(a->kinds, kinds_names[0]))
+		return cli_usage_error("export", "--kinds: '%s' is not all",
+				       a->kinds);
+	if (a->kinds && a->fmt != FORMAT_PPROF)
+		return cli_usage_error("export",
+				       "--kinds=all applies to --format=pprof "
+				       "only (otlp and speedscope write every "
+				       "kind already)");
+	if (a->kinds && a->f.q.kind >= 0)
+		return cli_usage_error("export",
+				       "--kinds=all and --kind: give one");
 	if (a->fmt == FORMAT_PARQUET)
 		a->fleet = true; /* Parquet is the lake's only */
 	if (a->layout) {
@@ -876,7 +941,7 @@ int cmd_export(int argc, char **argv)
 	if (st >= 0)
 		return st;
 	if (a.fmt != FORMAT_CSV && a.fmt != FORMAT_PARQUET)
-		return export_view(a.fmt, a.v, a.dir, a.o.force, argc, argv,
-				   &a.f);
+		return export_view(a.fmt, a.v, a.kinds != NULL, a.dir,
+				   a.o.force, argc, argv, &a.f);
 	return export_csv(argc, argv, &a);
 }

@@ -50,6 +50,26 @@ int export_folded(struct query *q, enum export_value v, struct buf *out,
 int export_pprof(struct query *q, struct buf *out, struct err *e);
 
 /*
+ * One gzipped pprof profile of several kinds (queries[]: one query a
+ * kind, each with the same filters, in kind order): each kind's sample
+ * types named "WORD.TYPE" (tlab.alloc_space: sample_kind_word()), one
+ * sample a stack of each kind, 0 in the other kinds' values.
+ */
+int export_pprof_kinds(struct query *const *queries, size_t n_queries,
+		       struct buf *out, struct err *e);
+
+/*
+ * An OpenTelemetry profiles request (ExportProfilesServiceRequest,
+ * v1development, from the vendored src/formats/otlp/), uncompressed: one
+ * ResourceProfiles a recording that holds samples of the kinds asked,
+ * with its JVM and name, and in it one Profile per kind and sample type
+ * (the pprof export's types).  o: the filters; o->kind -1: every kind
+ * the store holds.  docs/export.md.
+ */
+int export_otlp(struct store *s, const struct query_options *o, struct buf *out,
+		struct err *e);
+
+/*
  * speedscope's JSON file format: one "sampled" profile per sample kind,
  * for every kind the store holds (queries[] has one query a kind, each
  * with the same filters), weighted by v.  name names the file.

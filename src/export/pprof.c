@@ -4,24 +4,25 @@
  * sample types follow the Go heap profile's convention (docs/export.md):
  * samples/count always; alloc_objects/count where the kind has an
  * object count; alloc_space/bytes; inuse_objects/inuse_space where the
- * kind has liveness (the part still alive when its recording ended).
+ * kind has liveness (the part still alive when its recording ended);
+ * they, the frames and the time come from profile_common.h, which the
+ * OTLP export shares.  With several kinds (export_pprof_kinds()), each
+ * kind's types are named by the kind and a sample is one kind's stack.
  * A function is a Java method (class.method), a location a (method,
  * line) site; one mapping stands for the JVM, since Java frames have no
  * addresses.  It does not add labels (thread, class): a sample is a
  * stack, summed over the query's filters.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "export/export.h"
+#include "export/profile_common.h"
 #include "formats/pprof/profile.pb-c.h"
-#include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
-#include "util/hash.h"
 #include "util/xalloc.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -31,36 +32,6 @@ typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 typedef Perftools__Profiles__Mapping Mapping;
-
-/* The string table: index 0 is "", as the format requires. */
-struct strings {
-	struct hmap idx;
-	struct arena mem;
-	char **v;
-	size_t n, alloc;
-};
-
-static int64_t str_id(struct strings *t, const char *s, size_t len)
-{
-	uint64_t v;
-	char *copy;
-
-	if (hmap_get(&t->idx, s, len, &v))
-		return (int64_t)v;
-	copy = arena_memdup(&t->mem, s, len);
-	hmap_put(&t->idx, copy, len, t->n, NULL);
-	if (t->n == t->alloc) {
-		t->alloc = t->alloc ? 2 * t->alloc : 256;
-		t->v = xreallocarray(t->v, t->alloc, sizeof(*t->v));
-	}
-	t->v[t->n] = copy;
-	return (int64_t)t->n++;
-}
-
-static int64_t str_idz(struct strings *t, const char *s)
-{
-	return str_id(t, s, strlen(s));
-}
 
 /* gzip (RFC 1952) of in[0..len) appended to out. */
 static int gzip_buf(struct buf *out, const uint8_t *in, size_t len,
@@ -89,234 +60,207 @@ static int gzip_buf(struct buf *out, const uint8_t *in, size_t len,
 	return 0;
 }
 
-enum { V_SAMPLES, V_OBJECTS, V_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };
-
-/* The profile's tables as they grow: strings, locations, functions. */
-struct pprof {
-	struct strings strs;
-	struct hmap loc_idx; /* a location's site: its id */
-	struct hmap fn_idx;  /* a function's name: its id */
-	Location **locs;
-	Function **fns;
-	size_t n_locs, n_fns, alloc_locs, alloc_fns;
-	struct buf method; /* a frame's class.method, for the next lookup */
+/* One kind's samples: its query's stacks, and where its values go in a
+ * sample (slot[v]: v's index, -1 where the kind does not write v). */
+struct pprof_part {
+	struct query *q;
+	const struct query_stack *st;
+	size_t n;
+	bool fate;
+	struct query_total total;
+	int slot[PROFILE_VALUE__N];
 };
 
-static void pprof_init(struct pprof *p)
+/* The profile's tables as they grow, and the messages made of them. */
+struct pprof {
+	struct profile_frames fr;
+	ValueType *vt, **vtp;
+	size_t n_vt;
+	Location *locs, **locp;
+	Line *lines, **linep;
+	Function *fns, **fnp;
+	Sample *smp, **smpp;
+	uint64_t *loc_ids;
+	int64_t *vals;
+	size_t n_smp;
+};
+
+/* The sample types of each part, in order: Go's names, or with
+ * qualified, each prefixed by the kind's word ("tlab.alloc_space") so
+ * that the kinds' types differ in one profile. */
+static void value_types(struct pprof *p, struct pprof_part *parts,
+			size_t n_parts, bool qualified)
 {
-	memset(p, 0, sizeof(*p));
-	hmap_init(&p->strs.idx);
-	arena_init(&p->strs.mem, 65536);
-	str_idz(&p->strs, "");
-	hmap_init(&p->loc_idx);
-	hmap_init(&p->fn_idx);
-	buf_init(&p->method);
+	struct buf name = BUF_INIT;
+	size_t i;
+	int v;
+
+	p->vt = xcalloc(n_parts * PROFILE_VALUE__N, sizeof(*p->vt));
+	p->vtp = xcalloc(n_parts * PROFILE_VALUE__N, sizeof(*p->vtp));
+	for (i = 0; i < n_parts; i++) {
+		enum sample_kind k = query_kind(parts[i].q);
+
+		for (v = 0; v < PROFILE_VALUE__N; v++) {
+			ValueType *t = &p->vt[p->n_vt];
+
+			parts[i].slot[v] = -1;
+			if (!profile_value_on(v, k, parts[i].fate))
+				continue;
+			buf_reset(&name);
+			if (qualified)
+				buf_addf(&name, "%s.", sample_kind_word(k));
+			buf_adds(&name, profile_value_type(v));
+			perftools__profiles__value_type__init(t);
+			t->type = profile_str(&p->fr.strs, name.data, name.len);
+			t->unit = profile_strz(&p->fr.strs,
+					       profile_value_unit(v));
+			p->vtp[p->n_vt] = t;
+			parts[i].slot[v] = (int)p->n_vt++;
+		}
+	}
+	buf_release(&name);
+}
+
+/* The samples: one a stack of each part, leaf first, as pprof wants; a
+ * part's values in its slots, 0 in the other parts'.  A sample without
+ * a stack gets the "(no stack)" location. */
+static void add_samples(struct pprof *p, const struct pprof_part *parts,
+			size_t n_parts)
+{
+	size_t i, k, n = 0, n_ids = 0, at = 0;
+
+	/* how many samples and location ids in all, to allocate once */
+	for (i = 0; i < n_parts; i++)
+		for (k = 0; k < parts[i].n; k++, n++) {
+			size_t depth = query_path_frames(
+				parts[i].q, parts[i].st[k].stack, NULL, 0);
+
+			n_ids += depth ? depth : 1;
+		}
+	p->smp = xcalloc(n ? n : 1, sizeof(*p->smp));
+	p->smpp = xcalloc(n ? n : 1, sizeof(*p->smpp));
+	p->loc_ids = xcalloc(n_ids ? n_ids : 1, sizeof(*p->loc_ids));
+	p->vals = xcalloc((n ? n : 1) * (p->n_vt ? p->n_vt : 1),
+			  sizeof(*p->vals));
+	n_ids = 0;
+	for (i = 0; i < n_parts; i++)
+		for (k = 0; k < parts[i].n; k++, at++) {
+			const struct query_stack *st = &parts[i].st[k];
+			Sample *s = &p->smp[at];
+			uint32_t node = st->stack;
+			int64_t *val = &p->vals[at * p->n_vt];
+			int v;
+
+			perftools__profiles__sample__init(s);
+			p->smpp[at] = s;
+			s->location_id = &p->loc_ids[n_ids];
+			do {
+				p->loc_ids[n_ids++] =
+					profile_frames_location(&p->fr,
+								parts[i].q,
+								node, &node) +
+					1;
+				s->n_location_id++;
+			} while (node);
+			s->value = val;
+			s->n_value = p->n_vt;
+			for (v = 0; v < PROFILE_VALUE__N; v++)
+				if (parts[i].slot[v] >= 0)
+					val[parts[i].slot[v]] =
+						profile_value_of(v, st);
+		}
+	p->n_smp = n;
+}
+
+/* The locations and functions met, as pprof's messages (ids from 1). */
+static void add_frames(struct pprof *p)
+{
+	size_t d, n_l = p->fr.n_locs, n_f = p->fr.n_fns;
+
+	p->locs = xcalloc(n_l ? n_l : 1, sizeof(*p->locs));
+	p->locp = xcalloc(n_l ? n_l : 1, sizeof(*p->locp));
+	p->lines = xcalloc(n_l ? n_l : 1, sizeof(*p->lines));
+	p->linep = xcalloc(n_l ? n_l : 1, sizeof(*p->linep));
+	for (d = 0; d < n_l; d++) {
+		perftools__profiles__location__init(&p->locs[d]);
+		perftools__profiles__line__init(&p->lines[d]);
+		p->lines[d].function_id = p->fr.locs[d].fn + 1;
+		p->lines[d].line = p->fr.locs[d].line;
+		p->linep[d] = &p->lines[d];
+		p->locs[d].id = d + 1;
+		p->locs[d].mapping_id = 1;
+		p->locs[d].n_line = 1;
+		p->locs[d].line = &p->linep[d];
+		p->locp[d] = &p->locs[d];
+	}
+	p->fns = xcalloc(n_f ? n_f : 1, sizeof(*p->fns));
+	p->fnp = xcalloc(n_f ? n_f : 1, sizeof(*p->fnp));
+	for (d = 0; d < n_f; d++) {
+		perftools__profiles__function__init(&p->fns[d]);
+		p->fns[d].id = d + 1;
+		p->fns[d].name = p->fns[d].system_name = p->fr.fn_name[d];
+		p->fnp[d] = &p->fns[d];
+	}
 }
 
 static void pprof_release(struct pprof *p)
 {
-	size_t d;
-
-	for (d = 0; d < p->n_locs; d++)
-		free(p->locs[d]);
-	for (d = 0; d < p->n_fns; d++)
-		free(p->fns[d]);
+	free(p->vt);
+	free(p->vtp);
 	free(p->locs);
+	free(p->locp);
+	free(p->lines);
+	free(p->linep);
 	free(p->fns);
-	free(p->strs.v);
-	hmap_release(&p->strs.idx);
-	hmap_release(&p->loc_idx);
-	hmap_release(&p->fn_idx);
-	arena_release(&p->strs.mem);
-	buf_release(&p->method);
+	free(p->fnp);
+	free(p->smp);
+	free(p->smpp);
+	free(p->loc_ids);
+	free(p->vals);
+	profile_frames_release(&p->fr);
 }
 
-/* The sample types, Go's names, those the kind has: how many.  slot[V_x]
- * is V_x's index in a sample's values, -1 when it is not written. */
-static size_t value_types(struct strings *strs, bool objects, bool fate,
-			  ValueType vt[V__N], ValueType *vtp[V__N],
-			  int slot[V__N])
+/* The time the profile covers, which pprof divides by for rates: one
+ * part's (profile_time()), or from the earliest part's start to the
+ * latest part's end. */
+static void set_time(Profile *prof, const struct pprof_part *parts,
+		     size_t n_parts)
 {
-	static const char *const names[V__N][2] = {
-		{"samples", "count"},	  {"alloc_objects", "count"},
-		{"alloc_space", "bytes"}, {"inuse_objects", "count"},
-		{"inuse_space", "bytes"},
-	};
-	bool on[V__N] = {true, objects, true, fate && objects, fate};
-	size_t n_vt = 0;
-	int i;
+	int64_t start, dur, lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
 
-	for (i = 0; i < V__N; i++) {
-		slot[i] = -1;
-		if (!on[i])
+	for (i = 0; i < n_parts; i++) {
+		if (!profile_time(parts[i].q, &parts[i].total, &start, &dur))
 			continue;
-		perftools__profiles__value_type__init(&vt[n_vt]);
-		vt[n_vt].type = str_idz(strs, names[i][0]);
-		vt[n_vt].unit = str_idz(strs, names[i][1]);
-		vtp[n_vt] = &vt[n_vt];
-		slot[i] = (int)n_vt++;
+		if (n_parts == 1) {
+			prof->time_nanos = start;
+			prof->duration_nanos = dur;
+			return;
+		}
+		lo = start < lo ? start : lo;
+		hi = start + dur > hi ? start + dur : hi;
 	}
-	return n_vt;
-}
-
-/* The function named by string name (len bytes): its id, added on
- * first use. */
-static uint64_t pprof_function(struct pprof *p, int64_t name, size_t len)
-{
-	uint64_t fid;
-	bool added;
-	Function *f;
-
-	fid = *hmap_put(&p->fn_idx, p->strs.v[name], len, p->n_fns + 1, &added);
-	if (!added)
-		return fid;
-	f = xcalloc(1, sizeof(*f));
-	perftools__profiles__function__init(f);
-	f->id = fid;
-	f->name = f->system_name = name;
-	if (p->n_fns == p->alloc_fns) {
-		p->alloc_fns = p->alloc_fns ? 2 * p->alloc_fns : 256;
-		p->fns = xreallocarray(p->fns, p->alloc_fns, sizeof(*p->fns));
-	}
-	p->fns[p->n_fns++] = f;
-	return fid;
-}
-
-/* The location of node's frame (a method and line: its site), added
- * with its function on first use: its id; *up is the caller's node. */
-static uint64_t pprof_location(struct pprof *p, struct query *q, uint32_t node,
-			       uint32_t *up)
-{
-	const char *site;
-	int32_t line;
-	uint64_t id;
-	bool added;
-	Location *l;
-	Line *ln, **lnp;
-
-	*up = query_node_frame(q, node, &p->method, &line, &site);
-	id = *hmap_put(&p->loc_idx, site, strlen(site), p->n_locs + 1, &added);
-	if (!added)
-		return id;
-	/* the location, its one line and the line's pointer in one block */
-	l = xcalloc(1, sizeof(*l) + sizeof(Line) + sizeof(Line *));
-	ln = (Line *)(l + 1);
-	lnp = (Line **)(ln + 1);
-	perftools__profiles__location__init(l);
-	perftools__profiles__line__init(ln);
-	ln->function_id = pprof_function(
-		p, str_id(&p->strs, p->method.data, p->method.len),
-		p->method.len);
-	ln->line = line >= 0 ? line : 0;
-	*lnp = ln;
-	l->id = id;
-	l->mapping_id = 1;
-	l->n_line = 1;
-	l->line = lnp;
-	if (p->n_locs == p->alloc_locs) {
-		p->alloc_locs = p->alloc_locs ? 2 * p->alloc_locs : 256;
-		p->locs =
-			xreallocarray(p->locs, p->alloc_locs, sizeof(*p->locs));
-	}
-	p->locs[p->n_locs++] = l;
-	return id;
-}
-
-/* The samples, one a stack, and the arrays they point into. */
-struct pprof_samples {
-	Sample *v, **p;
-	uint64_t *loc_ids;
-	int64_t *vals;
-};
-
-static void add_samples(struct pprof *p, struct query *q,
-			const struct query_stack *st, size_t n,
-			const int slot[V__N], size_t n_vt,
-			struct pprof_samples *out)
-{
-	size_t k, n_ids = 0;
-
-	/* how many location ids in all, to allocate once */
-	for (k = 0; k < n; k++) {
-		size_t depth = query_path_frames(q, st[k].stack, NULL, 0);
-
-		n_ids += depth ? depth : 1;
-	}
-	out->v = xcalloc(n ? n : 1, sizeof(*out->v));
-	out->p = xcalloc(n ? n : 1, sizeof(*out->p));
-	out->loc_ids = xcalloc(n_ids ? n_ids : 1, sizeof(*out->loc_ids));
-	out->vals = xcalloc((n ? n : 1) * n_vt, sizeof(*out->vals));
-	n_ids = 0;
-	for (k = 0; k < n; k++) {
-		Sample *s = &out->v[k];
-		uint32_t node = st[k].stack;
-		int64_t *v = &out->vals[k * n_vt];
-
-		perftools__profiles__sample__init(s);
-		out->p[k] = s;
-		s->location_id = &out->loc_ids[n_ids];
-		/* leaf first, as pprof wants; a sample without a stack gets
-		 * the "(no stack)" location */
-		do {
-			out->loc_ids[n_ids++] =
-				pprof_location(p, q, node, &node);
-			s->n_location_id++;
-		} while (node);
-		s->value = v;
-		s->n_value = n_vt;
-		v[slot[V_SAMPLES]] = (int64_t)st[k].samples;
-		v[slot[V_SPACE]] = st[k].est_bytes;
-		if (slot[V_OBJECTS] >= 0)
-			v[slot[V_OBJECTS]] = llround(st[k].est_objects);
-		if (slot[V_INUSE_OBJECTS] >= 0)
-			v[slot[V_INUSE_OBJECTS]] = llround(st[k].inuse_objects);
-		if (slot[V_INUSE_SPACE] >= 0)
-			v[slot[V_INUSE_SPACE]] = st[k].inuse_bytes;
+	if (lo <= hi) {
+		prof->time_nanos = lo;
+		prof->duration_nanos = hi - lo;
 	}
 }
 
-static void pprof_samples_release(struct pprof_samples *s)
+/* prof with a comment per part, its kind (their strings added last),
+ * and the string table, packed and gzipped onto out. */
+static int pack(Profile *prof, const struct pprof_part *parts, size_t n_parts,
+		struct profile_strings *strs, struct buf *out, struct err *e)
 {
-	free(s->v);
-	free(s->p);
-	free(s->loc_ids);
-	free(s->vals);
-}
-
-/* The time the profile covers, which pprof divides by for rates. */
-static void set_time(Profile *prof, struct query *q,
-		     const struct query_total *total)
-{
-	int64_t from, to, covered;
-
-	if (!total->samples)
-		return;
-	covered = query_covered(q, &from, &to);
-	/* the time the recordings cover: the samples' own span starts at
-	 * the first and ends at the last, short of the recording's ends;
-	 * several recordings at different times: from the first's start,
-	 * for the time they cover, their gaps left out */
-	if (covered > 0) {
-		prof->time_nanos = from;
-		prof->duration_nanos = covered;
-	} else {
-		prof->time_nanos = total->first_ns;
-		prof->duration_nanos = total->last_ns - total->first_ns;
-	}
-}
-
-/* prof with comment (its string added last) and the string table,
- * packed and gzipped onto out. */
-static int pack(Profile *prof, struct strings *strs, const char *comment,
-		struct buf *out, struct err *e)
-{
-	int64_t c = str_idz(strs, comment);
+	int64_t *c = xcalloc(n_parts ? n_parts : 1, sizeof(*c));
 	uint8_t *packed;
-	size_t packed_len;
+	size_t packed_len, i;
 	int rc;
 
-	prof->n_comment = 1;
-	prof->comment = &c;
+	for (i = 0; i < n_parts; i++)
+		c[i] = profile_strz(strs,
+				    sample_kind_name(query_kind(parts[i].q)));
+	prof->n_comment = n_parts;
+	prof->comment = c;
 	prof->n_string_table = strs->n;
 	prof->string_table = strs->v;
 	packed_len = perftools__profiles__profile__get_packed_size(prof);
@@ -325,53 +269,87 @@ static int pack(Profile *prof, struct strings *strs, const char *comment,
 	prof->comment = NULL;
 	rc = gzip_buf(out, packed, packed_len, e);
 	free(packed);
+	free(c);
 	return rc;
 }
 
-int export_pprof(struct query *q, struct buf *out, struct err *e)
+/* One profile of the parts' samples; qualified: the sample types are
+ * named by kind (export_pprof_kinds()). */
+static int write_profile(struct pprof_part *parts, size_t n_parts,
+			 bool qualified, struct buf *out, struct err *e)
 {
 	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT;
 	Mapping *maps[1] = {&map};
-	ValueType vt[V__N], *vtp[V__N],
-		period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	int slot[V__N]; /* the value's index in a sample, -1: not written */
-	const struct query_stack *st;
-	struct query_total total;
+	ValueType period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	struct pprof p;
-	struct pprof_samples smp;
-	size_t n, n_vt;
-	bool fate;
 	int rc;
 
-	if (query_stacks(q, &st, &n, &fate, &total, e) < 0)
-		return ERR_FAIL;
 	/* the strings in the order they are met: the table is the same
 	 * for the same query */
-	pprof_init(&p);
-	n_vt = value_types(&p.strs, query_kind_objects(query_kind(q)), fate, vt,
-			   vtp, slot);
-	add_samples(&p, q, st, n, slot, n_vt, &smp);
+	memset(&p, 0, sizeof(p));
+	profile_frames_init(&p.fr);
+	value_types(&p, parts, n_parts, qualified);
+	add_samples(&p, parts, n_parts);
+	add_frames(&p);
 	map.id = 1;
-	map.filename = str_idz(&p.strs, "[jvm]");
+	map.filename = profile_strz(&p.fr.strs, "[jvm]");
 	map.has_functions = map.has_line_numbers = 1;
-	prof.n_sample_type = n_vt;
-	prof.sample_type = vtp;
-	prof.n_sample = n;
-	prof.sample = smp.p;
+	prof.n_sample_type = p.n_vt;
+	prof.sample_type = p.vtp;
+	prof.n_sample = p.n_smp;
+	prof.sample = p.smpp;
 	prof.n_mapping = 1;
 	prof.mapping = maps;
-	prof.n_location = p.n_locs;
-	prof.location = p.locs;
-	prof.n_function = p.n_fns;
-	prof.function = p.fns;
-	period.type = str_idz(&p.strs, "space");
-	period.unit = str_idz(&p.strs, "bytes");
+	prof.n_location = p.fr.n_locs;
+	prof.location = p.locp;
+	prof.n_function = p.fr.n_fns;
+	prof.function = p.fnp;
+	period.type = profile_strz(&p.fr.strs, "space");
+	period.unit = profile_strz(&p.fr.strs, "bytes");
 	prof.period_type = &period;
-	prof.default_sample_type = vt[slot[V_SPACE]].type;
-	set_time(&prof, q, &total);
-	rc = pack(&prof, &p.strs, sample_kind_name(query_kind(q)), out, e);
-	pprof_samples_release(&smp);
+	/* the first part's bytes: alloc's where it is there (kinds come
+	 * in their order) */
+	if (n_parts)
+		prof.default_sample_type =
+			p.vt[parts[0].slot[PROFILE_SPACE]].type;
+	set_time(&prof, parts, n_parts);
+	rc = pack(&prof, parts, n_parts, &p.fr.strs, out, e);
 	pprof_release(&p);
+	return rc;
+}
+
+static int part_open(struct pprof_part *part, struct query *q, struct err *e)
+{
+	memset(part, 0, sizeof(*part));
+	part->q = q;
+	return query_stacks(q, &part->st, &part->n, &part->fate, &part->total,
+			    e) < 0
+		       ? ERR_FAIL
+		       : 0;
+}
+
+int export_pprof(struct query *q, struct buf *out, struct err *e)
+{
+	struct pprof_part part;
+
+	if (part_open(&part, q, e) < 0)
+		return ERR_FAIL;
+	return write_profile(&part, 1, false, out, e);
+}
+
+int export_pprof_kinds(struct query *const *queries, size_t n_queries,
+		       struct buf *out, struct err *e)
+{
+	struct pprof_part *parts =
+		xcalloc(n_queries ? n_queries : 1, sizeof(*parts));
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n_queries && rc == 0; i++)
+		rc = part_open(&parts[i], queries[i], e);
+	if (rc == 0)
+		rc = write_profile(parts, n_queries, true, out, e);
+	free(parts);
 	return rc;
 }

@@ -375,6 +375,7 @@ int diff_top(struct diff *d, enum query_group by, const struct diff_table **out,
 		if (d->table.test != DIFF_TEST_WEIGHTS)
 			r->se[0] = r->se[1] = NAN;
 	}
+	diff_total_se(&d->table, d->table.rows, d->table.n_rows);
 	diff_table_finish(&d->table, d->table.samples[0], d->table.samples[1]);
 	/* no rows: rows may be NULL, which qsort must not be given */
 	if (d->table.n_rows > 1)
@@ -508,6 +509,8 @@ int diff_tree(struct diff *d, bool inverted, uint32_t max_depth,
 					    m.n[i].rel_err[s]);
 		}
 	}
+	/* the root (row 0, the first merged) holds every sample */
+	diff_total_se(t, t->rows, t->n_rows ? 1 : 0);
 	diff_table_finish(&d->table, t->samples[0], t->samples[1]);
 	/* children lists, sorted as tables are */
 	kids = xcalloc(m.len, sizeof(*kids));
@@ -600,6 +603,7 @@ int diff_survivors(struct diff *d, enum query_group by,
 		for (s = 0; s < 2; s++)
 			if (isnan(d->table.rows[i].peak[s]))
 				d->table.rows[i].peak[s] = 0;
+	diff_total_se(&d->table, NULL, 0); /* no z-test: unused */
 	diff_table_finish(&d->table, 1, 1);
 	if (d->table.n_rows > 1)
 		qsort(d->table.rows, d->table.n_rows, sizeof(struct diff_row),

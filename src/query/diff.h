@@ -108,6 +108,13 @@ struct diff_table {
 	struct diff_row *rows;
 	size_t n_rows;
 	size_t n_changed; /* rows beyond noise */
+	/* all the rows' samples as one row (key "total"), tested alone
+	 * (q = p: no adjustment), as a gate on the whole asks: its value
+	 * is value[] above; its standard errors (the z-test) those of the
+	 * sum of the rows' estimates, or the tree's root's.  For
+	 * DIFF_TEST_SHARE the total is every sample of each side, so its
+	 * share never changes and it never gets a verdict. */
+	struct diff_row total;
 	/* jdk.ObjectAllocationSample: the estimate both sides give (enum
 	 * query_estimate) and a sentence saying which and why (static
 	 * storage); -1 and NULL for other kinds */
@@ -189,6 +196,26 @@ int diff_survivors(struct diff *d, enum query_group by,
  * one's table.  Free it with free().
  */
 struct diff_table *diff_table_dup(const struct diff_table *t);
+
+/* --- the gate ------------------------------------------------------------- */
+
+/*
+ * What fails a build (heapsift diff --fail-if, docs/diff.md "The
+ * allocation gate"): a row that changed beyond noise in the direction
+ * asked (its verdict, diff_row.change, so the test and its
+ * Benjamini-Hochberg adjustment decide noise) AND moved past every
+ * limit given.  Limits are of the change shown (delta): rel of the
+ * base's value (0.05: 5%), abs in the table's unit (bytes per second,
+ * bytes, or samples: the caller checks that the unit asked is the
+ * table's).  A row the base lacks is past every relative limit.
+ */
+struct diff_gate {
+	int dir;    /* +1 grew, -1 shrank, 0 either */
+	double rel; /* NaN: no relative limit */
+	double abs; /* NaN: no absolute limit */
+};
+
+bool diff_gate_crosses(const struct diff_gate *g, const struct diff_row *r);
 
 /* --- code heaps ----------------------------------------------------------- */
 

@@ -23,7 +23,15 @@ void diff_row_se(struct diff_row *r, int s, double est, double rel_err);
  * t->test says, with exposures exp_base and exp_new where the test
  * takes the sides' samples (DIFF_TEST_SHARE), then Benjamini-Hochberg
  * across the rows and each row's verdict; t->n_changed counts them.
+ * The total row (t->total) is made from t->samples and t->value and
+ * tested alone; for the z-test the caller sets t->total.se[] first
+ * (diff_total_se()).
  */
+/* t->total.se[]: the standard error of the sum of rows[0..n-1]'s
+ * estimates, which must not overlap (a table's rows, or a tree's root
+ * alone), each side's the root of the sum of their squares. */
+void diff_total_se(struct diff_table *t, const struct diff_row *rows, size_t n);
+
 void diff_table_finish(struct diff_table *t, uint64_t exp_base,
 		       uint64_t exp_new);
 

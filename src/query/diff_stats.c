@@ -244,6 +244,88 @@ static double weights_p(const struct diff_table *t, const struct diff_row *r,
 	return diff_z_p(x[0], se[0], x[1], se[1]);
 }
 
+void diff_total_se(struct diff_table *t, const struct diff_row *rows, size_t n)
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		double v = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(rows[i].se[s]))
+				v += rows[i].se[s] * rows[i].se[s];
+		t->total.se[s] = sqrt(v);
+	}
+}
+
+/* The total row's values and, for the z-test, its p-value, before the
+ * values are divided (t->total.se[] set by the caller).  A test of one
+ * row: q is p. */
+static void total_begin(struct diff_table *t)
+{
+	struct diff_row *r = &t->total;
+	int s, dir = 0;
+
+	r->key = "total";
+	r->depth = 0;
+	r->parent = UINT32_MAX;
+	for (s = 0; s < 2; s++) {
+		r->samples[s] = t->samples[s];
+		r->value[s] = t->value[s];
+		r->objects[s] = r->peak[s] = NAN;
+	}
+	if (t->test != DIFF_TEST_WEIGHTS) {
+		r->se[0] = r->se[1] = NAN;
+		r->p = NAN;
+	} else {
+		r->p = r->samples[0] + r->samples[1] ? weights_p(t, r, &dir)
+						     : NAN;
+	}
+	r->change = dir; /* the rates' direction, until total_finish() */
+}
+
+/* Row r normalized (its values divided by div[]), its change and
+ * ratio. */
+static void row_normalize(struct diff_row *r, const double div[2])
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		r->value[s] /= div[s];
+		r->objects[s] /= div[s];
+		r->se[s] /= div[s];
+	}
+	r->delta = r->value[1] - r->value[0];
+	r->ratio = r->value[0] != 0   ? r->value[1] / r->value[0]
+		   : r->value[1] != 0 ? INFINITY
+				      : NAN;
+}
+
+/* The binomial tests' p-value of row r, and in *dir the direction its
+ * samples moved against what the exposure expects. */
+static double row_binom_p(const struct diff_table *t, const struct diff_row *r,
+			  int *dir)
+{
+	uint64_t n = r->samples[0] + r->samples[1];
+	double a = (double)r->samples[0], e = t->p0 * (double)n;
+
+	*dir = a > e ? -1 : a < e ? 1 : 0;
+	return n && !isnan(t->p0) ? diff_binom_p(r->samples[0], n, t->p0) : NAN;
+}
+
+/* The total row normalized as the rows are, and its verdict. */
+static void total_finish(struct diff_table *t, const double div[2])
+{
+	struct diff_row *r = &t->total;
+	int dir = r->change;
+
+	row_normalize(r, div);
+	if (t->test != DIFF_TEST_WEIGHTS)
+		r->p = row_binom_p(t, r, &dir);
+	r->q = r->p;
+	r->change = diff_verdict(r->q, t->alpha, r->delta, dir);
+}
+
 void diff_table_finish(struct diff_table *t, uint64_t exp_base,
 		       uint64_t exp_new)
 {
@@ -276,35 +358,18 @@ void diff_table_finish(struct diff_table *t, uint64_t exp_base,
 		p[i] = r->samples[0] + r->samples[1] ? weights_p(t, r, &dir[i])
 						     : NAN;
 	}
+	total_begin(t);
 	if (t->per_second) {
 		div[0] = t->seconds[0];
 		div[1] = t->seconds[1];
 	}
 	for (s = 0; s < 2; s++)
 		t->value[s] /= div[s];
+	total_finish(t, div);
 	for (i = 0; i < t->n_rows; i++) {
-		struct diff_row *r = &t->rows[i];
-		uint64_t n = r->samples[0] + r->samples[1];
-
-		for (s = 0; s < 2; s++) {
-			r->value[s] /= div[s];
-			r->objects[s] /= div[s];
-			r->se[s] /= div[s];
-		}
-		r->delta = r->value[1] - r->value[0];
-		r->ratio = r->value[0] != 0   ? r->value[1] / r->value[0]
-			   : r->value[1] != 0 ? INFINITY
-					      : NAN;
-		if (t->test != DIFF_TEST_WEIGHTS) {
-			p[i] = n && !isnan(t->p0)
-				       ? diff_binom_p(r->samples[0], n, t->p0)
-				       : NAN;
-			/* the samples against what the exposure expects */
-			dir[i] = (double)r->samples[0] > t->p0 * (double)n ? -1
-				 : (double)r->samples[0] < t->p0 * (double)n
-					 ? 1
-					 : 0;
-		}
+		row_normalize(&t->rows[i], div);
+		if (t->test != DIFF_TEST_WEIGHTS)
+			p[i] = row_binom_p(t, &t->rows[i], &dir[i]);
 	}
 	diff_bh_adjust(p, q, t->n_rows);
 	for (i = 0; i < t->n_rows; i++) {
@@ -319,4 +384,20 @@ void diff_table_finish(struct diff_table *t, uint64_t exp_base,
 	free(p);
 	free(q);
 	free(dir);
+}
+
+bool diff_gate_crosses(const struct diff_gate *g, const struct diff_row *r)
+{
+	double d = fabs(r->delta);
+
+	if (!r->change || (g->dir && r->change != g->dir))
+		return false;
+	/* a verdict has delta's sign (diff_verdict()), so d is the change
+	 * in the direction asked */
+	if (!isnan(g->abs) && !(d > g->abs))
+		return false;
+	if (!isnan(g->rel) && r->value[0] != 0 &&
+	    !(d > g->rel * fabs(r->value[0])))
+		return false;
+	return true;
 }

@@ -15,6 +15,7 @@
 
 #include "report/report.h"
 #include "util/buf.h"
+#include "report/report_chart.h"
 #include "util/flame.h"
 #include "util/human.h"
 
@@ -45,13 +46,23 @@ static const char *const palette[] = {"#c0392b", "#2471a3", "#229954",
 				      "#b9770e", "#7d3c98", "#17a589"};
 
 static const char css[] =
+	/* a path or a class name with nowhere to break breaks anywhere
+	 * rather than widen the page (a case's bundle unpacked in a folder
+	 * of a long name); a table still too wide scrolls in its own box */
 	"body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;"
-	"max-width:1100px;padding:0 1em;color:#222;background:#fff}"
+	"overflow-wrap:anywhere;"
+	"max-width:1240px;padding:0 1em;color:#222;background:#fff}"
 	"h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
 	"code{background:#f3f3f3;padding:0 .2em;word-break:break-all}"
-	"table{border-collapse:collapse;font-size:13px}"
+	".tw{max-width:100%;overflow-x:auto}"
+	/* in a table only the columns of names (class w) break anywhere,
+	 * so that a short word is never cut to make room */
+	"table{border-collapse:collapse;font-size:13px;max-width:100%;"
+	"overflow-wrap:normal}td.w{overflow-wrap:anywhere}th{white-space:"
+	"nowrap}"
 	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;"
-	"vertical-align:top}td.n{text-align:right}"
+	"vertical-align:top}"
+	"td.n{text-align:right;overflow-wrap:normal;white-space:nowrap}"
 	".finding{border-left:6px solid #999;padding:.3em 1em;margin:1em 0;"
 	"background:#fafafa}"
 	".critical{border-color:#c0392b}.warning{border-color:#e67e22}"
@@ -62,7 +73,7 @@ static const char css[] =
 	".info .sev{color:#2471a3}"
 	".few{color:#777;font-style:italic}"
 	"svg{display:block;margin:.5em 0;max-width:100%;height:auto}"
-	"svg text{font:11px sans-serif}"
+	"svg text{font:12px sans-serif}"
 	"tr.grew td{color:#c0392b}tr.shrank td{color:#229954}";
 /* then flame_css */
 
@@ -92,7 +103,9 @@ static void compare_html(struct buf *out, const struct report_compare *x)
 		buf_adds(out, "<p>No site changed beyond noise.</p>\n");
 	else
 		buf_addf(out,
-			 "<table><tr><th>site</th><th>base%s</th><th>new%s"
+			 "<div "
+			 "class=\"tw\"><table><tr><th>site</th><th>base%s</"
+			 "th><th>new%s"
 			 "</th><th>change</th><th>ratio</th><th>samples "
 			 "base</th><th>samples new</th><th>q</th><th></th>"
 			 "</tr>\n",
@@ -100,7 +113,7 @@ static void compare_html(struct buf *out, const struct report_compare *x)
 	for (i = 0; i < x->n_changed; i++) {
 		const struct report_cmp_row *r = &x->rows[i];
 
-		buf_addf(out, "<tr class=\"%s\"><td>",
+		buf_addf(out, "<tr class=\"%s\"><td class=\"w\">",
 			 report_cmp_change(r->change));
 		h(out, r->site);
 		buf_adds(out, "</td><td class=\"n\">");
@@ -119,7 +132,7 @@ static void compare_html(struct buf *out, const struct report_compare *x)
 			 report_cmp_change(r->change));
 	}
 	if (x->n_changed)
-		buf_adds(out, "</table>\n");
+		buf_adds(out, "</table></div>\n");
 	buf_adds(out, "<p>More: <code>");
 	h_cmd(out, x->command);
 	buf_adds(out, "</code></p>\n</section>\n");
@@ -145,10 +158,79 @@ static double xpos(const struct finding_figure *g, size_t i, double left,
 	return left + w * (double)(g->t_ns[i] - g->t_ns[0]) / span;
 }
 
+/* Times of a store from after 1971 are instants (JFR's and the
+ * agent's); smaller ones are offsets, drawn as such. */
+#define ABSOLUTE_NS (365LL * 86400 * 1000000000)
+
+/* The axes of a line chart: round values up the left (report_ticks_values,
+ * with a faint line across at each), round times along the bottom,
+ * clock times (UTC) where the times are instants, and what each axis
+ * counts. */
+static void svg_axes(struct buf *out, const struct finding_figure *g,
+		     const struct report_ticks *yt, double L, double T,
+		     double pw, double ph, double H)
+{
+	struct report_ticks xt;
+	int64_t t0 = g->n_points ? g->t_ns[0] : 0;
+	int64_t t1 = g->n_points ? fig_end(g) : 0;
+	bool absolute = t0 >= ABSOLUTE_NS;
+	double span = (double)(t1 - t0);
+	struct buf lb = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < yt->n; i++) {
+		double y = T + ph - ph * yt->v[i] / yt->v[yt->n - 1];
+
+		buf_reset(&lb);
+		report_tick_label(&lb, yt->v[i], yt, g->unit);
+		buf_addf(
+			out,
+			"<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
+			"stroke=\"%s\"/><text class=\"ytick\" x=\"%.0f\" "
+			"y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			L - 4, y, L + pw, y, i ? "#eee" : "#888", L - 7, y + 4,
+			lb.data);
+	}
+	report_ticks_time(t0, t1, absolute, &xt);
+	for (i = 0; i < xt.n; i++) {
+		double x =
+			span > 0 ? L + pw * (double)(xt.t[i] - t0) / span : L;
+
+		buf_reset(&lb);
+		report_tick_time_label(&lb, xt.t[i], t0, absolute, &xt);
+		buf_addf(
+			out,
+			"<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
+			"stroke=\"#888\"/><text class=\"xtick\" x=\"%.1f\" "
+			"y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+			x, T + ph, x, T + ph + 4, x, T + ph + 17, lb.data);
+	}
+	buf_addf(out,
+		 "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+		 "stroke=\"#888\"/>\n",
+		 L, T, L, T + ph);
+	buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">",
+		 L + pw, H - 4);
+	if (absolute) {
+		char d[HUMAN_TIME_SIZE];
+
+		/* the date of the first point: "2024-05-01" */
+		human_time(t0, 3, NULL, d, sizeof(d));
+		d[10] = '\0';
+		buf_addf(out, "time (UTC) on %s", d);
+	} else {
+		buf_adds(out, "time from the first point");
+	}
+	buf_addf(out, "</text><text x=\"%.0f\" y=\"%.0f\">%s</text>\n", 4.0,
+		 T - 8, g->unit);
+	buf_release(&lb);
+}
+
 static void svg_lines(struct buf *out, const struct finding_figure *g)
 {
-	const double W = 760, H = 220, L = 80, R = 20, T = 10, B = 30;
+	const double W = 760, H = 250, L = 84, R = 30, T = 24, B = 42;
 	double max = 0, pw = W - L - R, ph = H - T - B;
+	struct report_ticks yt;
 	char b[32];
 	size_t i, k;
 
@@ -156,32 +238,16 @@ static void svg_lines(struct buf *out, const struct finding_figure *g)
 		for (i = 0; i < g->n_points; i++)
 			if (g->series[k].y[i] > max)
 				max = g->series[k].y[i];
-	if (max <= 0)
-		max = 1;
+	report_ticks_values(max, &yt);
+	max = yt.v[yt.n - 1];
 	buf_addf(out,
-		 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		 "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">"
-		 "<title>",
+		 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" "
+		 "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		 "role=\"img\"><title>",
 		 W, H, W, H);
 	h(out, g->title);
 	buf_adds(out, "</title>\n");
-	buf_addf(out,
-		 "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
-		 "stroke=\"#888\"/><line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
-		 "y2=\"%.0f\" stroke=\"#888\"/>\n",
-		 L, T, L, T + ph, L, T + ph, L + pw, T + ph);
-	buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", L - 4,
-		 T + 10);
-	h(out, human_bytes((int64_t)max, b, sizeof(b)));
-	buf_addf(out,
-		 "%s</text><text x=\"%.0f\" y=\"%.0f\" "
-		 "text-anchor=\"end\">0</text>\n",
-		 strcmp(g->unit, "bytes/s") ? "" : "/s", L - 4, T + ph);
-	buf_addf(out,
-		 "<text x=\"%.0f\" y=\"%.0f\">+0 s</text><text x=\"%.0f\" "
-		 "y=\"%.0f\" text-anchor=\"end\">+%.1f s</text>\n",
-		 L, H - 8, L + pw, H - 8,
-		 g->n_points ? (double)(fig_end(g) - g->t_ns[0]) / 1e9 : 0.0);
+	svg_axes(out, g, &yt, L, T, pw, ph, H);
 	for (k = 0; k < g->n_series; k++) {
 		buf_addf(out,
 			 "<polyline fill=\"none\" stroke=\"%s\" "
@@ -294,7 +360,9 @@ static void head_html(struct buf *out, const struct report *r)
 	buf_adds(out, "<h1>heapsift report: ");
 	h(out, r->title);
 	buf_adds(out, "</h1>\n<p>");
-	if (r->store_path) {
+	/* the cache store's path is the analyst's, not the case's
+	 * reader's: named only where a store was given */
+	if (r->store_path && r->from_store) {
 		buf_adds(out, "Store <code>");
 		h(out, r->store_path);
 		buf_adds(out, "</code>. ");
@@ -398,6 +466,28 @@ static void findings_html(struct buf *out, const struct report *r)
 	buf_adds(out, "</section>\n");
 }
 
+/* The flame graph as wide as the page, saying where its samples came
+ * from in one line: the recordings are the appendix's table. */
+static void flame_report(struct buf *out, const struct report *r)
+{
+	struct buf lines = BUF_INIT;
+	struct flame_info in = {
+		.kind = r->flame_kind,
+		.unit = "bytes",
+		.library_re = QUERY_LIBRARY_DEFAULT,
+	};
+
+	if (r->n_recs == 1)
+		buf_addf(&lines, "Recording %s (the appendix has its facts)",
+			 r->recs[0].source);
+	else
+		buf_addf(&lines, "%zu recordings (the appendix lists them)",
+			 r->n_recs);
+	in.lines = lines.data;
+	flame_svg(out, r->flame, r->n_flame, &in);
+	buf_release(&lines);
+}
+
 static void flame_html(struct buf *out, const struct report *r)
 {
 	buf_adds(out, "<section id=\"flamegraph\"><h2>Flame graph</h2>\n");
@@ -407,8 +497,9 @@ static void flame_html(struct buf *out, const struct report *r)
 		buf_adds(out, " samples, callers above, allocating frames "
 			      "below, width the share of the bytes (frames "
 			      "under 0.2% left out). Hover for the numbers; "
-			      "where scripts run, click a frame to zoom and "
-			      "the top frame to go back.</p>\n");
+			      "where scripts run, click a frame to zoom, "
+			      "Reset zoom to go back, and Search (or /) to "
+			      "highlight the frames a regex matches.</p>\n");
 		if (r->flame_jvms > 1)
 			buf_addf(out,
 				 "<p class=\"fleet\">It adds %zu JVMs' samples "
@@ -416,7 +507,7 @@ static void flame_html(struct buf *out, const struct report *r)
 				 "command selects its own JVM "
 				 "(--recording).</p>\n",
 				 r->flame_jvms);
-		flame_svg(out, r->flame, r->n_flame, r->flame_kind, false);
+		flame_report(out, r);
 	} else {
 		buf_adds(out, "<p>No allocation samples.</p>\n");
 	}
@@ -434,14 +525,16 @@ static void inventory_html(struct buf *out, const struct report *r)
 			      "in the appendix; the members of the bundles "
 			      "it came from are not kept in it.</p>\n");
 	if (r->n_members) {
-		buf_adds(out, "<table><tr><th>member</th><th>kind</th>"
-			      "<th>confidence</th><th>bytes</th>"
-			      "<th>compression</th><th>status</th>"
-			      "<th>reason</th></tr>\n");
+		buf_adds(out,
+			 "<div "
+			 "class=\"tw\"><table><tr><th>member</th><th>kind</th>"
+			 "<th>confidence</th><th>bytes</th>"
+			 "<th>compression</th><th>status</th>"
+			 "<th>reason</th></tr>\n");
 		for (i = 0; i < r->n_members; i++) {
 			const struct report_member *m = &r->members[i];
 
-			buf_adds(out, "<tr><td>");
+			buf_adds(out, "<tr><td class=\"w\">");
 			h(out, m->display);
 			buf_adds(out, "</td><td>");
 			h(out, m->kind);
@@ -452,11 +545,11 @@ static void inventory_html(struct buf *out, const struct report *r)
 			h(out, m->compression[0] ? m->compression : "none");
 			buf_adds(out, "</td><td>");
 			h(out, m->status);
-			buf_adds(out, "</td><td>");
+			buf_adds(out, "</td><td class=\"w\">");
 			h(out, m->reason);
 			buf_adds(out, "</td></tr>\n");
 		}
-		buf_adds(out, "</table>\n");
+		buf_adds(out, "</table></div>\n");
 	}
 	for (i = 0; i < r->n_problems; i++) {
 		buf_adds(out, "<p>Problem: ");
@@ -472,7 +565,7 @@ static void recording_html(struct buf *out, const struct report *r, size_t i)
 	char t[HUMAN_TIME_SIZE];
 	size_t k;
 
-	buf_addf(out, "<tr><td class=\"n\">%zu</td><td>", i);
+	buf_addf(out, "<tr><td class=\"n\">%zu</td><td class=\"w\">", i);
 	h(out, x->source);
 	buf_adds(out, "</td><td>");
 	h(out, x->format);
@@ -491,7 +584,8 @@ static void recording_html(struct buf *out, const struct report *r, size_t i)
 			buf_addf(out, "%s %" PRIu64 "<br>",
 				 sample_kind_name((enum sample_kind)k),
 				 x->samples[k]);
-	buf_addf(out, "</td><td class=\"n\">%" PRIu64 "</td><td>", x->gcs);
+	buf_addf(out, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"w\">",
+		 x->gcs);
 	h(out, x->sampling);
 	buf_adds(out, "</td></tr>\n");
 }
@@ -505,14 +599,16 @@ static void appendix_html(struct buf *out, const struct report *r)
 	buf_adds(out, "<section id=\"appendix\"><h2>Appendix</h2>\n"
 		      "<h3>Recordings</h3>\n");
 	if (r->n_recs)
-		buf_adds(out, "<table><tr><th>#</th><th>source</th>"
-			      "<th>format</th><th>JVM</th><th>start</th>"
-			      "<th>span</th><th>samples</th><th>GCs</th>"
-			      "<th>sampling</th></tr>\n");
+		buf_adds(
+			out,
+			"<div class=\"tw\"><table><tr><th>#</th><th>source</th>"
+			"<th>format</th><th>JVM</th><th>start</th>"
+			"<th>span</th><th>samples</th><th>GCs</th>"
+			"<th>sampling</th></tr>\n");
 	for (i = 0; i < r->n_recs; i++)
 		recording_html(out, r, i);
 	if (r->n_recs)
-		buf_adds(out, "</table>\n");
+		buf_adds(out, "</table></div>\n");
 	buf_adds(out, "<h3>How the estimates are made</h3>\n<ul>\n");
 	for (i = 0; (note = report_estimate_note(r, &i));) {
 		buf_adds(out, "<li>");

@@ -552,7 +552,9 @@ void report_render_md(const struct report *r, struct buf *out)
 	buf_addf(out, "# heapsift report: ");
 	md(out, r->title, IN_HEADING);
 	buf_addf(out, "\n\nMade by heapsift report %s", r->version);
-	if (r->store_path) {
+	/* the cache store's path is the analyst's, not the case's
+	 * reader's: named only where a store was given */
+	if (r->store_path && r->from_store) {
 		buf_adds(out, " from the store ");
 		code_span(out, r->store_path);
 	}

@@ -299,7 +299,9 @@ void report_render_text(const struct report *r, struct buf *out)
 		 REPORT_MARK);
 	put(out, r->title);
 	buf_addch(out, '\n');
-	if (r->store_path) {
+	/* the cache store's path is the analyst's, not the case's
+	 * reader's: named only where a store was given */
+	if (r->store_path && r->from_store) {
 		buf_adds(out, "store: ");
 		put(out, r->store_path);
 		buf_addch(out, '\n');

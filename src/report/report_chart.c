@@ -3,10 +3,14 @@
  * column chart of one series with its peaks marked, a sparkline per
  * series, and a granule map in rows.  Only our own characters and
  * numbers go into them; names from files are printed by the callers,
- * escaped for their target, outside the chart.
+ * escaped for their target, outside the chart.  And the round ticks the
+ * HTML report's axes are drawn with.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "report/report_chart.h"
 #include "util/buf.h"
@@ -124,4 +128,137 @@ void report_chart_map(struct buf *out, const struct finding_figure *g,
 			buf_addch(out, ' ');
 		buf_adds(out, "|\n");
 	}
+}
+
+void report_ticks_values(double max, struct report_ticks *t)
+{
+	double raw, p, m, step;
+	size_t i, n;
+
+	/* nothing to draw still gets an axis, of whole units */
+	if (!(max > 0) || !isfinite(max))
+		max = 4;
+	/* about four steps: the step is raw rounded up to 1, 2 or 5
+	 * times a power of ten, so two to four of them reach max */
+	raw = max / 4;
+	p = pow(10, floor(log10(raw)));
+	m = raw / p;
+	step = (m <= 1 + 1e-9	? 1
+		: m <= 2 + 1e-9 ? 2
+		: m <= 5 + 1e-9 ? 5
+				: 10) *
+	       p;
+	n = (size_t)ceil(max / step - 1e-9);
+	if (n < 1)
+		n = 1;
+	if (n >= REPORT_TICKS_MAX)
+		n = REPORT_TICKS_MAX - 1;
+	t->n = n + 1;
+	t->step = step;
+	for (i = 0; i <= n; i++)
+		t->v[i] = (double)i * step;
+}
+
+void report_tick_label(struct buf *out, double v, const struct report_ticks *t,
+		       const char *unit)
+{
+	static const char *const pre[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	bool bytes = !strncmp(unit, "bytes", 5);
+	double scale = 1, top = t->n ? t->v[t->n - 1] : v;
+	int u = 0, d = 0;
+
+	if (bytes)
+		while (top / scale >= 1000 && u < 5) {
+			scale *= 1000;
+			u++;
+		}
+	/* the decimals the step needs: 0.5 GB one, 50 MB none */
+	while (d < 6) {
+		double x = t->step / scale * pow(10, d);
+
+		if (fabs(x - round(x)) < 1e-6 * (x > 1 ? x : 1))
+			break;
+		d++;
+	}
+	if (v == 0) {
+		buf_adds(out, "0");
+		return;
+	}
+	buf_addf(out, "%.*f", d, v / scale);
+	if (bytes)
+		buf_addf(out, " %s%s", pre[u],
+			 strcmp(unit, "bytes/s") ? "" : "/s");
+}
+
+void report_ticks_time(int64_t t0, int64_t t1, bool absolute,
+		       struct report_ticks *t)
+{
+	/* round times, in ms: 1-2-5 under a second, then the clock's */
+	static const int64_t steps_ms[] = {
+		1,	  2,	    5,	      10,	 20,	    50,
+		100,	  200,	    500,      1000,	 2000,	    5000,
+		10000,	  15000,    30000,    60000,	 120000,    300000,
+		600000,	  900000,   1800000,  3600000,	 7200000,   10800000,
+		21600000, 43200000, 86400000, 172800000, 432000000, 864000000};
+	int64_t span = t1 > t0 ? t1 - t0 : 0, step = 0, x;
+	size_t i;
+
+	for (i = 0; i < sizeof(steps_ms) / sizeof(steps_ms[0]); i++) {
+		step = steps_ms[i] * 1000000;
+		if (span / step <= 6)
+			break;
+	}
+	t->step_ns = step;
+	t->n = 0;
+	if (absolute) {
+		int64_t r = t0 % step;
+
+		x = r > 0 ? t0 - r + step : r < 0 ? t0 - r : t0;
+	} else {
+		x = t0;
+	}
+	for (; x <= t1 && t->n < REPORT_TICKS_MAX; x += step)
+		t->t[t->n++] = x;
+}
+
+void report_tick_time_label(struct buf *out, int64_t ns, int64_t t0,
+			    bool absolute, const struct report_ticks *t)
+{
+	int64_t step = t->step_ns;
+
+	if (absolute) {
+		int64_t secs = ns / 1000000000, ms = ns % 1000000000 / 1000000;
+		time_t tt;
+		struct tm tm;
+
+		if (ns < 0 && ns % 1000000000) {
+			secs--;
+			ms += 1000;
+		}
+		tt = (time_t)secs;
+		gmtime_r(&tt, &tm);
+		if (step >= 86400000000000LL)
+			buf_addf(out, "%04d-%02d-%02d", tm.tm_year + 1900,
+				 tm.tm_mon + 1, tm.tm_mday);
+		else if (step >= 60000000000LL)
+			buf_addf(out, "%02d:%02d", tm.tm_hour, tm.tm_min);
+		else if (step >= 1000000000)
+			buf_addf(out, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min,
+				 tm.tm_sec);
+		else
+			buf_addf(out, "%02d:%02d:%02d.%03d", tm.tm_hour,
+				 tm.tm_min, tm.tm_sec, (int)ms);
+		return;
+	}
+	ns -= t0;
+	if (step >= 3600000000000LL && step % 3600000000000LL == 0)
+		buf_addf(out, "+%" PRId64 " h",
+			 (int64_t)(ns / 3600000000000LL));
+	else if (step >= 60000000000LL)
+		buf_addf(out, "+%" PRId64 " min",
+			 (int64_t)(ns / 60000000000LL));
+	else if (step >= 1000000000)
+		buf_addf(out, "+%" PRId64 " s", ns / 1000000000);
+	else
+		buf_addf(out, "+%" PRId64 " ms", ns / 1000000);
 }

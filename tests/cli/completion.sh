@@ -92,10 +92,12 @@ t_end
 
 t_begin bash_values_are_the_documented_sets
 # --by, --kind, --estimate of top; --format of report and export; --value
-# and --layout of export; --map of codeheap; --by of diff
+# and --layout of export; --map of codeheap; --by, --format and
+# --fail-scope of diff
 for spec in "top --by" "top --kind" "top --estimate before" "diff --by after" \
 	"report --format" "export --format" "export --value after" \
-	"export --layout after" "codeheap --map after" "survivors --by"; do
+	"export --layout after" "codeheap --map after" "survivors --by" \
+	"diff --format" "diff --fail-scope after"; do
 	set -- $spec
 	want=$(help_words "$1" "$2" "${3:-all}")
 	[ -n "$want" ] || t_fail "$1 --help documents no words for $2"

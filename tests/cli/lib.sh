@@ -143,15 +143,20 @@ py_jsonschema() {
 	return 1
 }
 
-# have_pandoc: pandoc is on PATH, installed from Debian's package first
-# where this runs as root with apt-get (build-aux/deps.sh test installs
-# it too); 1 when it cannot be had (then skip, visibly).
-NOPANDOC="no pandoc, and it cannot be installed here (apt-get install pandoc)"
-have_pandoc() {
-	command -v pandoc >/dev/null 2>&1 && return 0
+# have_cmd CMD PACKAGE: CMD is on PATH, installed from Debian's PACKAGE
+# first where this runs as root with apt-get; 1 when it cannot be had
+# (then skip, visibly).
+have_cmd() {
+	command -v "$1" >/dev/null 2>&1 && return 0
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends pandoc >/dev/null 2>&1
+			--no-install-recommends "$2" >/dev/null 2>&1
 	fi
-	command -v pandoc >/dev/null 2>&1
+	command -v "$1" >/dev/null 2>&1
 }
+
+# have_pandoc: pandoc (build-aux/deps.sh test installs it too).
+NOPANDOC="no pandoc, and it cannot be installed here (apt-get install pandoc)"
+have_pandoc() { have_cmd pandoc pandoc; }
+# have_go: go, for go tool pprof (Debian's golang-go).
+have_go() { have_cmd go golang-go; }

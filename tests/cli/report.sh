@@ -610,8 +610,8 @@ printf '%s\n' "$sec" | grep -qE '^\| DiffWorkload\.beta:[0-9]+ \| [^|]+ \| [^|]+
 	t_fail "md: beta's change not a rise: $sec"
 run report --base=0 --format=html "$W/two.hsdb"
 [ "$(printf '%s\n' "$out" | grep -cE '<tr class="(grew|shrank)">')" = 1 ] || t_fail "html: not one flagged row"
-printf '%s\n' "$out" | grep -qE '<tr class="grew"><td>DiffWorkload\.beta:' || t_fail "html: beta not grew"
-printf '%s\n' "$out" | grep -qE '<tr class="grew"><td>DiffWorkload\.beta:[0-9]+</td>(<td class="n">[^<]*</td>){2}<td class="n">\+[0-9]' ||
+printf '%s\n' "$out" | grep -qE '<tr class="grew"><td class="w">DiffWorkload\.beta:' || t_fail "html: beta not grew"
+printf '%s\n' "$out" | grep -qE '<tr class="grew"><td class="w">DiffWorkload\.beta:[0-9]+</td>(<td class="n">[^<]*</td>){2}<td class="n">\+[0-9]' ||
 	t_fail "html: beta's change not a rise"
 t_end
 

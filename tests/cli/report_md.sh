@@ -235,4 +235,27 @@ run_printed "$cmd"
 expect_rc 0
 t_end
 
+t_begin report_names_no_cache_store_from_inputs
+# the cache store's path is the analyst's: a report made from inputs
+# names the inputs, never it (JSON's "store" keeps it for tools); one
+# made from a store names that store
+for f in text md html; do
+	run report --format=$f "$B"
+	case $out in
+	*"$XDG_CACHE_HOME"*) t_fail "--format=$f names the cache store: $(printf '%s\n' "$out" | grep -F "$XDG_CACHE_HOME" | head -n 2)" ;;
+	esac
+	case $out in
+	*case-77.tar.gz*) ;;
+	*) t_fail "--format=$f does not name the bundle" ;;
+	esac
+done
+run report --format=json "$B"
+printf '%s\n' "$out" | grep -qF "\"store\": \"$XDG_CACHE_HOME/heapsift/" ||
+	t_fail "JSON's store is not the cache store"
+"$HEAPSIFT" import -o "$W/named.hsdb" "$B" >/dev/null 2>&1
+run report --format=md "$W/named.hsdb"
+printf '%s\n' "$out" | grep -qF "from the store \`$W/named.hsdb\`" ||
+	t_fail "a store given is not named: $(printf '%s\n' "$out" | head -n 5)"
+t_end
+
 t_summary

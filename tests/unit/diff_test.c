@@ -14,8 +14,10 @@
  * and the Benjamini-Hochberg values by hand from the definition.
  */
 #include <math.h>
+#include <string.h>
 
 #include "query/diff.h"
+#include "query/diff_int.h"
 #include "test.h"
 
 static bool close_rel(double got, double want)
@@ -133,4 +135,114 @@ TEST(diff_verdict_has_the_sign_of_the_change)
 	CHECK_INT(diff_verdict(1e-4, 0.01, 35e6, -1), ==, 0);
 	CHECK_INT(diff_verdict(1e-4, 0.01, -2e6, 1), ==, 0);
 	CHECK_INT(diff_verdict(1e-4, 0.01, -2e6, 0), ==, 0);
+}
+
+/* A row as the gate sees it: its verdict, base and change. */
+static struct diff_row gate_row(int change, double base, double delta)
+{
+	struct diff_row r = {0};
+
+	r.change = change;
+	r.value[0] = base;
+	r.value[1] = base + delta;
+	r.delta = delta;
+	return r;
+}
+
+TEST(diff_gate_needs_the_verdict_and_every_limit)
+{
+	struct diff_gate g = {1, 0.05, NAN};
+	struct diff_row r;
+
+	/* grew beyond noise by 10% of 100: past 5% */
+	r = gate_row(1, 100, 10);
+	CHECK(diff_gate_crosses(&g, &r));
+	/* 5% exactly is not past 5% */
+	r = gate_row(1, 100, 5);
+	CHECK(!diff_gate_crosses(&g, &r));
+	/* past the limit but within noise: the test decides noise */
+	r = gate_row(0, 100, 50);
+	CHECK(!diff_gate_crosses(&g, &r));
+	/* the other direction */
+	r = gate_row(-1, 100, -50);
+	CHECK(!diff_gate_crosses(&g, &r));
+	/* a row the base lacks is past any share */
+	r = gate_row(1, 0, 3);
+	CHECK(diff_gate_crosses(&g, &r));
+	/* an absolute limit too: both must hold */
+	g.abs = 20;
+	r = gate_row(1, 100, 10);
+	CHECK(!diff_gate_crosses(&g, &r));
+	r = gate_row(1, 100, 21);
+	CHECK(diff_gate_crosses(&g, &r));
+	/* shrank, and changed: either direction */
+	g.dir = -1;
+	r = gate_row(-1, 100, -30);
+	CHECK(diff_gate_crosses(&g, &r));
+	r = gate_row(1, 100, 30);
+	CHECK(!diff_gate_crosses(&g, &r));
+	g.dir = 0;
+	CHECK(diff_gate_crosses(&g, &r));
+	/* no limit at all: the verdict alone */
+	g.rel = g.abs = NAN;
+	r = gate_row(1, 100, 0.5);
+	CHECK(diff_gate_crosses(&g, &r));
+}
+
+TEST(diff_total_row_is_tested_alone)
+{
+	/* the z-test: two rows, base estimates 60 and 40 (standard errors 3
+	 * and 4: 5 for the sum), new 80 and 50 (6 and 8: 10), 2 s a side.
+	 * Rates 50 and 65, standard errors 2.5 and 5: p =
+	 * erfc(15 / sqrt(31.25) / sqrt(2)) = 0.007290358091535644 (Python's
+	 * math.erfc), q = p (not adjusted), grew. */
+	struct diff_row rows[2] = {{0}, {0}};
+	struct diff_table t = {0};
+
+	t.test = DIFF_TEST_WEIGHTS;
+	t.per_second = true;
+	t.alpha = 0.01;
+	t.seconds[0] = t.seconds[1] = 2;
+	t.rows = rows;
+	t.n_rows = 2;
+	rows[0].key = "a";
+	rows[1].key = "b";
+	rows[0].samples[0] = rows[0].samples[1] = 10;
+	rows[1].samples[0] = rows[1].samples[1] = 10;
+	rows[0].value[0] = 60, rows[0].value[1] = 80;
+	rows[1].value[0] = 40, rows[1].value[1] = 50;
+	rows[0].se[0] = 3, rows[0].se[1] = 6;
+	rows[1].se[0] = 4, rows[1].se[1] = 8;
+	t.samples[0] = t.samples[1] = 20;
+	t.value[0] = 100;
+	t.value[1] = 130;
+	diff_total_se(&t, rows, 2);
+	diff_table_finish(&t, 20, 20);
+	CHECK(close_rel(t.total.value[0], 50) &&
+	      close_rel(t.total.value[1], 65));
+	CHECK(close_rel(t.total.p, 0.007290358091535644));
+	CHECK(t.total.q == t.total.p);
+	CHECK_INT(t.total.change, ==, 1);
+	CHECK(!strcmp(t.total.key, "total"));
+
+	/* the time test: 30 base samples and 70 new in equal seconds: p of
+	 * 30 in 100 at 1/2 = 7.85013964559367e-05 (exact rationals, above) */
+	memset(&t, 0, sizeof(t));
+	t.test = DIFF_TEST_TIME;
+	t.alpha = 0.01;
+	t.seconds[0] = t.seconds[1] = 3;
+	t.samples[0] = 30;
+	t.samples[1] = 70;
+	t.value[0] = 3e6;
+	t.value[1] = 7e6;
+	diff_total_se(&t, NULL, 0);
+	diff_table_finish(&t, 30, 70);
+	CHECK(close_rel(t.total.p, 7.85013964559367e-05));
+	CHECK_INT(t.total.change, ==, 1);
+
+	/* a share test's total is every sample: its share cannot move */
+	t.test = DIFF_TEST_SHARE;
+	diff_table_finish(&t, 30, 70);
+	CHECK(close_rel(t.total.p, 1.0));
+	CHECK_INT(t.total.change, ==, 0);
 }
