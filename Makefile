@@ -5,6 +5,8 @@
 #                     N skipped" (CI=true or HS_NO_SKIPS=1: a skip fails)
 #   make check        the same suite under ASan+UBSan, built in build-check/
 #   make install      PREFIX=/usr/local, DESTDIR supported; make uninstall
+#                     (the binary, the man page, the agent, and the bash and
+#                     zsh completions written by `heapsift completion`)
 #
 # build/libheapsift-agent.so, the JVMTI agent, is built too when the
 # JDK's jvmti.h is found (JDK_INCLUDE; see below), and skipped with a
@@ -28,6 +30,9 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(PREFIX)/share/man
+# where bash-completion (its completionsdir) and zsh (its $fpath) look
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 
 BUILD ?= build
@@ -324,10 +329,21 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_SRC)
 
-install: $(BIN) agent
+# The completion scripts are written by the binary from its own tables.
+$(BUILD)/completion/heapsift.bash: $(BIN)
+	@mkdir -p $(dir $@)
+	$(abspath $(BIN)) completion bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_heapsift: $(BIN)
+	@mkdir -p $(dir $@)
+	$(abspath $(BIN)) completion zsh >$@.tmp && mv $@.tmp $@
+
+install: $(BIN) agent $(BUILD)/completion/heapsift.bash $(BUILD)/completion/_heapsift
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/heapsift
 	install -m 644 docs/heapsift.1 $(DESTDIR)$(MANDIR)/man1/heapsift.1
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 $(BUILD)/completion/heapsift.bash $(DESTDIR)$(BASHCOMPDIR)/heapsift
+	install -m 644 $(BUILD)/completion/_heapsift $(DESTDIR)$(ZSHCOMPDIR)/_heapsift
 ifeq ($(HAVE_JVMTI),1)
 	install -d $(DESTDIR)$(LIBDIR)/heapsift
 	install -m 755 $(AGENT) $(DESTDIR)$(LIBDIR)/heapsift/libheapsift-agent.so
@@ -335,6 +351,7 @@ endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/heapsift $(DESTDIR)$(MANDIR)/man1/heapsift.1
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/heapsift $(DESTDIR)$(ZSHCOMPDIR)/_heapsift
 	rm -f $(DESTDIR)$(LIBDIR)/heapsift/libheapsift-agent.so
 	rmdir $(DESTDIR)$(LIBDIR)/heapsift 2>/dev/null || true
 

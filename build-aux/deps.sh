@@ -49,6 +49,10 @@ if [ "$what" = ci ]; then
 	# for the HTML, xmllint for its SVG, pandoc for the Markdown, and
 	# jsonschema for the JSON
 	pkgs="$pkgs man-db binutils chromium libxml2-utils pandoc strace"
+	# the completion scripts are tried in the shells they are for, and
+	# installed where bash-completion's loader finds them
+	# (completion.sh, install.sh)
+	pkgs="$pkgs zsh bash-completion"
 	# a JUnit reader for diff --format=junit (gate.sh): junitparser,
 	# Debian's, for /usr/bin/python3
 	pkgs="$pkgs python3-junitparser"

@@ -28,6 +28,7 @@
 #include "cli/output.h"
 #include "importers/importer.h"
 #include "importers/registry.h"
+#include "input/folder.h"
 #include "input/walk.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -147,6 +148,102 @@ static uint64_t fnv1a(const char *p, size_t len)
 	return h;
 }
 
+/* Read fd whole through XXH64: 0 with *len and *hash, or an errno. */
+static int hash_fd(int fd, uint64_t *len, uint64_t *hash)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *data = xmalloc(CHUNK);
+	struct xxh64 h;
+	int errnum = 0;
+
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	xxh64_init(&h, 0);
+	*len = 0;
+	for (;;) {
+		ssize_t got = read(fd, data, CHUNK);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			errnum = errno;
+			break;
+		}
+		if (!got)
+			break;
+		xxh64_update(&h, data, (size_t)got);
+		*len += (uint64_t)got;
+	}
+	free(data);
+	*hash = xxh64_value(&h);
+	return errnum;
+}
+
+/* A folder's key: what its walk (input/folder.h, the walker's own) sees,
+ * every file's path, size and bytes, and every entry it reports. */
+struct folder_key {
+	const char *cmd, *input;
+	struct buf *key;
+	uint64_t entries;
+	bool failed;
+};
+
+static bool key_entry(void *ctx, const char *rel)
+{
+	struct folder_key *fk = ctx;
+
+	(void)rel;
+	/* the import of a store command stops there too (its limits are
+	 * the defaults): what comes after changes nothing it reads */
+	return ++fk->entries <= LIMIT_MEMBERS;
+}
+
+static bool key_file(void *ctx, const char *rel, int fd, const struct stat *st)
+{
+	struct folder_key *fk = ctx;
+	uint64_t len, hash;
+	int errnum = hash_fd(fd, &len, &hash);
+
+	(void)st;
+	if (errnum) {
+		term_fprintf(stderr,
+			     "heapsift %s: error: %s/%s: cannot read: %s\n",
+			     fk->cmd, fk->input, rel, strerror(errnum));
+		fk->failed = true;
+		return false;
+	}
+	buf_addf(fk->key, "%s\n%llu %016llx\n", rel, (unsigned long long)len,
+		 (unsigned long long)hash);
+	return true;
+}
+
+static void key_skipped(void *ctx, const char *rel, enum folder_skip why,
+			const char *detail)
+{
+	struct folder_key *fk = ctx;
+
+	/* what the import warns about is kept with the store's status */
+	buf_addf(fk->key, "%s\n%d %s\n", rel, (int)why, detail);
+}
+
+static int folder_key(const char *cmd, const char *input, const char *real,
+		      struct buf *key)
+{
+	static const struct folder_ops ops = {key_entry, key_file, key_skipped};
+	struct folder_key fk = {cmd, input, key, 0, false};
+	int fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		term_fprintf(stderr,
+			     "heapsift %s: error: %s: cannot open: %s\n", cmd,
+			     input, strerror(errno));
+		return -1;
+	}
+	buf_addf(key, "%s/\n", real);
+	folder_walk(fd, real, &ops, &fk);
+	close(fd);
+	return fk.failed ? -1 : 0;
+}
+
 /*
  * The key of one input, real (its absolute path, st its stat), added to
  * key: 0, or -1 after a message.
@@ -162,27 +259,20 @@ static uint64_t fnv1a(const char *p, size_t len)
  * more read of each input on every use of the cache, about 2.5 ms for
  * the biggest fixture (2.5 MB) and 0.3 s a gigabyte on a hit, against
  * an import that reads it several times slower (docs/perf-log.md,
- * 2026-11-29).  A folder keeps its stat
- * (the walker refuses folders, so its import fails and is never kept).
+ * 2026-11-29).  A folder is every file the walker reads in it, each read
+ * so (folder_key()): a file changed, added or removed changes the key.
  * A pipe, device or socket cannot be read twice, once for the key and
  * once for the import: refused, as standard input is.
  */
 static int content_key(const char *cmd, const char *input, const char *real,
 		       const struct stat *st, struct buf *key)
 {
-	enum { CHUNK = 1 << 20 };
-	unsigned char *data;
-	struct xxh64 h;
 	struct stat fst;
-	uint64_t len = 0;
-	int fd, errnum = 0;
+	uint64_t len, hash;
+	int fd, errnum;
 
-	if (S_ISDIR(st->st_mode)) {
-		buf_addf(key, "%s\n%lld %lld.%09ld\n", real,
-			 (long long)st->st_size, (long long)st->st_mtim.tv_sec,
-			 st->st_mtim.tv_nsec);
-		return 0;
-	}
+	if (S_ISDIR(st->st_mode))
+		return folder_key(cmd, input, real, key);
 	/* O_NONBLOCK: a fifo, or one put in the file's place since the
 	 * stat, must not hang the open */
 	fd = S_ISREG(st->st_mode)
@@ -209,24 +299,7 @@ static int content_key(const char *cmd, const char *input, const char *real,
 			close(fd);
 		return -1;
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	data = xmalloc(CHUNK);
-	xxh64_init(&h, 0);
-	for (;;) {
-		ssize_t got = read(fd, data, CHUNK);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			errnum = errno;
-			break;
-		}
-		if (!got)
-			break;
-		xxh64_update(&h, data, (size_t)got);
-		len += (uint64_t)got;
-	}
-	free(data);
+	errnum = hash_fd(fd, &len, &hash);
 	close(fd);
 	if (errnum) {
 		term_fprintf(stderr,
@@ -236,7 +309,7 @@ static int content_key(const char *cmd, const char *input, const char *real,
 	}
 	/* the bytes hashed, not the size stat said before */
 	buf_addf(key, "%s\n%llu %016llx\n", real, (unsigned long long)len,
-		 (unsigned long long)xxh64_value(&h));
+		 (unsigned long long)hash);
 	return 0;
 }
 

@@ -6,7 +6,9 @@
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -22,11 +24,26 @@ enum exit_code {
 	EXIT_GATE = 4, /* done, and diff's --fail-if gate failed */
 };
 
+/*
+ * The words an option takes where they are a fixed set (--by's groups,
+ * --kind's kinds), for shell completion: word(i) is the i-th, NULL past
+ * the last, read from the table the option's own parser reads, so the
+ * two cannot differ.  word NULL: the option takes a path.
+ */
+struct cli_option_words {
+	const char *option; /* its long name */
+	const char *(*word)(size_t i);
+};
+
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;   /* one line: arguments after the name */
 	const char *summary; /* one line for `heapsift --help` */
+	/* the command's getopt_long table, the one its parser reads:
+	 * `heapsift completion` writes the shells' scripts from it */
+	const struct option *options;
+	const struct cli_option_words *words; /* NULL: none */
 };
 
 extern const struct command command_table[];
@@ -165,6 +182,21 @@ int cmd_codeheap(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_agent_path(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+
+/* Each command's option table (cmd_NAME.c) and, where some of its
+ * options take a fixed set of words, its word table. */
+extern const struct option scan_option_table[], dump_option_table[],
+	import_option_table[], info_option_table[], top_option_table[],
+	tree_option_table[], timeline_option_table[], survivors_option_table[],
+	export_option_table[], browse_option_table[], codeheap_option_table[],
+	report_option_table[], diff_option_table[], agent_path_option_table[],
+	completion_option_table[];
+extern const struct cli_option_words dump_word_table[], import_word_table[],
+	top_word_table[], tree_word_table[], timeline_word_table[],
+	survivors_word_table[], export_word_table[], browse_word_table[],
+	codeheap_word_table[], report_word_table[], diff_word_table[],
+	completion_word_table[];
 
 /* A member's status as scan lists it (and the report's inventory): ok,
  * empty (no bytes), or from e's code: truncated, limit, unsupported,

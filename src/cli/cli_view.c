@@ -75,6 +75,28 @@ static int64_t missing_recording(struct view_filters *f, uint32_t n)
 	return f->q.recording >= (int64_t)n ? f->q.recording : -1;
 }
 
+/* --leaf's values */
+static const char *const leaf_words[] = {"class", "none"};
+
+const char *view_leaf_word(size_t i)
+{
+	return i < sizeof(leaf_words) / sizeof(*leaf_words) ? leaf_words[i]
+							    : NULL;
+}
+
+static bool view_leaf_word_known(const char *s)
+{
+	for (size_t i = 0; view_leaf_word(i); i++)
+		if (!strcmp(s, view_leaf_word(i)))
+			return true;
+	return false;
+}
+
+const char *view_kind_word(size_t i)
+{
+	return i < SAMPLE__COUNT ? sample_kind_word((enum sample_kind)i) : NULL;
+}
+
 static bool parse_kind(const char *s, int *kind)
 {
 	int i;
@@ -152,7 +174,7 @@ int view_filter_option(const char *cmd, int opt, const char *arg,
 		f->q.normalize = false;
 		return 0;
 	case OPT_LEAF:
-		if (strcmp(arg, "class") && strcmp(arg, "none"))
+		if (!view_leaf_word_known(arg))
 			return cli_usage_error(cmd,
 					       "--leaf: '%s' is not class or "
 					       "none",

@@ -50,6 +50,15 @@ enum {
 		"estimate", required_argument, NULL, OPT_ESTIMATE      \
 	}
 
+/* The filters' options that take a fixed set of words (cli.h). */
+#define VIEW_FILTER_WORDS                       \
+	{"kind", view_kind_word},               \
+	{                                       \
+		"estimate", query_estimate_word \
+	}
+/* --kind's words: the kinds' short names (sample_kind_word()). */
+const char *view_kind_word(size_t i);
+
 #define VIEW_FILTER_HELP                                                       \
 	"Filters:\n"                                                           \
 	"      --from=TIME, --to=TIME  a time window: absolute\n"              \
@@ -94,6 +103,15 @@ enum {
 	{                                                           \
 		"no-normalize", no_argument, NULL, OPT_NO_NORMALIZE \
 	}
+/* The frame options' fixed values, for `heapsift completion`. */
+#define VIEW_FRAME_WORDS               \
+	{"frames", query_frames_word}, \
+	{                              \
+		"leaf", view_leaf_word \
+	}
+/* --leaf's words: class, none. */
+const char *view_leaf_word(size_t i);
+
 #define VIEW_FRAME_OPTIONS                                                 \
 	{"frames", required_argument, NULL, OPT_FRAMES},                   \
 		{"drop-frames", required_argument, NULL, OPT_DROP_FRAMES}, \

@@ -29,18 +29,20 @@ static const char agent_path_help[] =
 	"\n"
 	"  -h, --help    this text\n";
 
+const struct option agent_path_option_table[] = {
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 /* agent-path takes no options but --help, and no operands: nothing to
  * keep for the run. */
 static int agent_path_parse(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", agent_path_option_table,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(agent_path_help);

@@ -104,24 +104,31 @@ struct browse_opts {
 /* browse_parse() returns PARSED when the command is to run */
 #define PARSED (-1)
 
+enum { OPT_BASE = 0x100, OPT_EST };
+const struct option browse_option_table[] = {
+	{"base", required_argument, NULL, OPT_BASE},
+	{"estimate", required_argument, NULL, OPT_EST},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words browse_word_table[] = {
+	{"base", NULL},
+	{"estimate", query_estimate_word},
+	{NULL, NULL},
+};
+
 /* The options into *o: PARSED, or the exit status (--help, a usage
  * error, no terminal). */
 static int browse_parse(int argc, char **argv, struct browse_opts *o)
 {
-	enum { OPT_BASE = 0x100, OPT_EST };
-	static const struct option opts[] = {
-		{"base", required_argument, NULL, OPT_BASE},
-		{"estimate", required_argument, NULL, OPT_EST},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	enum query_estimate est;
 	int c;
 
 	o->base_arg = NULL;
 	o->estimate = -1;
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", browse_option_table, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			fputs(browse_help, stdout);

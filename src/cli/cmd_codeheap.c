@@ -358,28 +358,33 @@ static bool parse_pair(const char *s, int64_t *a, int64_t *b)
 	return true;
 }
 
+enum {
+	OPT_HEAP = 256,
+	OPT_SNAPSHOT,
+	OPT_MAP,
+	OPT_WIDTH,
+	OPT_CSV,
+	OPT_GRANULES,
+	OPT_COMPARE,
+};
+const struct option codeheap_option_table[] = {
+	{"heap", required_argument, NULL, OPT_HEAP},
+	{"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+	{"map", required_argument, NULL, OPT_MAP},
+	{"width", required_argument, NULL, OPT_WIDTH},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"granules", no_argument, NULL, OPT_GRANULES},
+	{"compare", required_argument, NULL, OPT_COMPARE},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words codeheap_word_table[] = {
+	{"map", chq_flavour_word},
+	{NULL, NULL},
+};
+
 static int codeheap_parse(int argc, char **argv, struct codeheap_options *o)
 {
-	enum {
-		OPT_HEAP = 256,
-		OPT_SNAPSHOT,
-		OPT_MAP,
-		OPT_WIDTH,
-		OPT_CSV,
-		OPT_GRANULES,
-		OPT_COMPARE,
-	};
-	static const struct option lopts[] = {
-		{"heap", required_argument, NULL, OPT_HEAP},
-		{"snapshot", required_argument, NULL, OPT_SNAPSHOT},
-		{"map", required_argument, NULL, OPT_MAP},
-		{"width", required_argument, NULL, OPT_WIDTH},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"granules", no_argument, NULL, OPT_GRANULES},
-		{"compare", required_argument, NULL, OPT_COMPARE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	uint64_t u;
 	int c;
 
@@ -388,7 +393,8 @@ static int codeheap_parse(int argc, char **argv, struct codeheap_options *o)
 	o->flavour = CHQ_SPACE;
 	o->width = 64;
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", codeheap_option_table,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(codeheap_help);

@@ -711,7 +711,7 @@ enum {
 	OPT_SUMMARY,
 };
 
-static const struct option diff_opts[] = {
+const struct option diff_option_table[] = {
 	{"by", required_argument, NULL, OPT_BY},
 	{"tree", no_argument, NULL, OPT_TREE},
 	{"inverted", no_argument, NULL, OPT_INVERTED},
@@ -736,6 +736,15 @@ static const struct option diff_opts[] = {
 	VIEW_FILTER_OPTIONS,
 	VIEW_FRAME_OPTIONS,
 	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words diff_word_table[] = {
+	{"by", query_group_word},
+	{"format", diff_format_word},
+	{"fail-scope", diff_fail_scope_word},
+	{"summary", NULL},
+	VIEW_FILTER_WORDS,
+	VIEW_FRAME_WORDS,
+	{NULL, NULL},
 };
 
 /* One option getopt_long returned (not --help) into o: 0, or EXIT_USAGE
@@ -837,7 +846,8 @@ static int diff_parse(int argc, char **argv, struct diff_cli *o)
 	view_filters_init(&o->f);
 	view_frames_init(&o->f);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", diff_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", diff_option_table, NULL)) !=
+	       -1) {
 		if (c == 'h')
 			return cli_help(diff_help);
 		if (diff_option(o, c, argv))

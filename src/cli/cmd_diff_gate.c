@@ -138,12 +138,20 @@ int diff_fail_if_option(struct diff_cli *o, const char *arg)
 	return 0;
 }
 
+/* --fail-scope's words, in the order gate_total false, true */
+static const char *const scope_names[] = {"rows", "total"};
+
+const char *diff_fail_scope_word(size_t i)
+{
+	return i < 2 ? scope_names[i] : NULL;
+}
+
 int diff_fail_scope_option(struct diff_cli *o, const char *arg)
 {
 	o->scope_given = true;
-	if (!strcmp(arg, "rows"))
+	if (!strcmp(arg, scope_names[0]))
 		o->gate_total = false;
-	else if (!strcmp(arg, "total"))
+	else if (!strcmp(arg, scope_names[1]))
 		o->gate_total = true;
 	else
 		return cli_usage_error(
@@ -151,12 +159,19 @@ int diff_fail_scope_option(struct diff_cli *o, const char *arg)
 	return 0;
 }
 
+/* --format's words, in enum diff_format's order */
+static const char *const format_names[] = {"text", "csv", "junit", "markdown"};
+#define N_FORMATS (sizeof(format_names) / sizeof(format_names[0]))
+
+const char *diff_format_word(size_t i)
+{
+	return i < N_FORMATS ? format_names[i] : NULL;
+}
+
 int diff_format_option(struct diff_cli *o, const char *arg)
 {
-	static const char *const names[] = {"text", "csv", "junit", "markdown"};
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(arg, names[i])) {
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (!strcmp(arg, format_names[i])) {
 			if (o->format_given && o->format != (enum diff_format)i)
 				return cli_usage_error(
 					"diff", "give one format (--csv is "

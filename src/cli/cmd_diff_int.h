@@ -59,6 +59,10 @@ struct gate_result {
 int diff_fail_if_option(struct diff_cli *o, const char *arg);
 int diff_fail_scope_option(struct diff_cli *o, const char *arg);
 int diff_format_option(struct diff_cli *o, const char *arg);
+/* The i-th word of --format and --fail-scope (their parsers' tables),
+ * NULL past the last: heapsift completion's. */
+const char *diff_format_word(size_t i);
+const char *diff_fail_scope_word(size_t i);
 /* The options' agreement, once all are read: 0 or EXIT_USAGE. */
 int diff_gate_check_options(const struct diff_cli *o);
 

@@ -497,27 +497,45 @@ static bool parse_events(const char *list, unsigned *out)
 	return *out != 0;
 }
 
+enum {
+	OPT_FORMAT = OPT__CLI_NEXT,
+	OPT_RAW,
+	OPT_EVENTS,
+	OPT_STATS,
+	OPT_BENCH,
+	OPT_JOBS
+};
+const struct option dump_option_table[] = {
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"raw-names", no_argument, NULL, OPT_RAW},
+	{"events", required_argument, NULL, OPT_EVENTS},
+	{"stats", no_argument, NULL, OPT_STATS},
+	{"bench", no_argument, NULL, OPT_BENCH},
+	{"jobs", required_argument, NULL, OPT_JOBS},
+	{"help", no_argument, NULL, 'h'},
+	CLI_LIMIT_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+/* --format's words, text the default */
+static const struct {
+	const char *name;
+	bool tsv;
+} format_table[] = {{"text", false}, {"tsv", true}};
+#define N_FORMATS (sizeof(format_table) / sizeof(format_table[0]))
+
+static const char *format_word(size_t i)
+{
+	return i < N_FORMATS ? format_table[i].name : NULL;
+}
+
+const struct cli_option_words dump_word_table[] = {
+	{"format", format_word},
+	{NULL, NULL},
+};
+
 static int dump_parse(int argc, char **argv, struct dump_options *o)
 {
-	enum {
-		OPT_FORMAT = OPT__CLI_NEXT,
-		OPT_RAW,
-		OPT_EVENTS,
-		OPT_STATS,
-		OPT_BENCH,
-		OPT_JOBS
-	};
-	static const struct option opts[] = {
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"raw-names", no_argument, NULL, OPT_RAW},
-		{"events", required_argument, NULL, OPT_EVENTS},
-		{"stats", no_argument, NULL, OPT_STATS},
-		{"bench", no_argument, NULL, OPT_BENCH},
-		{"jobs", required_argument, NULL, OPT_JOBS},
-		{"help", no_argument, NULL, 'h'},
-		CLI_LIMIT_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
+	size_t i;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -525,14 +543,18 @@ static int dump_parse(int argc, char **argv, struct dump_options *o)
 		    EV_AP_ALLOC | EV_AP_LIVE | EV_DD_ALLOC | EV_DD_LIVE;
 	input_limits_default(&o->lim);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", dump_option_table, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(dump_help);
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "tsv"))
-				o->tsv = true;
-			else if (strcmp(optarg, "text"))
+			for (i = 0; i < N_FORMATS; i++)
+				if (!strcmp(optarg, format_table[i].name))
+					break;
+			if (i < N_FORMATS)
+				o->tsv = format_table[i].tsv;
+			else
 				return cli_usage_error("dump",
 						       "--format: '%s' is not "
 						       "text or tsv",

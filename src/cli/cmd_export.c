@@ -366,19 +366,49 @@ enum export_format {
 	FORMAT_OTLP,
 };
 
+/* --format's words, in enum export_format's order */
+static const char *const format_names[] = {
+	"csv", "folded", "pprof", "speedscope", "svg", "parquet", "otlp"};
+
 static bool format_parse(const char *s, enum export_format *f)
 {
-	static const char *const names[] = {"csv",	  "folded", "pprof",
-					    "speedscope", "svg",    "parquet",
-					    "otlp"};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i])) {
+	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(s, format_names[i])) {
 			*f = (enum export_format)i;
 			return true;
 		}
 	return false;
+}
+
+static const char *format_word(size_t i)
+{
+	return i < sizeof(format_names) / sizeof(format_names[0])
+		       ? format_names[i]
+		       : NULL;
+}
+
+/* --kinds' one word */
+static const char *const kinds_names[] = {"all"};
+
+static const char *kinds_word(size_t i)
+{
+	return i < 1 ? kinds_names[i] : NULL;
+}
+
+/* --layout's words, tables the default */
+enum { LAYOUT_TABLES, LAYOUT_FLEET };
+static const char *const layout_names[] = {
+	[LAYOUT_TABLES] = "tables",
+	[LAYOUT_FLEET] = "fleet",
+};
+
+static const char *layout_word(size_t i)
+{
+	return i < sizeof(layout_names) / sizeof(layout_names[0])
+		       ? layout_names[i]
+		       : NULL;
 }
 
 /* Write b to path through a temporary file renamed into place, or to
@@ -522,30 +552,38 @@ enum {
 	OPT_KINDS,
 };
 
+const struct option export_option_table[] = {
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"output", required_argument, NULL, 'o'},
+	{"value", required_argument, NULL, OPT_VALUE},
+	{"layout", required_argument, NULL, OPT_LAYOUT},
+	{"id", required_argument, NULL, OPT_ID},
+	{"host", required_argument, NULL, OPT_HOST},
+	{"gzip", no_argument, NULL, OPT_GZIP},
+	{"part-rows", required_argument, NULL, OPT_PART_ROWS},
+	{"kinds", required_argument, NULL, OPT_KINDS},
+	{"help", no_argument, NULL, 'h'},
+	VIEW_FILTER_OPTIONS,
+	VIEW_FRAME_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words export_word_table[] = {
+	{"format", format_word}, {"value", export_value_word},
+	{"layout", layout_word}, {"kinds", kinds_word},
+	{"output", NULL},	 VIEW_FILTER_WORDS,
+	VIEW_FRAME_WORDS,	 {NULL, NULL},
+};
+
 /* The options into a; -1 to go on, else the exit status (--help, a bad
  * option). */
 static int parse_options(int argc, char **argv, struct export_args *a)
 {
-	static const struct option opts[] = {
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"output", required_argument, NULL, 'o'},
-		{"value", required_argument, NULL, OPT_VALUE},
-		{"layout", required_argument, NULL, OPT_LAYOUT},
-		{"id", required_argument, NULL, OPT_ID},
-		{"host", required_argument, NULL, OPT_HOST},
-		{"gzip", no_argument, NULL, OPT_GZIP},
-		{"part-rows", required_argument, NULL, OPT_PART_ROWS},
-		{"kinds", required_argument, NULL, OPT_KINDS},
-		{"help", no_argument, NULL, 'h'},
-		VIEW_FILTER_OPTIONS,
-		VIEW_FRAME_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", export_option_table,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(export_help, stdout);
@@ -626,7 +664,7 @@ static int check_options(struct export_args *a)
 		return cli_usage_error("export",
 				       "--value applies to --format=folded "
 				       "and speedscope only");
-	if (a->kinds && strcmp(a->kinds, "all"))
+	if (a->kinds && strcmp(a->kinds, kinds_names[0]))
 		return cli_usage_error("export", "--kinds: '%s' is not all",
 				       a->kinds);
 	if (a->kinds && a->fmt != FORMAT_PPROF)
@@ -640,9 +678,9 @@ static int check_options(struct export_args *a)
 	if (a->fmt == FORMAT_PARQUET)
 		a->fleet = true; /* Parquet is the lake's only */
 	if (a->layout) {
-		if (!strcmp(a->layout, "fleet"))
+		if (!strcmp(a->layout, layout_names[LAYOUT_FLEET]))
 			a->fleet = true;
-		else if (strcmp(a->layout, "tables") ||
+		else if (strcmp(a->layout, layout_names[LAYOUT_TABLES]) ||
 			 a->fmt == FORMAT_PARQUET)
 			return cli_usage_error(
 				"export",

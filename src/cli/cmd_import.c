@@ -18,9 +18,10 @@ static const char import_help[] =
 	"\n"
 	"Import everything found in the inputs (JFR and heapsift agent\n"
 	"recordings, code-heap reports, OpenJ9 javacores; also inside\n"
-	"compressed files and tar/zip/7z bundles, nested; '-' for standard\n"
-	"input) into the store CASE.hsdb.  The store is written to a\n"
-	"temporary file and renamed over CASE.hsdb only when complete.\n"
+	"compressed files and tar/zip/7z bundles, nested, and folders, read\n"
+	"as their archives are; '-' for standard input) into the store\n"
+	"CASE.hsdb.  The store is written to a temporary file and renamed\n"
+	"over CASE.hsdb only when complete.\n"
 	"CASE.hsdb must not exist or be a heapsift store: any other file is\n"
 	"replaced only with --force; a folder, device, fifo, socket, symbolic\n"
 	"link or one of the inputs never.  Options may come after the inputs;\n"
@@ -57,20 +58,25 @@ struct import_opts {
 /* import_parse() returns PARSED when the command is to run */
 #define PARSED (-1)
 
+enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE, OPT_JOBS };
+const struct option import_option_table[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"append", no_argument, NULL, OPT_APPEND},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"jobs", required_argument, NULL, OPT_JOBS},
+	{"help", no_argument, NULL, 'h'},
+	CLI_LIMIT_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words import_word_table[] = {
+	{"output", NULL},
+	{NULL, NULL},
+};
+
 /* The options into *o: PARSED, or the exit status (--help, a usage
  * error). */
 static int import_parse(int argc, char **argv, struct import_opts *o)
 {
-	enum { OPT_APPEND = OPT__CLI_NEXT, OPT_FORCE, OPT_JOBS };
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"append", no_argument, NULL, OPT_APPEND},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"jobs", required_argument, NULL, OPT_JOBS},
-		{"help", no_argument, NULL, 'h'},
-		CLI_LIMIT_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_import_opts io = {"import", NULL, false, 0, &o->lim, NULL};
 	struct cli_output out = {NULL, CLI_OUTPUT_STORE, NULL, false};
 	int c;
@@ -79,7 +85,8 @@ static int import_parse(int argc, char **argv, struct import_opts *o)
 	o->out = out;
 	input_limits_default(&o->lim);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", import_option_table,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(import_help, stdout);

@@ -82,18 +82,20 @@ struct info_options {
 	char **operands;
 };
 
+const struct option info_option_table[] = {
+	{"check", no_argument, NULL, 'c'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 static int info_parse(int argc, char **argv, struct info_options *o)
 {
-	static const struct option opts[] = {
-		{"check", no_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", info_option_table, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(info_help);

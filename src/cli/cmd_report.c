@@ -679,22 +679,30 @@ static void filter_word(struct buf *fargs, const struct option *opts, int c,
 		}
 }
 
+enum { OPT_FORMAT = OPT__VIEW_NEXT, OPT_FORCE, OPT_RULES, OPT_BASE };
+const struct option report_option_table[] = {
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"base", required_argument, NULL, OPT_BASE},
+	{"output", required_argument, NULL, 'o'},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"rules", no_argument, NULL, OPT_RULES},
+	{"help", no_argument, NULL, 'h'},
+	VIEW_FILTER_OPTIONS,
+	CLI_LIMIT_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words report_word_table[] = {
+	{"format", report_format_word},
+	{"output", NULL},
+	{"base", NULL},
+	VIEW_FILTER_WORDS,
+	{NULL, NULL},
+};
+
 /* The options into *o (o->fargs to release in every case): PARSED, or
  * the exit status (--help, --rules, a usage error). */
 static int report_parse(int argc, char **argv, struct report_opts *o)
 {
-	enum { OPT_FORMAT = OPT__VIEW_NEXT, OPT_FORCE, OPT_RULES, OPT_BASE };
-	static const struct option opts[] = {
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"base", required_argument, NULL, OPT_BASE},
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"rules", no_argument, NULL, OPT_RULES},
-		{"help", no_argument, NULL, 'h'},
-		VIEW_FILTER_OPTIONS,
-		CLI_LIMIT_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	struct cli_output out = {NULL, CLI_OUTPUT_REPORT, NULL, false};
 	int c;
 
@@ -705,7 +713,8 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	view_filters_init(&o->f);
 	input_limits_default(&o->lim);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", report_option_table,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(report_help, stdout);
@@ -746,7 +755,7 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			}
 			if (view_filter_option("report", c, optarg, &o->f))
 				return EXIT_USAGE;
-			filter_word(&o->fargs, opts, c, optarg);
+			filter_word(&o->fargs, report_option_table, c, optarg);
 		}
 	}
 	if (optind >= argc)

@@ -18,8 +18,9 @@
 static const char scan_help[] =
 	"usage: heapsift scan [--csv] [LIMITS] INPUT...\n"
 	"\n"
-	"List every member found in the inputs (files, '-' for standard\n"
-	"input, compressed streams, tar/zip/7z archives, nested up to\n"
+	"List every member found in the inputs (files, folders, '-' for\n"
+	"standard input, compressed streams, tar/zip/7z archives, nested up "
+	"to\n"
 	"--max-depth levels) with its size after decompression and the kind\n"
 	"of data it holds: jfr, agent, codeheap, javacore or unknown, with\n"
 	"the probe's confidence (0-100).  Nothing is extracted to disk.\n"
@@ -104,21 +105,23 @@ struct scan_options {
 	char **inputs;
 };
 
+enum { OPT_CSV = OPT__CLI_NEXT };
+const struct option scan_option_table[] = {
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
+	CLI_LIMIT_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+
 static int scan_parse(int argc, char **argv, struct scan_options *o)
 {
-	enum { OPT_CSV = OPT__CLI_NEXT };
-	static const struct option opts[] = {
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"help", no_argument, NULL, 'h'},
-		CLI_LIMIT_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	input_limits_default(&o->lim);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", scan_option_table, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(scan_help);

@@ -194,31 +194,51 @@ struct survivors_options {
 	char **operands;
 };
 
+enum {
+	OPT_BY = OPT__VIEW_NEXT,
+	OPT_BUCKET,
+	OPT_LIMIT,
+	OPT_LEAKS,
+	OPT_MIN_GCS,
+	OPT_BEFORE_LAST_GC,
+	OPT_CSV,
+};
+const struct option survivors_option_table[] = {
+	{"by", required_argument, NULL, OPT_BY},
+	{"bucket", required_argument, NULL, OPT_BUCKET},
+	{"limit", required_argument, NULL, OPT_LIMIT},
+	{"leaks", no_argument, NULL, OPT_LEAKS},
+	{"min-gcs", required_argument, NULL, OPT_MIN_GCS},
+	{"before-last-gc", no_argument, NULL, OPT_BEFORE_LAST_GC},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
+	VIEW_FILTER_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+/* --by's words: the cohorts, then the groups */
+static const struct {
+	const char *name;
+	enum query_cohort cohort;
+} cohort_table[] = {{"age", COHORT_AGE}, {"gcs", COHORT_GCS}};
+#define N_COHORTS (sizeof(cohort_table) / sizeof(cohort_table[0]))
+
+static const char *by_word(size_t i)
+{
+	return i < N_COHORTS ? cohort_table[i].name
+			     : query_group_word(i - N_COHORTS);
+}
+
+const struct cli_option_words survivors_word_table[] = {
+	{"by", by_word},
+	VIEW_FILTER_WORDS,
+	{NULL, NULL},
+};
+
 static int survivors_parse(int argc, char **argv, struct survivors_options *o)
 {
-	enum {
-		OPT_BY = OPT__VIEW_NEXT,
-		OPT_BUCKET,
-		OPT_LIMIT,
-		OPT_LEAKS,
-		OPT_MIN_GCS,
-		OPT_BEFORE_LAST_GC,
-		OPT_CSV,
-	};
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, OPT_BY},
-		{"bucket", required_argument, NULL, OPT_BUCKET},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		{"leaks", no_argument, NULL, OPT_LEAKS},
-		{"min-gcs", required_argument, NULL, OPT_MIN_GCS},
-		{"before-last-gc", no_argument, NULL, OPT_BEFORE_LAST_GC},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"help", no_argument, NULL, 'h'},
-		VIEW_FILTER_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	bool limit_given = false;
 	uint64_t n;
+	size_t i;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -227,15 +247,17 @@ static int survivors_parse(int argc, char **argv, struct survivors_options *o)
 	o->limit = 10;
 	view_filters_init(&o->f);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", survivors_option_table,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(survivors_help);
 		case OPT_BY:
 			o->keyname = optarg;
-			o->so.cohort = !strcmp(optarg, "age")	? COHORT_AGE
-				       : !strcmp(optarg, "gcs") ? COHORT_GCS
-								: COHORT_NONE;
+			o->so.cohort = COHORT_NONE;
+			for (i = 0; i < N_COHORTS; i++)
+				if (!strcmp(optarg, cohort_table[i].name))
+					o->so.cohort = cohort_table[i].cohort;
 			if (!o->so.cohort && !query_group_parse(optarg, &o->by))
 				return cli_usage_error(
 					"survivors",

@@ -46,22 +46,28 @@ struct timeline_options {
 	char **operands;
 };
 
+enum { OPT_BUCKET = OPT__VIEW_NEXT, OPT_CSV };
+const struct option timeline_option_table[] = {
+	{"bucket", required_argument, NULL, OPT_BUCKET},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
+	VIEW_FILTER_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words timeline_word_table[] = {
+	VIEW_FILTER_WORDS,
+	{NULL, NULL},
+};
+
 static int timeline_parse(int argc, char **argv, struct timeline_options *o)
 {
-	enum { OPT_BUCKET = OPT__VIEW_NEXT, OPT_CSV };
-	static const struct option opts[] = {
-		{"bucket", required_argument, NULL, OPT_BUCKET},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"help", no_argument, NULL, 'h'},
-		VIEW_FILTER_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	view_filters_init(&o->f);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", timeline_option_table,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(timeline_help);

@@ -63,18 +63,24 @@ struct top_options {
 	char **operands;
 };
 
+enum { OPT_BY = OPT__VIEW_NEXT, OPT_LIMIT, OPT_CSV };
+const struct option top_option_table[] = {
+	{"by", required_argument, NULL, OPT_BY},
+	{"limit", required_argument, NULL, OPT_LIMIT},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
+	VIEW_FILTER_OPTIONS,
+	VIEW_NORMALIZE_OPTION,
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words top_word_table[] = {
+	{"by", query_group_word},
+	VIEW_FILTER_WORDS,
+	{NULL, NULL},
+};
+
 static int top_parse(int argc, char **argv, struct top_options *o)
 {
-	enum { OPT_BY = OPT__VIEW_NEXT, OPT_LIMIT, OPT_CSV };
-	static const struct option opts[] = {
-		{"by", required_argument, NULL, OPT_BY},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"help", no_argument, NULL, 'h'},
-		VIEW_FILTER_OPTIONS,
-		VIEW_NORMALIZE_OPTION,
-		{NULL, 0, NULL, 0},
-	};
 	bool have_limit = false;
 	int c;
 
@@ -85,7 +91,8 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 	cli_getopt_begin();
 	/* options may come before or after the store (GNU getopt moves
 	 * the operands to the end) */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", top_option_table, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(top_help);

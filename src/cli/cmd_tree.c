@@ -169,24 +169,25 @@ struct tree_options {
 	char **operands;
 };
 
+enum { OPT_INVERTED = OPT__VIEW_NEXT, OPT_DEPTH, OPT_MIN_SHARE, OPT_CSV };
+const struct option tree_option_table[] = {
+	{"inverted", no_argument, NULL, OPT_INVERTED},
+	{"depth", required_argument, NULL, OPT_DEPTH},
+	{"min-share", required_argument, NULL, OPT_MIN_SHARE},
+	{"csv", no_argument, NULL, OPT_CSV},
+	{"help", no_argument, NULL, 'h'},
+	VIEW_FILTER_OPTIONS,
+	VIEW_FRAME_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+const struct cli_option_words tree_word_table[] = {
+	VIEW_FILTER_WORDS,
+	VIEW_FRAME_WORDS,
+	{NULL, NULL},
+};
+
 static int tree_parse(int argc, char **argv, struct tree_options *o)
 {
-	enum {
-		OPT_INVERTED = OPT__VIEW_NEXT,
-		OPT_DEPTH,
-		OPT_MIN_SHARE,
-		OPT_CSV
-	};
-	static const struct option opts[] = {
-		{"inverted", no_argument, NULL, OPT_INVERTED},
-		{"depth", required_argument, NULL, OPT_DEPTH},
-		{"min-share", required_argument, NULL, OPT_MIN_SHARE},
-		{"csv", no_argument, NULL, OPT_CSV},
-		{"help", no_argument, NULL, 'h'},
-		VIEW_FILTER_OPTIONS,
-		VIEW_FRAME_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 	char *end;
 
@@ -196,7 +197,8 @@ static int tree_parse(int argc, char **argv, struct tree_options *o)
 	view_filters_init(&o->f);
 	view_frames_init(&o->f);
 	cli_getopt_begin();
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", tree_option_table, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			return cli_help(tree_help);

@@ -29,6 +29,8 @@ enum export_value {
 
 bool export_value_parse(const char *s, enum export_value *v);
 const char *export_value_name(enum export_value v);
+/* The i-th name export_value_parse() takes, NULL past the last. */
+const char *export_value_word(size_t i);
 
 /*
  * A frame as the folded format writes it: the site label

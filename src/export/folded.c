@@ -18,17 +18,26 @@
 #include "util/hash.h"
 #include "util/xalloc.h"
 
+static const enum export_value value_table[] = {
+	EXPORT_VALUE_BYTES, EXPORT_VALUE_SAMPLES, EXPORT_VALUE_OBJECTS};
+
 bool export_value_parse(const char *s, enum export_value *v)
 {
-	if (!strcmp(s, "bytes"))
-		*v = EXPORT_VALUE_BYTES;
-	else if (!strcmp(s, "samples"))
-		*v = EXPORT_VALUE_SAMPLES;
-	else if (!strcmp(s, "objects"))
-		*v = EXPORT_VALUE_OBJECTS;
-	else
-		return false;
-	return true;
+	size_t i;
+
+	for (i = 0; i < sizeof(value_table) / sizeof(value_table[0]); i++)
+		if (!strcmp(s, export_value_name(value_table[i]))) {
+			*v = value_table[i];
+			return true;
+		}
+	return false;
+}
+
+const char *export_value_word(size_t i)
+{
+	return i < sizeof(value_table) / sizeof(value_table[0])
+		       ? export_value_name(value_table[i])
+		       : NULL;
 }
 
 const char *export_value_name(enum export_value v)

@@ -3,7 +3,8 @@
  * containers by their first bytes, the reporting of problems every level
  * uses, and the top level (a file, mapped or read, standard input, or
  * memory).  The containers' levels, read through libarchive, are
- * walk_container.c's.
+ * walk_container.c's.  A folder given is walked here too, its files
+ * listed by folder.h.
  */
 #include "input/walk.h"
 
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "input/folder.h"
 #include "input/input.h"
 #include "input/walk_int.h"
 #include "util/buf.h"
@@ -210,16 +212,11 @@ static bool map_file(struct input *in, const char *path, int fd,
 	return true;
 }
 
-static int walk_top(struct walk *w, struct input *in, const char *display,
-		    int seek_fd)
+/* Report the failure of in, a stream given whole (display its name),
+ * that no level inside it has: a limit's cut as a warning, the rest as
+ * errors. */
+static void report_whole(struct walk *w, struct input *in, const char *display)
 {
-	const unsigned char *p;
-	size_t avail;
-
-	if (input_peek(in, 1, &p, &avail) == 0 && avail == 0)
-		walk_reportf(w, PROBLEM_WARNING, ERR_FORMAT, display,
-			     ERR_NO_OFFSET, "file is empty");
-	walk_stream(w, in, NULL, display, "", "", 0, seek_fd);
 	if (in->failed && !in->reported && in->err.code == ERR_LIMIT) {
 		/* a limit (input_limit): where it cut, as a warning */
 		struct err e = in->err;
@@ -233,6 +230,172 @@ static int walk_top(struct walk *w, struct input *in, const char *display,
 		err_source(&e, display);
 		walk_report(w, PROBLEM_ERROR, &e);
 	}
+}
+
+static int walk_top(struct walk *w, struct input *in, const char *display,
+		    int seek_fd)
+{
+	const unsigned char *p;
+	size_t avail;
+
+	if (input_peek(in, 1, &p, &avail) == 0 && avail == 0)
+		walk_reportf(w, PROBLEM_WARNING, ERR_FORMAT, display,
+			     ERR_NO_OFFSET, "file is empty");
+	walk_stream(w, in, NULL, display, "", "", 0, seek_fd);
+	report_whole(w, in, display);
+	return w->abort_rc;
+}
+
+/* --- a folder ------------------------------------------------------------ */
+
+/*
+ * A folder given is walked as the archive of it would be (folder.h walks
+ * it): one level, whose regular files are its members at depth 1, in
+ * name order, counted against the limits of one input as an archive's
+ * entries and members are.  A member is named by its path: the folder
+ * as given, "/", its path inside (that path alone is its member path),
+ * so the name is one a shell can open.
+ */
+struct folder_walk {
+	struct walk *w;
+	const char *top; /* the folder as given */
+	struct buf display;
+	uint64_t n_files;
+};
+
+static const char *folder_name(struct folder_walk *fw, const char *rel)
+{
+	size_t len = strlen(fw->top);
+
+	buf_reset(&fw->display);
+	buf_adds(&fw->display, fw->top);
+	if (len && fw->top[len - 1] != '/')
+		buf_addch(&fw->display, '/');
+	buf_adds(&fw->display, rel);
+	return fw->display.data;
+}
+
+static bool folder_entry(void *ctx, const char *rel)
+{
+	struct folder_walk *fw = ctx;
+	struct walk *w = fw->w;
+
+	(void)rel;
+	w->stats->entries++;
+	if (++w->entries > w->lim->max_members) {
+		walk_reportf(w, PROBLEM_WARNING, ERR_LIMIT, fw->top,
+			     ERR_NO_OFFSET,
+			     "more than %llu entries in the folder "
+			     "(--max-members), rest skipped",
+			     (unsigned long long)w->lim->max_members);
+		w->stop = true;
+	}
+	return !w->stop;
+}
+
+static bool folder_file(void *ctx, const char *rel, int fd,
+			const struct stat *st)
+{
+	struct folder_walk *fw = ctx;
+	struct walk *w = fw->w;
+	const char *display = folder_name(fw, rel);
+	bool input_cut = w->lim->max_input_bytes - w->input_bytes <
+			 w->lim->max_member_bytes;
+	struct fd_pull fp = {fd};
+	struct input in;
+
+	fw->n_files++;
+	if (!map_file(&in, display, fd, st))
+		input_init_pull(&in, display, fd_pull, &fp, 0);
+	if (!walk_stream(w, &in, NULL, display, rel, "", 1, fd)) {
+		uint64_t skipped;
+
+		/* what the reader left counts, as a tar's does: the next
+		 * file must not get this one's share of the input's bytes */
+		if (!w->stop)
+			input_skip(&in, UINT64_MAX, &skipped);
+		w->input_bytes += input_offset(&in);
+		if (in.failed && in.err.code == ERR_LIMIT && input_cut)
+			w->stop = true; /* --max-input-size: the input ends */
+	}
+	report_whole(w, &in, display);
+	input_release(&in);
+	mapped_path = NULL;
+	return !w->stop;
+}
+
+static void folder_skipped(void *ctx, const char *rel, enum folder_skip why,
+			   const char *detail)
+{
+	struct folder_walk *fw = ctx;
+	struct walk *w = fw->w;
+	const char *display = folder_name(fw, rel);
+
+	switch (why) {
+	case FOLDER_LINK_OUTSIDE:
+		walk_reportf(w, PROBLEM_WARNING, ERR_UNSUPPORTED, display,
+			     ERR_NO_OFFSET,
+			     "a symbolic link out of the folder (to %s): not "
+			     "followed",
+			     detail);
+		break;
+	case FOLDER_LINK_BROKEN:
+		walk_reportf(w, PROBLEM_WARNING, ERR_UNSUPPORTED, display,
+			     ERR_NO_OFFSET,
+			     "a symbolic link to nothing (to %s): not followed",
+			     detail);
+		break;
+	case FOLDER_LINK_LOOP:
+		walk_reportf(w, PROBLEM_WARNING, ERR_UNSUPPORTED, display,
+			     ERR_NO_OFFSET,
+			     "a symbolic link round a loop (to %s): not "
+			     "followed",
+			     detail);
+		break;
+	case FOLDER_LOOP:
+		walk_reportf(
+			w, PROBLEM_WARNING, ERR_UNSUPPORTED, display,
+			ERR_NO_OFFSET,
+			"a folder that holds itself (a loop): not entered");
+		break;
+	case FOLDER_TOO_DEEP:
+		walk_reportf(w, PROBLEM_WARNING, ERR_LIMIT, display,
+			     ERR_NO_OFFSET,
+			     "path in the folder longer than %d bytes: skipped",
+			     FOLDER_PATH_MAX);
+		break;
+	case FOLDER_UNREADABLE:
+		walk_reportf(w, PROBLEM_ERROR, ERR_IO, display, ERR_NO_OFFSET,
+			     "cannot open: %s", detail);
+		break;
+	}
+}
+
+static int walk_folder_input(struct walk *w, int fd, const char *path)
+{
+	static const struct folder_ops ops = {folder_entry, folder_file,
+					      folder_skipped};
+	struct folder_walk fw = {w, path, BUF_INIT, 0};
+	char *real;
+
+	if (!w->lim->max_depth) {
+		walk_reportf(w, PROBLEM_WARNING, ERR_LIMIT, path, ERR_NO_OFFSET,
+			     "a folder is a level, and --max-depth is 0: not "
+			     "read");
+		return 0;
+	}
+	real = realpath(path, NULL);
+	if (!real) {
+		walk_reportf(w, PROBLEM_ERROR, ERR_IO, path, ERR_NO_OFFSET,
+			     "cannot open: %s", strerror(errno));
+		return ERR_FAIL;
+	}
+	folder_walk(fd, real, &ops, &fw);
+	if (!fw.n_files && !w->stop)
+		walk_reportf(w, PROBLEM_WARNING, ERR_FORMAT, path,
+			     ERR_NO_OFFSET, "folder holds no files");
+	free(real);
+	buf_release(&fw.display);
 	return w->abort_rc;
 }
 
@@ -281,12 +444,10 @@ int walk_input(const char *path, const struct input_limits *lim,
 		return ERR_FAIL;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		walk_reportf(
-			&w, PROBLEM_ERROR, ERR_IO, path, ERR_NO_OFFSET,
-			"is a directory; give the files in it, or an archive");
+		rc = walk_folder_input(&w, fd, path);
 		if (!is_stdin)
 			close(fd);
-		return ERR_FAIL;
+		return rc;
 	}
 	fp.fd = fd;
 	if (!map_file(&in, path, fd, &st))

@@ -903,31 +903,34 @@ static void walk_layer(struct walk *w, struct input *in, const char *display,
 
 /*
  * A plain stream given directly (a file, a fifo, a device, standard
- * input) is a member and an input as much as one read out of an archive:
- * the same two limits hold, the smaller first, in entry_pull()'s words
- * (a device or a pipe would otherwise be read for ever).
+ * input) or a file of a folder given is a member and an input as much as
+ * one read out of an archive: the same two limits hold, the smaller
+ * first, in entry_pull()'s words (a device or a pipe would otherwise be
+ * read for ever).
  */
 static void top_limits(struct walk *w, struct input *in)
 {
 	const struct input_limits *lim = w->lim;
+	/* a folder's files share its input's bytes (0 before the first) */
+	uint64_t room = lim->max_input_bytes - w->input_bytes;
 	struct err e;
 	char h[32];
 
 	err_init(&e);
-	if (lim->max_member_bytes <= lim->max_input_bytes)
+	if (lim->max_member_bytes <= room)
 		err_set_at(&e, ERR_LIMIT, lim->max_member_bytes,
 			   "member larger than %s (--max-member-size): "
 			   "rest skipped",
 			   human(lim->max_member_bytes, h, sizeof(h)));
 	else
-		err_set_at(&e, ERR_LIMIT, lim->max_input_bytes,
+		err_set_at(&e, ERR_LIMIT, room,
 			   "input larger than %s (--max-input-size): rest "
 			   "skipped",
 			   human(lim->max_input_bytes, h, sizeof(h)));
 	input_limit(in, e.offset, &e);
 }
 
-void walk_stream(struct walk *w, struct input *in, struct entry *en,
+bool walk_stream(struct walk *w, struct input *in, struct entry *en,
 		 const char *display, const char *path, const char *compression,
 		 unsigned depth, int seek_fd)
 {
@@ -958,7 +961,7 @@ void walk_stream(struct walk *w, struct input *in, struct entry *en,
 				w->input_bytes -= en->bytes;
 			}
 			walk_layer(w, in, display, path, kind, depth, seek_fd);
-			return;
+			return true;
 		}
 		walk_reportf(
 			w, PROBLEM_WARNING, ERR_LIMIT, display, ERR_NO_OFFSET,
@@ -975,4 +978,5 @@ void walk_stream(struct walk *w, struct input *in, struct entry *en,
 
 		hand_member(w, &m);
 	}
+	return false;
 }

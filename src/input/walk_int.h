@@ -48,9 +48,11 @@ enum problem_severity walk_severity(enum err_code code);
  * walked in turn, within the depth limit; anything else is a member,
  * handed to the callback with compression, the filters undone to reach
  * it.  en is the member of the layer above that in reads (NULL at the
- * top); seek_fd the file itself where in is a regular file, else -1.
+ * top, and for a folder's files); seek_fd the file itself where in is a
+ * regular file, else -1.  True when in was a container (its members'
+ * bytes, not its own, were counted against the input's limit).
  */
-void walk_stream(struct walk *w, struct input *in, struct entry *en,
+bool walk_stream(struct walk *w, struct input *in, struct entry *en,
 		 const char *display, const char *path, const char *compression,
 		 unsigned depth, int seek_fd);
 

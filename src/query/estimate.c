@@ -104,15 +104,26 @@ const char *query_estimate_name(enum query_estimate e)
 	return e == QUERY_EST_CORRECTED ? "corrected" : "jfr";
 }
 
+static const enum query_estimate estimate_table[] = {QUERY_EST_JFR,
+						     QUERY_EST_CORRECTED};
+
 bool query_estimate_parse(const char *s, enum query_estimate *e)
 {
-	if (!strcmp(s, "jfr"))
-		*e = QUERY_EST_JFR;
-	else if (!strcmp(s, "corrected"))
-		*e = QUERY_EST_CORRECTED;
-	else
-		return false;
-	return true;
+	size_t i;
+
+	for (i = 0; i < sizeof(estimate_table) / sizeof(estimate_table[0]); i++)
+		if (!strcmp(s, query_estimate_name(estimate_table[i]))) {
+			*e = estimate_table[i];
+			return true;
+		}
+	return false;
+}
+
+const char *query_estimate_word(size_t i)
+{
+	return i < sizeof(estimate_table) / sizeof(estimate_table[0])
+		       ? query_estimate_name(estimate_table[i])
+		       : NULL;
 }
 
 const char *query_estimate_note(const struct query *q)

@@ -82,19 +82,26 @@ const char *query_group_name(enum query_group g)
 	return "?";
 }
 
+static const enum query_group group_table[] = {
+	GROUP_CLASS, GROUP_SITE, GROUP_APP_SITE, GROUP_THREAD, GROUP_RECORDING};
+
 bool query_group_parse(const char *s, enum query_group *g)
 {
-	static const enum query_group all[] = {GROUP_CLASS, GROUP_SITE,
-					       GROUP_APP_SITE, GROUP_THREAD,
-					       GROUP_RECORDING};
 	size_t i;
 
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (!strcmp(s, query_group_name(all[i]))) {
-			*g = all[i];
+	for (i = 0; i < sizeof(group_table) / sizeof(group_table[0]); i++)
+		if (!strcmp(s, query_group_name(group_table[i]))) {
+			*g = group_table[i];
 			return true;
 		}
 	return false;
+}
+
+const char *query_group_word(size_t i)
+{
+	return i < sizeof(group_table) / sizeof(group_table[0])
+		       ? query_group_name(group_table[i])
+		       : NULL;
 }
 
 /* "class.method" of a method, into b. */

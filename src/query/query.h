@@ -77,6 +77,8 @@ enum query_frames {
 };
 
 bool query_frames_parse(const char *s, enum query_frames *f);
+/* Its i-th value's name, NULL past the last (for shell completion). */
+const char *query_frames_word(size_t i);
 
 /*
  * Which estimate of jdk.ObjectAllocationSample's bytes a query gives
@@ -98,6 +100,8 @@ enum query_estimate query_estimate(const struct query *q);
 bool query_estimate_correctable(const struct query *q);
 const char *query_estimate_name(enum query_estimate e);
 bool query_estimate_parse(const char *s, enum query_estimate *e);
+/* The i-th name query_estimate_parse() takes, NULL past the last. */
+const char *query_estimate_word(size_t i);
 /* One sentence on what the estimate shown is and how far to trust it,
  * for a view's header (static storage). */
 const char *query_estimate_note(const struct query *q);
@@ -216,6 +220,8 @@ int query_top(struct query *q, enum query_group by,
 
 const char *query_group_name(enum query_group g);
 bool query_group_parse(const char *s, enum query_group *g);
+/* The i-th name query_group_parse() takes, NULL past the last. */
+const char *query_group_word(size_t i);
 
 /* What a store says about one of its recordings (heapsift info's
  * facts), for overviews.  Strings are borrowed from the store, "" when

@@ -319,6 +319,11 @@ bool chq_flavour_parse(const char *s, enum chq_flavour *f)
 	return false;
 }
 
+const char *chq_flavour_word(size_t i)
+{
+	return i < CHQ__FLAVOURS ? flavour_names[i] : NULL;
+}
+
 const char *chq_flavour_name(enum chq_flavour f)
 {
 	return (unsigned)f < CHQ__FLAVOURS ? flavour_names[f] : "?";

@@ -136,6 +136,8 @@ enum chq_flavour {
 };
 
 bool chq_flavour_parse(const char *s, enum chq_flavour *f);
+/* The i-th name chq_flavour_parse() takes, NULL past the last. */
+const char *chq_flavour_word(size_t i);
 const char *chq_flavour_name(enum chq_flavour f);
 
 /* Tier cell values for CHQ_TIER. */

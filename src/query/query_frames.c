@@ -36,15 +36,25 @@
 
 #define DROPPED_LABEL "[dropped]"
 
+/* --frames's values, in enum query_frames' order */
+static const char *const frames_names[] = {"line", "method"};
+
 bool query_frames_parse(const char *s, enum query_frames *f)
 {
-	if (!strcmp(s, "line"))
-		*f = QUERY_FRAMES_LINE;
-	else if (!strcmp(s, "method"))
-		*f = QUERY_FRAMES_METHOD;
-	else
-		return false;
-	return true;
+	for (size_t i = 0; i < sizeof(frames_names) / sizeof(*frames_names);
+	     i++)
+		if (!strcmp(s, frames_names[i])) {
+			*f = (enum query_frames)i;
+			return true;
+		}
+	return false;
+}
+
+const char *query_frames_word(size_t i)
+{
+	return i < sizeof(frames_names) / sizeof(*frames_names)
+		       ? frames_names[i]
+		       : NULL;
 }
 
 /* label text (len bytes, copied) with its method's text: its id */

@@ -76,19 +76,35 @@ const char *report_cmp_change(int change)
 	return change > 0 ? "grew" : change < 0 ? "shrank" : "";
 }
 
+static const struct {
+	const char *name;
+	enum report_format f;
+} format_table[] = {
+	{"text", REPORT_TEXT},
+	{"md", REPORT_MD},
+	{"html", REPORT_HTML},
+	{"json", REPORT_JSON},
+};
+
 bool report_format_parse(const char *s, enum report_format *f)
 {
-	if (!strcmp(s, "text"))
-		*f = REPORT_TEXT;
-	else if (!strcmp(s, "md") || !strcmp(s, "markdown"))
-		*f = REPORT_MD;
-	else if (!strcmp(s, "html"))
-		*f = REPORT_HTML;
-	else if (!strcmp(s, "json"))
-		*f = REPORT_JSON;
-	else
-		return false;
-	return true;
+	size_t i;
+
+	if (!strcmp(s, "markdown")) /* md's long name */
+		s = "md";
+	for (i = 0; i < sizeof(format_table) / sizeof(format_table[0]); i++)
+		if (!strcmp(s, format_table[i].name)) {
+			*f = format_table[i].f;
+			return true;
+		}
+	return false;
+}
+
+const char *report_format_word(size_t i)
+{
+	return i < sizeof(format_table) / sizeof(format_table[0])
+		       ? format_table[i].name
+		       : NULL;
 }
 
 void report_render(const struct report *r, enum report_format f,

@@ -182,6 +182,9 @@ enum report_format {
 };
 
 bool report_format_parse(const char *s, enum report_format *f);
+/* The i-th name report_format_parse() takes (its aliases aside), NULL
+ * past the last. */
+const char *report_format_word(size_t i);
 /* Render r into out. */
 void report_render(const struct report *r, enum report_format f,
 		   struct buf *out);

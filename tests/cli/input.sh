@@ -499,13 +499,14 @@ expect_row_like "$W/empty.jfr" '' '*' 0 '' '*'
 expect_msg warning "$W/empty.jfr" "file is empty"
 t_end
 
+# a folder is read as an archive of it (tests/cli/folders.sh has the rest)
 t_begin 8b_directory
 mkdir -p "$W/adir"
 cp "$FJ" "$W/adir/inside.jfr"
 run scan --csv "$W/adir"
-expect_rc 1
-expect_msg error "$W/adir" "is a directory"
-expect_rows 0
+expect_rc 0
+expect_row_like "$W/adir" inside.jfr jfr "$J_SIZE" '' ok
+expect_rows 1
 t_end
 
 t_begin 8c_missing_file

@@ -19,6 +19,52 @@ case "$v" in
 esac
 t_end
 
+t_begin install_puts_completions
+[ -f "$dest/opt/hs/share/bash-completion/completions/heapsift" ] ||
+	t_fail "no bash completion in PREFIX/share/bash-completion/completions"
+[ -f "$dest/opt/hs/share/zsh/site-functions/_heapsift" ] ||
+	t_fail "no zsh completion in PREFIX/share/zsh/site-functions"
+t_end
+
+# bash-completion's own loader finds it for the command heapsift (it
+# looks in XDG_DATA_DIRS/bash-completion/completions)
+t_begin bash_completion_loads_installed
+if [ ! -f /usr/share/bash-completion/bash_completion ] && [ "$(id -u)" = 0 ] &&
+	command -v apt-get >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash-completion >/dev/null 2>&1
+fi
+if [ -f /usr/share/bash-completion/bash_completion ]; then
+	r=$(XDG_DATA_DIRS="$dest/opt/hs/share" bash --norc --noprofile -c '
+		. /usr/share/bash-completion/bash_completion
+		__load_completion heapsift 2>/dev/null || _completion_loader heapsift
+		complete -p heapsift' 2>&1)
+	case $r in
+	*"-F _heapsift heapsift"*) ;;
+	*) t_fail "bash-completion did not load it: $r" ;;
+	esac
+	t_end
+else
+	t_skip "no bash-completion, and it cannot be installed here (apt-get install bash-completion)"
+fi
+
+# zsh's compinit finds it through $fpath, whose default for a zsh built
+# with prefix /usr holds /usr/local/share/zsh/site-functions: PREFIX's
+t_begin zsh_finds_installed
+if ! command -v zsh >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
+	command -v apt-get >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh >/dev/null 2>&1
+fi
+if command -v zsh >/dev/null 2>&1; then
+	r=$(zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -D
+		print -r -- "$_comps[heapsift]"' - "$dest/opt/hs/share/zsh/site-functions" 2>&1)
+	[ "$r" = _heapsift ] || t_fail "compinit registers '$r' for heapsift"
+	zsh -f -c 'print -l $fpath' | grep -qx /usr/local/share/zsh/site-functions ||
+		t_fail "zsh's fpath lacks /usr/local/share/zsh/site-functions: $(zsh -fc 'print $fpath')"
+	t_end
+else
+	t_skip "no zsh, and it cannot be installed here (apt-get install zsh)"
+fi
+
 t_begin installed_man_page_renders
 if command -v man >/dev/null 2>&1; then
 	man -l "$dest/opt/hs/share/man/man1/heapsift.1" 2>/dev/null |
