@@ -3,12 +3,32 @@
  * drawing can show, laid out left to right.  util/flame.h draws them.
  */
 #include "query/query.h"
+#include "query/query_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/flame.h"
 #include "util/xalloc.h"
+
+/* What a frame is where the query made it (util/flame.h guesses the
+ * rest from the label): --leaf=class's frames, whose suffix (_[k], _[i],
+ * query_frames.c) no Java frame's label has, are the allocated class;
+ * --threads' roots ([NAME]) are threads. */
+static int frame_of(const struct query *q, const char *label)
+{
+	size_t len = strlen(label);
+
+	if (q->o.leaf_class && len > 4 &&
+	    (!strcmp(label + len - 4, "_[k]") ||
+	     !strcmp(label + len - 4, "_[i]")))
+		return FLAME_FRAME_CLASS;
+	if (q->o.threads && len >= 2 && label[0] == '[' &&
+	    label[len - 1] == ']')
+		return FLAME_FRAME_THREAD;
+	return FLAME_FRAME_GUESS;
+}
 
 int query_flame(struct query *q, struct flame_node **out, size_t *n_out,
 		struct err *e)
@@ -48,6 +68,7 @@ int query_flame(struct query *q, struct flame_node **out, size_t *n_out,
 		fn->depth = t->depth;
 		fn->bytes = t->est_bytes;
 		fn->samples = t->samples;
+		fn->frame = frame_of(q, t->label);
 		fn->x = i ? next_x[p] : 0;
 		if (i)
 			next_x[p] += share;

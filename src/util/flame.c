@@ -145,6 +145,7 @@ const char *flame_frame_name(enum flame_frame f)
 		[FLAME_FRAME_LIBRARY] = "JDK / library",
 		[FLAME_FRAME_NATIVE] = "native / VM",
 		[FLAME_FRAME_CLASS] = "allocated class",
+		[FLAME_FRAME_THREAD] = "thread",
 	};
 
 	return f > 0 && f < FLAME_FRAME__COUNT ? names[f] : "frame";
@@ -187,6 +188,7 @@ const char *flame_colour(enum flame_frame f, const char *label, char *out)
 		[FLAME_FRAME_LIBRARY] = {172, 18, 0.50, 0.58, 0.10},
 		[FLAME_FRAME_NATIVE] = {0, 16, 0.70, 0.64, 0.06},
 		[FLAME_FRAME_CLASS] = {205, 15, 0.75, 0.70, 0.06},
+		[FLAME_FRAME_THREAD] = {275, 12, 0.30, 0.80, 0.04},
 	};
 	const double *p;
 	unsigned hash = 0;
@@ -295,9 +297,11 @@ static void header_line(struct buf *out, double y, const char *s, size_t len)
 
 /* The title, the total, the caller's lines and the legend with the
  * controls; returns where the frames start. */
-static double header(struct buf *out, const struct flame_node *fl,
+static double header(struct buf *out, const struct flame_node *fl, size_t n,
 		     const struct flame_info *in, uint32_t depth, double *h_out)
 {
+	bool threads = false;
+	size_t i;
 	const char *p = in->lines;
 	double y = 22, x;
 	struct buf t = BUF_INIT;
@@ -324,8 +328,14 @@ static double header(struct buf *out, const struct flame_node *fl,
 	}
 	y += 20;
 	x = 10;
+	/* threads only where there are thread frames (--threads) */
+	for (i = 0; i < n && !threads; i++)
+		threads = fl[i].frame == FLAME_FRAME_THREAD;
 	for (f = FLAME_FRAME_APP; f < FLAME_FRAME__COUNT; f++) {
 		const char *name = flame_frame_name(f);
+
+		if (f == FLAME_FRAME_THREAD && !threads)
+			continue;
 
 		buf_addf(out,
 			 "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" "
@@ -370,7 +380,7 @@ void flame_svg(struct buf *out, const struct flame_node *fl, size_t n,
 			depth = fl[i].depth;
 	if (in->standalone)
 		buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	top = header(&body, fl, in, depth, &height);
+	top = header(&body, fl, n, in, depth, &height);
 	buf_addf(out,
 		 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\" "
 		 "id=\"flame\" width=\"%s\"%s viewBox=\"0 0 %.0f %.0f\" "

@@ -35,6 +35,7 @@ enum flame_frame {
 	FLAME_FRAME_LIBRARY,   /* Java, in the library (the JDK's) */
 	FLAME_FRAME_NATIVE,    /* native code or the VM: no Java class */
 	FLAME_FRAME_CLASS,     /* the allocated class as a frame */
+	FLAME_FRAME_THREAD,    /* a thread as a root (--threads) */
 	FLAME_FRAME__COUNT
 };
 

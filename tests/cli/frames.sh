@@ -148,6 +148,36 @@ else
 	run tree "$D" --inverted --csv --depth=1 --min-share=0 --leaf=class
 	bad=$(printf '%s\n' "$out" | awk -F, 'NR > 2 && $2 == 1 && $3 !~ /_\[k\]"?$/' | head -n 2)
 	[ -z "$bad" ] || t_fail "inverted tree roots that are no class: $bad"
+	# the SVG draws the class frames as the allocated class and the
+	# thread roots as threads (its titles' kinds), and no other frame
+	# so: the names from jfr print's stacks, not heapsift's
+	run export "$D" --format=svg --no-normalize --frames=method \
+		--leaf=class --threads
+	expect_rc 0
+	printf '%s\n' "$out" >"$W/lt.svg"
+	python3 - "$W/jfr-lt.txt" "$W/lt.svg" >"$W/svg.bad" 2>&1 <<'PY' ||
+import html, re, sys
+threads, classes = set(), set()
+for line in open(sys.argv[1]):
+    fr = line.rsplit(" ", 1)[0].split(";")
+    threads.add(fr[0])
+    classes.add(fr[-1])
+bad, seen = [], {"thread": 0, "allocated class": 0}
+for label, kind in re.findall(r'<g class="fr"[^>]*><title>([^\n]*)\n([^,<]*)',
+                              open(sys.argv[2]).read()):
+    label = html.unescape(label)
+    want = ("thread" if label in threads else
+            "allocated class" if label in classes else None)
+    if kind in seen:
+        seen[kind] += 1
+    if (want or kind) in seen and want != kind:
+        bad.append("%s: drawn as %s" % (label, kind))
+if not seen["thread"] or not seen["allocated class"]:
+    bad.append("no thread or class frame drawn: %s" % seen)
+if bad:
+    sys.exit("\n".join(bad[:10]))
+PY
+		t_fail "$(cat "$W/svg.bad")"
 	t_end
 fi
 
