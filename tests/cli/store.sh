@@ -534,9 +534,14 @@ run info "$W/cut.hsdb"
 no_crash info
 expect_rc 1
 expect_err "cut short"
-run info "$W"
+# a folder is read as its archive would be (docs/inputs.md, Folders):
+# one that holds nothing heapsift reads is that error, not a store's
+mkdir -p "$W/notes-only"
+echo "a note" >"$W/notes-only/notes.txt"
+run info "$W/notes-only"
 no_crash info
 expect_rc 1
+expect_err "nothing in it is a recording or report heapsift reads"
 t_end
 
 t_begin store_version_1_is_refused_saying_how_to_reimport
