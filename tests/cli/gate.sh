@@ -201,6 +201,24 @@ if not n:
 if bad:
     sys.exit("\n".join(bad[:20]))
 PY
+	# the margins, for the log: how far the doubled site is below the
+	# gate's alpha, and how far the unchanged rows past 10% are above it
+	python3 - "$W" "$RUNS" >&2 <<'PY' || true
+import csv, sys
+w, runs = sys.argv[1], int(sys.argv[2])
+hi, lo = 0.0, 1.0
+for i in range(1, runs + 1):
+    for r in csv.DictReader(open("%s/double%d.csv" % (w, i))):
+        if r["site"].startswith("GateWorkload.beta:"):
+            hi = max(hi, float(r["q_value"]))
+    for r in csv.DictReader(open("%s/same%d.csv" % (w, i))):
+        b, d = float(r["base_est_bytes"]), float(r["delta_est_bytes"])
+        if r["q_value"] and (b == 0 or abs(d) > 0.10 * b):
+            lo = min(lo, float(r["q_value"]))
+print("  margins over %d runs: beta's largest q when doubled %.3g; the "
+      "smallest q of a row past 10%% in the same work %.3g (the gate: 0.001)"
+      % (runs, hi, lo))
+PY
 	t_end
 
 	t_begin gate_total_scope
