@@ -16,7 +16,12 @@ import java.util.function.Supplier;
  * numbers: pool-1 becomes pool-(1+SHIFT), Thread-0 Thread-SHIFT, the
  * lambdas' classes other counters and addresses.  Each of the five
  * threads does about a fifth of the work, so that every thread, class
- * and main path holds a few percent of the bytes or more.
+ * and main path holds a few percent of the bytes or more: each is paced
+ * against the clock at RATE bytes a second (a millisecond's share, then
+ * a sleep), so that a loaded machine, whose scheduler could give one
+ * spinning thread a small part of the three seconds, still leaves each
+ * its share, and JFR's throttle (300/s in profile.jfc) is not spent in
+ * bursts.
  */
 public class FramesWorkload {
 	public interface Maker {
@@ -24,6 +29,25 @@ public class FramesWorkload {
 	}
 
 	static volatile Object keep;
+	static final double RATE = 20e6;
+
+	/* one() allocates about bytes each call: called until `until`,
+	 * RATE bytes a second */
+	static void paced(Runnable one, int bytes, long until) {
+		long start = System.nanoTime(), done = 0, now;
+		while ((now = System.nanoTime()) < until) {
+			if (done >= RATE * ((now - start) / 1e9)) {
+				try {
+					Thread.sleep(1);
+				} catch (InterruptedException e) {
+					return;
+				}
+				continue;
+			}
+			one.run();
+			done += bytes;
+		}
+	}
 
 	static Object sink(int n) {
 		return new byte[n];
@@ -56,33 +80,26 @@ public class FramesWorkload {
 			Maker.class.getClassLoader(), new Class<?>[] {Maker.class},
 			(p, m, args) -> sink((Integer) args[0]));
 		Method refl = FramesWorkload.class.getMethod("viaReflection", int.class);
-		Future<?> f1 = pool.submit(() -> {
-			while (System.nanoTime() < until)
-				keep = sink(4096);
-		});
-		Future<?> f2 = pool.submit(() -> {
-			while (System.nanoTime() < until)
-				keep = sink(4096);
-		});
-		Future<?> f3 = fj.submit(() -> {
-			int k = 0;
-			while (System.nanoTime() < until) {
-				final int c = k++;
-				IntSupplier s = () -> c; /* a hidden class's instance */
-				keep = s;
-			}
-		});
-		Thread plain = new Thread(() -> {
-			while (System.nanoTime() < until)
-				keep = new int[1024];
-		});
+		Future<?> f1 = pool.submit(() -> paced(() -> keep = sink(4096), 4112, until));
+		Future<?> f2 = pool.submit(() -> paced(() -> keep = sink(4096), 4112, until));
+		int[] k = {0};
+		Future<?> f3 = fj.submit(() -> paced(() -> {
+			final int c = k[0]++;
+			IntSupplier s = () -> c; /* a hidden class's instance */
+			keep = s;
+		}, 16, until));
+		Thread plain = new Thread(() -> paced(() -> keep = new int[1024], 4112, until));
 		plain.start();
-		while (System.nanoTime() < until) {
+		paced(() -> {
 			Supplier<Object> s = () -> new byte[4096];
 			keep = s.get();
 			keep = proxy.make(1024);
-			keep = refl.invoke(null, 1024);
-		}
+			try {
+				keep = refl.invoke(null, 1024);
+			} catch (ReflectiveOperationException e) {
+				throw new RuntimeException(e);
+			}
+		}, 4112 + 1040 + 1040, until);
 		f1.get();
 		f2.get();
 		f3.get();
