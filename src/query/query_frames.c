@@ -148,7 +148,9 @@ int query_frames_open(struct query *q, struct err *e)
 	rx_user_free(drop);
 	q->split = o->leaf_class || o->threads;
 	if (!changed && !q->split) {
-		/* every label is its site's name: the plain paths */
+		/* every label is its site's name: the plain paths (the index
+		 * goes too: query_frames_free() releases it only with q->lab) */
+		hmap_release(idx);
 		free(q->lab);
 		q->lab = NULL;
 		return 0;
