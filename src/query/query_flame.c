@@ -7,27 +7,24 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "util/flame.h"
 #include "util/xalloc.h"
 
-/* What a frame is where the query made it (util/flame.h guesses the
- * rest from the label): --leaf=class's frames, whose suffix (_[k], _[i],
- * query_frames.c) no Java frame's label has, are the allocated class;
- * --threads' roots ([NAME]) are threads. */
-static int frame_of(const struct query *q, const char *label)
+/* What a node's frame is where the query made it (util/flame.h guesses
+ * the rest from the label): --leaf=class's class, --threads' thread. */
+static int frame_of(const struct query *q, const struct query_tree_node *t)
 {
-	size_t len = strlen(label);
-
-	if (q->o.leaf_class && len > 4 &&
-	    (!strcmp(label + len - 4, "_[k]") ||
-	     !strcmp(label + len - 4, "_[i]")))
+	if (!q->relabel || t->site == QUERY_TREE_NONE || t->site >= q->n_labs)
+		return FLAME_FRAME_GUESS;
+	switch (q->lab_kind[t->site]) {
+	case QUERY_LAB_CLASS:
 		return FLAME_FRAME_CLASS;
-	if (q->o.threads && len >= 2 && label[0] == '[' &&
-	    label[len - 1] == ']')
+	case QUERY_LAB_THREAD:
 		return FLAME_FRAME_THREAD;
-	return FLAME_FRAME_GUESS;
+	default:
+		return FLAME_FRAME_GUESS;
+	}
 }
 
 int query_flame(struct query *q, struct flame_node **out, size_t *n_out,
@@ -68,7 +65,7 @@ int query_flame(struct query *q, struct flame_node **out, size_t *n_out,
 		fn->depth = t->depth;
 		fn->bytes = t->est_bytes;
 		fn->samples = t->samples;
-		fn->frame = frame_of(q, t->label);
+		fn->frame = frame_of(q, t);
 		fn->x = i ? next_x[p] : 0;
 		if (i)
 			next_x[p] += share;

@@ -70,6 +70,8 @@ static uint32_t label_intern(struct query *q, struct hmap *idx, const char *s,
 	q->lab_names = xreallocarray(q->lab_names, q->n_labs, sizeof(char *));
 	q->lab_method = xreallocarray(q->lab_method, q->n_labs, sizeof(char *));
 	q->lab_line = xreallocarray(q->lab_line, q->n_labs, sizeof(int32_t));
+	q->lab_kind = xreallocarray(q->lab_kind, q->n_labs, 1);
+	q->lab_kind[l] = QUERY_LAB_FRAME;
 	q->lab_names[l] = arena_memdup(&q->names, s, len);
 	q->lab_method[l] =
 		method ? arena_strdup(&q->names, method) : q->lab_names[l];
@@ -194,6 +196,7 @@ void query_frames_free(struct query *q)
 	free(q->lab_names);
 	free(q->lab_method);
 	free(q->lab_line);
+	free(q->lab_kind);
 	if (q->relabel) {
 		u64map_release(&q->ft.kids);
 		u64map_release(&q->ft.memo);
@@ -279,7 +282,7 @@ uint32_t query_frames_node(struct query *q, uint32_t n)
  * normalises), suffix. */
 static uint32_t name_label(struct query *q, uint32_t *slot, const char *name,
 			   bool (*norm)(const char *, struct buf *),
-			   const char *prefix, const char *suffix)
+			   const char *prefix, const char *suffix, int kind)
 {
 	struct buf b = BUF_INIT;
 
@@ -292,6 +295,7 @@ static uint32_t name_label(struct query *q, uint32_t *slot, const char *name,
 		buf_adds(&b, name);
 	buf_adds(&b, suffix);
 	*slot = label_intern(q, &q->lab_idx, b.data, b.len, NULL, -1);
+	q->lab_kind[*slot] = (unsigned char)kind;
 	buf_release(&b);
 	return *slot;
 }
@@ -306,7 +310,8 @@ static uint32_t class_label(struct query *q, uint32_t c)
 			  known ? store_str(q->s, q->classes[c].display)
 				: "(unknown class)",
 			  normalize_class, "",
-			  q->kind == SAMPLE_TLAB_NEW ? "_[i]" : "_[k]");
+			  q->kind == SAMPLE_TLAB_NEW ? "_[i]" : "_[k]",
+			  QUERY_LAB_CLASS);
 }
 
 /* Thread t's: "[NAME]", as async-profiler's --threads. */
@@ -317,7 +322,7 @@ static uint32_t thread_label(struct query *q, uint32_t t)
 	return name_label(q, &q->thr_lab[known ? t : q->n_threads],
 			  known ? store_str(q->s, q->threads[t].name)
 				: "no thread",
-			  normalize_thread, "[", "]");
+			  normalize_thread, "[", "]", QUERY_LAB_THREAD);
 }
 
 uint32_t query_frames_node_ct(struct query *q, uint32_t n, uint32_t cls,

@@ -112,6 +112,7 @@ void query_tree_sort_kids(const struct query_tree_node *nodes, uint32_t *ids,
 
 /* A site's label when its frame is dropped (query_frames.c) */
 #define QUERY_LAB_DROP UINT32_MAX
+enum { QUERY_LAB_FRAME, QUERY_LAB_CLASS, QUERY_LAB_THREAD };
 
 /* The frame trie (query_frames.c): the distinct paths of frame labels
  * of the stacks met, node 0 the root (no frame), parents before their
@@ -176,6 +177,10 @@ struct query {
 	struct hmap lab_idx;
 	const char **lab_names, **lab_method;
 	int32_t *lab_line;
+	/* what each label stands for: QUERY_LAB_FRAME (a method), or a
+	 * frame the query made, --leaf=class's class or --threads' thread
+	 * (query_flame() draws them as such) */
+	unsigned char *lab_kind;
 	struct query_ftrie ft;
 	/* results, owned until the next call */
 	/* query_tree()'s, one per orientation (0: callers first, 1:
