@@ -15,9 +15,17 @@
 # (JDK 21+), with the ratios the issue's targets are stated in; then the
 # import and jfr view again, each run on a recording dropped from the
 # page cache first, as a file that was not read since it was copied in.
+# Then (issue 42) one interleaved run, SCALE_RUNS rounds, of heapsift
+# import + top --by=site, import --jobs=1, dump --bench --jobs=1,
+# async-profiler's converter (where java and its jar are here, else
+# "converter: skipped (why)") and jfr view allocation-by-site: each one's
+# wall, CPU and peak RSS, and the issue's figures, as ratios of medians
+# and as medians of the rounds' paired ratios (see interleaved() below).
 #
 # Environment: HEAPSIFT (./heapsift), SCALE_SIZES, SCALE_RUNS (import
-# runs, 3), QUERY_RUNS (5), BENCH_DIR (build/bench).
+# runs and interleaved rounds, 3), QUERY_RUNS (5), BENCH_DIR
+# (build/bench), JFR_VIEW (a JDK 21+ jfr), CONVERTER_JAR,
+# CONVERTER_OPTS (--alloc --total -o collapsed).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 HS=${HEAPSIFT:-$top/heapsift}
@@ -89,6 +97,193 @@ med() {
 		awk '{ t[NR] = $1 } END { print NR ? t[int((NR + 1) / 2)] : "" }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+
+# ---- the interleaved run beside the peers (issue 42) --------------------
+# Each round runs every command once, in turn, the order rotated by one
+# from round to round, so that a drift in the machine's speed falls on
+# all of them alike; figures come as medians and ranges, and heapsift's
+# against the converter's both as a ratio of the medians and as the
+# median of the rounds' own ratios (paired: both runs of a pair saw the
+# same machine).  The recording is read once first, so every run reads
+# it from the page cache (the cold-cache figures are the part above).
+#
+# The converter is async-profiler's (CONVERTER_JAR, default
+# ../shared/tools/async-profiler-converter/jfr-converter.jar), run as
+# `java -jar JAR $CONVERTER_OPTS REC OUT`.  --total weighs each event by
+# its bytes, as heapsift top does, instead of counting it as 1: the same
+# answer as heapsift's, and it reads the same events, so it costs the
+# same (measured when this was written: 1.16-1.20 s against
+# 1.18-1.30 s on 0.58 GB).
+CONV_JAR=${CONVERTER_JAR:-$top/../shared/tools/async-profiler-converter/jfr-converter.jar}
+CONV_OPTS=${CONVERTER_OPTS:---alloc --total -o collapsed}
+conv_skip=
+if ! command -v java >/dev/null 2>&1; then
+	conv_skip="no java on PATH"
+elif [ ! -s "$CONV_JAR" ]; then
+	conv_skip="no $CONV_JAR"
+fi
+
+# turn LABEL ROUND CMD...: runs CMD once; appends "LABEL ROUND wall cpu
+# rss" (s, user + sys s of it and the children it waited for, peak kB)
+# to $DIR/peer.t; a run that fails is noted and not counted
+turn() {
+	l=$1 r=$2
+	shift 2
+	if "$TIMEV" -f "%e %U %S %M" -o "$DIR/t.out" "$@" >/dev/null 2>"$DIR/t.err"; then
+		tail -n 1 "$DIR/t.out" |
+			awk -v l="$l" -v r="$r" '{ print l, r, $1, $2 + $3, $4 }' >>"$DIR/peer.t"
+	else
+		echo "  note: $l, round $r: $* failed ($(head -c 200 "$DIR/t.err"))"
+		return 1
+	fi
+}
+
+# interleaved REC STORE: the rounds, then their figures
+interleaved() {
+	ir=$1 is=$2
+	: >"$DIR/peer.t"
+	: >"$DIR/peer.decode"
+	cat "$ir" >/dev/null
+	cmds="hs hs1 dump"
+	[ -z "$conv_skip" ] && cmds="$cmds conv"
+	[ -n "$have_view" ] && cmds="$cmds view"
+	n=$(echo "$cmds" | wc -w)
+	round=1
+	while [ "$round" -le "$RUNS" ]; do
+		# this round's order: $cmds rotated by round - 1
+		order=$(echo "$cmds" | awk -v k="$round" '{ for (i = 0; i < NF; i++) printf "%s ", $(((i + k - 1) % NF) + 1) }')
+		for c in $order; do
+			case $c in
+			hs)
+				rm -f "$is"
+				# the first answer: both runs' times added, the larger RSS
+				if turn import "$round" "$HS" import -o "$is" "$ir" &&
+					turn top "$round" "$HS" top "$is" --by=site; then
+					sum=$(awk -v r="$round" '$2 == r && ($1 == "import" || $1 == "top") {
+						w += $3; c += $4; if ($5 > m) m = $5 }
+						END { print "hs", r, w, c, m }' "$DIR/peer.t")
+					echo "$sum" >>"$DIR/peer.t"
+				fi
+				;;
+			hs1)
+				rm -f "$is"
+				turn import1 "$round" "$HS" import --jobs=1 -o "$is" "$ir"
+				;;
+			dump)
+				# heapsift's own clock and byte count: "decoded N bytes,
+				# M heap events in T s: ..."
+				turn dump "$round" "$HS" dump --bench --jobs=1 "$ir" &&
+					sed -n "s/.*decoded \([0-9]*\) bytes,.* in \([0-9.]*\) s:.*/$round \1 \2/p" \
+						"$DIR/t.err" >>"$DIR/peer.decode"
+				;;
+			conv)
+				# CONV_OPTS is a list of options: split on purpose
+				# shellcheck disable=SC2086
+				turn conv "$round" java -jar "$CONV_JAR" $CONV_OPTS "$ir" "$DIR/peer.collapsed"
+				;;
+			view)
+				turn view "$round" "$view_jfr" view allocation-by-site "$ir"
+				;;
+			esac
+		done
+		round=$((round + 1))
+	done
+	rm -f "$is" "$DIR/peer.collapsed"
+	echo "-- interleaved: $RUNS rounds of the $n commands in turn (the order rotated each round);"
+	echo "   the recording read once first, so each run reads it from the page cache"
+	printf '%-40s %-22s %-22s %s\n' "" "wall s" "CPU s (user+sys)" "peak RSS MiB"
+	pline "heapsift import + top --by=site" hs
+	pline "  import" import
+	pline "  top --by=site" top
+	pline "heapsift import --jobs=1" import1
+	pline "heapsift dump --bench --jobs=1" dump
+	if [ -n "$conv_skip" ]; then
+		echo "converter: skipped ($conv_skip)"
+	else
+		pline "converter $CONV_OPTS" conv
+	fi
+	if [ -n "$have_view" ]; then
+		pline "jfr view allocation-by-site" view
+	else
+		echo "jfr view: skipped (needs JDK 21 or later; none here: JFR_VIEW=path/to/jfr names one)"
+	fi
+	echo "figures of issue 42 (the ratios: of the medians; the median of the rounds' own)"
+	if [ -z "$conv_skip" ]; then
+		pratio "heapsift (import + top) / converter, wall" hs conv 3
+		pratio "heapsift (import + top) / converter, CPU" hs conv 4
+		pratio "heapsift peak RSS / converter's" hs conv 5
+	fi
+	if [ -n "$have_view" ]; then
+		pratio "heapsift (import + top) / jfr view, wall" hs view 3
+		pratio "heapsift (import + top) / jfr view, CPU" hs view 4
+	fi
+	pratio "import --jobs=1 / import, wall" import1 import 3
+	pratio "import --jobs=1 / import, CPU" import1 import 4
+	bytes=$(wc -c <"$ir" | tr -d ' ')
+	awk -v b="$bytes" '$1 == "import" { print $4 / (b / 1e9) }' "$DIR/peer.t" |
+		msum "import CPU s per GB (10^9 bytes)" "%.2f" s
+	awk -v b="$bytes" '$1 == "import1" { print $4 / (b / 1e9) }' "$DIR/peer.t" |
+		msum "import --jobs=1 CPU s per GB" "%.2f" s
+	awk '$1 == "hs" { print $5 / 1024 }' "$DIR/peer.t" |
+		msum "heapsift peak RSS (import, top)" "%.0f" MiB
+	# per core: one decoding thread (--jobs=1), bytes over heapsift's own
+	# clock; beside it the bytes over the process's CPU seconds
+	awk '{ print $2 / 1e9 / $3 }' "$DIR/peer.decode" |
+		msum "decode per core (dump --bench --jobs=1, its clock)" "%.2f" GB/s
+	awk -v b="$bytes" '$1 == "dump" { print b / 1e9 / $4 }' "$DIR/peer.t" |
+		msum "  bytes per CPU second of the same runs" "%.2f" GB/s
+}
+
+# pline TITLE LABEL: LABEL's wall, CPU and peak RSS, median (min..max)
+pline() {
+	awk -v l="$2" -v t="$1" '
+		function med(a, n,   i, j, x) {
+			for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		$1 == l { n++; w[n] = $3; c[n] = $4; m[n] = $5 / 1024 }
+		END {
+			if (!n) { printf "%-40s n/a (no run finished)\n", t; exit }
+			printf "%-40s", t
+			f = "%.2f (%.2f..%.2f)"
+			mw = med(w, n); mc = med(c, n); mm = med(m, n)
+			printf " %-22s", sprintf(f, mw, w[1], w[n])
+			printf " %-22s", sprintf(f, mc, c[1], c[n])
+			printf " %.0f (%.0f..%.0f)\n", mm, m[1], m[n]
+		}' "$DIR/peer.t"
+}
+
+# pratio TITLE A B FIELD: A's over B's FIELD (3 wall, 4 CPU, 5 RSS): the
+# ratio of their medians, and the median of the rounds' ratios (rounds
+# where both finished)
+pratio() {
+	awk -v t="$1" -v a="$2" -v b="$3" -v f="$4" '
+		function med(v, n,   i, j, x) {
+			for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		}
+		$1 == a { x[$2] = $f; na++; va[na] = $f }
+		$1 == b { y[$2] = $f; nb++; vb[nb] = $f }
+		END {
+			for (r in x) if ((r in y) && y[r] > 0) { np++; p[np] = x[r] / y[r] }
+			if (!na || !nb || !np) { printf "%-52s n/a\n", t; exit }
+			ma = med(va, na); mb = med(vb, nb)
+			mp = med(p, np); lo = p[1]; hi = p[np]
+			printf "%-52s %.2f of the medians; %.2f paired (%.2f..%.2f, %d rounds)\n",
+				t, (mb > 0 ? ma / mb : 0), mp, lo, hi, np
+		}' "$DIR/peer.t"
+}
+
+# msum TITLE FORMAT UNIT: the median (min..max) of the numbers on stdin
+msum() {
+	sort -g | awk -v t="$1" -v f="$2" -v u="$3" '
+		{ v[++n] = $1 }
+		END {
+			if (!n) { printf "%-52s n/a\n", t; exit }
+			m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			printf "%-52s " f " %s (" f ".." f ", %d runs)\n", t, m, u, v[1], v[n], n
+		}'
+}
 
 for size in $SIZES; do
 	rec=$DIR/scale-$size.jfr
@@ -166,5 +361,6 @@ for size in $SIZES; do
 		echo "import, recording not cached: n/a (needs python3 to drop a file's pages)"
 	fi
 	rm -f "$store"
+	interleaved "$rec" "$store"
 done
 exit 0
