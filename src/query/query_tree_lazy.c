@@ -308,7 +308,37 @@ struct count_walk {
 	size_t n_buf, buf_alloc;
 	struct count_group *st;
 	size_t n_st, st_alloc;
+	/* the kids put in groups by site without a sort (count_buckets):
+	 * per site, the serial of the last kids that held it and their
+	 * count or offset of it (n_sites of them, 0 where not made); the
+	 * kids' distinct sites and the kids by site */
+	uint32_t *stamp, *cnt, serial, n_sites;
+	uint32_t *dsite;
+	uint64_t *by_site;
+	size_t scratch_alloc;
 };
+
+/* w's scratch for kids put in groups by site, past COUNT_SORT kids */
+#define COUNT_SORT 32
+
+static void count_walk_init(struct count_walk *w, const struct query *q)
+{
+	memset(w, 0, sizeof(*w));
+	w->n_sites = q->n_sites;
+	w->stamp = xcalloc(q->n_sites ? q->n_sites : 1, sizeof(*w->stamp));
+	w->cnt = xmalloc((q->n_sites ? q->n_sites : 1) * sizeof(*w->cnt));
+}
+
+static void count_walk_free(struct count_walk *w)
+{
+	free(w->kids);
+	free(w->buf);
+	free(w->st);
+	free(w->stamp);
+	free(w->cnt);
+	free(w->dsite);
+	free(w->by_site);
+}
 
 static void count_kid(struct count_walk *w, uint32_t site, uint32_t node)
 {
@@ -359,39 +389,117 @@ static uint32_t chain_len(const struct query *q, const struct outer *om,
 	return o ? q->nodes[a].depth - o + 1 : 0;
 }
 
-/* The kids as groups by site, each trie node once.  An inverted
- * tree's group of one trie node is a chain out to the outermost caller,
- * a node per frame: counted at once (chain_len), not walked. */
+/* The kids k[0, n) of one site, sorted by trie node, as a group, each
+ * trie node once.  An inverted tree's group of one trie node is a chain
+ * out to the outermost caller, a node per frame: counted at once
+ * (chain_len), not walked. */
+static void count_group(const struct query *q, bool inverted,
+			const struct outer *om, struct count_walk *w,
+			const uint64_t *k, size_t n, size_t *count)
+{
+	size_t at = w->n_buf, j;
+
+	for (j = 0; j < n; j++)
+		if (j == 0 || k[j] != k[j - 1])
+			w->buf[w->n_buf++] = (uint32_t)k[j];
+	if (inverted && w->n_buf - at == 1) {
+		*count += chain_len(q, om, w->buf[at]);
+		w->n_buf = at;
+		return;
+	}
+	if (w->n_st == w->st_alloc) {
+		w->st_alloc = w->st_alloc ? w->st_alloc * 2 : 256;
+		w->st = xreallocarray(w->st, w->st_alloc, sizeof(*w->st));
+	}
+	w->st[w->n_st].at = at;
+	w->st[w->n_st++].n = w->n_buf - at;
+}
+
+/*
+ * The kids in groups by site without sorting them all: a count per
+ * distinct site (stamped with the kids' serial, so nothing is cleared
+ * between them), then the kids placed by site and only a site's own
+ * kids sorted by node.  Deep in a walk most kids have sites of their
+ * own, each a group of one.  false where a site is past the table.
+ */
+static bool count_buckets(const struct query *q, bool inverted,
+			  const struct outer *om, struct count_walk *w,
+			  size_t *count)
+{
+	size_t n = w->n_kids, nd = 0, i, from;
+
+	if (n > w->scratch_alloc) {
+		w->scratch_alloc = n * 2;
+		w->dsite = xreallocarray(w->dsite, w->scratch_alloc,
+					 sizeof(*w->dsite));
+		w->by_site = xreallocarray(w->by_site, w->scratch_alloc,
+					   sizeof(*w->by_site));
+	}
+	if (++w->serial == 0) {
+		memset(w->stamp, 0, w->n_sites * sizeof(*w->stamp));
+		w->serial = 1;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t s = (uint32_t)(w->kids[i] >> 32);
+
+		if (s >= w->n_sites)
+			return false;
+		if (w->stamp[s] != w->serial) {
+			w->stamp[s] = w->serial;
+			w->cnt[s] = 0;
+			w->dsite[nd++] = s;
+		}
+		w->cnt[s]++;
+	}
+	if (nd == n) {
+		/* every kid a site of its own */
+		for (i = 0; i < n; i++)
+			count_group(q, inverted, om, w, &w->kids[i], 1, count);
+		return true;
+	}
+	/* each site's offset, in the order the sites came */
+	for (i = 0, from = 0; i < nd; i++) {
+		uint32_t c = w->cnt[w->dsite[i]];
+
+		w->cnt[w->dsite[i]] = (uint32_t)from;
+		from += c;
+	}
+	for (i = 0; i < n; i++)
+		w->by_site[w->cnt[w->kids[i] >> 32]++] = w->kids[i];
+	/* cnt[s] is now the end of site s's kids, the start of the next */
+	for (i = 0, from = 0; i < nd; i++) {
+		size_t end = w->cnt[w->dsite[i]];
+
+		sort_u64(w->by_site + from, end - from);
+		count_group(q, inverted, om, w, w->by_site + from, end - from,
+			    count);
+		from = end;
+	}
+	return true;
+}
+
+/* The kids as groups by site, each trie node once (count_group). */
 static void count_push(const struct query *q, bool inverted,
 		       const struct outer *om, struct count_walk *w,
 		       size_t *count)
 {
 	size_t i, j;
 
-	sort_u64(w->kids, w->n_kids);
 	if (w->n_buf + w->n_kids > w->buf_alloc) {
 		w->buf_alloc = (w->n_buf + w->n_kids) * 2;
 		w->buf = xreallocarray(w->buf, w->buf_alloc, sizeof(*w->buf));
 	}
+	if (w->n_kids > COUNT_SORT &&
+	    count_buckets(q, inverted, om, w, count)) {
+		w->n_kids = 0;
+		return;
+	}
+	sort_u64(w->kids, w->n_kids);
 	for (i = 0; i < w->n_kids; i = j) {
-		size_t at = w->n_buf;
-
 		for (j = i;
 		     j < w->n_kids && w->kids[j] >> 32 == w->kids[i] >> 32; j++)
-			if (j == i || w->kids[j] != w->kids[j - 1])
-				w->buf[w->n_buf++] = (uint32_t)w->kids[j];
-		if (inverted && w->n_buf - at == 1) {
-			*count += chain_len(q, om, w->buf[at]);
-			w->n_buf = at;
-			continue;
-		}
-		if (w->n_st == w->st_alloc) {
-			w->st_alloc = w->st_alloc ? w->st_alloc * 2 : 256;
-			w->st = xreallocarray(w->st, w->st_alloc,
-					      sizeof(*w->st));
-		}
-		w->st[w->n_st].at = at;
-		w->st[w->n_st++].n = w->n_buf - at;
+			;
+		count_group(q, inverted, om, w, &w->kids[i], j - i, count);
 	}
 	w->n_kids = 0;
 }
@@ -637,7 +745,7 @@ static size_t count_call(const struct query *q, const unsigned char *kv)
 		unsigned char *in = xcalloc(q->n_nodes, 1); /* walked */
 		struct count_walk w;
 
-		memset(&w, 0, sizeof(w));
+		count_walk_init(&w, q);
 		sort_u64(coll, n_coll);
 		for (i = 0; i < n_coll; i++) {
 			uint32_t p = (uint32_t)(coll[i] >> 32), a, c;
@@ -665,9 +773,7 @@ static size_t count_call(const struct query *q, const unsigned char *kv)
 			count += count_walk(q, false, kv, NULL, &w);
 		}
 		free(in);
-		free(w.kids);
-		free(w.buf);
-		free(w.st);
+		count_walk_free(&w);
 	}
 	free(coll);
 	return count;
@@ -683,7 +789,7 @@ static size_t count_nodes(const struct query *q, bool inverted,
 
 	if (!inverted)
 		return count_call(q, kv);
-	memset(&w, 0, sizeof(w));
+	count_walk_init(&w, q);
 	for (i = 0; i < q->n_self_list; i++)
 		if (q->self_list[i] && (!om || outer_at(om, q->self_list[i])))
 			count_kid(&w, q->node_site[q->self_list[i]],
@@ -691,9 +797,7 @@ static size_t count_nodes(const struct query *q, bool inverted,
 	if (w.n_kids)
 		count_push(q, true, om, &w, &count);
 	count += count_walk(q, true, kv, om, &w);
-	free(w.kids);
-	free(w.buf);
-	free(w.st);
+	count_walk_free(&w);
 	return count;
 }
 
