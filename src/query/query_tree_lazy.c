@@ -389,10 +389,14 @@ static uint32_t chain_len(const struct query *q, const struct outer *om,
 	return o ? q->nodes[a].depth - o + 1 : 0;
 }
 
-/* The kids k[0, n) of one site, sorted by trie node, as a group, each
- * trie node once.  An inverted tree's group of one trie node is a chain
- * out to the outermost caller, a node per frame: counted at once
- * (chain_len), not walked. */
+/* The kids k[0, n) of one site as a group, a trie node next to itself
+ * once.  An inverted tree's group of one trie node is a chain out to the
+ * outermost caller, a node per frame: counted at once (chain_len), not
+ * walked.  A trie node twice in a group (the inverted tree's members
+ * that are siblings printing one site share their parent) changes no
+ * count: each group is counted once whatever its members, and their
+ * kids fall in the same groups; it only walks a chain that one member
+ * would have counted at once. */
 static void count_group(const struct query *q, bool inverted,
 			const struct outer *om, struct count_walk *w,
 			const uint64_t *k, size_t n, size_t *count)
@@ -416,11 +420,12 @@ static void count_group(const struct query *q, bool inverted,
 }
 
 /*
- * The kids in groups by site without sorting them all: a count per
- * distinct site (stamped with the kids' serial, so nothing is cleared
- * between them), then the kids placed by site and only a site's own
- * kids sorted by node.  Deep in a walk most kids have sites of their
- * own, each a group of one.  false where a site is past the table.
+ * The kids in groups by site without sorting them: a count per distinct
+ * site (stamped with the kids' serial, so nothing is cleared between
+ * them), then the kids placed by site, in the order they came (a trie
+ * node twice in a group is harmless: count_group).  Deep in a walk most
+ * kids have sites of their own, each a group of one.  false where a
+ * site is past the table.
  */
 static bool count_buckets(const struct query *q, bool inverted,
 			  const struct outer *om, struct count_walk *w,
@@ -470,7 +475,6 @@ static bool count_buckets(const struct query *q, bool inverted,
 	for (i = 0, from = 0; i < nd; i++) {
 		size_t end = w->cnt[w->dsite[i]];
 
-		sort_u64(w->by_site + from, end - from);
 		count_group(q, inverted, om, w, w->by_site + from, end - from,
 			    count);
 		from = end;
