@@ -575,6 +575,7 @@ void query_free(struct query *q)
 		free(q->lazy[o].mem);
 		free(q->lazy[o].org);
 		free(q->lazy[o].kept);
+		free(q->lazy[o].outer);
 	}
 	free(q->buckets);
 	free(q->cover);

@@ -220,8 +220,14 @@ struct query {
 		size_t n_all;
 		bool valid, whole;
 		struct query_total total;
-		/* query_tree_lazy_filter()'s verdict per trie node */
+		/* query_tree_lazy_filter()'s verdict per trie node: the
+		 * call tree's kept[]; the inverted tree's is outer[] (the
+		 * depth of the outermost match on a node's way out, 0 for
+		 * none; uint16_t, or uint32_t where outer32 is set), which
+		 * is all the inverted count needs, in half the memory */
 		unsigned char *kept;
+		void *outer;
+		bool outer32;
 	} lazy[2];
 	struct query_bucket *buckets;
 	/* query_covered()'s spans, merged, sorted, cut to the window:

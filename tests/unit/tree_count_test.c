@@ -260,3 +260,100 @@ TEST(tree_counts_equal_the_whole_tree_on_random_tries)
 	store_close(s);
 	test_store_remove(dir, "tc.hsdb");
 }
+
+/*
+ * The inverted tree's filter on a trie deeper than two bytes count: one
+ * stack of TD_DEPTH frames, each its own method, one sample at its
+ * innermost frame.  Its inverted tree is one chain from that frame out
+ * to the outermost, TD_DEPTH nodes; under a filter the chain ends at the
+ * outermost frame that matches, so a filter whose outermost match is at
+ * depth d (the outermost frame's depth being 1) keeps TD_DEPTH - d + 1
+ * nodes.  Depths past 65535 fail a verdict held in 16 bits.
+ */
+#define TD_DEPTH 70000u
+
+TEST(inverted_filter_counts_a_trie_deeper_than_65535)
+{
+	static const struct rec_thread th = {1, "main", 1, 100, false};
+	static const struct {
+		const char *needle;
+		size_t kept;
+	} cases[] = {
+		/* outermost match at depth 4 (f00003), another at 69991 */
+		{"f00003:", TD_DEPTH - 4 + 1},
+		{"f6999", TD_DEPTH - 69991 + 1},
+		/* the only match at depth 66001 */
+		{"f66000:", TD_DEPTH - 66001 + 1},
+		{"f00000:", TD_DEPTH},
+		{"nowhere", 0},
+	};
+	char dir[] = "/tmp/hs-td-XXXXXX";
+	struct rec_frame *fr = calloc(TD_DEPTH, sizeof(*fr));
+	char(*names)[8] = calloc(TD_DEPTH, sizeof(*names));
+	struct store_writer *w = store_writer_new();
+	const struct sink *sink = store_writer_sink(w);
+	const struct query_tree_node *nodes;
+	const char *const *labels;
+	struct rec_stack st;
+	struct rec_sample s;
+	struct query_options o;
+	struct query_total t;
+	struct query *q;
+	struct store *sto;
+	size_t n, n_all, n_labels, c, k;
+	struct err e;
+
+	if (!fr || !names || !mkdtemp(dir)) {
+		test_fail(__FILE__, __LINE__, "setup");
+		return;
+	}
+	/* frames innermost first: the outermost, at depth 1, is f00000 */
+	for (k = 0; k < TD_DEPTH; k++) {
+		snprintf(names[k], sizeof(names[k]), "f%05zu", k);
+		fr[TD_DEPTH - 1 - k] = (struct rec_frame){
+			"D", "D",	    names[k], "()V", 1,
+			1,   "Interpreted", false,    0};
+	}
+	st = (struct rec_stack){1, fr, TD_DEPTH, false};
+	rec_sample_init(&s, SAMPLE_ALLOC);
+	s.time_ns = TC_T0;
+	s.thread = &th;
+	s.stack = &st;
+	s.class_name = s.class_raw = "byte[]";
+	s.weight = 16;
+	sink->ops->sample(sink->ctx, &s);
+	sto = test_recording_commit(w, TC_T0, TC_T0 + TC_SPAN, dir, "td.hsdb");
+	if (!sto)
+		goto out;
+	err_init(&e);
+	query_options_init(&o);
+	if (query_open(sto, &o, &q, &e) < 0) {
+		test_fail(__FILE__, __LINE__, "query_open: %s", e.msg);
+		goto close;
+	}
+	CHECK_INT(query_tree_lazy(q, true, &nodes, &n, &n_all, &t, &e), ==, 0);
+	CHECK_INT(n_all, ==, TD_DEPTH + 1); /* the root too */
+	n_labels = query_tree_labels(q, &labels);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned char *ok = calloc(n_labels ? n_labels : 1, 1);
+		size_t got;
+
+		for (k = 0; ok && k < n_labels; k++)
+			ok[k] = strstr(labels[k], cases[c].needle) != NULL;
+		got = ok ? query_tree_lazy_filter(q, true, ok) : 0;
+		if (got != cases[c].kept)
+			test_fail(__FILE__, __LINE__,
+				  "filter %s on a %u-deep stack: %zu kept, "
+				  "want %zu",
+				  cases[c].needle, TD_DEPTH, got,
+				  cases[c].kept);
+		free(ok);
+	}
+	query_free(q);
+close:
+	store_close(sto);
+	test_store_remove(dir, "td.hsdb");
+out:
+	free(fr);
+	free(names);
+}
