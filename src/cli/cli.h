@@ -104,13 +104,16 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
 /*
  * --jobs=N (import, dump): threads decoding JFR chunks.  The option
  * wins, else HEAPSIFT_JOBS, else the number of online CPUs up to
- * CLI_JOBS_DEFAULT_MAX; 1 decodes on the main thread.  The output is
- * the same for every N.
+ * CLI_JOBS_DEFAULT_MAX (cli_jobs(), dump's), or one less, at least 1,
+ * where the decoders feed a store (cli_store_jobs(): import and the
+ * commands that import into the cache store); 1 decodes on the main
+ * thread.  The output is the same for every N.
  */
 #define CLI_JOBS_MAX	     64
 #define CLI_JOBS_DEFAULT_MAX 4
 int cli_jobs_option(const char *cmd, const char *arg, unsigned *jobs);
-unsigned cli_jobs(unsigned option); /* option 0: not given */
+unsigned cli_jobs(unsigned option);	  /* option 0: not given */
+unsigned cli_store_jobs(unsigned option); /* option 0: not given */
 
 /* "12", "4K", "1.5G"...; false on anything else or on overflow. */
 bool cli_parse_size(const char *s, uint64_t *out);

@@ -488,7 +488,8 @@ static int gather(struct report *r, const struct input_limits *lim, int n,
 	static const struct ingest_ops ops = {
 		inv_begin, inv_done, inv_problem, inv_progress, inv_waiting,
 	};
-	struct ingest_options io = {store_path, false, cli_jobs(0), lim, true};
+	struct ingest_options io = {store_path, false, cli_store_jobs(0), lim,
+				    true};
 	struct ingest_result res;
 	struct inventory iv;
 	struct err e;

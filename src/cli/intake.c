@@ -131,7 +131,7 @@ static int say_outcome(const struct cli_ingest *c,
 
 int cli_import(const struct cli_import_opts *o, int n, char **inputs)
 {
-	struct ingest_options io = {o->out, o->append, cli_jobs(o->jobs),
+	struct ingest_options io = {o->out, o->append, cli_store_jobs(o->jobs),
 				    o->lim, false};
 	struct cli_ingest c = {o->cmd, o->out};
 	struct ingest_result r;

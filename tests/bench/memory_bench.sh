@@ -38,7 +38,10 @@ mkdir -p "$DIR/mem-tmp" || exit 1
 W=$(mktemp -d "$DIR/mem.XXXXXX") || exit 1
 trap 'rm -rf "$W"' EXIT INT TERM
 export TMPDIR="$DIR/mem-tmp"
-jobs=$(nproc 2>/dev/null || echo 1)
+# an import's default decoders (cli_store_jobs()): the CPUs less one,
+# from 1 to 4
+jobs=$(($(nproc 2>/dev/null || echo 2) - 1))
+[ "$jobs" -lt 1 ] && jobs=1
 [ "$jobs" -gt 4 ] && jobs=4
 inflight=$((jobs > 1 ? jobs + 1 : 1))
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }

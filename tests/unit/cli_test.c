@@ -3,6 +3,9 @@
  * options the store views share, src/cli/cli_view.c).
  */
 #include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_view.h"
@@ -28,6 +31,37 @@ TEST(cli_parse_size_suffixes)
 	CHECK(!cli_parse_size("G", &v));
 	CHECK(!cli_parse_size("99999999999T", &v)); /* overflows 64 bits */
 	CHECK(!cli_parse_size("18446744073709551616", &v));
+}
+
+/* The decoders by default: the CPUs, at most 4, for dump; one less, at
+ * least 1, where they feed a store; the option, then HEAPSIFT_JOBS,
+ * first (docs/heapsift.1, ENVIRONMENT). */
+TEST(cli_jobs_defaults_leave_a_cpu_to_the_store_writer)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned dump = n < 1 ? 1 : n > 4 ? 4 : (unsigned)n;
+	unsigned store = n - 1 < 1 ? 1 : n - 1 > 4 ? 4 : (unsigned)(n - 1);
+	char *old = getenv("HEAPSIFT_JOBS");
+	char *saved = old ? strdup(old) : NULL;
+
+	unsetenv("HEAPSIFT_JOBS");
+	CHECK(cli_jobs(0) == dump);
+	CHECK(cli_store_jobs(0) == store);
+	CHECK(cli_store_jobs(0) >= 1 && cli_store_jobs(0) <= 4);
+	CHECK(cli_jobs(7) == 7 && cli_store_jobs(7) == 7);
+	setenv("HEAPSIFT_JOBS", "9", 1);
+	CHECK(cli_jobs(0) == 9 && cli_store_jobs(0) == 9);
+	CHECK(cli_store_jobs(2) == 2);
+	setenv("HEAPSIFT_JOBS", "0", 1); /* not a count: the default */
+	CHECK(cli_store_jobs(0) == store);
+	setenv("HEAPSIFT_JOBS", "65", 1); /* past CLI_JOBS_MAX */
+	CHECK(cli_jobs(0) == dump);
+	if (saved) {
+		setenv("HEAPSIFT_JOBS", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("HEAPSIFT_JOBS");
+	}
 }
 
 TEST(cli_parse_count_rejects_junk)
