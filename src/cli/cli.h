@@ -103,11 +103,11 @@ int cli_limit_option(const char *cmd, int opt, const char *arg,
 
 /*
  * --jobs=N (import, dump): threads decoding JFR chunks.  The option
- * wins, else HEAPSIFT_JOBS, else the number of online CPUs up to
- * CLI_JOBS_DEFAULT_MAX (cli_jobs(), dump's), or one less, at least 1,
- * where the decoders feed a store (cli_store_jobs(): import and the
- * commands that import into the cache store); 1 decodes on the main
- * thread.  The output is the same for every N.
+ * wins, else HEAPSIFT_JOBS, else the number of online CPUs
+ * (cli_jobs(), dump's), or the online CPUs less one where the decoders
+ * feed a store (cli_store_jobs(): import and the commands that import
+ * into the cache store), either from 1 to CLI_JOBS_DEFAULT_MAX; 1
+ * decodes on the main thread.  The output is the same for every N.
  */
 #define CLI_JOBS_MAX	     64
 #define CLI_JOBS_DEFAULT_MAX 4

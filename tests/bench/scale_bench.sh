@@ -16,7 +16,9 @@
 # import and jfr view again, each run on a recording dropped from the
 # page cache first, as a file that was not read since it was copied in.
 # Then (issue 42) one interleaved run, SCALE_RUNS rounds, of heapsift
-# import + top --by=site, import --jobs=1, dump --bench --jobs=1,
+# import + top --by=site, import with every CPU decoding (--jobs=the
+# CPUs, at most 4: the default before one was left to the store
+# writer), dump --bench --jobs=1,
 # async-profiler's converter (where java and its jar are here, else
 # "converter: skipped (why)") and jfr view allocation-by-site: each one's
 # wall, CPU and peak RSS, and the issue's figures, as ratios of medians
@@ -85,16 +87,25 @@ timed() {
 		i=$((i + 1))
 	done
 }
+# The one median of every figure here, an awk function: med(v, n) sorts
+# v[1..n] in place (so v[1] and v[n] are then the range) and returns
+# its middle value, or the mean of the two middle ones for even n.
+AWK_MED='function med(v, n,   i, j, x) {
+	for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}'
 # stat LABEL: "median s (min..max), peak RSS" of LABEL's runs
 stat() {
-	awk -v l="$1" '$1 == l { print $2, $3 }' "$DIR/scale.t" | sort -n | awk '
-		{ t[NR] = $1; if ($2 > r) r = $2 }
-		END { if (!NR) { print "n/a"; exit }
-		      printf "%7.2f s (%.2f..%.2f, %d runs) %8.0f MiB", t[int((NR + 1) / 2)], t[1], t[NR], NR, r / 1024 }'
+	awk -v l="$1" "$AWK_MED"'
+		$1 == l { t[++n] = $2; if ($3 > r) r = $3 }
+		END { if (!n) { print "n/a"; exit }
+		      m = med(t, n)
+		      printf "%7.2f s (%.2f..%.2f, %d runs) %8.0f MiB", m, t[1], t[n], n, r / 1024 }' "$DIR/scale.t"
 }
 med() {
-	awk -v l="$1" '$1 == l { print $2 }' "$DIR/scale.t" | sort -n |
-		awk '{ t[NR] = $1 } END { print NR ? t[int((NR + 1) / 2)] : "" }'
+	awk -v l="$1" "$AWK_MED"'
+		$1 == l { t[++n] = $2 }
+		END { print n ? med(t, n) : "" }' "$DIR/scale.t"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
@@ -144,6 +155,9 @@ interleaved() {
 	: >"$DIR/peer.t"
 	: >"$DIR/peer.decode"
 	cat "$ir" >/dev/null
+	# every CPU decoding, against the default's CPUs less one
+	alljobs=$(nproc 2>/dev/null || echo 1)
+	[ "$alljobs" -gt 4 ] && alljobs=4
 	cmds="hs hs1 dump"
 	[ -z "$conv_skip" ] && cmds="$cmds conv"
 	[ -n "$have_view" ] && cmds="$cmds view"
@@ -167,7 +181,7 @@ interleaved() {
 				;;
 			hs1)
 				rm -f "$is"
-				turn import1 "$round" "$HS" import --jobs=1 -o "$is" "$ir"
+				turn import1 "$round" "$HS" import --jobs="$alljobs" -o "$is" "$ir"
 				;;
 			dump)
 				# heapsift's own clock and byte count: "decoded N bytes,
@@ -195,7 +209,7 @@ interleaved() {
 	pline "heapsift import + top --by=site" hs
 	pline "  import" import
 	pline "  top --by=site" top
-	pline "heapsift import --jobs=1" import1
+	pline "heapsift import --jobs=$alljobs" import1
 	pline "heapsift dump --bench --jobs=1" dump
 	if [ -n "$conv_skip" ]; then
 		echo "converter: skipped ($conv_skip)"
@@ -217,13 +231,13 @@ interleaved() {
 		pratio "heapsift (import + top) / jfr view, wall" hs view 3
 		pratio "heapsift (import + top) / jfr view, CPU" hs view 4
 	fi
-	pratio "import --jobs=1 / import, wall" import1 import 3
-	pratio "import --jobs=1 / import, CPU" import1 import 4
+	pratio "import --jobs=$alljobs / import, wall" import1 import 3
+	pratio "import --jobs=$alljobs / import, CPU" import1 import 4
 	bytes=$(wc -c <"$ir" | tr -d ' ')
 	awk -v b="$bytes" '$1 == "import" { print $4 / (b / 1e9) }' "$DIR/peer.t" |
 		msum "import CPU s per GB (10^9 bytes)" "%.2f" s
 	awk -v b="$bytes" '$1 == "import1" { print $4 / (b / 1e9) }' "$DIR/peer.t" |
-		msum "import --jobs=1 CPU s per GB" "%.2f" s
+		msum "import --jobs=$alljobs CPU s per GB" "%.2f" s
 	awk '$1 == "hs" { print $5 / 1024 }' "$DIR/peer.t" |
 		msum "heapsift peak RSS (import, top)" "%.0f" MiB
 	# per core: one decoding thread (--jobs=1), bytes over heapsift's own
@@ -236,11 +250,7 @@ interleaved() {
 
 # pline TITLE LABEL: LABEL's wall, CPU and peak RSS, median (min..max)
 pline() {
-	awk -v l="$2" -v t="$1" '
-		function med(a, n,   i, j, x) {
-			for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+	awk -v l="$2" -v t="$1" "$AWK_MED"'
 		$1 == l { n++; w[n] = $3; c[n] = $4; m[n] = $5 / 1024 }
 		END {
 			if (!n) { printf "%-40s n/a (no run finished)\n", t; exit }
@@ -257,11 +267,7 @@ pline() {
 # ratio of their medians, and the median of the rounds' ratios (rounds
 # where both finished)
 pratio() {
-	awk -v t="$1" -v a="$2" -v b="$3" -v f="$4" '
-		function med(v, n,   i, j, x) {
-			for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		}
+	awk -v t="$1" -v a="$2" -v b="$3" -v f="$4" "$AWK_MED"'
 		$1 == a { x[$2] = $f; na++; va[na] = $f }
 		$1 == b { y[$2] = $f; nb++; vb[nb] = $f }
 		END {
@@ -276,11 +282,11 @@ pratio() {
 
 # msum TITLE FORMAT UNIT: the median (min..max) of the numbers on stdin
 msum() {
-	sort -g | awk -v t="$1" -v f="$2" -v u="$3" '
+	awk -v t="$1" -v f="$2" -v u="$3" "$AWK_MED"'
 		{ v[++n] = $1 }
 		END {
 			if (!n) { printf "%-52s n/a\n", t; exit }
-			m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			m = med(v, n)
 			printf "%-52s " f " %s (" f ".." f ", %d runs)\n", t, m, u, v[1], v[n], n
 		}'
 }

@@ -47,7 +47,6 @@ TEST(cli_jobs_defaults_leave_a_cpu_to_the_store_writer)
 	unsetenv("HEAPSIFT_JOBS");
 	CHECK(cli_jobs(0) == dump);
 	CHECK(cli_store_jobs(0) == store);
-	CHECK(cli_store_jobs(0) >= 1 && cli_store_jobs(0) <= 4);
 	CHECK(cli_jobs(7) == 7 && cli_store_jobs(7) == 7);
 	setenv("HEAPSIFT_JOBS", "9", 1);
 	CHECK(cli_jobs(0) == 9 && cli_store_jobs(0) == 9);
