@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "util/xalloc.h"
 
 bool query_est_scale_one(const struct store_estimate *f)
 {
@@ -65,7 +66,7 @@ unsigned __int128 query_est_scale_sq(uint64_t lo, uint64_t hi,
 }
 
 double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
-		     unsigned __int128 sq)
+		     unsigned __int128 sq, unsigned __int128 pool)
 {
 	switch (k) {
 	case SAMPLE_TLAB_OUTSIDE:
@@ -76,8 +77,152 @@ double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
 	default:
 		if (bytes <= 0)
 			return samples ? 1.0 / sqrt((double)samples) : NAN;
-		return sqrt((double)sq) / (double)bytes;
+		return sqrt((double)(pool > sq ? pool : sq)) / (double)bytes;
 	}
+}
+
+/*
+ * m = Σ w² / Σ w over each thread's ObjectAllocationSample weights (or
+ * their scaled rests), by recording, from the rollup rows of the thread
+ * projection: every sample is in one row of it.  A weight is the bytes
+ * its thread allocated since that thread's previous sample, so the
+ * heavy weights of a thread the throttle skipped can only have fallen on
+ * that thread's sites: the strata are the threads.  Rounded to the
+ * nearest byte, so that pool_of() stays an exact integer sum in any
+ * order.
+ */
+struct pool_sum {
+	long double y, w2;
+};
+
+static uint64_t pool_m_of(const struct pool_sum *x)
+{
+	long double m = x->y > 0 ? x->w2 / x->y + 0.5L : 0;
+
+	return m >= 0x1p63L ? (uint64_t)INT64_MAX : (uint64_t)m;
+}
+
+static void pool_sums(struct query *q, bool corrected,
+		      const struct store_rollup_bucket *b, uint32_t n,
+		      const struct store_rollup_row *rows,
+		      const struct store_rollup_sq *sq,
+		      const struct store_rollup_est *est, struct u64map *out)
+{
+	struct pool_sum *acc = NULL;
+	size_t n_acc = 0, alloc = 0, pos = 0;
+	uint64_t key, v;
+	uint32_t i, r;
+
+	for (i = 0; i < n; i++) {
+		uint32_t rec = b[i].recording;
+		const struct store_estimate *f =
+			q->est && rec < q->n_recs ? &q->est[rec] : NULL;
+
+		if (rec >= q->n_recs || (corrected && !f))
+			continue;
+		for (r = 0; r < b[i].n_rows; r++) {
+			uint64_t k = b[i].first_row + r, *slot;
+			bool added;
+
+			slot = u64map_put(out,
+					  query_pool_key(rec, rows[k].thread),
+					  n_acc, &added);
+			if (added) {
+				if (n_acc == alloc) {
+					alloc = alloc ? alloc * 2 : 64;
+					acc = xreallocarray(acc, alloc,
+							    sizeof(*acc));
+				}
+				acc[n_acc++] = (struct pool_sum){0, 0};
+			}
+			if (!corrected) {
+				acc[*slot].y += (long double)rows[k].bytes;
+				acc[*slot].w2 += (long double)u128_of(sq[k].lo,
+								      sq[k].hi);
+			} else {
+				acc[*slot].y += (long double)query_est_scale(
+					est[k].a, f);
+				acc[*slot].w2 +=
+					(long double)query_est_scale_sq(
+						est[k].lo, est[k].hi, f);
+			}
+		}
+	}
+	/* each slot's index becomes its m */
+	while (u64map_next(out, &pos, &key, &v))
+		*u64map_put(out, key, 0, NULL) = pool_m_of(&acc[v]);
+	free(acc);
+}
+
+/* The same sums from the samples, where the store has no rollups of the
+ * kind or no squares (before 2.2): as the passes then read them. */
+static int pool_samples(struct query *q, bool corrected, struct u64map *out,
+			struct err *e)
+{
+	struct store_samples sm;
+	struct pool_sum *acc = NULL;
+	size_t n_acc = 0, alloc = 0, pos = 0;
+	uint64_t i, key, v;
+
+	if (store_kind_samples(q->s, SAMPLE_ALLOC, &sm, e) < 0)
+		return ERR_FAIL;
+	for (i = 0; i < sm.n; i++) {
+		uint32_t rec = sm.recording[i];
+		int64_t w = sm.bytes[i] == REC_NONE ? 0 : sm.bytes[i];
+		uint64_t *slot;
+		bool added;
+
+		if (rec >= q->n_recs)
+			continue;
+		if (corrected) {
+			if (!q->est || !sm.rest)
+				continue;
+			w = query_est_scale(sm.rest[i], &q->est[rec]);
+		}
+		slot = u64map_put(out, query_pool_key(rec, sm.thread[i]), n_acc,
+				  &added);
+		if (added) {
+			if (n_acc == alloc) {
+				alloc = alloc ? alloc * 2 : 64;
+				acc = xreallocarray(acc, alloc, sizeof(*acc));
+			}
+			acc[n_acc++] = (struct pool_sum){0, 0};
+		}
+		if (w > 0) {
+			acc[*slot].y += (long double)w;
+			acc[*slot].w2 += (long double)w * (long double)w;
+		}
+	}
+	while (u64map_next(out, &pos, &key, &v))
+		*u64map_put(out, key, 0, NULL) = pool_m_of(&acc[v]);
+	free(acc);
+	return 0;
+}
+
+int query_pool_init(struct query *q, struct err *e)
+{
+	const bool corrected = query_estimate(q) == QUERY_EST_CORRECTED;
+	const struct store_rollup_bucket *b;
+	const struct store_rollup_row *rows;
+	const struct store_rollup_sq *sq = NULL;
+	const struct store_rollup_est *est = NULL;
+	uint32_t n;
+
+	if (q->pool_made[corrected])
+		return 0;
+	q->pool_made[corrected] = true;
+	if (q->kind != SAMPLE_ALLOC)
+		return 0;
+	if (corrected ? store_rollup_est(q->s, &est, e) < 0
+		      : store_rollup_squares(q->s, &sq, e) < 0)
+		return ERR_FAIL;
+	if (store_rollup(q->s, SAMPLE_ALLOC, STORE_PROJ_THREAD, &b, &n, &rows,
+			 e) < 0)
+		return ERR_FAIL;
+	if (!n || (corrected ? !est : !sq))
+		return pool_samples(q, corrected, &q->pool[corrected], e);
+	pool_sums(q, corrected, b, n, rows, sq, est, &q->pool[corrected]);
+	return 0;
 }
 
 /* --- what the views say ------------------------------------------------------ */

@@ -580,6 +580,8 @@ void query_free(struct query *q)
 	free(q->buckets);
 	free(q->cover);
 	free(q->g);
+	u64map_release(&q->pool[0]);
+	u64map_release(&q->pool[1]);
 	free(q->key_ok);
 	free(q->rec_info);
 	free(q->paths);

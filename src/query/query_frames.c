@@ -394,6 +394,7 @@ static int split_pass(struct query *q, struct query_node_self **fs,
 					y->sq = sq_add(y->sq,
 						       u128_of(p.sq[r].lo,
 							       p.sq[r].hi));
+				y->pool = sq_add(y->pool, pool_row(&p, x));
 				total_add_rows(total, x->samples, x->bytes,
 					       x->first_ns, x->last_ns);
 			}
@@ -417,6 +418,7 @@ static int split_pass(struct query *q, struct query_node_self **fs,
 			y->sq = sq_add(y->sq,
 				       sq_of(p.var ? p.var[i] : bytes,
 					     agent ? q->sm.size[i] : 0, agent));
+			y->pool = sq_add(y->pool, pool_sample(q, &p, i, bytes));
 			total_add(total, q->sm.time_ns[i], bytes);
 		}
 	}
@@ -451,11 +453,7 @@ struct query_node_self *query_frames_sums(struct query *q,
 			at[k] = query_frames_node(q, q->self_list[k]);
 		fs = xcalloc(q->ft.n, sizeof(*fs));
 		for (k = 0; k < q->n_self_list; k++) {
-			struct query_node_self *x = &fs[at[k]];
-
-			x->samples += self[k].samples;
-			x->bytes = add_sat(x->bytes, self[k].bytes);
-			x->sq = sq_add(x->sq, self[k].sq);
+			self_add(&fs[at[k]], &self[k]);
 		}
 		free(at);
 	}

@@ -18,18 +18,19 @@
 struct acc {
 	uint64_t samples;
 	int64_t bytes;
+	/* the sum of squares the standard error comes from, and the
+	 * pooled term (pool_of), exact and held at the top, so that no
+	 * order of additions changes them */
+	unsigned __int128 sq, pool;
 	double objects; /* agent samples: each weighs bytes / size objects */
-	/* the sum of squares the standard error comes from, exact and held
-	 * at the top, so that no order of additions changes it */
-	unsigned __int128 sq;
 	/* the corrected estimate: the exact bytes (OutsideTLAB) among
 	 * bytes, the rest being sampled, and whether some are of objects
 	 * smaller than a typical TLAB (estimate.h) */
 	int64_t exact;
-	bool small_out;
 	/* agent samples of sizes HotSpot samples too seldom (QUERY_BIAS_
 	 * OUTSIDE): their bytes */
 	int64_t outside;
+	bool small_out;
 };
 
 #define SQ_MAX (~(unsigned __int128)0)
@@ -65,9 +66,50 @@ static inline unsigned __int128 sq_of(int64_t w, int64_t size, bool agent)
 	return x;
 }
 
-/* The relative standard error of a group (query_row.rel_err). */
+/*
+ * The pooled term of a group's variance (docs/estimates.md): each
+ * sampled byte of ObjectAllocationSample times its thread's mean
+ * size-biased weight m (query_pool_init), which is what the group's sum
+ * of squares is worth on average; the ± takes the larger of the two, so
+ * that a group that happened to draw none of a throttled thread's heavy
+ * weights is not said to be sure.  m is 0 for every other kind, and for
+ * the corrected estimate's exact bytes.
+ */
+static inline unsigned __int128 pool_of(int64_t w, uint64_t m)
+{
+	return w > 0 && m ? (unsigned __int128)(uint64_t)w * m : 0;
+}
+
+/* The relative standard error of a group (query_row.rel_err), from its
+ * sum of squares and its pooled term. */
 double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
-		     unsigned __int128 sq);
+		     unsigned __int128 sq, unsigned __int128 pool);
+
+/*
+ * Each thread's m for q's estimate (raw weights or corrected rests), by
+ * recording: made once per estimate and kept in q (q->pool[]), from the
+ * rollups of ObjectAllocationSample under the thread projection.  None
+ * (an empty map) where the store has no such rollups or no squares
+ * (before 2.2), and when q's kind is not ObjectAllocationSample.
+ */
+int query_pool_init(struct query *q, struct err *e);
+
+/* A thread's key in a pool: its recording's index and its own (the
+ * strata, docs/estimates.md). */
+static inline uint64_t query_pool_key(uint32_t rec, uint32_t thread)
+{
+	return (uint64_t)rec << 32 | thread;
+}
+
+/* m of a thread of recording rec under pool (0: none) */
+static inline uint64_t query_pool_m(const struct u64map *pool, uint32_t rec,
+				    uint32_t thread)
+{
+	uint64_t v;
+
+	return pool && u64map_get(pool, query_pool_key(rec, thread), &v) ? v
+									 : 0;
+}
 
 /* estimate.c: a rest's corrected bytes under its recording's facts
  * (struct store_estimate), and a sum of rests' squares scaled alike;
@@ -83,7 +125,7 @@ unsigned __int128 query_est_scale_sq(uint64_t lo, uint64_t hi,
 struct query_node_self {
 	uint64_t samples;
 	int64_t bytes;
-	unsigned __int128 sq; /* for the ± (sq_of) */
+	unsigned __int128 sq, pool; /* for the ± (sq_of, pool_of) */
 };
 
 /*
@@ -269,6 +311,11 @@ struct query {
 	 * each recording's facts, and the rollup rows' sums */
 	const struct store_estimate *est;
 	const struct store_rollup_est *rollup_est;
+	/* query_pool_init()'s m per (recording << 32 | thread), [0] for
+	 * the raw weights, [1] for the corrected estimate's rests, once
+	 * pool_made[] */
+	struct u64map pool[2];
+	bool pool_made[2];
 };
 
 /*
@@ -310,6 +357,11 @@ struct query_pass {
 	/* PASS_SAMPLES: what each sample adds to the sum of squares as a
 	 * weight, where it is not its bytes (the corrected estimate) */
 	const int64_t *var;
+	/* the pooled term's m of each thread (pool_of; NULL: none, and the
+	 * pass's projection then need not hold threads); exact rows and
+	 * the corrected estimate's exact samples (var at or below 0) take
+	 * none */
+	const struct u64map *pool;
 	/* the corrected estimate: the rows or samples handed out are
 	 * OutsideTLAB events, exact (their sq NULL, their var 0 or -1);
 	 * small[r]: row r holds one smaller than a typical TLAB */
@@ -322,7 +374,10 @@ struct query_pass {
 	 * blocks, and the corrected estimate's copies of what is handed out */
 	int kind;
 	bool corrected;
-	unsigned need;
+	/* need: what the rows must hold; need_asked: of it, what the
+	 * caller and the filters asked for (need adds the thread for the
+	 * pooled term) */
+	unsigned need, need_asked;
 	const struct store_block *blocks;
 	uint32_t n_blocks;
 	struct store_rollup_row *x_rows;
@@ -438,6 +493,52 @@ static inline int64_t add_sat(int64_t a, int64_t b)
 	if (!__builtin_add_overflow(a, b, &r))
 		return r;
 	return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* What sample i of q->sm (of bytes bytes) adds to its group's pooled
+ * term in pass p (pool_of). */
+static inline unsigned __int128 pool_sample(const struct query *q,
+					    const struct query_pass *p,
+					    uint64_t i, int64_t bytes)
+{
+	return pool_of(
+		p->var ? p->var[i] : bytes,
+		query_pool_m(p->pool, q->sm.recording[i], q->sm.thread[i]));
+}
+
+/* What row r of p's rows adds to its group's pooled term. */
+static inline unsigned __int128 pool_row(const struct query_pass *p,
+					 const struct store_rollup_row *x)
+{
+	return p->exact ? 0
+			: pool_of(x->bytes,
+				  query_pool_m(p->pool, p->rec, x->thread));
+}
+
+/* A group's sum of squares and pooled term, for query_rel_err(). */
+struct query_var {
+	unsigned __int128 sq, pool;
+};
+
+static inline struct query_var var_of(const struct query_node_self *x)
+{
+	return (struct query_var){x->sq, x->pool};
+}
+
+static inline void var_add(struct query_var *y, const struct query_node_self *x)
+{
+	y->sq = sq_add(y->sq, x->sq);
+	y->pool = sq_add(y->pool, x->pool);
+}
+
+/* A stack node's sums of x added to y's. */
+static inline void self_add(struct query_node_self *y,
+			    const struct query_node_self *x)
+{
+	y->samples += x->samples;
+	y->bytes = add_sat(y->bytes, x->bytes);
+	y->sq = sq_add(y->sq, x->sq);
+	y->pool = sq_add(y->pool, x->pool);
 }
 
 static inline void total_add(struct query_total *t, int64_t time, int64_t bytes)

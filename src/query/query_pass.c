@@ -79,7 +79,12 @@ bool query_row_ok(const struct query *q, const struct query_pass *p,
 static int kind_init(struct query *q, struct query_pass *p, int kind,
 		     struct err *e)
 {
-	const unsigned need = p->need & ~PASS_NEED_SQUARES;
+	/* the OutsideTLAB events of the corrected estimate are exact:
+	 * no pooled term, so no thread for it */
+	const unsigned need =
+		(kind == SAMPLE_TLAB_OUTSIDE && p->corrected ? p->need_asked
+							     : p->need) &
+		~PASS_NEED_SQUARES;
 	int proj, best = -1;
 	uint64_t best_rows = UINT64_MAX;
 
@@ -141,7 +146,7 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 	memset(p, 0, sizeof(*p));
 	p->cut_base = cut_base;
 	p->cut_w = cut_w;
-	p->need = need | q->need;
+	p->need = p->need_asked = need | q->need;
 	/*
 	 * The corrected estimate reads two kinds as one: the rests of
 	 * ObjectAllocationSample, scaled, then the OutsideTLAB events'
@@ -149,6 +154,15 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 	 * est_samples()).
 	 */
 	p->corrected = query_estimate(q) == QUERY_EST_CORRECTED;
+	if (need & PASS_NEED_SQUARES) {
+		/* the pooled term's m is a thread's: rows that hold it */
+		if (query_pool_init(q, e) < 0)
+			return ERR_FAIL;
+		if (q->pool[p->corrected].n_items) {
+			p->pool = &q->pool[p->corrected];
+			p->need |= PASS_NEED_THREAD;
+		}
+	}
 	if (p->corrected) {
 		if (store_rollup_est(q->s, &q->rollup_est, e) < 0)
 			return ERR_FAIL;

@@ -87,6 +87,7 @@ static void row_into(struct query_node_self *s, const struct query_pass *p,
 	s->bytes = add_sat(s->bytes, x->bytes);
 	if (p->sq)
 		s->sq = sq_add(s->sq, u128_of(p->sq[r].lo, p->sq[r].hi));
+	s->pool = sq_add(s->pool, pool_row(p, x));
 	total_add_rows(total, x->samples, x->bytes, x->first_ns, x->last_ns);
 }
 
@@ -229,6 +230,7 @@ static void add_samples(struct query *q, const struct query_pass *p,
 		s->bytes = add_sat(s->bytes, bytes);
 		s->sq = sq_add(s->sq, sq_of(p->var ? p->var[i] : bytes,
 					    agent ? q->sm.size[i] : 0, agent));
+		s->pool = sq_add(s->pool, pool_sample(q, p, i, bytes));
 		total_add(total, q->sm.time_ns[i], bytes);
 	}
 }
@@ -254,9 +256,7 @@ static void self_finish(struct query *q, struct self_acc *a)
 			struct query_node_self *y =
 				back_slot(&m, (uint32_t)(key[j] >> 32));
 
-			y->samples += x->samples;
-			y->bytes = add_sat(y->bytes, x->bytes);
-			y->sq = sq_add(y->sq, x->sq);
+			self_add(y, x);
 		}
 		back_end(&m);
 		free(key);

@@ -261,9 +261,9 @@ static void timeline_cover(struct query *q, const struct grid *g)
 }
 
 /* A batch of rollup rows into the buckets, each row whole into the
- * bucket of its first sample; sq: each bucket's sum of squares. */
+ * bucket of its first sample; var: each bucket's, for its ±. */
 static void timeline_add_rows(struct query *q, const struct query_pass *p,
-			      const struct grid *g, unsigned __int128 *sq,
+			      const struct grid *g, struct query_var *var,
 			      struct query_total *total)
 {
 	uint32_t r;
@@ -282,17 +282,18 @@ static void timeline_add_rows(struct query *q, const struct query_pass *p,
 		q->buckets[b].est_bytes =
 			add_sat(q->buckets[b].est_bytes, x->bytes);
 		if (p->sq)
-			sq[b] = sq_add(sq[b],
-				       u128_of(p->sq[r].lo, p->sq[r].hi));
+			var[b].sq = sq_add(var[b].sq,
+					   u128_of(p->sq[r].lo, p->sq[r].hi));
+		var[b].pool = sq_add(var[b].pool, pool_row(p, x));
 		total_add_rows(total, x->samples, x->bytes, x->first_ns,
 			       x->last_ns);
 	}
 }
 
 /* A batch of samples (the window's edges, and rollup buckets a timeline
- * bucket starts in) into the buckets; sq: their sums of squares. */
+ * bucket starts in) into the buckets; var: theirs, for the ±. */
 static void timeline_add_samples(struct query *q, const struct query_pass *p,
-				 const struct grid *g, unsigned __int128 *sq,
+				 const struct grid *g, struct query_var *var,
 				 struct query_total *total)
 {
 	const bool agent = sample_kind_ht(q->kind);
@@ -313,8 +314,10 @@ static void timeline_add_samples(struct query *q, const struct query_pass *p,
 		q->buckets[b].samples++;
 		q->buckets[b].est_bytes =
 			add_sat(q->buckets[b].est_bytes, bytes);
-		sq[b] = sq_add(sq[b], sq_of(p->var ? p->var[i] : bytes,
-					    agent ? q->sm.size[i] : 0, agent));
+		var[b].sq = sq_add(var[b].sq,
+				   sq_of(p->var ? p->var[i] : bytes,
+					 agent ? q->sm.size[i] : 0, agent));
+		var[b].pool = sq_add(var[b].pool, pool_sample(q, p, i, bytes));
 		total_add(total, q->sm.time_ns[i], bytes);
 	}
 }
@@ -327,8 +330,9 @@ static void timeline_add_samples(struct query *q, const struct query_pass *p,
 static int timeline_fill(struct query *q, const struct grid *g,
 			 struct query_total *total, struct err *e)
 {
-	/* each bucket's sum of squares, for its ± (as query_top's) */
-	unsigned __int128 *sq = xcalloc(g->n, sizeof(*sq));
+	/* each bucket's sum of squares and pooled term, for its ± (as
+	 * query_top's) */
+	struct query_var *var = xcalloc(g->n, sizeof(*var));
 	struct query_pass p;
 	size_t b;
 	int rc;
@@ -336,21 +340,21 @@ static int timeline_fill(struct query *q, const struct grid *g,
 	/* rollup buckets in which a timeline bucket starts are read as
 	 * samples: the others fall in one timeline bucket each */
 	if (query_pass_init(q, &p, PASS_NEED_SQUARES, g->base, g->w, e) < 0) {
-		free(sq);
+		free(var);
 		return ERR_FAIL;
 	}
 	while ((rc = query_pass_next(q, &p, e)) > 0) {
 		if (rc == PASS_ROWS)
-			timeline_add_rows(q, &p, g, sq, total);
+			timeline_add_rows(q, &p, g, var, total);
 		else
-			timeline_add_samples(q, &p, g, sq, total);
+			timeline_add_samples(q, &p, g, var, total);
 	}
 	query_pass_release(&p);
 	for (b = 0; b < g->n; b++) {
 		struct query_bucket *x = &q->buckets[b];
 
-		x->rel_err =
-			query_rel_err(q->kind, x->samples, x->est_bytes, sq[b]);
+		x->rel_err = query_rel_err(q->kind, x->samples, x->est_bytes,
+					   var[b].sq, var[b].pool);
 		/* samples where no recording's time is: a damaged store */
 		if (x->samples && !x->covered_ns) {
 			x->cover_from_ns = x->start_ns;
@@ -360,7 +364,7 @@ static int timeline_fill(struct query *q, const struct grid *g,
 			x->covered_ns = x->cover_to_ns - x->start_ns;
 		}
 	}
-	free(sq);
+	free(var);
 	return rc < 0 ? ERR_FAIL : 0;
 }
 

@@ -190,6 +190,7 @@ static void top_add_rows(struct query *q, enum query_group by,
 		if (p->sq)
 			q->g[g].sq = sq_add(q->g[g].sq,
 					    u128_of(p->sq[r].lo, p->sq[r].hi));
+		q->g[g].pool = sq_add(q->g[g].pool, pool_row(p, x));
 		if (p->exact) { /* corrected */
 			q->g[g].exact = add_sat(q->g[g].exact, x->bytes);
 			q->g[g].small_out |= p->small && p->small[r];
@@ -227,6 +228,11 @@ static void top_add_rows(struct query *q, enum query_group by,
 		q->g[g].sq = sq_add(q->g[g].sq,                             \
 				    sq_of(var ? var[i] : bytes,             \
 					  agent ? sm->size[i] : 0, agent)); \
+		q->g[g].pool =                                              \
+			sq_add(q->g[g].pool,                                \
+			       pool_of(var ? var[i] : bytes,                \
+				       query_pool_m(pool, sm->recording[i], \
+						    sm->thread[i])));       \
 		if (var && var[i] <= 0) {                                   \
 			q->g[g].exact = add_sat(q->g[g].exact, bytes);      \
 			q->g[g].small_out |= var[i] < 0;                    \
@@ -254,6 +260,7 @@ static void top_add_samples(struct query *q, enum query_group by,
 	const uint8_t kind = (uint8_t)q->kind;
 	const uint32_t rec = p->rec;
 	const int64_t *var = p->var;
+	const struct u64map *pool = p->pool;
 	/* locals, not *sums: stores through a pointer would be kept in
 	 * step with the groups' in the loop */
 	uint64_t n_samples = sums->n_samples;
@@ -389,6 +396,7 @@ static void top_normalize(struct query *q, enum query_group by, size_t n_groups,
 		y->bytes = add_sat(y->bytes, x->bytes);
 		y->objects += x->objects;
 		y->sq = sq_add(y->sq, x->sq);
+		y->pool = sq_add(y->pool, x->pool);
 		y->exact = add_sat(y->exact, x->exact);
 		y->small_out |= x->small_out;
 		y->outside = add_sat(y->outside, x->outside);
@@ -407,8 +415,8 @@ static void top_row(struct query *q, enum query_group by, size_t g, double per,
 	r->est_bytes = q->g[g].bytes;
 	r->est_objects = sample_kind_ht(q->kind) ? q->g[g].objects
 						 : per * (double)r->samples;
-	r->rel_err =
-		query_rel_err(q->kind, r->samples, r->est_bytes, q->g[g].sq);
+	r->rel_err = query_rel_err(q->kind, r->samples, r->est_bytes,
+				   q->g[g].sq, q->g[g].pool);
 	/* the effective number of samples, (sum w)^2 / sum w^2 */
 	/* a site of objects smaller than a TLAB, a tenth of whose
 	 * bytes at least went outside TLABs: those that went into

@@ -30,7 +30,7 @@
 struct tree_scratch {
 	struct query_tree_node *nodes;
 	uint32_t *site, *kid_count; /* per node */
-	unsigned __int128 *sq;	    /* per node: its samples' squares */
+	struct query_var *var;	    /* per node: for the ± */
 	size_t n, alloc;
 	struct u64map wide; /* (parent << 32 | site) -> child, wide parents */
 };
@@ -46,7 +46,7 @@ static uint32_t tree_add(struct tree_scratch *t, uint32_t parent,
 		t->site = xreallocarray(t->site, t->alloc, sizeof(*t->site));
 		t->kid_count = xreallocarray(t->kid_count, t->alloc,
 					     sizeof(*t->kid_count));
-		t->sq = xreallocarray(t->sq, t->alloc, sizeof(*t->sq));
+		t->var = xreallocarray(t->var, t->alloc, sizeof(*t->var));
 	}
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
@@ -56,7 +56,7 @@ static uint32_t tree_add(struct tree_scratch *t, uint32_t parent,
 	nd->depth = depth;
 	t->site[t->n] = UINT32_MAX;
 	t->kid_count[t->n] = 0;
-	t->sq[t->n] = 0;
+	t->var[t->n] = (struct query_var){0, 0};
 	return (uint32_t)t->n++;
 }
 
@@ -106,17 +106,17 @@ static void tree_reserve(struct tree_scratch *t, size_t cap)
 	t->site = xreallocarray(t->site, t->alloc, sizeof(*t->site));
 	t->kid_count =
 		xreallocarray(t->kid_count, t->alloc, sizeof(*t->kid_count));
-	t->sq = xreallocarray(t->sq, t->alloc, sizeof(*t->sq));
+	t->var = xreallocarray(t->var, t->alloc, sizeof(*t->var));
 }
 
 static void tree_scratch_release(struct tree_scratch *t)
 {
 	free(t->site);
 	free(t->kid_count);
-	free(t->sq);
+	free(t->var);
 	u64map_release(&t->wide);
 	t->site = t->kid_count = NULL;
-	t->sq = NULL;
+	t->var = NULL;
 }
 
 /* for child_cmp (qsort has no context): the browser and the CLI make
@@ -192,7 +192,8 @@ static void tree_flow_up(struct tree_scratch *t)
 	for (k = t->n; k-- > 1;) {
 		uint32_t p = t->nodes[k].parent;
 
-		t->sq[p] = sq_add(t->sq[p], t->sq[k]);
+		t->var[p].sq = sq_add(t->var[p].sq, t->var[k].sq);
+		t->var[p].pool = sq_add(t->var[p].pool, t->var[k].pool);
 		t->nodes[p].samples += t->nodes[k].samples;
 		t->nodes[p].est_bytes =
 			add_sat(t->nodes[p].est_bytes, t->nodes[k].est_bytes);
@@ -218,7 +219,7 @@ static int tree_frames(struct query *q, bool inverted, uint32_t max_depth,
 		return ERR_FAIL;
 	t->nodes[0].self_samples = fs[0].samples;
 	t->nodes[0].self_bytes = fs[0].bytes;
-	t->sq[0] = fs[0].sq;
+	t->var[0] = var_of(&fs[0]);
 	if (!inverted) {
 		uint64_t *sub = xcalloc(ft->n, sizeof(*sub));
 		uint32_t *merged = xmalloc(ft->n * sizeof(*merged));
@@ -237,7 +238,7 @@ static int tree_frames(struct query *q, bool inverted, uint32_t max_depth,
 				       q->lab_names[ft->label[v]],
 				       t->nodes[up].depth + 1);
 			merged[v] = m;
-			t->sq[m] = sq_add(t->sq[m], fs[v].sq);
+			var_add(&t->var[m], &fs[v]);
 			t->nodes[m].self_samples += fs[v].samples;
 			t->nodes[m].self_bytes =
 				add_sat(t->nodes[m].self_bytes, fs[v].bytes);
@@ -253,7 +254,7 @@ static int tree_frames(struct query *q, bool inverted, uint32_t max_depth,
 
 			if (!fs[v].samples)
 				continue;
-			t->sq[0] = sq_add(t->sq[0], fs[v].sq);
+			var_add(&t->var[0], &fs[v]);
 			for (x = v; x; x = ft->parent[x]) {
 				if (max_depth && depth >= max_depth)
 					break;
@@ -263,7 +264,7 @@ static int tree_frames(struct query *q, bool inverted, uint32_t max_depth,
 				t->nodes[at].samples += fs[v].samples;
 				t->nodes[at].est_bytes = add_sat(
 					t->nodes[at].est_bytes, fs[v].bytes);
-				t->sq[at] = sq_add(t->sq[at], fs[v].sq);
+				var_add(&t->var[at], &fs[v]);
 				if (depth == 0) {
 					t->nodes[at].self_samples +=
 						fs[v].samples;
@@ -316,7 +317,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 	t.nodes[0].site = QUERY_TREE_NONE;
 	t.nodes[0].self_samples = query_self_of(q, 0)->samples;
 	t.nodes[0].self_bytes = query_self_of(q, 0)->bytes;
-	t.sq[0] = query_self_of(q, 0)->sq;
+	t.var[0] = var_of(query_self_of(q, 0));
 	if (q->relabel) {
 		if (tree_frames(q, inverted, max_depth, self, total, &t, e) <
 		    0) {
@@ -353,7 +354,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			sn = j < q->n_self_list && q->self_list[j] == n
 				     ? &self[j]
 				     : &query_self_none;
-			t.sq[m] = sq_add(t.sq[m], sn->sq);
+			var_add(&t.var[m], sn);
 			t.nodes[m].self_samples += sn->samples;
 			t.nodes[m].self_bytes =
 				add_sat(t.nodes[m].self_bytes, sn->bytes);
@@ -373,7 +374,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 			n = q->self_list[k];
 			if (!n)
 				continue; /* the root's own: no frame */
-			t.sq[0] = sq_add(t.sq[0], sn->sq);
+			var_add(&t.var[0], sn);
 			for (node = n; node; node = q->nodes[node].parent) {
 				if (max_depth && depth >= max_depth)
 					break;
@@ -384,7 +385,7 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 				t.nodes[at].samples += sn->samples;
 				t.nodes[at].est_bytes = add_sat(
 					t.nodes[at].est_bytes, sn->bytes);
-				t.sq[at] = sq_add(t.sq[at], sn->sq);
+				var_add(&t.var[at], sn);
 				if (depth == 0) {
 					t.nodes[at].self_samples += sn->samples;
 					t.nodes[at].self_bytes =
@@ -396,9 +397,9 @@ int query_tree(struct query *q, bool inverted, uint32_t max_depth,
 		}
 	}
 	for (n = 0; n < t.n; n++)
-		t.nodes[n].rel_err =
-			(float)query_rel_err(q->kind, t.nodes[n].samples,
-					     t.nodes[n].est_bytes, t.sq[n]);
+		t.nodes[n].rel_err = (float)query_rel_err(
+			q->kind, t.nodes[n].samples, t.nodes[n].est_bytes,
+			t.var[n].sq, t.var[n].pool);
 	tree_scratch_release(&t);
 	link_children(t.nodes, t.n);
 	free(c->nodes);
@@ -478,8 +479,9 @@ static int paths_frames(struct query *q, size_t max,
 		acc[n].stack = v;
 		acc[n].samples = fs[v].samples;
 		acc[n].est_bytes = fs[v].bytes;
-		acc[n].rel_err = query_rel_err(q->kind, fs[v].samples,
-					       fs[v].bytes, fs[v].sq);
+		acc[n].rel_err =
+			query_rel_err(q->kind, fs[v].samples, fs[v].bytes,
+				      fs[v].sq, fs[v].pool);
 		n++;
 	}
 	free(fs);
@@ -498,7 +500,7 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		struct err *e)
 {
 	struct query_path *acc = NULL;
-	unsigned __int128 *sq = NULL; /* per path: the squares, for the ± */
+	struct query_var *var = NULL; /* per path: for the ± */
 	const struct query_node_self *self;
 	uint64_t *h;
 	struct u64map idx;
@@ -556,9 +558,9 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 			if (n == alloc) {
 				alloc = alloc ? alloc * 2 : 256;
 				acc = xreallocarray(acc, alloc, sizeof(*acc));
-				sq = xreallocarray(sq, alloc, sizeof(*sq));
+				var = xreallocarray(var, alloc, sizeof(*var));
 			}
-			sq[n] = 0;
+			var[n] = (struct query_var){0, 0};
 			acc[n].stack = k;
 			acc[n].samples = 0;
 			acc[n].est_bytes = 0;
@@ -567,12 +569,13 @@ int query_paths(struct query *q, size_t max, const struct query_path **out,
 		acc[*slot].samples += self[i].samples;
 		acc[*slot].est_bytes =
 			add_sat(acc[*slot].est_bytes, self[i].bytes);
-		sq[*slot] = sq_add(sq[*slot], self[i].sq);
+		var_add(&var[*slot], &self[i]);
 	}
 	for (k = 0; k < n; k++)
-		acc[k].rel_err = query_rel_err(q->kind, acc[k].samples,
-					       acc[k].est_bytes, sq[k]);
-	free(sq);
+		acc[k].rel_err =
+			query_rel_err(q->kind, acc[k].samples, acc[k].est_bytes,
+				      var[k].sq, var[k].pool);
+	free(var);
 	u64map_release(&idx);
 	free(h);
 	if (n > 1)

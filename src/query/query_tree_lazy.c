@@ -42,14 +42,14 @@ static bool has_below(const struct query *q, uint32_t k)
 struct lazy_sum {
 	uint64_t samples;
 	int64_t bytes;
-	unsigned __int128 sq;
+	struct query_var var;
 };
 
 static void sum_add(struct lazy_sum *s, const struct query_node_self *x)
 {
 	s->samples += x->samples;
 	s->bytes = add_sat(s->bytes, x->bytes);
-	s->sq = sq_add(s->sq, x->sq);
+	var_add(&s->var, x);
 }
 
 /* the stack nodes of self_list from its i-th up to node b, into s */
@@ -105,7 +105,7 @@ static void lazy_values(const struct query *q, struct query_tree_node *nd,
 	nd->self_samples = own->samples;
 	nd->self_bytes = own->bytes;
 	nd->rel_err = (float)query_rel_err(q->kind, all->samples, all->bytes,
-					   all->sq);
+					   all->var.sq, all->var.pool);
 }
 
 /* a would-be child: its site, the trie node it reaches, whose samples */
@@ -173,7 +173,7 @@ static void lazy_make(struct query *q, struct query_lazy_tree *lt,
 	free(start);
 	for (g = 0; g < n_groups; g++) {
 		struct query_tree_node *nd = &lt->nodes[first + g];
-		struct lazy_sum all = {0, 0, 0}, own = {0, 0, 0};
+		struct lazy_sum all = {0}, own = {0};
 		bool more = false;
 		size_t m;
 
@@ -838,7 +838,7 @@ int query_tree_lazy(struct query *q, bool inverted,
 	if (c->valid && c->max_depth == 0) {
 		lazy_whole(lt, c);
 	} else if (!lt->valid || lt->whole) {
-		struct lazy_sum all = {0, 0, 0}, own = {0, 0, 0};
+		struct lazy_sum all = {0}, own = {0};
 		struct query_tree_node *root;
 		size_t i;
 

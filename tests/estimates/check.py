@@ -16,7 +16,8 @@ stdout (status 1 when there is one):
     every site of 5% of the bytes or more within 20% of the truth (issue
     15's target is 15%; the throttle alone has missed it, see below), or
     within 4 times its printed relative standard error where that is
-    wider (a run whose throttle left few samples carrying most bytes), but a
+    wider (the throttle's heavy weights: docs/estimates.md, the pooled
+    term), but a
     site marked mixed (objects smaller than a TLAB, some of them in
     TLABs: docs/estimates.md, limits), which must be within 30% and
     below the truth; only big400k (400 KB arrays, TLABs being about
@@ -58,7 +59,7 @@ def main():
             key = "raw"  # nothing to correct with: the raw weights
         for site, r in ref.items():
             want = r[key]
-            sq = r[key + "_sumsq"] if key == "raw" else r["corrected_sumsq"]
+            sq = r[key + "_var"]
             if want == 0:
                 continue
             got = est.get(site)
@@ -72,9 +73,13 @@ def main():
                            " (to %d below)"
                            % (name, site, got["est_bytes"], want, slack))
             # over heapsift's bytes: on a site of a few KB, rounding down
-            # a few bytes moves the fourth decimal
-            rel = sq ** 0.5 / max(int(got["est_bytes"]), 1)
-            if abs(float(got["rel_err"]) - rel) > 0.00006:
+            # a few bytes moves the fourth decimal; the pooled term is
+            # heapsift's sampled bytes times m, which may be as far
+            # below (relatively) as its estimate, and the ± half as far
+            est_b = max(int(got["est_bytes"]), 1)
+            rel = sq ** 0.5 / est_b
+            tol = 0.00006 + rel * slack / (2 * est_b)
+            if abs(float(got["rel_err"]) - rel) > tol:
                 bad.append("%s: %s: heapsift's rel_err %s, estimate.py %.6f"
                            % (name, site, got["rel_err"], rel))
     for site, r in sorted(ref.items()):
@@ -102,14 +107,13 @@ def main():
                 bad.append("%s (mixed): corrected off by %+.1f%% (allowed "
                            "-30%% to 0)" % (method, 100 * err))
         else:
-            # issue 15's target is 15%, and bounds wide enough that a
-            # correct estimator passes every run: the throttle's own
-            # error on a 9% site reached -12.6% raw and -15.0% corrected
-            # on a quiet machine (2026-11-25, small2k, ± 3.5%), so 20%;
-            # a run whose throttle left a few samples carrying most of a
-            # site's bytes has a wider interval, which must then hold the
-            # truth at 4 standard errors (a normal estimate misses that
-            # once in 15000); past 15% is said on stderr
+            # issue 15's target is 15%; the throttle's own error on a 9%
+            # site has reached -23.5% (2026-11-29, small2k), where the
+            # heavy weights after the throttle's gaps fell elsewhere: the
+            # printed ± (the pooled term, docs/estimates.md) is 13-18%
+            # on such sites, and the truth must lie within 4 of it (a
+            # normal estimate misses that once in 15000), or within 20%
+            # where that is wider; past 15% is said on stderr
             rel = float(cor[site]["rel_err"])
             allowed = max(0.20, 4 * rel)
             if abs(err) > allowed:

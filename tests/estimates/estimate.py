@@ -75,6 +75,7 @@ def estimates(ev):
     """
     raw, rawsq, out, tl = {}, {}, {}, {}
     samples = []  # [site, weight, outside bytes, own outside]
+    threads = []  # each sample's thread
     pending = {}  # thread -> outside bytes waiting for its next sample
     last = {}  # thread -> the sample its previous event was, or None
     for t, _, kind, thr, site, value, _ in ev:
@@ -84,6 +85,7 @@ def estimates(ev):
             rawsq[site] = rawsq.get(site, 0) + value * value
             s = [site, value, pending.pop(thr, 0), False, t]
             samples.append(s)
+            threads.append(thr)
             last[thr] = s
             continue
         last[thr] = None
@@ -123,11 +125,37 @@ def estimates(ev):
         cor[s[0]] = cor.get(s[0], 0) + c
         corsq[s[0]] = corsq.get(s[0], 0) + c * c
         terms[s[0]] = terms.get(s[0], 0) + (0 if s[3] else 1)
+    # the pooled term: each sample's weight times its thread's mean
+    # size-biased weight m = sum w^2 / sum w over that thread's samples
+    # (to the nearest byte), of the raw weights and of the scaled
+    # remainders, summed by site; a site's variance is the larger of its
+    # own squares and that
+    rawvar = pooled([s[0] for s in samples], threads,
+                    [s[1] for s in samples], rawsq)
+    cs = [Fraction(0) if s[3] else
+          (Fraction(s[4] * r_all, r_tlab) if r_tlab else Fraction(s[4]))
+          for s in samples]
+    corvar = pooled([s[0] for s in samples], threads, cs, corsq)
     cor = {k: math.floor(v) for k, v in cor.items()}
     corsq = {k: math.floor(v) for k, v in corsq.items()}
     for k, v in out.items():
         tl[k] = tl.get(k, 0) + v
-    return raw, rawsq, cor, corsq, negative, tl, terms
+    return raw, rawsq, cor, corsq, negative, tl, terms, rawvar, corvar
+
+
+def pooled(sites, threads, weights, own):
+    """Per site: max(its own sum of squares, the sum of its samples'
+    weights each times its thread's m)."""
+    y, q = {}, {}
+    for t, w in zip(threads, weights):
+        y[t] = y.get(t, 0) + w
+        q[t] = q.get(t, 0) + w * w
+    m = {t: math.floor(Fraction(q[t]) / y[t] + Fraction(1, 2)) if y[t] else 0
+         for t in y}
+    pool = {}
+    for k, t, w in zip(sites, threads, weights):
+        pool[k] = pool.get(k, 0) + w * m[t]
+    return {k: max(own.get(k, 0), v) for k, v in pool.items()}
 
 
 def main():
@@ -138,17 +166,20 @@ def main():
             # the JVM may log to stdout first: the truth is the last line
             truth = json.loads([x for x in f if x.startswith("{")][-1])
             truth = truth["sites"]
-    raw, rawsq, cor, corsq, negative, tl, terms = estimates(ev)
+    raw, rawsq, cor, corsq, negative, tl, terms, rawvar, corvar = \
+        estimates(ev)
     total = sum(cor.values())
     res = {"negative_remainders": negative, "sites": {}}
     for site in sorted(set(raw) | set(cor)):
         r = {"raw": raw.get(site, 0), "corrected": cor.get(site, 0),
              "raw_sumsq": rawsq.get(site, 0),
              "corrected_sumsq": corsq.get(site, 0),
-             "corrected_terms": terms.get(site, 0)}
-        r["raw_rel_se"] = (math.sqrt(r["raw_sumsq"]) / r["raw"]
+             "corrected_terms": terms.get(site, 0),
+             "raw_var": rawvar.get(site, 0),
+             "corrected_var": float(corvar.get(site, 0))}
+        r["raw_rel_se"] = (math.sqrt(r["raw_var"]) / r["raw"]
                            if r["raw"] else None)
-        r["corrected_rel_se"] = (math.sqrt(r["corrected_sumsq"]) /
+        r["corrected_rel_se"] = (math.sqrt(r["corrected_var"]) /
                                  r["corrected"] if r["corrected"] else None)
         method = site.split(":")[0].rsplit(".", 1)[-1]
         if method in truth:
