@@ -102,6 +102,24 @@ static uint64_t pool_m_of(const struct pool_sum *x)
 	return m >= 0x1p63L ? (uint64_t)INT64_MAX : (uint64_t)m;
 }
 
+/* Each key's value, an index into acc, made that slot's m: the keys
+ * first (u64map_put may grow the map, which a walk must not see). */
+static void pool_finish(struct u64map *out, struct pool_sum *acc, size_t n)
+{
+	uint64_t *keys = xmalloc((n ? n : 1) * sizeof(*keys)), key, v;
+	size_t pos = 0, k = 0;
+
+	while (k < n && u64map_next(out, &pos, &key, &v))
+		keys[k++] = key;
+	while (k-- > 0) {
+		uint64_t *slot = u64map_put(out, keys[k], 0, NULL);
+
+		*slot = pool_m_of(&acc[*slot]);
+	}
+	free(keys);
+	free(acc);
+}
+
 static void pool_sums(struct query *q, bool corrected,
 		      const struct store_rollup_bucket *b, uint32_t n,
 		      const struct store_rollup_row *rows,
@@ -109,8 +127,7 @@ static void pool_sums(struct query *q, bool corrected,
 		      const struct store_rollup_est *est, struct u64map *out)
 {
 	struct pool_sum *acc = NULL;
-	size_t n_acc = 0, alloc = 0, pos = 0;
-	uint64_t key, v;
+	size_t n_acc = 0, alloc = 0;
 	uint32_t i, r;
 
 	for (i = 0; i < n; i++) {
@@ -148,10 +165,7 @@ static void pool_sums(struct query *q, bool corrected,
 			}
 		}
 	}
-	/* each slot's index becomes its m */
-	while (u64map_next(out, &pos, &key, &v))
-		*u64map_put(out, key, 0, NULL) = pool_m_of(&acc[v]);
-	free(acc);
+	pool_finish(out, acc, n_acc);
 }
 
 /* The same sums from the samples, where the store has no rollups of the
@@ -161,8 +175,8 @@ static int pool_samples(struct query *q, bool corrected, struct u64map *out,
 {
 	struct store_samples sm;
 	struct pool_sum *acc = NULL;
-	size_t n_acc = 0, alloc = 0, pos = 0;
-	uint64_t i, key, v;
+	size_t n_acc = 0, alloc = 0;
+	uint64_t i;
 
 	if (store_kind_samples(q->s, SAMPLE_ALLOC, &sm, e) < 0)
 		return ERR_FAIL;
@@ -193,9 +207,7 @@ static int pool_samples(struct query *q, bool corrected, struct u64map *out,
 			acc[*slot].w2 += (long double)w * (long double)w;
 		}
 	}
-	while (u64map_next(out, &pos, &key, &v))
-		*u64map_put(out, key, 0, NULL) = pool_m_of(&acc[v]);
-	free(acc);
+	pool_finish(out, acc, n_acc);
 	return 0;
 }
 

@@ -150,8 +150,11 @@ t_begin timeline_two_recordings_apart
 rm -f "$W/two.hsdb"
 run import -o "$W/two.hsdb" "$F/jdk17-default.jfr" "$F/jdk17-profile-tlab.jfr"
 expect_rc 0
-run dump --format=tsv "$F/jdk17-default.jfr" "$F/jdk17-profile-tlab.jfr"
-printf '%s\n' "$out" >"$W/two.tsv"
+# one dump a recording: the pooled term's threads are each recording's
+run dump --format=tsv "$F/jdk17-default.jfr"
+printf '%s\n' "$out" >"$W/two-a.tsv"
+run dump --format=tsv "$F/jdk17-profile-tlab.jfr"
+printf '%s\n' "$out" >"$W/two-b.tsv"
 for ms in 100 250 1000; do
 	run timeline "$W/two.hsdb" --csv --bucket=${ms}ms --estimate=jfr
 	expect_rc 0
@@ -159,7 +162,7 @@ for ms in 100 250 1000; do
 	# the gap is there: a bucket that neither recording covers
 	[ "$ms" != 100 ] || tr -d '\r' <"$W/tl.csv" | grep -q ',,,0\.000000000$' ||
 		t_fail "${ms}ms: no bucket between the two recordings"
-	r=$(views timeline "$W/two.tsv" "$W/tl.csv" --bucket $((ms * 1000000)) \
+	r=$(views timeline "$W/two-a.tsv,$W/two-b.tsv" "$W/tl.csv" --bucket $((ms * 1000000)) \
 		--jfr "$F/jdk17-default.jfr,$F/jdk17-profile-tlab.jfr") ||
 		t_fail "${ms}ms: $r"
 done

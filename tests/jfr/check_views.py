@@ -35,7 +35,8 @@ usage:
       prints the ISO time of the whole second K seconds after the first
       KIND sample (for --from/--to)
 filters: --kind K (default alloc) --class RE --thread RE --from NS --to NS
-(the window is [from, to))
+(the window is [from, to)); DUMP.tsv may be several, comma-separated, one
+a recording (their threads apart, as the pooled term's strata)
 Prints what differs and exits 1, or prints a one-line summary.
 """
 import collections
@@ -98,32 +99,56 @@ def sites(frames):
 
 
 def samples(path, o):
-    """(time_ns, bytes or None, sites allocation first) of the samples
-    the filters keep."""
+    """(time_ns, bytes or None, sites allocation first, pooled term) of
+    the samples the filters keep: the pooled term is the bytes times
+    their thread's m (thread_m) for ObjectAllocationSample, else 0.
+    path may name several dumps, comma-separated: one a recording."""
     cls = re.compile(o["class"]) if o["class"] else None
     thr = re.compile(o["thread"]) if o["thread"] else None
     n = 0
-    with open(path, encoding="utf-8") as f:
-        head = f.readline().rstrip("\n").split("\t")
-        assert head[:8] == ["kind", "startTime", "javaThreadId", "threadName",
-                            "class", "value", "truncated", "frames"], head
-        for line in f:
-            c = line.rstrip("\n").split("\t")
-            if c[0] != o["kind"]:
-                continue
-            n += 1
-            t = ns(c[1])
-            if cls and not cls.search(c[4]):
-                continue
-            if thr and not thr.search(c[3]):
-                continue
-            if o["from"] is not None and t < o["from"]:
-                continue
-            if o["to"] is not None and t >= o["to"]:
-                continue
-            yield t, (int(c[5]) if c[5] else None), sites(c[7])
+    for one in path.split(","):
+        m = thread_m(one, o["kind"])
+        with open(one, encoding="utf-8") as f:
+            head = f.readline().rstrip("\n").split("\t")
+            assert head[:8] == ["kind", "startTime", "javaThreadId",
+                                "threadName", "class", "value", "truncated",
+                                "frames"], head
+            for line in f:
+                c = line.rstrip("\n").split("\t")
+                if c[0] != o["kind"]:
+                    continue
+                n += 1
+                t = ns(c[1])
+                if cls and not cls.search(c[4]):
+                    continue
+                if thr and not thr.search(c[3]):
+                    continue
+                if o["from"] is not None and t < o["from"]:
+                    continue
+                if o["to"] is not None and t >= o["to"]:
+                    continue
+                b = int(c[5]) if c[5] else None
+                yield t, b, sites(c[7]), (b or 0) * m.get(c[2], 0)
     if n == 0:
         fail(f"{path}: no {o['kind']} samples at all: nothing was checked")
+
+
+def thread_m(path, kind):
+    """Each thread's m (docs/estimates.md, the pooled term): the sum of
+    its ObjectAllocationSample weights' squares over their sum, over all
+    its samples whatever the filters, to the nearest byte; none for
+    other kinds."""
+    if kind != "alloc":
+        return {}
+    y, q = collections.Counter(), collections.Counter()
+    with open(path, encoding="utf-8") as f:
+        f.readline()
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if c[0] == kind and c[5]:
+                y[c[2]] += int(c[5])
+                q[c[2]] += int(c[5]) ** 2
+    return {t: (2 * q[t] + y[t]) // (2 * y[t]) for t in y if y[t] > 0}
 
 
 def read_csv(path, header):
@@ -142,26 +167,29 @@ def close(a, b, tol):
     return abs(a - b) <= tol
 
 
-def want_rel(kind, n, w, sq):
+def want_rel(kind, n, w, sq, pool):
     """The ± of n samples of w bytes whose squares sum to sq
-    (docs/estimates.md): weights' sqrt(sq) / w; exact kinds 0; 1/sqrt(n)
-    for old objects, or where there are no bytes; None without samples."""
+    (docs/estimates.md): weights' sqrt(max(sq, pool)) / w, pool the
+    pooled term (0 but for ObjectAllocationSample); exact kinds 0;
+    1/sqrt(n) for old objects, or where there are no bytes; None without
+    samples."""
     if not n:
         return None
     if kind == "outside":
         return 0.0
     if kind == "old" or w <= 0:
         return 1 / n ** 0.5
-    return sq ** 0.5 / w
+    return max(sq, pool) ** 0.5 / w
 
 
 def cmd_tree(dump, tree_csv, o):
     depth = o["depth"]
     n, w, sq = (collections.Counter(), collections.Counter(),
                 collections.Counter())
+    pool = collections.Counter()
     sn, sw = collections.Counter(), collections.Counter()
     sized = False
-    for _, b, st in samples(dump, o):
+    for _, b, st, pb in samples(dump, o):
         sized = sized or b is not None
         b = b or 0
         path = st if o["inverted"] else st[::-1]
@@ -172,6 +200,7 @@ def cmd_tree(dump, tree_csv, o):
             n[k] += 1
             w[k] += b
             sq[k] += b * b
+            pool[k] += pb
         # self: the samples allocated by the node's own frame; the
         # allocating frame ends the path, or starts it when inverted
         own = tuple(path[:1]) if o["inverted"] else tuple(path)
@@ -201,7 +230,7 @@ def cmd_tree(dump, tree_csv, o):
         if got != want:
             fail(f"node {r[0]!r}: samples, est_bytes, self_samples, "
                  f"self_bytes {got}, from the samples {want}")
-        rel = want_rel(o["kind"], n[k], w[k], sq[k])
+        rel = want_rel(o["kind"], n[k], w[k], sq[k], pool[k])
         if rel is None:
             if r[9] != "":
                 fail(f"node {r[0]!r}: rel_err {r[9]}, expected none")
@@ -264,11 +293,13 @@ def cmd_timeline(dump, tl_csv, o):
     assert o["jfr"], "--jfr REC.jfr is needed for the time covered"
     n, w, sq = (collections.Counter(), collections.Counter(),
                 collections.Counter())
-    for t, b, _ in samples(dump, o):
+    pool = collections.Counter()
+    for t, b, _, pb in samples(dump, o):
         k = t // width * width
         n[k] += 1
         w[k] += b or 0
         sq[k] += (b or 0) ** 2
+        pool[k] += pb
     rows = read_csv(tl_csv, ["time", "samples", "est_bytes", "alloc_rate",
                              "sample_rate", "rel_err", "covered_s"])
     if not n:
@@ -314,7 +345,7 @@ def cmd_timeline(dump, tl_csv, o):
             fail(f"bucket {r[0]}: sample_rate {r[4]}, expected {n[k] / sec}")
         # the ± (docs/estimates.md): weights' sqrt(sum w^2) / sum w, none
         # where there are no bytes; exact kinds 0, counts 1/sqrt(n)
-        rel = want_rel(o["kind"], n[k], w[k], sq[k])
+        rel = want_rel(o["kind"], n[k], w[k], sq[k], pool[k])
         if rel is None:
             if r[5] != "":
                 fail(f"bucket {r[0]}: rel_err {r[5]}, expected none")
@@ -326,7 +357,7 @@ def cmd_timeline(dump, tl_csv, o):
 def cmd_second(dump, kind, k):
     o = opts([])
     o["kind"] = kind
-    first = min(t for t, _, _ in samples(dump, o))
+    first = min(x[0] for x in samples(dump, o))
     s = first // 1_000_000_000 + int(k)
     print(iso(s * 1_000_000_000)[:19] + "Z")
     sys.exit(0)
