@@ -77,163 +77,334 @@ double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
 	default:
 		if (bytes <= 0)
 			return samples ? 1.0 / sqrt((double)samples) : NAN;
-		return sqrt((double)(pool > sq ? pool : sq)) / (double)bytes;
+		/* the pooled term is in bytes^2 * 2^QUERY_POOL_SHIFT */
+		return sqrt(fmax((double)sq,
+				 ldexp((double)pool, -QUERY_POOL_SHIFT))) /
+		       (double)bytes;
 	}
 }
 
 /*
- * m = Σ w² / Σ w over each thread's ObjectAllocationSample weights (or
- * their scaled rests), by recording, from the rollup rows of the thread
- * projection: every sample is in one row of it.  A weight is the bytes
- * its thread allocated since that thread's previous sample, so the
- * heavy weights of a thread the throttle skipped can only have fallen on
- * that thread's sites: the strata are the threads.  Rounded to the
- * nearest byte, so that pool_of() stays an exact integer sum in any
- * order.
+ * The pooled term's m (docs/estimates.md).  A thread's is Σ w² / Σ w
+ * over its ObjectAllocationSample weights (or their scaled rests) in its
+ * recording: a weight is the bytes its thread allocated since that
+ * thread's previous sample, so the heavy weights of a thread the
+ * throttle skipped can only have fallen on that thread's sites.  A
+ * node's or a class's is the mean of its threads' m weighted by its
+ * bytes in each, so that rows without their thread give the same sums
+ * over the whole recording.  Each is rounded to 1/65536 byte, so that
+ * pool_of() stays an exact integer sum in any order.
  */
 struct pool_sum {
-	long double y, w2;
+	long double y, w; /* the bytes; Σ w² (a thread), Σ y m (the rest) */
 };
 
-static uint64_t pool_m_of(const struct pool_sum *x)
-{
-	long double m = x->y > 0 ? x->w2 / x->y + 0.5L : 0;
+/* A table up to this many entries (32 bytes each while summing, 8 once
+ * made) is kept dense, by recording and id; past it, a map. */
+#define POOL_DENSE_MAX (1u << 22)
 
+struct pool_acc {
+	uint32_t n_recs, n_ids;
+	bool dense;
+	struct pool_sum *s; /* dense: [rec * (n_ids + 1) + id] */
+	struct u64map idx;  /* else: key -> index into s */
+	size_t n, alloc;
+};
+
+static void acc_init(struct pool_acc *a, uint32_t n_recs, uint32_t n_ids)
+{
+	memset(a, 0, sizeof(*a));
+	a->n_recs = n_recs;
+	a->n_ids = n_ids;
+	a->dense = (uint64_t)n_recs * ((uint64_t)n_ids + 1) <= POOL_DENSE_MAX;
+	if (a->dense)
+		a->s = xcalloc((size_t)n_recs * (n_ids + 1) + 1, sizeof(*a->s));
+}
+
+/* NULL for an id past the table's (a row the store's checks let by
+ * cannot hold one: dropped) */
+static struct pool_sum *acc_at(struct pool_acc *a, uint32_t rec, uint32_t id)
+{
+	bool added;
+	uint64_t *v;
+
+	if (a->dense) {
+		uint32_t k = id == STORE_NONE ? a->n_ids : id;
+
+		return rec < a->n_recs && k <= a->n_ids
+			       ? &a->s[(size_t)rec * (a->n_ids + 1) + k]
+			       : NULL;
+	}
+	v = u64map_put(&a->idx, query_pool_key(rec, id), a->n, &added);
+	if (added) {
+		if (a->n == a->alloc) {
+			a->alloc = a->alloc ? a->alloc * 2 : 64;
+			a->s = xreallocarray(a->s, a->alloc, sizeof(*a->s));
+		}
+		a->s[a->n++] = (struct pool_sum){0, 0};
+	}
+	return &a->s[*v];
+}
+
+static uint64_t acc_m(const struct pool_sum *x, bool scaled)
+{
+	long double m = x->y > 0 ? x->w / x->y : 0;
+
+	if (!scaled)
+		m *= (long double)(1u << QUERY_POOL_SHIFT);
+	m += 0.5L;
 	return m >= 0x1p63L ? (uint64_t)INT64_MAX : (uint64_t)m;
 }
 
-/* Each key's value, an index into acc, made that slot's m: the keys
- * first (u64map_put may grow the map, which a walk must not see). */
-static void pool_finish(struct u64map *out, struct pool_sum *acc, size_t n)
+/* Each entry's m into pool's table by, scaled by 2^QUERY_POOL_SHIFT: w /
+ * y for a node's or class's (whose w is scaled already), w / y * 2^16
+ * for a thread's; a released. */
+static void acc_finish(struct pool_acc *a, struct query_pool *pool, int by,
+		       bool scaled)
 {
-	uint64_t *keys = xmalloc((n ? n : 1) * sizeof(*keys)), key, v;
-	size_t pos = 0, k = 0;
+	size_t pos = 0, k, n = (size_t)a->n_recs * (a->n_ids + 1);
+	uint64_t key, v;
 
-	while (k < n && u64map_next(out, &pos, &key, &v))
-		keys[k++] = key;
-	while (k-- > 0) {
-		uint64_t *slot = u64map_put(out, keys[k], 0, NULL);
-
-		*slot = pool_m_of(&acc[*slot]);
+	pool->n_recs = a->n_recs;
+	pool->n_ids[by] = a->n_ids;
+	if (a->dense) {
+		pool->dense[by] = xmalloc((n ? n : 1) * sizeof(uint64_t));
+		for (k = 0; k < n; k++)
+			pool->dense[by][k] = acc_m(&a->s[k], scaled);
+	} else {
+		while (u64map_next(&a->idx, &pos, &key, &v))
+			u64map_put(&pool->m[by], key, acc_m(&a->s[v], scaled),
+				   NULL);
+		u64map_release(&a->idx);
 	}
-	free(keys);
-	free(acc);
+	free(a->s);
+	memset(a, 0, sizeof(*a));
 }
 
-static void pool_sums(struct query *q, bool corrected,
-		      const struct store_rollup_bucket *b, uint32_t n,
-		      const struct store_rollup_row *rows,
-		      const struct store_rollup_sq *sq,
-		      const struct store_rollup_est *est, struct u64map *out)
+/*
+ * Every rollup row of ObjectAllocationSample under proj, once: a
+ * recording's whole rows (3.1) where it has them, else its time
+ * buckets' (each sample is in one row of either), with its bytes and
+ * squares as the passes read them (est_rows() in query_pass.c).
+ */
+struct pool_src {
+	const struct store_rollup_bucket *b;
+	uint32_t n;
+	const struct store_rollup_row *rows;
+	const struct store_rollup_sq *sq;
+	const struct store_rollup_est *est;
+};
+
+typedef void pool_row_fn(void *ctx, uint32_t rec,
+			 const struct store_rollup_row *row, long double y,
+			 long double w2);
+
+static void src_walk(const struct query *q, bool corrected,
+		     const struct pool_src *src, const unsigned char *skip,
+		     unsigned char *done, pool_row_fn *fn, void *ctx)
 {
-	struct pool_sum *acc = NULL;
-	size_t n_acc = 0, alloc = 0;
 	uint32_t i, r;
 
-	for (i = 0; i < n; i++) {
-		uint32_t rec = b[i].recording;
-		const struct store_estimate *f =
-			q->est && rec < q->n_recs ? &q->est[rec] : NULL;
+	for (i = 0; i < src->n; i++) {
+		uint32_t rec = src->b[i].recording;
 
-		if (rec >= q->n_recs || (corrected && !f))
+		if (rec >= q->n_recs || (skip && skip[rec]))
 			continue;
-		for (r = 0; r < b[i].n_rows; r++) {
-			uint64_t k = b[i].first_row + r, *slot;
-			bool added;
+		if (done)
+			done[rec] = 1;
+		for (r = 0; r < src->b[i].n_rows; r++) {
+			uint64_t k = src->b[i].first_row + r;
+			long double y, w2;
 
-			slot = u64map_put(out,
-					  query_pool_key(rec, rows[k].thread),
-					  n_acc, &added);
-			if (added) {
-				if (n_acc == alloc) {
-					alloc = alloc ? alloc * 2 : 64;
-					acc = xreallocarray(acc, alloc,
-							    sizeof(*acc));
-				}
-				acc[n_acc++] = (struct pool_sum){0, 0};
-			}
 			if (!corrected) {
-				acc[*slot].y += (long double)rows[k].bytes;
-				acc[*slot].w2 += (long double)u128_of(sq[k].lo,
-								      sq[k].hi);
+				y = (long double)src->rows[k].bytes;
+				w2 = (long double)u128_of(src->sq[k].lo,
+							  src->sq[k].hi);
 			} else {
-				acc[*slot].y += (long double)query_est_scale(
-					est[k].a, f);
-				acc[*slot].w2 +=
-					(long double)query_est_scale_sq(
-						est[k].lo, est[k].hi, f);
+				const struct store_estimate *f = &q->est[rec];
+
+				y = (long double)query_est_scale(src->est[k].a,
+								 f);
+				w2 = (long double)query_est_scale_sq(
+					src->est[k].lo, src->est[k].hi, f);
 			}
+			fn(ctx, rec, &src->rows[k], y, w2);
 		}
 	}
-	pool_finish(out, acc, n_acc);
 }
 
-/* The same sums from the samples, where the store has no rollups of the
- * kind or no squares (before 2.2): as the passes then read them. */
-static int pool_samples(struct query *q, bool corrected, struct u64map *out,
-			struct err *e)
+/* 1 when every row of proj was walked, 0 when the store has none (or
+ * no squares, or no rests): then the samples */
+static int rows_walk(struct query *q, bool corrected, int proj, pool_row_fn *fn,
+		     void *ctx, struct err *e)
+{
+	struct store_rollup_whole w;
+	struct pool_src whole, bk = {0};
+	unsigned char *done;
+
+	if (corrected ? store_rollup_est(q->s, &bk.est, e) < 0
+		      : store_rollup_squares(q->s, &bk.sq, e) < 0)
+		return ERR_FAIL;
+	if (store_rollup(q->s, SAMPLE_ALLOC, proj, &bk.b, &bk.n, &bk.rows, e) <
+		    0 ||
+	    store_rollup_whole(q->s, SAMPLE_ALLOC, proj, &w, e) < 0)
+		return ERR_FAIL;
+	if ((corrected ? !bk.est || !q->est : !bk.sq) || !bk.n)
+		return 0;
+	whole = (struct pool_src){w.b, w.n, w.rows, w.sq, w.est};
+	done = xcalloc(q->n_recs ? q->n_recs : 1, 1);
+	if (corrected ? whole.est != NULL : whole.sq != NULL)
+		src_walk(q, corrected, &whole, NULL, done, fn, ctx);
+	src_walk(q, corrected, &bk, done, NULL, fn, ctx);
+	free(done);
+	return 1;
+}
+
+struct pool_build {
+	const struct query_pool *pool;
+	struct pool_acc t, nd, cl;
+};
+
+static void add_thread(void *ctx, uint32_t rec,
+		       const struct store_rollup_row *row, long double y,
+		       long double w2)
+{
+	struct pool_build *b = ctx;
+	struct pool_sum *x = acc_at(&b->t, rec, row->thread);
+
+	if (x) {
+		x->y += y;
+		x->w += w2;
+	}
+}
+
+/* a node's and a class's bytes, and those times their thread's m */
+static void add_keyed(struct pool_build *b, uint32_t rec, uint32_t thread,
+		      uint32_t node, uint32_t cls, long double y)
+{
+	long double ym = y * (long double)query_pool_m(b->pool, POOL_THREAD,
+						       rec, thread);
+	struct pool_sum *x = acc_at(&b->nd, rec, node);
+
+	if (x) {
+		x->y += y;
+		x->w += ym;
+	}
+	x = acc_at(&b->cl, rec, cls);
+	if (x) {
+		x->y += y;
+		x->w += ym;
+	}
+}
+
+static void add_full(void *ctx, uint32_t rec,
+		     const struct store_rollup_row *row, long double y,
+		     long double w2)
+{
+	(void)w2;
+	add_keyed(ctx, rec, row->thread, row->node, row->cls, y);
+}
+
+/* The same from the samples, where the store has no rollups of the kind
+ * or no squares (before 2.2): as the passes then read them. */
+static int pool_samples(struct query *q, bool corrected, struct pool_build *b,
+			struct query_pool *pool, bool threads, struct err *e)
 {
 	struct store_samples sm;
-	struct pool_sum *acc = NULL;
-	size_t n_acc = 0, alloc = 0;
 	uint64_t i;
+	int step;
 
 	if (store_kind_samples(q->s, SAMPLE_ALLOC, &sm, e) < 0)
 		return ERR_FAIL;
-	for (i = 0; i < sm.n; i++) {
-		uint32_t rec = sm.recording[i];
-		int64_t w = sm.bytes[i] == REC_NONE ? 0 : sm.bytes[i];
-		uint64_t *slot;
-		bool added;
+	for (step = threads ? 0 : 1; step < 2; step++) {
+		for (i = 0; i < sm.n; i++) {
+			uint32_t rec = sm.recording[i];
+			int64_t w = sm.bytes[i] == REC_NONE ? 0 : sm.bytes[i];
+			struct pool_sum *x;
 
-		if (rec >= q->n_recs)
-			continue;
-		if (corrected) {
-			if (!q->est || !sm.rest)
+			if (rec >= q->n_recs ||
+			    (corrected && (!sm.rest || !q->est)))
 				continue;
-			w = query_est_scale(sm.rest[i], &q->est[rec]);
-		}
-		slot = u64map_put(out, query_pool_key(rec, sm.thread[i]), n_acc,
-				  &added);
-		if (added) {
-			if (n_acc == alloc) {
-				alloc = alloc ? alloc * 2 : 64;
-				acc = xreallocarray(acc, alloc, sizeof(*acc));
+			if (corrected)
+				w = query_est_scale(sm.rest[i], &q->est[rec]);
+			if (w < 0)
+				w = 0;
+			if (step) {
+				add_keyed(b, rec, sm.thread[i], sm.node[i],
+					  sm.cls[i], (long double)w);
+			} else if ((x = acc_at(&b->t, rec, sm.thread[i]))) {
+				x->y += (long double)w;
+				x->w += (long double)w * (long double)w;
 			}
-			acc[n_acc++] = (struct pool_sum){0, 0};
 		}
-		if (w > 0) {
-			acc[*slot].y += (long double)w;
-			acc[*slot].w2 += (long double)w * (long double)w;
-		}
+		if (!step)
+			acc_finish(&b->t, pool, POOL_THREAD, false);
 	}
-	pool_finish(out, acc, n_acc);
 	return 0;
 }
 
-int query_pool_init(struct query *q, struct err *e)
+/* The threads' m first (the thread projection's rows), then the nodes'
+ * and classes' from the full projection's, or both from the samples. */
+static int pool_make(struct query *q, bool corrected, struct query_pool *pool,
+		     struct err *e)
+{
+	struct pool_build b = {pool, {0}, {0}, {0}};
+	bool threads;
+	int rc;
+
+	acc_init(&b.t, q->n_recs, q->n_threads);
+	acc_init(&b.nd, q->n_recs, q->n_nodes);
+	acc_init(&b.cl, q->n_recs, q->n_classes);
+	rc = rows_walk(q, corrected, STORE_PROJ_THREAD, add_thread, &b, e);
+	threads = rc > 0;
+	if (threads) {
+		acc_finish(&b.t, pool, POOL_THREAD, false);
+		/* a store may keep no full projection (a synthetic one of
+		 * random keys, whose rows would be its samples): then the
+		 * samples */
+		rc = rows_walk(q, corrected, STORE_PROJ_FULL, add_full, &b, e);
+	}
+	if (rc == 0)
+		rc = pool_samples(q, corrected, &b, pool, !threads, e);
+	if (rc >= 0) {
+		acc_finish(&b.nd, pool, POOL_NODE, true);
+		acc_finish(&b.cl, pool, POOL_CLASS, true);
+	}
+	free(b.t.s);
+	free(b.nd.s);
+	free(b.cl.s);
+	u64map_release(&b.t.idx);
+	u64map_release(&b.nd.idx);
+	u64map_release(&b.cl.idx);
+	return rc < 0 ? ERR_FAIL : 0;
+}
+
+int query_pool_get(struct query *q, const struct query_pool **out,
+		   struct err *e)
 {
 	const bool corrected = query_estimate(q) == QUERY_EST_CORRECTED;
-	const struct store_rollup_bucket *b;
-	const struct store_rollup_row *rows;
-	const struct store_rollup_sq *sq = NULL;
-	const struct store_rollup_est *est = NULL;
-	uint32_t n;
+	bool *made;
+	struct query_pool *pool;
+	int by;
 
-	if (q->pool_made[corrected])
-		return 0;
-	q->pool_made[corrected] = true;
+	*out = NULL;
 	if (q->kind != SAMPLE_ALLOC)
 		return 0;
-	if (corrected ? store_rollup_est(q->s, &est, e) < 0
-		      : store_rollup_squares(q->s, &sq, e) < 0)
-		return ERR_FAIL;
-	if (store_rollup(q->s, SAMPLE_ALLOC, STORE_PROJ_THREAD, &b, &n, &rows,
-			 e) < 0)
-		return ERR_FAIL;
-	if (!n || (corrected ? !est : !sq))
-		return pool_samples(q, corrected, &q->pool[corrected], e);
-	pool_sums(q, corrected, b, n, rows, sq, est, &q->pool[corrected]);
+	pool = query_pool_slot(q, corrected, &made);
+	if (!*made) {
+		if (pool_make(q, corrected, pool, e) < 0) {
+			/* a damaged store: this query fails, the next tries
+			 * again and fails alike */
+			for (by = 0; by < POOL__COUNT; by++) {
+				u64map_release(&pool->m[by]);
+				free(pool->dense[by]);
+				pool->dense[by] = NULL;
+			}
+			return ERR_FAIL;
+		}
+		*made = true;
+	}
+	*out = pool;
 	return 0;
 }
 

@@ -202,11 +202,21 @@ struct query_shared {
 	const char **site_names;
 	uint32_t *frame_site, *node_site, n_sites;
 	unsigned char *all_ok;
+	/* the pooled term's m of each estimate (estimate.c), made once */
+	struct query_pool pool[2];
+	bool pool_made[2];
 };
 
 static void shared_release(void *p)
 {
 	struct query_shared *sh = p;
+	int k, by;
+
+	for (k = 0; k < 2; k++)
+		for (by = 0; by < POOL__COUNT; by++) {
+			u64map_release(&sh->pool[k].m[by]);
+			free(sh->pool[k].dense[by]);
+		}
 
 	free(sh->site_names);
 	free(sh->frame_site);
@@ -271,6 +281,19 @@ static const struct query_shared *shared_of(struct query *q)
 	buf_release(&b);
 	store_attach(q->s, sh, shared_release);
 	return sh;
+}
+
+struct query_pool *query_pool_slot(struct query *q, bool corrected, bool **made)
+{
+	struct query_shared *sh = store_attached(q->s);
+
+	if (!sh) { /* shared_of(q) makes it when q is opened */
+		shared_of(q);
+		sh = store_attached(q->s);
+	}
+
+	*made = &sh->pool_made[corrected];
+	return &sh->pool[corrected];
 }
 
 static int build_sites(struct query *q, struct err *e)
@@ -580,8 +603,6 @@ void query_free(struct query *q)
 	free(q->buckets);
 	free(q->cover);
 	free(q->g);
-	u64map_release(&q->pool[0]);
-	u64map_release(&q->pool[1]);
 	free(q->key_ok);
 	free(q->rec_info);
 	free(q->paths);

@@ -68,15 +68,21 @@ static inline unsigned __int128 sq_of(int64_t w, int64_t size, bool agent)
 
 /*
  * The pooled term of a group's variance (docs/estimates.md): each
- * sampled byte of ObjectAllocationSample times its thread's mean
- * size-biased weight m (query_pool_init), which is what the group's sum
- * of squares is worth on average; the ± takes the larger of the two, so
- * that a group that happened to draw none of a throttled thread's heavy
- * weights is not said to be sure.  m is 0 for every other kind, and for
- * the corrected estimate's exact bytes.
+ * sampled byte of ObjectAllocationSample times the mean size-biased
+ * weight m of its stratum, which is what the group's sum of squares is
+ * worth on average; the ± takes the larger of the two, so that a group
+ * that happened to draw none of a throttled thread's heavy weights is
+ * not said to be sure.  The strata are threads (a weight is the bytes
+ * of its own thread since its previous sample); rows without their
+ * thread take their node's or class's m, the byte-weighted mean of its
+ * threads' m over the recording (query_pool_get).  m is in 1/65536
+ * bytes (QUERY_POOL_SHIFT), a pooled term in bytes^2 * 65536.  m is 0
+ * for every other kind, and for the corrected estimate's exact bytes.
  */
+#define QUERY_POOL_SHIFT 16
 static inline unsigned __int128 pool_of(int64_t w, uint64_t m)
 {
+	/* below 2^63 * 2^64: no overflow */
 	return w > 0 && m ? (unsigned __int128)(uint64_t)w * m : 0;
 }
 
@@ -85,30 +91,57 @@ static inline unsigned __int128 pool_of(int64_t w, uint64_t m)
 double query_rel_err(enum sample_kind k, uint64_t samples, int64_t bytes,
 		     unsigned __int128 sq, unsigned __int128 pool);
 
-/*
- * Each thread's m for q's estimate (raw weights or corrected rests), by
- * recording: made once per estimate and kept in q (q->pool[]), from the
- * rollups of ObjectAllocationSample under the thread projection.  None
- * (an empty map) where the store has no such rollups or no squares
- * (before 2.2), and when q's kind is not ObjectAllocationSample.
- */
-int query_pool_init(struct query *q, struct err *e);
+/* What a pass's rows or samples take their m by: the key they hold. */
+enum query_pool_by { POOL_THREAD, POOL_NODE, POOL_CLASS, POOL__COUNT };
 
-/* A thread's key in a pool: its recording's index and its own (the
- * strata, docs/estimates.md). */
-static inline uint64_t query_pool_key(uint32_t rec, uint32_t thread)
+/* m by (recording, thread, node or class), for one estimate: in a table
+ * by recording and id where that is small (dense[by][rec * (n_ids + 1)
+ * + id], the id STORE_NONE last), else in a map by query_pool_key(). */
+struct query_pool {
+	struct u64map m[POOL__COUNT];
+	uint64_t *dense[POOL__COUNT];
+	uint32_t n_ids[POOL__COUNT], n_recs;
+};
+
+/*
+ * The pool of q's estimate (the raw weights or the corrected rests) of
+ * q's store, made once per store and estimate and kept with it
+ * (query_pool_slot), from the rollups of ObjectAllocationSample (the
+ * thread projection's rows for each thread's m, the full projection's
+ * for the nodes' and classes'), or its samples where the store has no
+ * rollups or squares (before 2.2).  *out NULL where q's kind is not
+ * ObjectAllocationSample.
+ */
+int query_pool_get(struct query *q, const struct query_pool **out,
+		   struct err *e);
+/* query.c: the store's slot for the pool of one estimate, and whether
+ * it was made */
+struct query_pool *query_pool_slot(struct query *q, bool corrected,
+				   bool **made);
+
+/* A key of a pool: a recording's index and a thread's, node's or
+ * class's. */
+static inline uint64_t query_pool_key(uint32_t rec, uint32_t id)
 {
-	return (uint64_t)rec << 32 | thread;
+	return (uint64_t)rec << 32 | id;
 }
 
-/* m of a thread of recording rec under pool (0: none) */
-static inline uint64_t query_pool_m(const struct u64map *pool, uint32_t rec,
-				    uint32_t thread)
+/* m of id (a thread, node or class, by by) of recording rec (0: none) */
+static inline uint64_t query_pool_m(const struct query_pool *pool, int by,
+				    uint32_t rec, uint32_t id)
 {
 	uint64_t v;
 
-	return pool && u64map_get(pool, query_pool_key(rec, thread), &v) ? v
-									 : 0;
+	if (!pool)
+		return 0;
+	if (pool->dense[by]) {
+		uint32_t n = pool->n_ids[by], k = id == STORE_NONE ? n : id;
+
+		return rec < pool->n_recs && k <= n
+			       ? pool->dense[by][(size_t)rec * (n + 1) + k]
+			       : 0;
+	}
+	return u64map_get(&pool->m[by], query_pool_key(rec, id), &v) ? v : 0;
 }
 
 /* estimate.c: a rest's corrected bytes under its recording's facts
@@ -311,11 +344,6 @@ struct query {
 	 * each recording's facts, and the rollup rows' sums */
 	const struct store_estimate *est;
 	const struct store_rollup_est *rollup_est;
-	/* query_pool_init()'s m per (recording << 32 | thread), [0] for
-	 * the raw weights, [1] for the corrected estimate's rests, once
-	 * pool_made[] */
-	struct u64map pool[2];
-	bool pool_made[2];
 };
 
 /*
@@ -357,11 +385,11 @@ struct query_pass {
 	/* PASS_SAMPLES: what each sample adds to the sum of squares as a
 	 * weight, where it is not its bytes (the corrected estimate) */
 	const int64_t *var;
-	/* the pooled term's m of each thread (pool_of; NULL: none, and the
-	 * pass's projection then need not hold threads); exact rows and
-	 * the corrected estimate's exact samples (var at or below 0) take
-	 * none */
-	const struct u64map *pool;
+	/* the pooled term's m (pool_of; NULL: none), taken by pool_by's
+	 * key of each row or sample; exact rows and the corrected
+	 * estimate's exact samples (var at or below 0) take none */
+	const struct query_pool *pool;
+	int pool_by;
 	/* the corrected estimate: the rows or samples handed out are
 	 * OutsideTLAB events, exact (their sq NULL, their var 0 or -1);
 	 * small[r]: row r holds one smaller than a typical TLAB */
@@ -495,24 +523,38 @@ static inline int64_t add_sat(int64_t a, int64_t b)
 	return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
+/* The key by which a pass takes m: by, of a row or a sample's. */
+static inline uint32_t pool_id(int by, uint32_t thread, uint32_t node,
+			       uint32_t cls)
+{
+	return by == POOL_NODE ? node : by == POOL_CLASS ? cls : thread;
+}
+
 /* What sample i of q->sm (of bytes bytes) adds to its group's pooled
  * term in pass p (pool_of). */
 static inline unsigned __int128 pool_sample(const struct query *q,
 					    const struct query_pass *p,
 					    uint64_t i, int64_t bytes)
 {
-	return pool_of(
-		p->var ? p->var[i] : bytes,
-		query_pool_m(p->pool, q->sm.recording[i], q->sm.thread[i]));
+	return p->pool ? pool_of(p->var ? p->var[i] : bytes,
+				 query_pool_m(
+					 p->pool, p->pool_by,
+					 q->sm.recording[i],
+					 pool_id(p->pool_by, q->sm.thread[i],
+						 q->sm.node[i], q->sm.cls[i])))
+		       : 0;
 }
 
-/* What row r of p's rows adds to its group's pooled term. */
+/* What row x of p's rows adds to its group's pooled term. */
 static inline unsigned __int128 pool_row(const struct query_pass *p,
 					 const struct store_rollup_row *x)
 {
-	return p->exact ? 0
-			: pool_of(x->bytes,
-				  query_pool_m(p->pool, p->rec, x->thread));
+	return p->pool && !p->exact
+		       ? pool_of(x->bytes,
+				 query_pool_m(p->pool, p->pool_by, p->rec,
+					      pool_id(p->pool_by, x->thread,
+						      x->node, x->cls)))
+		       : 0;
 }
 
 /* A group's sum of squares and pooled term, for query_rel_err(). */

@@ -80,7 +80,7 @@ static int kind_init(struct query *q, struct query_pass *p, int kind,
 		     struct err *e)
 {
 	/* the OutsideTLAB events of the corrected estimate are exact:
-	 * no pooled term, so no thread for it */
+	 * no pooled term, so no key added for it */
 	const unsigned need =
 		(kind == SAMPLE_TLAB_OUTSIDE && p->corrected ? p->need_asked
 							     : p->need) &
@@ -155,13 +155,17 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 	 */
 	p->corrected = query_estimate(q) == QUERY_EST_CORRECTED;
 	if (need & PASS_NEED_SQUARES) {
-		/* the pooled term's m is a thread's: rows that hold it */
-		if (query_pool_init(q, e) < 0)
+		if (query_pool_get(q, &p->pool, e) < 0)
 			return ERR_FAIL;
-		if (q->pool[p->corrected].n_items) {
-			p->pool = &q->pool[p->corrected];
+		/* m by the key the rows hold already: a thread's where they
+		 * hold it, else a node's, else a class's; rows with none
+		 * (a timeline) are read with their thread */
+		p->pool_by = p->need & PASS_NEED_THREAD	 ? POOL_THREAD
+			     : p->need & PASS_NEED_NODE	 ? POOL_NODE
+			     : p->need & PASS_NEED_CLASS ? POOL_CLASS
+							 : POOL_THREAD;
+		if (p->pool && p->pool_by == POOL_THREAD)
 			p->need |= PASS_NEED_THREAD;
-		}
 	}
 	if (p->corrected) {
 		if (store_rollup_est(q->s, &q->rollup_est, e) < 0)

@@ -229,10 +229,7 @@ static void top_add_rows(struct query *q, enum query_group by,
 				    sq_of(var ? var[i] : bytes,             \
 					  agent ? sm->size[i] : 0, agent)); \
 		q->g[g].pool =                                              \
-			sq_add(q->g[g].pool,                                \
-			       pool_of(var ? var[i] : bytes,                \
-				       query_pool_m(pool, sm->recording[i], \
-						    sm->thread[i])));       \
+			sq_add(q->g[g].pool, pool_sample(q, p, i, bytes));  \
 		if (var && var[i] <= 0) {                                   \
 			q->g[g].exact = add_sat(q->g[g].exact, bytes);      \
 			q->g[g].small_out |= var[i] < 0;                    \
@@ -260,7 +257,6 @@ static void top_add_samples(struct query *q, enum query_group by,
 	const uint8_t kind = (uint8_t)q->kind;
 	const uint32_t rec = p->rec;
 	const int64_t *var = p->var;
-	const struct u64map *pool = p->pool;
 	/* locals, not *sums: stores through a pointer would be kept in
 	 * step with the groups' in the loop */
 	uint64_t n_samples = sums->n_samples;

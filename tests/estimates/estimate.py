@@ -21,6 +21,8 @@ import re
 import time
 import sys
 
+from pooled import strata_m, variance
+
 
 OWN_GAP_NS = 50000
 
@@ -55,7 +57,7 @@ def load(path):
                 continue
             ev.append((ns_of(x[col["startTime"]]), n, kind, x[col["javaThreadId"]],
                        site_of(x[col["frames"]]), int(x[col["value"]]),
-                       int(x[col["allocationSize"]] or 0)))
+                       int(x[col["allocationSize"]] or 0), x[col["frames"]]))
     ev.sort()  # by time, ties in file order (as the store's seq)
     return ev
 
@@ -75,17 +77,17 @@ def estimates(ev):
     """
     raw, rawsq, out, tl = {}, {}, {}, {}
     samples = []  # [site, weight, outside bytes, own outside]
-    threads = []  # each sample's thread
+    keys = []  # each sample's thread and stack (its node)
     pending = {}  # thread -> outside bytes waiting for its next sample
     last = {}  # thread -> the sample its previous event was, or None
-    for t, _, kind, thr, site, value, _ in ev:
+    for t, _, kind, thr, site, value, _, stack in ev:
         prev = last.get(thr)
         if kind == "alloc":
             raw[site] = raw.get(site, 0) + value
             rawsq[site] = rawsq.get(site, 0) + value * value
             s = [site, value, pending.pop(thr, 0), False, t]
             samples.append(s)
-            threads.append(thr)
+            keys.append((thr, stack))
             last[thr] = s
             continue
         last[thr] = None
@@ -130,12 +132,12 @@ def estimates(ev):
     # (to the nearest byte), of the raw weights and of the scaled
     # remainders, summed by site; a site's variance is the larger of its
     # own squares and that
-    rawvar = pooled([s[0] for s in samples], threads,
+    rawvar = pooled([s[0] for s in samples], keys,
                     [s[1] for s in samples], rawsq)
     cs = [Fraction(0) if s[3] else
           (Fraction(s[4] * r_all, r_tlab) if r_tlab else Fraction(s[4]))
           for s in samples]
-    corvar = pooled([s[0] for s in samples], threads, cs, corsq)
+    corvar = pooled([s[0] for s in samples], keys, cs, corsq)
     cor = {k: math.floor(v) for k, v in cor.items()}
     corsq = {k: math.floor(v) for k, v in corsq.items()}
     for k, v in out.items():
@@ -143,19 +145,15 @@ def estimates(ev):
     return raw, rawsq, cor, corsq, negative, tl, terms, rawvar, corvar
 
 
-def pooled(sites, threads, weights, own):
-    """Per site: max(its own sum of squares, the sum of its samples'
-    weights each times its thread's m)."""
-    y, q = {}, {}
-    for t, w in zip(threads, weights):
-        y[t] = y.get(t, 0) + w
-        q[t] = q.get(t, 0) + w * w
-    m = {t: math.floor(Fraction(q[t]) / y[t] + Fraction(1, 2)) if y[t] else 0
-         for t in y}
+def pooled(sites, keys, weights, own):
+    """Per site: its variance, from its own sum of squares and its
+    pooled term (pooled.py), with m by node, as a view by site takes it."""
+    m = strata_m([(t, node, None, w) for (t, node), w in zip(keys, weights)],
+                 "node")
     pool = {}
-    for k, t, w in zip(sites, threads, weights):
-        pool[k] = pool.get(k, 0) + w * m[t]
-    return {k: max(own.get(k, 0), v) for k, v in pool.items()}
+    for k, (_, node), w in zip(sites, keys, weights):
+        pool[k] = pool.get(k, 0) + w * m[node]
+    return {k: variance(own.get(k, 0), v) for k, v in pool.items()}
 
 
 def main():
@@ -175,7 +173,7 @@ def main():
              "raw_sumsq": rawsq.get(site, 0),
              "corrected_sumsq": corsq.get(site, 0),
              "corrected_terms": terms.get(site, 0),
-             "raw_var": rawvar.get(site, 0),
+             "raw_var": float(rawvar.get(site, 0)),
              "corrected_var": float(corvar.get(site, 0))}
         r["raw_rel_se"] = (math.sqrt(r["raw_var"]) / r["raw"]
                            if r["raw"] else None)

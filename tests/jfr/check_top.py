@@ -48,6 +48,10 @@ import re
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "estimates"))
+from pooled import strata_m, variance  # noqa: E402
+
 HEADER = ["samples", "est_bytes", "est_objects", "share", "rel_err",
           "biased"]
 problems = []
@@ -210,7 +214,7 @@ def ns(iso):
 
 def samples(path):
     """(time_ns, thread, class display, weight, [(class.method, line)],
-    java thread id)"""
+    java thread id, the stack as printed)"""
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
             if line.startswith("#") or not line.strip():
@@ -222,7 +226,8 @@ def samples(path):
                 cls, _, meth = cm.rpartition(".")
                 frames.append((cls.replace("/", ".") + "." + meth,
                                int(m.group(4))))
-            yield ns(c[0]), c[2], display(c[3]), int(c[4]), frames, c[1]
+            yield (ns(c[0]), c[2], display(c[3]), int(c[4]), frames, c[1],
+                   c[6])
 
 
 def site(frames):
@@ -249,19 +254,15 @@ def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
                    before=None, after=None):
     n, w = collections.Counter(), collections.Counter()
     sq, pool = collections.Counter(), collections.Counter()
-    # the pooled term's m: each thread's sum w^2 / sum w over all its
-    # samples, to the nearest byte (docs/estimates.md), per file (a
-    # recording)
+    # the pooled term's m (tests/estimates/pooled.py), per file (a
+    # recording), by the key the view's rows hold: its thread, class or
+    # node (the stack: the frames as jfr prints them)
+    by = group if group in ("class", "thread") else "node"
     m = {}
     for p in paths:
-        y, q = collections.Counter(), collections.Counter()
-        for x in samples(p):
-            y[x[5]] += x[3]
-            q[x[5]] += x[3] * x[3]
-        m[p] = {k: (2 * q[k] + y[k]) // (2 * y[k]) if y[k] else 0
-                for k in y}
+        m[p] = strata_m([(x[5], x[6], x[2], x[3]) for x in samples(p)], by)
     for p in paths:
-        for t, thread, c, weight, frames, tid in samples(p):
+        for t, thread, c, weight, frames, tid, stack in samples(p):
             names = [f[0] for f in frames]
             if inc and not any(inc.search(x) for x in names):
                 continue
@@ -281,8 +282,9 @@ def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
             n[k] += 1
             w[k] += weight
             sq[k] += weight * weight
-            pool[k] += weight * m[p][tid]
-    reference_rows.squares = {k: max(sq[k], pool[k]) for k in sq}
+            pool[k] += weight * m[p][{"thread": tid, "class": c,
+                                      "node": stack}[by]]
+    reference_rows.squares = {k: variance(sq[k], pool[k]) for k in sq}
     return n, w
 
 

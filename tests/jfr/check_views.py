@@ -42,9 +42,14 @@ Prints what differs and exits 1, or prints a one-line summary.
 import collections
 import csv
 import datetime
+import os
 import re
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "estimates"))
+from pooled import strata_m, variance  # noqa: E402
 
 FRAME = re.compile(r"(.*?)\((.*?)\)(.*?):(-?\d+)@(-?\d+):([A-Za-z ]+)(?:;|$)")
 problems = []
@@ -98,16 +103,22 @@ def sites(frames):
     return out
 
 
-def samples(path, o):
+def samples(path, o, view):
     """(time_ns, bytes or None, sites allocation first, pooled term) of
     the samples the filters keep: the pooled term is the bytes times
-    their thread's m (thread_m) for ObjectAllocationSample, else 0.
-    path may name several dumps, comma-separated: one a recording."""
+    their m (pool_m) for ObjectAllocationSample, else 0.  path may name
+    several dumps, comma-separated: one a recording."""
     cls = re.compile(o["class"]) if o["class"] else None
     thr = re.compile(o["thread"]) if o["thread"] else None
+    # m by the key the view's rows hold (tests/estimates/pooled.py): the
+    # thread where it filters by thread; a tree's node; a timeline's
+    # class where it filters by class, else its thread
+    by = ("thread" if o["thread"] else "node" if view == "tree" else
+          "class" if o["class"] else "thread")
+    key = {"thread": 2, "node": 7, "class": 4}[by]
     n = 0
     for one in path.split(","):
-        m = thread_m(one, o["kind"])
+        m = pool_m(one, o["kind"], by)
         with open(one, encoding="utf-8") as f:
             head = f.readline().rstrip("\n").split("\t")
             assert head[:8] == ["kind", "startTime", "javaThreadId",
@@ -128,27 +139,26 @@ def samples(path, o):
                 if o["to"] is not None and t >= o["to"]:
                     continue
                 b = int(c[5]) if c[5] else None
-                yield t, b, sites(c[7]), (b or 0) * m.get(c[2], 0)
+                yield t, b, sites(c[7]), (b or 0) * m.get(c[key], 0)
     if n == 0:
         fail(f"{path}: no {o['kind']} samples at all: nothing was checked")
 
 
-def thread_m(path, kind):
-    """Each thread's m (docs/estimates.md, the pooled term): the sum of
-    its ObjectAllocationSample weights' squares over their sum, over all
-    its samples whatever the filters, to the nearest byte; none for
-    other kinds."""
+def pool_m(path, kind, by):
+    """m of each thread, node or class (by) for the pooled term
+    (docs/estimates.md, tests/estimates/pooled.py), over all the
+    recording's ObjectAllocationSample samples whatever the filters;
+    none for other kinds."""
     if kind != "alloc":
         return {}
-    y, q = collections.Counter(), collections.Counter()
+    rows = []
     with open(path, encoding="utf-8") as f:
         f.readline()
         for line in f:
             c = line.rstrip("\n").split("\t")
             if c[0] == kind and c[5]:
-                y[c[2]] += int(c[5])
-                q[c[2]] += int(c[5]) ** 2
-    return {t: (2 * q[t] + y[t]) // (2 * y[t]) for t in y if y[t] > 0}
+                rows.append((c[2], c[7], c[4], int(c[5])))
+    return strata_m(rows, by)
 
 
 def read_csv(path, header):
@@ -169,8 +179,8 @@ def close(a, b, tol):
 
 def want_rel(kind, n, w, sq, pool):
     """The ± of n samples of w bytes whose squares sum to sq
-    (docs/estimates.md): weights' sqrt(max(sq, pool)) / w, pool the
-    pooled term (0 but for ObjectAllocationSample); exact kinds 0;
+    (docs/estimates.md): weights' sqrt(max(sq, pool / 65536)) / w, pool
+    the pooled term (0 but for ObjectAllocationSample); exact kinds 0;
     1/sqrt(n) for old objects, or where there are no bytes; None without
     samples."""
     if not n:
@@ -179,7 +189,7 @@ def want_rel(kind, n, w, sq, pool):
         return 0.0
     if kind == "old" or w <= 0:
         return 1 / n ** 0.5
-    return max(sq, pool) ** 0.5 / w
+    return float(variance(sq, pool)) ** 0.5 / w
 
 
 def cmd_tree(dump, tree_csv, o):
@@ -189,7 +199,7 @@ def cmd_tree(dump, tree_csv, o):
     pool = collections.Counter()
     sn, sw = collections.Counter(), collections.Counter()
     sized = False
-    for _, b, st, pb in samples(dump, o):
+    for _, b, st, pb in samples(dump, o, "tree"):
         sized = sized or b is not None
         b = b or 0
         path = st if o["inverted"] else st[::-1]
@@ -294,7 +304,7 @@ def cmd_timeline(dump, tl_csv, o):
     n, w, sq = (collections.Counter(), collections.Counter(),
                 collections.Counter())
     pool = collections.Counter()
-    for t, b, _, pb in samples(dump, o):
+    for t, b, _, pb in samples(dump, o, "timeline"):
         k = t // width * width
         n[k] += 1
         w[k] += b or 0
@@ -357,7 +367,7 @@ def cmd_timeline(dump, tl_csv, o):
 def cmd_second(dump, kind, k):
     o = opts([])
     o["kind"] = kind
-    first = min(x[0] for x in samples(dump, o))
+    first = min(x[0] for x in samples(dump, o, "timeline"))
     s = first // 1_000_000_000 + int(k)
     print(iso(s * 1_000_000_000)[:19] + "Z")
     sys.exit(0)

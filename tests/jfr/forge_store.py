@@ -305,12 +305,10 @@ def main():
     forge(good, outdir, "rollupbytes",
           lambda secs: rollup_row(secs, 0, None, more_bytes))
 
-    # in the full projection (0), which a view of ObjectAllocationSample
-    # by site reads: its ± needs each row's thread (the pooled term)
     def node_out(row):
         row[0] = 0x7FFFFFFF
     forge(good, outdir, "rollupnode",
-          lambda secs: rollup_row(secs, 0, 0, node_out))
+          lambda secs: rollup_row(secs, 0, 1, node_out))
 
     def more_samples(row):
         row[4] += 1

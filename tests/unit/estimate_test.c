@@ -279,36 +279,38 @@ TEST(estimate_standard_error)
 
 TEST(estimate_pooled_term_when_the_heavy_weights_fell_elsewhere)
 {
-	/* a recording of ten samples: one of 91,000 bytes (a throttle's
-	 * gap) at site A, nine of 1,000 at site B.  m = sum w^2 / sum w =
-	 * (91000^2 + 9 * 1000^2) / 100000 = 82,900.  B's own squares,
-	 * 9 * 10^6, say 1/3 (as nine equal samples do); its pooled term,
-	 * 9000 * 82900, says sqrt(746,100,000) / 9000: B drew none of the
-	 * heavy weight, which it was as likely to draw as its share */
-	const uint64_t m = (91000ull * 91000 + 9ull * 1000 * 1000) / 100000;
+	/* a thread's ten samples: one of 91,000 bytes (a throttle's gap)
+	 * at site A, nine of 1,000 at site B.  m = sum w^2 / sum w =
+	 * (91000^2 + 9 * 1000^2) / 100000 = 82,900 bytes, kept in 1/65536
+	 * byte.  B's own squares, 9 * 10^6, say 1/3 (as nine equal samples
+	 * do); its pooled term, 9000 * 82900, says sqrt(746,100,000) /
+	 * 9000: B drew none of the heavy weight, which it was as likely to
+	 * draw as its share */
+	const uint64_t m = (91000ull * 91000 + 9ull * 1000 * 1000) / 100000
+			   << QUERY_POOL_SHIFT;
 	unsigned __int128 own_a = sq_of(91000, 0, false), own_b = 0, pool_a,
 			  pool_b = 0;
 	int i;
 
-	CHECK_UINT(m, ==, 82900);
+	CHECK_UINT(m >> QUERY_POOL_SHIFT, ==, 82900);
 	for (i = 0; i < 9; i++) {
 		own_b = sq_add(own_b, sq_of(1000, 0, false));
 		pool_b = sq_add(pool_b, pool_of(1000, m));
 	}
 	pool_a = pool_of(91000, m);
-	CHECK(pool_b == (unsigned __int128)746100000);
+	CHECK(pool_b == (unsigned __int128)746100000 << QUERY_POOL_SHIFT);
 	CHECK(fabs(query_rel_err(SAMPLE_ALLOC, 9, 9000, own_b, pool_b) -
 		   sqrt(746100000.0) / 9000) < 1e-12);
 	/* A's own square is the larger: the ± keeps it */
-	CHECK(pool_a < own_a);
+	CHECK(pool_a >> QUERY_POOL_SHIFT < own_a);
 	CHECK(query_rel_err(SAMPLE_ALLOC, 1, 91000, own_a, pool_a) == 1.0);
 	/* no pool (other kinds, exact bytes, m 0): the squares alone */
 	CHECK(pool_of(1000, 0) == 0);
 	CHECK(pool_of(-5, m) == 0);
 	CHECK(query_rel_err(SAMPLE_ALLOC, 9, 9000, own_b, 0) == 1.0 / 3);
-	/* m past 2^63 and weights near it: the term stays below 2^127 */
-	CHECK(pool_of(INT64_MAX, INT64_MAX) ==
-	      (unsigned __int128)INT64_MAX * INT64_MAX);
+	/* the largest weight and m: below 2^127, no wrap */
+	CHECK(pool_of(INT64_MAX, UINT64_MAX) ==
+	      (unsigned __int128)INT64_MAX * UINT64_MAX);
 }
 
 TEST(estimate_large_objects_not_flagged)
