@@ -164,18 +164,40 @@ static void acc_finish(struct pool_acc *a, struct query_pool *pool, int by,
 {
 	size_t pos = 0, k, n = (size_t)a->n_recs * (a->n_ids + 1);
 	uint64_t key, v;
+	/* the threads' also make each recording's: Σ y m / Σ y */
+	struct pool_sum *r = scaled ? NULL : xcalloc(a->n_recs + 1, sizeof(*r));
 
 	pool->n_recs = a->n_recs;
 	pool->n_ids[by] = a->n_ids;
 	if (a->dense) {
 		pool->dense[by] = xmalloc((n ? n : 1) * sizeof(uint64_t));
-		for (k = 0; k < n; k++)
+		for (k = 0; k < n; k++) {
 			pool->dense[by][k] = acc_m(&a->s[k], scaled);
+			if (r) {
+				r[k / (a->n_ids + 1)].y += a->s[k].y;
+				r[k / (a->n_ids + 1)].w +=
+					a->s[k].y *
+					(long double)pool->dense[by][k];
+			}
+		}
 	} else {
-		while (u64map_next(&a->idx, &pos, &key, &v))
-			u64map_put(&pool->m[by], key, acc_m(&a->s[v], scaled),
-				   NULL);
+		while (u64map_next(&a->idx, &pos, &key, &v)) {
+			uint64_t m = acc_m(&a->s[v], scaled);
+
+			u64map_put(&pool->m[by], key, m, NULL);
+			if (r && key >> 32 < a->n_recs) {
+				r[key >> 32].y += a->s[v].y;
+				r[key >> 32].w += a->s[v].y * (long double)m;
+			}
+		}
 		u64map_release(&a->idx);
+	}
+	if (r) {
+		free(pool->rec_m);
+		pool->rec_m = xmalloc((a->n_recs + 1) * sizeof(uint64_t));
+		for (k = 0; k < a->n_recs; k++)
+			pool->rec_m[k] = acc_m(&r[k], true);
+		free(r);
 	}
 	free(a->s);
 	memset(a, 0, sizeof(*a));
@@ -185,23 +207,18 @@ static void acc_finish(struct pool_acc *a, struct query_pool *pool, int by,
  * Every rollup row of ObjectAllocationSample under proj, once: a
  * recording's whole rows (3.1) where it has them, else its time
  * buckets' (each sample is in one row of either), with its bytes and
- * squares as the passes read them (est_rows() in query_pass.c).
+ * squares as the passes read them (est_rows() in query_pass.c).  A
+ * recording's time buckets are held in a struct store_rollup_whole too:
+ * the same buckets, rows, squares and sums.
  */
-struct pool_src {
-	const struct store_rollup_bucket *b;
-	uint32_t n;
-	const struct store_rollup_row *rows;
-	const struct store_rollup_sq *sq;
-	const struct store_rollup_est *est;
-};
-
 typedef void pool_row_fn(void *ctx, uint32_t rec,
 			 const struct store_rollup_row *row, long double y,
 			 long double w2);
 
 static void src_walk(const struct query *q, bool corrected,
-		     const struct pool_src *src, const unsigned char *skip,
-		     unsigned char *done, pool_row_fn *fn, void *ctx)
+		     const struct store_rollup_whole *src,
+		     const unsigned char *skip, unsigned char *done,
+		     pool_row_fn *fn, void *ctx)
 {
 	uint32_t i, r;
 
@@ -238,8 +255,7 @@ static void src_walk(const struct query *q, bool corrected,
 static int rows_walk(struct query *q, bool corrected, int proj, pool_row_fn *fn,
 		     void *ctx, struct err *e)
 {
-	struct store_rollup_whole w;
-	struct pool_src whole, bk = {0};
+	struct store_rollup_whole w, bk = {0};
 	unsigned char *done;
 
 	if (corrected ? store_rollup_est(q->s, &bk.est, e) < 0
@@ -251,10 +267,9 @@ static int rows_walk(struct query *q, bool corrected, int proj, pool_row_fn *fn,
 		return ERR_FAIL;
 	if ((corrected ? !bk.est || !q->est : !bk.sq) || !bk.n)
 		return 0;
-	whole = (struct pool_src){w.b, w.n, w.rows, w.sq, w.est};
 	done = xcalloc(q->n_recs ? q->n_recs : 1, 1);
-	if (corrected ? whole.est != NULL : whole.sq != NULL)
-		src_walk(q, corrected, &whole, NULL, done, fn, ctx);
+	if (corrected ? w.est != NULL : w.sq != NULL)
+		src_walk(q, corrected, &w, NULL, done, fn, ctx);
 	src_walk(q, corrected, &bk, done, NULL, fn, ctx);
 	free(done);
 	return 1;
@@ -307,68 +322,104 @@ static void add_full(void *ctx, uint32_t rec,
 
 /* The same from the samples, where the store has no rollups of the kind
  * or no squares (before 2.2): as the passes then read them. */
-static int pool_samples(struct query *q, bool corrected, struct pool_build *b,
-			struct query_pool *pool, bool threads, struct err *e)
+/* One sample's weight under the estimate into the sums: its thread's
+ * (step 0), or its node's and class's (step 1). */
+static void sample_into(struct query *q, bool corrected, struct pool_build *b,
+			int step, uint32_t rec, uint32_t thread, uint32_t node,
+			uint32_t cls, int64_t bytes, const int64_t *rest)
 {
-	struct store_samples sm;
-	uint64_t i;
-	int step;
+	int64_t w = bytes == REC_NONE ? 0 : bytes;
+	struct pool_sum *x;
 
-	if (store_kind_samples(q->s, SAMPLE_ALLOC, &sm, e) < 0)
-		return ERR_FAIL;
-	for (step = threads ? 0 : 1; step < 2; step++) {
-		for (i = 0; i < sm.n; i++) {
-			uint32_t rec = sm.recording[i];
-			int64_t w = sm.bytes[i] == REC_NONE ? 0 : sm.bytes[i];
-			struct pool_sum *x;
-
-			if (rec >= q->n_recs ||
-			    (corrected && (!sm.rest || !q->est)))
-				continue;
-			if (corrected)
-				w = query_est_scale(sm.rest[i], &q->est[rec]);
-			if (w < 0)
-				w = 0;
-			if (step) {
-				add_keyed(b, rec, sm.thread[i], sm.node[i],
-					  sm.cls[i], (long double)w);
-			} else if ((x = acc_at(&b->t, rec, sm.thread[i]))) {
-				x->y += (long double)w;
-				x->w += (long double)w * (long double)w;
-			}
-		}
-		if (!step)
-			acc_finish(&b->t, pool, POOL_THREAD, false);
+	if (rec >= q->n_recs || (corrected && (!rest || !q->est)))
+		return;
+	if (corrected)
+		w = query_est_scale(*rest, &q->est[rec]);
+	if (w < 0)
+		w = 0;
+	if (step) {
+		add_keyed(b, rec, thread, node, cls, (long double)w);
+	} else if ((x = acc_at(&b->t, rec, thread))) {
+		x->y += (long double)w;
+		x->w += (long double)w * (long double)w;
 	}
-	return 0;
 }
 
-/* The threads' m first (the thread projection's rows), then the nodes'
- * and classes' from the full projection's, or both from the samples. */
+/*
+ * The same from the samples, where the store has no rollups of the kind,
+ * no squares (before 2.2) or no full projection (a synthetic store of
+ * random keys): those held in memory where the kind is, else a block at
+ * a time through a cursor of the store's own, whatever its size.  step
+ * 0: the threads' sums; 1: the nodes' and classes'.
+ */
+static int pool_samples(struct query *q, bool corrected, struct pool_build *b,
+			int step, struct err *e)
+{
+	const bool held = store_kind_decoded(q->s, SAMPLE_ALLOC);
+	struct store_cursor *c = NULL;
+	struct store_sample_row x;
+	struct store_samples sm;
+	uint64_t i;
+	int rc = 0;
+
+	if (held) {
+		if (store_kind_samples(q->s, SAMPLE_ALLOC, &sm, e) < 0)
+			return ERR_FAIL;
+		for (i = 0; i < sm.n; i++)
+			sample_into(q, corrected, b, step, sm.recording[i],
+				    sm.thread[i], sm.node[i], sm.cls[i],
+				    sm.bytes[i], sm.rest ? &sm.rest[i] : NULL);
+		return 0;
+	}
+	if (store_cursor_new(q->s, &c, e) < 0)
+		return ERR_FAIL;
+	while ((rc = store_cursor_next(c, &x, e)) > 0)
+		if (x.kind == SAMPLE_ALLOC)
+			sample_into(q, corrected, b, step, x.recording,
+				    x.thread, x.node, x.cls, x.bytes, &x.rest);
+	store_cursor_free(c);
+	return rc < 0 ? ERR_FAIL : 0;
+}
+
+/* The threads' m (level 1: the thread projection's rows), then where
+ * want is 2 the nodes' and classes' (the full projection's), each from
+ * the samples where the rows are not there. */
 static int pool_make(struct query *q, bool corrected, struct query_pool *pool,
-		     struct err *e)
+		     int *level, int want, struct err *e)
 {
 	struct pool_build b = {pool, {0}, {0}, {0}};
-	bool threads;
-	int rc;
+	int rc = 0;
 
-	acc_init(&b.t, q->n_recs, q->n_threads);
-	acc_init(&b.nd, q->n_recs, q->n_nodes);
-	acc_init(&b.cl, q->n_recs, q->n_classes);
-	rc = rows_walk(q, corrected, STORE_PROJ_THREAD, add_thread, &b, e);
-	threads = rc > 0;
-	if (threads) {
-		acc_finish(&b.t, pool, POOL_THREAD, false);
-		/* a store may keep no full projection (a synthetic one of
-		 * random keys, whose rows would be its samples): then the
-		 * samples */
-		rc = rows_walk(q, corrected, STORE_PROJ_FULL, add_full, &b, e);
+	if (*level < 1) {
+		acc_init(&b.t, q->n_recs, q->n_threads);
+		rc = rows_walk(q, corrected, STORE_PROJ_THREAD, add_thread, &b,
+			       e);
+		pool->rows = rc > 0;
+		if (rc == 0)
+			rc = pool_samples(q, corrected, &b, 0, e);
+		if (rc >= 0) {
+			acc_finish(&b.t, pool, POOL_THREAD, false);
+			*level = 1;
+		}
 	}
-	if (rc == 0)
-		rc = pool_samples(q, corrected, &b, pool, !threads, e);
-	if (rc >= 0) {
-		acc_finish(&b.nd, pool, POOL_NODE, true);
-		acc_finish(&b.cl, pool, POOL_CLASS, true);
+	if (rc >= 0 && want > 1) {
+		acc_init(&b.nd, q->n_recs, q->n_nodes);
+		acc_init(&b.cl, q->n_recs, q->n_classes);
+		rc = pool->rows ? rows_walk(q, corrected, STORE_PROJ_FULL,
+					    add_full, &b, e)
+				: 0;
+		/* rollups without a full projection (a store of random
+		 * keys, whose full rows would be its samples): each node and
+		 * class takes its recording's m, not a pass over every
+		 * sample; without rollups, the samples */
+		pool->by_rec = rc == 0 && pool->rows;
+		if (rc == 0 && !pool->by_rec)
+			rc = pool_samples(q, corrected, &b, 1, e);
+		if (rc >= 0) {
+			acc_finish(&b.nd, pool, POOL_NODE, true);
+			acc_finish(&b.cl, pool, POOL_CLASS, true);
+			*level = 2;
+		}
 	}
 	free(b.t.s);
 	free(b.nd.s);
@@ -379,31 +430,22 @@ static int pool_make(struct query *q, bool corrected, struct query_pool *pool,
 	return rc < 0 ? ERR_FAIL : 0;
 }
 
-int query_pool_get(struct query *q, const struct query_pool **out,
+int query_pool_get(struct query *q, int by, const struct query_pool **out,
 		   struct err *e)
 {
 	const bool corrected = query_estimate(q) == QUERY_EST_CORRECTED;
-	bool *made;
+	const int want = by == POOL_THREAD ? 1 : 2;
 	struct query_pool *pool;
-	int by;
+	int *level;
 
 	*out = NULL;
 	if (q->kind != SAMPLE_ALLOC)
 		return 0;
-	pool = query_pool_slot(q, corrected, &made);
-	if (!*made) {
-		if (pool_make(q, corrected, pool, e) < 0) {
-			/* a damaged store: this query fails, the next tries
-			 * again and fails alike */
-			for (by = 0; by < POOL__COUNT; by++) {
-				u64map_release(&pool->m[by]);
-				free(pool->dense[by]);
-				pool->dense[by] = NULL;
-			}
-			return ERR_FAIL;
-		}
-		*made = true;
-	}
+	pool = query_pool_slot(q, corrected, &level);
+	/* a damaged store fails this query; the next tries again and
+	 * fails alike (a table is only kept whole) */
+	if (*level < want && pool_make(q, corrected, pool, level, want, e) < 0)
+		return ERR_FAIL;
 	*out = pool;
 	return 0;
 }

@@ -204,7 +204,7 @@ struct query_shared {
 	unsigned char *all_ok;
 	/* the pooled term's m of each estimate (estimate.c), made once */
 	struct query_pool pool[2];
-	bool pool_made[2];
+	int pool_level[2];
 };
 
 static void shared_release(void *p)
@@ -217,6 +217,8 @@ static void shared_release(void *p)
 			u64map_release(&sh->pool[k].m[by]);
 			free(sh->pool[k].dense[by]);
 		}
+	for (k = 0; k < 2; k++)
+		free(sh->pool[k].rec_m);
 
 	free(sh->site_names);
 	free(sh->frame_site);
@@ -283,7 +285,7 @@ static const struct query_shared *shared_of(struct query *q)
 	return sh;
 }
 
-struct query_pool *query_pool_slot(struct query *q, bool corrected, bool **made)
+struct query_pool *query_pool_slot(struct query *q, bool corrected, int **level)
 {
 	struct query_shared *sh = store_attached(q->s);
 
@@ -292,7 +294,7 @@ struct query_pool *query_pool_slot(struct query *q, bool corrected, bool **made)
 		sh = store_attached(q->s);
 	}
 
-	*made = &sh->pool_made[corrected];
+	*level = &sh->pool_level[corrected];
 	return &sh->pool[corrected];
 }
 

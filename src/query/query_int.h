@@ -101,23 +101,29 @@ struct query_pool {
 	struct u64map m[POOL__COUNT];
 	uint64_t *dense[POOL__COUNT];
 	uint32_t n_ids[POOL__COUNT], n_recs;
+	/* each recording's m (its threads' weighted by their bytes), which
+	 * every node and class takes where by_rec: a store without a full
+	 * projection (query_pool_get) */
+	uint64_t *rec_m;
+	bool by_rec, rows;
 };
 
 /*
  * The pool of q's estimate (the raw weights or the corrected rests) of
- * q's store, made once per store and estimate and kept with it
- * (query_pool_slot), from the rollups of ObjectAllocationSample (the
- * thread projection's rows for each thread's m, the full projection's
- * for the nodes' and classes'), or its samples where the store has no
- * rollups or squares (before 2.2).  *out NULL where q's kind is not
- * ObjectAllocationSample.
+ * q's store, with its table by made: made once per store and estimate
+ * and kept with it (query_pool_slot), from the rollups of
+ * ObjectAllocationSample (the thread projection's rows for each
+ * thread's m, then, when a node's or class's is asked for, the full
+ * projection's), or its samples where the store has no rollups, no
+ * squares (before 2.2) or no full projection.  *out NULL where q's kind
+ * is not ObjectAllocationSample.
  */
-int query_pool_get(struct query *q, const struct query_pool **out,
+int query_pool_get(struct query *q, int by, const struct query_pool **out,
 		   struct err *e);
-/* query.c: the store's slot for the pool of one estimate, and whether
- * it was made */
+/* query.c: the store's slot for the pool of one estimate, and how much
+ * of it is made (0: nothing, 1: the threads', 2: all) */
 struct query_pool *query_pool_slot(struct query *q, bool corrected,
-				   bool **made);
+				   int **level);
 
 /* A key of a pool: a recording's index and a thread's, node's or
  * class's. */
@@ -134,6 +140,8 @@ static inline uint64_t query_pool_m(const struct query_pool *pool, int by,
 
 	if (!pool)
 		return 0;
+	if (by != POOL_THREAD && pool->by_rec)
+		return rec < pool->n_recs ? pool->rec_m[rec] : 0;
 	if (pool->dense[by]) {
 		uint32_t n = pool->n_ids[by], k = id == STORE_NONE ? n : id;
 

@@ -155,8 +155,6 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 	 */
 	p->corrected = query_estimate(q) == QUERY_EST_CORRECTED;
 	if (need & PASS_NEED_SQUARES) {
-		if (query_pool_get(q, &p->pool, e) < 0)
-			return ERR_FAIL;
 		/* m by the key the rows hold already: a thread's where they
 		 * hold it, else a node's, else a class's; rows with none
 		 * (a timeline) are read with their thread */
@@ -164,6 +162,8 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 			     : p->need & PASS_NEED_NODE	 ? POOL_NODE
 			     : p->need & PASS_NEED_CLASS ? POOL_CLASS
 							 : POOL_THREAD;
+		if (query_pool_get(q, p->pool_by, &p->pool, e) < 0)
+			return ERR_FAIL;
 		if (p->pool && p->pool_by == POOL_THREAD)
 			p->need |= PASS_NEED_THREAD;
 	}
