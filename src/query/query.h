@@ -128,7 +128,8 @@ struct query_row {
 	double est_objects;
 	double share; /* of est_bytes over all rows */
 	/* the relative standard error of est_bytes (docs/estimates.md):
-	 * sqrt(sum of squared weights) / est_bytes for weighted samples,
+	 * sqrt(sum of squared weights) / est_bytes for weighted samples
+	 * (for ObjectAllocationSample's, at least the pooled term's),
 	 * the Horvitz-Thompson one for agent samples, 1/sqrt(samples)
 	 * where the kind has no weights (OldObjectSample); 0: exact;
 	 * NaN: no bytes */

@@ -10,6 +10,7 @@
  * and a class filter that most samples pass (it is not), and against the
  * same query not held.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,101 @@ TEST(held_kind_filtered_passes_read_the_copied_samples)
 				}
 			}
 		site_key = -1;
+	}
+	store_close(s);
+	test_store_remove(dir, "h.hsdb");
+}
+
+/*
+ * The ± of ObjectAllocationSample on this store, which keeps no full
+ * projection: a thread's rows take its thread's m (Σ w² / Σ w over its
+ * samples, in 1/65536 byte, to the nearest), a site's its recording's
+ * (the threads' m weighted by their bytes, docs/estimates.md), and each
+ * row's variance is the larger of its squares and its bytes times m;
+ * here from the generator's own table.
+ */
+TEST(held_pooled_term_by_thread_and_by_recording)
+{
+	char dir[] = "/tmp/hs-held-XXXXXX";
+	unsigned __int128 y_t[N_THR] = {0}, q_t[N_THR] = {0}, ym = 0, yy = 0;
+	uint64_t m_t[N_THR], m_rec;
+	int64_t y_s[N_LEAF] = {0};
+	unsigned __int128 q_s[N_LEAF] = {0};
+	const struct query_row *rows;
+	struct query_total tot;
+	struct query *q;
+	struct store *s;
+	struct err e;
+	size_t n, i, seen = 0, pooled = 0;
+	int k;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make(dir);
+	if (!s)
+		return;
+	for (k = 0; k < N; k++) {
+		unsigned __int128 b = (unsigned __int128)b_of[k];
+
+		y_t[th_of[k]] += b;
+		q_t[th_of[k]] += b * b;
+		y_s[st_of[k] % N_LEAF] += b_of[k];
+		q_s[st_of[k] % N_LEAF] += b * b;
+	}
+	for (k = 0; k < N_THR; k++) {
+		m_t[k] =
+			(uint64_t)((2 * (q_t[k] << QUERY_POOL_SHIFT) + y_t[k]) /
+				   (2 * y_t[k]));
+		ym += y_t[k] * m_t[k];
+		yy += y_t[k];
+	}
+	m_rec = (uint64_t)((2 * ym + yy) / (2 * yy));
+	{
+		struct query_options o;
+
+		query_options_init(&o);
+		err_init(&e);
+		q = NULL;
+		CHECK_INT(query_open(s, &o, &q, &e), ==, 0);
+	}
+	if (q) {
+		CHECK_INT(query_top(q, GROUP_THREAD, &rows, &n, &tot, &e), ==,
+			  0);
+		for (i = 0; i < n; i++) {
+			int t = rows[i].key[1] - '0';
+			double want = sqrt(fmax((double)q_t[t],
+						ldexp((double)(y_t[t] * m_t[t]),
+						      -QUERY_POOL_SHIFT))) /
+				      (double)y_t[t];
+
+			CHECK(fabs(rows[i].rel_err - want) <= 1e-12 * want);
+			seen++;
+		}
+		CHECK_UINT(seen, ==, N_THR);
+		CHECK_INT(query_top(q, GROUP_SITE, &rows, &n, &tot, &e), ==, 0);
+		for (i = 0, seen = 0; i < n; i++) {
+			int j;
+			double want;
+
+			CHECK(sscanf(rows[i].key, "A.m%d:", &j) == 1);
+			if (j < 0 || j >= N_LEAF)
+				continue;
+			want = sqrt(fmax(
+				       (double)q_s[j],
+				       ldexp((double)((unsigned __int128)y_s[j] *
+						      m_rec),
+					     -QUERY_POOL_SHIFT))) /
+			       (double)y_s[j];
+			CHECK(fabs(rows[i].rel_err - want) <= 1e-12 * want);
+			/* whether the pooled term is the larger here */
+			pooled += ldexp((double)((unsigned __int128)y_s[j] *
+						 m_rec),
+					-QUERY_POOL_SHIFT) > (double)q_s[j];
+			seen++;
+		}
+		CHECK_UINT(seen, ==, n);
+		/* both terms win somewhere, or the test tells nothing */
+		CHECK(pooled > 0 && pooled < n);
+		query_free(q);
 	}
 	store_close(s);
 	test_store_remove(dir, "h.hsdb");
