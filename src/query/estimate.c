@@ -403,23 +403,36 @@ static int pool_make(struct query *q, bool corrected, struct query_pool *pool,
 		}
 	}
 	if (rc >= 0 && want > 1) {
-		acc_init(&b.nd, q->n_recs, q->n_nodes);
-		acc_init(&b.cl, q->n_recs, q->n_classes);
-		rc = pool->rows ? rows_walk(q, corrected, STORE_PROJ_FULL,
-					    add_full, &b, e)
-				: 0;
+		const struct store_rollup_bucket *fb;
+		const struct store_rollup_row *fr;
+		uint32_t fn = 0;
+
 		/* rollups without a full projection (a store of random
 		 * keys, whose full rows would be its samples): each node and
 		 * class takes its recording's m, not a pass over every
-		 * sample; without rollups, the samples */
-		pool->by_rec = rc == 0 && pool->rows;
-		if (rc == 0 && !pool->by_rec)
-			rc = pool_samples(q, corrected, &b, 1, e);
-		if (rc >= 0) {
-			acc_finish(&b.nd, pool, POOL_NODE, true);
-			acc_finish(&b.cl, pool, POOL_CLASS, true);
-			*level = 2;
+		 * sample, and no table of theirs is made */
+		if (pool->rows &&
+		    store_rollup(q->s, SAMPLE_ALLOC, STORE_PROJ_FULL, &fb, &fn,
+				 &fr, e) < 0)
+			rc = ERR_FAIL;
+		pool->by_rec = rc >= 0 && pool->rows && !fn;
+		if (rc >= 0 && !pool->by_rec) {
+			/* the full rows, or without rollups the samples */
+			acc_init(&b.nd, q->n_recs, q->n_nodes);
+			acc_init(&b.cl, q->n_recs, q->n_classes);
+			rc = pool->rows
+				     ? rows_walk(q, corrected, STORE_PROJ_FULL,
+						 add_full, &b, e)
+				     : 0;
+			if (rc == 0)
+				rc = pool_samples(q, corrected, &b, 1, e);
+			if (rc >= 0) {
+				acc_finish(&b.nd, pool, POOL_NODE, true);
+				acc_finish(&b.cl, pool, POOL_CLASS, true);
+			}
 		}
+		if (rc >= 0)
+			*level = 2;
 	}
 	free(b.t.s);
 	free(b.nd.s);

@@ -212,13 +212,13 @@ static void shared_release(void *p)
 	struct query_shared *sh = p;
 	int k, by;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 2; k++) {
 		for (by = 0; by < POOL__COUNT; by++) {
 			u64map_release(&sh->pool[k].m[by]);
 			free(sh->pool[k].dense[by]);
 		}
-	for (k = 0; k < 2; k++)
 		free(sh->pool[k].rec_m);
+	}
 
 	free(sh->site_names);
 	free(sh->frame_site);
