@@ -430,10 +430,12 @@ stores="$W/r0.hsdb $W/r1.hsdb $W/r2.hsdb $W/r3.hsdb $W/r4.hsdb $W/r5.hsdb $W/r6.
 "$HEAPSIFT" export $stores --layout=fleet --format=csv -o "$W/ref" >/dev/null 2>&1
 per_recording "$W/ref" >"$W/ref.counts"
 [ "$(wc -l <"$W/ref.counts")" = 11 ] || t_fail "the clean export holds $(wc -l <"$W/ref.counts") recordings, want 11"
+pids=
 i=0
 while [ $i -lt 12 ]; do
 	"$HEAPSIFT" export "$W/r$((i % 10)).hsdb" "$W/two.hsdb" --layout=fleet --format=csv -o "$W/g1" >/dev/null 2>&1 &
 	pid=$!
+	pids="$pids $pid"
 	sleep "0.0$((i % 10))"
 	kill -KILL $pid 2>/dev/null
 	wait $pid 2>/dev/null
@@ -443,12 +445,54 @@ while [ $i -lt 12 ]; do
 	[ -z "$bad" ] || t_fail "after kill $i: $bad"
 	i=$((i + 1))
 done
-# nothing a glob reads is left half written, nor any name but the
-# parts' (where the file system has no O_TMPFILE, a SIGKILL leaves a
-# hidden temporary, which the next export sweeps after 10 minutes)
-left=$(find "$W/g1" -type f ! -name 'part-*.csv' ! -name _heapsift_lake)
-[ -n "${HEAPSIFT_NO_TMPFILE:-}" ] && left=$(printf '%s\n' "$left" | grep -v '/\.part-[0-9a-f]*\.csv\.tmp[0-9]*\.[0-9a-f]*\.[0-9]*$')
-[ -z "$left" ] || t_fail "left behind: $left"
+# one more, killed where the window is (HEAPSIFT_HOLD_NAMED: held with
+# a part's new file named, between the link and the rename)
+(exec env HEAPSIFT_HOLD_NAMED=1 "$HEAPSIFT" export "$W/r3.hsdb" --layout=fleet --format=csv \
+	-o "$W/g1" >/dev/null 2>"$W/held.err" </dev/null) &
+pid=$!
+pids="$pids $pid"
+while kill -0 $pid 2>/dev/null && ! grep -q '^heapsift: holding ' "$W/held.err"; do
+	sleep 0.01
+done
+held=$(sed -n 's/^heapsift: holding //p' "$W/held.err")
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+[ -n "$held" ] && [ -f "$held" ] || t_fail "no export held a named file: $(head -c 300 "$W/held.err")"
+per_recording "$W/g1" >"$W/got.counts"
+cmp -s "$W/got.counts" "$W/ref.counts" || t_fail "with a held temporary, the parts hold: $(tr '\n' ' ' <"$W/got.counts")"
+# nothing a glob reads is left half written, nor any name but the parts'
+# and a killed export's hidden temporaries (newfile.h: a SIGKILL between
+# the link and the rename leaves one where there is O_TMPFILE; anywhere
+# in the writing where there is none)
+find "$W/g1" -type f ! -name 'part-*.csv' ! -name _heapsift_lake >"$W/left"
+tmps=
+while IFS= read -r f; do
+	pid=$(printf '%s\n' "$f" | sed -n 's|.*/\.part-[0-9a-f]*\.csv\.tmp\([0-9]*\)\.[0-9a-f]*\.[0-9]*$|\1|p')
+	case "$pid: $pids " in
+	:*) t_fail "left behind: $f" ;;
+	*": "*" $pid "*) tmps="$tmps $f" ;;
+	*) t_fail "left behind, not by a killed export: $f" ;;
+	esac
+done <"$W/left"
+case " $tmps " in
+*" $held "*) ;;
+*) t_fail "the held temporary $held is not among those left: $tmps" ;;
+esac
+# ... which the next export into the folder removes once stale (10
+# minutes old, unlocked, its process gone), and not before
+"$HEAPSIFT" export "$W/r0.hsdb" --layout=fleet --format=csv -o "$W/g1" >/dev/null 2>"$W/sweep.err" ||
+	t_fail "the export after the kills failed: $(cat "$W/sweep.err")"
+[ -f "$held" ] || t_fail "a fresh temporary was swept: $held"
+old=$(($(date +%s) - 660))
+# shellcheck disable=SC2086
+touch -d "@$old" $tmps
+"$HEAPSIFT" export "$W/r0.hsdb" --layout=fleet --format=csv -o "$W/g1" >/dev/null 2>"$W/sweep.err" ||
+	t_fail "the export after the kills failed: $(cat "$W/sweep.err")"
+for f in $tmps; do
+	[ ! -e "$f" ] || t_fail "a stale temporary is not swept: $f"
+done
+per_recording "$W/g1" >"$W/got.counts"
+cmp -s "$W/got.counts" "$W/ref.counts" || t_fail "after the sweep, the parts hold: $(tr '\n' ' ' <"$W/got.counts")"
 t_end
 
 t_summary
