@@ -324,17 +324,11 @@ static void add_full(void *ctx, uint32_t rec,
  * or no squares (before 2.2): as the passes then read them. */
 /* One sample's weight under the estimate into the sums: its thread's
  * (step 0), or its node's and class's (step 1). */
-static void sample_into(struct query *q, bool corrected, struct pool_build *b,
-			int step, uint32_t rec, uint32_t thread, uint32_t node,
-			uint32_t cls, int64_t bytes, const int64_t *rest)
+static void weight_into(struct pool_build *b, int step, uint32_t rec,
+			uint32_t thread, uint32_t node, uint32_t cls, int64_t w)
 {
-	int64_t w = bytes == REC_NONE ? 0 : bytes;
 	struct pool_sum *x;
 
-	if (rec >= q->n_recs || (corrected && (!rest || !q->est)))
-		return;
-	if (corrected)
-		w = query_est_scale(*rest, &q->est[rec]);
 	if (w < 0)
 		w = 0;
 	if (step) {
@@ -343,6 +337,19 @@ static void sample_into(struct query *q, bool corrected, struct pool_build *b,
 		x->y += (long double)w;
 		x->w += (long double)w * (long double)w;
 	}
+}
+
+static void sample_into(struct query *q, bool corrected, struct pool_build *b,
+			int step, uint32_t rec, uint32_t thread, uint32_t node,
+			uint32_t cls, int64_t bytes, const int64_t *rest)
+{
+	int64_t w = bytes == REC_NONE ? 0 : bytes;
+
+	if (rec >= q->n_recs || (corrected && (!rest || !q->est)))
+		return;
+	if (corrected)
+		w = query_est_scale(*rest, &q->est[rec]);
+	weight_into(b, step, rec, thread, node, cls, w);
 }
 
 /*
@@ -381,51 +388,140 @@ static int pool_samples(struct query *q, bool corrected, struct pool_build *b,
 	return rc < 0 ? ERR_FAIL : 0;
 }
 
-/* The threads' m (level 1: the thread projection's rows), then where
- * want is 2 the nodes' and classes' (the full projection's), each from
- * the samples where the rows are not there. */
-static int pool_make(struct query *q, bool corrected, struct query_pool *pool,
-		     int *level, int want, struct err *e)
+/*
+ * A window's sums, from a pass of their own over it (PASS_ALL: every row
+ * and sample of ObjectAllocationSample in the window, whatever the
+ * filters, as the views read them): the threads' (step 0), or the nodes'
+ * and classes' (step 1).
+ */
+static int window_sums(struct query *q, struct pool_build *b, int step,
+		       struct err *e)
+{
+	const unsigned need =
+		step ? PASS_NEED_THREAD | PASS_NEED_NODE | PASS_NEED_CLASS
+		     : PASS_NEED_THREAD;
+	struct query_pass p;
+	uint64_t i;
+	uint32_t r;
+	int rc;
+
+	if (query_pass_init(q, &p, need | PASS_NEED_SQUARES | PASS_ALL, 0, 0,
+			    e) < 0)
+		return ERR_FAIL;
+	/* the corrected estimate's OutsideTLAB events come after: exact */
+	while ((rc = query_pass_next(q, &p, e)) > 0 && p.kind == SAMPLE_ALLOC) {
+		const struct store_samples *sm = &q->sm;
+
+		if (rc == PASS_ROWS) {
+			for (r = 0; r < p.n_rows; r++) {
+				const struct store_rollup_row *x = &p.rows[r];
+				struct pool_sum *t;
+
+				if (step) {
+					add_keyed(b, p.rec, x->thread, x->node,
+						  x->cls,
+						  (long double)x->bytes);
+				} else if ((t = acc_at(&b->t, p.rec,
+						       x->thread))) {
+					t->y += (long double)x->bytes;
+					t->w += p.sq ? (long double)u128_of(
+							       p.sq[r].lo,
+							       p.sq[r].hi)
+						     : 0;
+				}
+			}
+			continue;
+		}
+		for (i = q->lo; i < q->hi; i++) {
+			if (sm->kind[i] != SAMPLE_ALLOC ||
+			    (p.rec != PASS_ANY_REC &&
+			     sm->recording[i] != p.rec))
+				continue;
+			weight_into(b, step, sm->recording[i], sm->thread[i],
+				    sm->node[i], sm->cls[i],
+				    p.var		       ? p.var[i]
+				    : sm->bytes[i] == REC_NONE ? 0
+							       : sm->bytes[i]);
+		}
+	}
+	query_pass_release(&p);
+	return rc < 0 ? ERR_FAIL : 0;
+}
+
+/* Whether the store has rollups of ObjectAllocationSample under proj:
+ * 1, 0, or <0 with e set. */
+static int has_rows(struct query *q, int proj, struct err *e)
+{
+	const struct store_rollup_bucket *b;
+	const struct store_rollup_row *r;
+	uint32_t n = 0;
+
+	if (store_rollup(q->s, SAMPLE_ALLOC, proj, &b, &n, &r, e) < 0)
+		return ERR_FAIL;
+	return n > 0;
+}
+
+/* step's sums (0: the threads', 1: the nodes' and classes'): over the
+ * window from a pass of its own; else from the rows (the thread
+ * projection's, the full one's where pool->rows), or where they are
+ * not there the samples.  pool->rows: the store's thread rows (with
+ * their squares, or the rests) were there. */
+static int sums(struct query *q, bool corrected, bool window,
+		struct query_pool *pool, struct pool_build *b, int step,
+		struct err *e)
+{
+	int rc;
+
+	if (window) {
+		rc = step ? 0 : has_rows(q, STORE_PROJ_THREAD, e);
+		if (rc < 0)
+			return ERR_FAIL;
+		if (!step)
+			pool->rows = rc > 0;
+		return window_sums(q, b, step, e);
+	}
+	rc = !step ? rows_walk(q, corrected, STORE_PROJ_THREAD, add_thread, b,
+			       e)
+	     : pool->rows
+		     ? rows_walk(q, corrected, STORE_PROJ_FULL, add_full, b, e)
+		     : 0;
+	if (!step)
+		pool->rows = rc > 0;
+	if (rc == 0)
+		rc = pool_samples(q, corrected, b, step, e);
+	return rc;
+}
+
+/* The threads' m (level 1), then where want is 2 the nodes' and
+ * classes' (sums()): where the store has rollups without a full
+ * projection (a store of random keys, whose full rows would be its
+ * samples), each node and class takes its recording's m instead, not a
+ * pass over every sample, and no table of theirs is made. */
+static int pool_make(struct query *q, bool corrected, bool window,
+		     struct query_pool *pool, int *level, int want,
+		     struct err *e)
 {
 	struct pool_build b = {pool, {0}, {0}, {0}};
 	int rc = 0;
 
 	if (*level < 1) {
 		acc_init(&b.t, q->n_recs, q->n_threads);
-		rc = rows_walk(q, corrected, STORE_PROJ_THREAD, add_thread, &b,
-			       e);
-		pool->rows = rc > 0;
-		if (rc == 0)
-			rc = pool_samples(q, corrected, &b, 0, e);
+		rc = sums(q, corrected, window, pool, &b, 0, e);
 		if (rc >= 0) {
 			acc_finish(&b.t, pool, POOL_THREAD, false);
 			*level = 1;
 		}
 	}
 	if (rc >= 0 && want > 1) {
-		const struct store_rollup_bucket *fb;
-		const struct store_rollup_row *fr;
-		uint32_t fn = 0;
+		int full = pool->rows ? has_rows(q, STORE_PROJ_FULL, e) : 1;
 
-		/* rollups without a full projection (a store of random
-		 * keys, whose full rows would be its samples): each node and
-		 * class takes its recording's m, not a pass over every
-		 * sample, and no table of theirs is made */
-		if (pool->rows &&
-		    store_rollup(q->s, SAMPLE_ALLOC, STORE_PROJ_FULL, &fb, &fn,
-				 &fr, e) < 0)
+		if (full < 0)
 			rc = ERR_FAIL;
-		pool->by_rec = rc >= 0 && pool->rows && !fn;
+		pool->by_rec = full == 0;
 		if (rc >= 0 && !pool->by_rec) {
-			/* the full rows, or without rollups the samples */
 			acc_init(&b.nd, q->n_recs, q->n_nodes);
 			acc_init(&b.cl, q->n_recs, q->n_classes);
-			rc = pool->rows
-				     ? rows_walk(q, corrected, STORE_PROJ_FULL,
-						 add_full, &b, e)
-				     : 0;
-			if (rc == 0)
-				rc = pool_samples(q, corrected, &b, 1, e);
+			rc = sums(q, corrected, window, pool, &b, 1, e);
 			if (rc >= 0) {
 				acc_finish(&b.nd, pool, POOL_NODE, true);
 				acc_finish(&b.cl, pool, POOL_CLASS, true);
@@ -447,6 +543,8 @@ int query_pool_get(struct query *q, int by, const struct query_pool **out,
 		   struct err *e)
 {
 	const bool corrected = query_estimate(q) == QUERY_EST_CORRECTED;
+	const bool window =
+		q->o.from_ns != INT64_MIN || q->o.to_ns != INT64_MAX;
 	const int want = by == POOL_THREAD ? 1 : 2;
 	struct query_pool *pool;
 	int *level;
@@ -454,13 +552,31 @@ int query_pool_get(struct query *q, int by, const struct query_pool **out,
 	*out = NULL;
 	if (q->kind != SAMPLE_ALLOC)
 		return 0;
-	pool = query_pool_slot(q, corrected, &level);
+	if (window) {
+		pool = &q->wpool[corrected];
+		level = &q->wpool_level[corrected];
+	} else {
+		pool = query_pool_slot(q, corrected, &level);
+	}
 	/* a damaged store fails this query; the next tries again and
 	 * fails alike (a table is only kept whole) */
-	if (*level < want && pool_make(q, corrected, pool, level, want, e) < 0)
+	if (*level < want &&
+	    pool_make(q, corrected, window, pool, level, want, e) < 0)
 		return ERR_FAIL;
 	*out = pool;
 	return 0;
+}
+
+void query_pool_release(struct query_pool *pool)
+{
+	int by;
+
+	for (by = 0; by < POOL__COUNT; by++) {
+		u64map_release(&pool->m[by]);
+		free(pool->dense[by]);
+	}
+	free(pool->rec_m);
+	memset(pool, 0, sizeof(*pool));
 }
 
 /* --- what the views say ------------------------------------------------------ */

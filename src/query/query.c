@@ -210,16 +210,10 @@ struct query_shared {
 static void shared_release(void *p)
 {
 	struct query_shared *sh = p;
-	int k, by;
+	int k;
 
-	for (k = 0; k < 2; k++) {
-		for (by = 0; by < POOL__COUNT; by++) {
-			u64map_release(&sh->pool[k].m[by]);
-			free(sh->pool[k].dense[by]);
-		}
-		free(sh->pool[k].rec_m);
-	}
-
+	for (k = 0; k < 2; k++)
+		query_pool_release(&sh->pool[k]);
 	free(sh->site_names);
 	free(sh->frame_site);
 	free(sh->node_site);
@@ -609,6 +603,8 @@ void query_free(struct query *q)
 	free(q->rec_info);
 	free(q->paths);
 	free(q->stacks);
+	query_pool_release(&q->wpool[0]);
+	query_pool_release(&q->wpool[1]);
 	query_frames_free(q);
 	query_survivors_free(q);
 	sel_free(&q->sel);

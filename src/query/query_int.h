@@ -109,17 +109,22 @@ struct query_pool {
 };
 
 /*
- * The pool of q's estimate (the raw weights or the corrected rests) of
- * q's store, with its table by made: made once per store and estimate
- * and kept with it (query_pool_slot), from the rollups of
+ * The pool of q's estimate (the raw weights or the corrected rests), with
+ * its table by made, over q's time window: each thread's m is that of
+ * its weights in the window, whatever the other filters (a phase's
+ * weights are not another's).  Without a window, made once per store
+ * and estimate and kept with it (query_pool_slot), from the rollups of
  * ObjectAllocationSample (the thread projection's rows for each
  * thread's m, then, when a node's or class's is asked for, the full
  * projection's), or its samples where the store has no rollups, no
- * squares (before 2.2) or no full projection.  *out NULL where q's kind
- * is not ObjectAllocationSample.
+ * squares (before 2.2) or no full projection.  With one, made once per
+ * query and kept with it, from a pass of its own over the window
+ * (PASS_ALL).  *out NULL where q's kind is not ObjectAllocationSample.
  */
 int query_pool_get(struct query *q, int by, const struct query_pool **out,
 		   struct err *e);
+/* A pool's tables released (the struct zeroed, to be made again). */
+void query_pool_release(struct query_pool *pool);
 /* query.c: the store's slot for the pool of one estimate, and how much
  * of it is made (0: nothing, 1: the threads', 2: all) */
 struct query_pool *query_pool_slot(struct query *q, bool corrected,
@@ -352,6 +357,11 @@ struct query {
 	 * each recording's facts, and the rollup rows' sums */
 	const struct store_estimate *est;
 	const struct store_rollup_est *rollup_est;
+	/* the pooled term's m of each estimate over the query's time
+	 * window, where it has one (query_pool_get), and how much of it is
+	 * made (as query_pool_slot's) */
+	struct query_pool wpool[2];
+	int wpool_level[2];
 };
 
 /*
@@ -372,7 +382,10 @@ struct query {
 /* the rows' sums of squares (store 2.2; a 2.1 store's passes that need
  * them read the samples) */
 #define PASS_NEED_SQUARES 8u
-#define PASS_ANY_REC	  UINT32_MAX
+/* every row and sample of the window, whatever the query's filters, and
+ * no pooled term: what a window's pool is made from (estimate.c) */
+#define PASS_ALL     16u
+#define PASS_ANY_REC UINT32_MAX
 
 enum { PASS_END, PASS_ROWS, PASS_SAMPLES };
 
@@ -414,6 +427,8 @@ struct query_pass {
 	 * caller and the filters asked for (need adds the thread for the
 	 * pooled term) */
 	unsigned need, need_asked;
+	/* PASS_ALL: the held kind's samples all, not the filtered ones */
+	bool all;
 	const struct store_block *blocks;
 	uint32_t n_blocks;
 	struct store_rollup_row *x_rows;

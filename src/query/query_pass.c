@@ -146,7 +146,10 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 	memset(p, 0, sizeof(*p));
 	p->cut_base = cut_base;
 	p->cut_w = cut_w;
-	p->need = p->need_asked = need | q->need;
+	p->all = need & PASS_ALL;
+	/* PASS_ALL: no filter, so none of the parts filters look at */
+	need &= ~PASS_ALL;
+	p->need = p->need_asked = p->all ? need : need | q->need;
 	/*
 	 * The corrected estimate reads two kinds as one: the rests of
 	 * ObjectAllocationSample, scaled, then the OutsideTLAB events'
@@ -154,7 +157,7 @@ int query_pass_init(struct query *q, struct query_pass *p, unsigned need,
 	 * est_samples()).
 	 */
 	p->corrected = query_estimate(q) == QUERY_EST_CORRECTED;
-	if (need & PASS_NEED_SQUARES) {
+	if ((need & PASS_NEED_SQUARES) && !p->all) {
 		/* m by the key the rows hold already: a thread's where they
 		 * hold it, else a node's, else a class's; rows with none
 		 * (a timeline) are read with their thread */
@@ -358,7 +361,8 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 			p->rec = x->rec;
 			if (held) {
 				p->ei++;
-				if (query_held_samples(q, e) < 0)
+				if ((p->all ? query_materialize(q, e)
+					    : query_held_samples(q, e)) < 0)
 					return ERR_FAIL;
 				window_of(q, x->a, x->b);
 				return PASS_SAMPLES;
@@ -417,7 +421,16 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 		return PASS_END;
 	}
 	if (p->phase == 2) {
-		int rc = query_next_block(q, &p->blk, e);
+		int rc;
+
+		if (p->all && p->blk == 0 && q->n_blocks &&
+		    store_kind_decoded(q->s, q->kind)) {
+			/* the held kind whole, not its filtered copy */
+			p->blk = q->n_blocks;
+			rc = query_materialize(q, e) < 0 ? ERR_FAIL : 1;
+		} else {
+			rc = query_next_block(q, &p->blk, e);
+		}
 
 		p->rec = PASS_ANY_REC;
 		if (rc <= 0) {

@@ -10,7 +10,9 @@ view takes m by its thread where its rows hold threads (it groups or
 filters by thread), else by node (it groups or filters by frames), else
 by class (it groups or filters by class), else by thread; a row's
 pooled term is the sum over its samples of w * m, and its variance
-max(sum of w^2, pooled / 65536).  All within one recording.
+max(sum of w^2, pooled / 65536).  All within one recording, and over
+the view's time window (--from, --to) where it has one: the samples m is
+made of are every sample of the window, whatever the other filters.
 """
 from fractions import Fraction
 
@@ -26,8 +28,8 @@ def _nearest(num, den):
 
 
 def strata_m(samples, by):
-    """samples: (thread, node, class, w) of one recording, every one of
-    them whatever a view's filters; by: "thread", "node" or "class".
+    """samples: (thread, node, class, w) of one recording in the view's
+    window, every one of them whatever its other filters; by: "thread", "node" or "class".
     Returns a dict from that key to m (in 1/65536 byte)."""
     y, q = {}, {}
     for t, _, _, w in samples:

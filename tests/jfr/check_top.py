@@ -256,11 +256,13 @@ def reference_rows(paths, group, inc=None, exc=None, cls=None, thr=None,
     sq, pool = collections.Counter(), collections.Counter()
     # the pooled term's m (tests/estimates/pooled.py), per file (a
     # recording), by the key the view's rows hold: its thread, class or
-    # node (the stack: the frames as jfr prints them)
+    # node (the stack: the frames as jfr prints them), over the window
     by = group if group in ("class", "thread") else "node"
     m = {}
     for p in paths:
-        m[p] = strata_m([(x[5], x[6], x[2], x[3]) for x in samples(p)], by)
+        m[p] = strata_m([(x[5], x[6], x[2], x[3]) for x in samples(p)
+                         if (before is None or x[0] < before) and
+                         (after is None or x[0] >= after)], by)
     for p in paths:
         for t, thread, c, weight, frames, tid, stack in samples(p):
             names = [f[0] for f in frames]

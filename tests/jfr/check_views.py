@@ -118,7 +118,7 @@ def samples(path, o, view):
     key = {"thread": 2, "node": 7, "class": 4}[by]
     n = 0
     for one in path.split(","):
-        m = pool_m(one, o["kind"], by)
+        m = pool_m(one, o, by)
         with open(one, encoding="utf-8") as f:
             head = f.readline().rstrip("\n").split("\t")
             assert head[:8] == ["kind", "startTime", "javaThreadId",
@@ -144,20 +144,26 @@ def samples(path, o, view):
         fail(f"{path}: no {o['kind']} samples at all: nothing was checked")
 
 
-def pool_m(path, kind, by):
+def pool_m(path, o, by):
     """m of each thread, node or class (by) for the pooled term
     (docs/estimates.md, tests/estimates/pooled.py), over all the
-    recording's ObjectAllocationSample samples whatever the filters;
-    none for other kinds."""
-    if kind != "alloc":
+    recording's ObjectAllocationSample samples in the window [from, to)
+    whatever the other filters; none for other kinds."""
+    if o["kind"] != "alloc":
         return {}
     rows = []
     with open(path, encoding="utf-8") as f:
         f.readline()
         for line in f:
             c = line.rstrip("\n").split("\t")
-            if c[0] == kind and c[5]:
-                rows.append((c[2], c[7], c[4], int(c[5])))
+            if c[0] != o["kind"] or not c[5]:
+                continue
+            t = ns(c[1])
+            if o["from"] is not None and t < o["from"]:
+                continue
+            if o["to"] is not None and t >= o["to"]:
+                continue
+            rows.append((c[2], c[7], c[4], int(c[5])))
     return strata_m(rows, by)
 
 

@@ -376,33 +376,36 @@ TEST(held_kind_filtered_passes_read_the_copied_samples)
  * row's variance is the larger of its squares and its bytes times m;
  * here from the generator's own table.
  */
-TEST(held_pooled_term_by_thread_and_by_recording)
+/* The generator's samples in [from, to) of class cls (-1: any), their
+ * bytes and squares added by thread and, where y_s is given, by site. */
+static void tally(int64_t from, int64_t to, int cls, unsigned __int128 *y_t,
+		  unsigned __int128 *q_t, int64_t *y_s, unsigned __int128 *q_s)
 {
-	char dir[] = "/tmp/hs-held-XXXXXX";
-	unsigned __int128 y_t[N_THR] = {0}, q_t[N_THR] = {0}, ym = 0, yy = 0;
-	uint64_t m_t[N_THR], m_rec;
-	int64_t y_s[N_LEAF] = {0};
-	unsigned __int128 q_s[N_LEAF] = {0};
-	const struct query_row *rows;
-	struct query_total tot;
-	struct query *q;
-	struct store *s;
-	struct err e;
-	size_t n, i, seen = 0, pooled = 0;
 	int k;
 
-	CHECK(mkdtemp(dir) != NULL);
-	s = make(dir);
-	if (!s)
-		return;
 	for (k = 0; k < N; k++) {
 		unsigned __int128 b = (unsigned __int128)b_of[k];
 
+		if (t_of[k] < from || t_of[k] >= to ||
+		    (cls >= 0 && cl_of[k] != cls))
+			continue;
 		y_t[th_of[k]] += b;
 		q_t[th_of[k]] += b * b;
-		y_s[st_of[k] % N_LEAF] += b_of[k];
-		q_s[st_of[k] % N_LEAF] += b * b;
+		if (y_s) {
+			y_s[st_of[k] % N_LEAF] += b_of[k];
+			q_s[st_of[k] % N_LEAF] += b * b;
+		}
 	}
+}
+
+/* Each thread's m (Σ w² / Σ w in 1/2^QUERY_POOL_SHIFT byte, to the
+ * nearest) into m_t; the recording's, their mean weighted by bytes. */
+static uint64_t thread_m(const unsigned __int128 *y_t,
+			 const unsigned __int128 *q_t, uint64_t *m_t)
+{
+	unsigned __int128 ym = 0, yy = 0;
+	int k;
+
 	for (k = 0; k < N_THR; k++) {
 		m_t[k] =
 			(uint64_t)((2 * (q_t[k] << QUERY_POOL_SHIFT) + y_t[k]) /
@@ -410,7 +413,79 @@ TEST(held_pooled_term_by_thread_and_by_recording)
 		ym += y_t[k] * m_t[k];
 		yy += y_t[k];
 	}
-	m_rec = (uint64_t)((2 * ym + yy) / (2 * yy));
+	return (uint64_t)((2 * ym + yy) / (2 * yy));
+}
+
+/* The ± the pooled term gives a row of y bytes whose squares sum to sq,
+ * at m (in 1/2^QUERY_POOL_SHIFT byte): docs/estimates.md. */
+static double want_rel(unsigned __int128 sq, unsigned __int128 y, uint64_t m)
+{
+	return sqrt(fmax((double)sq,
+			 ldexp((double)(y * m), -QUERY_POOL_SHIFT))) /
+	       (double)y;
+}
+
+/* q's rows by thread (thread t: y_t[t] bytes, q_t[t] squares, m_t[t])
+ * and by site (site j: y_s[j], q_s[j], every one at m_rec), each held to
+ * want_rel(); the sites whose pooled term is the larger in *pooled.
+ * The sites' rows seen. */
+static size_t check_pooled(struct query *q, const unsigned __int128 *y_t,
+			   const unsigned __int128 *q_t, const uint64_t *m_t,
+			   const int64_t *y_s, const unsigned __int128 *q_s,
+			   uint64_t m_rec, size_t *pooled)
+{
+	const struct query_row *rows;
+	struct query_total tot;
+	struct err e;
+	size_t n, i, seen = 0;
+
+	err_init(&e);
+	*pooled = 0;
+	CHECK_INT(query_top(q, GROUP_THREAD, &rows, &n, &tot, &e), ==, 0);
+	for (i = 0; i < n; i++) {
+		int t = rows[i].key[1] - '0';
+		double want = want_rel(q_t[t], y_t[t], m_t[t]);
+
+		CHECK(fabs(rows[i].rel_err - want) <= 1e-12 * want);
+		seen++;
+	}
+	CHECK_UINT(seen, ==, N_THR);
+	CHECK_INT(query_top(q, GROUP_SITE, &rows, &n, &tot, &e), ==, 0);
+	for (i = 0, seen = 0; i < n; i++) {
+		int j;
+		double want;
+
+		CHECK(sscanf(rows[i].key, "A.m%d:", &j) == 1);
+		if (j < 0 || j >= N_LEAF || !y_s[j])
+			continue;
+		want = want_rel(q_s[j], (unsigned __int128)y_s[j], m_rec);
+		CHECK(fabs(rows[i].rel_err - want) <= 1e-12 * want);
+		*pooled += ldexp((double)((unsigned __int128)y_s[j] * m_rec),
+				 -QUERY_POOL_SHIFT) > (double)q_s[j];
+		seen++;
+	}
+	CHECK_UINT(seen, ==, n);
+	return seen;
+}
+
+TEST(held_pooled_term_by_thread_and_by_recording)
+{
+	char dir[] = "/tmp/hs-held-XXXXXX";
+	unsigned __int128 y_t[N_THR] = {0}, q_t[N_THR] = {0};
+	uint64_t m_t[N_THR], m_rec;
+	int64_t y_s[N_LEAF] = {0};
+	unsigned __int128 q_s[N_LEAF] = {0};
+	struct query *q;
+	struct store *s;
+	struct err e;
+	size_t n, pooled = 0;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make(dir);
+	if (!s)
+		return;
+	tally(INT64_MIN, INT64_MAX, -1, y_t, q_t, y_s, q_s);
+	m_rec = thread_m(y_t, q_t, m_t);
 	{
 		struct query_options o;
 
@@ -420,43 +495,53 @@ TEST(held_pooled_term_by_thread_and_by_recording)
 		CHECK_INT(query_open(s, &o, &q, &e), ==, 0);
 	}
 	if (q) {
-		CHECK_INT(query_top(q, GROUP_THREAD, &rows, &n, &tot, &e), ==,
-			  0);
-		for (i = 0; i < n; i++) {
-			int t = rows[i].key[1] - '0';
-			double want = sqrt(fmax((double)q_t[t],
-						ldexp((double)(y_t[t] * m_t[t]),
-						      -QUERY_POOL_SHIFT))) /
-				      (double)y_t[t];
-
-			CHECK(fabs(rows[i].rel_err - want) <= 1e-12 * want);
-			seen++;
-		}
-		CHECK_UINT(seen, ==, N_THR);
-		CHECK_INT(query_top(q, GROUP_SITE, &rows, &n, &tot, &e), ==, 0);
-		for (i = 0, seen = 0; i < n; i++) {
-			int j;
-			double want;
-
-			CHECK(sscanf(rows[i].key, "A.m%d:", &j) == 1);
-			if (j < 0 || j >= N_LEAF)
-				continue;
-			want = sqrt(fmax(
-				       (double)q_s[j],
-				       ldexp((double)((unsigned __int128)y_s[j] *
-						      m_rec),
-					     -QUERY_POOL_SHIFT))) /
-			       (double)y_s[j];
-			CHECK(fabs(rows[i].rel_err - want) <= 1e-12 * want);
-			/* whether the pooled term is the larger here */
-			pooled += ldexp((double)((unsigned __int128)y_s[j] *
-						 m_rec),
-					-QUERY_POOL_SHIFT) > (double)q_s[j];
-			seen++;
-		}
-		CHECK_UINT(seen, ==, n);
+		n = check_pooled(q, y_t, q_t, m_t, y_s, q_s, m_rec, &pooled);
 		/* both terms win somewhere, or the test tells nothing */
 		CHECK(pooled > 0 && pooled < n);
+		query_free(q);
+	}
+	store_close(s);
+	test_store_remove(dir, "h.hsdb");
+}
+
+/* m over a query's window, of every sample in it (C3's drill-down's
+ * copy holds C3's alone): the threads' from the generator's own table,
+ * each row's sums from C3's samples in the window */
+TEST(held_pooled_term_over_the_window_whatever_the_filters)
+{
+	char dir[] = "/tmp/hs-held-XXXXXX";
+	const int64_t from = T0 + SPAN / 3, to = T0 + 2 * (SPAN / 3) + 12345;
+	unsigned __int128 y_t[N_THR] = {0}, q_t[N_THR] = {0}, a_y[N_THR] = {0},
+			  a_q[N_THR] = {0}, f_y[N_THR] = {0}, f_q[N_THR] = {0};
+	uint64_t m_t[N_THR], m_all[N_THR], m_rec;
+	int64_t y_s[N_LEAF] = {0};
+	unsigned __int128 q_s[N_LEAF] = {0};
+	struct query *q;
+	struct store *s;
+	struct err e;
+	size_t n, pooled;
+	int k, moved = 0;
+
+	CHECK(mkdtemp(dir) != NULL);
+	s = make(dir);
+	if (!s)
+		return;
+	tally(INT64_MIN, INT64_MAX, -1, a_y, a_q, NULL, NULL);
+	tally(from, to, -1, y_t, q_t, NULL, NULL);
+	tally(from, to, 3, f_y, f_q, y_s, q_s);
+	thread_m(a_y, a_q, m_all);
+	m_rec = thread_m(y_t, q_t, m_t);
+	/* the window's m is not the recording's, or the test tells nothing */
+	for (k = 0; k < N_THR; k++)
+		moved += m_t[k] != m_all[k];
+	CHECK_INT(moved, ==, N_THR);
+	err_init(&e);
+	q = open_q(s, 3, from, to, true);
+	if (q) {
+		n = check_pooled(q, f_y, f_q, m_t, y_s, q_s, m_rec, &pooled);
+		CHECK_UINT(n, >, 0);
+		/* the drill-down read its copy of C3's samples */
+		CHECK_INT(q->sel.state, ==, SEL_MADE);
 		query_free(q);
 	}
 	store_close(s);
