@@ -120,13 +120,14 @@ def estimates(ev):
     # to one byte a sample less than the exact sum's floor
     cor = {k: Fraction(v) for k, v in out.items()}
     corsq = {k: Fraction(0) for k in out}
-    terms = {}
+    terms, sampled = {}, {}
     for s in samples:
         c = (Fraction(0) if s[3] else
              (Fraction(s[4] * r_all, r_tlab) if r_tlab else Fraction(s[4])))
         cor[s[0]] = cor.get(s[0], 0) + c
         corsq[s[0]] = corsq.get(s[0], 0) + c * c
         terms[s[0]] = terms.get(s[0], 0) + (0 if s[3] else 1)
+        sampled[s[0]] = sampled.get(s[0], 0) + c
     # the pooled term: each sample's weight times its thread's mean
     # size-biased weight m = sum w^2 / sum w over that thread's samples
     # (to the nearest byte), of the raw weights and of the scaled
@@ -142,7 +143,9 @@ def estimates(ev):
     corsq = {k: math.floor(v) for k, v in corsq.items()}
     for k, v in out.items():
         tl[k] = tl.get(k, 0) + v
-    return raw, rawsq, cor, corsq, negative, tl, terms, rawvar, corvar
+    sampled = {k: math.floor(v) for k, v in sampled.items()}
+    return (raw, rawsq, cor, corsq, negative, tl, terms, rawvar, corvar,
+            sampled)
 
 
 def pooled(sites, keys, weights, own):
@@ -164,8 +167,8 @@ def main():
             # the JVM may log to stdout first: the truth is the last line
             truth = json.loads([x for x in f if x.startswith("{")][-1])
             truth = truth["sites"]
-    raw, rawsq, cor, corsq, negative, tl, terms, rawvar, corvar = \
-        estimates(ev)
+    raw, rawsq, cor, corsq, negative, tl, terms, rawvar, corvar, \
+        sampled = estimates(ev)
     total = sum(cor.values())
     res = {"negative_remainders": negative, "sites": {}}
     for site in sorted(set(raw) | set(cor)):
@@ -173,6 +176,7 @@ def main():
              "raw_sumsq": rawsq.get(site, 0),
              "corrected_sumsq": corsq.get(site, 0),
              "corrected_terms": terms.get(site, 0),
+             "corrected_sampled": sampled.get(site, 0),
              "raw_var": float(rawvar.get(site, 0)),
              "corrected_var": float(corvar.get(site, 0))}
         r["raw_rel_se"] = (math.sqrt(r["raw_var"]) / r["raw"]
