@@ -413,23 +413,14 @@ static int window_sums(struct query *q, struct pool_build *b, int step,
 		const struct store_samples *sm = &q->sm;
 
 		if (rc == PASS_ROWS) {
-			for (r = 0; r < p.n_rows; r++) {
-				const struct store_rollup_row *x = &p.rows[r];
-				struct pool_sum *t;
-
-				if (step) {
-					add_keyed(b, p.rec, x->thread, x->node,
-						  x->cls,
-						  (long double)x->bytes);
-				} else if ((t = acc_at(&b->t, p.rec,
-						       x->thread))) {
-					t->y += (long double)x->bytes;
-					t->w += p.sq ? (long double)u128_of(
-							       p.sq[r].lo,
-							       p.sq[r].hi)
-						     : 0;
-				}
-			}
+			/* as rows_walk() hands them to the same sums */
+			for (r = 0; r < p.n_rows; r++)
+				(step ? add_full : add_thread)(
+					b, p.rec, &p.rows[r],
+					(long double)p.rows[r].bytes,
+					p.sq ? (long double)u128_of(p.sq[r].lo,
+								    p.sq[r].hi)
+					     : 0);
 			continue;
 		}
 		for (i = q->lo; i < q->hi; i++) {

@@ -295,6 +295,14 @@ static int edge_cmp(const void *x, const void *y)
 	return a->rec < b->rec ? -1 : a->rec > b->rec;
 }
 
+/* The held kind's samples for p: the query's (a drill-down's filtered
+ * copy, query_held_samples()), or with PASS_ALL every one of them. */
+static int held_samples(struct query *q, const struct query_pass *p,
+			struct err *e)
+{
+	return p->all ? query_materialize(q, e) : query_held_samples(q, e);
+}
+
 /* One step of the pass over p->kind. */
 static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 {
@@ -361,8 +369,7 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 			p->rec = x->rec;
 			if (held) {
 				p->ei++;
-				if ((p->all ? query_materialize(q, e)
-					    : query_held_samples(q, e)) < 0)
+				if (held_samples(q, p, e) < 0)
 					return ERR_FAIL;
 				window_of(q, x->a, x->b);
 				return PASS_SAMPLES;
@@ -425,9 +432,9 @@ static int pass_step(struct query *q, struct query_pass *p, struct err *e)
 
 		if (p->all && p->blk == 0 && q->n_blocks &&
 		    store_kind_decoded(q->s, q->kind)) {
-			/* the held kind whole, not its filtered copy */
+			/* query_next_block()'s held case, whole */
 			p->blk = q->n_blocks;
-			rc = query_materialize(q, e) < 0 ? ERR_FAIL : 1;
+			rc = held_samples(q, p, e) < 0 ? ERR_FAIL : 1;
 		} else {
 			rc = query_next_block(q, &p->blk, e);
 		}
